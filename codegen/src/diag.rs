@@ -1,0 +1,153 @@
+//! Diagnostics: every parse, merge or join problem, with a severity and `file:line`.
+//!
+//! Parsers never panic on bad input; they push a [`Diagnostic`] through a [`Diagnostics`]
+//! sink and go on. The summary printed by `cargo xtask` counts them by severity, and
+//! `--deny warnings` turns warnings into a failing exit code.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ir::Source;
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something was not understood and an item, or part of one, may be missing.
+    Error,
+    /// Something looks wrong but was handled (a duplicate, a truncation, a guess).
+    Warning,
+    /// Information worth reading (a renaming applied, a source filling a gap).
+    Note,
+}
+
+impl Severity {
+    /// Lower-case name as printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// One problem found in an input, with where it was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub file: String,
+    pub line: u32,
+    /// An element path for inputs without lines (HTML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic at `source`.
+    pub fn at(severity: Severity, source: &Source, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            file: source.file.clone(),
+            line: source.line,
+            path: source.path.clone(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{}:{}: {}: {}", self.file, p, self.severity.name(), self.message),
+            None => write!(f, "{}:{}: {}: {}", self.file, self.line, self.severity.name(), self.message),
+        }
+    }
+}
+
+/// A sink parsers push diagnostics into, bound to one file.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    file: String,
+    list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// A sink for diagnostics about `file`.
+    pub fn new(file: impl Into<String>) -> Self {
+        Diagnostics { file: file.into(), list: Vec::new() }
+    }
+
+    /// The file this sink reports about.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// A [`Source`] at `line` of this file.
+    pub fn source(&self, line: u32) -> Source {
+        Source::new(self.file.clone(), line)
+    }
+
+    /// Reports an error at `line`.
+    pub fn error(&mut self, line: u32, message: impl Into<String>) {
+        self.push(Severity::Error, line, message);
+    }
+
+    /// Reports a warning at `line`.
+    pub fn warning(&mut self, line: u32, message: impl Into<String>) {
+        self.push(Severity::Warning, line, message);
+    }
+
+    /// Reports a note at `line`.
+    pub fn note(&mut self, line: u32, message: impl Into<String>) {
+        self.push(Severity::Note, line, message);
+    }
+
+    /// Reports a diagnostic at an explicit source (HTML element paths).
+    pub fn at(&mut self, severity: Severity, source: &Source, message: impl Into<String>) {
+        self.list.push(Diagnostic::at(severity, source, message));
+    }
+
+    fn push(&mut self, severity: Severity, line: u32, message: impl Into<String>) {
+        self.list.push(Diagnostic {
+            severity,
+            file: self.file.clone(),
+            line,
+            path: None,
+            message: message.into(),
+        });
+    }
+
+    /// The diagnostics pushed so far.
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.list
+    }
+
+    /// Diagnostics pushed so far, by reference.
+    pub fn as_slice(&self) -> &[Diagnostic] {
+        &self.list
+    }
+}
+
+/// Counts of diagnostics by severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+}
+
+impl Counts {
+    /// Counts `list` by severity.
+    pub fn of(list: &[Diagnostic]) -> Counts {
+        let mut c = Counts::default();
+        for d in list {
+            match d.severity {
+                Severity::Error => c.errors += 1,
+                Severity::Warning => c.warnings += 1,
+                Severity::Note => c.notes += 1,
+            }
+        }
+        c
+    }
+}

@@ -1,0 +1,129 @@
+//! Finding and reading input documents: files, folders, and the `manifest.toml` that states
+//! each document's publisher, module and CUDA release.
+//!
+//! A folder is read recursively in sorted order; `README*`, `NOTICE*`, `LICENSE*`,
+//! `manifest.toml` and hidden files are skipped. The release of a document is a setting of
+//! the docs source (its manifest entry), never a constant in the code.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::ir::{Api, Format, Release};
+use crate::parse::parse_document;
+
+/// A failure to read the inputs at all (as opposed to a diagnostic about their content).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: no such file or folder")]
+    Missing { path: PathBuf },
+    #[error("{path}: cannot read: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: invalid manifest: {message}")]
+    Manifest { path: PathBuf, message: String },
+    #[error("{path}: holds no documents")]
+    Empty { path: PathBuf },
+}
+
+/// One `[[document]]` entry of a `manifest.toml`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ManifestEntry {
+    /// Path relative to the manifest's folder.
+    pub file: String,
+    pub publisher: Option<String>,
+    pub module: Option<String>,
+    pub release: Option<String>,
+    /// Forces a format (otherwise detected from the content).
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    #[serde(default)]
+    document: Vec<ManifestEntry>,
+}
+
+/// Lists the document files under `paths` (files as given, folders recursively, sorted).
+pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            return Err(LoadError::Missing { path: p.clone() });
+        }
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out)?;
+            if out.len() == before {
+                return Err(LoadError::Empty { path: p.clone() });
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io { path: dir.into(), source })?;
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for e in entries {
+        let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let upper = name.to_ascii_uppercase();
+        if name.starts_with('.') || upper.starts_with("README") || upper.starts_with("NOTICE") || upper.starts_with("LICENSE") || name == "manifest.toml" {
+            continue;
+        }
+        if e.is_dir() {
+            walk(&e, out)?;
+        } else {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
+
+/// Finds the manifest entry describing `file`, searching its folder and up to three parents.
+pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
+    let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut dir = abs.parent();
+    for _ in 0..4 {
+        let Some(d) = dir else { break };
+        let m = d.join("manifest.toml");
+        if m.is_file() {
+            let text = std::fs::read_to_string(&m).map_err(|source| LoadError::Io { path: m.clone(), source })?;
+            let manifest: Manifest = toml::from_str(&text)
+                .map_err(|e| LoadError::Manifest { path: m.clone(), message: e.to_string() })?;
+            for entry in manifest.document {
+                let candidate = std::fs::canonicalize(d.join(&entry.file)).unwrap_or_else(|_| d.join(&entry.file));
+                if candidate == abs {
+                    return Ok(Some(entry));
+                }
+            }
+            return Ok(None);
+        }
+        dir = d.parent();
+    }
+    Ok(None)
+}
+
+/// Reads and parses one document; `forced` overrides the manifest's and detected format.
+pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadError> {
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io { path: path.into(), source })?;
+    let entry = manifest_entry(path)?;
+    let manifest_format = entry.as_ref().and_then(|e| e.format.as_deref()).and_then(Format::from_name);
+    let display = path.to_string_lossy().replace('\\', "/");
+    let mut api = parse_document(&display, &bytes, forced.or(manifest_format));
+    if let (Some(entry), Some(doc)) = (entry, api.documents.first_mut()) {
+        doc.release = entry.release.as_deref().and_then(Release::parse);
+        doc.publisher = match (entry.publisher, entry.module) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            (p, m) => p.or(m),
+        };
+    }
+    Ok(api)
+}
+
+/// Reads every document under `paths`, in order.
+pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, LoadError> {
+    list_documents(paths)?.iter().map(|p| load_document(p, forced)).collect()
+}

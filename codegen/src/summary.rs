@@ -1,0 +1,136 @@
+//! The one-screen summary printed after reading documents: item counts per kind for each
+//! source document, and diagnostics by severity with the first few errors and warnings.
+
+use std::fmt::Write;
+
+use indexmap::IndexMap;
+
+use crate::diag::{Counts, Severity};
+use crate::ir::{Api, Source};
+
+/// How many diagnostics of each severity the summary prints in full.
+const SHOWN: usize = 8;
+
+/// Counts of each kind of item attributed to one document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KindCounts {
+    pub functions: usize,
+    pub params: usize,
+    pub enums: usize,
+    pub variants: usize,
+    pub structs: usize,
+    pub fields: usize,
+    pub typedefs: usize,
+    pub constants: usize,
+    pub aliases: usize,
+    pub entries: usize,
+    pub sections: usize,
+}
+
+/// Item counts per document (by the item's winning `source`).
+pub fn counts_per_document(api: &Api) -> IndexMap<String, KindCounts> {
+    let mut map: IndexMap<String, KindCounts> =
+        api.documents.iter().map(|d| (d.file.clone(), KindCounts::default())).collect();
+    fn at<'m>(map: &'m mut IndexMap<String, KindCounts>, s: &Source) -> &'m mut KindCounts {
+        map.entry(s.file.clone()).or_default()
+    }
+    for f in &api.functions {
+        let c = at(&mut map, &f.source);
+        c.functions += 1;
+        c.params += f.params.as_ref().map_or(0, Vec::len);
+    }
+    for e in &api.enums {
+        let c = at(&mut map, &e.source);
+        c.enums += 1;
+        c.variants += e.variants.len();
+    }
+    for s in &api.structs {
+        let c = at(&mut map, &s.source);
+        c.structs += 1;
+        c.fields += s.fields.len();
+    }
+    for t in &api.typedefs {
+        at(&mut map, &t.source).typedefs += 1;
+    }
+    for k in &api.constants {
+        at(&mut map, &k.source).constants += 1;
+    }
+    for a in &api.aliases {
+        at(&mut map, &a.source).aliases += 1;
+    }
+    for e in &api.entries {
+        at(&mut map, &e.source).entries += 1;
+    }
+    for s in &api.sections {
+        at(&mut map, &s.source).sections += 1;
+    }
+    map
+}
+
+/// Renders the summary.
+pub fn render(api: &Api) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
+        "document", "funcs", "params", "enums", "members", "struct", "fields", "tydef", "const", "alias", "entry", "sect"
+    );
+    let per = counts_per_document(api);
+    let mut total = KindCounts::default();
+    for (file, c) in &per {
+        let release = api
+            .documents
+            .iter()
+            .find(|d| &d.file == file)
+            .and_then(|d| d.release.as_ref())
+            .map(|r| format!(" [{r}]"))
+            .unwrap_or_default();
+        let name = shorten(&format!("{file}{release}"), 48);
+        let _ = writeln!(
+            out,
+            "{name:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
+            c.functions, c.params, c.enums, c.variants, c.structs, c.fields, c.typedefs, c.constants, c.aliases, c.entries, c.sections
+        );
+        total.functions += c.functions;
+        total.params += c.params;
+        total.enums += c.enums;
+        total.variants += c.variants;
+        total.structs += c.structs;
+        total.fields += c.fields;
+        total.typedefs += c.typedefs;
+        total.constants += c.constants;
+        total.aliases += c.aliases;
+        total.entries += c.entries;
+        total.sections += c.sections;
+    }
+    if per.len() > 1 {
+        let c = &total;
+        let _ = writeln!(
+            out,
+            "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
+            "total (merged)", c.functions, c.params, c.enums, c.variants, c.structs, c.fields, c.typedefs, c.constants, c.aliases, c.entries, c.sections
+        );
+    }
+    let counts = Counts::of(&api.diagnostics);
+    let _ = writeln!(out, "diagnostics: {} error(s), {} warning(s), {} note(s)", counts.errors, counts.warnings, counts.notes);
+    for sev in [Severity::Error, Severity::Warning] {
+        let list: Vec<_> = api.diagnostics.iter().filter(|d| d.severity == sev).collect();
+        for d in list.iter().take(SHOWN) {
+            let _ = writeln!(out, "  {d}");
+        }
+        if list.len() > SHOWN {
+            let _ = writeln!(out, "  … and {} more {}s (all are in the JSON)", list.len() - SHOWN, sev.name());
+        }
+    }
+    out
+}
+
+fn shorten(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        s.to_string()
+    } else {
+        let tail: String = s.chars().skip(n - (width - 1)).collect();
+        format!("…{tail}")
+    }
+}

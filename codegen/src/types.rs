@@ -1,0 +1,340 @@
+//! Structured type expressions parsed from the documentation's type text.
+//!
+//! The docs write types in Python-ish notation (`list[cudaGraphNode_t]`, `Optional[int]`,
+//! `tuple[int] | list[int]`, `CUstream or cudaStream_t`, ``:py:obj:`~.cudaStream_t` ``) and,
+//! in C blocks, C notation (`const char*`, `void*`). [`TypeRef::parse`] turns either into a
+//! [`TypeExpr`] and keeps the original text. It never fails: text it cannot read becomes
+//! [`TypeExpr::Unknown`], which callers report.
+
+use serde::{Deserialize, Serialize};
+
+/// A type as written in the docs, with its parsed form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TypeRef {
+    /// The text as the document writes it, roles included.
+    pub text: String,
+    /// The parsed expression.
+    pub expr: TypeExpr,
+}
+
+impl TypeRef {
+    /// Parses `text`; never fails (see [`TypeExpr::Unknown`]).
+    pub fn parse(text: &str) -> TypeRef {
+        TypeRef { text: text.trim().to_string(), expr: TypeExpr::parse(text) }
+    }
+}
+
+/// A parsed type expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TypeExpr {
+    /// A C scalar written by its C name: `int`, `unsigned int`, `size_t`, `float`,
+    /// `unsigned long long`, `char`, `void`, `bool`.
+    Primitive { name: String },
+    /// A named type: an enum, struct, handle or typedef (`cudaStream_t`).
+    Named { name: String },
+    /// `list[T]` (also `List[T]`).
+    List { of: Box<TypeExpr> },
+    /// `tuple[T]` (also `Tuple[T]`).
+    Tuple { of: Vec<TypeExpr> },
+    /// `Optional[T]`.
+    Optional { of: Box<TypeExpr> },
+    /// `A | B` or `A or B`: any of the alternatives.
+    Union { options: Vec<TypeExpr> },
+    /// A C pointer (`T*`, `const T*`).
+    Pointer { to: Box<TypeExpr>, is_const: bool },
+    /// `Any`: a Python object standing for a pointer or buffer.
+    Any,
+    /// `bytes`.
+    Bytes,
+    /// `str`.
+    Str,
+    /// Text that could not be read as a type.
+    Unknown { text: String },
+}
+
+const PRIMITIVES: &[&str] = &[
+    "int",
+    "unsigned int",
+    "unsigned",
+    "signed int",
+    "short",
+    "unsigned short",
+    "long",
+    "unsigned long",
+    "long long",
+    "unsigned long long",
+    "size_t",
+    "float",
+    "double",
+    "char",
+    "signed char",
+    "unsigned char",
+    "void",
+    "bool",
+];
+
+impl TypeExpr {
+    /// Parses type text; never fails.
+    pub fn parse(text: &str) -> TypeExpr {
+        let cleaned = strip_markup(text);
+        let t = cleaned.trim();
+        if t.is_empty() {
+            return TypeExpr::Unknown { text: text.trim().to_string() };
+        }
+        parse_union(t).unwrap_or_else(|| TypeExpr::Unknown { text: text.trim().to_string() })
+    }
+
+    /// The name of a [`TypeExpr::Named`] or [`TypeExpr::Primitive`].
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            TypeExpr::Named { name } | TypeExpr::Primitive { name } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// Every named type this expression mentions, in order.
+    pub fn named_types(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            if let TypeExpr::Named { name } = e {
+                out.push(name.as_str());
+            }
+        });
+        out
+    }
+
+    fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a TypeExpr)) {
+        f(self);
+        match self {
+            TypeExpr::List { of } | TypeExpr::Optional { of } => of.walk(f),
+            TypeExpr::Pointer { to, .. } => to.walk(f),
+            TypeExpr::Tuple { of } => of.iter().for_each(|e| e.walk(f)),
+            TypeExpr::Union { options } => options.iter().for_each(|e| e.walk(f)),
+            _ => {}
+        }
+    }
+}
+
+/// Removes RST roles (``:py:obj:`~.X` `` → `X`), emphasis stars and backquotes.
+fn strip_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(':') {
+        // A role is `:name:` or `:dom:name:` directly followed by a backquote.
+        let after = &rest[start..];
+        if let Some(role_len) = role_prefix_len(after) {
+            out.push_str(&rest[..start]);
+            let body = &after[role_len..];
+            if let Some(end) = body.find('`') {
+                let target = body[..end].trim_start_matches('~').trim_start_matches('.');
+                let target = target.rsplit('.').next().unwrap_or(target);
+                out.push_str(target);
+                rest = &body[end + 1..];
+                continue;
+            }
+            rest = body;
+            continue;
+        }
+        out.push_str(&rest[..=start]);
+        rest = &rest[start + 1..];
+    }
+    out.push_str(rest);
+    let out = out.replace('`', " ").replace('\\', "");
+    // `*int*` is RST emphasis, `char*` a C pointer: only strip stars that open the text.
+    let trimmed = out.trim();
+    if trimmed.starts_with('*') {
+        trimmed.trim_matches('*').to_string()
+    } else {
+        out
+    }
+}
+
+/// Length of a role prefix such as `:py:obj:`` ` `` at the start of `s`, backquote included.
+fn role_prefix_len(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut colons = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b':' {
+            colons += 1;
+            if i + 1 < bytes.len() && bytes[i + 1] == b'`' && colons >= 2 {
+                return Some(i + 2);
+            }
+        } else if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+            return None;
+        }
+        i += 1;
+        if i > 40 {
+            return None;
+        }
+    }
+    None
+}
+
+fn parse_union(t: &str) -> Option<TypeExpr> {
+    let parts = split_top(t, &["|", " or "]);
+    if parts.len() > 1 {
+        let options = parts.iter().map(|p| parse_single(p.trim())).collect::<Option<Vec<_>>>()?;
+        return Some(TypeExpr::Union { options });
+    }
+    parse_single(t)
+}
+
+/// Splits at any of `seps` outside brackets.
+fn split_top<'a>(t: &'a str, seps: &[&str]) -> Vec<&'a str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    let b = t.as_bytes();
+    while i < b.len() {
+        match b[i] {
+            b'[' | b'(' => depth += 1,
+            b']' | b')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            if let Some(sep) = seps.iter().find(|s| t[i..].starts_with(**s)) {
+                parts.push(&t[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    parts.push(&t[start..]);
+    parts
+}
+
+fn parse_single(t: &str) -> Option<TypeExpr> {
+    let t = t.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if let Some(open) = t.find('[') {
+        if !t.ends_with(']') {
+            return None;
+        }
+        let head = t[..open].trim();
+        let inner = &t[open + 1..t.len() - 1];
+        let args = split_top(inner, &[","]);
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in &args {
+            let a = a.trim();
+            if a == "..." {
+                continue;
+            }
+            exprs.push(parse_union(a)?);
+        }
+        return match head.to_ascii_lowercase().as_str() {
+            "list" | "sequence" if exprs.len() == 1 => {
+                Some(TypeExpr::List { of: Box::new(exprs.remove(0)) })
+            }
+            "optional" if exprs.len() == 1 => {
+                Some(TypeExpr::Optional { of: Box::new(exprs.remove(0)) })
+            }
+            "tuple" => Some(TypeExpr::Tuple { of: exprs }),
+            _ => None,
+        };
+    }
+    if t.contains(']') || t.contains('(') || t.contains(')') {
+        return None;
+    }
+    // C pointers: `const char*`, `void *`, `T**`.
+    if let Some(stripped) = t.strip_suffix('*') {
+        let inner = stripped.trim();
+        let (is_const, base) = match inner.strip_prefix("const ") {
+            Some(b) if !b.trim_end().ends_with('*') => (true, b.trim()),
+            _ => (false, inner),
+        };
+        return Some(TypeExpr::Pointer { to: Box::new(parse_single(base)?), is_const });
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let joined = words.join(" ");
+    let joined = joined.strip_prefix("const ").unwrap_or(&joined).to_string();
+    match joined.as_str() {
+        "Any" | "object" => return Some(TypeExpr::Any),
+        "bytes" => return Some(TypeExpr::Bytes),
+        "str" => return Some(TypeExpr::Str),
+        _ => {}
+    }
+    if PRIMITIVES.contains(&joined.as_str()) {
+        return Some(TypeExpr::Primitive { name: joined });
+    }
+    let ident = joined.strip_prefix("struct ").or(joined.strip_prefix("enum ")).unwrap_or(&joined);
+    if is_identifier(ident) {
+        return Some(TypeExpr::Named { name: ident.to_string() });
+    }
+    None
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(n: &str) -> TypeExpr {
+        TypeExpr::Named { name: n.into() }
+    }
+
+    #[test]
+    fn primitives_and_names() {
+        assert_eq!(TypeExpr::parse("unsigned int"), TypeExpr::Primitive { name: "unsigned int".into() });
+        assert_eq!(TypeExpr::parse("size_t"), TypeExpr::Primitive { name: "size_t".into() });
+        assert_eq!(TypeExpr::parse(":py:obj:`~.cudaLimit`"), named("cudaLimit"));
+        assert_eq!(TypeExpr::parse("*int*"), TypeExpr::Primitive { name: "int".into() });
+        assert_eq!(TypeExpr::parse("Any"), TypeExpr::Any);
+        assert_eq!(TypeExpr::parse("bytes"), TypeExpr::Bytes);
+    }
+
+    #[test]
+    fn containers() {
+        assert_eq!(
+            TypeExpr::parse("list[:py:obj:`~.cudaGraphNode_t`]"),
+            TypeExpr::List { of: Box::new(named("cudaGraphNode_t")) }
+        );
+        assert_eq!(
+            TypeExpr::parse("Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]"),
+            TypeExpr::Optional {
+                of: Box::new(TypeExpr::Union {
+                    options: vec![
+                        TypeExpr::Tuple { of: vec![named("cudaGraphNode_t")] },
+                        TypeExpr::List { of: Box::new(named("cudaGraphNode_t")) },
+                    ]
+                })
+            }
+        );
+        assert_eq!(
+            TypeExpr::parse("CUstream or cudaStream_t"),
+            TypeExpr::Union { options: vec![named("CUstream"), named("cudaStream_t")] }
+        );
+    }
+
+    #[test]
+    fn c_pointers() {
+        assert_eq!(
+            TypeExpr::parse("const char*"),
+            TypeExpr::Pointer { to: Box::new(TypeExpr::Primitive { name: "char".into() }), is_const: true }
+        );
+        assert_eq!(
+            TypeExpr::parse("cupy_allocator_handle*"),
+            TypeExpr::Pointer { to: Box::new(named("cupy_allocator_handle")), is_const: false }
+        );
+    }
+
+    #[test]
+    fn unreadable_text_is_unknown() {
+        assert!(matches!(TypeExpr::parse("list[int"), TypeExpr::Unknown { .. }));
+        assert!(matches!(TypeExpr::parse(""), TypeExpr::Unknown { .. }));
+        assert!(matches!(TypeExpr::parse("a b c ("), TypeExpr::Unknown { .. }));
+        assert_eq!(TypeRef::parse(" int ").text, "int");
+    }
+}

@@ -1,0 +1,1 @@
+//! Workspace-level integration tests; see the files under `tests/tests/`.

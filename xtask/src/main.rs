@@ -1,0 +1,91 @@
+//! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use codegen::diag::Counts;
+use codegen::ir::Format;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Developer commands of the CUDA Runtime bindings generator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read documentation files into the IR and write it as JSON.
+    Ir(IrArgs),
+}
+
+#[derive(clap::Args)]
+struct IrArgs {
+    /// Files or folders to read (default: docs-src/).
+    paths: Vec<PathBuf>,
+    /// Where to write the IR JSON (default: target/ir.json; `-` for standard output).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Force a format instead of detecting it: bindings-text, autodoc-rst, cudart-text, html.
+    #[arg(long)]
+    format: Option<String>,
+    /// `--deny warnings` fails on warnings as well as errors.
+    #[arg(long, value_name = "LEVEL")]
+    deny: Option<String>,
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Ir(args) => ir(args),
+    }
+}
+
+/// The workspace root (this crate's parent folder).
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
+}
+
+fn ir(args: IrArgs) -> Result<ExitCode> {
+    let forced = match args.format.as_deref() {
+        None => None,
+        Some(name) => Some(Format::from_name(name).with_context(|| {
+            format!("unknown format `{name}` (known: bindings-text, autodoc-rst, cudart-text, html)")
+        })?),
+    };
+    let deny_warnings = match args.deny.as_deref() {
+        None => false,
+        Some("warnings") => true,
+        Some(other) => bail!("--deny takes `warnings`, not `{other}`"),
+    };
+    let paths = if args.paths.is_empty() { vec![workspace_root().join("docs-src")] } else { args.paths };
+    let apis = codegen::load::load_all(&paths, forced)?;
+    let api = codegen::merge::merge(apis);
+    let json = serde_json::to_string_pretty(&api)?;
+    let out = args.out.unwrap_or_else(|| workspace_root().join("target/ir.json"));
+    if out.as_os_str() == "-" {
+        println!("{json}");
+        eprint!("{}", codegen::summary::render(&api));
+    } else {
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
+        print!("{}", codegen::summary::render(&api));
+        println!("IR written to {}", out.display());
+    }
+    let c = Counts::of(&api.diagnostics);
+    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -59,8 +59,22 @@ impl Diagnostic {
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.path {
-            Some(p) => write!(f, "{}:{}: {}: {}", self.file, p, self.severity.name(), self.message),
-            None => write!(f, "{}:{}: {}: {}", self.file, self.line, self.severity.name(), self.message),
+            Some(p) => write!(
+                f,
+                "{}:{}: {}: {}",
+                self.file,
+                p,
+                self.severity.name(),
+                self.message
+            ),
+            None => write!(
+                f,
+                "{}:{}: {}: {}",
+                self.file,
+                self.line,
+                self.severity.name(),
+                self.message
+            ),
         }
     }
 }
@@ -75,7 +89,10 @@ pub struct Diagnostics {
 impl Diagnostics {
     /// A sink for diagnostics about `file`.
     pub fn new(file: impl Into<String>) -> Self {
-        Diagnostics { file: file.into(), list: Vec::new() }
+        Diagnostics {
+            file: file.into(),
+            list: Vec::new(),
+        }
     }
 
     /// The file this sink reports about.

@@ -30,7 +30,11 @@ pub struct Source {
 impl Source {
     /// A source at `file:line`.
     pub fn new(file: impl Into<String>, line: u32) -> Self {
-        Source { file: file.into(), line, path: None }
+        Source {
+            file: file.into(),
+            line,
+            path: None,
+        }
     }
 }
 
@@ -59,8 +63,12 @@ pub enum Format {
 
 impl Format {
     /// All formats, in detection order.
-    pub const ALL: [Format; 4] =
-        [Format::Html, Format::AutodocRst, Format::BindingsText, Format::CudartText];
+    pub const ALL: [Format; 4] = [
+        Format::Html,
+        Format::AutodocRst,
+        Format::BindingsText,
+        Format::CudartText,
+    ];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -324,7 +332,11 @@ pub struct Api {
 impl Api {
     /// Number of parameters of all functions that state them.
     pub fn param_count(&self) -> usize {
-        self.functions.iter().filter_map(|f| f.params.as_ref()).map(Vec::len).sum()
+        self.functions
+            .iter()
+            .filter_map(|f| f.params.as_ref())
+            .map(Vec::len)
+            .sum()
     }
 
     /// Number of enum members.

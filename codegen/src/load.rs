@@ -18,7 +18,10 @@ pub enum LoadError {
     #[error("{path}: no such file or folder")]
     Missing { path: PathBuf },
     #[error("{path}: cannot read: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: invalid manifest: {message}")]
     Manifest { path: PathBuf, message: String },
     #[error("{path}: holds no documents")]
@@ -64,13 +67,21 @@ pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io { path: dir.into(), source })?;
+    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
+        path: dir.into(),
+        source,
+    })?;
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for e in entries {
         let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let upper = name.to_ascii_uppercase();
-        if name.starts_with('.') || upper.starts_with("README") || upper.starts_with("NOTICE") || upper.starts_with("LICENSE") || name == "manifest.toml" {
+        if name.starts_with('.')
+            || upper.starts_with("README")
+            || upper.starts_with("NOTICE")
+            || upper.starts_with("LICENSE")
+            || name == "manifest.toml"
+        {
             continue;
         }
         if e.is_dir() {
@@ -90,11 +101,17 @@ pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
         let Some(d) = dir else { break };
         let m = d.join("manifest.toml");
         if m.is_file() {
-            let text = std::fs::read_to_string(&m).map_err(|source| LoadError::Io { path: m.clone(), source })?;
-            let manifest: Manifest = toml::from_str(&text)
-                .map_err(|e| LoadError::Manifest { path: m.clone(), message: e.to_string() })?;
+            let text = std::fs::read_to_string(&m).map_err(|source| LoadError::Io {
+                path: m.clone(),
+                source,
+            })?;
+            let manifest: Manifest = toml::from_str(&text).map_err(|e| LoadError::Manifest {
+                path: m.clone(),
+                message: e.to_string(),
+            })?;
             for entry in manifest.document {
-                let candidate = std::fs::canonicalize(d.join(&entry.file)).unwrap_or_else(|_| d.join(&entry.file));
+                let candidate = std::fs::canonicalize(d.join(&entry.file))
+                    .unwrap_or_else(|_| d.join(&entry.file));
                 if candidate == abs {
                     return Ok(Some(entry));
                 }
@@ -108,9 +125,15 @@ pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
 
 /// Reads and parses one document; `forced` overrides the manifest's and detected format.
 pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io { path: path.into(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: path.into(),
+        source,
+    })?;
     let entry = manifest_entry(path)?;
-    let manifest_format = entry.as_ref().and_then(|e| e.format.as_deref()).and_then(Format::from_name);
+    let manifest_format = entry
+        .as_ref()
+        .and_then(|e| e.format.as_deref())
+        .and_then(Format::from_name);
     let display = path.to_string_lossy().replace('\\', "/");
     let mut api = parse_document(&display, &bytes, forced.or(manifest_format));
     if let (Some(entry), Some(doc)) = (entry, api.documents.first_mut()) {
@@ -125,5 +148,8 @@ pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadErr
 
 /// Reads every document under `paths`, in order.
 pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, LoadError> {
-    list_documents(paths)?.iter().map(|p| load_document(p, forced)).collect()
+    list_documents(paths)?
+        .iter()
+        .map(|p| load_document(p, forced))
+        .collect()
 }

@@ -23,17 +23,31 @@ trait Item: Clone {
 macro_rules! item {
     ($t:ty, detail) => {
         impl Item for $t {
-            fn key(&self) -> &str { &self.name }
-            fn source(&self) -> &Source { &self.source }
-            fn sources_mut(&mut self) -> &mut Vec<Source> { &mut self.sources }
-            fn detail(&self) -> Detail { self.detail }
+            fn key(&self) -> &str {
+                &self.name
+            }
+            fn source(&self) -> &Source {
+                &self.source
+            }
+            fn sources_mut(&mut self) -> &mut Vec<Source> {
+                &mut self.sources
+            }
+            fn detail(&self) -> Detail {
+                self.detail
+            }
         }
     };
     ($t:ty) => {
         impl Item for $t {
-            fn key(&self) -> &str { &self.name }
-            fn source(&self) -> &Source { &self.source }
-            fn sources_mut(&mut self) -> &mut Vec<Source> { &mut self.sources }
+            fn key(&self) -> &str {
+                &self.name
+            }
+            fn source(&self) -> &Source {
+                &self.source
+            }
+            fn sources_mut(&mut self) -> &mut Vec<Source> {
+                &mut self.sources
+            }
         }
     };
 }
@@ -48,7 +62,7 @@ item!(crate::ir::Alias);
 /// (with `sources` filled).
 pub fn merge(mut apis: Vec<Api>) -> Api {
     // Newest release first; a document without a release sorts last; stable otherwise.
-    apis.sort_by(|a, b| release_of(b).cmp(&release_of(a)));
+    apis.sort_by_key(|a| std::cmp::Reverse(release_of(a)));
     let mut out = Api::default();
     let mut functions = IndexMap::new();
     let mut enums = IndexMap::new();
@@ -86,7 +100,11 @@ fn release_of(api: &Api) -> Option<Release> {
     api.documents.first().and_then(|d| d.release.clone())
 }
 
-fn add<T: Item>(map: &mut IndexMap<String, (T, Option<Release>)>, items: Vec<T>, rank: &Option<Release>) {
+fn add<T: Item>(
+    map: &mut IndexMap<String, (T, Option<Release>)>,
+    items: Vec<T>,
+    rank: &Option<Release>,
+) {
     for mut item in items {
         let src = item.source().clone();
         match map.get_mut(item.key()) {
@@ -99,7 +117,10 @@ fn add<T: Item>(map: &mut IndexMap<String, (T, Option<Release>)>, items: Vec<T>,
             }
             Some((kept, kept_rank)) => {
                 // Same release and more detail: the newcomer wins, keeping the sources so far.
-                if *kept_rank == *rank && kept.detail() == Detail::NamesOnly && item.detail() == Detail::Full {
+                if *kept_rank == *rank
+                    && kept.detail() == Detail::NamesOnly
+                    && item.detail() == Detail::Full
+                {
                     let mut sources = std::mem::take(kept.sources_mut());
                     sources.insert(0, src);
                     *item.sources_mut() = sources;

@@ -29,8 +29,11 @@ pub struct KindCounts {
 
 /// Item counts per document (by the item's winning `source`).
 pub fn counts_per_document(api: &Api) -> IndexMap<String, KindCounts> {
-    let mut map: IndexMap<String, KindCounts> =
-        api.documents.iter().map(|d| (d.file.clone(), KindCounts::default())).collect();
+    let mut map: IndexMap<String, KindCounts> = api
+        .documents
+        .iter()
+        .map(|d| (d.file.clone(), KindCounts::default()))
+        .collect();
     fn at<'m>(map: &'m mut IndexMap<String, KindCounts>, s: &Source) -> &'m mut KindCounts {
         map.entry(s.file.clone()).or_default()
     }
@@ -73,7 +76,18 @@ pub fn render(api: &Api) -> String {
     let _ = writeln!(
         out,
         "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-        "document", "funcs", "params", "enums", "members", "struct", "fields", "tydef", "const", "alias", "entry", "sect"
+        "document",
+        "funcs",
+        "params",
+        "enums",
+        "members",
+        "struct",
+        "fields",
+        "tydef",
+        "const",
+        "alias",
+        "entry",
+        "sect"
     );
     let per = counts_per_document(api);
     let mut total = KindCounts::default();
@@ -89,7 +103,17 @@ pub fn render(api: &Api) -> String {
         let _ = writeln!(
             out,
             "{name:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-            c.functions, c.params, c.enums, c.variants, c.structs, c.fields, c.typedefs, c.constants, c.aliases, c.entries, c.sections
+            c.functions,
+            c.params,
+            c.enums,
+            c.variants,
+            c.structs,
+            c.fields,
+            c.typedefs,
+            c.constants,
+            c.aliases,
+            c.entries,
+            c.sections
         );
         total.functions += c.functions;
         total.params += c.params;
@@ -108,18 +132,42 @@ pub fn render(api: &Api) -> String {
         let _ = writeln!(
             out,
             "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-            "total (merged)", c.functions, c.params, c.enums, c.variants, c.structs, c.fields, c.typedefs, c.constants, c.aliases, c.entries, c.sections
+            "total (merged)",
+            c.functions,
+            c.params,
+            c.enums,
+            c.variants,
+            c.structs,
+            c.fields,
+            c.typedefs,
+            c.constants,
+            c.aliases,
+            c.entries,
+            c.sections
         );
     }
     let counts = Counts::of(&api.diagnostics);
-    let _ = writeln!(out, "diagnostics: {} error(s), {} warning(s), {} note(s)", counts.errors, counts.warnings, counts.notes);
+    let _ = writeln!(
+        out,
+        "diagnostics: {} error(s), {} warning(s), {} note(s)",
+        counts.errors, counts.warnings, counts.notes
+    );
     for sev in [Severity::Error, Severity::Warning] {
-        let list: Vec<_> = api.diagnostics.iter().filter(|d| d.severity == sev).collect();
+        let list: Vec<_> = api
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == sev)
+            .collect();
         for d in list.iter().take(SHOWN) {
             let _ = writeln!(out, "  {d}");
         }
         if list.len() > SHOWN {
-            let _ = writeln!(out, "  … and {} more {}s (all are in the JSON)", list.len() - SHOWN, sev.name());
+            let _ = writeln!(
+                out,
+                "  … and {} more {}s (all are in the JSON)",
+                list.len() - SHOWN,
+                sev.name()
+            );
         }
     }
     out

@@ -20,7 +20,10 @@ pub struct TypeRef {
 impl TypeRef {
     /// Parses `text`; never fails (see [`TypeExpr::Unknown`]).
     pub fn parse(text: &str) -> TypeRef {
-        TypeRef { text: text.trim().to_string(), expr: TypeExpr::parse(text) }
+        TypeRef {
+            text: text.trim().to_string(),
+            expr: TypeExpr::parse(text),
+        }
     }
 }
 
@@ -80,9 +83,13 @@ impl TypeExpr {
         let cleaned = strip_markup(text);
         let t = cleaned.trim();
         if t.is_empty() {
-            return TypeExpr::Unknown { text: text.trim().to_string() };
+            return TypeExpr::Unknown {
+                text: text.trim().to_string(),
+            };
         }
-        parse_union(t).unwrap_or_else(|| TypeExpr::Unknown { text: text.trim().to_string() })
+        parse_union(t).unwrap_or_else(|| TypeExpr::Unknown {
+            text: text.trim().to_string(),
+        })
     }
 
     /// The name of a [`TypeExpr::Named`] or [`TypeExpr::Primitive`].
@@ -176,7 +183,10 @@ fn role_prefix_len(s: &str) -> Option<usize> {
 fn parse_union(t: &str) -> Option<TypeExpr> {
     let parts = split_top(t, &["|", " or "]);
     if parts.len() > 1 {
-        let options = parts.iter().map(|p| parse_single(p.trim())).collect::<Option<Vec<_>>>()?;
+        let options = parts
+            .iter()
+            .map(|p| parse_single(p.trim()))
+            .collect::<Option<Vec<_>>>()?;
         return Some(TypeExpr::Union { options });
     }
     parse_single(t)
@@ -230,12 +240,12 @@ fn parse_single(t: &str) -> Option<TypeExpr> {
             exprs.push(parse_union(a)?);
         }
         return match head.to_ascii_lowercase().as_str() {
-            "list" | "sequence" if exprs.len() == 1 => {
-                Some(TypeExpr::List { of: Box::new(exprs.remove(0)) })
-            }
-            "optional" if exprs.len() == 1 => {
-                Some(TypeExpr::Optional { of: Box::new(exprs.remove(0)) })
-            }
+            "list" | "sequence" if exprs.len() == 1 => Some(TypeExpr::List {
+                of: Box::new(exprs.remove(0)),
+            }),
+            "optional" if exprs.len() == 1 => Some(TypeExpr::Optional {
+                of: Box::new(exprs.remove(0)),
+            }),
             "tuple" => Some(TypeExpr::Tuple { of: exprs }),
             _ => None,
         };
@@ -250,7 +260,10 @@ fn parse_single(t: &str) -> Option<TypeExpr> {
             Some(b) if !b.trim_end().ends_with('*') => (true, b.trim()),
             _ => (false, inner),
         };
-        return Some(TypeExpr::Pointer { to: Box::new(parse_single(base)?), is_const });
+        return Some(TypeExpr::Pointer {
+            to: Box::new(parse_single(base)?),
+            is_const,
+        });
     }
     let words: Vec<&str> = t.split_whitespace().collect();
     let joined = words.join(" ");
@@ -264,9 +277,14 @@ fn parse_single(t: &str) -> Option<TypeExpr> {
     if PRIMITIVES.contains(&joined.as_str()) {
         return Some(TypeExpr::Primitive { name: joined });
     }
-    let ident = joined.strip_prefix("struct ").or(joined.strip_prefix("enum ")).unwrap_or(&joined);
+    let ident = joined
+        .strip_prefix("struct ")
+        .or(joined.strip_prefix("enum "))
+        .unwrap_or(&joined);
     if is_identifier(ident) {
-        return Some(TypeExpr::Named { name: ident.to_string() });
+        return Some(TypeExpr::Named {
+            name: ident.to_string(),
+        });
     }
     None
 }
@@ -287,10 +305,23 @@ mod tests {
 
     #[test]
     fn primitives_and_names() {
-        assert_eq!(TypeExpr::parse("unsigned int"), TypeExpr::Primitive { name: "unsigned int".into() });
-        assert_eq!(TypeExpr::parse("size_t"), TypeExpr::Primitive { name: "size_t".into() });
+        assert_eq!(
+            TypeExpr::parse("unsigned int"),
+            TypeExpr::Primitive {
+                name: "unsigned int".into()
+            }
+        );
+        assert_eq!(
+            TypeExpr::parse("size_t"),
+            TypeExpr::Primitive {
+                name: "size_t".into()
+            }
+        );
         assert_eq!(TypeExpr::parse(":py:obj:`~.cudaLimit`"), named("cudaLimit"));
-        assert_eq!(TypeExpr::parse("*int*"), TypeExpr::Primitive { name: "int".into() });
+        assert_eq!(
+            TypeExpr::parse("*int*"),
+            TypeExpr::Primitive { name: "int".into() }
+        );
         assert_eq!(TypeExpr::parse("Any"), TypeExpr::Any);
         assert_eq!(TypeExpr::parse("bytes"), TypeExpr::Bytes);
     }
@@ -299,22 +330,30 @@ mod tests {
     fn containers() {
         assert_eq!(
             TypeExpr::parse("list[:py:obj:`~.cudaGraphNode_t`]"),
-            TypeExpr::List { of: Box::new(named("cudaGraphNode_t")) }
+            TypeExpr::List {
+                of: Box::new(named("cudaGraphNode_t"))
+            }
         );
         assert_eq!(
             TypeExpr::parse("Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]"),
             TypeExpr::Optional {
                 of: Box::new(TypeExpr::Union {
                     options: vec![
-                        TypeExpr::Tuple { of: vec![named("cudaGraphNode_t")] },
-                        TypeExpr::List { of: Box::new(named("cudaGraphNode_t")) },
+                        TypeExpr::Tuple {
+                            of: vec![named("cudaGraphNode_t")]
+                        },
+                        TypeExpr::List {
+                            of: Box::new(named("cudaGraphNode_t"))
+                        },
                     ]
                 })
             }
         );
         assert_eq!(
             TypeExpr::parse("CUstream or cudaStream_t"),
-            TypeExpr::Union { options: vec![named("CUstream"), named("cudaStream_t")] }
+            TypeExpr::Union {
+                options: vec![named("CUstream"), named("cudaStream_t")]
+            }
         );
     }
 
@@ -322,19 +361,33 @@ mod tests {
     fn c_pointers() {
         assert_eq!(
             TypeExpr::parse("const char*"),
-            TypeExpr::Pointer { to: Box::new(TypeExpr::Primitive { name: "char".into() }), is_const: true }
+            TypeExpr::Pointer {
+                to: Box::new(TypeExpr::Primitive {
+                    name: "char".into()
+                }),
+                is_const: true
+            }
         );
         assert_eq!(
             TypeExpr::parse("cupy_allocator_handle*"),
-            TypeExpr::Pointer { to: Box::new(named("cupy_allocator_handle")), is_const: false }
+            TypeExpr::Pointer {
+                to: Box::new(named("cupy_allocator_handle")),
+                is_const: false
+            }
         );
     }
 
     #[test]
     fn unreadable_text_is_unknown() {
-        assert!(matches!(TypeExpr::parse("list[int"), TypeExpr::Unknown { .. }));
+        assert!(matches!(
+            TypeExpr::parse("list[int"),
+            TypeExpr::Unknown { .. }
+        ));
         assert!(matches!(TypeExpr::parse(""), TypeExpr::Unknown { .. }));
-        assert!(matches!(TypeExpr::parse("a b c ("), TypeExpr::Unknown { .. }));
+        assert!(matches!(
+            TypeExpr::parse("a b c ("),
+            TypeExpr::Unknown { .. }
+        ));
         assert_eq!(TypeRef::parse(" int ").text, "int");
     }
 }

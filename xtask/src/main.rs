@@ -9,7 +9,10 @@ use codegen::diag::Counts;
 use codegen::ir::Format;
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Developer commands of the CUDA Runtime bindings generator")]
+#[command(
+    name = "cargo xtask",
+    about = "Developer commands of the CUDA Runtime bindings generator"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,14 +58,19 @@ fn run() -> Result<ExitCode> {
 
 /// The workspace root (this crate's parent folder).
 fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
 }
 
 fn ir(args: IrArgs) -> Result<ExitCode> {
     let forced = match args.format.as_deref() {
         None => None,
         Some(name) => Some(Format::from_name(name).with_context(|| {
-            format!("unknown format `{name}` (known: bindings-text, autodoc-rst, cudart-text, html)")
+            format!(
+                "unknown format `{name}` (known: bindings-text, autodoc-rst, cudart-text, html)"
+            )
         })?),
     };
     let deny_warnings = match args.deny.as_deref() {
@@ -70,11 +78,17 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
         Some("warnings") => true,
         Some(other) => bail!("--deny takes `warnings`, not `{other}`"),
     };
-    let paths = if args.paths.is_empty() { vec![workspace_root().join("docs-src")] } else { args.paths };
+    let paths = if args.paths.is_empty() {
+        vec![workspace_root().join("docs-src")]
+    } else {
+        args.paths
+    };
     let apis = codegen::load::load_all(&paths, forced)?;
     let api = codegen::merge::merge(apis);
     let json = serde_json::to_string_pretty(&api)?;
-    let out = args.out.unwrap_or_else(|| workspace_root().join("target/ir.json"));
+    let out = args
+        .out
+        .unwrap_or_else(|| workspace_root().join("target/ir.json"));
     if out.as_os_str() == "-" {
         println!("{json}");
         eprint!("{}", codegen::summary::render(&api));
@@ -87,5 +101,9 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
         println!("IR written to {}", out.display());
     }
     let c = Counts::of(&api.diagnostics);
-    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -9,8 +9,16 @@ use crate::ir::Format;
 /// Guesses the format of `text`, or `None` when no format's markers are present.
 pub fn detect(text: &str) -> Option<Format> {
     let head: String = text.chars().take(200_000).collect();
-    let lower_start: String = head.trim_start().chars().take(512).collect::<String>().to_ascii_lowercase();
-    if lower_start.starts_with("<!doctype html") || lower_start.starts_with("<html") || (head.contains("<div") && head.contains("</")) {
+    let lower_start: String = head
+        .trim_start()
+        .chars()
+        .take(512)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if lower_start.starts_with("<!doctype html")
+        || lower_start.starts_with("<html")
+        || (head.contains("<div") && head.contains("</"))
+    {
         return Some(Format::Html);
     }
     let directives = head.lines().filter(|l| {
@@ -22,8 +30,12 @@ pub fn detect(text: &str) -> Option<Format> {
     }
     let rendered_heading = head.lines().any(|l| l.ends_with(")#"));
     if rendered_heading {
-        let raw_rst = head.contains(":returns:") || head.contains(":param ") || head.contains(".. attribute::");
-        let processed = head.lines().any(|l| matches!(l.trim(), "Parameters" | "Returns" | "Return type"));
+        let raw_rst = head.contains(":returns:")
+            || head.contains(":param ")
+            || head.contains(".. attribute::");
+        let processed = head
+            .lines()
+            .any(|l| matches!(l.trim(), "Parameters" | "Returns" | "Return type"));
         if raw_rst {
             return Some(Format::BindingsText);
         }

@@ -23,7 +23,10 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(e) => {
-            let line = 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() as u32;
+            let line = 1 + bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u32;
             diags.error(line, format!("input is not valid UTF-8 (first bad byte at offset {}); bad bytes were replaced", e.valid_up_to()));
             String::from_utf8_lossy(bytes)
         }
@@ -47,6 +50,11 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let mut pre = diags.into_vec();
     pre.append(&mut api.diagnostics);
     api.diagnostics = pre;
-    api.documents = vec![Document { file: file.to_string(), format, release: None, publisher: None }];
+    api.documents = vec![Document {
+        file: file.to_string(),
+        format,
+        release: None,
+        publisher: None,
+    }];
     api
 }

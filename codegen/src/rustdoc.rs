@@ -1,0 +1,543 @@
+//! Turning the documentation's reStructuredText into rustdoc Markdown.
+//!
+//! Inline: roles (``:py:obj:`~.cudaMalloc` ``, `:obj:`, `:py:func:`, `:c:func:`) become
+//! intra-doc links when a [`Links`] resolver knows the item, plain code spans otherwise;
+//! `` `*devPtr` `` and ` ``x`` ` become code spans; characters Markdown or rustdoc would
+//! misread (`[`, `]`, `<`, `>`, leading `#`, bare URLs) are escaped.
+//! Blocks: `.. note::`/`.. warning::` become quoted notes, `.. rubric:: X` a bold line,
+//! literal blocks (`::`, `.. code-block::`) fenced `text` blocks (never Rust doctests),
+//! `.. seealso::` is collected separately, and indentation that Markdown would read as a
+//! code block is removed. "View CUDA Toolkit Documentation…" placeholders are dropped.
+//!
+//! [`check`] parses the result with pulldown-cmark and reports leftovers (RST roles,
+//! directives, field lists) — a test runs it over every generated comment.
+//! This module converts text only; which sections a function's docs get (`# Arguments`,
+//! `# Errors`) is the emitter's business.
+
+use pulldown_cmark::{Event, Parser, Tag};
+
+/// Resolves a documentation name (`cudaMalloc`) to a Rust path for an intra-doc link
+/// (`crate::raw::cudaMalloc`), or `None` when no item exists.
+pub trait Links {
+    /// The Rust path for `name`, if an item exists.
+    fn resolve(&self, name: &str) -> Option<String>;
+}
+
+impl<F: Fn(&str) -> Option<String>> Links for F {
+    fn resolve(&self, name: &str) -> Option<String> {
+        self(name)
+    }
+}
+
+/// A resolver that knows no items: every reference becomes a code span.
+pub struct NoLinks;
+
+impl Links for NoLinks {
+    fn resolve(&self, _: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The name a role's target refers to: `~.cudaMalloc()` → `cudaMalloc`,
+/// `cuda.bindings.runtime.cudaStream_t` → `cudaStream_t`, `text <target>` → `target`.
+pub fn role_target(raw: &str) -> &str {
+    let mut t = raw.trim();
+    if let (Some(open), true) = (t.rfind('<'), t.ends_with('>')) {
+        t = &t[open + 1..t.len() - 1];
+    }
+    let t = t.trim_start_matches(['~', '!', '.']);
+    let t = t.strip_suffix("()").unwrap_or(t);
+    t.rsplit('.').next().unwrap_or(t)
+}
+
+/// Converts inline RST in one paragraph of text to Markdown.
+pub fn inline(text: &str, links: &dyn Links) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        // A role: `:name:` (possibly `:dom:name:`) directly followed by a backquote.
+        if c == b':' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            if let Some((role_end, body_end)) = role_at(text, i) {
+                let body = &text[role_end..body_end];
+                let name = role_target(body);
+                push_ref(&mut out, name, links);
+                i = body_end + 1;
+                continue;
+            }
+        }
+        if c == b'`' {
+            let double = i + 1 < b.len() && b[i + 1] == b'`';
+            let delim = if double { "``" } else { "`" };
+            let start = i + delim.len();
+            if let Some(len) = text[start..].find(delim) {
+                let code = &text[start..start + len];
+                if !code.is_empty() && !code.contains('\n') {
+                    // RST `text <url>`_ hyperlinks.
+                    if !double && text[start + len + 1..].starts_with('_') {
+                        push_hyperlink(&mut out, code);
+                        i = start + len + 1;
+                        while i < b.len() && b[i] == b'_' {
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    push_code(&mut out, code);
+                    i = start + len + delim.len();
+                    continue;
+                }
+            }
+            out.push_str("\\`");
+            i += 1;
+            continue;
+        }
+        if text[i..].starts_with("http://") || text[i..].starts_with("https://") {
+            let end = text[i..]
+                .find(|ch: char| ch.is_whitespace() || ch == '>' || ch == ')' || ch == '"')
+                .map_or(text.len(), |n| i + n);
+            let url = text[i..end].trim_end_matches(['.', ',', ';']);
+            out.push('<');
+            out.push_str(url);
+            out.push('>');
+            i += url.len();
+            continue;
+        }
+        match c {
+            b'[' | b']' | b'<' | b'>' | b'|' => {
+                out.push('\\');
+                out.push(c as char);
+            }
+            b'\\' => out.push_str("\\\\"),
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or(' ');
+                out.push(ch);
+                i += ch.len_utf8();
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// If a role starts at byte `i`, returns (start of its body, index of the closing backquote).
+fn role_at(text: &str, i: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut j = i + 1;
+    let mut colons = 1;
+    while j < b.len() && j - i < 40 {
+        match b[j] {
+            b':' => {
+                colons += 1;
+                if j + 1 < b.len() && b[j + 1] == b'`' && colons >= 2 {
+                    let body = j + 2;
+                    let close = text[body..].find('`')? + body;
+                    return Some((body, close));
+                }
+            }
+            c if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' => {}
+            _ => return None,
+        }
+        j += 1;
+    }
+    None
+}
+
+fn push_ref(out: &mut String, name: &str, links: &dyn Links) {
+    match links.resolve(name) {
+        Some(path) => {
+            out.push_str("[`");
+            out.push_str(name);
+            out.push_str("`](");
+            out.push_str(&path);
+            out.push(')');
+        }
+        None => push_code(out, name),
+    }
+}
+
+fn push_code(out: &mut String, code: &str) {
+    let ticks = if code.contains('`') { "`` " } else { "`" };
+    out.push_str(ticks);
+    out.push_str(code);
+    out.push_str(if ticks == "`" { "`" } else { " ``" });
+}
+
+fn push_hyperlink(out: &mut String, body: &str) {
+    if let (Some(open), true) = (body.rfind('<'), body.ends_with('>')) {
+        let text = body[..open].trim();
+        let url = &body[open + 1..body.len() - 1];
+        out.push('[');
+        out.push_str(&text.replace(['[', ']'], ""));
+        out.push_str("](");
+        out.push_str(url);
+        out.push(')');
+    } else {
+        push_code(out, body);
+    }
+}
+
+/// The result of converting a block of RST.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Converted {
+    /// Markdown text.
+    pub markdown: String,
+    /// Names listed by `.. seealso::` blocks, in order.
+    pub see_also: Vec<String>,
+    /// Directives the converter did not know (kept as plain text), for diagnostics.
+    pub unknown_directives: Vec<String>,
+}
+
+/// Is `line` one of the placeholders the docs put where a C++ example was?
+fn is_placeholder(line: &str) -> bool {
+    let l = line.trim();
+    l.starts_with("View CUDA Toolkit Documentation for a C++ code example")
+        || l.starts_with("View CUDA Toolkit Documentation for a C code example")
+}
+
+/// Converts a block of RST (several paragraphs, lists, directives) to Markdown.
+pub fn convert(rst: &str, links: &dyn Links) -> Converted {
+    let mut out = Converted::default();
+    let lines: Vec<&str> = rst.lines().collect();
+    let mut md: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let trimmed = line.trim();
+        if is_placeholder(line) {
+            i += 1;
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix(".. ") {
+            if let Some((name, arg)) = rest.split_once("::") {
+                let indent = indent_of(line);
+                let (body, next) = indented_body(&lines, i + 1, indent);
+                let arg = arg.trim();
+                match name.trim() {
+                    "seealso" => {
+                        let all = std::iter::once(arg)
+                            .chain(body.iter().map(|s| s.as_str()))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        out.see_also.extend(names_in(&all));
+                    }
+                    "note" | "warning" | "attention" | "important" | "caution" | "tip" => {
+                        let label = capitalise(name.trim());
+                        let text = std::iter::once(arg.to_string())
+                            .chain(body.iter().cloned())
+                            .filter(|s| !s.trim().is_empty())
+                            .map(|s| inline(s.trim(), links))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        blank(&mut md);
+                        md.push(format!("> **{label}:** {text}"));
+                        blank(&mut md);
+                    }
+                    "rubric" => {
+                        blank(&mut md);
+                        md.push(format!("**{}**", inline(arg, links)));
+                        blank(&mut md);
+                    }
+                    "code-block" | "code" | "sourcecode" | "parsed-literal" => {
+                        fence(&mut md, &body);
+                    }
+                    "deprecated" => {
+                        blank(&mut md);
+                        let text = body.iter().map(|s| s.trim()).collect::<Vec<_>>().join(" ");
+                        md.push(
+                            format!("**Deprecated** {}: {}", arg, inline(&text, links))
+                                .trim_end_matches(": ")
+                                .to_string(),
+                        );
+                        blank(&mut md);
+                    }
+                    other => {
+                        out.unknown_directives.push(other.to_string());
+                        for b in std::iter::once(arg.to_string()).chain(body) {
+                            if !b.trim().is_empty() {
+                                md.push(inline(b.trim(), links));
+                            }
+                        }
+                    }
+                }
+                i = next;
+                continue;
+            }
+            if rest.starts_with('[') || rest.starts_with('_') || rest.starts_with('|') {
+                // Comments, targets and substitutions carry no text for a reader.
+                let (_, next) = indented_body(&lines, i + 1, indent_of(line));
+                i = next;
+                continue;
+            }
+        }
+        // A paragraph ending in `::` introduces a literal block.
+        if trimmed.ends_with("::") && !trimmed.starts_with(".. ") {
+            let (body, next) = indented_body(&lines, i + 1, indent_of(line));
+            if !body.iter().all(|b| b.trim().is_empty()) {
+                let text = trimmed.trim_end_matches("::");
+                let text = if text.ends_with(' ') || text.is_empty() {
+                    text.trim_end().to_string()
+                } else {
+                    format!("{text}:")
+                };
+                if !text.is_empty() {
+                    md.push(inline(&text, links));
+                }
+                fence(&mut md, &body);
+                i = next;
+                continue;
+            }
+        }
+        md.push(markdown_line(line, links));
+        i += 1;
+    }
+    // Collapse runs of blank lines.
+    let mut text = String::new();
+    let mut prev_blank = true;
+    for l in md {
+        let is_blank = l.trim().is_empty();
+        if is_blank && prev_blank {
+            continue;
+        }
+        text.push_str(if is_blank { "" } else { &l });
+        text.push('\n');
+        prev_blank = is_blank;
+    }
+    out.markdown = text.trim_end().to_string();
+    out
+}
+
+/// One ordinary line: indentation limited so Markdown never sees a code block, list
+/// markers kept, everything else inline-converted.
+fn markdown_line(line: &str, links: &dyn Links) -> String {
+    let indent = indent_of(line).min(3);
+    let body = line.trim();
+    if body.is_empty() {
+        return String::new();
+    }
+    let (marker, rest) = if let Some(r) = body
+        .strip_prefix("- ")
+        .or_else(|| body.strip_prefix("* "))
+        .or_else(|| body.strip_prefix("• "))
+    {
+        ("- ", r)
+    } else {
+        ("", body)
+    };
+    let mut converted = inline(rest, links);
+    if marker.is_empty() {
+        // A line of only `=`/`-` would turn the paragraph above into a heading; a leading
+        // `#`, `+` or `1)` would start a heading or list Markdown-side.
+        if converted.chars().all(|c| c == '=' || c == '-')
+            || converted.starts_with('#')
+            || converted.starts_with('+')
+        {
+            converted.insert(0, '\\');
+        }
+    }
+    format!(
+        "{}{}{}",
+        " ".repeat(if marker.is_empty() {
+            indent.min(2)
+        } else {
+            indent
+        }),
+        marker,
+        converted
+    )
+}
+
+fn fence(md: &mut Vec<String>, body: &[String]) {
+    let min = body
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l))
+        .min()
+        .unwrap_or(0);
+    blank(md);
+    md.push("```text".into());
+    let mut lines: Vec<&String> = body.iter().collect();
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    for l in lines {
+        md.push(l.get(min..).unwrap_or("").replace("```", "` ` `"));
+    }
+    md.push("```".into());
+    blank(md);
+}
+
+fn blank(md: &mut Vec<String>) {
+    if md.last().is_some_and(|l| !l.is_empty()) {
+        md.push(String::new());
+    }
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The lines after `start` indented deeper than `indent` (blank lines included), and the
+/// index of the first line after them.
+fn indented_body(lines: &[&str], start: usize, indent: usize) -> (Vec<String>, usize) {
+    let mut j = start;
+    let mut body = Vec::new();
+    while j < lines.len() {
+        let l = lines[j];
+        if l.trim().is_empty() || indent_of(l) > indent {
+            body.push(l.to_string());
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    while body.last().is_some_and(|l| l.trim().is_empty()) {
+        body.pop();
+        j -= 1;
+    }
+    (body, j)
+}
+
+/// The item names a see-also list mentions: role targets, or comma-separated words.
+pub fn names_in(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut i = 0;
+    let mut found_role = false;
+    while let Some(p) = text[i..].find(':') {
+        let at = i + p;
+        if let Some((body, close)) = role_at(text, at) {
+            names.push(role_target(&text[body..close]).to_string());
+            found_role = true;
+            i = close + 1;
+        } else {
+            i = at + 1;
+        }
+    }
+    if !found_role {
+        names = text
+            .split(',')
+            .map(|s| role_target(s.trim().trim_matches('`')).to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    names
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Problems a rustdoc comment must not have: leftover RST and broken Markdown structure.
+pub fn check(markdown: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut in_code_block = false;
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code_block = true,
+            Event::End(pulldown_cmark::TagEnd::CodeBlock) => in_code_block = false,
+            Event::Start(Tag::Link { dest_url, .. }) if dest_url.is_empty() => {
+                problems.push("a link without a destination".into());
+            }
+            Event::Text(t) if !in_code_block => {
+                for leftover in [
+                    ":py:obj:",
+                    ":py:func:",
+                    ":obj:`",
+                    ":param ",
+                    ":param:",
+                    ":type ",
+                    ":returns:",
+                    ":rtype:",
+                    ".. seealso",
+                    ".. note::",
+                    ".. attribute::",
+                ] {
+                    if t.contains(leftover) {
+                        problems.push(format!(
+                            "leftover RST `{leftover}` in: {}",
+                            t.chars().take(80).collect::<String>()
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links(name: &str) -> Option<String> {
+        (name.starts_with("cuda") && !name.contains("Error")).then(|| format!("crate::{name}"))
+    }
+
+    #[test]
+    fn roles_become_links_or_code() {
+        let md = inline(
+            "Use :py:obj:`~.cudaMalloc()` or :py:obj:`~.cuCtxSynchronize` on `*devPtr`.",
+            &links,
+        );
+        assert_eq!(
+            md,
+            "Use [`cudaMalloc`](crate::cudaMalloc) or `cuCtxSynchronize` on `*devPtr`."
+        );
+    }
+
+    #[test]
+    fn markdown_hazards_are_escaped() {
+        let md = inline(
+            "a[i] < b > c | d see https://docs.nvidia.com/x.html.",
+            &NoLinks,
+        );
+        assert_eq!(
+            md,
+            "a\\[i\\] \\< b \\> c \\| d see <https://docs.nvidia.com/x.html>."
+        );
+    }
+
+    #[test]
+    fn blocks() {
+        let rst = "Intro line.\n\n- item one\n  continued\n\n.. note::\n\n   Be careful with :py:obj:`~.cudaFree`.\n\nView CUDA Toolkit Documentation for a C++ code example\n\n.. seealso:: :py:obj:`~.cudaMalloc`, :py:obj:`~.cudaFree`\n\n.. rubric:: Notes\n\nExample::\n\n    int x = 1;\n";
+        let c = convert(rst, &links);
+        assert_eq!(c.see_also, vec!["cudaMalloc", "cudaFree"]);
+        assert!(
+            c.markdown.contains("- item one\n  continued"),
+            "{}",
+            c.markdown
+        );
+        assert!(c
+            .markdown
+            .contains("> **Note:** Be careful with [`cudaFree`](crate::cudaFree)."));
+        assert!(c.markdown.contains("**Notes**"));
+        assert!(
+            c.markdown.contains("```text\nint x = 1;\n```"),
+            "{}",
+            c.markdown
+        );
+        assert!(!c.markdown.contains("View CUDA Toolkit"));
+        assert!(check(&c.markdown).is_empty(), "{:?}", check(&c.markdown));
+    }
+
+    #[test]
+    fn deep_indentation_never_makes_a_code_block() {
+        let c = convert("Text\n\n        deeply indented\n", &NoLinks);
+        assert!(!c.markdown.contains("    deeply"), "{}", c.markdown);
+    }
+
+    #[test]
+    fn check_finds_leftovers() {
+        assert!(!check("text :py:obj:`~.x`").is_empty());
+        assert!(check("text `:py:obj:` in code").is_empty());
+    }
+}

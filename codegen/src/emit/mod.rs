@@ -1,6 +1,75 @@
 //! Emitting the `runtime` crate's generated files from the bindings model.
 //!
-//! Output is split by category, as `ash` does: see the submodules. [`files`] formats and
-//! writes (or checks) them.
+//! Output is split by category, as `ash` does: [`types`] (records, handles, callbacks,
+//! aliases), [`enums`] (newtype enums and the error table), [`flags`] (bitflags groups and
+//! constants), [`functions`] (raw functions). [`files`] formats and writes or checks them;
+//! [`docs`] and [`names`] are shared by all.
 
+pub mod docs;
+pub mod enums;
 pub mod files;
+pub mod flags;
+pub mod functions;
+pub mod names;
+pub mod types;
+
+use quote::quote;
+
+use crate::bind::Bindings;
+use files::{format_file, preamble, EmitError, GeneratedFile};
+
+/// What [`generate`] produced.
+#[derive(Debug)]
+pub struct Output {
+    pub files: Vec<GeneratedFile>,
+    /// Markdown problems found in generated comments (`item: problem`).
+    pub doc_problems: Vec<String>,
+    /// The flag groups made from constants.
+    pub flag_groups: Vec<flags::FlagGroup>,
+}
+
+/// Generates every file of `runtime/src/generated/` for `b`. `inputs` names the documents
+/// (with releases) for the preamble.
+pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
+    let pre = preamble(inputs, &b.abi_source);
+    let mut names = names::Names::new(b);
+    let groups = flags::groups(&b.constants);
+    flags::register_links(&groups, &mut names);
+    for k in &b.constants {
+        names.link(&k.name, format!("{}::{}", names::SYS, k.name));
+    }
+    let mut problems = docs::DocProblems::default();
+    let allow = quote! {
+        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all, clippy::pedantic)]
+    };
+    let mut files = Vec::new();
+    let body = types::emit(&b.records, &b.typedefs, &names, &mut problems);
+    files.push(format_file("types.rs", &pre, quote! { #allow use super::*; #body })?);
+    let body = enums::emit(&b.enums, &names, &mut problems);
+    files.push(format_file("enums.rs", &pre, quote! { #allow use super::*; #body })?);
+    let body = enums::emit_error_table(&b.enums, "cudaError_t");
+    files.push(format_file("errors.rs", &pre, quote! { #allow #body })?);
+    let body = flags::emit(&groups, &b.constants, &names, &mut problems);
+    files.push(format_file("flags.rs", &pre, quote! { #allow #body })?);
+    let body = flags::emit_constants(&b.constants, &names, &mut problems);
+    files.push(format_file("constants.rs", &pre, quote! { #allow #body })?);
+    let body = functions::emit(&b.functions, &names, &mut problems);
+    files.push(format_file("functions.rs", &pre, quote! { #allow use super::*; #body })?);
+    let module = quote! {
+        //! The raw layer: every type, constant and function the documentation describes and
+        //! the ABI declares, under its C name.
+        mod constants;
+        pub(crate) mod errors;
+        mod enums;
+        mod flags;
+        mod functions;
+        mod types;
+        pub use constants::*;
+        pub use enums::*;
+        pub use flags::*;
+        pub use functions::*;
+        pub use types::*;
+    };
+    files.push(format_file("mod.rs", &pre, module)?);
+    Ok(Output { files, doc_problems: problems.0, flag_groups: groups })
+}

@@ -1,0 +1,347 @@
+//! Joining the documentation IR with the ABI model.
+//!
+//! Functions are matched by name; their parameters by the rules of [`super::renames`].
+//! Enums, structs and typedefs are matched by name directly or through the ABI's typedef
+//! aliases (`cudaError_t` → `cudaError`). Every type a bound item mentions is pulled in too
+//! (undocumented records and enums the ABI needs), so the emitted crate is complete.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::abi::{self, Abi, CType};
+use crate::diag::{Diagnostic, Severity};
+use crate::ir::{Api, Direction, Function, Source};
+
+use super::renames::{self, Rule};
+use super::{
+    BoundConstant, BoundEnum, BoundFunction, BoundParam, BoundRecord, BoundTypedef, Bindings, Renaming, Unbound,
+};
+
+/// Joins `api` (documentation, merged) with `abi` (one release).
+pub fn join(api: &Api, abi: &Abi) -> Bindings {
+    let mut j = Joiner { api, abi, out: Bindings::default(), needed: BTreeSet::new() };
+    j.out.release = abi.release.clone();
+    j.out.abi_source = match &abi.cudarc_version {
+        Some(v) => format!("cudarc {v} `src/runtime/sys/mod.rs`, feature `{}`", abi.feature),
+        None => format!("{} (feature `{}`)", abi.file, abi.feature),
+    };
+    j.out.documents = api.documents.clone();
+    j.functions();
+    j.constants();
+    j.types();
+    j.out.diagnostics.extend(abi.diagnostics.iter().filter(|d| d.severity != Severity::Note).cloned());
+    j.out
+}
+
+struct Joiner<'a> {
+    api: &'a Api,
+    abi: &'a Abi,
+    out: Bindings,
+    /// ABI type names bound items mention, to be emitted.
+    needed: BTreeSet<String>,
+}
+
+impl<'a> Joiner<'a> {
+    fn diag(&mut self, severity: Severity, source: &Source, message: String) {
+        self.out.diagnostics.push(Diagnostic::at(severity, source, message));
+    }
+
+    fn functions(&mut self) {
+        for f in &self.api.functions {
+            match self.abi.functions.get(&f.name) {
+                Some(c) => {
+                    let bound = self.bind_function(f, c);
+                    for p in &bound.params {
+                        self.need(&p.ty.c);
+                    }
+                    self.need(&bound.ret.c);
+                    self.out.functions.push(bound);
+                }
+                None => {
+                    let reason = if f.qualified_name.starts_with("cupy") || f.qualified_name.contains("cupy_") || f.name.starts_with("cupy_") {
+                        "a CuPy C API function, not part of the CUDA Runtime".to_string()
+                    } else if f.name.starts_with("make_") {
+                        "an inline helper of the C headers, not an exported symbol; the ABI source does not declare it".to_string()
+                    } else {
+                        format!("not declared by the ABI source for feature `{}` (interop API or not in this release)", self.abi.feature)
+                    };
+                    self.out.unbound.push(Unbound { name: f.name.clone(), kind: "function".into(), reason, source: f.source.clone() });
+                }
+            }
+        }
+        let documented: BTreeSet<&str> = self.api.functions.iter().map(|f| f.name.as_str()).collect();
+        self.out.abi_only = self.abi.functions.keys().filter(|n| !documented.contains(n.as_str())).cloned().collect();
+    }
+
+    fn bind_function(&mut self, f: &Function, c: &abi::Function) -> BoundFunction {
+        let mut params: Vec<BoundParam> = c
+            .params
+            .iter()
+            .map(|p| BoundParam { c_name: p.name.clone(), ty: p.ty.clone(), doc_name: None, direction: None, doc_type: None, doc: String::new() })
+            .collect();
+        if let Some(doc_params) = &f.params {
+            let mut taken = vec![false; params.len()];
+            let mut unmatched = Vec::new();
+            for (di, dp) in doc_params.iter().enumerate() {
+                // The best rule wins; among equal rules, the first free C parameter.
+                let best = params
+                    .iter()
+                    .enumerate()
+                    .filter(|(ci, _)| !taken[*ci])
+                    .filter_map(|(ci, cp)| renames::matches(&dp.name, &cp.c_name).map(|r| (rule_rank(r), ci, r)))
+                    .min_by_key(|(rank, ci, _)| (*rank, *ci));
+                match best {
+                    Some((_, ci, rule)) => {
+                        taken[ci] = true;
+                        self.attach(f, &mut params[ci], dp, rule);
+                    }
+                    None => unmatched.push(di),
+                }
+            }
+            let free: Vec<usize> = (0..params.len()).filter(|ci| !taken[*ci]).collect();
+            if unmatched.len() == 1 && free.len() == 1 {
+                let dp = &doc_params[unmatched[0]];
+                self.attach(f, &mut params[free[0]], dp, Rule::OnlyRemaining);
+                self.diag(
+                    Severity::Warning,
+                    &f.source,
+                    format!("{}: documented parameter `{}` matched to C parameter `{}` only because both are the last unmatched ones; add a synonym if this is right", f.name, dp.name, params[free[0]].c_name),
+                );
+            } else {
+                for di in unmatched {
+                    let dp = &doc_params[di];
+                    self.diag(
+                        Severity::Warning,
+                        &f.source,
+                        format!("{}: documented {} parameter `{}` matches no C parameter (C has: {})", f.name, direction_word(dp.direction), dp.name, c.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")),
+                    );
+                }
+            }
+        }
+        BoundFunction {
+            name: f.name.clone(),
+            section: f.section.clone(),
+            doc: f.doc.clone(),
+            see_also: f.see_also.clone(),
+            errors: f.errors.clone(),
+            params,
+            ret: c.ret.clone(),
+            source: f.source.clone(),
+        }
+    }
+
+    fn attach(&mut self, f: &Function, p: &mut BoundParam, dp: &crate::ir::Param, rule: Rule) {
+        p.doc_name = Some(dp.name.clone());
+        p.direction = Some(dp.direction);
+        p.doc_type = dp.ty.clone();
+        p.doc = dp.doc.clone();
+        if rule != Rule::Exact {
+            self.out.renamings.push(Renaming { function: f.name.clone(), doc_name: dp.name.clone(), c_name: p.c_name.clone(), rule, source: f.source.clone() });
+            if rule != Rule::OnlyRemaining {
+                self.diag(Severity::Note, &f.source, format!("{}: documented `{}` is C parameter `{}` ({})", f.name, dp.name, p.c_name, rule.describe()));
+            }
+        }
+        // An output must be a pointer in C: the callee writes through it.
+        if dp.direction == Direction::Out && p.ty.c.pointer_depth() == 0 {
+            self.diag(Severity::Warning, &f.source, format!("{}: `{}` is documented as an output but C parameter `{}` is `{}`, not a pointer", f.name, dp.name, p.c_name, p.ty.c_text));
+        }
+    }
+
+    fn constants(&mut self) {
+        for k in &self.api.constants {
+            match self.abi.constants.get(&k.name) {
+                Some(c) => {
+                    if c.value != i128::from(k.value) {
+                        self.diag(Severity::Warning, &k.source, format!("constant `{}` is {} in the docs but {} in the ABI; emitting the ABI value", k.name, k.value, c.value));
+                    }
+                    let Ok(value) = i64::try_from(c.value) else {
+                        self.diag(Severity::Error, &k.source, format!("constant `{}` = {} does not fit in 64 bits", k.name, c.value));
+                        continue;
+                    };
+                    self.out.constants.push(BoundConstant {
+                        name: k.name.clone(),
+                        value,
+                        rust_type: c.ty.rust.clone(),
+                        doc: k.doc.clone(),
+                        section: k.section.clone(),
+                        source: k.source.clone(),
+                    });
+                }
+                None => self.out.unbound.push(Unbound {
+                    name: k.name.clone(),
+                    kind: "constant".into(),
+                    reason: format!("not declared by the ABI source for feature `{}`", self.abi.feature),
+                    source: k.source.clone(),
+                }),
+            }
+        }
+    }
+
+    fn need(&mut self, c: &CType) {
+        let mut names = Vec::new();
+        c.named(&mut names);
+        self.needed.extend(names);
+    }
+
+    /// Binds documented enums, structs and typedefs, then every ABI type they need.
+    fn types(&mut self) {
+        let abi = self.abi;
+        // Documentation of each ABI type name, from the docs' enums, structs and typedefs.
+        let mut doc_enum = HashMap::new();
+        for e in &self.api.enums {
+            let target = abi.resolve_alias(&e.name).to_string();
+            if abi.enums.contains_key(&target) {
+                self.needed.insert(target.clone());
+                doc_enum.insert(target, e);
+            } else {
+                self.out.unbound.push(Unbound { name: e.name.clone(), kind: "enum".into(), reason: format!("no enum of that name in the ABI source for feature `{}`", abi.feature), source: e.source.clone() });
+            }
+        }
+        let mut doc_record = HashMap::new();
+        for s in &self.api.structs {
+            let target = abi.resolve_alias(&s.name).to_string();
+            if abi.records.contains_key(&target) {
+                self.needed.insert(target.clone());
+                doc_record.insert(target, s);
+            } else if abi.typedefs.contains_key(&s.name) {
+                // Documented as a class but a typedef in C (a handle or scalar).
+                self.needed.insert(s.name.clone());
+            } else {
+                self.out.unbound.push(Unbound { name: s.name.clone(), kind: "struct".into(), reason: format!("no struct or union of that name in the ABI source for feature `{}`", abi.feature), source: s.source.clone() });
+            }
+        }
+        let mut doc_typedef = HashMap::new();
+        for t in &self.api.typedefs {
+            if abi.typedefs.contains_key(&t.name) || abi.records.contains_key(&t.name) || abi.enums.contains_key(&t.name) {
+                self.needed.insert(t.name.clone());
+                doc_typedef.insert(t.name.clone(), t);
+            } else {
+                self.out.unbound.push(Unbound { name: t.name.clone(), kind: "typedef".into(), reason: format!("no type of that name in the ABI source for feature `{}`", abi.feature), source: t.source.clone() });
+            }
+        }
+        // Close over what the needed types mention.
+        let mut queue: Vec<String> = self.needed.iter().cloned().collect();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        while let Some(name) = queue.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let mut mentioned = Vec::new();
+            if let Some(r) = abi.records.get(&name) {
+                for f in &r.fields {
+                    f.ty.c.named(&mut mentioned);
+                }
+                mentioned.extend(r.nested.iter().cloned());
+            } else if let Some(t) = abi.typedefs.get(&name) {
+                t.ty.c.named(&mut mentioned);
+            }
+            queue.extend(mentioned.into_iter().filter(|m| !seen.contains(m)));
+        }
+        // Emit in ABI order for determinism.
+        for (name, r) in &abi.records {
+            if !seen.contains(name) {
+                continue;
+            }
+            let doc = doc_record.get(name).copied();
+            if let Some(s) = doc {
+                self.compare_fields(s, r);
+            }
+            self.out.records.push(BoundRecord {
+                name: name.clone(),
+                abi: r.clone(),
+                doc: doc.map(|s| s.doc.clone()),
+                field_docs: doc.map(|s| s.fields.iter().map(|f| (f.name.clone(), f.doc.clone())).collect()).unwrap_or_default(),
+                section: doc.and_then(|s| s.section.clone()),
+                source: doc.map(|s| s.source.clone()),
+            });
+        }
+        for (name, e) in &abi.enums {
+            if !seen.contains(name) && !e.aliases.iter().any(|a| seen.contains(a)) {
+                continue;
+            }
+            let doc = doc_enum.get(name).copied();
+            if let Some(d) = doc {
+                self.compare_values(d, e);
+            }
+            let emitted = doc.map_or_else(|| name.clone(), |d| d.name.clone());
+            let mut aliases: Vec<String> = std::iter::once(name.clone()).chain(e.aliases.iter().cloned()).filter(|a| *a != emitted).collect();
+            aliases.dedup();
+            self.out.enums.push(BoundEnum {
+                name: emitted,
+                aliases,
+                abi: e.clone(),
+                doc: doc.map(|d| d.doc.clone()),
+                member_docs: doc.map(|d| d.variants.iter().map(|v| (v.name.clone(), v.doc.clone())).collect()).unwrap_or_default(),
+                section: doc.and_then(|d| d.section.clone()),
+                source: doc.map(|d| d.source.clone()),
+            });
+        }
+        let enum_names: BTreeSet<String> = self.out.enums.iter().flat_map(|e| std::iter::once(e.name.clone()).chain(e.aliases.iter().cloned())).collect();
+        for (name, t) in &abi.typedefs {
+            // Enum aliases are emitted with their enum.
+            if !seen.contains(name) || enum_names.contains(name) {
+                continue;
+            }
+            let doc = doc_typedef.get(name).copied();
+            self.out.typedefs.push(BoundTypedef {
+                name: name.clone(),
+                abi: t.clone(),
+                doc: doc.map(|d| d.doc.clone()),
+                section: doc.and_then(|d| d.section.clone()),
+                source: doc.map(|d| d.source.clone()),
+            });
+        }
+    }
+
+    fn compare_values(&mut self, d: &crate::ir::Enum, e: &abi::Enum) {
+        let mut missing = Vec::new();
+        for v in &d.variants {
+            match (e.value(&v.name), v.value) {
+                (Some(a), Some(b)) if a != i128::from(b) => {
+                    self.diag(Severity::Warning, &v.source, format!("{}::{} is {} in the docs but {} in the ABI; emitting the ABI value", d.name, v.name, b, a));
+                }
+                (None, _) => missing.push(v.name.clone()),
+                _ => {}
+            }
+        }
+        if !missing.is_empty() {
+            self.diag(Severity::Warning, &d.source, format!("enum {}: {} documented member(s) absent from the ABI, not emitted: {}", d.name, missing.len(), missing.join(", ")));
+        }
+        let undocumented: Vec<&str> = e.values.iter().filter(|v| !d.variants.iter().any(|dv| dv.name == v.name)).map(|v| v.name.as_str()).collect();
+        if !undocumented.is_empty() && d.detail == crate::ir::Detail::Full {
+            self.diag(Severity::Note, &d.source, format!("enum {}: {} ABI member(s) the docs do not list, emitted without docs: {}", d.name, undocumented.len(), undocumented.join(", ")));
+        }
+    }
+
+    fn compare_fields(&mut self, s: &crate::ir::Struct, r: &abi::Record) {
+        if s.detail != crate::ir::Detail::Full || s.fields.is_empty() {
+            return;
+        }
+        let abi_fields: Vec<&str> = r.fields.iter().filter(|f| !f.bitfield_unit && !f.name.starts_with("__bindgen")).map(|f| f.name.as_str()).collect();
+        let doc_fields: Vec<&str> = s.fields.iter().map(|f| f.name.trim_end_matches('_')).collect();
+        let abi_norm: Vec<&str> = abi_fields.iter().map(|f| f.trim_end_matches('_')).collect();
+        if doc_fields != abi_norm {
+            let only_doc: Vec<&str> = doc_fields.iter().filter(|f| !abi_norm.contains(f)).copied().collect();
+            let only_abi: Vec<&str> = abi_norm.iter().filter(|f| !doc_fields.contains(f)).copied().collect();
+            let what = if only_doc.is_empty() && only_abi.is_empty() { "the same fields in another order".to_string() } else { format!("docs only: [{}]; ABI only: [{}]", only_doc.join(", "), only_abi.join(", ")) };
+            self.diag(Severity::Warning, &s.source, format!("struct {}: documented fields differ from the ABI's ({what}); the ABI layout is emitted", s.name));
+        }
+    }
+}
+
+fn rule_rank(r: Rule) -> u8 {
+    match r {
+        Rule::Exact => 0,
+        Rule::KeywordEscape => 1,
+        Rule::Case => 2,
+        Rule::HungarianPrefix => 3,
+        Rule::Synonym => 4,
+        Rule::OnlyRemaining => 5,
+    }
+}
+
+fn direction_word(d: Direction) -> &'static str {
+    match d {
+        Direction::In => "input",
+        Direction::Out => "output",
+    }
+}

@@ -1,0 +1,103 @@
+//! One raw `unsafe` function per bound C function. Each resolves its symbol lazily through
+//! the runtime's loader (cached after the first call) and returns the C result, or the
+//! loader's error when the library or the symbol is missing — never a panic.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::docs::{self, DocProblems};
+use super::names::{ident, rust_type, Names};
+use crate::abi::CType;
+use crate::bind::BoundFunction;
+use crate::ir::Direction;
+use crate::rustdoc::Links;
+
+/// The `functions.rs` file body.
+pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
+    let items = functions.iter().map(|f| one(f, names, problems));
+    quote! { #(#items)* }
+}
+
+/// The rustdoc of a raw function: description, arguments, errors, see also, safety.
+pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> String {
+    let mut md = docs::markdown(&f.doc, names, &f.name, problems);
+    if md.trim().is_empty() {
+        md = format!("The C function `{}`.", f.name);
+    }
+    let mut args = Vec::new();
+    for p in &f.params {
+        let role = match p.direction {
+            Some(Direction::In) => "",
+            Some(Direction::Out) => " (output)",
+            None => "",
+        };
+        let doc = if p.doc.trim().is_empty() {
+            match &p.doc_name {
+                Some(_) => String::new(),
+                None => "not described by the documentation".to_string(),
+            }
+        } else {
+            docs::markdown(&p.doc.split_whitespace().collect::<Vec<_>>().join(" "), names, &format!("{}({})", f.name, p.c_name), problems)
+        };
+        let sep = if doc.is_empty() { "" } else { " — " };
+        args.push(format!("- `{}`: `{}`{role}{sep}{doc}", p.c_name, p.ty.c_text));
+    }
+    if !args.is_empty() {
+        md.push_str("\n\n# Arguments\n\n");
+        md.push_str(&args.join("\n"));
+    }
+    if !f.errors.is_empty() {
+        let errs: Vec<String> = f
+            .errors
+            .iter()
+            .map(|e| match names.resolve(e) {
+                Some(p) => format!("[`{e}`]({p})"),
+                None => format!("`{e}`"),
+            })
+            .collect();
+        md.push_str("\n\n# Errors\n\nThe documentation lists these results: ");
+        md.push_str(&errs.join(", "));
+        md.push_str(". `Err` is returned only when the runtime library or this function cannot be loaded.");
+    }
+    let see = docs::see_also(&f.see_also, names);
+    if !see.is_empty() {
+        md.push_str("\n\n");
+        md.push_str(&see);
+    }
+    md.push_str("\n\n# Safety\n\nA direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.");
+    md
+}
+
+fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
+    let name = ident(&f.name);
+    let c_name = &f.name;
+    let md = raw_docs(f, names, problems);
+    let doc = docs::attrs(&md);
+    let params: Vec<TokenStream> = f
+        .params
+        .iter()
+        .map(|p| {
+            let id = ident(&p.c_name);
+            let t = rust_type(&p.ty.c, names);
+            quote! { #id: #t }
+        })
+        .collect();
+    let types = f.params.iter().map(|p| rust_type(&p.ty.c, names));
+    let args = f.params.iter().map(|p| ident(&p.c_name));
+    let ret = match &f.ret.c {
+        CType::Primitive { name } if name == "void" => quote! { () },
+        other => rust_type(other, names),
+    };
+    let symbol = Literal::c_string(&std::ffi::CString::new(f.name.as_str()).unwrap_or_default());
+    quote! {
+        #doc
+        #[doc(alias = #c_name)]
+        pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
+            static SYMBOL: crate::lazy::LazyFn = crate::lazy::LazyFn::new(#symbol);
+            // SAFETY: the symbol has this C signature in the ABI source for this release.
+            let f = unsafe { SYMBOL.get::<unsafe extern "C" fn(#(#types),*) -> #ret>()? };
+            // SAFETY: the caller upholds the C function's contract (see `# Safety`).
+            Ok(unsafe { f(#(#args),*) })
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! Names of emitted items: Rust spellings of enum members and flag groups, the C-type to
+//! Rust-type mapping, and the table that resolves a documentation name to the Rust path of
+//! the item emitted for it (for intra-doc links).
+
+use std::collections::HashMap;
+
+use heck::ToShoutySnakeCase;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::abi::CType;
+use crate::bind::Bindings;
+
+/// The module path under which the raw layer is reachable (`runtime::sys`).
+pub const SYS: &str = "crate::sys";
+
+/// An identifier, raw (`r#type`) when it is a Rust keyword.
+pub fn ident(name: &str) -> Ident {
+    if matches!(name, "self" | "Self" | "super" | "crate" | "_") || name.is_empty() {
+        return Ident::new(&format!("{name}_"), Span::call_site());
+    }
+    if syn::parse_str::<Ident>(name).is_ok() {
+        Ident::new(name, Span::call_site())
+    } else {
+        Ident::new_raw(name, Span::call_site())
+    }
+}
+
+/// Rust names for the members of an enum: SCREAMING_SNAKE_CASE with the prefix all members
+/// share removed (`cudaMemcpyHostToDevice` → `HOST_TO_DEVICE`). Falls back to the whole
+/// member name where stripping would give an empty, numeric or colliding name.
+pub fn member_names(members: &[&str]) -> Vec<String> {
+    let prefix = if members.len() >= 2 { common_word_prefix(members) } else { String::new() };
+    let mut out: Vec<String> = members
+        .iter()
+        .map(|m| {
+            let rest = &m[prefix.len().min(m.len())..];
+            let candidate = rest.to_shouty_snake_case();
+            if candidate.is_empty() || candidate.starts_with(|c: char| c.is_ascii_digit()) {
+                m.trim_start_matches("cuda").to_shouty_snake_case()
+            } else {
+                candidate
+            }
+        })
+        .collect();
+    // Collisions (after prefix stripping) fall back to the full member names.
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for n in &out {
+        *counts.entry(n.clone()).or_default() += 1;
+    }
+    for (i, n) in out.iter_mut().enumerate() {
+        if counts[n.as_str()] > 1 || n.starts_with(|c: char| c.is_ascii_digit()) || syn::parse_str::<Ident>(n).is_err() {
+            *n = members[i].to_shouty_snake_case();
+        }
+    }
+    out
+}
+
+/// The longest prefix of whole camel-case words all `names` share (`cudaMemcpy` for
+/// `cudaMemcpyHostToHost`, `cudaMemcpyDeviceToHost`).
+pub fn common_word_prefix(names: &[&str]) -> String {
+    let Some(first) = names.first() else { return String::new() };
+    let mut len = first.len();
+    for n in &names[1..] {
+        len = len.min(first.bytes().zip(n.bytes()).take_while(|(a, b)| a == b).count());
+    }
+    // Back off to a word boundary: the next character of every name starts a word.
+    while len > 0 {
+        let boundary = names.iter().all(|n| match n.as_bytes().get(len) {
+            Some(c) => c.is_ascii_uppercase() || *c == b'_' || c.is_ascii_digit() && !n.as_bytes()[len - 1].is_ascii_digit(),
+            None => false,
+        });
+        if boundary {
+            break;
+        }
+        len -= 1;
+    }
+    first[..len].to_string()
+}
+
+/// The Rust type for a C type of the ABI, naming emitted items by their emitted names.
+pub fn rust_type(c: &CType, names: &Names) -> TokenStream {
+    match c {
+        CType::Primitive { name } => primitive(name),
+        CType::Named { name } => {
+            let id = ident(names.type_name(name));
+            quote! { #id }
+        }
+        CType::Pointer { to, is_const } => {
+            let inner = match &**to {
+                // `void*` is `*mut c_void`; a pointer to a function pointer keeps the Option.
+                other => rust_type(other, names),
+            };
+            if *is_const {
+                quote! { *const #inner }
+            } else {
+                quote! { *mut #inner }
+            }
+        }
+        CType::Array { of, len } => {
+            let inner = rust_type(of, names);
+            let len = proc_macro2::Literal::usize_unsuffixed(*len as usize);
+            quote! { [#inner; #len] }
+        }
+        CType::FnPtr { params, ret, nullable } => {
+            let ps = params.iter().map(|p| {
+                let id = ident(&p.name);
+                let t = rust_type(&p.ty.c, names);
+                quote! { #id: #t }
+            });
+            let r = match &**ret {
+                CType::Primitive { name } if name == "void" => quote! {},
+                other => {
+                    let t = rust_type(other, names);
+                    quote! { -> #t }
+                }
+            };
+            let f = quote! { unsafe extern "C" fn(#(#ps),*) #r };
+            if *nullable {
+                quote! { ::core::option::Option<#f> }
+            } else {
+                f
+            }
+        }
+        CType::Unknown { text } => {
+            // Unknown types were reported by the ABI reader; keep the layout-neutral choice.
+            let _ = text;
+            quote! { ::core::ffi::c_void }
+        }
+    }
+}
+
+fn primitive(name: &str) -> TokenStream {
+    match name {
+        "void" => quote! { ::core::ffi::c_void },
+        "char" => quote! { ::core::ffi::c_char },
+        "signed char" => quote! { ::core::ffi::c_schar },
+        "unsigned char" => quote! { ::core::ffi::c_uchar },
+        "short" => quote! { ::core::ffi::c_short },
+        "unsigned short" => quote! { ::core::ffi::c_ushort },
+        "int" => quote! { ::core::ffi::c_int },
+        "unsigned int" => quote! { ::core::ffi::c_uint },
+        "long" => quote! { ::core::ffi::c_long },
+        "unsigned long" => quote! { ::core::ffi::c_ulong },
+        "long long" => quote! { ::core::ffi::c_longlong },
+        "unsigned long long" => quote! { ::core::ffi::c_ulonglong },
+        "float" => quote! { f32 },
+        "double" => quote! { f64 },
+        "size_t" => quote! { usize },
+        "ptrdiff_t" => quote! { isize },
+        "uint8_t" => quote! { u8 },
+        "int8_t" => quote! { i8 },
+        "uint16_t" => quote! { u16 },
+        "int16_t" => quote! { i16 },
+        "uint32_t" => quote! { u32 },
+        "int32_t" => quote! { i32 },
+        "uint64_t" => quote! { u64 },
+        "int64_t" => quote! { i64 },
+        "bool" => quote! { bool },
+        other => {
+            let id = ident(&other.replace(' ', "_"));
+            quote! { #id }
+        }
+    }
+}
+
+/// Where each documentation name is emitted, for intra-doc links and type references.
+#[derive(Debug, Default)]
+pub struct Names {
+    /// ABI type name → emitted type name (enums are emitted under their documented name).
+    types: HashMap<String, String>,
+    /// Documentation name → Rust path.
+    links: HashMap<String, String>,
+}
+
+impl Names {
+    /// Builds the table for `b`; flag members are added by the flags emitter.
+    pub fn new(b: &Bindings) -> Names {
+        let mut n = Names::default();
+        for e in &b.enums {
+            n.types.insert(e.abi.name.clone(), e.name.clone());
+            n.link(&e.name, format!("{SYS}::{}", e.name));
+            for a in &e.aliases {
+                n.link(a, format!("{SYS}::{a}"));
+            }
+            let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
+            for (m, rust) in members.iter().zip(member_names(&members)) {
+                n.link(m, format!("{SYS}::{}::{rust}", e.name));
+            }
+        }
+        for r in &b.records {
+            n.link(&r.name, format!("{SYS}::{}", r.name));
+            for a in &r.abi.aliases {
+                n.link(a, format!("{SYS}::{a}"));
+            }
+        }
+        for t in &b.typedefs {
+            n.link(&t.name, format!("{SYS}::{}", t.name));
+        }
+        for f in &b.functions {
+            n.link(&f.name, format!("{SYS}::{}", f.name));
+        }
+        n
+    }
+
+    /// Records that documentation name `name` links to `path` (first registration wins).
+    pub fn link(&mut self, name: &str, path: String) {
+        self.links.entry(name.to_string()).or_insert(path);
+    }
+
+    /// The emitted name of ABI type `name`.
+    pub fn type_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.types.get(name).map_or(name, String::as_str)
+    }
+
+    /// The Rust path of documentation name `name`.
+    pub fn path(&self, name: &str) -> Option<&str> {
+        self.links.get(name).map(String::as_str)
+    }
+}
+
+impl crate::rustdoc::Links for Names {
+    fn resolve(&self, name: &str) -> Option<String> {
+        self.path(name).map(str::to_string)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_names_strip_the_shared_prefix() {
+        assert_eq!(
+            member_names(&["cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDefault"]),
+            vec!["HOST_TO_HOST", "HOST_TO_DEVICE", "DEFAULT"]
+        );
+        assert_eq!(member_names(&["cudaSuccess", "cudaErrorInvalidValue"]), vec!["SUCCESS", "ERROR_INVALID_VALUE"]);
+        // A numeric remainder keeps more of the name.
+        let n = member_names(&["cudaFormat1", "cudaFormat2"]);
+        assert!(n.iter().all(|x| !x.starts_with(|c: char| c.is_ascii_digit())), "{n:?}");
+    }
+
+    #[test]
+    fn keywords_become_raw_identifiers() {
+        assert_eq!(ident("type").to_string(), "r#type");
+        assert_eq!(ident("size").to_string(), "size");
+    }
+}

@@ -5,6 +5,7 @@
 //! Data flow: [`parse`] (one document → [`ir::Api`]) → [`merge`] (several → one) →
 //! join → emit. Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
+pub mod abi;
 pub mod diag;
 pub mod emit;
 pub mod ir;

@@ -1,0 +1,241 @@
+//! The ABI model: what cudarc's bindgen output for the CUDA Runtime declares for one CUDA
+//! release — functions with C parameter names and types in order, structs and unions with
+//! their fields, enums with values, typedefs and constants.
+//!
+//! This module holds the data types (serde-serialisable, `cargo xtask abi` writes them as
+//! JSON) and the entry points. Locating the source is [`locate`], `#[cfg]` evaluation is
+//! [`cfg`], Rust-to-C type mapping is [`ctype`], reading items is [`read`] and the links
+//! between items (aliases, handles, nested anonymous types) are made in [`link`]. It does not
+//! join with the documentation IR; that is a later step.
+
+pub mod cfg;
+pub mod ctype;
+pub mod link;
+pub mod locate;
+pub mod read;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::diag::Diagnostic;
+use crate::ir::Release;
+
+pub use ctype::{AbiType, CType};
+pub use locate::{locate_cudarc_runtime, workspace_manifest, AbiSource, LocateError};
+pub use read::read_abi;
+
+/// Everything the ABI source declares for one CUDA release.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Abi {
+    /// The release the `#[cfg]`s were evaluated for.
+    pub release: Option<Release>,
+    /// The cudarc feature that stands for it (`cuda-13020`).
+    pub feature: String,
+    /// The file read, as given.
+    pub file: String,
+    /// cudarc's version, when the file was located through `cargo metadata`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cudarc_version: Option<String>,
+    /// C functions by name, in file order.
+    pub functions: IndexMap<String, Function>,
+    /// Structs and unions by name, in file order (opaque ones included).
+    pub records: IndexMap<String, Record>,
+    /// Enums by name.
+    pub enums: IndexMap<String, Enum>,
+    /// Typedefs by name (`pub type` and `pub use self::A as B`).
+    pub typedefs: IndexMap<String, Typedef>,
+    /// Integer constants by name.
+    pub constants: IndexMap<String, Constant>,
+    /// Every `cuda-XXXXX` feature the file mentions, sorted: the releases it can describe.
+    pub known_features: Vec<String>,
+    /// What the reader did not understand or skipped, with `file:line`.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Abi {
+    /// Number of structs (not unions, opaque ones included).
+    pub fn struct_count(&self) -> usize {
+        self.records.values().filter(|r| r.kind == RecordKind::Struct).count()
+    }
+
+    /// Number of unions.
+    pub fn union_count(&self) -> usize {
+        self.records.values().filter(|r| r.kind == RecordKind::Union).count()
+    }
+
+    /// Follows typedef aliases from `name` to the name of the enum, record or primitive it
+    /// finally stands for (`cudaError_t` → `cudaError`). Stops at pointers and callbacks.
+    pub fn resolve_alias<'a>(&'a self, name: &'a str) -> &'a str {
+        let mut current = name;
+        for _ in 0..32 {
+            match self.typedefs.get(current).map(|t| &t.ty.c) {
+                Some(CType::Named { name }) => current = name,
+                _ => break,
+            }
+        }
+        current
+    }
+
+    /// The enum `name` names, directly or through typedef aliases.
+    pub fn enum_named(&self, name: &str) -> Option<&Enum> {
+        self.enums.get(self.resolve_alias(name))
+    }
+
+    /// The struct or union `name` names, directly or through typedef aliases.
+    pub fn record_named(&self, name: &str) -> Option<&Record> {
+        self.records.get(self.resolve_alias(name))
+    }
+}
+
+/// One C function.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    /// C parameters in order.
+    pub params: Vec<Param>,
+    /// The return type (`void` when the Rust signature has none).
+    pub ret: AbiType,
+    pub line: u32,
+}
+
+/// A named, typed parameter (functions and callbacks).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Param {
+    /// The C name as bindgen kept it (`devPtr`; `arg1` where C had none; a Rust keyword is
+    /// kept with bindgen's trailing `_`, e.g. `fn_`).
+    pub name: String,
+    pub ty: AbiType,
+}
+
+/// Struct or union.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecordKind {
+    Struct,
+    Union,
+}
+
+/// A `#[repr(C)]` struct or union.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub name: String,
+    pub kind: RecordKind,
+    /// The `#[repr(...)]` arguments as written (`C`, `align(8)`).
+    pub repr: Vec<String>,
+    /// Fields in declaration order.
+    pub fields: Vec<Field>,
+    /// Declared without a body in C: bindgen's `_unused: [u8; 0]` or a unit struct.
+    pub opaque: bool,
+    /// For bindgen's anonymous types (`cudaResourceDesc__bindgen_ty_1`): the enclosing type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Anonymous types nested in this one, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nested: Vec<String>,
+    /// Typedef names standing for this record (`cudaIpcMemHandle_t`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    pub line: u32,
+}
+
+/// One field of a record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub ty: AbiType,
+    /// A bindgen bitfield storage unit (`_bitfield_1: __BindgenBitfieldUnit<[u8; N]>`): its
+    /// bits are C bitfields this model does not split.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bitfield_unit: bool,
+    pub line: u32,
+}
+
+/// A C enum: bindgen's `#[repr(u32)] pub enum`, or a newtype struct with associated consts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Enum {
+    pub name: String,
+    /// The Rust integer type of the representation (`u32`, `i32`).
+    pub repr: String,
+    /// Emitted as a newtype struct with consts rather than a Rust `enum`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub newtype: bool,
+    /// Values in declaration order, aliases (from `impl` consts) after them.
+    pub values: Vec<EnumValue>,
+    /// Typedef names standing for this enum (`cudaError_t` for `cudaError`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    pub line: u32,
+}
+
+impl Enum {
+    /// The value named `name`.
+    pub fn value(&self, name: &str) -> Option<i128> {
+        self.values.iter().find(|v| v.name == name).map(|v| v.value)
+    }
+}
+
+/// One enumerator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumValue {
+    pub name: String,
+    pub value: i128,
+    /// For a second name of an existing value (`impl X { pub const A: X = X::B; }`): `B`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias_of: Option<String>,
+    pub line: u32,
+}
+
+/// What a typedef stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TypedefKind {
+    /// Another name of a type (`cudaError_t` = `cudaError`, `cudaSurfaceObject_t` = `unsigned
+    /// long long`).
+    Alias,
+    /// A pointer to an opaque struct (`cudaStream_t` = `CUstream_st*`).
+    Handle,
+    /// A function pointer (`cudaHostFn_t`).
+    Callback,
+    /// Any other pointer typedef (`cudaArray_const_t` to a non-opaque struct).
+    Pointer,
+}
+
+/// A C typedef.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Typedef {
+    pub name: String,
+    pub ty: AbiType,
+    pub kind: TypedefKind,
+    /// Written as `pub use self::A as B;` rather than `pub type B = A;`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub via_use: bool,
+    pub line: u32,
+}
+
+/// An integer constant (`pub const cudaHostAllocMapped: u32 = 2;`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Constant {
+    pub name: String,
+    pub ty: AbiType,
+    pub value: i128,
+    pub line: u32,
+}
+
+/// The cudarc feature that stands for `release`: `13.2` → `cuda-13020`, `12.4.1` →
+/// `cuda-12040` (cudarc has one feature per minor release; a patch level is dropped).
+pub fn cudarc_feature(release: &Release) -> String {
+    let major = release.0.first().copied().unwrap_or(0);
+    let minor = release.0.get(1).copied().unwrap_or(0);
+    format!("cuda-{}", major * 1000 + minor * 10)
+}
+
+/// Locates cudarc's runtime bindings through `cargo metadata` of the workspace and reads them
+/// for `release`.
+pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
+    let source = locate_cudarc_runtime(&workspace_manifest())?;
+    let text = std::fs::read_to_string(&source.path)
+        .map_err(|e| LocateError::Read { path: source.path.clone(), source: e })?;
+    let mut abi = read_abi(&text, &source.path.display().to_string(), release);
+    abi.cudarc_version = Some(source.cudarc_version);
+    Ok(abi)
+}

@@ -6,12 +6,14 @@
 //! join → emit. Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
 pub mod abi;
+pub mod bind;
 pub mod diag;
 pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod merge;
 pub mod parse;
+pub mod pipeline;
 pub mod rustdoc;
 pub mod summary;
 pub mod types;

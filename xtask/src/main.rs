@@ -1,5 +1,7 @@
 //! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
 
+mod codegen_cmd;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -22,6 +24,8 @@ struct Cli {
 enum Command {
     /// Read documentation files into the IR and write it as JSON.
     Ir(IrArgs),
+    /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
+    Codegen(codegen_cmd::CodegenArgs),
 }
 
 #[derive(clap::Args)]
@@ -53,6 +57,7 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ir(args) => ir(args),
+        Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::bind::BoundEnum;
 
 /// The `enums.rs` file body.
 pub fn emit(enums: &[BoundEnum], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items = enums.iter().map(|e| one(e, names, problems));
+    let items: Vec<TokenStream> = enums.iter().map(|e| one(e, names, problems)).collect();
     quote! { #(#items)* }
 }
 

@@ -14,7 +14,7 @@ use crate::rustdoc::Links;
 
 /// The `functions.rs` file body.
 pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items = functions.iter().map(|f| one(f, names, problems));
+    let items: Vec<TokenStream> = functions.iter().map(|f| one(f, names, problems)).collect();
     quote! { #(#items)* }
 }
 

@@ -12,7 +12,7 @@ use crate::bind::{BoundRecord, BoundTypedef};
 
 /// The `types.rs` file body.
 pub fn emit(records: &[BoundRecord], typedefs: &[BoundTypedef], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let recs = records.iter().map(|r| record(r, names, problems));
+    let recs: Vec<TokenStream> = records.iter().map(|r| record(r, names, problems)).collect();
     let tds = typedefs.iter().map(|t| typedef(t, names, problems));
     quote! { #(#recs)* #(#tds)* }
 }

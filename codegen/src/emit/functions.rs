@@ -93,10 +93,10 @@ fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStr
         #doc
         #[doc(alias = #c_name)]
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
-            static SYMBOL: crate::lazy::LazyFn = crate::lazy::LazyFn::new(#symbol);
-            // SAFETY: the symbol has this C signature in the ABI source for this release.
-            let f = unsafe { SYMBOL.get::<unsafe extern "C" fn(#(#types),*) -> #ret>()? };
-            // SAFETY: the caller upholds the C function's contract (see `# Safety`).
+            type F = unsafe extern "C" fn(#(#types),*) -> #ret;
+            // SAFETY: `F` is the C signature of the symbol in the ABI source for this release.
+            static SYMBOL: crate::loader::LazySymbol<F> = unsafe { crate::loader::LazySymbol::new(#symbol) };
+            let f = SYMBOL.get()?;
             Ok(unsafe { f(#(#args),*) })
         }
     }

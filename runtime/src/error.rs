@@ -97,7 +97,7 @@ pub fn check(code: i32) -> Result<()> {
 /// 2. the global library's own `cudaGetErrorName` / `cudaGetErrorString`, only when it is
 ///    already loaded (this never triggers a load).
 pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
-    from_loaded_library(code)
+    crate::sys::errors::error_info(i64::from(code)).or_else(|| from_loaded_library(code))
 }
 
 /// Asks the already-loaded global library for the name and description of `code`.

@@ -33,5 +33,11 @@
 pub mod error;
 pub mod loader;
 
+/// The raw layer, generated from the documentation: every documented type, constant and
+/// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
+#[allow(missing_docs)]
+#[path = "generated/mod.rs"]
+pub mod sys;
+
 pub use error::{check, Error, Result};
 pub use loader::{has_function, is_available, LazySymbol, Library};

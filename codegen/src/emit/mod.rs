@@ -40,7 +40,7 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     }
     let mut problems = docs::DocProblems::default();
     let allow = quote! {
-        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all, clippy::pedantic)]
+        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
     };
     let mut files = Vec::new();
     let body = types::emit(&b.records, &b.typedefs, &names, &mut problems);
@@ -58,6 +58,7 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     let module = quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
+        #![allow(unused_imports)]
         mod constants;
         pub(crate) mod errors;
         mod enums;

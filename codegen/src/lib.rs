@@ -6,9 +6,11 @@
 //! join → emit. Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
 pub mod diag;
+pub mod diff;
 pub mod ir;
 pub mod load;
 pub mod merge;
 pub mod parse;
+pub mod report;
 pub mod summary;
 pub mod types;

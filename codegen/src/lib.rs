@@ -3,17 +3,21 @@
 //! `runtime` crate.
 //!
 //! Data flow: [`parse`] (one document → [`ir::Api`]) → [`merge`] (several → one) →
-//! join → emit. Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
+//! [`bind`] (join with the [`abi`] model) → [`emit`]; [`pipeline`] runs them all for
+//! `cargo xtask codegen`. [`diff`] compares two IRs and [`report`] renders reports.
+//! Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
 pub mod abi;
 pub mod bind;
 pub mod diag;
+pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod merge;
 pub mod parse;
 pub mod pipeline;
+pub mod report;
 pub mod rustdoc;
 pub mod summary;
 pub mod types;

@@ -1,0 +1,52 @@
+//! Renders the one-screen terminal summary of a [`Report`]: the title, the totals table in
+//! aligned columns, the row count of each table, and the first rows of loud tables (such as
+//! ABI breaks). It never prints whole tables; the full report goes to a file.
+
+use std::fmt::Write;
+
+use super::{Report, Table};
+
+/// Renders the summary, printing at most `loud_rows` rows of each loud table.
+pub fn render_summary(report: &Report, loud_rows: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", report.title);
+    for m in &report.meta {
+        let _ = writeln!(out, "  {}: {}", m.label, m.value);
+    }
+    aligned(&mut out, &report.totals);
+    for t in &report.tables {
+        let _ = writeln!(out, "{:<40} {:>6}", t.title, t.rows.len());
+    }
+    for t in report.tables.iter().filter(|t| t.loud && !t.rows.is_empty()) {
+        let _ = writeln!(out, "!! {} ({}):", t.title, t.rows.len());
+        for r in t.rows.iter().take(loud_rows) {
+            let _ = writeln!(out, "   {}", r.cells.join("  "));
+        }
+        if t.rows.len() > loud_rows {
+            let _ = writeln!(out, "   … and {} more (see the full report)", t.rows.len() - loud_rows);
+        }
+    }
+    out
+}
+
+fn aligned(out: &mut String, t: &Table) {
+    let mut widths: Vec<usize> = t.columns.iter().map(|c| c.label.chars().count()).collect();
+    for r in &t.rows {
+        for (w, c) in widths.iter_mut().zip(&r.cells) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .collect();
+        parts.join("  ")
+    };
+    let _ = writeln!(out, "{}", line(t.columns.iter().map(|c| c.label.as_str()).collect()));
+    for r in &t.rows {
+        let _ = writeln!(out, "{}", line(r.cells.iter().map(String::as_str).collect()));
+    }
+}

@@ -1,4 +1,6 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
+//! `cargo xtask`: the command line over `codegen` (`ir`, `abi`, later `codegen`, `test`, …).
+
+mod abi_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +21,8 @@ struct Cli {
 enum Command {
     /// Read documentation files into the IR and write it as JSON.
     Ir(IrArgs),
+    /// Read cudarc's runtime bindings for one CUDA release into the ABI model (JSON).
+    Abi(abi_cmd::AbiArgs),
 }
 
 #[derive(clap::Args)]
@@ -50,6 +54,7 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ir(args) => ir(args),
+        Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
     }
 }
 

@@ -343,3 +343,82 @@ fn json_round_trip() {
     let back: Abi = serde_json::from_str(&json).expect("deserialises");
     assert_eq!(&back, abi);
 }
+
+#[test]
+fn locate_errors_say_what_to_do() {
+    let missing = abi::locate_cudarc_runtime(std::path::Path::new("/nonexistent/Cargo.toml"))
+        .expect_err("no manifest there");
+    assert!(
+        matches!(missing, abi::LocateError::Metadata { .. }),
+        "{missing:?}"
+    );
+    assert!(missing.to_string().contains("cargo metadata"), "{missing}");
+
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("abi-no-cudarc");
+    std::fs::create_dir_all(dir.join("src")).expect("temp dir");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"no-cudarc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .expect("temp manifest");
+    std::fs::write(dir.join("src/lib.rs"), "").expect("temp lib");
+    let err = abi::locate_cudarc_runtime(&dir.join("Cargo.toml"))
+        .expect_err("cudarc is not a dependency");
+    assert!(
+        matches!(err, abi::LocateError::CudarcMissing { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("xtask/Cargo.toml"), "{err}");
+}
+
+#[test]
+fn newtype_enums_bitfields_and_foreign_blocks() {
+    let text = r#"
+#[repr(transparent)]
+#[derive(Copy, Clone)]
+pub struct cudaFlagThing(pub ::core::ffi::c_uint);
+impl cudaFlagThing {
+    pub const cudaFlagA: cudaFlagThing = cudaFlagThing(1);
+    pub const cudaFlagB: cudaFlagThing = cudaFlagThing(0x10);
+}
+#[repr(C)]
+pub struct withBits {
+    pub a: ::core::ffi::c_int,
+    pub _bitfield_align_1: [u32; 0],
+    pub _bitfield_1: __BindgenBitfieldUnit<[u8; 4usize]>,
+}
+#[repr(C)]
+pub struct __BindgenBitfieldUnit { _unused: [u8; 0] }
+extern "C" {
+    pub fn cudaThing(out: *mut *const ::core::ffi::c_char, n: usize) -> cudaFlagThing;
+}
+#[cfg(feature = "cuda-13020")]
+pub const V: u32 = 1;
+"#;
+    let abi = abi::read_abi(text, "synthetic.rs", &Release(vec![13, 2]));
+    let e = &abi.enums["cudaFlagThing"];
+    assert!(e.newtype);
+    assert_eq!(e.repr, "::core::ffi::c_uint");
+    assert_eq!(e.value("cudaFlagA"), Some(1));
+    assert_eq!(e.value("cudaFlagB"), Some(16));
+    let r = &abi.records["withBits"];
+    let unit = r
+        .fields
+        .iter()
+        .find(|f| f.name == "_bitfield_1")
+        .expect("bitfield unit kept");
+    assert!(unit.bitfield_unit);
+    assert_eq!(unit.ty.c_text, "uint8_t[4]");
+    assert!(
+        abi.diagnostics
+            .iter()
+            .any(|d| d.line == 13 && d.message.contains("bitfield")),
+        "{:#?}",
+        abi.diagnostics
+    );
+    let f = &abi.functions["cudaThing"];
+    assert_eq!(f.params[0].ty.c_text, "const char**");
+    assert_eq!(f.ret.c_text, "cudaFlagThing");
+    assert_eq!(f.line, 18);
+    assert_eq!(abi.constants["V"].line, 21);
+}

@@ -1,4 +1,6 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
+//! `cargo xtask`: the command line over `codegen` (`ir`, `abi`, later `codegen`, `test`, …).
+
+mod abi_cmd;
 
 mod codegen_cmd;
 
@@ -26,6 +28,8 @@ enum Command {
     Ir(IrArgs),
     /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
     Codegen(codegen_cmd::CodegenArgs),
+    /// Read cudarc's runtime bindings for one CUDA release into the ABI model (JSON).
+    Abi(abi_cmd::AbiArgs),
 }
 
 #[derive(clap::Args)]
@@ -58,6 +62,7 @@ fn run() -> Result<ExitCode> {
     match cli.command {
         Command::Ir(args) => ir(args),
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
+        Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
     }
 }
 

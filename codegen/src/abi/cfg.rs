@@ -29,7 +29,10 @@ pub struct CfgEval {
 impl CfgEval {
     /// Evaluation for `release` (see [`cudarc_feature`]), no other feature on.
     pub fn for_release(release: &Release) -> CfgEval {
-        CfgEval { cuda_feature: cudarc_feature(release), ..CfgEval::default() }
+        CfgEval {
+            cuda_feature: cudarc_feature(release),
+            ..CfgEval::default()
+        }
     }
 
     /// Evaluates one predicate (the inside of `cfg(...)`). `Err` says why it is undecided.
@@ -43,7 +46,11 @@ impl CfgEval {
                 _ => Err("`feature = ` takes a string".to_string()),
             },
             Meta::List(list) => {
-                let name = list.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let name = list
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 let args = list
                     .parse_args_with(
                         syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated,
@@ -133,14 +140,29 @@ mod tests {
 
     #[test]
     fn any_all_not() {
-        assert_eq!(eval(r#"any(feature = "cuda-12040", feature = "cuda-13020")"#), Ok(true));
-        assert_eq!(eval(r#"any(feature = "cuda-12040", feature = "cuda-13030")"#), Ok(false));
+        assert_eq!(
+            eval(r#"any(feature = "cuda-12040", feature = "cuda-13020")"#),
+            Ok(true)
+        );
+        assert_eq!(
+            eval(r#"any(feature = "cuda-12040", feature = "cuda-13030")"#),
+            Ok(false)
+        );
         assert_eq!(eval("any()"), Ok(false));
         assert_eq!(eval("all()"), Ok(true));
-        assert_eq!(eval(r#"all(feature = "cuda-13020", feature = "dynamic-loading")"#), Ok(true));
-        assert_eq!(eval(r#"all(feature = "cuda-13020", feature = "no-std")"#), Ok(false));
+        assert_eq!(
+            eval(r#"all(feature = "cuda-13020", feature = "dynamic-loading")"#),
+            Ok(true)
+        );
+        assert_eq!(
+            eval(r#"all(feature = "cuda-13020", feature = "no-std")"#),
+            Ok(false)
+        );
         assert_eq!(eval(r#"not(feature = "cuda-13020")"#), Ok(false));
-        assert_eq!(eval(r#"not(any(feature = "cuda-11040", feature = "no-std"))"#), Ok(true));
+        assert_eq!(
+            eval(r#"not(any(feature = "cuda-11040", feature = "no-std"))"#),
+            Ok(true)
+        );
     }
 
     #[test]
@@ -171,8 +193,8 @@ mod tests {
     #[test]
     fn seen_cuda_features_are_collected() {
         let mut ev = CfgEval::for_release(&Release(vec![12, 4]));
-        let meta: Meta =
-            syn::parse_str(r#"any(feature = "cuda-12040", feature = "cuda-11080")"#).expect("parses");
+        let meta: Meta = syn::parse_str(r#"any(feature = "cuda-12040", feature = "cuda-11080")"#)
+            .expect("parses");
         assert_eq!(ev.eval(&meta), Ok(true));
         let seen: Vec<&str> = ev.seen_cuda.iter().map(String::as_str).collect();
         assert_eq!(seen, ["cuda-11080", "cuda-12040"]);

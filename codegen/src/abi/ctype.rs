@@ -26,12 +26,21 @@ pub struct AbiType {
 impl AbiType {
     /// Wraps a structured type, computing its C spelling.
     pub fn new(rust: String, c: CType) -> AbiType {
-        AbiType { rust, c_text: c.c_text(), c }
+        AbiType {
+            rust,
+            c_text: c.c_text(),
+            c,
+        }
     }
 
     /// `void`, the type of a function without a return type.
     pub fn void() -> AbiType {
-        AbiType::new("()".to_string(), CType::Primitive { name: "void".to_string() })
+        AbiType::new(
+            "()".to_string(),
+            CType::Primitive {
+                name: "void".to_string(),
+            },
+        )
     }
 }
 
@@ -49,7 +58,11 @@ pub enum CType {
     Array { of: Box<CType>, len: u64 },
     /// A function pointer; `nullable` when wrapped in `Option` (a C function pointer that
     /// may be NULL, as bindgen writes every C one).
-    FnPtr { params: Vec<Param>, ret: Box<CType>, nullable: bool },
+    FnPtr {
+        params: Vec<Param>,
+        ret: Box<CType>,
+        nullable: bool,
+    },
     /// Something not understood (also reported as a diagnostic).
     Unknown { text: String },
 }
@@ -115,7 +128,11 @@ impl CType {
             CType::Array { of, len } => format!("{}[{len}]", of.c_text()),
             CType::FnPtr { params, ret, .. } => {
                 let ps: Vec<String> = params.iter().map(|p| p.ty.c_text.clone()).collect();
-                let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
+                let ps = if ps.is_empty() {
+                    "void".to_string()
+                } else {
+                    ps.join(", ")
+                };
                 format!("{} (*)({ps})", ret.c_text())
             }
             CType::Unknown { text } => text.clone(),
@@ -186,7 +203,11 @@ fn write_tokens(stream: proc_macro2::TokenStream, out: &mut String) {
                 }
                 let word = i.to_string();
                 out.push_str(&word);
-                prev = if matches!(word.as_str(), "mut" | "const" | "dyn" | "as") { Prev::Keyword } else { Prev::Word };
+                prev = if matches!(word.as_str(), "mut" | "const" | "dyn" | "as") {
+                    Prev::Keyword
+                } else {
+                    Prev::Word
+                };
             }
             TokenTree::Literal(l) => {
                 if matches!(prev, Prev::Word | Prev::Keyword | Prev::SpaceAfter) {
@@ -215,7 +236,9 @@ fn write_tokens(stream: proc_macro2::TokenStream, out: &mut String) {
                 };
             }
             TokenTree::Group(g) => {
-                if matches!(prev, Prev::SpaceAfter) || (prev == Prev::Keyword && g.delimiter() != Delimiter::Parenthesis) {
+                if matches!(prev, Prev::SpaceAfter)
+                    || (prev == Prev::Keyword && g.delimiter() != Delimiter::Parenthesis)
+                {
                     out.push(' ');
                 }
                 let (open, close) = match g.delimiter() {
@@ -260,10 +283,15 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
             is_const: p.const_token.is_some(),
         },
         Type::Array(a) => match array_len(&a.len) {
-            Some(len) => CType::Array { of: Box::new(to_c(&a.elem, diags, line)), len },
+            Some(len) => CType::Array {
+                of: Box::new(to_c(&a.elem, diags, line)),
+                len,
+            },
             None => unknown(ty, "array length is not an integer literal", diags, line),
         },
-        Type::Tuple(t) if t.elems.is_empty() => CType::Primitive { name: "void".to_string() },
+        Type::Tuple(t) if t.elems.is_empty() => CType::Primitive {
+            name: "void".to_string(),
+        },
         Type::Paren(p) => to_c(&p.elem, diags, line),
         Type::Group(g) => to_c(&g.elem, diags, line),
         Type::BareFn(f) => bare_fn(f, false, diags, line),
@@ -274,14 +302,23 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
             let name = last.ident.to_string();
             match &last.arguments {
                 PathArguments::None => match c_primitive(&name) {
-                    Some(c) => CType::Primitive { name: c.to_string() },
+                    Some(c) => CType::Primitive {
+                        name: c.to_string(),
+                    },
                     None if p.path.segments.len() == 1 => CType::Named { name },
                     None => unknown(ty, "a path to a type outside the module", diags, line),
                 },
                 PathArguments::AngleBracketed(args) if name == "Option" && args.args.len() == 1 => {
                     match args.args.first() {
-                        Some(GenericArgument::Type(Type::BareFn(f))) => bare_fn(f, true, diags, line),
-                        _ => unknown(ty, "`Option` of something other than a function", diags, line),
+                        Some(GenericArgument::Type(Type::BareFn(f))) => {
+                            bare_fn(f, true, diags, line)
+                        }
+                        _ => unknown(
+                            ty,
+                            "`Option` of something other than a function",
+                            diags,
+                            line,
+                        ),
                     }
                 }
                 _ => unknown(ty, "generic type", diags, line),
@@ -293,19 +330,30 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
 
 fn bare_fn(f: &syn::TypeBareFn, nullable: bool, diags: &mut Diagnostics, line: u32) -> CType {
     if f.variadic.is_some() {
-        diags.error(line, "variadic function pointer: the `...` part is not modelled");
+        diags.error(
+            line,
+            "variadic function pointer: the `...` part is not modelled",
+        );
     }
     let params = f
         .inputs
         .iter()
         .enumerate()
         .map(|(i, arg)| Param {
-            name: arg.name.as_ref().map(|(n, _)| n.to_string()).unwrap_or_else(|| format!("arg{}", i + 1)),
+            name: arg
+                .name
+                .as_ref()
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_else(|| format!("arg{}", i + 1)),
             ty: read_type(&arg.ty, diags, line),
         })
         .collect();
     let ret = read_return(&f.output, diags, line).c;
-    CType::FnPtr { params, ret: Box::new(ret), nullable }
+    CType::FnPtr {
+        params,
+        ret: Box::new(ret),
+        nullable,
+    }
 }
 
 /// The value of an array length such as `256usize` or `14`.
@@ -348,9 +396,15 @@ mod tests {
     #[test]
     fn rust_text_is_compact() {
         let t = |text: &str| rust_text(&syn::parse_str::<Type>(text).expect("test type parses"));
-        assert_eq!(t("*mut *mut ::core::ffi::c_void"), "*mut *mut ::core::ffi::c_void");
+        assert_eq!(
+            t("*mut *mut ::core::ffi::c_void"),
+            "*mut *mut ::core::ffi::c_void"
+        );
         assert_eq!(t("*const c_char"), "*const c_char");
-        assert_eq!(t("[::core::ffi::c_char; 256usize]"), "[::core::ffi::c_char; 256usize]");
+        assert_eq!(
+            t("[::core::ffi::c_char; 256usize]"),
+            "[::core::ffi::c_char; 256usize]"
+        );
         assert_eq!(
             t("::core::option::Option<unsafe extern \"C\" fn(a: *mut X, b: u32) -> cudaError_t>"),
             "::core::option::Option<unsafe extern \"C\" fn(a: *mut X, b: u32) -> cudaError_t>"
@@ -365,7 +419,9 @@ mod tests {
         assert_eq!(n, 0);
         assert_eq!(text, "void (*)(cudaStream_t, void*)");
         match ty {
-            CType::FnPtr { params, nullable, .. } => {
+            CType::FnPtr {
+                params, nullable, ..
+            } => {
                 assert!(nullable);
                 let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                 assert_eq!(names, ["stream", "userData"]);

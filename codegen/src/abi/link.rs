@@ -22,17 +22,24 @@ pub fn link(abi: &mut Abi, diags: &mut Diagnostics) {
 
 /// The enclosing type of an anonymous type's name (`A__bindgen_ty_1__bindgen_ty_2` → `A__bindgen_ty_1`).
 pub fn anonymous_parent(name: &str) -> Option<&str> {
-    name.rfind(ANON_MARKER).map(|at| &name[..at]).filter(|p| !p.is_empty())
+    name.rfind(ANON_MARKER)
+        .map(|at| &name[..at])
+        .filter(|p| !p.is_empty())
 }
 
 fn link_nested(abi: &mut Abi, diags: &mut Diagnostics) {
     let names: Vec<String> = abi.records.keys().cloned().collect();
     for name in names {
-        let Some(parent) = anonymous_parent(&name).map(str::to_string) else { continue };
+        let Some(parent) = anonymous_parent(&name).map(str::to_string) else {
+            continue;
+        };
         let line = abi.records.get(&name).map_or(0, |r| r.line);
         match abi.records.get_mut(&parent) {
             Some(p) => p.nested.push(name.clone()),
-            None => diags.warning(line, format!("anonymous type `{name}` has no enclosing `{parent}` in this release")),
+            None => diags.warning(
+                line,
+                format!("anonymous type `{name}` has no enclosing `{parent}` in this release"),
+            ),
         }
         if let Some(r) = abi.records.get_mut(&name) {
             r.parent = Some(parent);
@@ -42,7 +49,10 @@ fn link_nested(abi: &mut Abi, diags: &mut Diagnostics) {
 
 fn classify_typedefs(abi: &mut Abi) {
     let opaque_or_undeclared = |name: &str, abi: &Abi| {
-        abi.records.get(name).map_or(!abi.enums.contains_key(name) && !abi.typedefs.contains_key(name), |r| r.opaque)
+        abi.records.get(name).map_or(
+            !abi.enums.contains_key(name) && !abi.typedefs.contains_key(name),
+            |r| r.opaque,
+        )
     };
     let kinds: Vec<(String, TypedefKind)> = abi
         .typedefs
@@ -114,7 +124,10 @@ fn report_undeclared(abi: &Abi, diags: &mut Diagnostics) {
             || abi.enums.contains_key(&name)
             || abi.typedefs.contains_key(&name);
         if !declared {
-            diags.warning(line, format!("type `{name}` is used but not declared for this release"));
+            diags.warning(
+                line,
+                format!("type `{name}` is used but not declared for this release"),
+            );
         }
     }
 }
@@ -125,7 +138,10 @@ mod tests {
 
     #[test]
     fn anonymous_parents() {
-        assert_eq!(anonymous_parent("cudaResourceDesc__bindgen_ty_1"), Some("cudaResourceDesc"));
+        assert_eq!(
+            anonymous_parent("cudaResourceDesc__bindgen_ty_1"),
+            Some("cudaResourceDesc")
+        );
         assert_eq!(
             anonymous_parent("cudaResourceDesc__bindgen_ty_1__bindgen_ty_2"),
             Some("cudaResourceDesc__bindgen_ty_1")

@@ -67,16 +67,31 @@ pub fn locate_cudarc_runtime(manifest: &Path) -> Result<AbiSource, LocateError> 
         .manifest_path(manifest)
         .features(CargoOpt::AllFeatures)
         .exec()
-        .map_err(|source| LocateError::Metadata { manifest: manifest.to_path_buf(), source })?;
+        .map_err(|source| LocateError::Metadata {
+            manifest: manifest.to_path_buf(),
+            source,
+        })?;
     let package = metadata
         .packages
         .iter()
         .find(|p| p.name == "cudarc")
-        .ok_or_else(|| LocateError::CudarcMissing { manifest: manifest.to_path_buf() })?;
-    let dir = package.manifest_path.parent().map(|d| d.as_std_path().to_path_buf()).unwrap_or_default();
+        .ok_or_else(|| LocateError::CudarcMissing {
+            manifest: manifest.to_path_buf(),
+        })?;
+    let dir = package
+        .manifest_path
+        .parent()
+        .map(|d| d.as_std_path().to_path_buf())
+        .unwrap_or_default();
     let path = dir.join("src").join("runtime").join("sys").join("mod.rs");
     if !path.is_file() {
-        return Err(LocateError::FileMissing { version: package.version.to_string(), path });
+        return Err(LocateError::FileMissing {
+            version: package.version.to_string(),
+            path,
+        });
     }
-    Ok(AbiSource { path, cudarc_version: package.version.to_string() })
+    Ok(AbiSource {
+        path,
+        cudarc_version: package.version.to_string(),
+    })
 }

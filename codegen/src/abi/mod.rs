@@ -55,12 +55,18 @@ pub struct Abi {
 impl Abi {
     /// Number of structs (not unions, opaque ones included).
     pub fn struct_count(&self) -> usize {
-        self.records.values().filter(|r| r.kind == RecordKind::Struct).count()
+        self.records
+            .values()
+            .filter(|r| r.kind == RecordKind::Struct)
+            .count()
     }
 
     /// Number of unions.
     pub fn union_count(&self) -> usize {
-        self.records.values().filter(|r| r.kind == RecordKind::Union).count()
+        self.records
+            .values()
+            .filter(|r| r.kind == RecordKind::Union)
+            .count()
     }
 
     /// Follows typedef aliases from `name` to the name of the enum, record or primitive it
@@ -106,6 +112,26 @@ pub struct Param {
     pub name: String,
     pub ty: AbiType,
 }
+
+impl Param {
+    /// The name as C writes it: bindgen's trailing `_` after a Rust keyword is dropped
+    /// (`fn_` → `fn`, `type_` → `type`); other names are returned as they are.
+    pub fn c_name(&self) -> &str {
+        match self.name.strip_suffix('_') {
+            Some(stem) if RUST_KEYWORDS.contains(&stem) => stem,
+            _ => &self.name,
+        }
+    }
+}
+
+/// Rust's strict and reserved keywords: bindgen appends `_` to C names that are one of them.
+const RUST_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
 
 /// Struct or union.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -212,7 +238,8 @@ pub struct Typedef {
     pub line: u32,
 }
 
-/// An integer constant (`pub const cudaHostAllocMapped: u32 = 2;`).
+/// An integer constant (`pub const cudaHostAllocMapped: u32 = 2;`). Its type is the one
+/// bindgen chose; for a C `#define` that is `u32` (C spelling `uint32_t`), not a C type.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Constant {
     pub name: String,
@@ -233,9 +260,39 @@ pub fn cudarc_feature(release: &Release) -> String {
 /// for `release`.
 pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
     let source = locate_cudarc_runtime(&workspace_manifest())?;
-    let text = std::fs::read_to_string(&source.path)
-        .map_err(|e| LocateError::Read { path: source.path.clone(), source: e })?;
+    let text = std::fs::read_to_string(&source.path).map_err(|e| LocateError::Read {
+        path: source.path.clone(),
+        source: e,
+    })?;
     let mut abi = read_abi(&text, &source.path.display().to_string(), release);
     abi.cudarc_version = Some(source.cudarc_version);
     Ok(abi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(name: &str) -> Param {
+        Param {
+            name: name.to_string(),
+            ty: AbiType::void(),
+        }
+    }
+
+    #[test]
+    fn c_names_drop_bindgen_keyword_suffix() {
+        assert_eq!(param("fn_").c_name(), "fn");
+        assert_eq!(param("type_").c_name(), "type");
+        assert_eq!(param("devPtr").c_name(), "devPtr");
+        assert_eq!(param("ptr_").c_name(), "ptr_");
+        assert_eq!(param("_").c_name(), "_");
+    }
+
+    #[test]
+    fn release_to_feature() {
+        assert_eq!(cudarc_feature(&Release(vec![13, 2])), "cuda-13020");
+        assert_eq!(cudarc_feature(&Release(vec![12, 9, 1])), "cuda-12090");
+        assert_eq!(cudarc_feature(&Release(vec![13])), "cuda-13000");
+    }
 }

@@ -48,11 +48,17 @@ pub fn read_abi(text: &str, file: &str, release: &Release) -> Abi {
                 reader.impl_consts(imp);
             }
         }
-        Err(e) => {
-            reader.diags.error(line(e.span()), format!("not a Rust file `syn` can parse: {e}"))
-        }
+        Err(e) => reader.diags.error(
+            line(e.span()),
+            format!("not a Rust file `syn` can parse: {e}"),
+        ),
     }
-    let Reader { mut abi, cfg, mut diags, .. } = reader;
+    let Reader {
+        mut abi,
+        cfg,
+        mut diags,
+        ..
+    } = reader;
     abi.known_features = cfg.seen_cuda.into_iter().collect();
     if !abi.known_features.contains(&abi.feature) {
         diags.error(
@@ -136,7 +142,8 @@ impl Reader {
                 let at = line(t.ident.span());
                 if self.holds(&t.attrs, at) {
                     if !t.generics.params.is_empty() {
-                        self.diags.error(at, format!("generic type alias `{}` skipped", t.ident));
+                        self.diags
+                            .error(at, format!("generic type alias `{}` skipped", t.ident));
                         return;
                     }
                     let ty = read_type(&t.ty, &mut self.diags, at);
@@ -166,7 +173,10 @@ impl Reader {
             }
             Item::ExternCrate(e) => {
                 if self.holds(&e.attrs, at) {
-                    self.diags.note(at, format!("`extern crate {}` ignored: not part of the C ABI", e.ident));
+                    self.diags.note(
+                        at,
+                        format!("`extern crate {}` ignored: not part of the C ABI", e.ident),
+                    );
                 }
             }
             other => {
@@ -180,7 +190,8 @@ impl Reader {
                 if self.holds(attrs, at) {
                     let text = rust_text(other);
                     let short: String = text.chars().take(60).collect();
-                    self.diags.error(at, format!("item not understood, skipped: `{short}`"));
+                    self.diags
+                        .error(at, format!("item not understood, skipped: `{short}`"));
                 }
             }
         }
@@ -192,22 +203,39 @@ impl Reader {
         match int_value(&c.expr) {
             Some(value) => {
                 if self.first(&name, at) {
-                    self.abi.constants.insert(name.clone(), Constant { name, ty, value, line: at });
+                    self.abi.constants.insert(
+                        name.clone(),
+                        Constant {
+                            name,
+                            ty,
+                            value,
+                            line: at,
+                        },
+                    );
                 }
             }
             None => self.diags.error(
                 at,
-                format!("constant `{name}` has a value that is not an integer literal: `{}`", rust_text(&c.expr)),
+                format!(
+                    "constant `{name}` has a value that is not an integer literal: `{}`",
+                    rust_text(&c.expr)
+                ),
             ),
         }
     }
 
     fn enumeration(&mut self, e: &syn::ItemEnum, at: u32) {
         let name = e.ident.to_string();
-        let repr = repr_args(&e.attrs).into_iter().find(|r| r != "C").unwrap_or_else(|| {
-            self.diags.warning(at, format!("enum `{name}` has no integer #[repr]; assumed u32"));
-            "u32".to_string()
-        });
+        let repr = repr_args(&e.attrs)
+            .into_iter()
+            .find(|r| r != "C")
+            .unwrap_or_else(|| {
+                self.diags.warning(
+                    at,
+                    format!("enum `{name}` has no integer #[repr]; assumed u32"),
+                );
+                "u32".to_string()
+            });
         let mut values = Vec::new();
         let mut next = 0i128;
         for v in &e.variants {
@@ -216,7 +244,10 @@ impl Reader {
                 continue;
             }
             if !matches!(v.fields, Fields::Unit) {
-                self.diags.error(vat, format!("enum variant `{}::{}` carries data; skipped", name, v.ident));
+                self.diags.error(
+                    vat,
+                    format!("enum variant `{}::{}` carries data; skipped", name, v.ident),
+                );
                 continue;
             }
             let value = match &v.discriminant {
@@ -226,15 +257,33 @@ impl Reader {
             match value {
                 Some(value) => {
                     next = value + 1;
-                    values.push(EnumValue { name: v.ident.to_string(), value, alias_of: None, line: vat });
+                    values.push(EnumValue {
+                        name: v.ident.to_string(),
+                        value,
+                        alias_of: None,
+                        line: vat,
+                    });
                 }
-                None => self.diags.error(vat, format!("value of `{}::{}` is not an integer literal; skipped", name, v.ident)),
+                None => self.diags.error(
+                    vat,
+                    format!(
+                        "value of `{}::{}` is not an integer literal; skipped",
+                        name, v.ident
+                    ),
+                ),
             }
         }
         if self.first(&name, at) {
             self.abi.enums.insert(
                 name.clone(),
-                Enum { name, repr, newtype: false, values, aliases: Vec::new(), line: at },
+                Enum {
+                    name,
+                    repr,
+                    newtype: false,
+                    values,
+                    aliases: Vec::new(),
+                    line: at,
+                },
             );
         }
     }
@@ -244,23 +293,39 @@ impl Reader {
         match &s.fields {
             Fields::Named(named) => {
                 let opaque = named.named.is_empty() || is_unused_marker(&named.named);
-                let fields = if opaque { Vec::new() } else { self.fields(named.named.iter()) };
+                let fields = if opaque {
+                    Vec::new()
+                } else {
+                    self.fields(named.named.iter())
+                };
                 self.record(name, RecordKind::Struct, &s.attrs, fields, opaque, at);
             }
             Fields::Unit => self.record(name, RecordKind::Struct, &s.attrs, Vec::new(), true, at),
             Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
                 // bindgen's "newtype enum": `pub struct X(pub c_uint);` plus `impl X { consts }`.
-                let repr = unnamed.unnamed.first().map(|f| rust_text(&f.ty)).unwrap_or_default();
+                let repr = unnamed
+                    .unnamed
+                    .first()
+                    .map(|f| rust_text(&f.ty))
+                    .unwrap_or_default();
                 if self.first(&name, at) {
                     self.abi.enums.insert(
                         name.clone(),
-                        Enum { name, repr, newtype: true, values: Vec::new(), aliases: Vec::new(), line: at },
+                        Enum {
+                            name,
+                            repr,
+                            newtype: true,
+                            values: Vec::new(),
+                            aliases: Vec::new(),
+                            line: at,
+                        },
                     );
                 }
             }
-            Fields::Unnamed(_) => {
-                self.diags.error(at, format!("tuple struct `{name}` with several fields not understood; skipped"))
-            }
+            Fields::Unnamed(_) => self.diags.error(
+                at,
+                format!("tuple struct `{name}` with several fields not understood; skipped"),
+            ),
         }
     }
 
@@ -274,7 +339,10 @@ impl Reader {
             let name = f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
             let bitfield_unit = name.starts_with("_bitfield_");
             let ty = if bitfield_unit {
-                self.diags.warning(at, format!("bitfield unit `{name}`: its C bitfields are not split"));
+                self.diags.warning(
+                    at,
+                    format!("bitfield unit `{name}`: its C bitfields are not split"),
+                );
                 match bitfield_storage(&f.ty) {
                     Some(storage) => {
                         let mut t = read_type(storage, &mut self.diags, at);
@@ -286,20 +354,46 @@ impl Reader {
             } else {
                 read_type(&f.ty, &mut self.diags, at)
             };
-            out.push(Field { name, ty, bitfield_unit, line: at });
+            out.push(Field {
+                name,
+                ty,
+                bitfield_unit,
+                line: at,
+            });
         }
         out
     }
 
-    fn record(&mut self, name: String, kind: RecordKind, attrs: &[Attribute], fields: Vec<Field>, opaque: bool, at: u32) {
+    fn record(
+        &mut self,
+        name: String,
+        kind: RecordKind,
+        attrs: &[Attribute],
+        fields: Vec<Field>,
+        opaque: bool,
+        at: u32,
+    ) {
         let repr = repr_args(attrs);
         if !repr.iter().any(|r| r == "C") {
-            self.diags.warning(at, format!("`{name}` is not #[repr(C)]; its layout is not C's"));
+            self.diags.warning(
+                at,
+                format!("`{name}` is not #[repr(C)]; its layout is not C's"),
+            );
         }
         if self.first(&name, at) {
             self.abi.records.insert(
                 name.clone(),
-                Record { name, kind, repr, fields, opaque, parent: None, nested: Vec::new(), aliases: Vec::new(), line: at },
+                Record {
+                    name,
+                    kind,
+                    repr,
+                    fields,
+                    opaque,
+                    parent: None,
+                    nested: Vec::new(),
+                    aliases: Vec::new(),
+                    line: at,
+                },
             );
         }
     }
@@ -307,7 +401,16 @@ impl Reader {
     fn typedef(&mut self, name: String, ty: AbiType, via_use: bool, at: u32) {
         if self.first(&name, at) {
             // The kind is settled by `link` once every record is known.
-            self.abi.typedefs.insert(name.clone(), Typedef { name, ty, kind: TypedefKind::Alias, via_use, line: at });
+            self.abi.typedefs.insert(
+                name.clone(),
+                Typedef {
+                    name,
+                    ty,
+                    kind: TypedefKind::Alias,
+                    via_use,
+                    line: at,
+                },
+            );
         }
     }
 
@@ -321,23 +424,43 @@ impl Reader {
                     self.typedef(r.rename.to_string(), ty, true, at);
                 }
                 UseTree::Name(_) => {}
-                other => self.diags.error(at, format!("`pub use self::{}` not understood; skipped", rust_text(other))),
+                other => self.diags.error(
+                    at,
+                    format!(
+                        "`pub use self::{}` not understood; skipped",
+                        rust_text(other)
+                    ),
+                ),
             },
-            (_, true) => self.diags.error(at, format!("`pub use {}` not understood; skipped", rust_text(&u.tree))),
-            (_, false) => self.diags.note(at, format!("`use {}` ignored: not part of the C ABI", rust_text(&u.tree))),
+            (_, true) => self.diags.error(
+                at,
+                format!("`pub use {}` not understood; skipped", rust_text(&u.tree)),
+            ),
+            (_, false) => self.diags.note(
+                at,
+                format!(
+                    "`use {}` ignored: not part of the C ABI",
+                    rust_text(&u.tree)
+                ),
+            ),
         }
     }
 
     fn wrapper_fn(&mut self, f: &syn::ItemFn, at: u32) {
         let name = f.sig.ident.to_string();
-        let mut finder = FindForeign { name: &name, found: None };
+        let mut finder = FindForeign {
+            name: &name,
+            found: None,
+        };
         finder.visit_block(&f.block);
         match finder.found {
             Some(sig) => self.function(&sig, at),
             None if f.sig.abi.is_some() => self.function(&f.sig, at),
             None => self.diags.note(
                 at,
-                format!("function `{name}` declares no C function (no `extern \"C\"` inside); skipped"),
+                format!(
+                    "function `{name}` declares no C function (no `extern \"C\"` inside); skipped"
+                ),
             ),
         }
     }
@@ -351,7 +474,13 @@ impl Reader {
                         self.function(&f.sig, line(f.sig.ident.span()));
                     }
                 }
-                other => self.diags.error(at, format!("foreign item not understood, skipped: `{}`", rust_text(other))),
+                other => self.diags.error(
+                    at,
+                    format!(
+                        "foreign item not understood, skipped: `{}`",
+                        rust_text(other)
+                    ),
+                ),
             }
         }
     }
@@ -359,7 +488,10 @@ impl Reader {
     fn function(&mut self, sig: &syn::Signature, at: u32) {
         let name = sig.ident.to_string();
         if sig.variadic.is_some() {
-            self.diags.error(at, format!("`{name}` is variadic; the `...` part is not modelled"));
+            self.diags.error(
+                at,
+                format!("`{name}` is variadic; the `...` part is not modelled"),
+            );
         }
         let mut params = Vec::new();
         for (i, arg) in sig.inputs.iter().enumerate() {
@@ -369,18 +501,38 @@ impl Reader {
                         Pat::Ident(id) => id.ident.to_string(),
                         Pat::Wild(_) => format!("arg{}", i + 1),
                         other => {
-                            self.diags.warning(at, format!("parameter {} of `{name}` has pattern `{}`; named by position", i + 1, rust_text(other)));
+                            self.diags.warning(
+                                at,
+                                format!(
+                                    "parameter {} of `{name}` has pattern `{}`; named by position",
+                                    i + 1,
+                                    rust_text(other)
+                                ),
+                            );
                             format!("arg{}", i + 1)
                         }
                     };
-                    params.push(Param { name: pname, ty: read_type(&pt.ty, &mut self.diags, at) });
+                    params.push(Param {
+                        name: pname,
+                        ty: read_type(&pt.ty, &mut self.diags, at),
+                    });
                 }
-                syn::FnArg::Receiver(_) => self.diags.error(at, format!("`{name}` takes `self`; not a C function")),
+                syn::FnArg::Receiver(_) => self
+                    .diags
+                    .error(at, format!("`{name}` takes `self`; not a C function")),
             }
         }
         let ret = read_return(&sig.output, &mut self.diags, at);
         if self.first(&name, at) {
-            self.abi.functions.insert(name.clone(), Function { name, params, ret, line: at });
+            self.abi.functions.insert(
+                name.clone(),
+                Function {
+                    name,
+                    params,
+                    ret,
+                    line: at,
+                },
+            );
         }
     }
 
@@ -391,18 +543,27 @@ impl Reader {
         let self_name = match &*imp.self_ty {
             Type::Path(p) if p.path.segments.len() == 1 => p.path.segments[0].ident.to_string(),
             other => {
-                self.diags.error(at, format!("`impl {}` not understood; skipped", rust_text(other)));
+                self.diags.error(
+                    at,
+                    format!("`impl {}` not understood; skipped", rust_text(other)),
+                );
                 return;
             }
         };
         if imp.trait_.is_some() {
-            self.diags.note(at, format!("trait impl for `{self_name}` ignored: not part of the C ABI"));
+            self.diags.note(
+                at,
+                format!("trait impl for `{self_name}` ignored: not part of the C ABI"),
+            );
             return;
         }
         for ii in &imp.items {
             let iat = line(ii.span());
             let syn::ImplItem::Const(c) = ii else {
-                self.diags.error(iat, format!("item in `impl {self_name}` not understood; skipped"));
+                self.diags.error(
+                    iat,
+                    format!("item in `impl {self_name}` not understood; skipped"),
+                );
                 continue;
             };
             if !self.holds(&c.attrs, iat) {
@@ -414,22 +575,34 @@ impl Reader {
                 continue;
             };
             let value = match &c.expr {
-                Expr::Path(p) if p.path.segments.len() == 2 && p.path.segments[0].ident == self_name => {
+                Expr::Path(p)
+                    if p.path.segments.len() == 2 && p.path.segments[0].ident == self_name =>
+                {
                     let target = p.path.segments[1].ident.to_string();
                     en.value(&target).map(|v| (v, Some(target)))
                 }
-                Expr::Call(call) if call.args.len() == 1 => call.args.first().and_then(int_value).map(|v| (v, None)),
+                Expr::Call(call) if call.args.len() == 1 => {
+                    call.args.first().and_then(int_value).map(|v| (v, None))
+                }
                 other => int_value(other).map(|v| (v, None)),
             };
             match value {
                 Some((value, alias_of)) => {
                     if let Some(en) = self.abi.enums.get_mut(&self_name) {
-                        en.values.push(EnumValue { name: cname, value, alias_of, line: iat });
+                        en.values.push(EnumValue {
+                            name: cname,
+                            value,
+                            alias_of,
+                            line: iat,
+                        });
                     }
                 }
                 None => self.diags.error(
                     iat,
-                    format!("value of `{self_name}::{cname}` not understood: `{}`; skipped", rust_text(&c.expr)),
+                    format!(
+                        "value of `{self_name}::{cname}` not understood: `{}`; skipped",
+                        rust_text(&c.expr)
+                    ),
                 ),
             }
         }
@@ -454,8 +627,8 @@ impl<'ast> Visit<'ast> for FindForeign<'_> {
 fn repr_args(attrs: &[Attribute]) -> Vec<String> {
     let mut out = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        if let Ok(list) =
-            attr.parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        if let Ok(list) = attr
+            .parse_args_with(syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated)
         {
             out.extend(list.iter().map(rust_text));
         }
@@ -476,7 +649,9 @@ fn is_unused_marker(fields: &syn::punctuated::Punctuated<syn::Field, syn::Token!
 fn bitfield_storage(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     match args.args.first()? {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,

@@ -29,7 +29,12 @@ pub fn parse(file: &str, text: &str) -> Api {
     let lines: Vec<&str> = text.lines().collect();
     let mut diags = Diagnostics::new(file);
     let blocks = scan(&lines, &mut diags);
-    let mut b = Builder { diags, api: Api::default(), seen: HashMap::new(), known: Vec::new() };
+    let mut b = Builder {
+        diags,
+        api: Api::default(),
+        seen: HashMap::new(),
+        known: Vec::new(),
+    };
     b.build(&blocks, text.ends_with('\n'));
     b.api.diagnostics = b.diags.into_vec();
     b.api
@@ -66,7 +71,11 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
         let line = lines[i];
         let prev_blank = i == 0 || lines[i - 1].trim().is_empty();
         if let Some(name) = heading(line).filter(|_| prev_blank) {
-            blocks.push(Block { head: Head::Heading(name.to_string()), line: lineno(i), body: Vec::new() });
+            blocks.push(Block {
+                head: Head::Heading(name.to_string()),
+                line: lineno(i),
+                body: Vec::new(),
+            });
         } else if let Some((class, qualified, rest)) = signature_start(line) {
             let start = i;
             let params = match rest.trim_end().strip_suffix(")#") {
@@ -88,17 +97,31 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
                         }
                         None => {
                             diags.error(lineno(i), format!("signature of `{qualified}` has no closing `)#`; parameters read up to the end of the line"));
-                            rest.trim_end().trim_end_matches('#').trim_end_matches(')').to_string()
+                            rest.trim_end()
+                                .trim_end_matches('#')
+                                .trim_end_matches(')')
+                                .to_string()
                         }
                     }
                 }
             };
-            let sig = Sig { class, qualified: qualified.to_string(), params };
-            blocks.push(Block { head: Head::Entry(sig), line: lineno(start), body: Vec::new() });
+            let sig = Sig {
+                class,
+                qualified: qualified.to_string(),
+                params,
+            };
+            blocks.push(Block {
+                head: Head::Entry(sig),
+                line: lineno(start),
+                body: Vec::new(),
+            });
         } else if let Some(b) = blocks.last_mut() {
             b.body.push((lineno(i), line));
         } else if !line.trim().is_empty() {
-            diags.note(lineno(i), "text before the first heading or entry is ignored");
+            diags.note(
+                lineno(i),
+                "text before the first heading or entry is ignored",
+            );
         }
         i += 1;
     }
@@ -134,18 +157,23 @@ fn signature_start(line: &str) -> Option<(bool, &str, &str)> {
     (dotted && !closed_in_prose).then_some((class, name, after))
 }
 
+/// Lines of a page with their 1-based numbers.
+type Lines<'a> = Vec<(u32, &'a str)>;
+
 /// An entry's parts, split at the label lines.
 #[derive(Default)]
 struct Parts<'a> {
     desc: Vec<(u32, &'a str)>,
-    by_label: Vec<(&'static str, u32, Vec<(u32, &'a str)>)>,
+    by_label: Vec<(&'static str, u32, Lines<'a>)>,
 }
 
 impl<'a> Parts<'a> {
     fn split(body: &[(u32, &'a str)]) -> Parts<'a> {
         let mut parts = Parts::default();
         for &(n, l) in body {
-            let label = (!l.starts_with(char::is_whitespace)).then(|| LABELS.iter().find(|x| **x == l.trim_end())).flatten();
+            let label = (!l.starts_with(char::is_whitespace))
+                .then(|| LABELS.iter().find(|x| **x == l.trim_end()))
+                .flatten();
             match (label, parts.by_label.last_mut()) {
                 (Some(x), _) => parts.by_label.push((x, n, Vec::new())),
                 (None, Some(last)) => last.2.push((n, l)),
@@ -156,12 +184,15 @@ impl<'a> Parts<'a> {
     }
 
     fn get(&self, label: &str) -> Option<&[(u32, &'a str)]> {
-        self.by_label.iter().find(|p| p.0 == label).map(|p| p.2.as_slice())
+        self.by_label
+            .iter()
+            .find(|p| p.0 == label)
+            .map(|p| p.2.as_slice())
     }
 }
 
 /// Items of a part: bullets (`  • text`) or plain paragraphs; indented lines continue one.
-fn items<'a>(lines: &[(u32, &'a str)]) -> Vec<(u32, String, bool)> {
+fn items(lines: &[(u32, &str)]) -> Vec<(u32, String, bool)> {
     let mut out: Vec<(u32, String, bool)> = Vec::new();
     let mut open = false;
     for &(n, l) in lines {
@@ -173,7 +204,9 @@ fn items<'a>(lines: &[(u32, &'a str)]) -> Vec<(u32, String, bool)> {
         if let Some(b) = t.strip_prefix('\u{2022}') {
             out.push((n, b.trim().to_string(), true));
             open = true;
-        } else if let (true, true, Some(last)) = (open, l.starts_with(char::is_whitespace), out.last_mut()) {
+        } else if let (true, true, Some(last)) =
+            (open, l.starts_with(char::is_whitespace), out.last_mut())
+        {
             last.1.push(' ');
             last.1.push_str(t);
         } else {
@@ -222,15 +255,23 @@ impl Builder {
                 Head::Heading(name) => {
                     let doc = paragraphs(b.body.iter().map(|x| x.1));
                     // The page title: a first heading with nothing under it but the next one.
-                    let next_is_heading = matches!(blocks.get(k + 1).map(|n| &n.head), Some(Head::Heading(_)));
+                    let next_is_heading =
+                        matches!(blocks.get(k + 1).map(|n| &n.head), Some(Head::Heading(_)));
                     if k == 0 && doc.is_empty() && next_is_heading {
                         continue;
                     }
                     if let Some(first) = self.seen.insert(format!("section {name}"), b.line) {
-                        self.diags.warning(b.line, format!("duplicate section `{name}` (first at line {first})"));
+                        self.diags.warning(
+                            b.line,
+                            format!("duplicate section `{name}` (first at line {first})"),
+                        );
                     }
                     section = Some(name.clone());
-                    self.api.sections.push(Section { name: name.clone(), doc, source: self.diags.source(b.line) });
+                    self.api.sections.push(Section {
+                        name: name.clone(),
+                        doc,
+                        source: self.diags.source(b.line),
+                    });
                 }
                 Head::Entry(sig) if sig.class => self.class(sig, b, section.clone()),
                 Head::Entry(sig) => {
@@ -276,15 +317,34 @@ impl Builder {
     }
 
     fn class(&mut self, sig: &Sig, b: &Block, section: Option<String>) {
-        let name = sig.qualified.rsplit('.').next().unwrap_or(&sig.qualified).to_string();
+        let name = sig
+            .qualified
+            .rsplit('.')
+            .next()
+            .unwrap_or(&sig.qualified)
+            .to_string();
         if let Some(first) = self.seen.insert(sig.qualified.clone(), b.line) {
-            self.diags.warning(b.line, format!("duplicate `{}` (first at line {first}); the first is kept", sig.qualified));
+            self.diags.warning(
+                b.line,
+                format!(
+                    "duplicate `{}` (first at line {first}); the first is kept",
+                    sig.qualified
+                ),
+            );
             return;
         }
         let args = sig.params.trim();
-        let kind = if args.starts_with('*') { TypedefKind::Opaque } else { TypedefKind::Class };
+        let kind = if args.starts_with('*') {
+            TypedefKind::Opaque
+        } else {
+            TypedefKind::Class
+        };
         // The class's own text ends at its first method (`getPtr()#`).
-        let own = b.body.iter().take_while(|(_, l)| !l.trim_end().ends_with(")#")).map(|x| x.1);
+        let own = b
+            .body
+            .iter()
+            .take_while(|(_, l)| !l.trim_end().ends_with(")#"))
+            .map(|x| x.1);
         self.api.typedefs.push(Typedef {
             name,
             qualified_name: sig.qualified.clone(),
@@ -298,23 +358,48 @@ impl Builder {
         });
     }
 
-    fn function(&mut self, sig: &Sig, b: &Block, section: Option<String>, last: bool, final_newline: bool) {
-        let name = sig.qualified.rsplit('.').next().unwrap_or(&sig.qualified).to_string();
+    fn function(
+        &mut self,
+        sig: &Sig,
+        b: &Block,
+        section: Option<String>,
+        last: bool,
+        final_newline: bool,
+    ) {
+        let name = sig
+            .qualified
+            .rsplit('.')
+            .next()
+            .unwrap_or(&sig.qualified)
+            .to_string();
         if let Some(first) = self.seen.insert(sig.qualified.clone(), b.line) {
-            self.diags.warning(b.line, format!("duplicate function `{}` (first at line {first}); the first is kept", sig.qualified));
+            self.diags.warning(
+                b.line,
+                format!(
+                    "duplicate function `{}` (first at line {first}); the first is kept",
+                    sig.qualified
+                ),
+            );
             return;
         }
         let parts = Parts::split(&b.body);
         for (k, (label, n, _)) in parts.by_label.iter().enumerate() {
             if parts.by_label[..k].iter().any(|p| p.0 == *label) {
-                self.diags.warning(*n, format!("second `{label}` part in `{name}`; only the first is read"));
+                self.diags.warning(
+                    *n,
+                    format!("second `{label}` part in `{name}`; only the first is read"),
+                );
             }
         }
         let mut doc = paragraphs(parts.desc.iter().map(|x| x.1));
         if let Some(notes) = parts.get("Notes") {
             let notes = paragraphs(notes.iter().map(|x| x.1));
             if !notes.is_empty() {
-                doc = if doc.is_empty() { notes } else { format!("{doc}\n\n{notes}") };
+                doc = if doc.is_empty() {
+                    notes
+                } else {
+                    format!("{doc}\n\n{notes}")
+                };
             }
         }
         let mut params = self.inputs(sig, b.line, &name, parts.get("Parameters").unwrap_or(&[]));
@@ -323,7 +408,11 @@ impl Builder {
             Some(lines) => self.returns(lines, b.line, &name, &mut params, &mut errors, &mut doc),
             None => self.missing_returns(b, &name, &parts, last, final_newline),
         }
-        let rtype = parts.get("Return type").map(|l| paragraphs(l.iter().map(|x| x.1))).filter(|t| !t.is_empty()).map(|t| TypeRef::parse(&t));
+        let rtype = parts
+            .get("Return type")
+            .map(|l| paragraphs(l.iter().map(|x| x.1)))
+            .filter(|t| !t.is_empty())
+            .map(|t| TypeRef::parse(&t));
         let see_also = parts.get("See also").map(see_also).unwrap_or_default();
         self.api.functions.push(Function {
             name,
@@ -344,7 +433,10 @@ impl Builder {
     fn inputs(&mut self, sig: &Sig, line: u32, name: &str, part: &[(u32, &str)]) -> Vec<Param> {
         let (sig_params, bad) = signature_params(&sig.params);
         for piece in bad {
-            self.diags.error(line, format!("cannot read parameter `{piece}` in the signature of `{name}`"));
+            self.diags.error(
+                line,
+                format!("cannot read parameter `{piece}` in the signature of `{name}`"),
+            );
         }
         let mut documented: Vec<(u32, &str, String, String)> = Vec::new();
         let list = items(part);
@@ -357,7 +449,13 @@ impl Builder {
                         last.3.push_str("\n\n");
                         last.3.push_str(text);
                     }
-                    None => self.diags.warning(*n, format!("`Parameters` item of `{name}` is not `name (type) – description`: {}", clip(text))),
+                    None => self.diags.warning(
+                        *n,
+                        format!(
+                            "`Parameters` item of `{name}` is not `name (type) – description`: {}",
+                            clip(text)
+                        ),
+                    ),
                 },
             }
         }
@@ -366,8 +464,15 @@ impl Builder {
         }
         // Items naming a parameter the signature has go to it; the rest are matched in order
         // with the signature parameters left over (the docs sometimes use the C name).
-        let mut matched: Vec<Option<(u32, &str, String, String)>> =
-            sig_params.iter().map(|p| documented.iter().position(|d| d.1 == p.name).map(|k| documented.remove(k))).collect();
+        let mut matched: Vec<Option<(u32, &str, String, String)>> = sig_params
+            .iter()
+            .map(|p| {
+                documented
+                    .iter()
+                    .position(|d| d.1 == p.name)
+                    .map(|k| documented.remove(k))
+            })
+            .collect();
         let mut leftover = documented.into_iter();
         for (slot, sp) in matched.iter_mut().zip(&sig_params) {
             if slot.is_none() {
@@ -378,7 +483,10 @@ impl Builder {
             }
         }
         for (n, pn, _, _) in leftover {
-            self.diags.warning(n, format!("`{name}` documents parameter `{pn}`, which its signature lacks; ignored"));
+            self.diags.warning(
+                n,
+                format!("`{name}` documents parameter `{pn}`, which its signature lacks; ignored"),
+            );
         }
         let mut params = Vec::with_capacity(sig_params.len());
         for (SigParam { name: pname, ty }, doc_item) in sig_params.into_iter().zip(matched) {
@@ -394,7 +502,15 @@ impl Builder {
     }
 
     /// Reads `Returns`: status codes into `errors`, named bullets as outputs.
-    fn returns(&mut self, lines: &[(u32, &str)], line: u32, name: &str, params: &mut Vec<Param>, errors: &mut Vec<String>, doc: &mut String) {
+    fn returns(
+        &mut self,
+        lines: &[(u32, &str)],
+        line: u32,
+        name: &str,
+        params: &mut Vec<Param>,
+        errors: &mut Vec<String>,
+        doc: &mut String,
+    ) {
         let list = items(lines);
         if list.is_empty() {
             self.diags.note(line, format!("`Returns` of `{name}` is empty in this rendering: status codes and outputs are not stated"));
@@ -403,12 +519,22 @@ impl Builder {
         let bulleted = list.iter().any(|x| x.2);
         for (k, (n, text, _)) in list.iter().enumerate() {
             if let Some((on, ty, desc)) = param_item(text).filter(|_| bulleted) {
-                params.push(Param { name: on.to_string(), ty: Some(TypeRef::parse(ty)), direction: Direction::Out, doc: desc.to_string() });
+                params.push(Param {
+                    name: on.to_string(),
+                    ty: Some(TypeRef::parse(ty)),
+                    direction: Direction::Out,
+                    doc: desc.to_string(),
+                });
                 continue;
             }
             if k == 0 || !bulleted {
                 match status_codes(text, &self.known) {
-                    Some(codes) => errors.extend(codes.into_iter().filter(|c| !errors.contains(c)).collect::<Vec<_>>()),
+                    Some(codes) => errors.extend(
+                        codes
+                            .into_iter()
+                            .filter(|c| !errors.contains(c))
+                            .collect::<Vec<_>>(),
+                    ),
                     None => {
                         self.diags.note(*n, format!("`Returns` text of `{name}` is not a list of status codes; kept in the doc"));
                         doc.push_str(if doc.is_empty() { "" } else { "\n\n" });
@@ -420,21 +546,45 @@ impl Builder {
             match glued_type(text, &self.known) {
                 Some((ty, desc)) => {
                     self.diags.note(*n, format!("output of `{name}` has no name; its type `{ty}` is read from the start of its text"));
-                    params.push(Param { name: String::new(), ty: Some(TypeRef::parse(ty)), direction: Direction::Out, doc: desc.to_string() });
+                    params.push(Param {
+                        name: String::new(),
+                        ty: Some(TypeRef::parse(ty)),
+                        direction: Direction::Out,
+                        doc: desc.to_string(),
+                    });
                 }
                 None => {
-                    self.diags.warning(*n, format!("output of `{name}` has neither name nor readable type: {}", clip(text)));
-                    params.push(Param { name: String::new(), ty: None, direction: Direction::Out, doc: text.clone() });
+                    self.diags.warning(
+                        *n,
+                        format!(
+                            "output of `{name}` has neither name nor readable type: {}",
+                            clip(text)
+                        ),
+                    );
+                    params.push(Param {
+                        name: String::new(),
+                        ty: None,
+                        direction: Direction::Out,
+                        doc: text.clone(),
+                    });
                 }
             }
         }
     }
 
     /// An entry without `Returns`: the file's cut-off last entry, or a garbled one.
-    fn missing_returns(&mut self, b: &Block, name: &str, parts: &Parts, last: bool, final_newline: bool) {
+    fn missing_returns(
+        &mut self,
+        b: &Block,
+        name: &str,
+        parts: &Parts,
+        last: bool,
+        final_newline: bool,
+    ) {
         let last_text = b.body.iter().rev().find(|(_, l)| !l.trim().is_empty());
         let (end_line, end_text) = last_text.map_or((b.line, ""), |(n, l)| (*n, l.trim()));
-        let mid_sentence = !end_text.ends_with(['.', ':', ')', ']', '!', '?', '"', '\u{201d}', '\'']);
+        let mid_sentence =
+            !end_text.ends_with(['.', ':', ')', ']', '!', '?', '"', '\u{201d}', '\'']);
         if last && (!final_newline || mid_sentence) {
             let after = parts.by_label.last().map_or("its description", |p| p.0);
             self.diags.warning(
@@ -457,7 +607,11 @@ fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
     let text = paragraphs(lines.iter().map(|x| x.1));
     let mut out: Vec<String> = Vec::new();
     for item in text.split(',') {
-        let n: String = item.trim().chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':')).collect();
+        let n: String = item
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
+            .collect();
         let n = n.trim_start_matches(':').to_string();
         if !n.is_empty() && !out.contains(&n) {
             out.push(n);

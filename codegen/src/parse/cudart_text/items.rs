@@ -26,22 +26,35 @@ pub fn signature_params(text: &str) -> (Vec<SigParam>, Vec<String>) {
     }
     for piece in split_top_commas(text) {
         let piece = piece.trim();
+        if piece.is_empty() {
+            continue; // a trailing comma
+        }
         let (decl, ann) = match piece.split_once(':') {
             Some((d, a)) => (d.trim(), Some(a.trim())),
             None => (piece, None),
         };
         let decl = decl.split_once('=').map_or(decl, |(d, _)| d.trim_end());
-        let split = decl.rfind(|c: char| c.is_whitespace() || c == '*').map_or(0, |k| k + 1);
+        let split = decl
+            .rfind(|c: char| c.is_whitespace() || c == '*')
+            .map_or(0, |k| k + 1);
         let name = decl[split..].trim();
         let ctype = decl[..split].trim();
         if !is_ident(name) {
             bad.push(piece.to_string());
             continue;
         }
-        let ctype = (!ctype.is_empty() && ctype.trim_matches('*').trim() != "")
-            .then(|| ctype.split_whitespace().collect::<Vec<_>>().join(" ").replace(" *", "*"));
+        let ctype = (!ctype.is_empty() && ctype.trim_matches('*').trim() != "").then(|| {
+            ctype
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace(" *", "*")
+        });
         let ty = ann.filter(|a| !a.is_empty()).map(str::to_string).or(ctype);
-        params.push(SigParam { name: name.to_string(), ty });
+        params.push(SigParam {
+            name: name.to_string(),
+            ty,
+        });
     }
     (params, bad)
 }
@@ -116,7 +129,8 @@ pub fn status_codes(text: &str, known: &[String]) -> Option<Vec<String>> {
         if tok.is_empty() || tok.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        if !is_ident(tok) {
+        // Codes are C constants (`cudaSuccess`, `CUDA_ERROR_X`), not prose words.
+        if !is_ident(tok) || !tok.contains(|c: char| c.is_ascii_uppercase() || c == '_') {
             return None;
         }
         if !codes.iter().any(|c| c == tok) {
@@ -146,7 +160,9 @@ pub fn glued_type<'t>(text: &'t str, known: &[String]) -> Option<(&'t str, &'t s
     if let Some(ty) = known_prefix(text, known) {
         return Some((&text[..ty.len()], text[ty.len()..].trim()));
     }
-    let ident_len = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len());
+    let ident_len = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
     for k in 2..=ident_len / 2 {
         let (head, rest) = text.split_at(k);
         if rest.starts_with(head) && is_ident(head) {
@@ -161,7 +177,10 @@ mod tests {
     use super::*;
 
     fn sp(name: &str, ty: Option<&str>) -> SigParam {
-        SigParam { name: name.into(), ty: ty.map(str::to_string) }
+        SigParam {
+            name: name.into(),
+            ty: ty.map(str::to_string),
+        }
     }
 
     #[test]
@@ -187,10 +206,19 @@ mod tests {
 
     #[test]
     fn items() {
-        assert_eq!(param_item("limit (cudaLimit) – Limit to set"), Some(("limit", "cudaLimit", "Limit to set")));
-        assert_eq!(param_item("d (List[Any]) – x (y) – z"), Some(("d", "List[Any]", "x (y) – z")));
+        assert_eq!(
+            param_item("limit (cudaLimit) – Limit to set"),
+            Some(("limit", "cudaLimit", "Limit to set"))
+        );
+        assert_eq!(
+            param_item("d (List[Any]) – x (y) – z"),
+            Some(("d", "List[Any]", "x (y) – z"))
+        );
         assert_eq!(param_item("p (int)"), Some(("p", "int", "")));
-        assert_eq!(param_item("cudaError_t.cudaSuccess – cudaError_t.cudaSuccess"), None);
+        assert_eq!(
+            param_item("cudaError_t.cudaSuccess – cudaError_t.cudaSuccess"),
+            None
+        );
         assert_eq!(param_item("two words (int) – x"), None);
     }
 
@@ -198,19 +226,40 @@ mod tests {
     fn statuses() {
         let known = vec!["cudaError_t".to_string(), "bytes".to_string()];
         let s = |t| status_codes(t, &known);
-        assert_eq!(s("cudaSuccess, cudaErrorInvalidValue,"), Some(vec!["cudaSuccess".into(), "cudaErrorInvalidValue".into()]));
-        assert_eq!(s("cudaError_tcudaSuccess, cudaErrorX"), Some(vec!["cudaSuccess".into(), "cudaErrorX".into()]));
-        assert_eq!(s("cudaError_t.cudaSuccess – cudaError_t.cudaSuccess"), Some(vec!["cudaSuccess".into()]));
+        assert_eq!(
+            s("cudaSuccess, cudaErrorInvalidValue,"),
+            Some(vec!["cudaSuccess".into(), "cudaErrorInvalidValue".into()])
+        );
+        assert_eq!(
+            s("cudaError_tcudaSuccess, cudaErrorX"),
+            Some(vec!["cudaSuccess".into(), "cudaErrorX".into()])
+        );
+        assert_eq!(
+            s("cudaError_t.cudaSuccess – cudaError_t.cudaSuccess"),
+            Some(vec!["cudaSuccess".into()])
+        );
         assert_eq!(s("cudaError_t"), Some(vec![]));
-        assert_eq!(s("cudaSuccess, :py:obj:`~.cudaErrorInvalidDeviceFunction`2"), Some(vec!["cudaSuccess".into(), "cudaErrorInvalidDeviceFunction".into()]));
+        assert_eq!(
+            s("cudaSuccess, :py:obj:`~.cudaErrorInvalidDeviceFunction`2"),
+            Some(vec![
+                "cudaSuccess".into(),
+                "cudaErrorInvalidDeviceFunction".into()
+            ])
+        );
         assert_eq!(s("the call may fail (sometimes)."), None);
     }
 
     #[test]
     fn glued() {
         let known = vec!["bytes".to_string()];
-        assert_eq!(glued_type("byteschar* pointer", &known), Some(("bytes", "char* pointer")));
-        assert_eq!(glued_type("cudaPoscudaPos specified by x", &known), Some(("cudaPos", "cudaPos specified by x")));
+        assert_eq!(
+            glued_type("byteschar* pointer", &known),
+            Some(("bytes", "char* pointer"))
+        );
+        assert_eq!(
+            glued_type("cudaPoscudaPos specified by x", &known),
+            Some(("cudaPos", "cudaPos specified by x"))
+        );
         assert_eq!(glued_type("something else", &known), None);
     }
 }

@@ -223,12 +223,13 @@ fn cupy_entries_and_c_functions() {
 
 #[test]
 fn unknown_directive_is_a_note() {
-    let text = "Sec\n===\n\n.. note:: hello\n\n   body\n\n.. autofunction:: m.f\n";
+    let text = "Sec\n===\n\n.. a comment\n.. note:: hello\n\n   body\n\n.. autofunction:: m.f\n";
     let api = autodoc::parse("x.rst", text);
     assert_eq!(api.functions.len(), 1);
     assert_eq!(api.functions[0].section.as_deref(), Some("Sec"));
     let d = &api.diagnostics[0];
-    assert_eq!((d.severity, d.line), (Severity::Note, 4));
+    assert_eq!((d.severity, d.line), (Severity::Note, 5));
+    assert!(api.sections[0].doc.is_empty());
     assert!(d.message.contains("note"));
 }
 

@@ -72,6 +72,11 @@ impl<'a> Parser<'a> {
                 i = self.directive(i, d);
                 continue;
             }
+            if line.trim_start().starts_with("..") && !is_adornment(line) {
+                // An RST comment or hyperlink target: not text of the section.
+                i += 1;
+                continue;
+            }
             if is_adornment(line) {
                 if let Some(next) = self.heading_at(i + 1) {
                     self.open_section(self.lines[i + 1].trim(), i + 1, true);

@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 use codegen::diag::Counts;
 use codegen::ir::Format;
 
+mod diff_cmd;
+
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "Developer commands of the CUDA Runtime bindings generator")]
 struct Cli {
@@ -19,6 +21,8 @@ struct Cli {
 enum Command {
     /// Read documentation files into the IR and write it as JSON.
     Ir(IrArgs),
+    /// Compare two API descriptions (documents or IR JSON) and report what changed.
+    Diff(diff_cmd::DiffArgs),
 }
 
 #[derive(clap::Args)]
@@ -50,6 +54,7 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ir(args) => ir(args),
+        Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
     }
 }
 

@@ -13,7 +13,12 @@ pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
     let s = split(old, new);
     presence_and_sections(acc, ItemKind::Enum, &s);
     for (o, n) in &s.both {
-        let p = Pair { kind: ItemKind::Enum, name: &o.name, old: &o.source, new: &n.source };
+        let p = Pair {
+            kind: ItemKind::Enum,
+            name: &o.name,
+            old: &o.source,
+            new: &n.source,
+        };
         if o.detail == Detail::NamesOnly {
             acc.not_comparable(&p, "members".into(), true, "states names only");
             continue;
@@ -32,7 +37,14 @@ pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
         let (ov, nv) = (index(&o.variants), index(&n.variants));
         for (name, value) in &ov {
             match nv.get(name) {
-                None => acc.change(&p, Some(name), ChangeKind::MemberRemoved, Impact::Change, value.map(|v| v.to_string()), None),
+                None => acc.change(
+                    &p,
+                    Some(name),
+                    ChangeKind::MemberRemoved,
+                    Impact::Change,
+                    value.map(|v| v.to_string()),
+                    None,
+                ),
                 Some(other) => match (value, other) {
                     (Some(a), Some(b)) if a != b => acc.change(
                         &p,
@@ -42,14 +54,31 @@ pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
                         Some(a.to_string()),
                         Some(b.to_string()),
                     ),
-                    (None, Some(_)) => acc.not_comparable(&p, format!("value of member {name}"), true, "gives no value"),
-                    (Some(_), None) => acc.not_comparable(&p, format!("value of member {name}"), false, "gives no value"),
+                    (None, Some(_)) => acc.not_comparable(
+                        &p,
+                        format!("value of member {name}"),
+                        true,
+                        "gives no value",
+                    ),
+                    (Some(_), None) => acc.not_comparable(
+                        &p,
+                        format!("value of member {name}"),
+                        false,
+                        "gives no value",
+                    ),
                     _ => {}
                 },
             }
         }
         for (name, value) in nv.iter().filter(|(k, _)| !ov.contains_key(*k)) {
-            acc.change(&p, Some(name), ChangeKind::MemberAdded, Impact::Info, None, value.map(|v| v.to_string()));
+            acc.change(
+                &p,
+                Some(name),
+                ChangeKind::MemberAdded,
+                Impact::Info,
+                None,
+                value.map(|v| v.to_string()),
+            );
         }
     }
 }
@@ -59,8 +88,20 @@ pub(crate) fn compare_constants(acc: &mut Acc, old: &[Constant], new: &[Constant
     presence_and_sections(acc, ItemKind::Constant, &s);
     for (o, n) in &s.both {
         if o.value != n.value {
-            let p = Pair { kind: ItemKind::Constant, name: &o.name, old: &o.source, new: &n.source };
-            acc.change(&p, None, ChangeKind::ValueChanged, Impact::Break, Some(o.value.to_string()), Some(n.value.to_string()));
+            let p = Pair {
+                kind: ItemKind::Constant,
+                name: &o.name,
+                old: &o.source,
+                new: &n.source,
+            };
+            acc.change(
+                &p,
+                None,
+                ChangeKind::ValueChanged,
+                Impact::Break,
+                Some(o.value.to_string()),
+                Some(n.value.to_string()),
+            );
         }
     }
 }
@@ -70,8 +111,20 @@ pub(crate) fn compare_aliases(acc: &mut Acc, old: &[Alias], new: &[Alias]) {
     presence_and_sections(acc, ItemKind::Alias, &s);
     for (o, n) in &s.both {
         if o.target != n.target {
-            let p = Pair { kind: ItemKind::Alias, name: &o.name, old: &o.source, new: &n.source };
-            acc.change(&p, None, ChangeKind::AliasTargetChanged, Impact::Change, Some(o.target.clone()), Some(n.target.clone()));
+            let p = Pair {
+                kind: ItemKind::Alias,
+                name: &o.name,
+                old: &o.source,
+                new: &n.source,
+            };
+            acc.change(
+                &p,
+                None,
+                ChangeKind::AliasTargetChanged,
+                Impact::Change,
+                Some(o.target.clone()),
+                Some(n.target.clone()),
+            );
         }
     }
 }

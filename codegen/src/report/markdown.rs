@@ -24,7 +24,11 @@ pub fn render(report: &Report) -> String {
 }
 
 fn table(out: &mut String, t: &Table) {
-    let marker = if t.loud && !t.rows.is_empty() { "⚠ " } else { "" };
+    let marker = if t.loud && !t.rows.is_empty() {
+        "⚠ "
+    } else {
+        ""
+    };
     let _ = writeln!(out, "## {marker}{} ({})\n", escape(&t.title), t.rows.len());
     if let Some(d) = &t.description {
         let _ = writeln!(out, "{}\n", escape(d));

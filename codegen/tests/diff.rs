@@ -252,6 +252,15 @@ fn renumbered_enum_member_is_a_break() {
     );
     assert_eq!(d.breaks(), 1);
     assert_eq!(d.totals[1].breaks, 1);
+    let added = d
+        .changes
+        .iter()
+        .find(|c| c.change == ChangeKind::MemberAdded)
+        .unwrap();
+    assert_eq!(
+        (added.old_source.as_str(), added.new_source.as_str()),
+        ("doc.txt:100", "doc.txt:103")
+    );
     let md = diff::render::render(&d, OutputFormat::Markdown);
     assert!(md.contains("## ⚠ ABI breaks (1)"), "{md}");
     assert!(diff::render::summary(&d).contains("!! ABI breaks (1):"));
@@ -397,6 +406,24 @@ fn names_only_side_gives_not_comparable_entries() {
         ]
     );
     assert_eq!(d.not_comparable[0].reason, "old side states names only");
+    // Renamed-looking pairs need parameters: when they are unstated, that is said once.
+    let mut old2 = old.clone();
+    old2.functions[0].name = "cudaGraphAddNodeOld".into();
+    let d2 = diff::diff(&old2, &new);
+    let agg: Vec<(&str, &str)> = d2
+        .not_comparable
+        .iter()
+        .filter(|n| n.name == "*")
+        .map(|n| (n.comparison.as_str(), n.reason.as_str()))
+        .collect();
+    assert_eq!(
+        agg,
+        vec![(
+            "renamed-looking pairs",
+            "old side states no parameters for 1 of the 1 removed functions"
+        )]
+    );
+    assert!(d2.renamed.is_empty());
     assert_eq!(d.not_comparable[0].source, "doc.txt:40");
     // A parameter without a type on one side: only that comparison is impossible.
     let mut untyped = base();

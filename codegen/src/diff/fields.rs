@@ -53,7 +53,12 @@ pub(crate) fn compare_typedefs(acc: &mut Acc, old: &[Typedef], new: &[Typedef]) 
     }
 }
 
-fn compare_fields(acc: &mut Acc, p: &Pair, old: (Detail, &[Field]), new: (Detail, &[Field])) {
+fn compare_fields<'a>(
+    acc: &mut Acc,
+    p: &Pair<'a>,
+    old: (Detail, &'a [Field]),
+    new: (Detail, &'a [Field]),
+) {
     if old.0 == Detail::NamesOnly {
         return acc.not_comparable(p, "fields".into(), true, "states names only");
     }
@@ -70,48 +75,60 @@ fn compare_fields(acc: &mut Acc, p: &Pair, old: (Detail, &[Field]), new: (Detail
     let (of, nf) = (old.1, new.1);
     let (oi, ni) = (index(of), index(nf));
     for f in of {
-        match ni.get(&f.name) {
-            None => acc.change(
-                p,
+        let Some(&j) = ni.get(&f.name) else {
+            let fp = Pair {
+                old: &f.source,
+                ..*p
+            };
+            let old_ty = Some(show(f.ty.as_ref()));
+            acc.change(
+                &fp,
                 Some(&f.name),
                 ChangeKind::FieldRemoved,
                 Impact::Change,
-                Some(show(f.ty.as_ref())),
+                old_ty,
                 None,
-            ),
-            Some(&j) => match (&f.ty, &nf[j].ty) {
-                (Some(a), Some(b)) if !same_type(a, b) => acc.change(
-                    p,
+            );
+            continue;
+        };
+        // Field changes point at the fields' own lines.
+        let g = &nf[j];
+        let fp = Pair {
+            old: &f.source,
+            new: &g.source,
+            ..*p
+        };
+        let what = || format!("type of field {}", f.name);
+        match (&f.ty, &g.ty) {
+            (Some(a), Some(b)) if !same_type(a, b) => {
+                let (a, b) = (Some(a.text.clone()), Some(b.text.clone()));
+                acc.change(
+                    &fp,
                     Some(&f.name),
                     ChangeKind::FieldRetyped,
                     Impact::Change,
-                    Some(a.text.clone()),
-                    Some(b.text.clone()),
-                ),
-                (None, Some(_)) => acc.not_comparable(
-                    p,
-                    format!("type of field {}", f.name),
-                    true,
-                    "gives no type",
-                ),
-                (Some(_), None) => acc.not_comparable(
-                    p,
-                    format!("type of field {}", f.name),
-                    false,
-                    "gives no type",
-                ),
-                _ => {}
-            },
+                    a,
+                    b,
+                )
+            }
+            (None, Some(_)) => acc.not_comparable(&fp, what(), true, "gives no type"),
+            (Some(_), None) => acc.not_comparable(&fp, what(), false, "gives no type"),
+            _ => {}
         }
     }
     for f in nf.iter().filter(|f| !oi.contains_key(&f.name)) {
+        let fp = Pair {
+            new: &f.source,
+            ..*p
+        };
+        let new_ty = Some(show(f.ty.as_ref()));
         acc.change(
-            p,
+            &fp,
             Some(&f.name),
             ChangeKind::FieldAdded,
             Impact::Change,
             None,
-            Some(show(f.ty.as_ref())),
+            new_ty,
         );
     }
     let a: Vec<&str> = oi

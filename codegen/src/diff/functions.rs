@@ -229,6 +229,10 @@ fn same_params(a: &[Param], b: &[Param]) -> bool {
 /// Pairs removed and added functions with the same stated parameters and similar names,
 /// best similarity first; each function joins at most one pair.
 fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
+    if !removed.is_empty() && !added.is_empty() {
+        unpairable(acc, removed, true);
+        unpairable(acc, added, false);
+    }
     let mut candidates: Vec<(f64, usize, usize)> = Vec::new();
     for (i, o) in removed.iter().enumerate() {
         let Ok(op) = stated(o) else { continue };
@@ -277,4 +281,26 @@ fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
             r.looks_renamed = Some(o.name.clone());
         }
     }
+}
+
+/// Says once per side how many of its unmatched functions cannot join a renamed-looking pair
+/// because their parameters are not stated.
+fn unpairable(acc: &mut Acc, list: &[&Function], old_side: bool) {
+    let unstated: Vec<&&Function> = list.iter().filter(|f| stated(f).is_err()).collect();
+    let Some(first) = unstated.first() else {
+        return;
+    };
+    let what = if old_side { "removed" } else { "added" };
+    let p = Pair {
+        kind: ItemKind::Function,
+        name: "*",
+        old: &first.source,
+        new: &first.source,
+    };
+    let reason = format!(
+        "states no parameters for {} of the {} {what} functions",
+        unstated.len(),
+        list.len()
+    );
+    acc.not_comparable(&p, "renamed-looking pairs".into(), old_side, &reason);
 }

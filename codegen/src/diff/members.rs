@@ -9,7 +9,7 @@ use super::items::{presence_and_sections, split};
 use super::{Acc, ChangeKind, Impact, ItemKind, Pair};
 use crate::ir::{Alias, Constant, Detail, Enum, Variant};
 
-pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
+pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum]) {
     let s = split(old, new);
     presence_and_sections(acc, ItemKind::Enum, &s);
     for (o, n) in &s.both {
@@ -27,57 +27,73 @@ pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
             acc.not_comparable(&p, "members".into(), false, "states names only");
             continue;
         }
-        let index = |list: &'_ [Variant]| -> IndexMap<String, Option<i64>> {
+        let index = |list: &'a [Variant]| -> IndexMap<&'a str, &'a Variant> {
             let mut m = IndexMap::new();
             for v in list {
-                m.entry(v.name.clone()).or_insert(v.value);
+                m.entry(v.name.as_str()).or_insert(v);
             }
             m
         };
         let (ov, nv) = (index(&o.variants), index(&n.variants));
-        for (name, value) in &ov {
-            match nv.get(name) {
-                None => acc.change(
-                    &p,
+        let num = |v: &Variant| v.value.map(|x| x.to_string());
+        for (&name, &v) in &ov {
+            let Some(&w) = nv.get(name) else {
+                let mp = Pair {
+                    old: &v.source,
+                    ..p
+                };
+                acc.change(
+                    &mp,
                     Some(name),
                     ChangeKind::MemberRemoved,
                     Impact::Change,
-                    value.map(|v| v.to_string()),
+                    num(v),
                     None,
+                );
+                continue;
+            };
+            // Member changes point at the members' own lines.
+            let mp = Pair {
+                old: &v.source,
+                new: &w.source,
+                ..p
+            };
+            match (v.value, w.value) {
+                (Some(a), Some(b)) if a != b => acc.change(
+                    &mp,
+                    Some(name),
+                    ChangeKind::MemberRenumbered,
+                    Impact::Break,
+                    num(v),
+                    num(w),
                 ),
-                Some(other) => match (value, other) {
-                    (Some(a), Some(b)) if a != b => acc.change(
-                        &p,
-                        Some(name),
-                        ChangeKind::MemberRenumbered,
-                        Impact::Break,
-                        Some(a.to_string()),
-                        Some(b.to_string()),
-                    ),
-                    (None, Some(_)) => acc.not_comparable(
-                        &p,
-                        format!("value of member {name}"),
-                        true,
-                        "gives no value",
-                    ),
-                    (Some(_), None) => acc.not_comparable(
-                        &p,
-                        format!("value of member {name}"),
-                        false,
-                        "gives no value",
-                    ),
-                    _ => {}
-                },
+                (None, Some(_)) => acc.not_comparable(
+                    &mp,
+                    format!("value of member {name}"),
+                    true,
+                    "gives no value",
+                ),
+                (Some(_), None) => acc.not_comparable(
+                    &mp,
+                    format!("value of member {name}"),
+                    false,
+                    "gives no value",
+                ),
+                _ => {}
             }
         }
-        for (name, value) in nv.iter().filter(|(k, _)| !ov.contains_key(*k)) {
+        for (&name, &w) in nv.iter().filter(|(k, _)| !ov.contains_key(*k)) {
+            let mp = Pair {
+                new: &w.source,
+                ..p
+            };
             acc.change(
-                &p,
+                &mp,
                 Some(name),
                 ChangeKind::MemberAdded,
                 Impact::Info,
                 None,
-                value.map(|v| v.to_string()),
+                num(w),
             );
         }
     }

@@ -293,6 +293,7 @@ pub(crate) struct Acc {
 }
 
 /// The two sides of one item being compared, for building entries.
+#[derive(Clone, Copy)]
 pub(crate) struct Pair<'a> {
     pub kind: ItemKind,
     pub name: &'a str,

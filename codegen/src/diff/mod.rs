@@ -26,6 +26,7 @@ pub mod render;
 pub mod similarity;
 mod typecmp;
 
+pub use functions::RENAME_THRESHOLD;
 pub use typecmp::same_type;
 
 /// Version of the JSON shape; bumped on incompatible changes to the schema.

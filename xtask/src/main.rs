@@ -12,6 +12,8 @@ use clap::{Parser, Subcommand};
 use codegen::diag::Counts;
 use codegen::ir::Format;
 
+mod diff_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
@@ -30,6 +32,8 @@ enum Command {
     Codegen(codegen_cmd::CodegenArgs),
     /// Read cudarc's runtime bindings for one CUDA release into the ABI model (JSON).
     Abi(abi_cmd::AbiArgs),
+    /// Compare two API descriptions (documents or IR JSON) and report what changed.
+    Diff(diff_cmd::DiffArgs),
 }
 
 #[derive(clap::Args)]
@@ -63,6 +67,7 @@ fn run() -> Result<ExitCode> {
         Command::Ir(args) => ir(args),
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
         Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
+        Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
     }
 }
 

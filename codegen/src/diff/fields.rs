@@ -14,7 +14,12 @@ pub(crate) fn compare_structs(acc: &mut Acc, old: &[Struct], new: &[Struct]) {
     let s = split(old, new);
     presence_and_sections(acc, ItemKind::Struct, &s);
     for (o, n) in &s.both {
-        let p = Pair { kind: ItemKind::Struct, name: &o.name, old: &o.source, new: &n.source };
+        let p = Pair {
+            kind: ItemKind::Struct,
+            name: &o.name,
+            old: &o.source,
+            new: &n.source,
+        };
         compare_fields(acc, &p, (o.detail, &o.fields), (n.detail, &n.fields));
     }
 }
@@ -23,16 +28,37 @@ pub(crate) fn compare_typedefs(acc: &mut Acc, old: &[Typedef], new: &[Typedef]) 
     let s = split(old, new);
     presence_and_sections(acc, ItemKind::Typedef, &s);
     for (o, n) in &s.both {
-        let p = Pair { kind: ItemKind::Typedef, name: &o.name, old: &o.source, new: &n.source };
+        let p = Pair {
+            kind: ItemKind::Typedef,
+            name: &o.name,
+            old: &o.source,
+            new: &n.source,
+        };
         if o.detail == Detail::Full && n.detail == Detail::Full && o.kind != n.kind {
-            let k = |t: &Typedef| serde_json::to_value(t.kind).ok().and_then(|v| v.as_str().map(String::from));
-            acc.change(&p, None, ChangeKind::TypedefKindChanged, Impact::Change, k(o), k(n));
+            let k = |t: &Typedef| {
+                serde_json::to_value(t.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+            };
+            acc.change(
+                &p,
+                None,
+                ChangeKind::TypedefKindChanged,
+                Impact::Change,
+                k(o),
+                k(n),
+            );
         }
         compare_fields(acc, &p, (o.detail, &o.fields), (n.detail, &n.fields));
     }
 }
 
-fn compare_fields(acc: &mut Acc, p: &Pair, old: (Detail, &[Field]), new: (Detail, &[Field])) {
+fn compare_fields<'a>(
+    acc: &mut Acc,
+    p: &Pair<'a>,
+    old: (Detail, &'a [Field]),
+    new: (Detail, &'a [Field]),
+) {
     if old.0 == Detail::NamesOnly {
         return acc.not_comparable(p, "fields".into(), true, "states names only");
     }
@@ -49,29 +75,80 @@ fn compare_fields(acc: &mut Acc, p: &Pair, old: (Detail, &[Field]), new: (Detail
     let (of, nf) = (old.1, new.1);
     let (oi, ni) = (index(of), index(nf));
     for f in of {
-        match ni.get(&f.name) {
-            None => acc.change(p, Some(&f.name), ChangeKind::FieldRemoved, Impact::Change, Some(show(f.ty.as_ref())), None),
-            Some(&j) => match (&f.ty, &nf[j].ty) {
-                (Some(a), Some(b)) if !same_type(a, b) => acc.change(
-                    p,
+        let Some(&j) = ni.get(&f.name) else {
+            let fp = Pair {
+                old: &f.source,
+                ..*p
+            };
+            let old_ty = Some(show(f.ty.as_ref()));
+            acc.change(
+                &fp,
+                Some(&f.name),
+                ChangeKind::FieldRemoved,
+                Impact::Change,
+                old_ty,
+                None,
+            );
+            continue;
+        };
+        // Field changes point at the fields' own lines.
+        let g = &nf[j];
+        let fp = Pair {
+            old: &f.source,
+            new: &g.source,
+            ..*p
+        };
+        let what = || format!("type of field {}", f.name);
+        match (&f.ty, &g.ty) {
+            (Some(a), Some(b)) if !same_type(a, b) => {
+                let (a, b) = (Some(a.text.clone()), Some(b.text.clone()));
+                acc.change(
+                    &fp,
                     Some(&f.name),
                     ChangeKind::FieldRetyped,
                     Impact::Change,
-                    Some(a.text.clone()),
-                    Some(b.text.clone()),
-                ),
-                (None, Some(_)) => acc.not_comparable(p, format!("type of field {}", f.name), true, "gives no type"),
-                (Some(_), None) => acc.not_comparable(p, format!("type of field {}", f.name), false, "gives no type"),
-                _ => {}
-            },
+                    a,
+                    b,
+                )
+            }
+            (None, Some(_)) => acc.not_comparable(&fp, what(), true, "gives no type"),
+            (Some(_), None) => acc.not_comparable(&fp, what(), false, "gives no type"),
+            _ => {}
         }
     }
     for f in nf.iter().filter(|f| !oi.contains_key(&f.name)) {
-        acc.change(p, Some(&f.name), ChangeKind::FieldAdded, Impact::Change, None, Some(show(f.ty.as_ref())));
+        let fp = Pair {
+            new: &f.source,
+            ..*p
+        };
+        let new_ty = Some(show(f.ty.as_ref()));
+        acc.change(
+            &fp,
+            Some(&f.name),
+            ChangeKind::FieldAdded,
+            Impact::Change,
+            None,
+            new_ty,
+        );
     }
-    let a: Vec<&str> = oi.keys().filter(|k| ni.contains_key(*k)).map(String::as_str).collect();
-    let b: Vec<&str> = ni.keys().filter(|k| oi.contains_key(*k)).map(String::as_str).collect();
+    let a: Vec<&str> = oi
+        .keys()
+        .filter(|k| ni.contains_key(*k))
+        .map(String::as_str)
+        .collect();
+    let b: Vec<&str> = ni
+        .keys()
+        .filter(|k| oi.contains_key(*k))
+        .map(String::as_str)
+        .collect();
     if a != b {
-        acc.change(p, None, ChangeKind::FieldsReordered, Impact::Change, Some(a.join(", ")), Some(b.join(", ")));
+        acc.change(
+            p,
+            None,
+            ChangeKind::FieldsReordered,
+            Impact::Change,
+            Some(a.join(", ")),
+            Some(b.join(", ")),
+        );
     }
 }

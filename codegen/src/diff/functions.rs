@@ -24,7 +24,12 @@ pub(crate) fn compare(acc: &mut Acc, old: &[Function], new: &[Function]) {
     presence_and_sections(acc, ItemKind::Function, &s);
     renames(acc, &s.only_old, &s.only_new);
     for (o, n) in &s.both {
-        let p = Pair { kind: ItemKind::Function, name: &o.name, old: &o.source, new: &n.source };
+        let p = Pair {
+            kind: ItemKind::Function,
+            name: &o.name,
+            old: &o.source,
+            new: &n.source,
+        };
         compare_one(acc, &p, o, n);
     }
 }
@@ -40,9 +45,14 @@ fn stated(f: &Function) -> Result<&[Param], &'static str> {
 
 fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
     match (&o.rtype, &n.rtype) {
-        (Some(a), Some(b)) if !same_type(a, b) => {
-            acc.change(p, None, ChangeKind::ReturnRetyped, Impact::Change, Some(a.text.clone()), Some(b.text.clone()))
-        }
+        (Some(a), Some(b)) if !same_type(a, b) => acc.change(
+            p,
+            None,
+            ChangeKind::ReturnRetyped,
+            Impact::Change,
+            Some(a.text.clone()),
+            Some(b.text.clone()),
+        ),
         _ => {}
     }
     let (op, np) = match (stated(o), stated(n)) {
@@ -62,20 +72,45 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
         let Some(&j) = ni.get(&q.name) else { continue };
         let r = &np[j];
         match (q.direction, r.direction) {
-            (Direction::In, Direction::Out) => {
-                acc.change(p, Some(&q.name), ChangeKind::InputBecameOutput, Impact::Change, Some("in".into()), Some("out".into()))
-            }
-            (Direction::Out, Direction::In) => {
-                acc.change(p, Some(&q.name), ChangeKind::OutputBecameInput, Impact::Change, Some("out".into()), Some("in".into()))
-            }
+            (Direction::In, Direction::Out) => acc.change(
+                p,
+                Some(&q.name),
+                ChangeKind::InputBecameOutput,
+                Impact::Change,
+                Some("in".into()),
+                Some("out".into()),
+            ),
+            (Direction::Out, Direction::In) => acc.change(
+                p,
+                Some(&q.name),
+                ChangeKind::OutputBecameInput,
+                Impact::Change,
+                Some("out".into()),
+                Some("in".into()),
+            ),
             _ => {}
         }
         match (&q.ty, &r.ty) {
-            (Some(a), Some(b)) if !same_type(a, b) => {
-                acc.change(p, Some(&q.name), ChangeKind::ParamRetyped, Impact::Change, Some(a.text.clone()), Some(b.text.clone()))
-            }
-            (None, Some(_)) => acc.not_comparable(p, format!("type of parameter {}", q.name), true, "gives no type"),
-            (Some(_), None) => acc.not_comparable(p, format!("type of parameter {}", q.name), false, "gives no type"),
+            (Some(a), Some(b)) if !same_type(a, b) => acc.change(
+                p,
+                Some(&q.name),
+                ChangeKind::ParamRetyped,
+                Impact::Change,
+                Some(a.text.clone()),
+                Some(b.text.clone()),
+            ),
+            (None, Some(_)) => acc.not_comparable(
+                p,
+                format!("type of parameter {}", q.name),
+                true,
+                "gives no type",
+            ),
+            (Some(_), None) => acc.not_comparable(
+                p,
+                format!("type of parameter {}", q.name),
+                false,
+                "gives no type",
+            ),
             _ => {}
         }
     }
@@ -93,36 +128,80 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
         match twin {
             Some(r) => {
                 renamed_new.push(&r.name);
-                acc.change(p, Some(&q.name), ChangeKind::ParamRenamed, Impact::Change, Some(q.name.clone()), Some(r.name.clone()));
+                acc.change(
+                    p,
+                    Some(&q.name),
+                    ChangeKind::ParamRenamed,
+                    Impact::Change,
+                    Some(q.name.clone()),
+                    Some(r.name.clone()),
+                );
             }
-            None => acc.change(p, Some(&q.name), ChangeKind::ParamRemoved, Impact::Change, Some(describe(q)), None),
+            None => acc.change(
+                p,
+                Some(&q.name),
+                ChangeKind::ParamRemoved,
+                Impact::Change,
+                Some(describe(q)),
+                None,
+            ),
         }
     }
-    for r in fresh.iter().filter(|r| !renamed_new.contains(&r.name.as_str())) {
-        acc.change(p, Some(&r.name), ChangeKind::ParamAdded, Impact::Info, None, Some(describe(r)));
+    for r in fresh
+        .iter()
+        .filter(|r| !renamed_new.contains(&r.name.as_str()))
+    {
+        acc.change(
+            p,
+            Some(&r.name),
+            ChangeKind::ParamAdded,
+            Impact::Info,
+            None,
+            Some(describe(r)),
+        );
     }
     // Order of the inputs both sides have (outputs are returned by name or as a tuple whose
     // order follows the same rule, so they are checked too, separately).
     for dir in [Direction::In, Direction::Out] {
-        let common = |list: &[Param], other: &IndexMap<String, usize>, other_list: &[Param]| -> Vec<String> {
+        let common = |list: &[Param],
+                      other: &IndexMap<String, usize>,
+                      other_list: &[Param]|
+         -> Vec<String> {
             list.iter()
                 .filter(|q| q.direction == dir)
-                .filter(|q| other.get(&q.name).is_some_and(|&j| other_list[j].direction == dir))
+                .filter(|q| {
+                    other
+                        .get(&q.name)
+                        .is_some_and(|&j| other_list[j].direction == dir)
+                })
                 .map(|q| q.name.clone())
                 .collect()
         };
         let a = common(op, &ni, np);
         let b = common(np, &oi, op);
         if a != b {
-            let what = if dir == Direction::In { "inputs" } else { "outputs" };
-            acc.change(p, Some(what), ChangeKind::ParamsReordered, Impact::Change, Some(a.join(", ")), Some(b.join(", ")));
+            let what = if dir == Direction::In {
+                "inputs"
+            } else {
+                "outputs"
+            };
+            acc.change(
+                p,
+                Some(what),
+                ChangeKind::ParamsReordered,
+                Impact::Change,
+                Some(a.join(", ")),
+                Some(b.join(", ")),
+            );
         }
     }
 }
 
 /// Index of `q` among the parameters of its direction.
 fn position(list: &[Param], q: &Param) -> Option<usize> {
-    list.iter().filter(|r| r.direction == q.direction).position(|r| std::ptr::eq(r, q))
+    list.iter()
+        .filter(|r| r.direction == q.direction)
+        .position(|r| std::ptr::eq(r, q))
 }
 
 fn describe(q: &Param) -> String {
@@ -150,6 +229,10 @@ fn same_params(a: &[Param], b: &[Param]) -> bool {
 /// Pairs removed and added functions with the same stated parameters and similar names,
 /// best similarity first; each function joins at most one pair.
 fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
+    if !removed.is_empty() && !added.is_empty() {
+        unpairable(acc, removed, true);
+        unpairable(acc, added, false);
+    }
     let mut candidates: Vec<(f64, usize, usize)> = Vec::new();
     for (i, o) in removed.iter().enumerate() {
         let Ok(op) = stated(o) else { continue };
@@ -183,11 +266,41 @@ fn renames(acc: &mut Acc, removed: &[&Function], added: &[&Function]) {
             old_source: o.source.to_string(),
             new_source: n.source.to_string(),
         });
-        for r in acc.removed.iter_mut().filter(|r| r.kind == ItemKind::Function && r.name == o.name) {
+        for r in acc
+            .removed
+            .iter_mut()
+            .filter(|r| r.kind == ItemKind::Function && r.name == o.name)
+        {
             r.looks_renamed = Some(n.name.clone());
         }
-        for r in acc.added.iter_mut().filter(|r| r.kind == ItemKind::Function && r.name == n.name) {
+        for r in acc
+            .added
+            .iter_mut()
+            .filter(|r| r.kind == ItemKind::Function && r.name == n.name)
+        {
             r.looks_renamed = Some(o.name.clone());
         }
     }
+}
+
+/// Says once per side how many of its unmatched functions cannot join a renamed-looking pair
+/// because their parameters are not stated.
+fn unpairable(acc: &mut Acc, list: &[&Function], old_side: bool) {
+    let unstated: Vec<&&Function> = list.iter().filter(|f| stated(f).is_err()).collect();
+    let Some(first) = unstated.first() else {
+        return;
+    };
+    let what = if old_side { "removed" } else { "added" };
+    let p = Pair {
+        kind: ItemKind::Function,
+        name: "*",
+        old: &first.source,
+        new: &first.source,
+    };
+    let reason = format!(
+        "states no parameters for {} of the {} {what} functions",
+        unstated.len(),
+        list.len()
+    );
+    acc.not_comparable(&p, "renamed-looking pairs".into(), old_side, &reason);
 }

@@ -44,9 +44,20 @@ pub(crate) fn split<'a, T: Named>(old: &'a [T], new: &'a [T]) -> Split<'a, T> {
     };
     let (o, n) = (index(old), index(new));
     Split {
-        only_old: o.iter().filter(|(k, _)| !n.contains_key(*k)).map(|(_, v)| *v).collect(),
-        only_new: n.iter().filter(|(k, _)| !o.contains_key(*k)).map(|(_, v)| *v).collect(),
-        both: o.iter().filter_map(|(k, v)| n.get(k).map(|w| (*v, *w))).collect(),
+        only_old: o
+            .iter()
+            .filter(|(k, _)| !n.contains_key(*k))
+            .map(|(_, v)| *v)
+            .collect(),
+        only_new: n
+            .iter()
+            .filter(|(k, _)| !o.contains_key(*k))
+            .map(|(_, v)| *v)
+            .collect(),
+        both: o
+            .iter()
+            .filter_map(|(k, v)| n.get(k).map(|w| (*v, *w)))
+            .collect(),
     }
 }
 
@@ -63,13 +74,27 @@ pub(crate) fn item_ref<T: Named>(kind: ItemKind, item: &T) -> ItemRef {
 
 /// Records the added and removed items of `split`, and compares the sections of the others.
 pub(crate) fn presence_and_sections<T: Named>(acc: &mut Acc, kind: ItemKind, split: &Split<T>) {
-    acc.removed.extend(split.only_old.iter().map(|i| item_ref(kind, *i)));
-    acc.added.extend(split.only_new.iter().map(|i| item_ref(kind, *i)));
+    acc.removed
+        .extend(split.only_old.iter().map(|i| item_ref(kind, *i)));
+    acc.added
+        .extend(split.only_new.iter().map(|i| item_ref(kind, *i)));
     for (o, n) in &split.both {
-        let p = Pair { kind, name: o.name(), old: o.source(), new: n.source() };
+        let p = Pair {
+            kind,
+            name: o.name(),
+            old: o.source(),
+            new: n.source(),
+        };
         if let (Some(a), Some(b)) = (o.section(), n.section()) {
             if a != b {
-                acc.change(&p, None, ChangeKind::SectionMoved, Impact::Info, Some(a.into()), Some(b.into()));
+                acc.change(
+                    &p,
+                    None,
+                    ChangeKind::SectionMoved,
+                    Impact::Info,
+                    Some(a.into()),
+                    Some(b.into()),
+                );
             }
         }
     }
@@ -83,11 +108,26 @@ pub(crate) fn sections_unstated(acc: &mut Acc, old: &Api, new: &Api) {
         let any = !api.sections.is_empty()
             || api.functions.iter().any(|f| f.section.is_some())
             || api.enums.iter().any(|e| e.section.is_some());
-        let has_items = !api.functions.is_empty() || !api.enums.is_empty() || !api.structs.is_empty();
+        let has_items =
+            !api.functions.is_empty() || !api.enums.is_empty() || !api.structs.is_empty();
         if !any && has_items {
-            let src = api.documents.first().map(|d| Source::new(d.file.clone(), 0)).unwrap_or_else(|| Source::new("", 0));
-            let p = Pair { kind: ItemKind::Function, name: "*", old: &src, new: &src };
-            acc.not_comparable(&p, "sections of all items".into(), old_lacks, "states no sections");
+            let src = api
+                .documents
+                .first()
+                .map(|d| Source::new(d.file.clone(), 0))
+                .unwrap_or_else(|| Source::new("", 0));
+            let p = Pair {
+                kind: ItemKind::Function,
+                name: "*",
+                old: &src,
+                new: &src,
+            };
+            acc.not_comparable(
+                &p,
+                "sections of all items".into(),
+                old_lacks,
+                "states no sections",
+            );
         }
     }
 }

@@ -9,11 +9,16 @@ use super::items::{presence_and_sections, split};
 use super::{Acc, ChangeKind, Impact, ItemKind, Pair};
 use crate::ir::{Alias, Constant, Detail, Enum, Variant};
 
-pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
+pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum]) {
     let s = split(old, new);
     presence_and_sections(acc, ItemKind::Enum, &s);
     for (o, n) in &s.both {
-        let p = Pair { kind: ItemKind::Enum, name: &o.name, old: &o.source, new: &n.source };
+        let p = Pair {
+            kind: ItemKind::Enum,
+            name: &o.name,
+            old: &o.source,
+            new: &n.source,
+        };
         if o.detail == Detail::NamesOnly {
             acc.not_comparable(&p, "members".into(), true, "states names only");
             continue;
@@ -22,34 +27,74 @@ pub(crate) fn compare_enums(acc: &mut Acc, old: &[Enum], new: &[Enum]) {
             acc.not_comparable(&p, "members".into(), false, "states names only");
             continue;
         }
-        let index = |list: &'_ [Variant]| -> IndexMap<String, Option<i64>> {
+        let index = |list: &'a [Variant]| -> IndexMap<&'a str, &'a Variant> {
             let mut m = IndexMap::new();
             for v in list {
-                m.entry(v.name.clone()).or_insert(v.value);
+                m.entry(v.name.as_str()).or_insert(v);
             }
             m
         };
         let (ov, nv) = (index(&o.variants), index(&n.variants));
-        for (name, value) in &ov {
-            match nv.get(name) {
-                None => acc.change(&p, Some(name), ChangeKind::MemberRemoved, Impact::Change, value.map(|v| v.to_string()), None),
-                Some(other) => match (value, other) {
-                    (Some(a), Some(b)) if a != b => acc.change(
-                        &p,
-                        Some(name),
-                        ChangeKind::MemberRenumbered,
-                        Impact::Break,
-                        Some(a.to_string()),
-                        Some(b.to_string()),
-                    ),
-                    (None, Some(_)) => acc.not_comparable(&p, format!("value of member {name}"), true, "gives no value"),
-                    (Some(_), None) => acc.not_comparable(&p, format!("value of member {name}"), false, "gives no value"),
-                    _ => {}
-                },
+        let num = |v: &Variant| v.value.map(|x| x.to_string());
+        for (&name, &v) in &ov {
+            let Some(&w) = nv.get(name) else {
+                let mp = Pair {
+                    old: &v.source,
+                    ..p
+                };
+                acc.change(
+                    &mp,
+                    Some(name),
+                    ChangeKind::MemberRemoved,
+                    Impact::Change,
+                    num(v),
+                    None,
+                );
+                continue;
+            };
+            // Member changes point at the members' own lines.
+            let mp = Pair {
+                old: &v.source,
+                new: &w.source,
+                ..p
+            };
+            match (v.value, w.value) {
+                (Some(a), Some(b)) if a != b => acc.change(
+                    &mp,
+                    Some(name),
+                    ChangeKind::MemberRenumbered,
+                    Impact::Break,
+                    num(v),
+                    num(w),
+                ),
+                (None, Some(_)) => acc.not_comparable(
+                    &mp,
+                    format!("value of member {name}"),
+                    true,
+                    "gives no value",
+                ),
+                (Some(_), None) => acc.not_comparable(
+                    &mp,
+                    format!("value of member {name}"),
+                    false,
+                    "gives no value",
+                ),
+                _ => {}
             }
         }
-        for (name, value) in nv.iter().filter(|(k, _)| !ov.contains_key(*k)) {
-            acc.change(&p, Some(name), ChangeKind::MemberAdded, Impact::Info, None, value.map(|v| v.to_string()));
+        for (&name, &w) in nv.iter().filter(|(k, _)| !ov.contains_key(*k)) {
+            let mp = Pair {
+                new: &w.source,
+                ..p
+            };
+            acc.change(
+                &mp,
+                Some(name),
+                ChangeKind::MemberAdded,
+                Impact::Info,
+                None,
+                num(w),
+            );
         }
     }
 }
@@ -59,8 +104,20 @@ pub(crate) fn compare_constants(acc: &mut Acc, old: &[Constant], new: &[Constant
     presence_and_sections(acc, ItemKind::Constant, &s);
     for (o, n) in &s.both {
         if o.value != n.value {
-            let p = Pair { kind: ItemKind::Constant, name: &o.name, old: &o.source, new: &n.source };
-            acc.change(&p, None, ChangeKind::ValueChanged, Impact::Break, Some(o.value.to_string()), Some(n.value.to_string()));
+            let p = Pair {
+                kind: ItemKind::Constant,
+                name: &o.name,
+                old: &o.source,
+                new: &n.source,
+            };
+            acc.change(
+                &p,
+                None,
+                ChangeKind::ValueChanged,
+                Impact::Break,
+                Some(o.value.to_string()),
+                Some(n.value.to_string()),
+            );
         }
     }
 }
@@ -70,8 +127,20 @@ pub(crate) fn compare_aliases(acc: &mut Acc, old: &[Alias], new: &[Alias]) {
     presence_and_sections(acc, ItemKind::Alias, &s);
     for (o, n) in &s.both {
         if o.target != n.target {
-            let p = Pair { kind: ItemKind::Alias, name: &o.name, old: &o.source, new: &n.source };
-            acc.change(&p, None, ChangeKind::AliasTargetChanged, Impact::Change, Some(o.target.clone()), Some(n.target.clone()));
+            let p = Pair {
+                kind: ItemKind::Alias,
+                name: &o.name,
+                old: &o.source,
+                new: &n.source,
+            };
+            acc.change(
+                &p,
+                None,
+                ChangeKind::AliasTargetChanged,
+                Impact::Change,
+                Some(o.target.clone()),
+                Some(n.target.clone()),
+            );
         }
     }
 }

@@ -26,13 +26,16 @@ pub mod render;
 pub mod similarity;
 mod typecmp;
 
+pub use functions::RENAME_THRESHOLD;
 pub use typecmp::same_type;
 
 /// Version of the JSON shape; bumped on incompatible changes to the schema.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Kinds of items compared.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ItemKind {
     #[default]
@@ -46,8 +49,14 @@ pub enum ItemKind {
 
 impl ItemKind {
     /// All kinds, in report order.
-    pub const ALL: [ItemKind; 6] =
-        [ItemKind::Function, ItemKind::Enum, ItemKind::Struct, ItemKind::Typedef, ItemKind::Constant, ItemKind::Alias];
+    pub const ALL: [ItemKind; 6] = [
+        ItemKind::Function,
+        ItemKind::Enum,
+        ItemKind::Struct,
+        ItemKind::Typedef,
+        ItemKind::Constant,
+        ItemKind::Alias,
+    ];
 
     /// The name used in JSON and reports.
     pub fn name(self) -> &'static str {
@@ -118,7 +127,10 @@ pub enum ChangeKind {
 impl ChangeKind {
     /// The kebab-case name as in JSON.
     pub fn name(self) -> String {
-        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default()
     }
 }
 
@@ -245,20 +257,29 @@ impl ApiDiff {
 
     /// Number of ABI breaks.
     pub fn breaks(&self) -> usize {
-        self.changes.iter().filter(|c| c.impact == Impact::Break).count()
+        self.changes
+            .iter()
+            .filter(|c| c.impact == Impact::Break)
+            .count()
     }
 
     /// Whether anything was removed: an item, or a parameter, member or field of one.
     pub fn has_removals(&self) -> bool {
         !self.removed.is_empty()
             || self.changes.iter().any(|c| {
-                matches!(c.change, ChangeKind::ParamRemoved | ChangeKind::MemberRemoved | ChangeKind::FieldRemoved)
+                matches!(
+                    c.change,
+                    ChangeKind::ParamRemoved | ChangeKind::MemberRemoved | ChangeKind::FieldRemoved
+                )
             })
     }
 
     /// The changes of item `name` of `kind`.
     pub fn changes_of(&self, kind: ItemKind, name: &str) -> Vec<&Change> {
-        self.changes.iter().filter(|c| c.kind == kind && c.name == name).collect()
+        self.changes
+            .iter()
+            .filter(|c| c.kind == kind && c.name == name)
+            .collect()
     }
 }
 
@@ -273,6 +294,7 @@ pub(crate) struct Acc {
 }
 
 /// The two sides of one item being compared, for building entries.
+#[derive(Clone, Copy)]
 pub(crate) struct Pair<'a> {
     pub kind: ItemKind,
     pub name: &'a str,
@@ -281,7 +303,15 @@ pub(crate) struct Pair<'a> {
 }
 
 impl Acc {
-    pub(crate) fn change(&mut self, p: &Pair, part: Option<&str>, change: ChangeKind, impact: Impact, old: Option<String>, new: Option<String>) {
+    pub(crate) fn change(
+        &mut self,
+        p: &Pair,
+        part: Option<&str>,
+        change: ChangeKind,
+        impact: Impact,
+        old: Option<String>,
+        new: Option<String>,
+    ) {
         self.changes.push(Change {
             kind: p.kind,
             name: p.name.to_string(),
@@ -296,8 +326,18 @@ impl Acc {
     }
 
     /// Records that `comparison` is impossible; `old_lacks` says which side states less.
-    pub(crate) fn not_comparable(&mut self, p: &Pair, comparison: String, old_lacks: bool, what: &str) {
-        let (side, src) = if old_lacks { ("old", p.old) } else { ("new", p.new) };
+    pub(crate) fn not_comparable(
+        &mut self,
+        p: &Pair,
+        comparison: String,
+        old_lacks: bool,
+        what: &str,
+    ) {
+        let (side, src) = if old_lacks {
+            ("old", p.old)
+        } else {
+            ("new", p.new)
+        };
         self.not_comparable.push(NotComparable {
             kind: p.kind,
             name: p.name.to_string(),
@@ -318,14 +358,21 @@ pub fn diff(old: &Api, new: &Api) -> ApiDiff {
     members::compare_constants(&mut acc, &old.constants, &new.constants);
     members::compare_aliases(&mut acc, &old.aliases, &new.aliases);
     items::sections_unstated(&mut acc, old, new);
-    let key = |k: ItemKind, n: &str| (k, n.to_string());
-    acc.added.sort_by(|a, b| key(a.kind, &a.name).cmp(&key(b.kind, &b.name)));
-    acc.removed.sort_by(|a, b| key(a.kind, &a.name).cmp(&key(b.kind, &b.name)));
-    acc.renamed.sort_by(|a, b| key(a.kind, &a.old_name).cmp(&key(b.kind, &b.old_name)));
+    acc.added
+        .sort_by(|a, b| by_kind_name((a.kind, &a.name), (b.kind, &b.name)));
+    acc.removed
+        .sort_by(|a, b| by_kind_name((a.kind, &a.name), (b.kind, &b.name)));
+    acc.renamed
+        .sort_by(|a, b| by_kind_name((a.kind, &a.old_name), (b.kind, &b.old_name)));
     // Stable: within an item, changes keep the order in which they were found.
-    acc.changes.sort_by(|a, b| key(a.kind, &a.name).cmp(&key(b.kind, &b.name)));
-    acc.not_comparable.sort_by(|a, b| key(a.kind, &a.name).cmp(&key(b.kind, &b.name)));
-    let totals = ItemKind::ALL.iter().map(|&k| kind_totals(k, old, new, &acc)).collect();
+    acc.changes
+        .sort_by(|a, b| by_kind_name((a.kind, &a.name), (b.kind, &b.name)));
+    acc.not_comparable
+        .sort_by(|a, b| by_kind_name((a.kind, &a.name), (b.kind, &b.name)));
+    let totals = ItemKind::ALL
+        .iter()
+        .map(|&k| kind_totals(k, old, new, &acc))
+        .collect();
     ApiDiff {
         schema_version: SCHEMA_VERSION,
         old: side_info(old),
@@ -337,6 +384,10 @@ pub fn diff(old: &Api, new: &Api) -> ApiDiff {
         changes: acc.changes,
         not_comparable: acc.not_comparable,
     }
+}
+
+fn by_kind_name(a: (ItemKind, &str), b: (ItemKind, &str)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1))
 }
 
 fn kind_totals(kind: ItemKind, old: &Api, new: &Api, acc: &Acc) -> KindTotals {

@@ -17,7 +17,8 @@ pub fn render(diff: &ApiDiff, format: OutputFormat) -> String {
 
 /// The diff as pretty JSON.
 pub fn to_json(diff: &ApiDiff) -> String {
-    let mut s = serde_json::to_string_pretty(diff).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(diff).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }
@@ -36,7 +37,11 @@ fn side(s: &SideInfo) -> String {
             None => format!("{} ({})", d.file, d.format),
         })
         .collect();
-    let docs = if docs.is_empty() { "no documents recorded".to_string() } else { docs.join("; ") };
+    let docs = if docs.is_empty() {
+        "no documents recorded".to_string()
+    } else {
+        docs.join("; ")
+    };
     match &s.label {
         Some(l) => format!("{l}: {docs}"),
         None => docs,
@@ -44,12 +49,19 @@ fn side(s: &SideInfo) -> String {
 }
 
 fn label(s: &SideInfo) -> String {
-    s.label.clone().or_else(|| s.documents.first().map(|d| d.file.clone())).unwrap_or_else(|| "?".into())
+    s.label
+        .clone()
+        .or_else(|| s.documents.first().map(|d| d.file.clone()))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// Builds the generic report of `diff`.
 pub fn to_report(diff: &ApiDiff) -> Report {
-    let cols = |list: &[(&str, &str)]| list.iter().map(|(k, l)| Column::new(k, l)).collect::<Vec<_>>();
+    let cols = |list: &[(&str, &str)]| {
+        list.iter()
+            .map(|(k, l)| Column::new(k, l))
+            .collect::<Vec<_>>()
+    };
     let mut totals = Table {
         id: "totals".into(),
         title: "Totals".into(),
@@ -69,17 +81,35 @@ pub fn to_report(diff: &ApiDiff) -> Report {
     };
     let mut sum = [0usize; 9];
     for t in &diff.totals {
-        let nums = [t.old, t.new, t.added, t.removed, t.renamed, t.changed, t.changes, t.breaks, t.not_comparable];
+        let nums = [
+            t.old,
+            t.new,
+            t.added,
+            t.removed,
+            t.renamed,
+            t.changed,
+            t.changes,
+            t.breaks,
+            t.not_comparable,
+        ];
         for (s, n) in sum.iter_mut().zip(nums) {
             *s += n;
         }
         let mut cells = vec![t.kind.name().to_string()];
         cells.extend(nums.iter().map(ToString::to_string));
-        totals.rows.push(Row { name: t.kind.name().into(), severity: None, cells });
+        totals.rows.push(Row {
+            name: t.kind.name().into(),
+            severity: None,
+            cells,
+        });
     }
     let mut cells = vec!["total".to_string()];
     cells.extend(sum.iter().map(ToString::to_string));
-    totals.rows.push(Row { name: "total".into(), severity: None, cells });
+    totals.rows.push(Row {
+        name: "total".into(),
+        severity: None,
+        cells,
+    });
 
     let change_cols = cols(&[
         ("impact", "Impact"),
@@ -105,7 +135,13 @@ pub fn to_report(diff: &ApiDiff) -> Report {
             c.new_source.clone(),
         ],
     };
-    let item_cols = cols(&[("kind", "Kind"), ("name", "Name"), ("section", "Section"), ("source", "Source"), ("looks_renamed", "Looks renamed")]);
+    let item_cols = cols(&[
+        ("kind", "Kind"),
+        ("name", "Name"),
+        ("section", "Section"),
+        ("source", "Source"),
+        ("looks_renamed", "Looks renamed"),
+    ]);
     let item_row = |i: &ItemRef| Row {
         name: i.name.clone(),
         severity: None,
@@ -117,7 +153,12 @@ pub fn to_report(diff: &ApiDiff) -> Report {
             i.looks_renamed.clone().unwrap_or_default(),
         ],
     };
-    let breaks: Vec<Row> = diff.changes.iter().filter(|c| c.impact == Impact::Break).map(change_row).collect();
+    let breaks: Vec<Row> = diff
+        .changes
+        .iter()
+        .filter(|c| c.impact == Impact::Break)
+        .map(change_row)
+        .collect();
     let tables = vec![
         Table {
             id: "breaks".into(),
@@ -187,8 +228,14 @@ pub fn to_report(diff: &ApiDiff) -> Report {
     Report {
         title: format!("API diff: {} → {}", label(&diff.old), label(&diff.new)),
         meta: vec![
-            Meta { label: "old".into(), value: side(&diff.old) },
-            Meta { label: "new".into(), value: side(&diff.new) },
+            Meta {
+                label: "old".into(),
+                value: side(&diff.old),
+            },
+            Meta {
+                label: "new".into(),
+                value: side(&diff.new),
+            },
         ],
         totals,
         tables,

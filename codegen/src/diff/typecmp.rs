@@ -13,10 +13,19 @@ pub fn same_type(a: &TypeRef, b: &TypeRef) -> bool {
 /// with collapsed whitespace.
 pub(crate) fn normalize(e: &TypeExpr) -> TypeExpr {
     match e {
-        TypeExpr::List { of } => TypeExpr::List { of: Box::new(normalize(of)) },
-        TypeExpr::Optional { of } => TypeExpr::Optional { of: Box::new(normalize(of)) },
-        TypeExpr::Tuple { of } => TypeExpr::Tuple { of: of.iter().map(normalize).collect() },
-        TypeExpr::Pointer { to, is_const } => TypeExpr::Pointer { to: Box::new(normalize(to)), is_const: *is_const },
+        TypeExpr::List { of } => TypeExpr::List {
+            of: Box::new(normalize(of)),
+        },
+        TypeExpr::Optional { of } => TypeExpr::Optional {
+            of: Box::new(normalize(of)),
+        },
+        TypeExpr::Tuple { of } => TypeExpr::Tuple {
+            of: of.iter().map(normalize).collect(),
+        },
+        TypeExpr::Pointer { to, is_const } => TypeExpr::Pointer {
+            to: Box::new(normalize(to)),
+            is_const: *is_const,
+        },
         TypeExpr::Union { options } => {
             let mut flat = Vec::new();
             for o in options {
@@ -33,7 +42,9 @@ pub(crate) fn normalize(e: &TypeExpr) -> TypeExpr {
                 TypeExpr::Union { options: flat }
             }
         }
-        TypeExpr::Unknown { text } => TypeExpr::Unknown { text: text.split_whitespace().collect::<Vec<_>>().join(" ") },
+        TypeExpr::Unknown { text } => TypeExpr::Unknown {
+            text: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        },
         other => other.clone(),
     }
 }

@@ -50,7 +50,12 @@ pub fn render(report: &Report) -> String {
     if !report.meta.is_empty() {
         out.push_str("<dl class=\"meta\">\n");
         for m in &report.meta {
-            let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(&m.label), escape(&m.value));
+            let _ = writeln!(
+                out,
+                "<dt>{}</dt><dd>{}</dd>",
+                escape(&m.label),
+                escape(&m.value)
+            );
         }
         out.push_str("</dl>\n");
     }
@@ -67,7 +72,11 @@ pub fn render(report: &Report) -> String {
 
 fn table(out: &mut String, t: &Table, filterable: bool) {
     let id = escape(&t.id);
-    let loud = if t.loud && !t.rows.is_empty() { " class=\"loud\"" } else { "" };
+    let loud = if t.loud && !t.rows.is_empty() {
+        " class=\"loud\""
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
         "<section id=\"s-{id}\"{loud}>\n<h2>{} <span class=\"count\" id=\"c-t-{id}\">({})</span></h2>",
@@ -77,10 +86,19 @@ fn table(out: &mut String, t: &Table, filterable: bool) {
     if let Some(d) = &t.description {
         let _ = writeln!(out, "<p>{}</p>", escape(d));
     }
-    let class = if filterable { "report sortable filterable" } else { "report sortable" };
+    let class = if filterable {
+        "report sortable filterable"
+    } else {
+        "report sortable"
+    };
     let _ = write!(out, "<table id=\"t-{id}\" class=\"{class}\">\n<thead><tr>");
     for c in &t.columns {
-        let _ = write!(out, "<th scope=\"col\" data-col=\"{}\">{}</th>", escape(&c.key), escape(&c.label));
+        let _ = write!(
+            out,
+            "<th scope=\"col\" data-col=\"{}\">{}</th>",
+            escape(&c.key),
+            escape(&c.label)
+        );
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     for r in &t.rows {
@@ -91,8 +109,17 @@ fn table(out: &mut String, t: &Table, filterable: bool) {
         out.push('>');
         for (i, c) in t.columns.iter().enumerate() {
             let cell = r.cells.get(i).map(String::as_str).unwrap_or("");
-            let num = if !cell.is_empty() && cell.parse::<f64>().is_ok() { " class=\"num\"" } else { "" };
-            let _ = write!(out, "<td data-col=\"{}\"{num}>{}</td>", escape(&c.key), escape(cell));
+            let num = if !cell.is_empty() && cell.parse::<f64>().is_ok() {
+                " class=\"num\""
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                "<td data-col=\"{}\"{num}>{}</td>",
+                escape(&c.key),
+                escape(cell)
+            );
         }
         out.push_str("</tr>\n");
     }

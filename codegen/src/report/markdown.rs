@@ -16,16 +16,25 @@ pub fn render(report: &Report) -> String {
     if !report.meta.is_empty() {
         out.push('\n');
     }
-    table(&mut out, &report.totals);
+    table(&mut out, &report.totals, false);
     for t in &report.tables {
-        table(&mut out, t);
+        table(&mut out, t, true);
     }
     out
 }
 
-fn table(out: &mut String, t: &Table) {
-    let marker = if t.loud && !t.rows.is_empty() { "⚠ " } else { "" };
-    let _ = writeln!(out, "## {marker}{} ({})\n", escape(&t.title), t.rows.len());
+fn table(out: &mut String, t: &Table, counted: bool) {
+    let marker = if t.loud && !t.rows.is_empty() {
+        "⚠ "
+    } else {
+        ""
+    };
+    let count = if counted {
+        format!(" ({})", t.rows.len())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "## {marker}{}{count}\n", escape(&t.title));
     if let Some(d) = &t.description {
         let _ = writeln!(out, "{}\n", escape(d));
     }

@@ -43,7 +43,10 @@ pub struct Column {
 impl Column {
     /// A column with `key` and a human `label`.
     pub fn new(key: &str, label: &str) -> Column {
-        Column { key: key.to_string(), label: label.to_string() }
+        Column {
+            key: key.to_string(),
+            label: label.to_string(),
+        }
     }
 }
 

@@ -6,24 +6,44 @@ use std::fmt::Write;
 
 use super::{Report, Table};
 
+/// Longest context line printed (longer ones are cut with `…`).
+const META_WIDTH: usize = 150;
+
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(width - 1).collect();
+        format!("{head}…")
+    }
+}
+
 /// Renders the summary, printing at most `loud_rows` rows of each loud table.
 pub fn render_summary(report: &Report, loud_rows: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", report.title);
     for m in &report.meta {
-        let _ = writeln!(out, "  {}: {}", m.label, m.value);
+        let _ = writeln!(out, "  {}: {}", m.label, clip(&m.value, META_WIDTH));
     }
     aligned(&mut out, &report.totals);
     for t in &report.tables {
         let _ = writeln!(out, "{:<40} {:>6}", t.title, t.rows.len());
     }
-    for t in report.tables.iter().filter(|t| t.loud && !t.rows.is_empty()) {
+    for t in report
+        .tables
+        .iter()
+        .filter(|t| t.loud && !t.rows.is_empty())
+    {
         let _ = writeln!(out, "!! {} ({}):", t.title, t.rows.len());
         for r in t.rows.iter().take(loud_rows) {
             let _ = writeln!(out, "   {}", r.cells.join("  "));
         }
         if t.rows.len() > loud_rows {
-            let _ = writeln!(out, "   … and {} more (see the full report)", t.rows.len() - loud_rows);
+            let _ = writeln!(
+                out,
+                "   … and {} more (see the full report)",
+                t.rows.len() - loud_rows
+            );
         }
     }
     out
@@ -41,12 +61,26 @@ fn aligned(out: &mut String, t: &Table) {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
             .collect();
         parts.join("  ")
     };
-    let _ = writeln!(out, "{}", line(t.columns.iter().map(|c| c.label.as_str()).collect()));
+    let _ = writeln!(
+        out,
+        "{}",
+        line(t.columns.iter().map(|c| c.label.as_str()).collect())
+    );
     for r in &t.rows {
-        let _ = writeln!(out, "{}", line(r.cells.iter().map(String::as_str).collect()));
+        let _ = writeln!(
+            out,
+            "{}",
+            line(r.cells.iter().map(String::as_str).collect())
+        );
     }
 }

@@ -1,0 +1,173 @@
+//! `cargo xtask diff` as a user runs it: IR JSON inputs, report files, `--fail-on` exit
+//! codes, and one clear `error:` line for bad inputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use codegen::ir::{Api, Detail, Direction, Enum, Function, Param, Source, Variant};
+use codegen::types::TypeRef;
+
+fn api(size_type: &str, extra: bool, member: i64) -> Api {
+    let f = |name: &str, ty: &str| Function {
+        name: name.into(),
+        qualified_name: name.into(),
+        section: Some("Memory".into()),
+        params: Some(vec![Param {
+            name: "size".into(),
+            ty: Some(TypeRef::parse(ty)),
+            direction: Direction::In,
+            doc: String::new(),
+        }]),
+        rtype: None,
+        errors: vec![],
+        doc: String::new(),
+        see_also: vec![],
+        detail: Detail::Full,
+        source: Source::new("doc.txt", 3),
+        sources: vec![],
+    };
+    let mut a = Api::default();
+    a.functions.push(f("cudaMalloc", size_type));
+    if extra {
+        a.functions.push(f("cudaFree", "int"));
+    }
+    a.enums.push(Enum {
+        name: "cudaLimit".into(),
+        qualified_name: "cudaLimit".into(),
+        section: None,
+        doc: String::new(),
+        variants: vec![Variant {
+            name: "cudaLimitStackSize".into(),
+            value: Some(member),
+            doc: String::new(),
+            source: Source::new("doc.txt", 9),
+        }],
+        detail: Detail::Full,
+        source: Source::new("doc.txt", 8),
+        sources: vec![],
+    });
+    a
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("diff_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write(name: &str, a: &Api) -> PathBuf {
+    let p = tmp(name);
+    std::fs::write(&p, serde_json::to_string(a).unwrap()).unwrap();
+    p
+}
+
+fn xtask(args: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("diff")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn diff_of_ir_files_writes_reports_and_gates() {
+    let old = write("old.json", &api("size_t", true, 0));
+    let new = write("new.json", &api("int", false, 1));
+    let html = tmp("report.html");
+    let o = xtask(&[
+        &old,
+        &new,
+        Path::new("--format"),
+        Path::new("html"),
+        Path::new("--out"),
+        &html,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("!! ABI breaks (1):"), "{stdout}");
+    assert!(
+        stdout.lines().count() < 40,
+        "totals fit on one screen: {stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("data-name=\"cudaFree\"")
+            && page.contains("<input type=\"search\" id=\"search\"")
+    );
+
+    for (gate, fails) in [("removed", true), ("changed", true), ("break", true)] {
+        let o = xtask(&[
+            &old,
+            &new,
+            Path::new("--out"),
+            &tmp("r.md"),
+            Path::new("--fail-on"),
+            Path::new(gate),
+        ]);
+        assert_eq!(!o.status.success(), fails, "--fail-on {gate}");
+        assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    }
+    // Against itself: nothing to fail on.
+    let o = xtask(&[
+        &old,
+        &old,
+        Path::new("--out"),
+        &tmp("same.json"),
+        Path::new("--format"),
+        Path::new("json"),
+        Path::new("--fail-on"),
+        Path::new("removed,changed,break"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp("same.json")).unwrap()).unwrap();
+    assert_eq!(json["changes"].as_array().map(Vec::len), Some(0));
+    assert_eq!(json["old"]["label"].as_str(), old.to_str());
+}
+
+#[test]
+fn bad_inputs_give_one_error_line() {
+    let good = write("good.json", &api("size_t", false, 0));
+    let bad = tmp("bad.json");
+    std::fs::write(&bad, "{\"functions\": [").unwrap();
+    let not_ir = tmp("not-ir.json");
+    std::fs::write(&not_ir, "[1, 2]").unwrap();
+    let missing = tmp("missing-file.json");
+    for (args, needle) in [
+        (vec![missing.as_path(), good.as_path()], "no such file"),
+        (vec![good.as_path(), bad.as_path()], "not an IR JSON file"),
+        (
+            vec![not_ir.as_path(), good.as_path()],
+            "not an IR JSON file",
+        ),
+        (
+            vec![
+                good.as_path(),
+                good.as_path(),
+                Path::new("--format"),
+                Path::new("pdf"),
+            ],
+            "unknown --format",
+        ),
+        (
+            vec![
+                good.as_path(),
+                good.as_path(),
+                Path::new("--fail-on"),
+                Path::new("added"),
+            ],
+            "--fail-on takes",
+        ),
+    ] {
+        let o = xtask(&args);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+        assert!(!err.contains("panicked"));
+    }
+}

@@ -1,4 +1,8 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
+//! `cargo xtask`: the command line over `codegen` (`ir`, `fetch-wheel`, `test`, later
+//! `codegen`, …).
+
+mod test_cmd;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +23,17 @@ struct Cli {
 enum Command {
     /// Read documentation files into the IR and write it as JSON.
     Ir(IrArgs),
+    /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
+    FetchWheel(FetchWheelArgs),
+    /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
+    Test,
+}
+
+#[derive(clap::Args)]
+struct FetchWheelArgs {
+    /// CUDA release (default: the newest release named in docs-src/manifest.toml).
+    #[arg(long)]
+    release: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -50,6 +65,8 @@ fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ir(args) => ir(args),
+        Command::FetchWheel(args) => fetch_wheel(args),
+        Command::Test => test_cmd::run(&workspace_root()),
     }
 }
 
@@ -88,4 +105,18 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
     }
     let c = Counts::of(&api.diagnostics);
     Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
+    let root = workspace_root();
+    let release = match args.release.as_deref() {
+        Some(text) => codegen::ir::Release::parse(text)
+            .with_context(|| format!("--release `{text}` is not a release such as 13.2"))?,
+        None => wheel::newest_release(&root.join("docs-src"))?,
+    };
+    let w = wheel::fetch(&root, &release)?;
+    println!("CUDA {release} runtime wheel in {}", w.root.display());
+    println!("include: {}", w.include.display());
+    println!("library: {}", w.lib.display());
+    Ok(ExitCode::SUCCESS)
 }

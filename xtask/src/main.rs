@@ -1,8 +1,11 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, `abi`, later `codegen`, `test`, …).
+//! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
+//! `fetch-wheel` and `test`. Each command's logic lives in its own module.
 
 mod abi_cmd;
-
 mod codegen_cmd;
+mod diff_cmd;
+mod test_cmd;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +15,6 @@ use clap::{Parser, Subcommand};
 use codegen::diag::Counts;
 use codegen::ir::Format;
 
-mod diff_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +36,17 @@ enum Command {
     Abi(abi_cmd::AbiArgs),
     /// Compare two API descriptions (documents or IR JSON) and report what changed.
     Diff(diff_cmd::DiffArgs),
+    /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
+    FetchWheel(FetchWheelArgs),
+    /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
+    Test,
+}
+
+#[derive(clap::Args)]
+struct FetchWheelArgs {
+    /// CUDA release (default: the newest release named in docs-src/manifest.toml).
+    #[arg(long)]
+    release: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -68,6 +81,8 @@ fn run() -> Result<ExitCode> {
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
         Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
         Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
+        Command::FetchWheel(args) => fetch_wheel(args),
+        Command::Test => test_cmd::run(&workspace_root()),
     }
 }
 
@@ -121,4 +136,18 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
+    let root = workspace_root();
+    let release = match args.release.as_deref() {
+        Some(text) => codegen::ir::Release::parse(text)
+            .with_context(|| format!("--release `{text}` is not a release such as 13.2"))?,
+        None => wheel::newest_release(&root.join("docs-src"))?,
+    };
+    let w = wheel::fetch(&root, &release)?;
+    println!("CUDA {release} runtime wheel in {}", w.root.display());
+    println!("include: {}", w.include.display());
+    println!("library: {}", w.lib.display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -73,7 +73,12 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
 }
 
 /// [`run`] with the IR and ABI already read (for tests and benchmarks).
-pub fn run_with(api: Api, abi: &Abi, release: Release, opts: &Options) -> Result<Report, PipelineError> {
+pub fn run_with(
+    api: Api,
+    abi: &Abi,
+    release: Release,
+    opts: &Options,
+) -> Result<Report, PipelineError> {
     let bindings = bind::join(&api, abi);
     let inputs: Vec<String> = api
         .documents
@@ -88,7 +93,14 @@ pub fn run_with(api: Api, abi: &Abi, release: Release, opts: &Options) -> Result
         .collect();
     let out = emit::generate(&bindings, &inputs)?;
     let changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
-    Ok(Report { release, api, bindings, changed, doc_problems: out.doc_problems, flag_groups: out.flag_groups.len() })
+    Ok(Report {
+        release,
+        api,
+        bindings,
+        changed,
+        doc_problems: out.doc_problems,
+        flag_groups: out.flag_groups.len(),
+    })
 }
 
 /// A path shown relative to the workspace (`docs-src/…`) so generated files do not depend on
@@ -96,7 +108,9 @@ pub fn run_with(api: Api, abi: &Abi, release: Release, opts: &Options) -> Result
 fn relative(file: &str) -> String {
     match file.find("docs-src/") {
         Some(at) => file[at..].to_string(),
-        None => Path::new(file).file_name().map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned()),
+        None => Path::new(file)
+            .file_name()
+            .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned()),
     }
 }
 
@@ -104,28 +118,68 @@ fn relative(file: &str) -> String {
 pub fn render(r: &Report) -> String {
     let b = &r.bindings;
     let mut s = String::new();
-    let _ = writeln!(s, "CUDA {} from {} document(s); ABI: {}", r.release, r.api.documents.len(), b.abi_source);
+    let _ = writeln!(
+        s,
+        "CUDA {} from {} document(s); ABI: {}",
+        r.release,
+        r.api.documents.len(),
+        b.abi_source
+    );
     let _ = writeln!(s, "bound functions:              {}", b.functions.len());
-    let _ = writeln!(s, "documented, without ABI:      {}", b.unbound.iter().filter(|u| u.kind == "function").count());
+    let _ = writeln!(
+        s,
+        "documented, without ABI:      {}",
+        b.unbound.iter().filter(|u| u.kind == "function").count()
+    );
     let _ = writeln!(s, "ABI functions without docs:   {}", b.abi_only.len());
     let _ = writeln!(s, "parameter renamings applied:  {}", b.renamings.len());
-    let conflicts = b.diagnostics.iter().filter(|d| d.severity <= Severity::Warning).count();
+    let conflicts = b
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity <= Severity::Warning)
+        .count();
     let _ = writeln!(s, "conflicts (join warnings):    {conflicts}");
-    let _ = writeln!(s, "emitted: {} records, {} enums, {} typedefs, {} constants in {} flag types", b.records.len(), b.enums.len(), b.typedefs.len(), b.constants.len(), r.flag_groups);
-    let unbound_fns: Vec<&str> = b.unbound.iter().filter(|u| u.kind == "function").map(|u| u.name.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "emitted: {} records, {} enums, {} typedefs, {} constants in {} flag types",
+        b.records.len(),
+        b.enums.len(),
+        b.typedefs.len(),
+        b.constants.len(),
+        r.flag_groups
+    );
+    let unbound_fns: Vec<&str> = b
+        .unbound
+        .iter()
+        .filter(|u| u.kind == "function")
+        .map(|u| u.name.as_str())
+        .collect();
     if !unbound_fns.is_empty() {
-        let _ = writeln!(s, "not bound (see `cargo xtask codegen --list-unbound` for reasons): {}", abbreviate(&unbound_fns, 12));
+        let _ = writeln!(
+            s,
+            "not bound (see `cargo xtask codegen --list-unbound` for reasons): {}",
+            abbreviate(&unbound_fns, 12)
+        );
     }
     let others = b.unbound.iter().filter(|u| u.kind != "function").count();
     if others > 0 {
         let _ = writeln!(s, "other documented items without ABI: {others}");
     }
     if !r.doc_problems.is_empty() {
-        let _ = writeln!(s, "doc problems: {} (first: {})", r.doc_problems.len(), r.doc_problems[0]);
+        let _ = writeln!(
+            s,
+            "doc problems: {} (first: {})",
+            r.doc_problems.len(),
+            r.doc_problems[0]
+        );
     }
     let all = r.diagnostics();
     let c = Counts::of(&all);
-    let _ = writeln!(s, "diagnostics: {} error(s), {} warning(s), {} note(s)", c.errors, c.warnings, c.notes);
+    let _ = writeln!(
+        s,
+        "diagnostics: {} error(s), {} warning(s), {} note(s)",
+        c.errors, c.warnings, c.notes
+    );
     for d in all.iter().filter(|d| d.severity == Severity::Error).take(8) {
         let _ = writeln!(s, "  {d}");
     }

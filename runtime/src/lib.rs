@@ -36,6 +36,7 @@ pub mod loader;
 /// The raw layer, generated from the documentation: every documented type, constant and
 /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
 #[allow(missing_docs)]
+#[rustfmt::skip]
 #[path = "generated/mod.rs"]
 pub mod sys;
 

@@ -35,8 +35,16 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         Some("warnings") => true,
         Some(other) => bail!("--deny takes `warnings`, not `{other}`"),
     };
-    let docs = if args.docs.is_empty() { vec![root.join("docs-src")] } else { args.docs };
-    let opts = codegen::pipeline::Options { docs, out_dir: root.join("runtime/src/generated"), check: args.check };
+    let docs = if args.docs.is_empty() {
+        vec![root.join("docs-src")]
+    } else {
+        args.docs
+    };
+    let opts = codegen::pipeline::Options {
+        docs,
+        out_dir: root.join("runtime/src/generated"),
+        check: args.check,
+    };
     let report = codegen::pipeline::run(&opts)?;
     print!("{}", codegen::pipeline::render(&report));
     if args.list_unbound {
@@ -52,5 +60,9 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         println!("bindings model written to {}", path.display());
     }
     let c = Counts::of(&report.diagnostics());
-    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

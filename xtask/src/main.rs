@@ -15,7 +15,6 @@ use clap::{Parser, Subcommand};
 use codegen::diag::Counts;
 use codegen::ir::Format;
 
-
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",

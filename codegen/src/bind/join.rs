@@ -13,22 +13,36 @@ use crate::ir::{Api, Direction, Function, Source};
 
 use super::renames::{self, Rule};
 use super::{
-    BoundConstant, BoundEnum, BoundFunction, BoundParam, BoundRecord, BoundTypedef, Bindings, Renaming, Unbound,
+    Bindings, BoundConstant, BoundEnum, BoundFunction, BoundParam, BoundRecord, BoundTypedef,
+    Renaming, Unbound,
 };
 
 /// Joins `api` (documentation, merged) with `abi` (one release).
 pub fn join(api: &Api, abi: &Abi) -> Bindings {
-    let mut j = Joiner { api, abi, out: Bindings::default(), needed: BTreeSet::new() };
+    let mut j = Joiner {
+        api,
+        abi,
+        out: Bindings::default(),
+        needed: BTreeSet::new(),
+    };
     j.out.release = abi.release.clone();
     j.out.abi_source = match &abi.cudarc_version {
-        Some(v) => format!("cudarc {v} `src/runtime/sys/mod.rs`, feature `{}`", abi.feature),
+        Some(v) => format!(
+            "cudarc {v} `src/runtime/sys/mod.rs`, feature `{}`",
+            abi.feature
+        ),
         None => format!("{} (feature `{}`)", abi.file, abi.feature),
     };
     j.out.documents = api.documents.clone();
     j.functions();
     j.constants();
     j.types();
-    j.out.diagnostics.extend(abi.diagnostics.iter().filter(|d| d.severity != Severity::Note).cloned());
+    j.out.diagnostics.extend(
+        abi.diagnostics
+            .iter()
+            .filter(|d| d.severity != Severity::Note)
+            .cloned(),
+    );
     j.out
 }
 
@@ -42,7 +56,9 @@ struct Joiner<'a> {
 
 impl<'a> Joiner<'a> {
     fn diag(&mut self, severity: Severity, source: &Source, message: String) {
-        self.out.diagnostics.push(Diagnostic::at(severity, source, message));
+        self.out
+            .diagnostics
+            .push(Diagnostic::at(severity, source, message));
     }
 
     fn functions(&mut self) {
@@ -57,26 +73,48 @@ impl<'a> Joiner<'a> {
                     self.out.functions.push(bound);
                 }
                 None => {
-                    let reason = if f.qualified_name.starts_with("cupy") || f.qualified_name.contains("cupy_") || f.name.starts_with("cupy_") {
+                    let reason = if f.qualified_name.starts_with("cupy")
+                        || f.qualified_name.contains("cupy_")
+                        || f.name.starts_with("cupy_")
+                    {
                         "a CuPy C API function, not part of the CUDA Runtime".to_string()
                     } else if f.name.starts_with("make_") {
                         "an inline helper of the C headers, not an exported symbol; the ABI source does not declare it".to_string()
                     } else {
                         format!("not declared by the ABI source for feature `{}` (interop API or not in this release)", self.abi.feature)
                     };
-                    self.out.unbound.push(Unbound { name: f.name.clone(), kind: "function".into(), reason, source: f.source.clone() });
+                    self.out.unbound.push(Unbound {
+                        name: f.name.clone(),
+                        kind: "function".into(),
+                        reason,
+                        source: f.source.clone(),
+                    });
                 }
             }
         }
-        let documented: BTreeSet<&str> = self.api.functions.iter().map(|f| f.name.as_str()).collect();
-        self.out.abi_only = self.abi.functions.keys().filter(|n| !documented.contains(n.as_str())).cloned().collect();
+        let documented: BTreeSet<&str> =
+            self.api.functions.iter().map(|f| f.name.as_str()).collect();
+        self.out.abi_only = self
+            .abi
+            .functions
+            .keys()
+            .filter(|n| !documented.contains(n.as_str()))
+            .cloned()
+            .collect();
     }
 
     fn bind_function(&mut self, f: &Function, c: &abi::Function) -> BoundFunction {
         let mut params: Vec<BoundParam> = c
             .params
             .iter()
-            .map(|p| BoundParam { c_name: p.name.clone(), ty: p.ty.clone(), doc_name: None, direction: None, doc_type: None, doc: String::new() })
+            .map(|p| BoundParam {
+                c_name: p.name.clone(),
+                ty: p.ty.clone(),
+                doc_name: None,
+                direction: None,
+                doc_type: None,
+                doc: String::new(),
+            })
             .collect();
         if let Some(doc_params) = &f.params {
             let mut taken = vec![false; params.len()];
@@ -87,7 +125,9 @@ impl<'a> Joiner<'a> {
                     .iter()
                     .enumerate()
                     .filter(|(ci, _)| !taken[*ci])
-                    .filter_map(|(ci, cp)| renames::matches(&dp.name, &cp.c_name).map(|r| (rule_rank(r), ci, r)))
+                    .filter_map(|(ci, cp)| {
+                        renames::matches(&dp.name, &cp.c_name).map(|r| (rule_rank(r), ci, r))
+                    })
                     .min_by_key(|(rank, ci, _)| (*rank, *ci));
                 match best {
                     Some((_, ci, rule)) => {
@@ -112,7 +152,17 @@ impl<'a> Joiner<'a> {
                     self.diag(
                         Severity::Warning,
                         &f.source,
-                        format!("{}: documented {} parameter `{}` matches no C parameter (C has: {})", f.name, direction_word(dp.direction), dp.name, c.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")),
+                        format!(
+                            "{}: documented {} parameter `{}` matches no C parameter (C has: {})",
+                            f.name,
+                            direction_word(dp.direction),
+                            dp.name,
+                            c.params
+                                .iter()
+                                .map(|p| p.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                     );
                 }
             }
@@ -135,9 +185,25 @@ impl<'a> Joiner<'a> {
         p.doc_type = dp.ty.clone();
         p.doc = dp.doc.clone();
         if rule != Rule::Exact {
-            self.out.renamings.push(Renaming { function: f.name.clone(), doc_name: dp.name.clone(), c_name: p.c_name.clone(), rule, source: f.source.clone() });
+            self.out.renamings.push(Renaming {
+                function: f.name.clone(),
+                doc_name: dp.name.clone(),
+                c_name: p.c_name.clone(),
+                rule,
+                source: f.source.clone(),
+            });
             if rule != Rule::OnlyRemaining {
-                self.diag(Severity::Note, &f.source, format!("{}: documented `{}` is C parameter `{}` ({})", f.name, dp.name, p.c_name, rule.describe()));
+                self.diag(
+                    Severity::Note,
+                    &f.source,
+                    format!(
+                        "{}: documented `{}` is C parameter `{}` ({})",
+                        f.name,
+                        dp.name,
+                        p.c_name,
+                        rule.describe()
+                    ),
+                );
             }
         }
         // An output must be a pointer in C: the callee writes through it.
@@ -154,7 +220,14 @@ impl<'a> Joiner<'a> {
                         self.diag(Severity::Warning, &k.source, format!("constant `{}` is {} in the docs but {} in the ABI; emitting the ABI value", k.name, k.value, c.value));
                     }
                     let Ok(value) = i64::try_from(c.value) else {
-                        self.diag(Severity::Error, &k.source, format!("constant `{}` = {} does not fit in 64 bits", k.name, c.value));
+                        self.diag(
+                            Severity::Error,
+                            &k.source,
+                            format!(
+                                "constant `{}` = {} does not fit in 64 bits",
+                                k.name, c.value
+                            ),
+                        );
                         continue;
                     };
                     self.out.constants.push(BoundConstant {
@@ -169,7 +242,10 @@ impl<'a> Joiner<'a> {
                 None => self.out.unbound.push(Unbound {
                     name: k.name.clone(),
                     kind: "constant".into(),
-                    reason: format!("not declared by the ABI source for feature `{}`", self.abi.feature),
+                    reason: format!(
+                        "not declared by the ABI source for feature `{}`",
+                        self.abi.feature
+                    ),
                     source: k.source.clone(),
                 }),
             }
@@ -193,7 +269,15 @@ impl<'a> Joiner<'a> {
                 self.needed.insert(target.clone());
                 doc_enum.insert(target, e);
             } else {
-                self.out.unbound.push(Unbound { name: e.name.clone(), kind: "enum".into(), reason: format!("no enum of that name in the ABI source for feature `{}`", abi.feature), source: e.source.clone() });
+                self.out.unbound.push(Unbound {
+                    name: e.name.clone(),
+                    kind: "enum".into(),
+                    reason: format!(
+                        "no enum of that name in the ABI source for feature `{}`",
+                        abi.feature
+                    ),
+                    source: e.source.clone(),
+                });
             }
         }
         let mut doc_record = HashMap::new();
@@ -206,16 +290,35 @@ impl<'a> Joiner<'a> {
                 // Documented as a class but a typedef in C (a handle or scalar).
                 self.needed.insert(s.name.clone());
             } else {
-                self.out.unbound.push(Unbound { name: s.name.clone(), kind: "struct".into(), reason: format!("no struct or union of that name in the ABI source for feature `{}`", abi.feature), source: s.source.clone() });
+                self.out.unbound.push(Unbound {
+                    name: s.name.clone(),
+                    kind: "struct".into(),
+                    reason: format!(
+                        "no struct or union of that name in the ABI source for feature `{}`",
+                        abi.feature
+                    ),
+                    source: s.source.clone(),
+                });
             }
         }
         let mut doc_typedef = HashMap::new();
         for t in &self.api.typedefs {
-            if abi.typedefs.contains_key(&t.name) || abi.records.contains_key(&t.name) || abi.enums.contains_key(&t.name) {
+            if abi.typedefs.contains_key(&t.name)
+                || abi.records.contains_key(&t.name)
+                || abi.enums.contains_key(&t.name)
+            {
                 self.needed.insert(t.name.clone());
                 doc_typedef.insert(t.name.clone(), t);
             } else {
-                self.out.unbound.push(Unbound { name: t.name.clone(), kind: "typedef".into(), reason: format!("no type of that name in the ABI source for feature `{}`", abi.feature), source: t.source.clone() });
+                self.out.unbound.push(Unbound {
+                    name: t.name.clone(),
+                    kind: "typedef".into(),
+                    reason: format!(
+                        "no type of that name in the ABI source for feature `{}`",
+                        abi.feature
+                    ),
+                    source: t.source.clone(),
+                });
             }
         }
         // Close over what the needed types mention.
@@ -249,7 +352,14 @@ impl<'a> Joiner<'a> {
                 name: name.clone(),
                 abi: r.clone(),
                 doc: doc.map(|s| s.doc.clone()),
-                field_docs: doc.map(|s| s.fields.iter().map(|f| (f.name.clone(), f.doc.clone())).collect()).unwrap_or_default(),
+                field_docs: doc
+                    .map(|s| {
+                        s.fields
+                            .iter()
+                            .map(|f| (f.name.clone(), f.doc.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 section: doc.and_then(|s| s.section.clone()),
                 source: doc.map(|s| s.source.clone()),
             });
@@ -263,19 +373,34 @@ impl<'a> Joiner<'a> {
                 self.compare_values(d, e);
             }
             let emitted = doc.map_or_else(|| name.clone(), |d| d.name.clone());
-            let mut aliases: Vec<String> = std::iter::once(name.clone()).chain(e.aliases.iter().cloned()).filter(|a| *a != emitted).collect();
+            let mut aliases: Vec<String> = std::iter::once(name.clone())
+                .chain(e.aliases.iter().cloned())
+                .filter(|a| *a != emitted)
+                .collect();
             aliases.dedup();
             self.out.enums.push(BoundEnum {
                 name: emitted,
                 aliases,
                 abi: e.clone(),
                 doc: doc.map(|d| d.doc.clone()),
-                member_docs: doc.map(|d| d.variants.iter().map(|v| (v.name.clone(), v.doc.clone())).collect()).unwrap_or_default(),
+                member_docs: doc
+                    .map(|d| {
+                        d.variants
+                            .iter()
+                            .map(|v| (v.name.clone(), v.doc.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
                 section: doc.and_then(|d| d.section.clone()),
                 source: doc.map(|d| d.source.clone()),
             });
         }
-        let enum_names: BTreeSet<String> = self.out.enums.iter().flat_map(|e| std::iter::once(e.name.clone()).chain(e.aliases.iter().cloned())).collect();
+        let enum_names: BTreeSet<String> = self
+            .out
+            .enums
+            .iter()
+            .flat_map(|e| std::iter::once(e.name.clone()).chain(e.aliases.iter().cloned()))
+            .collect();
         for (name, t) in &abi.typedefs {
             // Enum aliases are emitted with their enum.
             if !seen.contains(name) || enum_names.contains(name) {
@@ -297,18 +422,48 @@ impl<'a> Joiner<'a> {
         for v in &d.variants {
             match (e.value(&v.name), v.value) {
                 (Some(a), Some(b)) if a != i128::from(b) => {
-                    self.diag(Severity::Warning, &v.source, format!("{}::{} is {} in the docs but {} in the ABI; emitting the ABI value", d.name, v.name, b, a));
+                    self.diag(
+                        Severity::Warning,
+                        &v.source,
+                        format!(
+                            "{}::{} is {} in the docs but {} in the ABI; emitting the ABI value",
+                            d.name, v.name, b, a
+                        ),
+                    );
                 }
                 (None, _) => missing.push(v.name.clone()),
                 _ => {}
             }
         }
         if !missing.is_empty() {
-            self.diag(Severity::Warning, &d.source, format!("enum {}: {} documented member(s) absent from the ABI, not emitted: {}", d.name, missing.len(), missing.join(", ")));
+            self.diag(
+                Severity::Warning,
+                &d.source,
+                format!(
+                    "enum {}: {} documented member(s) absent from the ABI, not emitted: {}",
+                    d.name,
+                    missing.len(),
+                    missing.join(", ")
+                ),
+            );
         }
-        let undocumented: Vec<&str> = e.values.iter().filter(|v| !d.variants.iter().any(|dv| dv.name == v.name)).map(|v| v.name.as_str()).collect();
+        let undocumented: Vec<&str> = e
+            .values
+            .iter()
+            .filter(|v| !d.variants.iter().any(|dv| dv.name == v.name))
+            .map(|v| v.name.as_str())
+            .collect();
         if !undocumented.is_empty() && d.detail == crate::ir::Detail::Full {
-            self.diag(Severity::Note, &d.source, format!("enum {}: {} ABI member(s) the docs do not list, emitted without docs: {}", d.name, undocumented.len(), undocumented.join(", ")));
+            self.diag(
+                Severity::Note,
+                &d.source,
+                format!(
+                    "enum {}: {} ABI member(s) the docs do not list, emitted without docs: {}",
+                    d.name,
+                    undocumented.len(),
+                    undocumented.join(", ")
+                ),
+            );
         }
     }
 
@@ -316,13 +471,38 @@ impl<'a> Joiner<'a> {
         if s.detail != crate::ir::Detail::Full || s.fields.is_empty() {
             return;
         }
-        let abi_fields: Vec<&str> = r.fields.iter().filter(|f| !f.bitfield_unit && !f.name.starts_with("__bindgen")).map(|f| f.name.as_str()).collect();
-        let doc_fields: Vec<&str> = s.fields.iter().map(|f| f.name.trim_end_matches('_')).collect();
+        let abi_fields: Vec<&str> = r
+            .fields
+            .iter()
+            .filter(|f| !f.bitfield_unit && !f.name.starts_with("__bindgen"))
+            .map(|f| f.name.as_str())
+            .collect();
+        let doc_fields: Vec<&str> = s
+            .fields
+            .iter()
+            .map(|f| f.name.trim_end_matches('_'))
+            .collect();
         let abi_norm: Vec<&str> = abi_fields.iter().map(|f| f.trim_end_matches('_')).collect();
         if doc_fields != abi_norm {
-            let only_doc: Vec<&str> = doc_fields.iter().filter(|f| !abi_norm.contains(f)).copied().collect();
-            let only_abi: Vec<&str> = abi_norm.iter().filter(|f| !doc_fields.contains(f)).copied().collect();
-            let what = if only_doc.is_empty() && only_abi.is_empty() { "the same fields in another order".to_string() } else { format!("docs only: [{}]; ABI only: [{}]", only_doc.join(", "), only_abi.join(", ")) };
+            let only_doc: Vec<&str> = doc_fields
+                .iter()
+                .filter(|f| !abi_norm.contains(f))
+                .copied()
+                .collect();
+            let only_abi: Vec<&str> = abi_norm
+                .iter()
+                .filter(|f| !doc_fields.contains(f))
+                .copied()
+                .collect();
+            let what = if only_doc.is_empty() && only_abi.is_empty() {
+                "the same fields in another order".to_string()
+            } else {
+                format!(
+                    "docs only: [{}]; ABI only: [{}]",
+                    only_doc.join(", "),
+                    only_abi.join(", ")
+                )
+            };
             self.diag(Severity::Warning, &s.source, format!("struct {}: documented fields differ from the ABI's ({what}); the ABI layout is emitted", s.name));
         }
     }

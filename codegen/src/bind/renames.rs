@@ -46,9 +46,9 @@ impl Rule {
 /// Parameter-word synonyms the docs and the C headers use for the same thing. Reviewed by
 /// hand; add a pair only with an example of a function that needs it.
 pub const SYNONYMS: &[(&str, &str)] = &[
-    ("stream", "hStream"),     // cudaStreamAttachMemAsync and others: doc `stream`
-    ("pool", "memPool"),       // cudaMemPool*: doc `memPool`, C `pool`
-    ("devPtr", "dptr"),        // cudaMemAdvise/… older spellings
+    ("stream", "hStream"), // cudaStreamAttachMemAsync and others: doc `stream`
+    ("pool", "memPool"),   // cudaMemPool*: doc `memPool`, C `pool`
+    ("devPtr", "dptr"),    // cudaMemAdvise/… older spellings
     ("length", "len"),
     ("count", "numBytes"),
     ("event", "hEvent"),
@@ -77,7 +77,10 @@ pub fn matches(doc: &str, c: &str) -> Option<Rule> {
     if unprefixed(d).eq_ignore_ascii_case(&unprefixed(k)) {
         return Some(Rule::HungarianPrefix);
     }
-    if SYNONYMS.iter().any(|(a, b)| (a.eq_ignore_ascii_case(d) && b.eq_ignore_ascii_case(k)) || (a.eq_ignore_ascii_case(k) && b.eq_ignore_ascii_case(d))) {
+    if SYNONYMS.iter().any(|(a, b)| {
+        (a.eq_ignore_ascii_case(d) && b.eq_ignore_ascii_case(k))
+            || (a.eq_ignore_ascii_case(k) && b.eq_ignore_ascii_case(d))
+    }) {
         return Some(Rule::Synonym);
     }
     None

@@ -15,7 +15,11 @@ pub struct DocProblems(pub Vec<String>);
 /// `#[doc = "..."]` attributes for `markdown`, one per line (prettyplease prints `///`).
 pub fn attrs(markdown: &str) -> TokenStream {
     let lines = markdown.lines().map(|l| {
-        let l = if l.is_empty() { String::new() } else { format!(" {l}") };
+        let l = if l.is_empty() {
+            String::new()
+        } else {
+            format!(" {l}")
+        };
         quote! { #[doc = #l] }
     });
     quote! { #(#lines)* }

@@ -23,7 +23,10 @@ fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream 
     let text = e.doc.clone().unwrap_or_default();
     let mut md = docs::markdown(&text, names, &e.name, problems);
     if e.doc.is_none() {
-        md = format!("`{}`: not described by the documentation; emitted because other items use it.", e.abi.name);
+        md = format!(
+            "`{}`: not described by the documentation; emitted because other items use it.",
+            e.abi.name
+        );
     }
     md.push_str("\n\nA newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.");
     let doc = docs::attrs(&md);
@@ -34,7 +37,12 @@ fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream 
     let consts = e.abi.values.iter().zip(&rust_names).map(|(v, r)| {
         let id = ident(r);
         let lit = int_literal(v.value, &e.abi.repr);
-        let text = e.member_docs.iter().find(|(n, _)| n == &v.name).map(|(_, d)| d.as_str()).unwrap_or("");
+        let text = e
+            .member_docs
+            .iter()
+            .find(|(n, _)| n == &v.name)
+            .map(|(_, d)| d.as_str())
+            .unwrap_or("");
         let md = docs::markdown(text, names, &v.name, problems);
         let d = docs::attrs(&md);
         let c = &v.name;
@@ -97,19 +105,36 @@ fn int_literal(v: i128, repr: &str) -> Literal {
 /// The `errors.rs` file body: `error_info(code)` → (C name, documented meaning), read from
 /// the enum that `error_enum` names (`cudaError_t`).
 pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
-    let Some(e) = enums.iter().find(|e| e.name == error_enum || e.aliases.iter().any(|a| a == error_enum)) else {
+    let Some(e) = enums
+        .iter()
+        .find(|e| e.name == error_enum || e.aliases.iter().any(|a| a == error_enum))
+    else {
         return quote! {
             /// The documentation named no error enum, so no names are known.
             pub(crate) fn error_info(_code: i64) -> ::core::option::Option<(&'static str, &'static str)> { ::core::option::Option::None }
         };
     };
     let mut seen = std::collections::BTreeSet::new();
-    let arms = e.abi.values.iter().filter(|v| v.alias_of.is_none() && seen.insert(v.value)).map(|v| {
-        let lit = Literal::i64_unsuffixed(v.value as i64);
-        let name = &v.name;
-        let text = e.member_docs.iter().find(|(n, _)| n == &v.name).map(|(_, d)| docs::first_sentence(&crate::rustdoc::convert(d, &crate::rustdoc::NoLinks).markdown)).unwrap_or_default();
-        quote! { #lit => ::core::option::Option::Some((#name, #text)), }
-    });
+    let arms = e
+        .abi
+        .values
+        .iter()
+        .filter(|v| v.alias_of.is_none() && seen.insert(v.value))
+        .map(|v| {
+            let lit = Literal::i64_unsuffixed(v.value as i64);
+            let name = &v.name;
+            let text = e
+                .member_docs
+                .iter()
+                .find(|(n, _)| n == &v.name)
+                .map(|(_, d)| {
+                    docs::first_sentence(
+                        &crate::rustdoc::convert(d, &crate::rustdoc::NoLinks).markdown,
+                    )
+                })
+                .unwrap_or_default();
+            quote! { #lit => ::core::option::Option::Some((#name, #text)), }
+        });
     quote! {
         /// The C name and the documentation's first sentence for a `cudaError_t` code.
         pub(crate) fn error_info(code: i64) -> ::core::option::Option<(&'static str, &'static str)> {

@@ -35,8 +35,13 @@ pub fn groups(constants: &[BoundConstant]) -> Vec<FlagGroup> {
             names.push(&k.name);
             let prefix = common_word_prefix(&names);
             let last = run.last().map_or(0, |c| c.value);
-            let deprecated_alias = k.value == last && k.doc.to_ascii_lowercase().contains("deprecated");
-            prefix.len() > "cuda".len() && prefix.starts_with("cuda") && (k.value > last || deprecated_alias) && run[0].rust_type == k.rust_type && run[0].section == k.section
+            let deprecated_alias =
+                k.value == last && k.doc.to_ascii_lowercase().contains("deprecated");
+            prefix.len() > "cuda".len()
+                && prefix.starts_with("cuda")
+                && (k.value > last || deprecated_alias)
+                && run[0].rust_type == k.rust_type
+                && run[0].section == k.section
         });
         if extend {
             if let Some(run) = runs.last_mut() {
@@ -49,7 +54,10 @@ pub fn groups(constants: &[BoundConstant]) -> Vec<FlagGroup> {
     let mut out: Vec<FlagGroup> = Vec::new();
     for run in runs {
         let is_flag = |v: i64| v == 0 || (v > 0 && (v & (v - 1) == 0 || (v + 1) & v == 0));
-        if run.len() < 2 || !run.iter().all(|c| is_flag(c.value)) || run.iter().all(|c| c.value == 0) {
+        if run.len() < 2
+            || !run.iter().all(|c| is_flag(c.value))
+            || run.iter().all(|c| c.value == 0)
+        {
             continue;
         }
         let names: Vec<&str> = run.iter().map(|c| c.name.as_str()).collect();
@@ -63,7 +71,11 @@ pub fn groups(constants: &[BoundConstant]) -> Vec<FlagGroup> {
             name,
             prefix,
             bits: run[0].rust_type.clone(),
-            members: run.iter().zip(rust).map(|(c, r)| (c.name.clone(), r, c.value)).collect(),
+            members: run
+                .iter()
+                .zip(rust)
+                .map(|(c, r)| (c.name.clone(), r, c.value))
+                .collect(),
         });
     }
     out
@@ -80,7 +92,12 @@ pub fn register_links(groups: &[FlagGroup], names: &mut Names) {
 }
 
 /// The `flags.rs` file body: one `bitflags` type per group.
-pub fn emit(groups: &[FlagGroup], constants: &[BoundConstant], names: &Names, problems: &mut DocProblems) -> TokenStream {
+pub fn emit(
+    groups: &[FlagGroup],
+    constants: &[BoundConstant],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
     let items = groups.iter().map(|g| {
         let ty = ident(&g.name);
         let bits = ident(&g.bits);
@@ -111,14 +128,24 @@ pub fn emit(groups: &[FlagGroup], constants: &[BoundConstant], names: &Names, pr
 }
 
 /// The `constants.rs` file body: every bound constant under its C name.
-pub fn emit_constants(constants: &[BoundConstant], names: &Names, problems: &mut DocProblems) -> TokenStream {
+pub fn emit_constants(
+    constants: &[BoundConstant],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
     let items = constants.iter().map(|k| {
         let id = ident(&k.name);
         let ty: syn::Type = syn::parse_str(&k.rust_type).unwrap_or_else(|_| syn::parse_quote!(i64));
         let v = Literal::i64_unsuffixed(k.value);
         let mut md = docs::markdown(&k.doc, names, &k.name, problems);
-        if let Some(p) = names.path(&k.name).filter(|p| !p.ends_with(&format!("::{}", k.name))) {
-            md.push_str(&format!("\n\nAlso available as the flag [`{}`]({p}).", p.rsplit("::").next().unwrap_or(p)));
+        if let Some(p) = names
+            .path(&k.name)
+            .filter(|p| !p.ends_with(&format!("::{}", k.name)))
+        {
+            md.push_str(&format!(
+                "\n\nAlso available as the flag [`{}`]({p}).",
+                p.rsplit("::").next().unwrap_or(p)
+            ));
         }
         let d = docs::attrs(&md);
         quote! { #d pub const #id: #ty = #v as #ty; }
@@ -132,7 +159,14 @@ mod tests {
     use crate::ir::Source;
 
     fn k(name: &str, value: i64, doc: &str) -> BoundConstant {
-        BoundConstant { name: name.into(), value, rust_type: "u32".into(), doc: doc.into(), section: None, source: Source::new("t", 1) }
+        BoundConstant {
+            name: name.into(),
+            value,
+            rust_type: "u32".into(),
+            doc: doc.into(),
+            section: None,
+            source: Source::new("t", 1),
+        }
     }
 
     #[test]
@@ -155,8 +189,22 @@ mod tests {
         ];
         let g = groups(&ks);
         let names: Vec<&str> = g.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(names, vec!["HostAllocFlags", "HostRegisterFlags", "StreamFlags", "DeviceFlags"]);
-        assert_eq!(g[0].members.iter().map(|m| m.1.as_str()).collect::<Vec<_>>(), vec!["DEFAULT", "PORTABLE", "MAPPED"]);
+        assert_eq!(
+            names,
+            vec![
+                "HostAllocFlags",
+                "HostRegisterFlags",
+                "StreamFlags",
+                "DeviceFlags"
+            ]
+        );
+        assert_eq!(
+            g[0].members
+                .iter()
+                .map(|m| m.1.as_str())
+                .collect::<Vec<_>>(),
+            vec!["DEFAULT", "PORTABLE", "MAPPED"]
+        );
         // The stream handle constants are not flags of the stream-creation group.
         assert_eq!(g[2].members.len(), 2);
         assert_eq!(g[3].members.len(), 4);

@@ -37,10 +37,18 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
                 None => "not described by the documentation".to_string(),
             }
         } else {
-            docs::markdown(&p.doc.split_whitespace().collect::<Vec<_>>().join(" "), names, &format!("{}({})", f.name, p.c_name), problems)
+            docs::markdown(
+                &p.doc.split_whitespace().collect::<Vec<_>>().join(" "),
+                names,
+                &format!("{}({})", f.name, p.c_name),
+                problems,
+            )
         };
         let sep = if doc.is_empty() { "" } else { " — " };
-        args.push(format!("- `{}`: `{}`{role}{sep}{doc}", p.c_name, p.ty.c_text));
+        args.push(format!(
+            "- `{}`: `{}`{role}{sep}{doc}",
+            p.c_name, p.ty.c_text
+        ));
     }
     if !args.is_empty() {
         md.push_str("\n\n# Arguments\n\n");
@@ -57,7 +65,9 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
             .collect();
         md.push_str("\n\n# Errors\n\nThe documentation lists these results: ");
         md.push_str(&errs.join(", "));
-        md.push_str(". `Err` is returned only when the runtime library or this function cannot be loaded.");
+        md.push_str(
+            ". `Err` is returned only when the runtime library or this function cannot be loaded.",
+        );
     }
     let see = docs::see_also(&f.see_also, names);
     if !see.is_empty() {

@@ -44,9 +44,17 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     };
     let mut files = Vec::new();
     let body = types::emit(&b.records, &b.typedefs, &names, &mut problems);
-    files.push(format_file("types.rs", &pre, quote! { #allow use super::*; #body })?);
+    files.push(format_file(
+        "types.rs",
+        &pre,
+        quote! { #allow use super::*; #body },
+    )?);
     let body = enums::emit(&b.enums, &names, &mut problems);
-    files.push(format_file("enums.rs", &pre, quote! { #allow use super::*; #body })?);
+    files.push(format_file(
+        "enums.rs",
+        &pre,
+        quote! { #allow use super::*; #body },
+    )?);
     let body = enums::emit_error_table(&b.enums, "cudaError_t");
     files.push(format_file("errors.rs", &pre, quote! { #allow #body })?);
     let body = flags::emit(&groups, &b.constants, &names, &mut problems);
@@ -54,7 +62,11 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     let body = flags::emit_constants(&b.constants, &names, &mut problems);
     files.push(format_file("constants.rs", &pre, quote! { #allow #body })?);
     let body = functions::emit(&b.functions, &names, &mut problems);
-    files.push(format_file("functions.rs", &pre, quote! { #allow use super::*; #body })?);
+    files.push(format_file(
+        "functions.rs",
+        &pre,
+        quote! { #allow use super::*; #body },
+    )?);
     let module = quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
@@ -72,5 +84,9 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         pub use types::*;
     };
     files.push(format_file("mod.rs", &pre, module)?);
-    Ok(Output { files, doc_problems: problems.0, flag_groups: groups })
+    Ok(Output {
+        files,
+        doc_problems: problems.0,
+        flag_groups: groups,
+    })
 }

@@ -30,7 +30,11 @@ pub fn ident(name: &str) -> Ident {
 /// share removed (`cudaMemcpyHostToDevice` → `HOST_TO_DEVICE`). Falls back to the whole
 /// member name where stripping would give an empty, numeric or colliding name.
 pub fn member_names(members: &[&str]) -> Vec<String> {
-    let prefix = if members.len() >= 2 { common_word_prefix(members) } else { String::new() };
+    let prefix = if members.len() >= 2 {
+        common_word_prefix(members)
+    } else {
+        String::new()
+    };
     let mut out: Vec<String> = members
         .iter()
         .map(|m| {
@@ -49,7 +53,10 @@ pub fn member_names(members: &[&str]) -> Vec<String> {
         *counts.entry(n.clone()).or_default() += 1;
     }
     for (i, n) in out.iter_mut().enumerate() {
-        if counts[n.as_str()] > 1 || n.starts_with(|c: char| c.is_ascii_digit()) || syn::parse_str::<Ident>(n).is_err() {
+        if counts[n.as_str()] > 1
+            || n.starts_with(|c: char| c.is_ascii_digit())
+            || syn::parse_str::<Ident>(n).is_err()
+        {
             *n = members[i].to_shouty_snake_case();
         }
     }
@@ -59,15 +66,27 @@ pub fn member_names(members: &[&str]) -> Vec<String> {
 /// The longest prefix of whole camel-case words all `names` share (`cudaMemcpy` for
 /// `cudaMemcpyHostToHost`, `cudaMemcpyDeviceToHost`).
 pub fn common_word_prefix(names: &[&str]) -> String {
-    let Some(first) = names.first() else { return String::new() };
+    let Some(first) = names.first() else {
+        return String::new();
+    };
     let mut len = first.len();
     for n in &names[1..] {
-        len = len.min(first.bytes().zip(n.bytes()).take_while(|(a, b)| a == b).count());
+        len = len.min(
+            first
+                .bytes()
+                .zip(n.bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
     }
     // Back off to a word boundary: the next character of every name starts a word.
     while len > 0 {
         let boundary = names.iter().all(|n| match n.as_bytes().get(len) {
-            Some(c) => c.is_ascii_uppercase() || *c == b'_' || c.is_ascii_digit() && !n.as_bytes()[len - 1].is_ascii_digit(),
+            Some(c) => {
+                c.is_ascii_uppercase()
+                    || *c == b'_'
+                    || c.is_ascii_digit() && !n.as_bytes()[len - 1].is_ascii_digit()
+            }
             None => false,
         });
         if boundary {
@@ -87,10 +106,7 @@ pub fn rust_type(c: &CType, names: &Names) -> TokenStream {
             quote! { #id }
         }
         CType::Pointer { to, is_const } => {
-            let inner = match &**to {
-                // `void*` is `*mut c_void`; a pointer to a function pointer keeps the Option.
-                other => rust_type(other, names),
-            };
+            let inner = rust_type(to, names);
             if *is_const {
                 quote! { *const #inner }
             } else {
@@ -102,7 +118,11 @@ pub fn rust_type(c: &CType, names: &Names) -> TokenStream {
             let len = proc_macro2::Literal::usize_unsuffixed(*len as usize);
             quote! { [#inner; #len] }
         }
-        CType::FnPtr { params, ret, nullable } => {
+        CType::FnPtr {
+            params,
+            ret,
+            nullable,
+        } => {
             let ps = params.iter().map(|p| {
                 let id = ident(&p.name);
                 let t = rust_type(&p.ty.c, names);
@@ -232,13 +252,24 @@ mod tests {
     #[test]
     fn member_names_strip_the_shared_prefix() {
         assert_eq!(
-            member_names(&["cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDefault"]),
+            member_names(&[
+                "cudaMemcpyHostToHost",
+                "cudaMemcpyHostToDevice",
+                "cudaMemcpyDefault"
+            ]),
             vec!["HOST_TO_HOST", "HOST_TO_DEVICE", "DEFAULT"]
         );
-        assert_eq!(member_names(&["cudaSuccess", "cudaErrorInvalidValue"]), vec!["SUCCESS", "ERROR_INVALID_VALUE"]);
+        assert_eq!(
+            member_names(&["cudaSuccess", "cudaErrorInvalidValue"]),
+            vec!["SUCCESS", "ERROR_INVALID_VALUE"]
+        );
         // A numeric remainder keeps more of the name.
         let n = member_names(&["cudaFormat1", "cudaFormat2"]);
-        assert!(n.iter().all(|x| !x.starts_with(|c: char| c.is_ascii_digit())), "{n:?}");
+        assert!(
+            n.iter()
+                .all(|x| !x.starts_with(|c: char| c.is_ascii_digit())),
+            "{n:?}"
+        );
     }
 
     #[test]

@@ -11,7 +11,12 @@ use crate::abi::{CType, RecordKind, TypedefKind};
 use crate::bind::{BoundRecord, BoundTypedef};
 
 /// The `types.rs` file body.
-pub fn emit(records: &[BoundRecord], typedefs: &[BoundTypedef], names: &Names, problems: &mut DocProblems) -> TokenStream {
+pub fn emit(
+    records: &[BoundRecord],
+    typedefs: &[BoundTypedef],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
     let recs: Vec<TokenStream> = records.iter().map(|r| record(r, names, problems)).collect();
     let tds = typedefs.iter().map(|t| typedef(t, names, problems));
     quote! { #(#recs)* #(#tds)* }
@@ -24,7 +29,10 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
         Some(d) => docs::markdown(d, names, &r.name, problems),
         None => match &r.abi.parent {
             Some(p) => format!("An anonymous member type of [`{p}`]."),
-            None => format!("`{}`: not described by the documentation; emitted because other items use it.", r.name),
+            None => format!(
+                "`{}`: not described by the documentation; emitted because other items use it.",
+                r.name
+            ),
         },
     };
     if md.trim().is_empty() {
@@ -39,15 +47,28 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
             pub struct #ty { _opaque: [u8; 0] }
         };
     }
-    let align = r.abi.repr.iter().find_map(|a| a.strip_prefix("align(").and_then(|x| x.strip_suffix(')')).and_then(|n| n.parse::<usize>().ok()));
+    let align = r.abi.repr.iter().find_map(|a| {
+        a.strip_prefix("align(")
+            .and_then(|x| x.strip_suffix(')'))
+            .and_then(|n| n.parse::<usize>().ok())
+    });
     let align = align.map(|n| {
         let n = Literal::usize_unsuffixed(n);
         quote! { #[repr(align(#n))] }
     });
     let fields = r.abi.fields.iter().map(|f| {
         let id = ident(&f.name);
-        let t = if f.bitfield_unit { bitfield_storage(&f.ty.c, names) } else { rust_type(&f.ty.c, names) };
-        let text = r.field_docs.iter().find(|(n, _)| n == &f.name || n.trim_end_matches('_') == f.name.trim_end_matches('_')).map(|(_, d)| d.as_str()).unwrap_or("");
+        let t = if f.bitfield_unit {
+            bitfield_storage(&f.ty.c, names)
+        } else {
+            rust_type(&f.ty.c, names)
+        };
+        let text = r
+            .field_docs
+            .iter()
+            .find(|(n, _)| n == &f.name || n.trim_end_matches('_') == f.name.trim_end_matches('_'))
+            .map(|(_, d)| d.as_str())
+            .unwrap_or("");
         let md = docs::markdown(text, names, &format!("{}.{}", r.name, f.name), problems);
         let d = docs::attrs(&md);
         quote! { #d pub #id: #t, }
@@ -99,7 +120,11 @@ fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> Token
                 CType::Pointer { to, is_const } => (rust_type(to, names), *is_const),
                 other => (rust_type(other, names), false),
             };
-            let ptr = if is_const { quote! { *const #ptr } } else { quote! { *mut #ptr } };
+            let ptr = if is_const {
+                quote! { *const #ptr }
+            } else {
+                quote! { *mut #ptr }
+            };
             md.push_str("\n\nAn opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].");
             let doc = docs::attrs(&md);
             quote! {

@@ -1,7 +1,8 @@
 //! `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
 //!
 //! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
-//! not); `cargo fmt --all --check`; fetch the CUDA runtime wheel ([`crate::wheel`]);
+//! not); `cargo fmt --all --check`; `cargo xtask codegen --check` (the committed generated
+//! files are what the generator makes now); fetch the CUDA runtime wheel ([`crate::wheel`]);
 //! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
 //! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
@@ -24,7 +25,7 @@ pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 6;
+    const STEPS: usize = 7;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         eprintln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -37,8 +38,21 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(2, "fmt", &mut || {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
+    step(3, "codegen --check", &mut || {
+        let opts = codegen::pipeline::Options {
+            docs: vec![root.join("docs-src")],
+            out_dir: root.join("runtime/src/generated"),
+            check: true,
+        };
+        let report = codegen::pipeline::run(&opts)?;
+        eprintln!(
+            "  generated files are fresh ({} functions bound)",
+            report.bindings.functions.len()
+        );
+        Ok(())
+    })?;
     let mut fetched = None;
-    step(3, "fetch wheel", &mut || {
+    step(4, "fetch wheel", &mut || {
         let release = wheel::newest_release(&root.join("docs-src"))?;
         let w = wheel::fetch(root, &release)?;
         eprintln!("  include: {}", w.include.display());
@@ -49,7 +63,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let Some(w) = fetched else {
         bail!("xtask test: the wheel step returned no wheel");
     };
-    step(4, "clippy", &mut || {
+    step(5, "clippy", &mut || {
         let args = [
             "clippy",
             "--workspace",
@@ -62,14 +76,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
-    step(5, "test", &mut || {
+    step(6, "test", &mut || {
         let env = [
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
         ];
         cargo(root, &["test", "--workspace"], &env)
     })?;
-    step(6, "doc", &mut || {
+    step(7, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
     })?;

@@ -196,7 +196,7 @@ fn split_top<'a>(t: &'a str, seps: &[&str]) -> Vec<&'a str> {
             _ => {}
         }
         if depth == 0 {
-            if let Some(sep) = seps.iter().find(|s| t[i..].starts_with(**s)) {
+            if let Some(sep) = seps.iter().find(|s| b[i..].starts_with(s.as_bytes())) {
                 parts.push(&t[start..i]);
                 i += sep.len();
                 start = i;

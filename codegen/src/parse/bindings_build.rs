@@ -23,10 +23,13 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::{
-    Alias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section, Source, Struct, Typedef,
-    TypedefKind, Variant,
+    Alias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section, Source, Struct,
+    Typedef, TypedefKind, Variant,
 };
-use crate::types::TypeRef;
+use crate::types::{TypeExpr, TypeRef};
+
+/// Deepest bracket nesting a type text may have before it is left unparsed.
+const MAX_TYPE_NESTING: usize = 16;
 
 use super::blocks::{Block, Heading, Object, ObjectKind};
 use super::docstring::{self, Docstring};
@@ -34,7 +37,13 @@ use super::signature::{self, DataValue, SigParam};
 
 /// Builds the IR items of `blocks`, reporting problems into `diags`.
 pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
-    let mut b = Builder { api: Api::default(), diags, section: None, open_enum: None, seen: HashMap::new() };
+    let mut b = Builder {
+        api: Api::default(),
+        diags,
+        section: None,
+        open_enum: None,
+        seen: HashMap::new(),
+    };
     for block in blocks {
         match block {
             Block::Heading(h) => b.heading(h),
@@ -81,7 +90,11 @@ fn at(block: &Source, line: u32) -> Source {
     if block.path.is_some() || line == 0 {
         block.clone()
     } else {
-        Source { file: block.file.clone(), line, path: None }
+        Source {
+            file: block.file.clone(),
+            line,
+            path: None,
+        }
     }
 }
 
@@ -92,8 +105,44 @@ impl Builder<'_> {
 
     fn report_problems(&mut self, source: &Source, doc: &Docstring) {
         for p in &doc.problems {
-            self.diags.at(p.severity, &at(source, p.line), p.message.clone());
+            self.diags
+                .at(p.severity, &at(source, p.line), p.message.clone());
         }
+    }
+
+    /// Parses type text, reporting text that is not a type; nesting deeper than
+    /// [`MAX_TYPE_NESTING`] brackets is not parsed at all.
+    fn type_ref(&mut self, text: &str, source: &Source) -> TypeRef {
+        let mut depth = 0usize;
+        let mut deepest = 0usize;
+        for c in text.chars() {
+            match c {
+                '[' | '(' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ']' | ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let ty = if deepest > MAX_TYPE_NESTING {
+            TypeRef {
+                text: text.trim().to_string(),
+                expr: TypeExpr::Unknown {
+                    text: text.trim().to_string(),
+                },
+            }
+        } else {
+            TypeRef::parse(text)
+        };
+        if matches!(ty.expr, TypeExpr::Unknown { .. }) {
+            self.report(
+                Severity::Warning,
+                source,
+                format!("cannot read the type `{}`", ty.text),
+            );
+        }
+        ty
     }
 
     /// Records `name` in `space`; on a repeat returns the first definition's slot.
@@ -123,9 +172,19 @@ impl Builder<'_> {
     fn duplicate(&mut self, what: &str, name: &str, first: Slot, source: &Source, identical: bool) {
         let first = self.first_source(first);
         if identical {
-            self.report(Severity::Note, source, format!("{what} `{name}` is repeated identically (first at {first}); keeping the first"));
+            self.report(
+                Severity::Note,
+                source,
+                format!(
+                    "{what} `{name}` is repeated identically (first at {first}); keeping the first"
+                ),
+            );
         } else {
-            self.report(Severity::Warning, source, format!("duplicate {what} `{name}` (first at {first}); keeping the first"));
+            self.report(
+                Severity::Warning,
+                source,
+                format!("duplicate {what} `{name}` (first at {first}); keeping the first"),
+            );
         }
     }
 
@@ -143,7 +202,11 @@ impl Builder<'_> {
             self.duplicate("section", &name, first, &h.source, false);
             return;
         }
-        self.api.sections.push(Section { name, doc: doc.doc_text(), source: h.source.clone() });
+        self.api.sections.push(Section {
+            name,
+            doc: doc.doc_text(),
+            source: h.source.clone(),
+        });
     }
 
     fn object(&mut self, o: &Object<'_>) {
@@ -160,14 +223,20 @@ impl Builder<'_> {
     fn function(&mut self, o: &Object<'_>) {
         let call = match signature::split_call(&o.signature) {
             Ok(c) => c,
-            Err(e) => return self.report(Severity::Error, &o.source, format!("function skipped: {e}")),
+            Err(e) => {
+                return self.report(Severity::Error, &o.source, format!("function skipped: {e}"))
+            }
         };
         let name = signature::short_name(call.qualified).to_string();
         let mut inputs: Vec<SigParam> = Vec::new();
         for piece in signature::split_top_level(call.args.unwrap_or(""), ',') {
             match signature::parse_param(piece) {
                 Ok(p) if inputs.iter().any(|q| q.name == p.name) => {
-                    self.report(Severity::Warning, &o.source, format!("`{name}` repeats parameter `{}`; keeping the first", p.name));
+                    self.report(
+                        Severity::Warning,
+                        &o.source,
+                        format!("`{name}` repeats parameter `{}`; keeping the first", p.name),
+                    );
                 }
                 Ok(p) => inputs.push(p),
                 Err(e) => self.report(Severity::Error, &o.source, format!("in `{name}`: {e}")),
@@ -176,7 +245,10 @@ impl Builder<'_> {
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
         let mut params = self.inputs(&name, &inputs, &doc, &o.source);
-        let mut rtype = doc.rtype.as_ref().map(|r| TypeRef::parse(&r.text));
+        let mut rtype = doc
+            .rtype
+            .as_ref()
+            .map(|r| self.type_ref(&r.text, &at(&o.source, r.line)));
         let mut text = doc.doc_text();
         let mut errors = Vec::new();
         if let Some(ret) = &doc.returns {
@@ -185,19 +257,32 @@ impl Builder<'_> {
                 match &out.name {
                     Some(n) => params.push(Param {
                         name: n.clone(),
-                        ty: out.ty.as_deref().map(TypeRef::parse),
+                        ty: out
+                            .ty
+                            .as_deref()
+                            .map(|t| self.type_ref(t, &at(&o.source, out.line))),
                         direction: Direction::Out,
                         doc: out.doc.clone(),
                     }),
                     None => {
                         let src = at(&o.source, out.line);
                         if rtype.is_some() {
-                            self.report(Severity::Warning, &src, format!("`{name}` returns a second unnamed value; kept in the doc only"));
+                            self.report(
+                                Severity::Warning,
+                                &src,
+                                format!(
+                                    "`{name}` returns a second unnamed value; kept in the doc only"
+                                ),
+                            );
                         } else {
-                            rtype = out.ty.as_deref().map(TypeRef::parse);
+                            rtype = out.ty.as_deref().map(|t| self.type_ref(t, &src));
                         }
                         if !out.doc.is_empty() {
-                            text = if text.is_empty() { format!(":returns: {}", out.doc) } else { format!("{text}\n\n:returns: {}", out.doc) };
+                            text = if text.is_empty() {
+                                format!(":returns: {}", out.doc)
+                            } else {
+                                format!("{text}\n\n:returns: {}", out.doc)
+                            };
                         }
                     }
                 }
@@ -205,7 +290,11 @@ impl Builder<'_> {
         }
         let slot = Slot::Function(self.api.functions.len());
         if let Some(first) = self.claim(Space::Function, &name, slot) {
-            let identical = self.api.functions.get(self.index(first)).is_some_and(|f| f.params.as_ref() == Some(&params) && f.doc == text);
+            let identical = self
+                .api
+                .functions
+                .get(self.index(first))
+                .is_some_and(|f| f.params.as_ref() == Some(&params) && f.doc == text);
             return self.duplicate("function", &name, first, &o.source, identical);
         }
         self.api.functions.push(Function {
@@ -236,7 +325,13 @@ impl Builder<'_> {
     }
 
     /// The signature's parameters with their `:param` docs: by name, else by position.
-    fn inputs(&mut self, func: &str, inputs: &[SigParam], doc: &Docstring, source: &Source) -> Vec<Param> {
+    fn inputs(
+        &mut self,
+        func: &str,
+        inputs: &[SigParam],
+        doc: &Docstring,
+        source: &Source,
+    ) -> Vec<Param> {
         let mut used = vec![false; doc.params.len()];
         let mut matched: Vec<Option<(usize, bool)>> = inputs
             .iter()
@@ -247,7 +342,11 @@ impl Builder<'_> {
             })
             .collect();
         for (i, m) in matched.iter_mut().enumerate() {
-            if m.is_none() && i < used.len() && !used[i] && inputs.iter().all(|p| p.name != doc.params[i].name) {
+            if m.is_none()
+                && i < used.len()
+                && !used[i]
+                && inputs.iter().all(|p| p.name != doc.params[i].name)
+            {
                 used[i] = true;
                 *m = Some((i, false));
             }
@@ -257,29 +356,58 @@ impl Builder<'_> {
             let (text, ty) = match m {
                 Some((j, true)) => {
                     let d = &doc.params[*j];
-                    let ty = doc.param_type(&d.name).map(|t| t.text.as_str()).or(p.stated_type());
+                    let ty = doc
+                        .param_type(&d.name)
+                        .map(|t| t.text.as_str())
+                        .or(p.stated_type());
+                    (d.text.clone(), ty)
+                }
+                Some((j, false)) if looks_renamed(&p.name, &doc.params[*j].name) => {
+                    let d = &doc.params[*j];
+                    self.report(
+                        Severity::Note,
+                        &at(source, d.line),
+                        format!(
+                            "`{func}`: signature parameter `{}` is documented as `{}`",
+                            p.name, d.name
+                        ),
+                    );
+                    let ty = p
+                        .stated_type()
+                        .or(doc.param_type(&d.name).map(|t| t.text.as_str()));
                     (d.text.clone(), ty)
                 }
                 Some((j, false)) => {
                     let d = &doc.params[*j];
                     self.report(
-                        Severity::Note,
+                        Severity::Warning,
                         &at(source, d.line),
-                        format!("`{func}`: signature parameter `{}` is documented as `{}`", p.name, d.name),
+                        format!(
+                            "`{func}`: `:param {}:` stands where signature parameter `{}` is, but does not look like it; `{}` left undocumented",
+                            d.name, p.name, p.name
+                        ),
                     );
-                    let ty = p.stated_type().or(doc.param_type(&d.name).map(|t| t.text.as_str()));
-                    (d.text.clone(), ty)
+                    (String::new(), p.stated_type())
                 }
                 None => (String::new(), p.stated_type()),
             };
-            out.push(Param { name: p.name.clone(), ty: ty.map(TypeRef::parse), direction: Direction::In, doc: text });
+            let ty = ty.map(|t| self.type_ref(t, source));
+            out.push(Param {
+                name: p.name.clone(),
+                ty,
+                direction: Direction::In,
+                doc: text,
+            });
         }
         for (d, u) in doc.params.iter().zip(&used) {
             if !u {
                 self.report(
                     Severity::Warning,
                     &at(source, d.line),
-                    format!("`{func}` documents parameter `{}`, which its signature lacks", d.name),
+                    format!(
+                        "`{func}` documents parameter `{}`, which its signature lacks",
+                        d.name
+                    ),
                 );
             }
         }
@@ -291,13 +419,30 @@ impl Builder<'_> {
         for a in &doc.attributes {
             let src = at(source, a.line);
             if fields.iter().any(|f| f.name == a.name) {
-                self.report(Severity::Warning, &src, format!("`{owner}` repeats attribute `{}`; keeping the first", a.name));
+                self.report(
+                    Severity::Warning,
+                    &src,
+                    format!(
+                        "`{owner}` repeats attribute `{}`; keeping the first",
+                        a.name
+                    ),
+                );
                 continue;
             }
             if a.ty.is_none() {
-                self.report(Severity::Warning, &src, format!("attribute `{owner}.{}` has no `:type:`", a.name));
+                self.report(
+                    Severity::Warning,
+                    &src,
+                    format!("attribute `{owner}.{}` has no `:type:`", a.name),
+                );
             }
-            fields.push(Field { name: a.name.clone(), ty: a.ty.as_deref().map(TypeRef::parse), doc: a.doc.clone(), source: src });
+            let ty = a.ty.as_deref().map(|t| self.type_ref(t, &src));
+            fields.push(Field {
+                name: a.name.clone(),
+                ty,
+                doc: a.doc.clone(),
+                source: src,
+            });
         }
         fields
     }
@@ -305,20 +450,27 @@ impl Builder<'_> {
     fn class(&mut self, o: &Object<'_>) {
         let call = match signature::split_call(&o.signature) {
             Ok(c) => c,
-            Err(e) => return self.report(Severity::Error, &o.source, format!("class skipped: {e}")),
+            Err(e) => {
+                return self.report(Severity::Error, &o.source, format!("class skipped: {e}"))
+            }
         };
         let name = signature::short_name(call.qualified).to_string();
         let qualified_name = call.qualified.to_string();
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
-        let args: Vec<&str> = call.args.map(|a| signature::split_top_level(a, ',')).unwrap_or_default();
+        let args: Vec<&str> = call
+            .args
+            .map(|a| signature::split_top_level(a, ','))
+            .unwrap_or_default();
         let single = match args.as_slice() {
             [one] => signature::parse_param(one).ok(),
             _ => None,
         };
         let source = o.source.clone();
         let section = self.section.clone();
-        let is_enum = single.as_ref().is_some_and(|p| p.name == "value" && p.stated_type() == Some("int"));
+        let is_enum = single
+            .as_ref()
+            .is_some_and(|p| p.name == "value" && p.stated_type() == Some("int"));
         let is_struct = single.as_ref().is_some_and(|p| p.name == "_ptr");
         let is_opaque = args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**");
         if is_enum {
@@ -327,7 +479,11 @@ impl Builder<'_> {
                 return self.duplicate("class", &name, first, &source, false);
             }
             if !doc.attributes.is_empty() {
-                self.report(Severity::Warning, &source, format!("enum `{name}` lists attributes; they are ignored"));
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!("enum `{name}` lists attributes; they are ignored"),
+                );
             }
             self.open_enum = Some(self.api.enums.len());
             self.api.enums.push(Enum {
@@ -365,7 +521,14 @@ impl Builder<'_> {
             TypedefKind::Opaque
         } else {
             if call.args.is_some() {
-                self.report(Severity::Warning, &source, format!("class `{name}` has unfamiliar arguments `{}`; read as a typedef", call.args.unwrap_or("")));
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!(
+                        "class `{name}` has unfamiliar arguments `{}`; read as a typedef",
+                        call.args.unwrap_or("")
+                    ),
+                );
             }
             TypedefKind::Class
         };
@@ -392,7 +555,11 @@ impl Builder<'_> {
             Ok(d) => d,
             Err(e) => {
                 self.open_enum = None;
-                return self.report(Severity::Error, &o.source, format!("data object skipped: {e}"));
+                return self.report(
+                    Severity::Error,
+                    &o.source,
+                    format!("data object skipped: {e}"),
+                );
             }
         };
         let name = signature::short_name(qualified).to_string();
@@ -403,11 +570,16 @@ impl Builder<'_> {
             self.open_enum = None;
         }
         match value {
-            DataValue::Member { enum_name, member, value } => self.member(&name, &enum_name, &member, value, doc, source),
+            DataValue::Member {
+                enum_name,
+                member,
+                value,
+            } => self.member(&name, &enum_name, &member, value, doc, source),
             DataValue::Integer(value) => {
                 let slot = Slot::Constant(self.api.constants.len());
                 if let Some(first) = self.claim(Space::Constant, &name, slot) {
-                    let identical = matches!(first, Slot::Constant(i) if self.api.constants[i].value == value);
+                    let identical =
+                        matches!(first, Slot::Constant(i) if self.api.constants[i].value == value);
                     return self.duplicate("constant", &name, first, &source, identical);
                 }
                 self.api.constants.push(Constant {
@@ -437,32 +609,65 @@ impl Builder<'_> {
                 });
             }
             DataValue::Other(v) => {
-                self.report(Severity::Warning, &source, format!("value `{v}` of `{qualified}` is neither an integer nor a type; skipped"));
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!(
+                        "value `{v}` of `{qualified}` is neither an integer nor a type; skipped"
+                    ),
+                );
             }
         }
     }
 
-    fn member(&mut self, name: &str, enum_name: &str, member: &str, value: Result<i64, String>, doc: Docstring, source: Source) {
+    fn member(
+        &mut self,
+        name: &str,
+        enum_name: &str,
+        member: &str,
+        value: Result<i64, String>,
+        doc: Docstring,
+        source: Source,
+    ) {
         let Some(idx) = self.open_enum else {
-            return self.report(Severity::Error, &source, format!("enum member `{name}` outside an enum class; skipped"));
+            return self.report(
+                Severity::Error,
+                &source,
+                format!("enum member `{name}` outside an enum class; skipped"),
+            );
         };
         let e = &self.api.enums[idx];
         let mut problems = Vec::new();
         if e.name != enum_name {
-            problems.push((Severity::Warning, format!("member `{name}` names enum `{enum_name}` but follows `{}`", e.name)));
+            problems.push((
+                Severity::Warning,
+                format!(
+                    "member `{name}` names enum `{enum_name}` but follows `{}`",
+                    e.name
+                ),
+            ));
         }
         if member != name {
-            problems.push((Severity::Warning, format!("member `{name}` shows the name `{member}` in its value")));
+            problems.push((
+                Severity::Warning,
+                format!("member `{name}` shows the name `{member}` in its value"),
+            ));
         }
         let value = match value {
             Ok(v) => Some(v),
             Err(m) => {
-                problems.push((Severity::Error, format!("enum member `{}.{name}`: {m}", e.name)));
+                problems.push((
+                    Severity::Error,
+                    format!("enum member `{}.{name}`: {m}", e.name),
+                ));
                 None
             }
         };
         if let Some(first) = e.variants.iter().find(|v| v.name == name) {
-            let msg = format!("duplicate member `{}.{name}` (first at {}); keeping the first", e.name, first.source);
+            let msg = format!(
+                "duplicate member `{}.{name}` (first at {}); keeping the first",
+                e.name, first.source
+            );
             problems.push((Severity::Warning, msg));
             for (s, m) in problems {
                 self.report(s, &source, m);
@@ -472,11 +677,72 @@ impl Builder<'_> {
         for (s, m) in problems {
             self.report(s, &source, m);
         }
-        self.api.enums[idx].variants.push(Variant { name: name.to_string(), value, doc: doc.doc_text(), source });
+        self.api.enums[idx].variants.push(Variant {
+            name: name.to_string(),
+            value,
+            doc: doc.doc_text(),
+            source,
+        });
     }
+}
+
+/// Whether a documented parameter name looks like a renaming of a signature name
+/// (`stream`/`hStream`, `memPool`/`pool`, `devPtr`/`dptr`, `from_`/`from`) rather than the
+/// documentation of another parameter: after lower-casing and dropping a trailing `_` and a
+/// one-letter `h`/`p` prefix, one contains the other, or they share a 3-letter start or end.
+fn looks_renamed(signature: &str, documented: &str) -> bool {
+    fn norm(s: &str) -> String {
+        let s = s.trim_end_matches('_');
+        let bytes = s.as_bytes();
+        let s = if bytes.len() > 2
+            && matches!(bytes[0], b'h' | b'p')
+            && bytes[1].is_ascii_uppercase()
+        {
+            &s[1..]
+        } else {
+            s
+        };
+        s.to_ascii_lowercase()
+    }
+    let (a, b) = (norm(signature), norm(documented));
+    let common = |x: &mut dyn Iterator<Item = (u8, u8)>| x.take_while(|(p, q)| p == q).count();
+    a.contains(&b)
+        || b.contains(&a)
+        || common(&mut a.bytes().zip(b.bytes())) >= 3
+        || common(&mut a.bytes().rev().zip(b.bytes().rev())) >= 3
 }
 
 /// Fields equal apart from where they were read.
 fn same_fields(a: &[Field], b: &[Field]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.name == y.name && x.ty == y.ty && x.doc == y.doc)
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.name == y.name && x.ty == y.ty && x.doc == y.doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_renamed;
+
+    #[test]
+    fn renamings() {
+        for (a, b) in [
+            ("stream", "hStream"),
+            ("memPool", "pool"),
+            ("devPtr", "dptr"),
+            ("from_", "from"),
+            ("attr", "attrib"),
+            ("exportData", "shareData"),
+        ] {
+            assert!(looks_renamed(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("graph", "symbol"),
+            ("callbackFunc", "scope"),
+            ("hGraph", "node"),
+            ("descList", "map"),
+        ] {
+            assert!(!looks_renamed(a, b), "{a} {b}");
+        }
+    }
 }

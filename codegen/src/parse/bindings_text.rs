@@ -89,7 +89,12 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
         let title = body.trim();
         let prev_blank = i == 0 || is_blank(lines[i - 1]);
         let next_blank = lines.get(i + 1).is_none_or(|n| is_blank(n));
-        if prev_blank && next_blank && !title.is_empty() && title.len() <= 200 && !title.starts_with([':', '.', '*', '-']) {
+        if prev_blank
+            && next_blank
+            && !title.is_empty()
+            && title.len() <= 200
+            && !title.starts_with([':', '.', '*', '-'])
+        {
             return Some(Start::Heading(title));
         }
         return None;
@@ -110,7 +115,10 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
 
 /// Cuts `text` into blocks; reports unclosed signatures and stray text into `diags`.
 pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
-    let lines: Vec<&'a str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let lines: Vec<&'a str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
     let file = diags.file().to_string();
     let mut blocks: Vec<Block<'a>> = Vec::new();
     let mut stray_reported = false;
@@ -128,25 +136,49 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 Some(Block::Object(o)) => o.doc.push(DocLine::new(lines[i], line_no(i))),
                 None if !is_blank(lines[i]) && !stray_reported => {
                     stray_reported = true;
-                    diags.warning(line_no(i), "text before the first heading or object is ignored");
+                    diags.warning(
+                        line_no(i),
+                        "text before the first heading or object is ignored",
+                    );
                 }
                 None => {}
             }
             i += 1;
             continue;
         };
-        let object = |kind, signature: Cow<'a, str>| Block::Object(Object { kind, signature, doc: Vec::new(), source: source.clone() });
+        let object = |kind, signature: Cow<'a, str>| {
+            Block::Object(Object {
+                kind,
+                signature,
+                doc: Vec::new(),
+                source: source.clone(),
+            })
+        };
         match start {
             Start::Heading(title) => {
                 let level = if first_content { 1 } else { 2 };
-                blocks.push(Block::Heading(Heading { title: Cow::Borrowed(title), level, intro: Vec::new(), source: source.clone() }));
+                blocks.push(Block::Heading(Heading {
+                    title: Cow::Borrowed(title),
+                    level,
+                    intro: Vec::new(),
+                    source: source.clone(),
+                }));
             }
             Start::Class(sig) => blocks.push(object(ObjectKind::Class, Cow::Borrowed(sig))),
             Start::Function(sig) => blocks.push(object(ObjectKind::Function, Cow::Borrowed(sig))),
             Start::Data(sig) => blocks.push(object(ObjectKind::Data, Cow::Borrowed(sig))),
             Start::Unclosed(l) => {
-                diags.error(line_no(i), format!("signature `{l}` has no closing `)#`; reading it up to the end of the line"));
-                let sig = if l.ends_with(')') { Cow::Borrowed(l) } else { Cow::Owned(format!("{l})")) };
+                diags.error(
+                    line_no(i),
+                    format!(
+                        "signature `{l}` has no closing `)#`; reading it up to the end of the line"
+                    ),
+                );
+                let sig = if l.ends_with(')') {
+                    Cow::Borrowed(l)
+                } else {
+                    Cow::Owned(format!("{l})"))
+                };
                 blocks.push(object(ObjectKind::Function, sig));
             }
             Start::MultiLine(name) => {
@@ -181,7 +213,10 @@ fn multi_line(lines: &[&str], i: usize, name: &str, diags: &mut Diagnostics) -> 
         j += 1;
     };
     if !closed {
-        diags.error(line_no(i), format!("signature of `{name}` has no closing `)#`; keeping the parameters read"));
+        diags.error(
+            line_no(i),
+            format!("signature of `{name}` has no closing `)#`; keeping the parameters read"),
+        );
         // Keep the lines that look like parameters (`…,`); the rest is docstring.
         let keep = params.iter().take_while(|p| p.ends_with(',')).count();
         params.truncate(keep);
@@ -209,7 +244,14 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["H1:runtime", "H2:Section A", "Class:m.E(value: int)@7", "Data:X = <E.X: 1>@9", "Function:m.f(int a, b: T, )@13", "Function:m.g(a)@18"]
+            [
+                "H1:runtime",
+                "H2:Section A",
+                "Class:m.E(value: int)@7",
+                "Data:X = <E.X: 1>@9",
+                "Function:m.f(int a, b: T, )@13",
+                "Function:m.g(a)@18"
+            ]
         );
     }
 

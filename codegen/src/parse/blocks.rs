@@ -28,7 +28,10 @@ pub struct DocLine<'a> {
 impl<'a> DocLine<'a> {
     /// A line borrowed from the input.
     pub fn new(text: &'a str, line: u32) -> Self {
-        DocLine { text: Cow::Borrowed(text), line }
+        DocLine {
+            text: Cow::Borrowed(text),
+            line,
+        }
     }
 }
 

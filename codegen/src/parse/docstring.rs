@@ -129,14 +129,23 @@ impl Docstring {
         match (self.description.is_empty(), self.notes.is_empty()) {
             (_, true) => self.description.clone(),
             (true, false) => format!(".. rubric:: Notes\n\n{}", self.notes),
-            (false, false) => format!("{}\n\n.. rubric:: Notes\n\n{}", self.description, self.notes),
+            (false, false) => format!(
+                "{}\n\n.. rubric:: Notes\n\n{}",
+                self.description, self.notes
+            ),
         }
     }
 }
 
 /// Reads the docstring `lines`.
 pub fn parse(lines: &[DocLine<'_>]) -> Docstring {
-    let view: Vec<Ln<'_>> = lines.iter().map(|l| Ln { text: l.text.as_ref(), line: l.line }).collect();
+    let view: Vec<Ln<'_>> = lines
+        .iter()
+        .map(|l| Ln {
+            text: l.text.as_ref(),
+            line: l.line,
+        })
+        .collect();
     parse_view(&view, 0)
 }
 
@@ -199,7 +208,11 @@ fn split_field(text: &str) -> Option<(&str, &str, &str)> {
         Some(sp) => (&head[..sp], head[sp + 1..].trim()),
         None => (head, ""),
     };
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         return None;
     }
     Some((name, arg, rest.trim()))
@@ -210,7 +223,11 @@ fn split_directive(text: &str) -> Option<(&str, &str)> {
     let inner = text.strip_prefix(".. ")?;
     let close = inner.find("::")?;
     let name = &inner[..close];
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':')) {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':'))
+    {
         return None;
     }
     Some((name, inner[close + 2..].trim()))
@@ -254,10 +271,22 @@ fn tidy(lines: &[&str]) -> String {
 
 /// Removes the common indentation of `lines` (blank lines stay blank).
 fn dedent<'s>(lines: &[Ln<'s>]) -> Vec<Ln<'s>> {
-    let min = lines.iter().filter(|l| !is_blank(l.text)).map(|l| indent(l.text)).min().unwrap_or(0);
+    let min = lines
+        .iter()
+        .filter(|l| !is_blank(l.text))
+        .map(|l| indent(l.text))
+        .min()
+        .unwrap_or(0);
     lines
         .iter()
-        .map(|l| Ln { text: if is_blank(l.text) { "" } else { l.text.get(min..).unwrap_or("") }, line: l.line })
+        .map(|l| Ln {
+            text: if is_blank(l.text) {
+                ""
+            } else {
+                l.text.get(min..).unwrap_or("")
+            },
+            line: l.line,
+        })
         .collect()
 }
 
@@ -280,7 +309,9 @@ pub fn names_in(text: &str) -> Vec<String> {
     if had_role {
         return out;
     }
-    text.split(|c: char| c == ',' || c.is_whitespace()).filter_map(clean_name).collect()
+    text.split(|c: char| c == ',' || c.is_whitespace())
+        .filter_map(clean_name)
+        .collect()
 }
 
 fn clean_name(raw: &str) -> Option<String> {
@@ -290,7 +321,9 @@ fn clean_name(raw: &str) -> Option<String> {
             t = &t[a + 1..b];
         }
     }
-    let t = t.trim_start_matches(['~', '!', '.']).trim_end_matches(['.', ';', ':']);
+    let t = t
+        .trim_start_matches(['~', '!', '.'])
+        .trim_end_matches(['.', ';', ':']);
     let t = t.strip_suffix("()").unwrap_or(t);
     let t = t.trim_matches('*');
     let last = t.rsplit('.').next().unwrap_or(t);
@@ -312,7 +345,11 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
             if field(&mut doc, name, arg, rest, l, cont) {
                 in_notes = false;
             } else {
-                let target = if in_notes { &mut notes } else { &mut description };
+                let target = if in_notes {
+                    &mut notes
+                } else {
+                    &mut description
+                };
                 target.extend(lines[i..end].iter().map(|l| l.text));
             }
             i = end;
@@ -324,14 +361,21 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
             in_notes = false;
             match name {
                 "seealso" => doc.see_also.extend(names_in(&join_words(arg, body))),
-                "rubric" if arg.eq_ignore_ascii_case("notes") && body.iter().all(|b| is_blank(b.text)) => {
+                "rubric"
+                    if arg.eq_ignore_ascii_case("notes")
+                        && body.iter().all(|b| is_blank(b.text)) =>
+                {
                     in_notes = true;
                 }
                 "attribute" => attribute(&mut doc, arg, l.line, body, depth),
                 "method" => {
                     let body = dedent(body);
                     let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
-                    doc.methods.push(MethodDoc { signature: arg.to_string(), doc: tidy(&texts), line: l.line });
+                    doc.methods.push(MethodDoc {
+                        signature: arg.to_string(),
+                        doc: tidy(&texts),
+                        line: l.line,
+                    });
                 }
                 _ => description.extend(lines[i..end].iter().map(|l| l.text)),
             }
@@ -351,38 +395,76 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
 }
 
 /// Records field `name`; returns false when the field is not one this model knows.
-fn field(doc: &mut Docstring, name: &str, arg: &str, rest: &str, at: Ln<'_>, cont: &[Ln<'_>]) -> bool {
+fn field(
+    doc: &mut Docstring,
+    name: &str,
+    arg: &str,
+    rest: &str,
+    at: Ln<'_>,
+    cont: &[Ln<'_>],
+) -> bool {
     let line = at.line;
     match name {
         "param" | "parameter" | "arg" => {
             let mut words = arg.rsplitn(2, ' ');
             let pname = words.next().unwrap_or("").trim();
             if !is_ident(pname) {
-                doc.problems.push(problem(Severity::Warning, line, format!("`:{name} {arg}:` does not name a parameter")));
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    format!("`:{name} {arg}:` does not name a parameter"),
+                ));
                 return true;
             }
             if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
-                doc.param_types.push(FieldDoc { name: pname.to_string(), text: ty.to_string(), line });
+                doc.param_types.push(FieldDoc {
+                    name: pname.to_string(),
+                    text: ty.to_string(),
+                    line,
+                });
             }
-            doc.params.push(FieldDoc { name: pname.to_string(), text: join_words(rest, cont), line });
+            doc.params.push(FieldDoc {
+                name: pname.to_string(),
+                text: join_words(rest, cont),
+                line,
+            });
         }
         "type" if arg.is_empty() => {
             if doc.ty.is_some() {
-                doc.problems.push(problem(Severity::Warning, line, "a second `:type:` field; keeping the first"));
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    "a second `:type:` field; keeping the first",
+                ));
             } else {
-                doc.ty = Some(Located { text: join_words(rest, cont), line });
+                doc.ty = Some(Located {
+                    text: join_words(rest, cont),
+                    line,
+                });
             }
         }
         "type" => {
             if !is_ident(arg) {
-                doc.problems.push(problem(Severity::Warning, line, format!("`:type {arg}:` does not name a parameter")));
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    format!("`:type {arg}:` does not name a parameter"),
+                ));
                 return true;
             }
-            doc.param_types.push(FieldDoc { name: arg.to_string(), text: join_words(rest, cont), line });
+            doc.param_types.push(FieldDoc {
+                name: arg.to_string(),
+                text: join_words(rest, cont),
+                line,
+            });
         }
         "returns" | "return" => {
             if doc.returns.is_some() {
-                doc.problems.push(problem(Severity::Warning, line, "a second `:returns:` field; keeping the first"));
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    "a second `:returns:` field; keeping the first",
+                ));
             } else {
                 // `rest` is a slice of the line: its offset is the bullet's column.
                 let first_col = (rest.as_ptr() as usize).saturating_sub(at.text.as_ptr() as usize);
@@ -391,13 +473,24 @@ fn field(doc: &mut Docstring, name: &str, arg: &str, rest: &str, at: Ln<'_>, con
         }
         "rtype" => {
             if doc.rtype.is_some() {
-                doc.problems.push(problem(Severity::Warning, line, "a second `:rtype:` field; keeping the first"));
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    "a second `:rtype:` field; keeping the first",
+                ));
             } else {
-                doc.rtype = Some(Located { text: join_words(rest, cont), line });
+                doc.rtype = Some(Located {
+                    text: join_words(rest, cont),
+                    line,
+                });
             }
         }
         _ => {
-            doc.problems.push(problem(Severity::Warning, line, format!("unknown field `:{name}:` kept as description text")));
+            doc.problems.push(problem(
+                Severity::Warning,
+                line,
+                format!("unknown field `:{name}:` kept as description text"),
+            ));
             return false;
         }
     }
@@ -405,18 +498,35 @@ fn field(doc: &mut Docstring, name: &str, arg: &str, rest: &str, at: Ln<'_>, con
 }
 
 fn problem(severity: Severity, line: u32, message: impl Into<String>) -> Problem {
-    Problem { severity, line, message: message.into() }
+    Problem {
+        severity,
+        line,
+        message: message.into(),
+    }
 }
 
 fn attribute(doc: &mut Docstring, name: &str, line: u32, body: &[Ln<'_>], depth: usize) {
     if !is_ident(name) {
-        doc.problems.push(problem(Severity::Warning, line, format!("`.. attribute:: {name}` does not name an attribute")));
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`.. attribute:: {name}` does not name an attribute"),
+        ));
     }
     let body = dedent(body);
     if depth >= MAX_DEPTH {
-        doc.problems.push(problem(Severity::Warning, line, "attribute bodies nested too deep; kept as text"));
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            "attribute bodies nested too deep; kept as text",
+        ));
         let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
-        doc.attributes.push(AttributeDoc { name: name.to_string(), doc: tidy(&texts), ty: None, line });
+        doc.attributes.push(AttributeDoc {
+            name: name.to_string(),
+            doc: tidy(&texts),
+            ty: None,
+            line,
+        });
         return;
     }
     let inner = parse_view(&body, depth + 1);
@@ -431,12 +541,23 @@ fn attribute(doc: &mut Docstring, name: &str, line: u32, body: &[Ln<'_>], depth:
 
 /// Reads a `:returns:` body. `first` is the text after `:returns:` on its line, which starts
 /// at column `first_col`; `cont` are the continuation lines, indentation kept.
-fn returns(first: &str, first_col: usize, line: u32, cont: &[Ln<'_>], problems: &mut Vec<Problem>) -> Returns {
+fn returns(
+    first: &str,
+    first_col: usize,
+    line: u32,
+    cont: &[Ln<'_>],
+    problems: &mut Vec<Problem>,
+) -> Returns {
     let mut items: Vec<(usize, u32, String)> = Vec::new(); // (bullet column, line, text)
     let bulleted = first.starts_with("* ") || first == "*";
     if !bulleted {
         let text = join_words(first, cont);
-        return Returns { line, status: None, codes: names_in(&text), outputs: Vec::new() };
+        return Returns {
+            line,
+            status: None,
+            codes: names_in(&text),
+            outputs: Vec::new(),
+        };
     }
     items.push((first_col, line, first.to_string()));
     for l in cont {
@@ -454,10 +575,25 @@ fn returns(first: &str, first_col: usize, line: u32, cont: &[Ln<'_>], problems: 
             _ => items.push((col, l.line, t.to_string())),
         }
     }
-    let mut parsed: Vec<ReturnItem> = items.into_iter().map(|(_, ln, t)| return_item(&t, ln, problems)).collect();
-    let status = if parsed.first().is_some_and(|p| p.name.is_none()) { Some(parsed.remove(0)) } else { None };
-    let codes = status.as_ref().map(|s| names_in(&s.doc)).unwrap_or_default();
-    Returns { line, status, codes, outputs: parsed }
+    let mut parsed: Vec<ReturnItem> = items
+        .into_iter()
+        .map(|(_, ln, t)| return_item(&t, ln, problems))
+        .collect();
+    let status = if parsed.first().is_some_and(|p| p.name.is_none()) {
+        Some(parsed.remove(0))
+    } else {
+        None
+    };
+    let codes = status
+        .as_ref()
+        .map(|s| names_in(&s.doc))
+        .unwrap_or_default();
+    Returns {
+        line,
+        status,
+        codes,
+        outputs: parsed,
+    }
 }
 
 /// One bullet: `* **name** (type) -- doc`, `* *type* -- doc` or `* text -- doc`.
@@ -472,18 +608,49 @@ fn return_item(text: &str, line: u32, problems: &mut Vec<Problem>) -> ReturnItem
     };
     if let Some(r) = head.strip_prefix("**") {
         if let Some(end) = r.find("**") {
-            let name = r[..end].trim();
+            let written = r[..end].trim();
             let after = r[end + 2..].trim();
+            // `**\*name**`: an RST-escaped C dereference star before the name.
+            let unescaped = written.replace('\\', "");
+            let name = unescaped.trim_start_matches('*');
+            if name != written {
+                problems.push(problem(
+                    Severity::Note,
+                    line,
+                    format!("returned value `{written}` read as `{name}`"),
+                ));
+            }
             if !is_ident(name) {
-                problems.push(problem(Severity::Warning, line, format!("returned value `{name}` is not a name")));
+                problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    format!("returned value `{name}` is not a name"),
+                ));
             }
-            let ty = after.strip_prefix('(').and_then(|a| a.strip_suffix(')')).map(str::trim).filter(|s| !s.is_empty());
+            let ty = after
+                .strip_prefix('(')
+                .and_then(|a| a.strip_suffix(')'))
+                .map(str::trim)
+                .filter(|s| !s.is_empty());
             if ty.is_none() && !after.is_empty() {
-                problems.push(problem(Severity::Warning, line, format!("cannot read the type `{after}` of `{name}`")));
+                problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    format!("cannot read the type `{after}` of `{name}`"),
+                ));
             }
-            return ReturnItem { name: Some(name.to_string()), ty: ty.map(str::to_string), doc: doc.to_string(), line };
+            return ReturnItem {
+                name: Some(name.to_string()),
+                ty: ty.map(str::to_string),
+                doc: doc.to_string(),
+                line,
+            };
         }
-        problems.push(problem(Severity::Warning, line, format!("unclosed `**` in returned value `{head}`")));
+        problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("unclosed `**` in returned value `{head}`"),
+        ));
     }
     let ty = head.trim_matches('*').trim();
     ReturnItem {
@@ -499,7 +666,10 @@ mod tests {
     use super::*;
 
     fn lines(text: &str) -> Vec<DocLine<'_>> {
-        text.lines().enumerate().map(|(i, t)| DocLine::new(t, i as u32 + 1)).collect()
+        text.lines()
+            .enumerate()
+            .map(|(i, t)| DocLine::new(t, i as u32 + 1))
+            .collect()
     }
 
     #[test]
@@ -508,11 +678,20 @@ mod tests {
         let d = parse(&lines(text));
         assert_eq!(d.description, "Summary line.\n\nMore text\nwrapped.");
         assert_eq!(d.params.len(), 2);
-        assert_eq!(d.param("a").map(|p| p.text.as_str()), Some("first continued"));
-        assert_eq!(d.param_type("b").map(|p| p.text.as_str()), Some(":py:obj:`~.cudaStream_t`"));
+        assert_eq!(
+            d.param("a").map(|p| p.text.as_str()),
+            Some("first continued")
+        );
+        assert_eq!(
+            d.param_type("b").map(|p| p.text.as_str()),
+            Some(":py:obj:`~.cudaStream_t`")
+        );
         let r = d.returns.as_ref().expect("returns");
         assert_eq!(r.codes, ["cudaSuccess", "cudaErrorInvalidValue"]);
-        assert_eq!(r.status.as_ref().and_then(|s| s.ty.as_deref()), Some("cudaError_t"));
+        assert_eq!(
+            r.status.as_ref().and_then(|s| s.ty.as_deref()),
+            Some("cudaError_t")
+        );
         assert_eq!(r.outputs.len(), 2);
         assert_eq!(r.outputs[0].name.as_deref(), Some("out"));
         assert_eq!(r.outputs[0].doc, "Returns the event");
@@ -550,7 +729,9 @@ mod tests {
 
     #[test]
     fn role_lines_are_not_fields() {
-        let d = parse(&lines(":py:obj:`~.cudaDeviceReset()` will not destroy\n: a definition\n:unknown: x"));
+        let d = parse(&lines(
+            ":py:obj:`~.cudaDeviceReset()` will not destroy\n: a definition\n:unknown: x",
+        ));
         assert!(d.description.starts_with(":py:obj:"));
         assert!(d.description.contains(": a definition"));
         assert_eq!(d.problems.len(), 1);
@@ -560,7 +741,15 @@ mod tests {
     #[test]
     fn names_from_plain_text() {
         assert_eq!(names_in("cudaError_t.cudaSuccess"), ["cudaSuccess"]);
-        assert_eq!(names_in(":py:obj:`~.cudaDeviceReset()` and :obj:`title <cuFoo>`"), ["cudaDeviceReset", "cuFoo"]);
+        let mut problems = Vec::new();
+        let item = return_item("* **\\*id** (*int*) -- Pointer", 4, &mut problems);
+        assert_eq!(item.name.as_deref(), Some("id"));
+        assert_eq!(item.ty.as_deref(), Some("*int*"));
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            names_in(":py:obj:`~.cudaDeviceReset()` and :obj:`title <cuFoo>`"),
+            ["cudaDeviceReset", "cuFoo"]
+        );
     }
 
     #[test]

@@ -39,7 +39,10 @@ pub fn split_call(sig: &str) -> Result<Call<'_>, String> {
     let sig = sig.trim();
     let Some(open) = sig.find('(') else {
         return if is_dotted_ident(sig) {
-            Ok(Call { qualified: sig, args: None })
+            Ok(Call {
+                qualified: sig,
+                args: None,
+            })
         } else {
             Err(format!("`{sig}` is not a name"))
         };
@@ -51,7 +54,10 @@ pub fn split_call(sig: &str) -> Result<Call<'_>, String> {
     let Some(body) = sig[open + 1..].strip_suffix(')') else {
         return Err(format!("signature `{sig}` does not end with `)`"));
     };
-    Ok(Call { qualified, args: Some(body) })
+    Ok(Call {
+        qualified,
+        args: Some(body),
+    })
 }
 
 /// Splits `text` at `sep` outside brackets and parentheses; empty pieces are dropped.
@@ -71,7 +77,10 @@ pub fn split_top_level(text: &str, sep: char) -> Vec<&str> {
         }
     }
     out.push(&text[start..]);
-    out.into_iter().map(str::trim).filter(|p| !p.is_empty()).collect()
+    out.into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// One parameter of a call signature.
@@ -104,11 +113,16 @@ pub fn parse_param(text: &str) -> Result<SigParam, String> {
         }
         _ => return Err(format!("cannot read parameter `{text}`")),
     };
-    let cut = decl.rfind(|c: char| c.is_whitespace() || c == '*').map(|p| p + 1).unwrap_or(0);
+    let cut = decl
+        .rfind(|c: char| c.is_whitespace() || c == '*')
+        .map(|p| p + 1)
+        .unwrap_or(0);
     let name = &decl[cut..];
     let c_type = decl[..cut].trim();
     if !is_ident(name) {
-        return Err(format!("cannot read parameter `{text}`: `{name}` is not a name"));
+        return Err(format!(
+            "cannot read parameter `{text}`: `{name}` is not a name"
+        ));
     }
     Ok(SigParam {
         name: name.to_string(),
@@ -132,7 +146,11 @@ pub enum DataValue {
     /// `2`, `-1`, `0x10`.
     Integer(i64),
     /// `<E.X: 3>`: an enum member; the value is an error message when not an integer.
-    Member { enum_name: String, member: String, value: Result<i64, String> },
+    Member {
+        enum_name: String,
+        member: String,
+        value: Result<i64, String>,
+    },
     /// `<enum 'Y'>`, `<class 'm.Y'>`: the target's kind and short name.
     Alias { kind: String, target: String },
     /// Anything else, as written.
@@ -160,10 +178,17 @@ fn parse_value(v: &str) -> DataValue {
     };
     if let Some((kind, target)) = inner.split_once(' ') {
         let target = target.trim();
-        if kind.chars().all(|c| c.is_ascii_alphabetic()) && target.len() >= 2 && target.starts_with('\'') && target.ends_with('\'') {
+        if kind.chars().all(|c| c.is_ascii_alphabetic())
+            && target.len() >= 2
+            && target.starts_with('\'')
+            && target.ends_with('\'')
+        {
             let t = &target[1..target.len() - 1];
             if is_dotted_ident(t) {
-                return DataValue::Alias { kind: kind.to_string(), target: short_name(t).to_string() };
+                return DataValue::Alias {
+                    kind: kind.to_string(),
+                    target: short_name(t).to_string(),
+                };
             }
         }
     }
@@ -174,7 +199,8 @@ fn parse_value(v: &str) -> DataValue {
                 return DataValue::Member {
                     enum_name: short_name(enum_name).to_string(),
                     member: member.to_string(),
-                    value: parse_int(value).ok_or_else(|| format!("value `{value}` is not an integer")),
+                    value: parse_int(value)
+                        .ok_or_else(|| format!("value `{value}` is not an integer")),
                 };
             }
         }
@@ -189,9 +215,14 @@ pub fn parse_int(v: &str) -> Option<i64> {
         Some(d) => (true, d),
         None => (false, v),
     };
-    let n = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let n = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse().ok()?,
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            digits.parse().ok()?
+        }
         None => return None,
     };
     Some(if neg { -n } else { n })
@@ -204,13 +235,34 @@ mod tests {
     #[test]
     fn params() {
         let p = parse_param("cudaIpcEventHandle_t handle: cudaIpcEventHandle_t,").expect("param");
-        assert_eq!((p.name.as_str(), p.c_type.as_deref(), p.annotation.as_deref()), ("handle", Some("cudaIpcEventHandle_t"), Some("cudaIpcEventHandle_t")));
+        assert_eq!(
+            (
+                p.name.as_str(),
+                p.c_type.as_deref(),
+                p.annotation.as_deref()
+            ),
+            (
+                "handle",
+                Some("cudaIpcEventHandle_t"),
+                Some("cudaIpcEventHandle_t")
+            )
+        );
         let p = parse_param("char *symbol").expect("param");
-        assert_eq!((p.name.as_str(), p.c_type.as_deref()), ("symbol", Some("char *")));
+        assert_eq!(
+            (p.name.as_str(), p.c_type.as_deref()),
+            ("symbol", Some("char *"))
+        );
         let p = parse_param("size_t numNodes=0").expect("param");
-        assert_eq!((p.name.as_str(), p.default.as_deref()), ("numNodes", Some("0")));
-        let p = parse_param("deps: Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]").expect("param");
-        assert_eq!(p.stated_type(), Some("Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]"));
+        assert_eq!(
+            (p.name.as_str(), p.default.as_deref()),
+            ("numNodes", Some("0"))
+        );
+        let p = parse_param("deps: Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]")
+            .expect("param");
+        assert_eq!(
+            p.stated_type(),
+            Some("Optional[tuple[cudaGraphNode_t] | list[cudaGraphNode_t]]")
+        );
         assert!(parse_param("a b: c: d").is_err());
         assert!(parse_param("Doc text.").is_err());
     }
@@ -218,29 +270,54 @@ mod tests {
     #[test]
     fn calls() {
         let c = split_call("cuda.bindings.runtime.f(a, b)").expect("call");
-        assert_eq!((c.qualified, c.args), ("cuda.bindings.runtime.f", Some("a, b")));
+        assert_eq!(
+            (c.qualified, c.args),
+            ("cuda.bindings.runtime.f", Some("a, b"))
+        );
         assert_eq!(split_call("m.X").expect("bare").args, None);
         assert!(split_call("m.f(a").is_err());
-        assert_eq!(split_top_level("a: tuple[int, int], b", ','), ["a: tuple[int, int]", "b"]);
+        assert_eq!(
+            split_top_level("a: tuple[int, int], b", ','),
+            ["a: tuple[int, int]", "b"]
+        );
     }
 
     #[test]
     fn data() {
-        assert_eq!(parse_data("runtime.X = -2").map(|d| d.1), Ok(DataValue::Integer(-2)));
+        assert_eq!(
+            parse_data("runtime.X = -2").map(|d| d.1),
+            Ok(DataValue::Integer(-2))
+        );
         assert_eq!(
             parse_data("runtime.X = <enum 'Y'>").map(|d| d.1),
-            Ok(DataValue::Alias { kind: "enum".into(), target: "Y".into() })
+            Ok(DataValue::Alias {
+                kind: "enum".into(),
+                target: "Y".into()
+            })
         );
         assert_eq!(
             parse_data("runtime.X = <class 'cuda.bindings.runtime.Y'>").map(|d| d.1),
-            Ok(DataValue::Alias { kind: "class".into(), target: "Y".into() })
+            Ok(DataValue::Alias {
+                kind: "class".into(),
+                target: "Y".into()
+            })
         );
         match parse_data("cudaSuccess = <cudaError_t.cudaSuccess: 0>").map(|d| d.1) {
-            Ok(DataValue::Member { enum_name, member, value }) => {
-                assert_eq!((enum_name.as_str(), member.as_str(), value), ("cudaError_t", "cudaSuccess", Ok(0)));
+            Ok(DataValue::Member {
+                enum_name,
+                member,
+                value,
+            }) => {
+                assert_eq!(
+                    (enum_name.as_str(), member.as_str(), value),
+                    ("cudaError_t", "cudaSuccess", Ok(0))
+                );
             }
             other => panic!("unexpected {other:?}"),
         }
-        assert!(matches!(parse_data("A = <E.A: x1>").map(|d| d.1), Ok(DataValue::Member { value: Err(_), .. })));
+        assert!(matches!(
+            parse_data("A = <E.A: x1>").map(|d| d.1),
+            Ok(DataValue::Member { value: Err(_), .. })
+        ));
     }
 }

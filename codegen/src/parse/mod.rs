@@ -6,11 +6,14 @@
 //! they read structure, so another release's page parses as the seed does.
 
 pub mod autodoc;
+pub mod bindings_build;
 pub mod bindings_text;
+pub mod blocks;
 pub mod cudart_text;
 pub mod detect;
 pub mod docstring;
 pub mod html;
+pub mod signature;
 
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Document, Format};

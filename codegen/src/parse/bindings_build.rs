@@ -1,0 +1,748 @@
+//! The shared builder: turns the neutral [`Block`] sequence of a rendered
+//! `cuda.bindings.runtime` page into IR items.
+//!
+//! Any front end (the text reader in [`super::bindings_text`], an HTML reader) produces
+//! blocks; this module decides what each becomes, from structure only:
+//!
+//! - a heading of level 2 or more → a [`Section`]; later items belong to it;
+//! - a function object → a [`Function`]: inputs in signature order (documented by the
+//!   matching `:param`, by name, else by position with a note), then the named `:returns:`
+//!   bullets as outputs; an unnamed value bullet (`* *bytes* -- …`) is the C return value and
+//!   becomes `rtype` (its text is kept at the end of the doc as a `:returns:` line);
+//! - a class object → an [`Enum`] (`(value: int)`), a [`Struct`] (`(void_ptr _ptr=0)`, its
+//!   `.. attribute::` entries as fields) or a [`Typedef`] (`(*args, **kwargs)` or no
+//!   arguments, attributes kept as fields);
+//! - a data object → an enum member of the enum just opened (`X = <E.X: 3>`), a
+//!   [`Constant`] (`runtime.X = 2`) or an [`Alias`] (`runtime.X = <enum 'Y'>`).
+//!
+//! Repeated names are reported (a note when the repeat is identical, a warning otherwise)
+//! and the first definition is kept. Docstrings are read by [`super::docstring`]. Nothing
+//! here reads lines or lists CUDA names.
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostics, Severity};
+use crate::ir::{
+    Alias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section, Source, Struct,
+    Typedef, TypedefKind, Variant,
+};
+use crate::types::{TypeExpr, TypeRef};
+
+/// Deepest bracket nesting a type text may have before it is left unparsed.
+const MAX_TYPE_NESTING: usize = 16;
+
+use super::blocks::{Block, Heading, Object, ObjectKind};
+use super::docstring::{self, Docstring};
+use super::signature::{self, DataValue, SigParam};
+
+/// Builds the IR items of `blocks`, reporting problems into `diags`.
+pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
+    let mut b = Builder {
+        api: Api::default(),
+        diags,
+        section: None,
+        open_enum: None,
+        seen: HashMap::new(),
+    };
+    for block in blocks {
+        match block {
+            Block::Heading(h) => b.heading(h),
+            Block::Object(o) => b.object(o),
+        }
+    }
+    b.api
+}
+
+/// Name spaces in which a repeated name is a duplicate.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Space {
+    Section,
+    Function,
+    Type,
+    Constant,
+    Alias,
+}
+
+/// Index of an item in its `Api` list.
+#[derive(Clone, Copy)]
+enum Slot {
+    Section(usize),
+    Function(usize),
+    Enum(usize),
+    Struct(usize),
+    Typedef(usize),
+    Constant(usize),
+    Alias(usize),
+}
+
+struct Builder<'d> {
+    api: Api,
+    diags: &'d mut Diagnostics,
+    section: Option<String>,
+    /// The enum whose members may follow (index into `api.enums`).
+    open_enum: Option<usize>,
+    seen: HashMap<(Space, String), Slot>,
+}
+
+/// `file:line` of a docstring line: the block's source with that line, or the block's
+/// source itself for formats without lines.
+fn at(block: &Source, line: u32) -> Source {
+    if block.path.is_some() || line == 0 {
+        block.clone()
+    } else {
+        Source {
+            file: block.file.clone(),
+            line,
+            path: None,
+        }
+    }
+}
+
+impl Builder<'_> {
+    fn report(&mut self, severity: Severity, source: &Source, message: impl Into<String>) {
+        self.diags.at(severity, source, message);
+    }
+
+    fn report_problems(&mut self, source: &Source, doc: &Docstring) {
+        for p in &doc.problems {
+            self.diags
+                .at(p.severity, &at(source, p.line), p.message.clone());
+        }
+    }
+
+    /// Parses type text, reporting text that is not a type; nesting deeper than
+    /// [`MAX_TYPE_NESTING`] brackets is not parsed at all.
+    fn type_ref(&mut self, text: &str, source: &Source) -> TypeRef {
+        let mut depth = 0usize;
+        let mut deepest = 0usize;
+        for c in text.chars() {
+            match c {
+                '[' | '(' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ']' | ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let ty = if deepest > MAX_TYPE_NESTING {
+            TypeRef {
+                text: text.trim().to_string(),
+                expr: TypeExpr::Unknown {
+                    text: text.trim().to_string(),
+                },
+            }
+        } else {
+            TypeRef::parse(text)
+        };
+        if matches!(ty.expr, TypeExpr::Unknown { .. }) {
+            self.report(
+                Severity::Warning,
+                source,
+                format!("cannot read the type `{}`", ty.text),
+            );
+        }
+        ty
+    }
+
+    /// Records `name` in `space`; on a repeat returns the first definition's slot.
+    fn claim(&mut self, space: Space, name: &str, slot: Slot) -> Option<Slot> {
+        match self.seen.get(&(space, name.to_string())) {
+            Some(first) => Some(*first),
+            None => {
+                self.seen.insert((space, name.to_string()), slot);
+                None
+            }
+        }
+    }
+
+    fn first_source(&self, slot: Slot) -> Source {
+        let a = &self.api;
+        match slot {
+            Slot::Section(i) => a.sections[i].source.clone(),
+            Slot::Function(i) => a.functions[i].source.clone(),
+            Slot::Enum(i) => a.enums[i].source.clone(),
+            Slot::Struct(i) => a.structs[i].source.clone(),
+            Slot::Typedef(i) => a.typedefs[i].source.clone(),
+            Slot::Constant(i) => a.constants[i].source.clone(),
+            Slot::Alias(i) => a.aliases[i].source.clone(),
+        }
+    }
+
+    fn duplicate(&mut self, what: &str, name: &str, first: Slot, source: &Source, identical: bool) {
+        let first = self.first_source(first);
+        if identical {
+            self.report(
+                Severity::Note,
+                source,
+                format!(
+                    "{what} `{name}` is repeated identically (first at {first}); keeping the first"
+                ),
+            );
+        } else {
+            self.report(
+                Severity::Warning,
+                source,
+                format!("duplicate {what} `{name}` (first at {first}); keeping the first"),
+            );
+        }
+    }
+
+    fn heading(&mut self, h: &Heading<'_>) {
+        self.open_enum = None;
+        if h.level < 2 {
+            return;
+        }
+        let name = h.title.trim().to_string();
+        let doc = docstring::parse(&h.intro);
+        self.report_problems(&h.source, &doc);
+        self.section = Some(name.clone());
+        let slot = Slot::Section(self.api.sections.len());
+        if let Some(first) = self.claim(Space::Section, &name, slot) {
+            self.duplicate("section", &name, first, &h.source, false);
+            return;
+        }
+        self.api.sections.push(Section {
+            name,
+            doc: doc.doc_text(),
+            source: h.source.clone(),
+        });
+    }
+
+    fn object(&mut self, o: &Object<'_>) {
+        if o.kind != ObjectKind::Data {
+            self.open_enum = None;
+        }
+        match o.kind {
+            ObjectKind::Function => self.function(o),
+            ObjectKind::Class => self.class(o),
+            ObjectKind::Data => self.data(o),
+        }
+    }
+
+    fn function(&mut self, o: &Object<'_>) {
+        let call = match signature::split_call(&o.signature) {
+            Ok(c) => c,
+            Err(e) => {
+                return self.report(Severity::Error, &o.source, format!("function skipped: {e}"))
+            }
+        };
+        let name = signature::short_name(call.qualified).to_string();
+        let mut inputs: Vec<SigParam> = Vec::new();
+        for piece in signature::split_top_level(call.args.unwrap_or(""), ',') {
+            match signature::parse_param(piece) {
+                Ok(p) if inputs.iter().any(|q| q.name == p.name) => {
+                    self.report(
+                        Severity::Warning,
+                        &o.source,
+                        format!("`{name}` repeats parameter `{}`; keeping the first", p.name),
+                    );
+                }
+                Ok(p) => inputs.push(p),
+                Err(e) => self.report(Severity::Error, &o.source, format!("in `{name}`: {e}")),
+            }
+        }
+        let doc = docstring::parse(&o.doc);
+        self.report_problems(&o.source, &doc);
+        let mut params = self.inputs(&name, &inputs, &doc, &o.source);
+        let mut rtype = doc
+            .rtype
+            .as_ref()
+            .map(|r| self.type_ref(&r.text, &at(&o.source, r.line)));
+        let mut text = doc.doc_text();
+        let mut errors = Vec::new();
+        if let Some(ret) = &doc.returns {
+            errors.clone_from(&ret.codes);
+            for out in &ret.outputs {
+                match &out.name {
+                    Some(n) => params.push(Param {
+                        name: n.clone(),
+                        ty: out
+                            .ty
+                            .as_deref()
+                            .map(|t| self.type_ref(t, &at(&o.source, out.line))),
+                        direction: Direction::Out,
+                        doc: out.doc.clone(),
+                    }),
+                    None => {
+                        let src = at(&o.source, out.line);
+                        if rtype.is_some() {
+                            self.report(
+                                Severity::Warning,
+                                &src,
+                                format!(
+                                    "`{name}` returns a second unnamed value; kept in the doc only"
+                                ),
+                            );
+                        } else {
+                            rtype = out.ty.as_deref().map(|t| self.type_ref(t, &src));
+                        }
+                        if !out.doc.is_empty() {
+                            text = if text.is_empty() {
+                                format!(":returns: {}", out.doc)
+                            } else {
+                                format!("{text}\n\n:returns: {}", out.doc)
+                            };
+                        }
+                    }
+                }
+            }
+        }
+        let slot = Slot::Function(self.api.functions.len());
+        if let Some(first) = self.claim(Space::Function, &name, slot) {
+            let identical = self
+                .api
+                .functions
+                .get(self.index(first))
+                .is_some_and(|f| f.params.as_ref() == Some(&params) && f.doc == text);
+            return self.duplicate("function", &name, first, &o.source, identical);
+        }
+        self.api.functions.push(Function {
+            name,
+            qualified_name: call.qualified.to_string(),
+            section: self.section.clone(),
+            params: Some(params),
+            rtype,
+            errors,
+            doc: text,
+            see_also: doc.see_also.clone(),
+            detail: Detail::Full,
+            source: o.source.clone(),
+            sources: vec![o.source.clone()],
+        });
+    }
+
+    fn index(&self, slot: Slot) -> usize {
+        match slot {
+            Slot::Section(i)
+            | Slot::Function(i)
+            | Slot::Enum(i)
+            | Slot::Struct(i)
+            | Slot::Typedef(i)
+            | Slot::Constant(i)
+            | Slot::Alias(i) => i,
+        }
+    }
+
+    /// The signature's parameters with their `:param` docs: by name, else by position.
+    fn inputs(
+        &mut self,
+        func: &str,
+        inputs: &[SigParam],
+        doc: &Docstring,
+        source: &Source,
+    ) -> Vec<Param> {
+        let mut used = vec![false; doc.params.len()];
+        let mut matched: Vec<Option<(usize, bool)>> = inputs
+            .iter()
+            .map(|p| {
+                let j = doc.params.iter().position(|d| d.name == p.name)?;
+                used[j] = true;
+                Some((j, true))
+            })
+            .collect();
+        for (i, m) in matched.iter_mut().enumerate() {
+            if m.is_none()
+                && i < used.len()
+                && !used[i]
+                && inputs.iter().all(|p| p.name != doc.params[i].name)
+            {
+                used[i] = true;
+                *m = Some((i, false));
+            }
+        }
+        let mut out = Vec::with_capacity(inputs.len());
+        for (p, m) in inputs.iter().zip(&matched) {
+            let (text, ty) = match m {
+                Some((j, true)) => {
+                    let d = &doc.params[*j];
+                    let ty = doc
+                        .param_type(&d.name)
+                        .map(|t| t.text.as_str())
+                        .or(p.stated_type());
+                    (d.text.clone(), ty)
+                }
+                Some((j, false)) if looks_renamed(&p.name, &doc.params[*j].name) => {
+                    let d = &doc.params[*j];
+                    self.report(
+                        Severity::Note,
+                        &at(source, d.line),
+                        format!(
+                            "`{func}`: signature parameter `{}` is documented as `{}`",
+                            p.name, d.name
+                        ),
+                    );
+                    let ty = p
+                        .stated_type()
+                        .or(doc.param_type(&d.name).map(|t| t.text.as_str()));
+                    (d.text.clone(), ty)
+                }
+                Some((j, false)) => {
+                    let d = &doc.params[*j];
+                    self.report(
+                        Severity::Warning,
+                        &at(source, d.line),
+                        format!(
+                            "`{func}`: `:param {}:` stands where signature parameter `{}` is, but does not look like it; `{}` left undocumented",
+                            d.name, p.name, p.name
+                        ),
+                    );
+                    (String::new(), p.stated_type())
+                }
+                None => (String::new(), p.stated_type()),
+            };
+            let ty = ty.map(|t| self.type_ref(t, source));
+            out.push(Param {
+                name: p.name.clone(),
+                ty,
+                direction: Direction::In,
+                doc: text,
+            });
+        }
+        for (d, u) in doc.params.iter().zip(&used) {
+            if !u {
+                self.report(
+                    Severity::Warning,
+                    &at(source, d.line),
+                    format!(
+                        "`{func}` documents parameter `{}`, which its signature lacks",
+                        d.name
+                    ),
+                );
+            }
+        }
+        out
+    }
+
+    fn fields(&mut self, owner: &str, doc: &Docstring, source: &Source) -> Vec<Field> {
+        let mut fields: Vec<Field> = Vec::with_capacity(doc.attributes.len());
+        for a in &doc.attributes {
+            let src = at(source, a.line);
+            if fields.iter().any(|f| f.name == a.name) {
+                self.report(
+                    Severity::Warning,
+                    &src,
+                    format!(
+                        "`{owner}` repeats attribute `{}`; keeping the first",
+                        a.name
+                    ),
+                );
+                continue;
+            }
+            if a.ty.is_none() {
+                self.report(
+                    Severity::Warning,
+                    &src,
+                    format!("attribute `{owner}.{}` has no `:type:`", a.name),
+                );
+            }
+            let ty = a.ty.as_deref().map(|t| self.type_ref(t, &src));
+            fields.push(Field {
+                name: a.name.clone(),
+                ty,
+                doc: a.doc.clone(),
+                source: src,
+            });
+        }
+        fields
+    }
+
+    fn class(&mut self, o: &Object<'_>) {
+        let call = match signature::split_call(&o.signature) {
+            Ok(c) => c,
+            Err(e) => {
+                return self.report(Severity::Error, &o.source, format!("class skipped: {e}"))
+            }
+        };
+        let name = signature::short_name(call.qualified).to_string();
+        let qualified_name = call.qualified.to_string();
+        let doc = docstring::parse(&o.doc);
+        self.report_problems(&o.source, &doc);
+        let args: Vec<&str> = call
+            .args
+            .map(|a| signature::split_top_level(a, ','))
+            .unwrap_or_default();
+        let single = match args.as_slice() {
+            [one] => signature::parse_param(one).ok(),
+            _ => None,
+        };
+        let source = o.source.clone();
+        let section = self.section.clone();
+        let is_enum = single
+            .as_ref()
+            .is_some_and(|p| p.name == "value" && p.stated_type() == Some("int"));
+        let is_struct = single.as_ref().is_some_and(|p| p.name == "_ptr");
+        let is_opaque = args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**");
+        if is_enum {
+            let slot = Slot::Enum(self.api.enums.len());
+            if let Some(first) = self.claim(Space::Type, &name, slot) {
+                return self.duplicate("class", &name, first, &source, false);
+            }
+            if !doc.attributes.is_empty() {
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!("enum `{name}` lists attributes; they are ignored"),
+                );
+            }
+            self.open_enum = Some(self.api.enums.len());
+            self.api.enums.push(Enum {
+                name,
+                qualified_name,
+                section,
+                doc: doc.doc_text(),
+                variants: Vec::new(),
+                detail: Detail::Full,
+                source: source.clone(),
+                sources: vec![source],
+            });
+            return;
+        }
+        let fields = self.fields(&name, &doc, &source);
+        if is_struct {
+            let slot = Slot::Struct(self.api.structs.len());
+            if let Some(first) = self.claim(Space::Type, &name, slot) {
+                let identical = matches!(first, Slot::Struct(i) if same_fields(&self.api.structs[i].fields, &fields) && self.api.structs[i].doc == doc.doc_text());
+                return self.duplicate("class", &name, first, &source, identical);
+            }
+            self.api.structs.push(Struct {
+                name,
+                qualified_name,
+                section,
+                doc: doc.doc_text(),
+                fields,
+                detail: Detail::Full,
+                source: source.clone(),
+                sources: vec![source],
+            });
+            return;
+        }
+        let kind = if is_opaque {
+            TypedefKind::Opaque
+        } else {
+            if call.args.is_some() {
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!(
+                        "class `{name}` has unfamiliar arguments `{}`; read as a typedef",
+                        call.args.unwrap_or("")
+                    ),
+                );
+            }
+            TypedefKind::Class
+        };
+        let slot = Slot::Typedef(self.api.typedefs.len());
+        if let Some(first) = self.claim(Space::Type, &name, slot) {
+            let identical = matches!(first, Slot::Typedef(i) if same_fields(&self.api.typedefs[i].fields, &fields) && self.api.typedefs[i].doc == doc.doc_text());
+            return self.duplicate("class", &name, first, &source, identical);
+        }
+        self.api.typedefs.push(Typedef {
+            name,
+            qualified_name,
+            section,
+            kind,
+            doc: doc.doc_text(),
+            fields,
+            detail: Detail::Full,
+            source: source.clone(),
+            sources: vec![source],
+        });
+    }
+
+    fn data(&mut self, o: &Object<'_>) {
+        let (qualified, value) = match signature::parse_data(&o.signature) {
+            Ok(d) => d,
+            Err(e) => {
+                self.open_enum = None;
+                return self.report(
+                    Severity::Error,
+                    &o.source,
+                    format!("data object skipped: {e}"),
+                );
+            }
+        };
+        let name = signature::short_name(qualified).to_string();
+        let doc = docstring::parse(&o.doc);
+        self.report_problems(&o.source, &doc);
+        let source = o.source.clone();
+        if !matches!(value, DataValue::Member { .. }) {
+            self.open_enum = None;
+        }
+        match value {
+            DataValue::Member {
+                enum_name,
+                member,
+                value,
+            } => self.member(&name, &enum_name, &member, value, doc, source),
+            DataValue::Integer(value) => {
+                let slot = Slot::Constant(self.api.constants.len());
+                if let Some(first) = self.claim(Space::Constant, &name, slot) {
+                    let identical =
+                        matches!(first, Slot::Constant(i) if self.api.constants[i].value == value);
+                    return self.duplicate("constant", &name, first, &source, identical);
+                }
+                self.api.constants.push(Constant {
+                    name,
+                    qualified_name: qualified.to_string(),
+                    section: self.section.clone(),
+                    value,
+                    doc: doc.doc_text(),
+                    source: source.clone(),
+                    sources: vec![source],
+                });
+            }
+            DataValue::Alias { kind, target } => {
+                let slot = Slot::Alias(self.api.aliases.len());
+                if let Some(first) = self.claim(Space::Alias, &name, slot) {
+                    return self.duplicate("alias", &name, first, &source, false);
+                }
+                self.api.aliases.push(Alias {
+                    name,
+                    qualified_name: qualified.to_string(),
+                    section: self.section.clone(),
+                    target,
+                    target_kind: kind,
+                    doc: doc.doc_text(),
+                    source: source.clone(),
+                    sources: vec![source],
+                });
+            }
+            DataValue::Other(v) => {
+                self.report(
+                    Severity::Warning,
+                    &source,
+                    format!(
+                        "value `{v}` of `{qualified}` is neither an integer nor a type; skipped"
+                    ),
+                );
+            }
+        }
+    }
+
+    fn member(
+        &mut self,
+        name: &str,
+        enum_name: &str,
+        member: &str,
+        value: Result<i64, String>,
+        doc: Docstring,
+        source: Source,
+    ) {
+        let Some(idx) = self.open_enum else {
+            return self.report(
+                Severity::Error,
+                &source,
+                format!("enum member `{name}` outside an enum class; skipped"),
+            );
+        };
+        let e = &self.api.enums[idx];
+        let mut problems = Vec::new();
+        if e.name != enum_name {
+            problems.push((
+                Severity::Warning,
+                format!(
+                    "member `{name}` names enum `{enum_name}` but follows `{}`",
+                    e.name
+                ),
+            ));
+        }
+        if member != name {
+            problems.push((
+                Severity::Warning,
+                format!("member `{name}` shows the name `{member}` in its value"),
+            ));
+        }
+        let value = match value {
+            Ok(v) => Some(v),
+            Err(m) => {
+                problems.push((
+                    Severity::Error,
+                    format!("enum member `{}.{name}`: {m}", e.name),
+                ));
+                None
+            }
+        };
+        if let Some(first) = e.variants.iter().find(|v| v.name == name) {
+            let msg = format!(
+                "duplicate member `{}.{name}` (first at {}); keeping the first",
+                e.name, first.source
+            );
+            problems.push((Severity::Warning, msg));
+            for (s, m) in problems {
+                self.report(s, &source, m);
+            }
+            return;
+        }
+        for (s, m) in problems {
+            self.report(s, &source, m);
+        }
+        self.api.enums[idx].variants.push(Variant {
+            name: name.to_string(),
+            value,
+            doc: doc.doc_text(),
+            source,
+        });
+    }
+}
+
+/// Whether a documented parameter name looks like a renaming of a signature name
+/// (`stream`/`hStream`, `memPool`/`pool`, `devPtr`/`dptr`, `from_`/`from`) rather than the
+/// documentation of another parameter: after lower-casing and dropping a trailing `_` and a
+/// one-letter `h`/`p` prefix, one contains the other, or they share a 3-letter start or end.
+fn looks_renamed(signature: &str, documented: &str) -> bool {
+    fn norm(s: &str) -> String {
+        let s = s.trim_end_matches('_');
+        let bytes = s.as_bytes();
+        let s = if bytes.len() > 2
+            && matches!(bytes[0], b'h' | b'p')
+            && bytes[1].is_ascii_uppercase()
+        {
+            &s[1..]
+        } else {
+            s
+        };
+        s.to_ascii_lowercase()
+    }
+    let (a, b) = (norm(signature), norm(documented));
+    let common = |x: &mut dyn Iterator<Item = (u8, u8)>| x.take_while(|(p, q)| p == q).count();
+    a.contains(&b)
+        || b.contains(&a)
+        || common(&mut a.bytes().zip(b.bytes())) >= 3
+        || common(&mut a.bytes().rev().zip(b.bytes().rev())) >= 3
+}
+
+/// Fields equal apart from where they were read.
+fn same_fields(a: &[Field], b: &[Field]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.name == y.name && x.ty == y.ty && x.doc == y.doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_renamed;
+
+    #[test]
+    fn renamings() {
+        for (a, b) in [
+            ("stream", "hStream"),
+            ("memPool", "pool"),
+            ("devPtr", "dptr"),
+            ("from_", "from"),
+            ("attr", "attrib"),
+            ("exportData", "shareData"),
+        ] {
+            assert!(looks_renamed(a, b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("graph", "symbol"),
+            ("callbackFunc", "scope"),
+            ("hGraph", "node"),
+            ("descList", "map"),
+        ] {
+            assert!(!looks_renamed(a, b), "{a} {b}");
+        }
+    }
+}

@@ -191,7 +191,7 @@ pub struct Converted {
 
 /// Is `line` one of the placeholders the docs put where a C++ example was?
 fn is_placeholder(line: &str) -> bool {
-    let l = line.trim();
+    let l = line.trim().trim_matches('*').trim();
     l.starts_with("View CUDA Toolkit Documentation for a C++ code example")
         || l.starts_with("View CUDA Toolkit Documentation for a C code example")
 }

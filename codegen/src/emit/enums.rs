@@ -59,7 +59,6 @@ fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream 
     });
     quote! {
         #doc
-        #[doc(alias = #c_name)]
         #[repr(transparent)]
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
         pub struct #ty(pub #repr);

@@ -101,13 +101,12 @@ fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStr
     let symbol = Literal::c_string(&std::ffi::CString::new(f.name.as_str()).unwrap_or_default());
     quote! {
         #doc
-        #[doc(alias = #c_name)]
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
-            type F = unsafe extern "C" fn(#(#types),*) -> #ret;
-            // SAFETY: `F` is the C signature of the symbol in the ABI source for this release.
-            static SYMBOL: crate::loader::LazySymbol<F> = unsafe { crate::loader::LazySymbol::new(#symbol) };
-            let f = SYMBOL.get()?;
-            Ok(unsafe { f(#(#args),*) })
+            type FnPtr = unsafe extern "C" fn(#(#types),*) -> #ret;
+            // SAFETY: `FnPtr` is the C signature of the symbol in the ABI source for this release.
+            static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe { crate::loader::LazySymbol::new(#symbol) };
+            let c_fn = SYMBOL.get()?;
+            Ok(unsafe { c_fn(#(#args),*) })
         }
     }
 }

@@ -42,7 +42,6 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
     if r.abi.opaque {
         return quote! {
             #doc
-            #[doc(alias = #c_name)]
             #[repr(C)]
             pub struct #ty { _opaque: [u8; 0] }
         };
@@ -79,7 +78,6 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
     };
     quote! {
         #doc
-        #[doc(alias = #c_name)]
         #[repr(C)]
         #align
         #[derive(Clone, Copy)]
@@ -129,7 +127,6 @@ fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> Token
             let doc = docs::attrs(&md);
             quote! {
                 #doc
-                #[doc(alias = #c_name)]
                 #[repr(transparent)]
                 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
                 pub struct #ty(pub #ptr);
@@ -159,7 +156,6 @@ fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> Token
             let target = rust_type(&t.abi.ty.c, names);
             quote! {
                 #doc
-                #[doc(alias = #c_name)]
                 pub type #ty = #target;
             }
         }

@@ -17,3 +17,5682 @@
     clippy::pedantic
 )]
 use super::*;
+///
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLogLevel(pub u32);
+impl cudaLogLevel {
+    #[doc(alias = "cudaLogLevelError")]
+    pub const ERROR: Self = Self(0);
+    #[doc(alias = "cudaLogLevelWarning")]
+    pub const WARNING: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLogLevelError"),
+            1 => ::core::option::Option::Some("cudaLogLevelWarning"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLogLevel {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaLogLevel", self.0),
+        }
+    }
+}
+/// Another name of [`cudaLogLevel`].
+pub type CUDAlogLevel_enum = cudaLogLevel;
+/// Specifies performance hint with [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// for hitProp and missProp members.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaAccessProperty(pub u32);
+impl cudaAccessProperty {
+    /// Normal cache persistence.
+    #[doc(alias = "cudaAccessPropertyNormal")]
+    pub const NORMAL: Self = Self(0);
+    /// Streaming access is less likely to persit from cache.
+    #[doc(alias = "cudaAccessPropertyStreaming")]
+    pub const STREAMING: Self = Self(1);
+    /// Persisting access is more likely to persist in cache.
+    #[doc(alias = "cudaAccessPropertyPersisting")]
+    pub const PERSISTING: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaAccessPropertyNormal"),
+            1 => ::core::option::Option::Some("cudaAccessPropertyStreaming"),
+            2 => ::core::option::Option::Some("cudaAccessPropertyPersisting"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaAccessProperty {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaAccessProperty", self.0)
+            }
+        }
+    }
+}
+/// Types of async notification that can occur
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaAsyncNotificationType(pub u32);
+impl cudaAsyncNotificationType {
+    /// Sent when the process has exceeded its device memory budget
+    #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
+    pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaAsyncNotificationTypeOverBudget"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaAsyncNotificationType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaAsyncNotificationType", self.0)
+            }
+        }
+    }
+}
+/// Another name of [`cudaAsyncNotificationType`].
+pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
+/// CUDA-valid Atomic Operations
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaAtomicOperation(pub u32);
+impl cudaAtomicOperation {
+    #[doc(alias = "cudaAtomicOperationIntegerAdd")]
+    pub const INTEGER_ADD: Self = Self(0);
+    #[doc(alias = "cudaAtomicOperationIntegerMin")]
+    pub const INTEGER_MIN: Self = Self(1);
+    #[doc(alias = "cudaAtomicOperationIntegerMax")]
+    pub const INTEGER_MAX: Self = Self(2);
+    #[doc(alias = "cudaAtomicOperationIntegerIncrement")]
+    pub const INTEGER_INCREMENT: Self = Self(3);
+    #[doc(alias = "cudaAtomicOperationIntegerDecrement")]
+    pub const INTEGER_DECREMENT: Self = Self(4);
+    #[doc(alias = "cudaAtomicOperationAnd")]
+    pub const AND: Self = Self(5);
+    #[doc(alias = "cudaAtomicOperationOr")]
+    pub const OR: Self = Self(6);
+    #[doc(alias = "cudaAtomicOperationXOR")]
+    pub const XOR: Self = Self(7);
+    #[doc(alias = "cudaAtomicOperationExchange")]
+    pub const EXCHANGE: Self = Self(8);
+    #[doc(alias = "cudaAtomicOperationCAS")]
+    pub const CAS: Self = Self(9);
+    #[doc(alias = "cudaAtomicOperationFloatAdd")]
+    pub const FLOAT_ADD: Self = Self(10);
+    #[doc(alias = "cudaAtomicOperationFloatMin")]
+    pub const FLOAT_MIN: Self = Self(11);
+    #[doc(alias = "cudaAtomicOperationFloatMax")]
+    pub const FLOAT_MAX: Self = Self(12);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaAtomicOperationIntegerAdd"),
+            1 => ::core::option::Option::Some("cudaAtomicOperationIntegerMin"),
+            2 => ::core::option::Option::Some("cudaAtomicOperationIntegerMax"),
+            3 => ::core::option::Option::Some("cudaAtomicOperationIntegerIncrement"),
+            4 => ::core::option::Option::Some("cudaAtomicOperationIntegerDecrement"),
+            5 => ::core::option::Option::Some("cudaAtomicOperationAnd"),
+            6 => ::core::option::Option::Some("cudaAtomicOperationOr"),
+            7 => ::core::option::Option::Some("cudaAtomicOperationXOR"),
+            8 => ::core::option::Option::Some("cudaAtomicOperationExchange"),
+            9 => ::core::option::Option::Some("cudaAtomicOperationCAS"),
+            10 => ::core::option::Option::Some("cudaAtomicOperationFloatAdd"),
+            11 => ::core::option::Option::Some("cudaAtomicOperationFloatMin"),
+            12 => ::core::option::Option::Some("cudaAtomicOperationFloatMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaAtomicOperation {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaAtomicOperation", self.0)
+            }
+        }
+    }
+}
+/// CUDA-valid Atomic Operation capabilities
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaAtomicOperationCapability(pub u32);
+impl cudaAtomicOperationCapability {
+    #[doc(alias = "cudaAtomicCapabilitySigned")]
+    pub const SIGNED: Self = Self(1);
+    #[doc(alias = "cudaAtomicCapabilityUnsigned")]
+    pub const UNSIGNED: Self = Self(2);
+    #[doc(alias = "cudaAtomicCapabilityReduction")]
+    pub const REDUCTION: Self = Self(4);
+    #[doc(alias = "cudaAtomicCapabilityScalar32")]
+    pub const SCALAR32: Self = Self(8);
+    #[doc(alias = "cudaAtomicCapabilityScalar64")]
+    pub const SCALAR64: Self = Self(16);
+    #[doc(alias = "cudaAtomicCapabilityScalar128")]
+    pub const SCALAR128: Self = Self(32);
+    #[doc(alias = "cudaAtomicCapabilityVector32x4")]
+    pub const VECTOR32X4: Self = Self(64);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaAtomicCapabilitySigned"),
+            2 => ::core::option::Option::Some("cudaAtomicCapabilityUnsigned"),
+            4 => ::core::option::Option::Some("cudaAtomicCapabilityReduction"),
+            8 => ::core::option::Option::Some("cudaAtomicCapabilityScalar32"),
+            16 => ::core::option::Option::Some("cudaAtomicCapabilityScalar64"),
+            32 => ::core::option::Option::Some("cudaAtomicCapabilityScalar128"),
+            64 => ::core::option::Option::Some("cudaAtomicCapabilityVector32x4"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaAtomicOperationCapability {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaAtomicOperationCapability", self.0)
+            }
+        }
+    }
+}
+/// CUDA cooperative group scope
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaCGScope(pub u32);
+impl cudaCGScope {
+    /// Invalid cooperative group scope
+    #[doc(alias = "cudaCGScopeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Scope represented by a grid_group
+    #[doc(alias = "cudaCGScopeGrid")]
+    pub const GRID: Self = Self(1);
+    /// Reserved
+    #[doc(alias = "cudaCGScopeReserved")]
+    pub const RESERVED: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaCGScopeInvalid"),
+            1 => ::core::option::Option::Some("cudaCGScopeGrid"),
+            2 => ::core::option::Option::Some("cudaCGScopeReserved"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaCGScope {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaCGScope", self.0),
+        }
+    }
+}
+/// Channel format kind
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaChannelFormatKind(pub u32);
+impl cudaChannelFormatKind {
+    /// Signed channel format
+    #[doc(alias = "cudaChannelFormatKindSigned")]
+    pub const SIGNED: Self = Self(0);
+    /// Unsigned channel format
+    #[doc(alias = "cudaChannelFormatKindUnsigned")]
+    pub const UNSIGNED: Self = Self(1);
+    /// Float channel format
+    #[doc(alias = "cudaChannelFormatKindFloat")]
+    pub const FLOAT: Self = Self(2);
+    /// No channel format
+    #[doc(alias = "cudaChannelFormatKindNone")]
+    pub const NONE: Self = Self(3);
+    /// Unsigned 8-bit integers, planar 4:2:0 YUV format
+    #[doc(alias = "cudaChannelFormatKindNV12")]
+    pub const NV12: Self = Self(4);
+    /// 1 channel unsigned 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X1")]
+    pub const UNSIGNED_NORMALIZED8_X1: Self = Self(5);
+    /// 2 channel unsigned 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X2")]
+    pub const UNSIGNED_NORMALIZED8_X2: Self = Self(6);
+    /// 4 channel unsigned 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized8X4")]
+    pub const UNSIGNED_NORMALIZED8_X4: Self = Self(7);
+    /// 1 channel unsigned 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X1")]
+    pub const UNSIGNED_NORMALIZED16_X1: Self = Self(8);
+    /// 2 channel unsigned 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X2")]
+    pub const UNSIGNED_NORMALIZED16_X2: Self = Self(9);
+    /// 4 channel unsigned 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized16X4")]
+    pub const UNSIGNED_NORMALIZED16_X4: Self = Self(10);
+    /// 1 channel signed 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized8X1")]
+    pub const SIGNED_NORMALIZED8_X1: Self = Self(11);
+    /// 2 channel signed 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized8X2")]
+    pub const SIGNED_NORMALIZED8_X2: Self = Self(12);
+    /// 4 channel signed 8-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized8X4")]
+    pub const SIGNED_NORMALIZED8_X4: Self = Self(13);
+    /// 1 channel signed 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized16X1")]
+    pub const SIGNED_NORMALIZED16_X1: Self = Self(14);
+    /// 2 channel signed 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized16X2")]
+    pub const SIGNED_NORMALIZED16_X2: Self = Self(15);
+    /// 4 channel signed 16-bit normalized integer
+    #[doc(alias = "cudaChannelFormatKindSignedNormalized16X4")]
+    pub const SIGNED_NORMALIZED16_X4: Self = Self(16);
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed1")]
+    pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(17);
+    /// 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed1SRGB")]
+    pub const UNSIGNED_BLOCK_COMPRESSED1_SRGB: Self = Self(18);
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed2")]
+    pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(19);
+    /// 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed2SRGB")]
+    pub const UNSIGNED_BLOCK_COMPRESSED2_SRGB: Self = Self(20);
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed3")]
+    pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(21);
+    /// 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed3SRGB")]
+    pub const UNSIGNED_BLOCK_COMPRESSED3_SRGB: Self = Self(22);
+    /// 1 channel unsigned normalized block-compressed (BC4 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed4")]
+    pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(23);
+    /// 1 channel signed normalized block-compressed (BC4 compression) format
+    #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed4")]
+    pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(24);
+    /// 2 channel unsigned normalized block-compressed (BC5 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed5")]
+    pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(25);
+    /// 2 channel signed normalized block-compressed (BC5 compression) format
+    #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed5")]
+    pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(26);
+    /// 3 channel unsigned half-float block-compressed (BC6H compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed6H")]
+    pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(27);
+    /// 3 channel signed half-float block-compressed (BC6H compression) format
+    #[doc(alias = "cudaChannelFormatKindSignedBlockCompressed6H")]
+    pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(28);
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed7")]
+    pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(29);
+    /// 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding
+    #[doc(alias = "cudaChannelFormatKindUnsignedBlockCompressed7SRGB")]
+    pub const UNSIGNED_BLOCK_COMPRESSED7_SRGB: Self = Self(30);
+    /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
+    #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
+    pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaChannelFormatKindSigned"),
+            1 => ::core::option::Option::Some("cudaChannelFormatKindUnsigned"),
+            2 => ::core::option::Option::Some("cudaChannelFormatKindFloat"),
+            3 => ::core::option::Option::Some("cudaChannelFormatKindNone"),
+            4 => ::core::option::Option::Some("cudaChannelFormatKindNV12"),
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized8X1",
+                )
+            }
+            6 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized8X2",
+                )
+            }
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized8X4",
+                )
+            }
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized16X1",
+                )
+            }
+            9 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized16X2",
+                )
+            }
+            10 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized16X4",
+                )
+            }
+            11 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X1")
+            }
+            12 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X2")
+            }
+            13 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X4")
+            }
+            14 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X1")
+            }
+            15 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X2")
+            }
+            16 => {
+                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X4")
+            }
+            17 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed1",
+                )
+            }
+            18 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed1SRGB",
+                )
+            }
+            19 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed2",
+                )
+            }
+            20 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed2SRGB",
+                )
+            }
+            21 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed3",
+                )
+            }
+            22 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed3SRGB",
+                )
+            }
+            23 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed4",
+                )
+            }
+            24 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindSignedBlockCompressed4",
+                )
+            }
+            25 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed5",
+                )
+            }
+            26 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindSignedBlockCompressed5",
+                )
+            }
+            27 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed6H",
+                )
+            }
+            28 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindSignedBlockCompressed6H",
+                )
+            }
+            29 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed7",
+                )
+            }
+            30 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedBlockCompressed7SRGB",
+                )
+            }
+            31 => {
+                ::core::option::Option::Some(
+                    "cudaChannelFormatKindUnsignedNormalized1010102",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaChannelFormatKind {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaChannelFormatKind", self.0)
+            }
+        }
+    }
+}
+/// Cluster scheduling policies. These may be passed to
+/// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaClusterSchedulingPolicy(pub u32);
+impl cudaClusterSchedulingPolicy {
+    /// the default policy
+    #[doc(alias = "cudaClusterSchedulingPolicyDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// spread the blocks within a cluster to the SMs
+    #[doc(alias = "cudaClusterSchedulingPolicySpread")]
+    pub const SPREAD: Self = Self(1);
+    /// allow the hardware to load-balance the blocks in a cluster to the SMs
+    #[doc(alias = "cudaClusterSchedulingPolicyLoadBalancing")]
+    pub const LOAD_BALANCING: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaClusterSchedulingPolicyDefault"),
+            1 => ::core::option::Option::Some("cudaClusterSchedulingPolicySpread"),
+            2 => ::core::option::Option::Some("cudaClusterSchedulingPolicyLoadBalancing"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaClusterSchedulingPolicy {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaClusterSchedulingPolicy", self.0)
+            }
+        }
+    }
+}
+/// CUDA device compute modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaComputeMode(pub u32);
+impl cudaComputeMode {
+    /// Default compute mode (Multiple threads can use cudaSetDevice() with this device)
+    #[doc(alias = "cudaComputeModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Compute-exclusive-thread mode (Only one thread in one process will be able to use cudaSetDevice() with this device)
+    #[doc(alias = "cudaComputeModeExclusive")]
+    pub const EXCLUSIVE: Self = Self(1);
+    /// Compute-prohibited mode (No threads can use cudaSetDevice() with this device)
+    #[doc(alias = "cudaComputeModeProhibited")]
+    pub const PROHIBITED: Self = Self(2);
+    /// Compute-exclusive-process mode (Many threads in one process will be able to use cudaSetDevice() with this device)
+    #[doc(alias = "cudaComputeModeExclusiveProcess")]
+    pub const EXCLUSIVE_PROCESS: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaComputeModeDefault"),
+            1 => ::core::option::Option::Some("cudaComputeModeExclusive"),
+            2 => ::core::option::Option::Some("cudaComputeModeProhibited"),
+            3 => ::core::option::Option::Some("cudaComputeModeExclusiveProcess"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaComputeMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaComputeMode", self.0)
+            }
+        }
+    }
+}
+/// Type of resource
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDevResourceType(pub u32);
+impl cudaDevResourceType {
+    #[doc(alias = "cudaDevResourceTypeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Streaming multiprocessors related information
+    #[doc(alias = "cudaDevResourceTypeSm")]
+    pub const SM: Self = Self(1);
+    /// Workqueue configuration related information
+    #[doc(alias = "cudaDevResourceTypeWorkqueueConfig")]
+    pub const WORKQUEUE_CONFIG: Self = Self(1000);
+    /// Pre-existing workqueue related information
+    #[doc(alias = "cudaDevResourceTypeWorkqueue")]
+    pub const WORKQUEUE: Self = Self(10000);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDevResourceTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaDevResourceTypeSm"),
+            1000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueueConfig"),
+            10000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueue"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDevResourceType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDevResourceType", self.0)
+            }
+        }
+    }
+}
+/// Flags for a CUdevSmResource group
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDevSmResourceGroup_flags(pub u32);
+impl cudaDevSmResourceGroup_flags {
+    #[doc(alias = "cudaDevSmResourceGroupDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Lets smCount be a non-multiple of minCoscheduledCount, filling the difference with other SMs.
+    #[doc(alias = "cudaDevSmResourceGroupBackfill")]
+    pub const BACKFILL: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDevSmResourceGroupDefault"),
+            1 => ::core::option::Option::Some("cudaDevSmResourceGroupBackfill"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDevSmResourceGroup_flags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDevSmResourceGroup_flags", self.0)
+            }
+        }
+    }
+}
+///
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDevSmResourceSplitByCount_flags(pub u32);
+impl cudaDevSmResourceSplitByCount_flags {
+    #[doc(alias = "cudaDevSmResourceSplitIgnoreSmCoscheduling")]
+    pub const IGNORE_SM_COSCHEDULING: Self = Self(1);
+    #[doc(alias = "cudaDevSmResourceSplitMaxPotentialClusterSize")]
+    pub const MAX_POTENTIAL_CLUSTER_SIZE: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => {
+                ::core::option::Option::Some(
+                    "cudaDevSmResourceSplitIgnoreSmCoscheduling",
+                )
+            }
+            2 => {
+                ::core::option::Option::Some(
+                    "cudaDevSmResourceSplitMaxPotentialClusterSize",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDevSmResourceSplitByCount_flags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDevSmResourceSplitByCount_flags", self.0)
+            }
+        }
+    }
+}
+/// Sharing scope for workqueues
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDevWorkqueueConfigScope(pub u32);
+impl cudaDevWorkqueueConfigScope {
+    /// Use all shared workqueue resources on the device. Default driver behaviour.
+    #[doc(alias = "cudaDevWorkqueueConfigScopeDeviceCtx")]
+    pub const DEVICE_CTX: Self = Self(0);
+    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
+    #[doc(alias = "cudaDevWorkqueueConfigScopeGreenCtxBalanced")]
+    pub const GREEN_CTX_BALANCED: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDevWorkqueueConfigScopeDeviceCtx"),
+            1 => {
+                ::core::option::Option::Some(
+                    "cudaDevWorkqueueConfigScopeGreenCtxBalanced",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDevWorkqueueConfigScope {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDevWorkqueueConfigScope", self.0)
+            }
+        }
+    }
+}
+/// CUDA device attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDeviceAttr(pub u32);
+impl cudaDeviceAttr {
+    /// Maximum number of threads per block
+    #[doc(alias = "cudaDevAttrMaxThreadsPerBlock")]
+    pub const MAX_THREADS_PER_BLOCK: Self = Self(1);
+    /// Maximum block dimension X
+    #[doc(alias = "cudaDevAttrMaxBlockDimX")]
+    pub const MAX_BLOCK_DIM_X: Self = Self(2);
+    /// Maximum block dimension Y
+    #[doc(alias = "cudaDevAttrMaxBlockDimY")]
+    pub const MAX_BLOCK_DIM_Y: Self = Self(3);
+    /// Maximum block dimension Z
+    #[doc(alias = "cudaDevAttrMaxBlockDimZ")]
+    pub const MAX_BLOCK_DIM_Z: Self = Self(4);
+    /// Maximum grid dimension X
+    #[doc(alias = "cudaDevAttrMaxGridDimX")]
+    pub const MAX_GRID_DIM_X: Self = Self(5);
+    /// Maximum grid dimension Y
+    #[doc(alias = "cudaDevAttrMaxGridDimY")]
+    pub const MAX_GRID_DIM_Y: Self = Self(6);
+    /// Maximum grid dimension Z
+    #[doc(alias = "cudaDevAttrMaxGridDimZ")]
+    pub const MAX_GRID_DIM_Z: Self = Self(7);
+    /// Maximum shared memory available per block in bytes
+    #[doc(alias = "cudaDevAttrMaxSharedMemoryPerBlock")]
+    pub const MAX_SHARED_MEMORY_PER_BLOCK: Self = Self(8);
+    /// Memory available on device for constant variables in a CUDA C kernel in bytes
+    #[doc(alias = "cudaDevAttrTotalConstantMemory")]
+    pub const TOTAL_CONSTANT_MEMORY: Self = Self(9);
+    /// Warp size in threads
+    #[doc(alias = "cudaDevAttrWarpSize")]
+    pub const WARP_SIZE: Self = Self(10);
+    /// Maximum pitch in bytes allowed by memory copies
+    #[doc(alias = "cudaDevAttrMaxPitch")]
+    pub const MAX_PITCH: Self = Self(11);
+    /// Maximum number of 32-bit registers available per block
+    #[doc(alias = "cudaDevAttrMaxRegistersPerBlock")]
+    pub const MAX_REGISTERS_PER_BLOCK: Self = Self(12);
+    /// Peak clock frequency in kilohertz
+    #[doc(alias = "cudaDevAttrClockRate")]
+    pub const CLOCK_RATE: Self = Self(13);
+    /// Alignment requirement for textures
+    #[doc(alias = "cudaDevAttrTextureAlignment")]
+    pub const TEXTURE_ALIGNMENT: Self = Self(14);
+    /// Device can possibly copy memory and execute a kernel concurrently
+    #[doc(alias = "cudaDevAttrGpuOverlap")]
+    pub const GPU_OVERLAP: Self = Self(15);
+    /// Number of multiprocessors on device
+    #[doc(alias = "cudaDevAttrMultiProcessorCount")]
+    pub const MULTI_PROCESSOR_COUNT: Self = Self(16);
+    /// Specifies whether there is a run time limit on kernels
+    #[doc(alias = "cudaDevAttrKernelExecTimeout")]
+    pub const KERNEL_EXEC_TIMEOUT: Self = Self(17);
+    /// Device is integrated with host memory
+    #[doc(alias = "cudaDevAttrIntegrated")]
+    pub const INTEGRATED: Self = Self(18);
+    /// Device can map host memory into CUDA address space
+    #[doc(alias = "cudaDevAttrCanMapHostMemory")]
+    pub const CAN_MAP_HOST_MEMORY: Self = Self(19);
+    /// Compute mode (See cudaComputeMode for details)
+    #[doc(alias = "cudaDevAttrComputeMode")]
+    pub const COMPUTE_MODE: Self = Self(20);
+    /// Maximum 1D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture1DWidth")]
+    pub const MAX_TEXTURE1_D_WIDTH: Self = Self(21);
+    /// Maximum 2D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture2DWidth")]
+    pub const MAX_TEXTURE2_D_WIDTH: Self = Self(22);
+    /// Maximum 2D texture height
+    #[doc(alias = "cudaDevAttrMaxTexture2DHeight")]
+    pub const MAX_TEXTURE2_D_HEIGHT: Self = Self(23);
+    /// Maximum 3D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture3DWidth")]
+    pub const MAX_TEXTURE3_D_WIDTH: Self = Self(24);
+    /// Maximum 3D texture height
+    #[doc(alias = "cudaDevAttrMaxTexture3DHeight")]
+    pub const MAX_TEXTURE3_D_HEIGHT: Self = Self(25);
+    /// Maximum 3D texture depth
+    #[doc(alias = "cudaDevAttrMaxTexture3DDepth")]
+    pub const MAX_TEXTURE3_D_DEPTH: Self = Self(26);
+    /// Maximum 2D layered texture width
+    #[doc(alias = "cudaDevAttrMaxTexture2DLayeredWidth")]
+    pub const MAX_TEXTURE2_D_LAYERED_WIDTH: Self = Self(27);
+    /// Maximum 2D layered texture height
+    #[doc(alias = "cudaDevAttrMaxTexture2DLayeredHeight")]
+    pub const MAX_TEXTURE2_D_LAYERED_HEIGHT: Self = Self(28);
+    /// Maximum layers in a 2D layered texture
+    #[doc(alias = "cudaDevAttrMaxTexture2DLayeredLayers")]
+    pub const MAX_TEXTURE2_D_LAYERED_LAYERS: Self = Self(29);
+    /// Alignment requirement for surfaces
+    #[doc(alias = "cudaDevAttrSurfaceAlignment")]
+    pub const SURFACE_ALIGNMENT: Self = Self(30);
+    /// Device can possibly execute multiple kernels concurrently
+    #[doc(alias = "cudaDevAttrConcurrentKernels")]
+    pub const CONCURRENT_KERNELS: Self = Self(31);
+    /// Device has ECC support enabled
+    #[doc(alias = "cudaDevAttrEccEnabled")]
+    pub const ECC_ENABLED: Self = Self(32);
+    /// PCI bus ID of the device
+    #[doc(alias = "cudaDevAttrPciBusId")]
+    pub const PCI_BUS_ID: Self = Self(33);
+    /// PCI device ID of the device
+    #[doc(alias = "cudaDevAttrPciDeviceId")]
+    pub const PCI_DEVICE_ID: Self = Self(34);
+    /// Device is using TCC driver model
+    #[doc(alias = "cudaDevAttrTccDriver")]
+    pub const TCC_DRIVER: Self = Self(35);
+    /// Peak memory clock frequency in kilohertz
+    #[doc(alias = "cudaDevAttrMemoryClockRate")]
+    pub const MEMORY_CLOCK_RATE: Self = Self(36);
+    /// Global memory bus width in bits
+    #[doc(alias = "cudaDevAttrGlobalMemoryBusWidth")]
+    pub const GLOBAL_MEMORY_BUS_WIDTH: Self = Self(37);
+    /// Size of L2 cache in bytes
+    #[doc(alias = "cudaDevAttrL2CacheSize")]
+    pub const L2_CACHE_SIZE: Self = Self(38);
+    /// Maximum resident threads per multiprocessor
+    #[doc(alias = "cudaDevAttrMaxThreadsPerMultiProcessor")]
+    pub const MAX_THREADS_PER_MULTI_PROCESSOR: Self = Self(39);
+    /// Number of asynchronous engines
+    #[doc(alias = "cudaDevAttrAsyncEngineCount")]
+    pub const ASYNC_ENGINE_COUNT: Self = Self(40);
+    /// Device shares a unified address space with the host
+    #[doc(alias = "cudaDevAttrUnifiedAddressing")]
+    pub const UNIFIED_ADDRESSING: Self = Self(41);
+    /// Maximum 1D layered texture width
+    #[doc(alias = "cudaDevAttrMaxTexture1DLayeredWidth")]
+    pub const MAX_TEXTURE1_D_LAYERED_WIDTH: Self = Self(42);
+    /// Maximum layers in a 1D layered texture
+    #[doc(alias = "cudaDevAttrMaxTexture1DLayeredLayers")]
+    pub const MAX_TEXTURE1_D_LAYERED_LAYERS: Self = Self(43);
+    /// Maximum 2D texture width if cudaArrayTextureGather is set
+    #[doc(alias = "cudaDevAttrMaxTexture2DGatherWidth")]
+    pub const MAX_TEXTURE2_D_GATHER_WIDTH: Self = Self(45);
+    /// Maximum 2D texture height if cudaArrayTextureGather is set
+    #[doc(alias = "cudaDevAttrMaxTexture2DGatherHeight")]
+    pub const MAX_TEXTURE2_D_GATHER_HEIGHT: Self = Self(46);
+    /// Alternate maximum 3D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture3DWidthAlt")]
+    pub const MAX_TEXTURE3_D_WIDTH_ALT: Self = Self(47);
+    /// Alternate maximum 3D texture height
+    #[doc(alias = "cudaDevAttrMaxTexture3DHeightAlt")]
+    pub const MAX_TEXTURE3_D_HEIGHT_ALT: Self = Self(48);
+    /// Alternate maximum 3D texture depth
+    #[doc(alias = "cudaDevAttrMaxTexture3DDepthAlt")]
+    pub const MAX_TEXTURE3_D_DEPTH_ALT: Self = Self(49);
+    /// PCI domain ID of the device
+    #[doc(alias = "cudaDevAttrPciDomainId")]
+    pub const PCI_DOMAIN_ID: Self = Self(50);
+    /// Pitch alignment requirement for textures
+    #[doc(alias = "cudaDevAttrTexturePitchAlignment")]
+    pub const TEXTURE_PITCH_ALIGNMENT: Self = Self(51);
+    /// Maximum cubemap texture width/height
+    #[doc(alias = "cudaDevAttrMaxTextureCubemapWidth")]
+    pub const MAX_TEXTURE_CUBEMAP_WIDTH: Self = Self(52);
+    /// Maximum cubemap layered texture width/height
+    #[doc(alias = "cudaDevAttrMaxTextureCubemapLayeredWidth")]
+    pub const MAX_TEXTURE_CUBEMAP_LAYERED_WIDTH: Self = Self(53);
+    /// Maximum layers in a cubemap layered texture
+    #[doc(alias = "cudaDevAttrMaxTextureCubemapLayeredLayers")]
+    pub const MAX_TEXTURE_CUBEMAP_LAYERED_LAYERS: Self = Self(54);
+    /// Maximum 1D surface width
+    #[doc(alias = "cudaDevAttrMaxSurface1DWidth")]
+    pub const MAX_SURFACE1_D_WIDTH: Self = Self(55);
+    /// Maximum 2D surface width
+    #[doc(alias = "cudaDevAttrMaxSurface2DWidth")]
+    pub const MAX_SURFACE2_D_WIDTH: Self = Self(56);
+    /// Maximum 2D surface height
+    #[doc(alias = "cudaDevAttrMaxSurface2DHeight")]
+    pub const MAX_SURFACE2_D_HEIGHT: Self = Self(57);
+    /// Maximum 3D surface width
+    #[doc(alias = "cudaDevAttrMaxSurface3DWidth")]
+    pub const MAX_SURFACE3_D_WIDTH: Self = Self(58);
+    /// Maximum 3D surface height
+    #[doc(alias = "cudaDevAttrMaxSurface3DHeight")]
+    pub const MAX_SURFACE3_D_HEIGHT: Self = Self(59);
+    /// Maximum 3D surface depth
+    #[doc(alias = "cudaDevAttrMaxSurface3DDepth")]
+    pub const MAX_SURFACE3_D_DEPTH: Self = Self(60);
+    /// Maximum 1D layered surface width
+    #[doc(alias = "cudaDevAttrMaxSurface1DLayeredWidth")]
+    pub const MAX_SURFACE1_D_LAYERED_WIDTH: Self = Self(61);
+    /// Maximum layers in a 1D layered surface
+    #[doc(alias = "cudaDevAttrMaxSurface1DLayeredLayers")]
+    pub const MAX_SURFACE1_D_LAYERED_LAYERS: Self = Self(62);
+    /// Maximum 2D layered surface width
+    #[doc(alias = "cudaDevAttrMaxSurface2DLayeredWidth")]
+    pub const MAX_SURFACE2_D_LAYERED_WIDTH: Self = Self(63);
+    /// Maximum 2D layered surface height
+    #[doc(alias = "cudaDevAttrMaxSurface2DLayeredHeight")]
+    pub const MAX_SURFACE2_D_LAYERED_HEIGHT: Self = Self(64);
+    /// Maximum layers in a 2D layered surface
+    #[doc(alias = "cudaDevAttrMaxSurface2DLayeredLayers")]
+    pub const MAX_SURFACE2_D_LAYERED_LAYERS: Self = Self(65);
+    /// Maximum cubemap surface width
+    #[doc(alias = "cudaDevAttrMaxSurfaceCubemapWidth")]
+    pub const MAX_SURFACE_CUBEMAP_WIDTH: Self = Self(66);
+    /// Maximum cubemap layered surface width
+    #[doc(alias = "cudaDevAttrMaxSurfaceCubemapLayeredWidth")]
+    pub const MAX_SURFACE_CUBEMAP_LAYERED_WIDTH: Self = Self(67);
+    /// Maximum layers in a cubemap layered surface
+    #[doc(alias = "cudaDevAttrMaxSurfaceCubemapLayeredLayers")]
+    pub const MAX_SURFACE_CUBEMAP_LAYERED_LAYERS: Self = Self(68);
+    /// Maximum 1D linear texture width
+    #[doc(alias = "cudaDevAttrMaxTexture1DLinearWidth")]
+    pub const MAX_TEXTURE1_D_LINEAR_WIDTH: Self = Self(69);
+    /// Maximum 2D linear texture width
+    #[doc(alias = "cudaDevAttrMaxTexture2DLinearWidth")]
+    pub const MAX_TEXTURE2_D_LINEAR_WIDTH: Self = Self(70);
+    /// Maximum 2D linear texture height
+    #[doc(alias = "cudaDevAttrMaxTexture2DLinearHeight")]
+    pub const MAX_TEXTURE2_D_LINEAR_HEIGHT: Self = Self(71);
+    /// Maximum 2D linear texture pitch in bytes
+    #[doc(alias = "cudaDevAttrMaxTexture2DLinearPitch")]
+    pub const MAX_TEXTURE2_D_LINEAR_PITCH: Self = Self(72);
+    /// Maximum mipmapped 2D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture2DMipmappedWidth")]
+    pub const MAX_TEXTURE2_D_MIPMAPPED_WIDTH: Self = Self(73);
+    /// Maximum mipmapped 2D texture height
+    #[doc(alias = "cudaDevAttrMaxTexture2DMipmappedHeight")]
+    pub const MAX_TEXTURE2_D_MIPMAPPED_HEIGHT: Self = Self(74);
+    /// Major compute capability version number
+    #[doc(alias = "cudaDevAttrComputeCapabilityMajor")]
+    pub const COMPUTE_CAPABILITY_MAJOR: Self = Self(75);
+    /// Minor compute capability version number
+    #[doc(alias = "cudaDevAttrComputeCapabilityMinor")]
+    pub const COMPUTE_CAPABILITY_MINOR: Self = Self(76);
+    /// Maximum mipmapped 1D texture width
+    #[doc(alias = "cudaDevAttrMaxTexture1DMipmappedWidth")]
+    pub const MAX_TEXTURE1_D_MIPMAPPED_WIDTH: Self = Self(77);
+    /// Device supports stream priorities
+    #[doc(alias = "cudaDevAttrStreamPrioritiesSupported")]
+    pub const STREAM_PRIORITIES_SUPPORTED: Self = Self(78);
+    /// Device supports caching globals in L1
+    #[doc(alias = "cudaDevAttrGlobalL1CacheSupported")]
+    pub const GLOBAL_L1_CACHE_SUPPORTED: Self = Self(79);
+    /// Device supports caching locals in L1
+    #[doc(alias = "cudaDevAttrLocalL1CacheSupported")]
+    pub const LOCAL_L1_CACHE_SUPPORTED: Self = Self(80);
+    /// Maximum shared memory available per multiprocessor in bytes
+    #[doc(alias = "cudaDevAttrMaxSharedMemoryPerMultiprocessor")]
+    pub const MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: Self = Self(81);
+    /// Maximum number of 32-bit registers available per multiprocessor
+    #[doc(alias = "cudaDevAttrMaxRegistersPerMultiprocessor")]
+    pub const MAX_REGISTERS_PER_MULTIPROCESSOR: Self = Self(82);
+    /// Device can allocate managed memory on this system
+    #[doc(alias = "cudaDevAttrManagedMemory")]
+    pub const MANAGED_MEMORY: Self = Self(83);
+    /// Device is on a multi-GPU board
+    #[doc(alias = "cudaDevAttrIsMultiGpuBoard")]
+    pub const IS_MULTI_GPU_BOARD: Self = Self(84);
+    /// Unique identifier for a group of devices on the same multi-GPU board
+    #[doc(alias = "cudaDevAttrMultiGpuBoardGroupID")]
+    pub const MULTI_GPU_BOARD_GROUP_ID: Self = Self(85);
+    /// Link between the device and the host supports native atomic operations
+    #[doc(alias = "cudaDevAttrHostNativeAtomicSupported")]
+    pub const HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(86);
+    /// Ratio of single precision performance (in floating-point operations per second) to double precision performance
+    #[doc(alias = "cudaDevAttrSingleToDoublePrecisionPerfRatio")]
+    pub const SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: Self = Self(87);
+    /// Device supports coherently accessing pageable memory without calling cudaHostRegister on it
+    #[doc(alias = "cudaDevAttrPageableMemoryAccess")]
+    pub const PAGEABLE_MEMORY_ACCESS: Self = Self(88);
+    /// Device can coherently access managed memory concurrently with the CPU
+    #[doc(alias = "cudaDevAttrConcurrentManagedAccess")]
+    pub const CONCURRENT_MANAGED_ACCESS: Self = Self(89);
+    /// Device supports Compute Preemption
+    #[doc(alias = "cudaDevAttrComputePreemptionSupported")]
+    pub const COMPUTE_PREEMPTION_SUPPORTED: Self = Self(90);
+    /// Device can access host registered memory at the same virtual address as the CPU
+    #[doc(alias = "cudaDevAttrCanUseHostPointerForRegisteredMem")]
+    pub const CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: Self = Self(91);
+    #[doc(alias = "cudaDevAttrReserved92")]
+    pub const RESERVED92: Self = Self(92);
+    #[doc(alias = "cudaDevAttrReserved93")]
+    pub const RESERVED93: Self = Self(93);
+    #[doc(alias = "cudaDevAttrReserved94")]
+    pub const RESERVED94: Self = Self(94);
+    /// Device supports launching cooperative kernels via cudaLaunchCooperativeKernel
+    #[doc(alias = "cudaDevAttrCooperativeLaunch")]
+    pub const COOPERATIVE_LAUNCH: Self = Self(95);
+    #[doc(alias = "cudaDevAttrReserved96")]
+    pub const RESERVED96: Self = Self(96);
+    /// The maximum optin shared memory per block. This value may vary by chip. See cudaFuncSetAttribute
+    #[doc(alias = "cudaDevAttrMaxSharedMemoryPerBlockOptin")]
+    pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: Self = Self(97);
+    /// Device supports flushing of outstanding remote writes.
+    #[doc(alias = "cudaDevAttrCanFlushRemoteWrites")]
+    pub const CAN_FLUSH_REMOTE_WRITES: Self = Self(98);
+    /// Device supports host memory registration via cudaHostRegister.
+    #[doc(alias = "cudaDevAttrHostRegisterSupported")]
+    pub const HOST_REGISTER_SUPPORTED: Self = Self(99);
+    /// Device accesses pageable memory via the host’s page tables.
+    #[doc(alias = "cudaDevAttrPageableMemoryAccessUsesHostPageTables")]
+    pub const PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: Self = Self(100);
+    /// Host can directly access managed memory on the device without migration.
+    #[doc(alias = "cudaDevAttrDirectManagedMemAccessFromHost")]
+    pub const DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: Self = Self(101);
+    /// Maximum number of blocks per multiprocessor
+    #[doc(alias = "cudaDevAttrMaxBlocksPerMultiprocessor")]
+    pub const MAX_BLOCKS_PER_MULTIPROCESSOR: Self = Self(106);
+    /// Maximum L2 persisting lines capacity setting in bytes.
+    #[doc(alias = "cudaDevAttrMaxPersistingL2CacheSize")]
+    pub const MAX_PERSISTING_L2_CACHE_SIZE: Self = Self(108);
+    /// Maximum value of num_bytes.
+    #[doc(alias = "cudaDevAttrMaxAccessPolicyWindowSize")]
+    pub const MAX_ACCESS_POLICY_WINDOW_SIZE: Self = Self(109);
+    /// Shared memory reserved by CUDA driver per block in bytes
+    #[doc(alias = "cudaDevAttrReservedSharedMemoryPerBlock")]
+    pub const RESERVED_SHARED_MEMORY_PER_BLOCK: Self = Self(111);
+    /// Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays
+    #[doc(alias = "cudaDevAttrSparseCudaArraySupported")]
+    pub const SPARSE_CUDA_ARRAY_SUPPORTED: Self = Self(112);
+    /// Device supports using the cudaHostRegister flag cudaHostRegisterReadOnly to register memory that must be mapped as read-only to the GPU
+    #[doc(alias = "cudaDevAttrHostRegisterReadOnlySupported")]
+    pub const HOST_REGISTER_READ_ONLY_SUPPORTED: Self = Self(113);
+    /// External timeline semaphore interop is supported on the device
+    #[doc(alias = "cudaDevAttrTimelineSemaphoreInteropSupported")]
+    pub const TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: Self = Self(114);
+    /// Device supports using the cudaMallocAsync and cudaMemPool family of APIs
+    #[doc(alias = "cudaDevAttrMemoryPoolsSupported")]
+    pub const MEMORY_POOLS_SUPPORTED: Self = Self(115);
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information)
+    #[doc(alias = "cudaDevAttrGPUDirectRDMASupported")]
+    pub const GPU_DIRECT_RDMA_SUPPORTED: Self = Self(116);
+    /// The returned attribute shall be interpreted as a bitmask, where the individual bits are listed in the cudaFlushGPUDirectRDMAWritesOptions enum
+    #[doc(alias = "cudaDevAttrGPUDirectRDMAFlushWritesOptions")]
+    pub const GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: Self = Self(117);
+    /// GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See cudaGPUDirectRDMAWritesOrdering for the numerical values returned here.
+    #[doc(alias = "cudaDevAttrGPUDirectRDMAWritesOrdering")]
+    pub const GPU_DIRECT_RDMA_WRITES_ORDERING: Self = Self(118);
+    /// Handle types supported with mempool based IPC
+    #[doc(alias = "cudaDevAttrMemoryPoolSupportedHandleTypes")]
+    pub const MEMORY_POOL_SUPPORTED_HANDLE_TYPES: Self = Self(119);
+    /// Indicates device supports cluster launch
+    #[doc(alias = "cudaDevAttrClusterLaunch")]
+    pub const CLUSTER_LAUNCH: Self = Self(120);
+    /// Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays
+    #[doc(alias = "cudaDevAttrDeferredMappingCudaArraySupported")]
+    pub const DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: Self = Self(121);
+    #[doc(alias = "cudaDevAttrReserved122")]
+    pub const RESERVED122: Self = Self(122);
+    #[doc(alias = "cudaDevAttrReserved123")]
+    pub const RESERVED123: Self = Self(123);
+    #[doc(alias = "cudaDevAttrReserved124")]
+    pub const RESERVED124: Self = Self(124);
+    /// Device supports IPC Events.
+    #[doc(alias = "cudaDevAttrIpcEventSupport")]
+    pub const IPC_EVENT_SUPPORT: Self = Self(125);
+    /// Number of memory synchronization domains the device supports.
+    #[doc(alias = "cudaDevAttrMemSyncDomainCount")]
+    pub const MEM_SYNC_DOMAIN_COUNT: Self = Self(126);
+    #[doc(alias = "cudaDevAttrReserved127")]
+    pub const RESERVED127: Self = Self(127);
+    #[doc(alias = "cudaDevAttrReserved128")]
+    pub const RESERVED128: Self = Self(128);
+    #[doc(alias = "cudaDevAttrReserved129")]
+    pub const RESERVED129: Self = Self(129);
+    /// NUMA configuration of a device: value is of type cudaDeviceNumaConfig enum
+    #[doc(alias = "cudaDevAttrNumaConfig")]
+    pub const NUMA_CONFIG: Self = Self(130);
+    /// NUMA node ID of the GPU memory
+    #[doc(alias = "cudaDevAttrNumaId")]
+    pub const NUMA_ID: Self = Self(131);
+    #[doc(alias = "cudaDevAttrReserved132")]
+    pub const RESERVED132: Self = Self(132);
+    /// Contexts created on this device will be shared via MPS
+    #[doc(alias = "cudaDevAttrMpsEnabled")]
+    pub const MPS_ENABLED: Self = Self(133);
+    /// NUMA ID of the host node closest to the device or -1 when system does not support NUMA
+    #[doc(alias = "cudaDevAttrHostNumaId")]
+    pub const HOST_NUMA_ID: Self = Self(134);
+    /// Device supports CIG with D3D12.
+    #[doc(alias = "cudaDevAttrD3D12CigSupported")]
+    pub const D3D12_CIG_SUPPORTED: Self = Self(135);
+    /// Device supports CIG with Vulkan.
+    #[doc(alias = "cudaDevAttrVulkanCigSupported")]
+    pub const VULKAN_CIG_SUPPORTED: Self = Self(138);
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    #[doc(alias = "cudaDevAttrGpuPciDeviceId")]
+    pub const GPU_PCI_DEVICE_ID: Self = Self(139);
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    #[doc(alias = "cudaDevAttrGpuPciSubsystemId")]
+    pub const GPU_PCI_SUBSYSTEM_ID: Self = Self(140);
+    #[doc(alias = "cudaDevAttrReserved141")]
+    pub const RESERVED141: Self = Self(141);
+    /// Device supports HOST_NUMA location with the cudaMallocAsync and cudaMemPool family of APIs
+    #[doc(alias = "cudaDevAttrHostNumaMemoryPoolsSupported")]
+    pub const HOST_NUMA_MEMORY_POOLS_SUPPORTED: Self = Self(142);
+    /// Device supports HostNuma location IPC between nodes in a multi-node system.
+    #[doc(alias = "cudaDevAttrHostNumaMultinodeIpcSupported")]
+    pub const HOST_NUMA_MULTINODE_IPC_SUPPORTED: Self = Self(143);
+    /// Device suports HOST location with the cuMemAllocAsync and cuMemPool family of APIs
+    #[doc(alias = "cudaDevAttrHostMemoryPoolsSupported")]
+    pub const HOST_MEMORY_POOLS_SUPPORTED: Self = Self(144);
+    #[doc(alias = "cudaDevAttrReserved145")]
+    pub const RESERVED145: Self = Self(145);
+    /// Link between the device and the host supports only some native atomic operations
+    #[doc(alias = "cudaDevAttrOnlyPartialHostNativeAtomicSupported")]
+    pub const ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(147);
+    #[doc(alias = "cudaDevAttrMax")]
+    pub const MAX: Self = Self(148);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaDevAttrMaxThreadsPerBlock"),
+            2 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimX"),
+            3 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimY"),
+            4 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimZ"),
+            5 => ::core::option::Option::Some("cudaDevAttrMaxGridDimX"),
+            6 => ::core::option::Option::Some("cudaDevAttrMaxGridDimY"),
+            7 => ::core::option::Option::Some("cudaDevAttrMaxGridDimZ"),
+            8 => ::core::option::Option::Some("cudaDevAttrMaxSharedMemoryPerBlock"),
+            9 => ::core::option::Option::Some("cudaDevAttrTotalConstantMemory"),
+            10 => ::core::option::Option::Some("cudaDevAttrWarpSize"),
+            11 => ::core::option::Option::Some("cudaDevAttrMaxPitch"),
+            12 => ::core::option::Option::Some("cudaDevAttrMaxRegistersPerBlock"),
+            13 => ::core::option::Option::Some("cudaDevAttrClockRate"),
+            14 => ::core::option::Option::Some("cudaDevAttrTextureAlignment"),
+            15 => ::core::option::Option::Some("cudaDevAttrGpuOverlap"),
+            16 => ::core::option::Option::Some("cudaDevAttrMultiProcessorCount"),
+            17 => ::core::option::Option::Some("cudaDevAttrKernelExecTimeout"),
+            18 => ::core::option::Option::Some("cudaDevAttrIntegrated"),
+            19 => ::core::option::Option::Some("cudaDevAttrCanMapHostMemory"),
+            20 => ::core::option::Option::Some("cudaDevAttrComputeMode"),
+            21 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DWidth"),
+            22 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DWidth"),
+            23 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DHeight"),
+            24 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DWidth"),
+            25 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DHeight"),
+            26 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DDepth"),
+            27 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredWidth"),
+            28 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredHeight"),
+            29 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredLayers"),
+            30 => ::core::option::Option::Some("cudaDevAttrSurfaceAlignment"),
+            31 => ::core::option::Option::Some("cudaDevAttrConcurrentKernels"),
+            32 => ::core::option::Option::Some("cudaDevAttrEccEnabled"),
+            33 => ::core::option::Option::Some("cudaDevAttrPciBusId"),
+            34 => ::core::option::Option::Some("cudaDevAttrPciDeviceId"),
+            35 => ::core::option::Option::Some("cudaDevAttrTccDriver"),
+            36 => ::core::option::Option::Some("cudaDevAttrMemoryClockRate"),
+            37 => ::core::option::Option::Some("cudaDevAttrGlobalMemoryBusWidth"),
+            38 => ::core::option::Option::Some("cudaDevAttrL2CacheSize"),
+            39 => ::core::option::Option::Some("cudaDevAttrMaxThreadsPerMultiProcessor"),
+            40 => ::core::option::Option::Some("cudaDevAttrAsyncEngineCount"),
+            41 => ::core::option::Option::Some("cudaDevAttrUnifiedAddressing"),
+            42 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLayeredWidth"),
+            43 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLayeredLayers"),
+            45 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DGatherWidth"),
+            46 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DGatherHeight"),
+            47 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DWidthAlt"),
+            48 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DHeightAlt"),
+            49 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DDepthAlt"),
+            50 => ::core::option::Option::Some("cudaDevAttrPciDomainId"),
+            51 => ::core::option::Option::Some("cudaDevAttrTexturePitchAlignment"),
+            52 => ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapWidth"),
+            53 => {
+                ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapLayeredWidth")
+            }
+            54 => {
+                ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapLayeredLayers")
+            }
+            55 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DWidth"),
+            56 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DWidth"),
+            57 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DHeight"),
+            58 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DWidth"),
+            59 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DHeight"),
+            60 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DDepth"),
+            61 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DLayeredWidth"),
+            62 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DLayeredLayers"),
+            63 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredWidth"),
+            64 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredHeight"),
+            65 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredLayers"),
+            66 => ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapWidth"),
+            67 => {
+                ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapLayeredWidth")
+            }
+            68 => {
+                ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapLayeredLayers")
+            }
+            69 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLinearWidth"),
+            70 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearWidth"),
+            71 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearHeight"),
+            72 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearPitch"),
+            73 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DMipmappedWidth"),
+            74 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DMipmappedHeight"),
+            75 => ::core::option::Option::Some("cudaDevAttrComputeCapabilityMajor"),
+            76 => ::core::option::Option::Some("cudaDevAttrComputeCapabilityMinor"),
+            77 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DMipmappedWidth"),
+            78 => ::core::option::Option::Some("cudaDevAttrStreamPrioritiesSupported"),
+            79 => ::core::option::Option::Some("cudaDevAttrGlobalL1CacheSupported"),
+            80 => ::core::option::Option::Some("cudaDevAttrLocalL1CacheSupported"),
+            81 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrMaxSharedMemoryPerMultiprocessor",
+                )
+            }
+            82 => {
+                ::core::option::Option::Some("cudaDevAttrMaxRegistersPerMultiprocessor")
+            }
+            83 => ::core::option::Option::Some("cudaDevAttrManagedMemory"),
+            84 => ::core::option::Option::Some("cudaDevAttrIsMultiGpuBoard"),
+            85 => ::core::option::Option::Some("cudaDevAttrMultiGpuBoardGroupID"),
+            86 => ::core::option::Option::Some("cudaDevAttrHostNativeAtomicSupported"),
+            87 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrSingleToDoublePrecisionPerfRatio",
+                )
+            }
+            88 => ::core::option::Option::Some("cudaDevAttrPageableMemoryAccess"),
+            89 => ::core::option::Option::Some("cudaDevAttrConcurrentManagedAccess"),
+            90 => ::core::option::Option::Some("cudaDevAttrComputePreemptionSupported"),
+            91 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrCanUseHostPointerForRegisteredMem",
+                )
+            }
+            92 => ::core::option::Option::Some("cudaDevAttrReserved92"),
+            93 => ::core::option::Option::Some("cudaDevAttrReserved93"),
+            94 => ::core::option::Option::Some("cudaDevAttrReserved94"),
+            95 => ::core::option::Option::Some("cudaDevAttrCooperativeLaunch"),
+            96 => ::core::option::Option::Some("cudaDevAttrReserved96"),
+            97 => ::core::option::Option::Some("cudaDevAttrMaxSharedMemoryPerBlockOptin"),
+            98 => ::core::option::Option::Some("cudaDevAttrCanFlushRemoteWrites"),
+            99 => ::core::option::Option::Some("cudaDevAttrHostRegisterSupported"),
+            100 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
+                )
+            }
+            101 => {
+                ::core::option::Option::Some("cudaDevAttrDirectManagedMemAccessFromHost")
+            }
+            106 => ::core::option::Option::Some("cudaDevAttrMaxBlocksPerMultiprocessor"),
+            108 => ::core::option::Option::Some("cudaDevAttrMaxPersistingL2CacheSize"),
+            109 => ::core::option::Option::Some("cudaDevAttrMaxAccessPolicyWindowSize"),
+            111 => {
+                ::core::option::Option::Some("cudaDevAttrReservedSharedMemoryPerBlock")
+            }
+            112 => ::core::option::Option::Some("cudaDevAttrSparseCudaArraySupported"),
+            113 => {
+                ::core::option::Option::Some("cudaDevAttrHostRegisterReadOnlySupported")
+            }
+            114 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrTimelineSemaphoreInteropSupported",
+                )
+            }
+            115 => ::core::option::Option::Some("cudaDevAttrMemoryPoolsSupported"),
+            116 => ::core::option::Option::Some("cudaDevAttrGPUDirectRDMASupported"),
+            117 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrGPUDirectRDMAFlushWritesOptions",
+                )
+            }
+            118 => ::core::option::Option::Some("cudaDevAttrGPUDirectRDMAWritesOrdering"),
+            119 => {
+                ::core::option::Option::Some("cudaDevAttrMemoryPoolSupportedHandleTypes")
+            }
+            120 => ::core::option::Option::Some("cudaDevAttrClusterLaunch"),
+            121 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrDeferredMappingCudaArraySupported",
+                )
+            }
+            122 => ::core::option::Option::Some("cudaDevAttrReserved122"),
+            123 => ::core::option::Option::Some("cudaDevAttrReserved123"),
+            124 => ::core::option::Option::Some("cudaDevAttrReserved124"),
+            125 => ::core::option::Option::Some("cudaDevAttrIpcEventSupport"),
+            126 => ::core::option::Option::Some("cudaDevAttrMemSyncDomainCount"),
+            127 => ::core::option::Option::Some("cudaDevAttrReserved127"),
+            128 => ::core::option::Option::Some("cudaDevAttrReserved128"),
+            129 => ::core::option::Option::Some("cudaDevAttrReserved129"),
+            130 => ::core::option::Option::Some("cudaDevAttrNumaConfig"),
+            131 => ::core::option::Option::Some("cudaDevAttrNumaId"),
+            132 => ::core::option::Option::Some("cudaDevAttrReserved132"),
+            133 => ::core::option::Option::Some("cudaDevAttrMpsEnabled"),
+            134 => ::core::option::Option::Some("cudaDevAttrHostNumaId"),
+            135 => ::core::option::Option::Some("cudaDevAttrD3D12CigSupported"),
+            138 => ::core::option::Option::Some("cudaDevAttrVulkanCigSupported"),
+            139 => ::core::option::Option::Some("cudaDevAttrGpuPciDeviceId"),
+            140 => ::core::option::Option::Some("cudaDevAttrGpuPciSubsystemId"),
+            141 => ::core::option::Option::Some("cudaDevAttrReserved141"),
+            142 => {
+                ::core::option::Option::Some("cudaDevAttrHostNumaMemoryPoolsSupported")
+            }
+            143 => {
+                ::core::option::Option::Some("cudaDevAttrHostNumaMultinodeIpcSupported")
+            }
+            144 => ::core::option::Option::Some("cudaDevAttrHostMemoryPoolsSupported"),
+            145 => ::core::option::Option::Some("cudaDevAttrReserved145"),
+            147 => {
+                ::core::option::Option::Some(
+                    "cudaDevAttrOnlyPartialHostNativeAtomicSupported",
+                )
+            }
+            148 => ::core::option::Option::Some("cudaDevAttrMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDeviceAttr {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaDeviceAttr", self.0),
+        }
+    }
+}
+/// CUDA device NUMA config
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDeviceNumaConfig(pub u32);
+impl cudaDeviceNumaConfig {
+    /// The GPU is not a NUMA node
+    #[doc(alias = "cudaDeviceNumaConfigNone")]
+    pub const NONE: Self = Self(0);
+    /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
+    #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
+    pub const NUMA_NODE: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDeviceNumaConfigNone"),
+            1 => ::core::option::Option::Some("cudaDeviceNumaConfigNumaNode"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDeviceNumaConfig {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDeviceNumaConfig", self.0)
+            }
+        }
+    }
+}
+/// CUDA device P2P attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDeviceP2PAttr(pub u32);
+impl cudaDeviceP2PAttr {
+    /// A relative value indicating the performance of the link between two devices
+    #[doc(alias = "cudaDevP2PAttrPerformanceRank")]
+    pub const PERFORMANCE_RANK: Self = Self(1);
+    /// Peer access is enabled
+    #[doc(alias = "cudaDevP2PAttrAccessSupported")]
+    pub const ACCESS_SUPPORTED: Self = Self(2);
+    /// Native atomic operation over the link supported
+    #[doc(alias = "cudaDevP2PAttrNativeAtomicSupported")]
+    pub const NATIVE_ATOMIC_SUPPORTED: Self = Self(3);
+    /// Accessing CUDA arrays over the link supported
+    #[doc(alias = "cudaDevP2PAttrCudaArrayAccessSupported")]
+    pub const CUDA_ARRAY_ACCESS_SUPPORTED: Self = Self(4);
+    /// Only some CUDA-valid atomic operations over the link are supported.
+    #[doc(alias = "cudaDevP2PAttrOnlyPartialNativeAtomicSupported")]
+    pub const ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: Self = Self(5);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaDevP2PAttrPerformanceRank"),
+            2 => ::core::option::Option::Some("cudaDevP2PAttrAccessSupported"),
+            3 => ::core::option::Option::Some("cudaDevP2PAttrNativeAtomicSupported"),
+            4 => ::core::option::Option::Some("cudaDevP2PAttrCudaArrayAccessSupported"),
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaDevP2PAttrOnlyPartialNativeAtomicSupported",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDeviceP2PAttr {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDeviceP2PAttr", self.0)
+            }
+        }
+    }
+}
+/// Enum for status from obtaining driver entry points, used with
+/// `cudaApiGetDriverEntryPoint`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDriverEntryPointQueryResult(pub u32);
+impl cudaDriverEntryPointQueryResult {
+    /// Search for symbol found a match
+    #[doc(alias = "cudaDriverEntryPointSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// Search for symbol was not found
+    #[doc(alias = "cudaDriverEntryPointSymbolNotFound")]
+    pub const SYMBOL_NOT_FOUND: Self = Self(1);
+    /// Search for symbol was found but version wasn’t great enough
+    #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
+    pub const VERSION_NOT_SUFFICENT: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDriverEntryPointSuccess"),
+            1 => ::core::option::Option::Some("cudaDriverEntryPointSymbolNotFound"),
+            2 => ::core::option::Option::Some("cudaDriverEntryPointVersionNotSufficent"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaDriverEntryPointQueryResult {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaDriverEntryPointQueryResult", self.0)
+            }
+        }
+    }
+}
+/// impl_private CUDA error types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaError_t(pub u32);
+impl cudaError_t {
+    /// The API call returned with no errors. In the case of query calls, this also means that the operation being queried is complete (see cudaEventQuery() and cudaStreamQuery()).
+    #[doc(alias = "cudaSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values.
+    #[doc(alias = "cudaErrorInvalidValue")]
+    pub const ERROR_INVALID_VALUE: Self = Self(1);
+    /// The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation.
+    #[doc(alias = "cudaErrorMemoryAllocation")]
+    pub const ERROR_MEMORY_ALLOCATION: Self = Self(2);
+    /// The API call failed because the CUDA driver and runtime could not be initialized.
+    #[doc(alias = "cudaErrorInitializationError")]
+    pub const ERROR_INITIALIZATION_ERROR: Self = Self(3);
+    /// This indicates that a CUDA Runtime API call cannot be executed because it is being called during process shut down, at a point in time after CUDA driver has been unloaded.
+    #[doc(alias = "cudaErrorCudartUnloading")]
+    pub const ERROR_CUDART_UNLOADING: Self = Self(4);
+    /// This indicates profiler is not initialized for this run. This can happen when the application is running with external profiling tools like visual profiler.
+    #[doc(alias = "cudaErrorProfilerDisabled")]
+    pub const ERROR_PROFILER_DISABLED: Self = Self(5);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerNotInitialized")]
+    pub const ERROR_PROFILER_NOT_INITIALIZED: Self = Self(6);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerAlreadyStarted")]
+    pub const ERROR_PROFILER_ALREADY_STARTED: Self = Self(7);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerAlreadyStopped")]
+    pub const ERROR_PROFILER_ALREADY_STOPPED: Self = Self(8);
+    /// This indicates that a kernel launch is requesting resources that can never be satisfied by the current device. Requesting more shared memory per block than the device supports will trigger this error, as will requesting too many threads or blocks. See cudaDeviceProp for more device limitations.
+    #[doc(alias = "cudaErrorInvalidConfiguration")]
+    pub const ERROR_INVALID_CONFIGURATION: Self = Self(9);
+    /// This indicates that the driver is newer than the runtime version and returned graph node parameter information that the runtime does not understand and is unable to translate.
+    #[doc(alias = "cudaErrorVersionTranslation")]
+    pub const ERROR_VERSION_TRANSLATION: Self = Self(10);
+    /// This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.
+    #[doc(alias = "cudaErrorInvalidPitchValue")]
+    pub const ERROR_INVALID_PITCH_VALUE: Self = Self(12);
+    /// This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.
+    #[doc(alias = "cudaErrorInvalidSymbol")]
+    pub const ERROR_INVALID_SYMBOL: Self = Self(13);
+    /// This indicates that at least one host pointer passed to the API call is not a valid host pointer. \[Deprecated\]
+    #[doc(alias = "cudaErrorInvalidHostPointer")]
+    pub const ERROR_INVALID_HOST_POINTER: Self = Self(16);
+    /// This indicates that at least one device pointer passed to the API call is not a valid device pointer. \[Deprecated\]
+    #[doc(alias = "cudaErrorInvalidDevicePointer")]
+    pub const ERROR_INVALID_DEVICE_POINTER: Self = Self(17);
+    /// This indicates that the texture passed to the API call is not a valid texture.
+    #[doc(alias = "cudaErrorInvalidTexture")]
+    pub const ERROR_INVALID_TEXTURE: Self = Self(18);
+    /// This indicates that the texture binding is not valid. This occurs if you call cudaGetTextureAlignmentOffset() with an unbound texture.
+    #[doc(alias = "cudaErrorInvalidTextureBinding")]
+    pub const ERROR_INVALID_TEXTURE_BINDING: Self = Self(19);
+    /// This indicates that the channel descriptor passed to the API call is not valid. This occurs if the format is not one of the formats specified by cudaChannelFormatKind, or if one of the dimensions is invalid.
+    #[doc(alias = "cudaErrorInvalidChannelDescriptor")]
+    pub const ERROR_INVALID_CHANNEL_DESCRIPTOR: Self = Self(20);
+    /// This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.
+    #[doc(alias = "cudaErrorInvalidMemcpyDirection")]
+    pub const ERROR_INVALID_MEMCPY_DIRECTION: Self = Self(21);
+    /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release. \[Deprecated\]
+    #[doc(alias = "cudaErrorAddressOfConstant")]
+    pub const ERROR_ADDRESS_OF_CONSTANT: Self = Self(22);
+    /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations. \[Deprecated\]
+    #[doc(alias = "cudaErrorTextureFetchFailed")]
+    pub const ERROR_TEXTURE_FETCH_FAILED: Self = Self(23);
+    /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations. \[Deprecated\]
+    #[doc(alias = "cudaErrorTextureNotBound")]
+    pub const ERROR_TEXTURE_NOT_BOUND: Self = Self(24);
+    /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions. \[Deprecated\]
+    #[doc(alias = "cudaErrorSynchronizationError")]
+    pub const ERROR_SYNCHRONIZATION_ERROR: Self = Self(25);
+    /// This indicates that a non-float texture was being accessed with linear filtering. This is not supported by CUDA.
+    #[doc(alias = "cudaErrorInvalidFilterSetting")]
+    pub const ERROR_INVALID_FILTER_SETTING: Self = Self(26);
+    /// This indicates that an attempt was made to read an unsupported data type as a normalized float. This is not supported by CUDA.
+    #[doc(alias = "cudaErrorInvalidNormSetting")]
+    pub const ERROR_INVALID_NORM_SETTING: Self = Self(27);
+    /// Mixing of device and device emulation code was not allowed. \[Deprecated\]
+    #[doc(alias = "cudaErrorMixedDeviceExecution")]
+    pub const ERROR_MIXED_DEVICE_EXECUTION: Self = Self(28);
+    /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error. \[Deprecated\]
+    #[doc(alias = "cudaErrorNotYetImplemented")]
+    pub const ERROR_NOT_YET_IMPLEMENTED: Self = Self(31);
+    /// This indicated that an emulated device pointer exceeded the 32-bit address range. \[Deprecated\]
+    #[doc(alias = "cudaErrorMemoryValueTooLarge")]
+    pub const ERROR_MEMORY_VALUE_TOO_LARGE: Self = Self(32);
+    /// This indicates that the CUDA driver that the application has loaded is a stub library. Applications that run with the stub rather than a real driver loaded will result in CUDA API returning this error.
+    #[doc(alias = "cudaErrorStubLibrary")]
+    pub const ERROR_STUB_LIBRARY: Self = Self(34);
+    /// This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library. This is not a supported configuration. Users should install an updated NVIDIA display driver to allow the application to run.
+    #[doc(alias = "cudaErrorInsufficientDriver")]
+    pub const ERROR_INSUFFICIENT_DRIVER: Self = Self(35);
+    /// This indicates that the API call requires a newer CUDA driver than the one currently installed. Users should install an updated NVIDIA CUDA driver to allow the API call to succeed.
+    #[doc(alias = "cudaErrorCallRequiresNewerDriver")]
+    pub const ERROR_CALL_REQUIRES_NEWER_DRIVER: Self = Self(36);
+    /// This indicates that the surface passed to the API call is not a valid surface.
+    #[doc(alias = "cudaErrorInvalidSurface")]
+    pub const ERROR_INVALID_SURFACE: Self = Self(37);
+    /// This indicates that multiple global or constant variables (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateVariableName")]
+    pub const ERROR_DUPLICATE_VARIABLE_NAME: Self = Self(43);
+    /// This indicates that multiple textures (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateTextureName")]
+    pub const ERROR_DUPLICATE_TEXTURE_NAME: Self = Self(44);
+    /// This indicates that multiple surfaces (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateSurfaceName")]
+    pub const ERROR_DUPLICATE_SURFACE_NAME: Self = Self(45);
+    /// This indicates that all CUDA devices are busy or unavailable at the current time. Devices are often busy/unavailable due to use of cudaComputeModeProhibited, cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU and are blocking new work from starting. They can also be unavailable due to memory constraints on a device that already has active CUDA work being performed.
+    #[doc(alias = "cudaErrorDevicesUnavailable")]
+    pub const ERROR_DEVICES_UNAVAILABLE: Self = Self(46);
+    /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see `Interactions`with the CUDA Driver API” for more information.
+    #[doc(alias = "cudaErrorIncompatibleDriverContext")]
+    pub const ERROR_INCOMPATIBLE_DRIVER_CONTEXT: Self = Self(49);
+    /// The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.
+    #[doc(alias = "cudaErrorMissingConfiguration")]
+    pub const ERROR_MISSING_CONFIGURATION: Self = Self(52);
+    /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches. \[Deprecated\]
+    #[doc(alias = "cudaErrorPriorLaunchFailure")]
+    pub const ERROR_PRIOR_LAUNCH_FAILURE: Self = Self(53);
+    /// This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.
+    #[doc(alias = "cudaErrorLaunchMaxDepthExceeded")]
+    pub const ERROR_LAUNCH_MAX_DEPTH_EXCEEDED: Self = Self(65);
+    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped textures which are unsupported by the device runtime. Kernels launched via the device runtime only support textures created with the Texture Object API’s.
+    #[doc(alias = "cudaErrorLaunchFileScopedTex")]
+    pub const ERROR_LAUNCH_FILE_SCOPED_TEX: Self = Self(66);
+    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped surfaces which are unsupported by the device runtime. Kernels launched via the device runtime only support surfaces created with the Surface Object API’s.
+    #[doc(alias = "cudaErrorLaunchFileScopedSurf")]
+    pub const ERROR_LAUNCH_FILE_SCOPED_SURF: Self = Self(67);
+    /// This error indicates that a call to cudaDeviceSynchronize made from the device runtime failed because the call was made at grid depth greater than than either the default (2 levels of grids) or user specified device limit cudaLimitDevRuntimeSyncDepth. To be able to synchronize on launched grids at a greater depth successfully, the maximum nested depth at which cudaDeviceSynchronize will be called must be specified with the cudaLimitDevRuntimeSyncDepth limit to the cudaDeviceSetLimit api before the host-side launch of a kernel using the device runtime. Keep in mind that additional levels of sync depth require the runtime to reserve large amounts of device memory that cannot be used for user allocations. Note that cudaDeviceSynchronize made from device runtime is only supported on devices of compute capability \< 9.0.
+    #[doc(alias = "cudaErrorSyncDepthExceeded")]
+    pub const ERROR_SYNC_DEPTH_EXCEEDED: Self = Self(68);
+    /// This error indicates that a device runtime grid launch failed because the launch would exceed the limit cudaLimitDevRuntimePendingLaunchCount. For this launch to proceed successfully, cudaDeviceSetLimit must be called to set the cudaLimitDevRuntimePendingLaunchCount to be higher than the upper bound of outstanding launches that can be issued to the device runtime. Keep in mind that raising the limit of pending device runtime launches will require the runtime to reserve device memory that cannot be used for user allocations.
+    #[doc(alias = "cudaErrorLaunchPendingCountExceeded")]
+    pub const ERROR_LAUNCH_PENDING_COUNT_EXCEEDED: Self = Self(69);
+    /// The requested device function does not exist or is not compiled for the proper device architecture.
+    #[doc(alias = "cudaErrorInvalidDeviceFunction")]
+    pub const ERROR_INVALID_DEVICE_FUNCTION: Self = Self(98);
+    /// This indicates that no CUDA-capable devices were detected by the installed CUDA driver.
+    #[doc(alias = "cudaErrorNoDevice")]
+    pub const ERROR_NO_DEVICE: Self = Self(100);
+    /// This indicates that the device ordinal supplied by the user does not correspond to a valid CUDA device or that the action requested is invalid for the specified device.
+    #[doc(alias = "cudaErrorInvalidDevice")]
+    pub const ERROR_INVALID_DEVICE: Self = Self(101);
+    /// This indicates that the device doesn’t have a valid Grid License.
+    #[doc(alias = "cudaErrorDeviceNotLicensed")]
+    pub const ERROR_DEVICE_NOT_LICENSED: Self = Self(102);
+    /// By default, the CUDA runtime may perform a minimal set of self-tests, as well as CUDA driver tests, to establish the validity of both. Introduced in CUDA 11.2, this error return indicates that at least one of these tests has failed and the validity of either the runtime or the driver could not be established.
+    #[doc(alias = "cudaErrorSoftwareValidityNotEstablished")]
+    pub const ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED: Self = Self(103);
+    /// This indicates an internal startup failure in the CUDA runtime.
+    #[doc(alias = "cudaErrorStartupFailure")]
+    pub const ERROR_STARTUP_FAILURE: Self = Self(127);
+    /// This indicates that the device kernel image is invalid.
+    #[doc(alias = "cudaErrorInvalidKernelImage")]
+    pub const ERROR_INVALID_KERNEL_IMAGE: Self = Self(200);
+    /// This most frequently indicates that there is no context bound to the current thread. This can also be returned if the context passed to an API call is not a valid handle (such as a context that has had cuCtxDestroy() invoked on it). This can also be returned if a user mixes different API versions (i.e. 3010 context with 3020 API calls). See cuCtxGetApiVersion() for more details.
+    #[doc(alias = "cudaErrorDeviceUninitialized")]
+    pub const ERROR_DEVICE_UNINITIALIZED: Self = Self(201);
+    /// This indicates that the buffer object could not be mapped.
+    #[doc(alias = "cudaErrorMapBufferObjectFailed")]
+    pub const ERROR_MAP_BUFFER_OBJECT_FAILED: Self = Self(205);
+    /// This indicates that the buffer object could not be unmapped.
+    #[doc(alias = "cudaErrorUnmapBufferObjectFailed")]
+    pub const ERROR_UNMAP_BUFFER_OBJECT_FAILED: Self = Self(206);
+    /// This indicates that the specified array is currently mapped and thus cannot be destroyed.
+    #[doc(alias = "cudaErrorArrayIsMapped")]
+    pub const ERROR_ARRAY_IS_MAPPED: Self = Self(207);
+    /// This indicates that the resource is already mapped.
+    #[doc(alias = "cudaErrorAlreadyMapped")]
+    pub const ERROR_ALREADY_MAPPED: Self = Self(208);
+    /// This indicates that there is no kernel image available that is suitable for the device. This can occur when a user specifies code generation options for a particular CUDA source file that do not include the corresponding device configuration.
+    #[doc(alias = "cudaErrorNoKernelImageForDevice")]
+    pub const ERROR_NO_KERNEL_IMAGE_FOR_DEVICE: Self = Self(209);
+    /// This indicates that a resource has already been acquired.
+    #[doc(alias = "cudaErrorAlreadyAcquired")]
+    pub const ERROR_ALREADY_ACQUIRED: Self = Self(210);
+    /// This indicates that a resource is not mapped.
+    #[doc(alias = "cudaErrorNotMapped")]
+    pub const ERROR_NOT_MAPPED: Self = Self(211);
+    /// This indicates that a mapped resource is not available for access as an array.
+    #[doc(alias = "cudaErrorNotMappedAsArray")]
+    pub const ERROR_NOT_MAPPED_AS_ARRAY: Self = Self(212);
+    /// This indicates that a mapped resource is not available for access as a pointer.
+    #[doc(alias = "cudaErrorNotMappedAsPointer")]
+    pub const ERROR_NOT_MAPPED_AS_POINTER: Self = Self(213);
+    /// This indicates that an uncorrectable ECC error was detected during execution.
+    #[doc(alias = "cudaErrorECCUncorrectable")]
+    pub const ERROR_ECC_UNCORRECTABLE: Self = Self(214);
+    /// This indicates that the cudaLimit passed to the API call is not supported by the active device.
+    #[doc(alias = "cudaErrorUnsupportedLimit")]
+    pub const ERROR_UNSUPPORTED_LIMIT: Self = Self(215);
+    /// This indicates that a call tried to access an exclusive-thread device that is already in use by a different thread.
+    #[doc(alias = "cudaErrorDeviceAlreadyInUse")]
+    pub const ERROR_DEVICE_ALREADY_IN_USE: Self = Self(216);
+    /// This error indicates that P2P access is not supported across the given devices.
+    #[doc(alias = "cudaErrorPeerAccessUnsupported")]
+    pub const ERROR_PEER_ACCESS_UNSUPPORTED: Self = Self(217);
+    /// A PTX compilation failed. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorInvalidPtx")]
+    pub const ERROR_INVALID_PTX: Self = Self(218);
+    /// This indicates an error with the OpenGL or DirectX context.
+    #[doc(alias = "cudaErrorInvalidGraphicsContext")]
+    pub const ERROR_INVALID_GRAPHICS_CONTEXT: Self = Self(219);
+    /// This indicates that an uncorrectable NVLink error was detected during the execution.
+    #[doc(alias = "cudaErrorNvlinkUncorrectable")]
+    pub const ERROR_NVLINK_UNCORRECTABLE: Self = Self(220);
+    /// This indicates that the PTX JIT compiler library was not found. The JIT Compiler library is used for PTX compilation. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorJitCompilerNotFound")]
+    pub const ERROR_JIT_COMPILER_NOT_FOUND: Self = Self(221);
+    /// This indicates that the provided PTX was compiled with an unsupported toolchain. The most common reason for this, is the PTX was generated by a compiler newer than what is supported by the CUDA driver and PTX JIT compiler.
+    #[doc(alias = "cudaErrorUnsupportedPtxVersion")]
+    pub const ERROR_UNSUPPORTED_PTX_VERSION: Self = Self(222);
+    /// This indicates that the JIT compilation was disabled. The JIT compilation compiles PTX. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorJitCompilationDisabled")]
+    pub const ERROR_JIT_COMPILATION_DISABLED: Self = Self(223);
+    /// This indicates that the provided execution affinity is not supported by the device.
+    #[doc(alias = "cudaErrorUnsupportedExecAffinity")]
+    pub const ERROR_UNSUPPORTED_EXEC_AFFINITY: Self = Self(224);
+    /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
+    #[doc(alias = "cudaErrorUnsupportedDevSideSync")]
+    pub const ERROR_UNSUPPORTED_DEV_SIDE_SYNC: Self = Self(225);
+    /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorContained")]
+    pub const ERROR_CONTAINED: Self = Self(226);
+    /// This indicates that the device kernel source is invalid.
+    #[doc(alias = "cudaErrorInvalidSource")]
+    pub const ERROR_INVALID_SOURCE: Self = Self(300);
+    /// This indicates that the file specified was not found.
+    #[doc(alias = "cudaErrorFileNotFound")]
+    pub const ERROR_FILE_NOT_FOUND: Self = Self(301);
+    /// This indicates that a link to a shared object failed to resolve.
+    #[doc(alias = "cudaErrorSharedObjectSymbolNotFound")]
+    pub const ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: Self = Self(302);
+    /// This indicates that initialization of a shared object failed.
+    #[doc(alias = "cudaErrorSharedObjectInitFailed")]
+    pub const ERROR_SHARED_OBJECT_INIT_FAILED: Self = Self(303);
+    /// This error indicates that an OS call failed.
+    #[doc(alias = "cudaErrorOperatingSystem")]
+    pub const ERROR_OPERATING_SYSTEM: Self = Self(304);
+    /// This indicates that a resource handle passed to the API call was not valid. Resource handles are opaque types like cudaStream_t and cudaEvent_t.
+    #[doc(alias = "cudaErrorInvalidResourceHandle")]
+    pub const ERROR_INVALID_RESOURCE_HANDLE: Self = Self(400);
+    /// This indicates that a resource required by the API call is not in a valid state to perform the requested operation.
+    #[doc(alias = "cudaErrorIllegalState")]
+    pub const ERROR_ILLEGAL_STATE: Self = Self(401);
+    /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
+    #[doc(alias = "cudaErrorLossyQuery")]
+    pub const ERROR_LOSSY_QUERY: Self = Self(402);
+    /// This indicates that a named symbol was not found. Examples of symbols are global/constant variable names, driver function names, texture names, and surface names.
+    #[doc(alias = "cudaErrorSymbolNotFound")]
+    pub const ERROR_SYMBOL_NOT_FOUND: Self = Self(500);
+    /// This indicates that asynchronous operations issued previously have not completed yet. This result is not actually an error, but must be indicated differently than cudaSuccess (which indicates completion). Calls that may return this value include cudaEventQuery() and cudaStreamQuery().
+    #[doc(alias = "cudaErrorNotReady")]
+    pub const ERROR_NOT_READY: Self = Self(600);
+    /// The device encountered a load or store instruction on an invalid memory address. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorIllegalAddress")]
+    pub const ERROR_ILLEGAL_ADDRESS: Self = Self(700);
+    /// This indicates that a launch did not occur because it did not have appropriate resources. Although this error is similar to cudaErrorInvalidConfiguration, this error usually indicates that the user has attempted to pass too many arguments to the device kernel, or the kernel launch specifies too many threads for the kernel’s register count.
+    #[doc(alias = "cudaErrorLaunchOutOfResources")]
+    pub const ERROR_LAUNCH_OUT_OF_RESOURCES: Self = Self(701);
+    /// This indicates that the device kernel took too long to execute. This can only occur if timeouts are enabled - see the device attribute cudaDevAttrKernelExecTimeout for more information. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorLaunchTimeout")]
+    pub const ERROR_LAUNCH_TIMEOUT: Self = Self(702);
+    /// This error indicates a kernel launch that uses an incompatible texturing mode.
+    #[doc(alias = "cudaErrorLaunchIncompatibleTexturing")]
+    pub const ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: Self = Self(703);
+    /// This error indicates that a call to cudaDeviceEnablePeerAccess() is trying to re-enable peer addressing on from a context which has already had peer addressing enabled.
+    #[doc(alias = "cudaErrorPeerAccessAlreadyEnabled")]
+    pub const ERROR_PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
+    /// This error indicates that cudaDeviceDisablePeerAccess() is trying to disable peer addressing which has not been enabled yet via cudaDeviceEnablePeerAccess().
+    #[doc(alias = "cudaErrorPeerAccessNotEnabled")]
+    pub const ERROR_PEER_ACCESS_NOT_ENABLED: Self = Self(705);
+    /// This indicates that the user has called cudaSetValidDevices(), cudaSetDeviceFlags(), cudaD3D9SetDirect3DDevice(), cudaD3D10SetDirect3DDevice, cudaD3D11SetDirect3DDevice(), or cudaVDPAUSetVDPAUDevice() after initializing the CUDA runtime by calling non-device management operations (allocating memory and launching kernels are examples of non-device management operations). This error can also be returned if using runtime/driver interoperability and there is an existing CUcontext active on the host thread.
+    #[doc(alias = "cudaErrorSetOnActiveProcess")]
+    pub const ERROR_SET_ON_ACTIVE_PROCESS: Self = Self(708);
+    /// This error indicates that the context current to the calling thread has been destroyed using cuCtxDestroy, or is a primary context which has not yet been initialized.
+    #[doc(alias = "cudaErrorContextIsDestroyed")]
+    pub const ERROR_CONTEXT_IS_DESTROYED: Self = Self(709);
+    /// An assert triggered in device code during kernel execution. The device cannot be used again. All existing allocations are invalid. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorAssert")]
+    pub const ERROR_ASSERT: Self = Self(710);
+    /// This error indicates that the hardware resources required to enable peer access have been exhausted for one or more of the devices passed to cudaEnablePeerAccess().
+    #[doc(alias = "cudaErrorTooManyPeers")]
+    pub const ERROR_TOO_MANY_PEERS: Self = Self(711);
+    /// This error indicates that the memory range passed to cudaHostRegister() has already been registered.
+    #[doc(alias = "cudaErrorHostMemoryAlreadyRegistered")]
+    pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
+    /// This error indicates that the pointer passed to cudaHostUnregister() does not correspond to any currently registered memory region.
+    #[doc(alias = "cudaErrorHostMemoryNotRegistered")]
+    pub const ERROR_HOST_MEMORY_NOT_REGISTERED: Self = Self(713);
+    /// Device encountered an error in the call stack during kernel execution, possibly due to stack corruption or exceeding the stack size limit. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorHardwareStackError")]
+    pub const ERROR_HARDWARE_STACK_ERROR: Self = Self(714);
+    /// The device encountered an illegal instruction during kernel execution This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorIllegalInstruction")]
+    pub const ERROR_ILLEGAL_INSTRUCTION: Self = Self(715);
+    /// The device encountered a load or store instruction on a memory address which is not aligned. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorMisalignedAddress")]
+    pub const ERROR_MISALIGNED_ADDRESS: Self = Self(716);
+    /// While executing a kernel, the device encountered an instruction which can only operate on memory locations in certain address spaces (global, shared, or local), but was supplied a memory address not belonging to an allowed address space. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorInvalidAddressSpace")]
+    pub const ERROR_INVALID_ADDRESS_SPACE: Self = Self(717);
+    /// The device encountered an invalid program counter. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorInvalidPc")]
+    pub const ERROR_INVALID_PC: Self = Self(718);
+    /// An exception occurred on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing out of bounds shared memory. Less common cases can be system specific - more information about these cases can be found in the system specific user guide. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorLaunchFailure")]
+    pub const ERROR_LAUNCH_FAILURE: Self = Self(719);
+    /// This error indicates that the number of blocks launched per grid for a kernel that was launched via either cudaLaunchCooperativeKernel exceeds the maximum number of blocks as allowed by cudaOccupancyMaxActiveBlocksPerMultiprocessor or cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags times the number of multiprocessors as specified by the device attribute cudaDevAttrMultiProcessorCount.
+    #[doc(alias = "cudaErrorCooperativeLaunchTooLarge")]
+    pub const ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: Self = Self(720);
+    /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorTensorMemoryLeak")]
+    pub const ERROR_TENSOR_MEMORY_LEAK: Self = Self(721);
+    /// This error indicates the attempted operation is not permitted.
+    #[doc(alias = "cudaErrorNotPermitted")]
+    pub const ERROR_NOT_PERMITTED: Self = Self(800);
+    /// This error indicates the attempted operation is not supported on the current system or device.
+    #[doc(alias = "cudaErrorNotSupported")]
+    pub const ERROR_NOT_SUPPORTED: Self = Self(801);
+    /// This error indicates that the system is not yet ready to start any CUDA work. To continue using CUDA, verify the system configuration is in a valid state and all required driver daemons are actively running. More information about this error can be found in the system specific user guide.
+    #[doc(alias = "cudaErrorSystemNotReady")]
+    pub const ERROR_SYSTEM_NOT_READY: Self = Self(802);
+    /// This error indicates that there is a mismatch between the versions of the display driver and the CUDA driver. Refer to the compatibility documentation for supported versions.
+    #[doc(alias = "cudaErrorSystemDriverMismatch")]
+    pub const ERROR_SYSTEM_DRIVER_MISMATCH: Self = Self(803);
+    /// This error indicates that the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not support this configuration. Refer to the compatibility documentation for the supported hardware matrix or ensure that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES environment variable.
+    #[doc(alias = "cudaErrorCompatNotSupportedOnDevice")]
+    pub const ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: Self = Self(804);
+    /// This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server.
+    #[doc(alias = "cudaErrorMpsConnectionFailed")]
+    pub const ERROR_MPS_CONNECTION_FAILED: Self = Self(805);
+    /// This error indicates that the remote procedural call between the MPS server and the MPS client failed.
+    #[doc(alias = "cudaErrorMpsRpcFailure")]
+    pub const ERROR_MPS_RPC_FAILURE: Self = Self(806);
+    /// This error indicates that the MPS server is not ready to accept new MPS client requests. This error can be returned when the MPS server is in the process of recovering from a fatal failure.
+    #[doc(alias = "cudaErrorMpsServerNotReady")]
+    pub const ERROR_MPS_SERVER_NOT_READY: Self = Self(807);
+    /// This error indicates that the hardware resources required to create MPS client have been exhausted.
+    #[doc(alias = "cudaErrorMpsMaxClientsReached")]
+    pub const ERROR_MPS_MAX_CLIENTS_REACHED: Self = Self(808);
+    /// This error indicates the the hardware resources required to device connections have been exhausted.
+    #[doc(alias = "cudaErrorMpsMaxConnectionsReached")]
+    pub const ERROR_MPS_MAX_CONNECTIONS_REACHED: Self = Self(809);
+    /// This error indicates that the MPS client has been terminated by the server. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorMpsClientTerminated")]
+    pub const ERROR_MPS_CLIENT_TERMINATED: Self = Self(810);
+    /// This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it.
+    #[doc(alias = "cudaErrorCdpNotSupported")]
+    pub const ERROR_CDP_NOT_SUPPORTED: Self = Self(811);
+    /// This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism.
+    #[doc(alias = "cudaErrorCdpVersionMismatch")]
+    pub const ERROR_CDP_VERSION_MISMATCH: Self = Self(812);
+    /// The operation is not permitted when the stream is capturing.
+    #[doc(alias = "cudaErrorStreamCaptureUnsupported")]
+    pub const ERROR_STREAM_CAPTURE_UNSUPPORTED: Self = Self(900);
+    /// The current capture sequence on the stream has been invalidated due to a previous error.
+    #[doc(alias = "cudaErrorStreamCaptureInvalidated")]
+    pub const ERROR_STREAM_CAPTURE_INVALIDATED: Self = Self(901);
+    /// The operation would have resulted in a merge of two independent capture sequences.
+    #[doc(alias = "cudaErrorStreamCaptureMerge")]
+    pub const ERROR_STREAM_CAPTURE_MERGE: Self = Self(902);
+    /// The capture was not initiated in this stream.
+    #[doc(alias = "cudaErrorStreamCaptureUnmatched")]
+    pub const ERROR_STREAM_CAPTURE_UNMATCHED: Self = Self(903);
+    /// The capture sequence contains a fork that was not joined to the primary stream.
+    #[doc(alias = "cudaErrorStreamCaptureUnjoined")]
+    pub const ERROR_STREAM_CAPTURE_UNJOINED: Self = Self(904);
+    /// A dependency would have been created which crosses the capture sequence boundary. Only implicit in-stream ordering dependencies are allowed to cross the boundary.
+    #[doc(alias = "cudaErrorStreamCaptureIsolation")]
+    pub const ERROR_STREAM_CAPTURE_ISOLATION: Self = Self(905);
+    /// The operation would have resulted in a disallowed implicit dependency on a current capture sequence from cudaStreamLegacy.
+    #[doc(alias = "cudaErrorStreamCaptureImplicit")]
+    pub const ERROR_STREAM_CAPTURE_IMPLICIT: Self = Self(906);
+    /// The operation is not permitted on an event which was last recorded in a capturing stream.
+    #[doc(alias = "cudaErrorCapturedEvent")]
+    pub const ERROR_CAPTURED_EVENT: Self = Self(907);
+    /// A stream capture sequence not initiated with the cudaStreamCaptureModeRelaxed argument to cudaStreamBeginCapture was passed to cudaStreamEndCapture in a different thread.
+    #[doc(alias = "cudaErrorStreamCaptureWrongThread")]
+    pub const ERROR_STREAM_CAPTURE_WRONG_THREAD: Self = Self(908);
+    /// This indicates that the wait operation has timed out.
+    #[doc(alias = "cudaErrorTimeout")]
+    pub const ERROR_TIMEOUT: Self = Self(909);
+    /// This error indicates that the graph update was not performed because it included changes which violated constraints specific to instantiated graph update.
+    #[doc(alias = "cudaErrorGraphExecUpdateFailure")]
+    pub const ERROR_GRAPH_EXEC_UPDATE_FAILURE: Self = Self(910);
+    /// This indicates that an error has occurred in a device outside of GPU. It can be a synchronous error w.r.t. CUDA API or an asynchronous error from the external device. In case of asynchronous error, it means that if cuda was waiting for an external device’s signal before consuming shared data, the external device signaled an error indicating that the data is not valid for consumption. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched. In case of synchronous error, it means that one or more external devices have encountered an error and cannot complete the operation.
+    #[doc(alias = "cudaErrorExternalDevice")]
+    pub const ERROR_EXTERNAL_DEVICE: Self = Self(911);
+    /// This indicates that a kernel launch error has occurred due to cluster misconfiguration.
+    #[doc(alias = "cudaErrorInvalidClusterSize")]
+    pub const ERROR_INVALID_CLUSTER_SIZE: Self = Self(912);
+    /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
+    #[doc(alias = "cudaErrorFunctionNotLoaded")]
+    pub const ERROR_FUNCTION_NOT_LOADED: Self = Self(913);
+    /// This error indicates one or more resources passed in are not valid resource types for the operation.
+    #[doc(alias = "cudaErrorInvalidResourceType")]
+    pub const ERROR_INVALID_RESOURCE_TYPE: Self = Self(914);
+    /// This error indicates one or more resources are insufficient or non-applicable for the operation.
+    #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
+    pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
+    /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
+    #[doc(alias = "cudaErrorStreamDetached")]
+    pub const ERROR_STREAM_DETACHED: Self = Self(917);
+    /// This indicates that an unknown internal error has occurred.
+    #[doc(alias = "cudaErrorUnknown")]
+    pub const ERROR_UNKNOWN: Self = Self(999);
+    #[doc(alias = "cudaErrorApiFailureBase")]
+    pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaSuccess"),
+            1 => ::core::option::Option::Some("cudaErrorInvalidValue"),
+            2 => ::core::option::Option::Some("cudaErrorMemoryAllocation"),
+            3 => ::core::option::Option::Some("cudaErrorInitializationError"),
+            4 => ::core::option::Option::Some("cudaErrorCudartUnloading"),
+            5 => ::core::option::Option::Some("cudaErrorProfilerDisabled"),
+            6 => ::core::option::Option::Some("cudaErrorProfilerNotInitialized"),
+            7 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStarted"),
+            8 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStopped"),
+            9 => ::core::option::Option::Some("cudaErrorInvalidConfiguration"),
+            10 => ::core::option::Option::Some("cudaErrorVersionTranslation"),
+            12 => ::core::option::Option::Some("cudaErrorInvalidPitchValue"),
+            13 => ::core::option::Option::Some("cudaErrorInvalidSymbol"),
+            16 => ::core::option::Option::Some("cudaErrorInvalidHostPointer"),
+            17 => ::core::option::Option::Some("cudaErrorInvalidDevicePointer"),
+            18 => ::core::option::Option::Some("cudaErrorInvalidTexture"),
+            19 => ::core::option::Option::Some("cudaErrorInvalidTextureBinding"),
+            20 => ::core::option::Option::Some("cudaErrorInvalidChannelDescriptor"),
+            21 => ::core::option::Option::Some("cudaErrorInvalidMemcpyDirection"),
+            22 => ::core::option::Option::Some("cudaErrorAddressOfConstant"),
+            23 => ::core::option::Option::Some("cudaErrorTextureFetchFailed"),
+            24 => ::core::option::Option::Some("cudaErrorTextureNotBound"),
+            25 => ::core::option::Option::Some("cudaErrorSynchronizationError"),
+            26 => ::core::option::Option::Some("cudaErrorInvalidFilterSetting"),
+            27 => ::core::option::Option::Some("cudaErrorInvalidNormSetting"),
+            28 => ::core::option::Option::Some("cudaErrorMixedDeviceExecution"),
+            31 => ::core::option::Option::Some("cudaErrorNotYetImplemented"),
+            32 => ::core::option::Option::Some("cudaErrorMemoryValueTooLarge"),
+            34 => ::core::option::Option::Some("cudaErrorStubLibrary"),
+            35 => ::core::option::Option::Some("cudaErrorInsufficientDriver"),
+            36 => ::core::option::Option::Some("cudaErrorCallRequiresNewerDriver"),
+            37 => ::core::option::Option::Some("cudaErrorInvalidSurface"),
+            43 => ::core::option::Option::Some("cudaErrorDuplicateVariableName"),
+            44 => ::core::option::Option::Some("cudaErrorDuplicateTextureName"),
+            45 => ::core::option::Option::Some("cudaErrorDuplicateSurfaceName"),
+            46 => ::core::option::Option::Some("cudaErrorDevicesUnavailable"),
+            49 => ::core::option::Option::Some("cudaErrorIncompatibleDriverContext"),
+            52 => ::core::option::Option::Some("cudaErrorMissingConfiguration"),
+            53 => ::core::option::Option::Some("cudaErrorPriorLaunchFailure"),
+            65 => ::core::option::Option::Some("cudaErrorLaunchMaxDepthExceeded"),
+            66 => ::core::option::Option::Some("cudaErrorLaunchFileScopedTex"),
+            67 => ::core::option::Option::Some("cudaErrorLaunchFileScopedSurf"),
+            68 => ::core::option::Option::Some("cudaErrorSyncDepthExceeded"),
+            69 => ::core::option::Option::Some("cudaErrorLaunchPendingCountExceeded"),
+            98 => ::core::option::Option::Some("cudaErrorInvalidDeviceFunction"),
+            100 => ::core::option::Option::Some("cudaErrorNoDevice"),
+            101 => ::core::option::Option::Some("cudaErrorInvalidDevice"),
+            102 => ::core::option::Option::Some("cudaErrorDeviceNotLicensed"),
+            103 => {
+                ::core::option::Option::Some("cudaErrorSoftwareValidityNotEstablished")
+            }
+            127 => ::core::option::Option::Some("cudaErrorStartupFailure"),
+            200 => ::core::option::Option::Some("cudaErrorInvalidKernelImage"),
+            201 => ::core::option::Option::Some("cudaErrorDeviceUninitialized"),
+            205 => ::core::option::Option::Some("cudaErrorMapBufferObjectFailed"),
+            206 => ::core::option::Option::Some("cudaErrorUnmapBufferObjectFailed"),
+            207 => ::core::option::Option::Some("cudaErrorArrayIsMapped"),
+            208 => ::core::option::Option::Some("cudaErrorAlreadyMapped"),
+            209 => ::core::option::Option::Some("cudaErrorNoKernelImageForDevice"),
+            210 => ::core::option::Option::Some("cudaErrorAlreadyAcquired"),
+            211 => ::core::option::Option::Some("cudaErrorNotMapped"),
+            212 => ::core::option::Option::Some("cudaErrorNotMappedAsArray"),
+            213 => ::core::option::Option::Some("cudaErrorNotMappedAsPointer"),
+            214 => ::core::option::Option::Some("cudaErrorECCUncorrectable"),
+            215 => ::core::option::Option::Some("cudaErrorUnsupportedLimit"),
+            216 => ::core::option::Option::Some("cudaErrorDeviceAlreadyInUse"),
+            217 => ::core::option::Option::Some("cudaErrorPeerAccessUnsupported"),
+            218 => ::core::option::Option::Some("cudaErrorInvalidPtx"),
+            219 => ::core::option::Option::Some("cudaErrorInvalidGraphicsContext"),
+            220 => ::core::option::Option::Some("cudaErrorNvlinkUncorrectable"),
+            221 => ::core::option::Option::Some("cudaErrorJitCompilerNotFound"),
+            222 => ::core::option::Option::Some("cudaErrorUnsupportedPtxVersion"),
+            223 => ::core::option::Option::Some("cudaErrorJitCompilationDisabled"),
+            224 => ::core::option::Option::Some("cudaErrorUnsupportedExecAffinity"),
+            225 => ::core::option::Option::Some("cudaErrorUnsupportedDevSideSync"),
+            226 => ::core::option::Option::Some("cudaErrorContained"),
+            300 => ::core::option::Option::Some("cudaErrorInvalidSource"),
+            301 => ::core::option::Option::Some("cudaErrorFileNotFound"),
+            302 => ::core::option::Option::Some("cudaErrorSharedObjectSymbolNotFound"),
+            303 => ::core::option::Option::Some("cudaErrorSharedObjectInitFailed"),
+            304 => ::core::option::Option::Some("cudaErrorOperatingSystem"),
+            400 => ::core::option::Option::Some("cudaErrorInvalidResourceHandle"),
+            401 => ::core::option::Option::Some("cudaErrorIllegalState"),
+            402 => ::core::option::Option::Some("cudaErrorLossyQuery"),
+            500 => ::core::option::Option::Some("cudaErrorSymbolNotFound"),
+            600 => ::core::option::Option::Some("cudaErrorNotReady"),
+            700 => ::core::option::Option::Some("cudaErrorIllegalAddress"),
+            701 => ::core::option::Option::Some("cudaErrorLaunchOutOfResources"),
+            702 => ::core::option::Option::Some("cudaErrorLaunchTimeout"),
+            703 => ::core::option::Option::Some("cudaErrorLaunchIncompatibleTexturing"),
+            704 => ::core::option::Option::Some("cudaErrorPeerAccessAlreadyEnabled"),
+            705 => ::core::option::Option::Some("cudaErrorPeerAccessNotEnabled"),
+            708 => ::core::option::Option::Some("cudaErrorSetOnActiveProcess"),
+            709 => ::core::option::Option::Some("cudaErrorContextIsDestroyed"),
+            710 => ::core::option::Option::Some("cudaErrorAssert"),
+            711 => ::core::option::Option::Some("cudaErrorTooManyPeers"),
+            712 => ::core::option::Option::Some("cudaErrorHostMemoryAlreadyRegistered"),
+            713 => ::core::option::Option::Some("cudaErrorHostMemoryNotRegistered"),
+            714 => ::core::option::Option::Some("cudaErrorHardwareStackError"),
+            715 => ::core::option::Option::Some("cudaErrorIllegalInstruction"),
+            716 => ::core::option::Option::Some("cudaErrorMisalignedAddress"),
+            717 => ::core::option::Option::Some("cudaErrorInvalidAddressSpace"),
+            718 => ::core::option::Option::Some("cudaErrorInvalidPc"),
+            719 => ::core::option::Option::Some("cudaErrorLaunchFailure"),
+            720 => ::core::option::Option::Some("cudaErrorCooperativeLaunchTooLarge"),
+            721 => ::core::option::Option::Some("cudaErrorTensorMemoryLeak"),
+            800 => ::core::option::Option::Some("cudaErrorNotPermitted"),
+            801 => ::core::option::Option::Some("cudaErrorNotSupported"),
+            802 => ::core::option::Option::Some("cudaErrorSystemNotReady"),
+            803 => ::core::option::Option::Some("cudaErrorSystemDriverMismatch"),
+            804 => ::core::option::Option::Some("cudaErrorCompatNotSupportedOnDevice"),
+            805 => ::core::option::Option::Some("cudaErrorMpsConnectionFailed"),
+            806 => ::core::option::Option::Some("cudaErrorMpsRpcFailure"),
+            807 => ::core::option::Option::Some("cudaErrorMpsServerNotReady"),
+            808 => ::core::option::Option::Some("cudaErrorMpsMaxClientsReached"),
+            809 => ::core::option::Option::Some("cudaErrorMpsMaxConnectionsReached"),
+            810 => ::core::option::Option::Some("cudaErrorMpsClientTerminated"),
+            811 => ::core::option::Option::Some("cudaErrorCdpNotSupported"),
+            812 => ::core::option::Option::Some("cudaErrorCdpVersionMismatch"),
+            900 => ::core::option::Option::Some("cudaErrorStreamCaptureUnsupported"),
+            901 => ::core::option::Option::Some("cudaErrorStreamCaptureInvalidated"),
+            902 => ::core::option::Option::Some("cudaErrorStreamCaptureMerge"),
+            903 => ::core::option::Option::Some("cudaErrorStreamCaptureUnmatched"),
+            904 => ::core::option::Option::Some("cudaErrorStreamCaptureUnjoined"),
+            905 => ::core::option::Option::Some("cudaErrorStreamCaptureIsolation"),
+            906 => ::core::option::Option::Some("cudaErrorStreamCaptureImplicit"),
+            907 => ::core::option::Option::Some("cudaErrorCapturedEvent"),
+            908 => ::core::option::Option::Some("cudaErrorStreamCaptureWrongThread"),
+            909 => ::core::option::Option::Some("cudaErrorTimeout"),
+            910 => ::core::option::Option::Some("cudaErrorGraphExecUpdateFailure"),
+            911 => ::core::option::Option::Some("cudaErrorExternalDevice"),
+            912 => ::core::option::Option::Some("cudaErrorInvalidClusterSize"),
+            913 => ::core::option::Option::Some("cudaErrorFunctionNotLoaded"),
+            914 => ::core::option::Option::Some("cudaErrorInvalidResourceType"),
+            915 => ::core::option::Option::Some("cudaErrorInvalidResourceConfiguration"),
+            917 => ::core::option::Option::Some("cudaErrorStreamDetached"),
+            999 => ::core::option::Option::Some("cudaErrorUnknown"),
+            10000 => ::core::option::Option::Some("cudaErrorApiFailureBase"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaError_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaError_t", self.0),
+        }
+    }
+}
+/// Another name of [`cudaError_t`].
+pub type cudaError = cudaError_t;
+/// External memory handle types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaExternalMemoryHandleType(pub u32);
+impl cudaExternalMemoryHandleType {
+    /// Handle is an opaque file descriptor
+    #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueFd")]
+    pub const OPAQUE_FD: Self = Self(1);
+    /// Handle is an opaque shared NT handle
+    #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueWin32")]
+    pub const OPAQUE_WIN32: Self = Self(2);
+    /// Handle is an opaque, globally shared handle
+    #[doc(alias = "cudaExternalMemoryHandleTypeOpaqueWin32Kmt")]
+    pub const OPAQUE_WIN32_KMT: Self = Self(3);
+    /// Handle is a D3D12 heap object
+    #[doc(alias = "cudaExternalMemoryHandleTypeD3D12Heap")]
+    pub const D3D12_HEAP: Self = Self(4);
+    /// Handle is a D3D12 committed resource
+    #[doc(alias = "cudaExternalMemoryHandleTypeD3D12Resource")]
+    pub const D3D12_RESOURCE: Self = Self(5);
+    /// Handle is a shared NT handle to a D3D11 resource
+    #[doc(alias = "cudaExternalMemoryHandleTypeD3D11Resource")]
+    pub const D3D11_RESOURCE: Self = Self(6);
+    /// Handle is a globally shared handle to a D3D11 resource
+    #[doc(alias = "cudaExternalMemoryHandleTypeD3D11ResourceKmt")]
+    pub const D3D11_RESOURCE_KMT: Self = Self(7);
+    /// Handle is an NvSciBuf object
+    #[doc(alias = "cudaExternalMemoryHandleTypeNvSciBuf")]
+    pub const NV_SCI_BUF: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeOpaqueFd"),
+            2 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeOpaqueWin32"),
+            3 => {
+                ::core::option::Option::Some(
+                    "cudaExternalMemoryHandleTypeOpaqueWin32Kmt",
+                )
+            }
+            4 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D12Heap"),
+            5 => {
+                ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D12Resource")
+            }
+            6 => {
+                ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D11Resource")
+            }
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaExternalMemoryHandleTypeD3D11ResourceKmt",
+                )
+            }
+            8 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeNvSciBuf"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaExternalMemoryHandleType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaExternalMemoryHandleType", self.0)
+            }
+        }
+    }
+}
+/// External semaphore handle types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaExternalSemaphoreHandleType(pub u32);
+impl cudaExternalSemaphoreHandleType {
+    /// Handle is an opaque file descriptor
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueFd")]
+    pub const OPAQUE_FD: Self = Self(1);
+    /// Handle is an opaque shared NT handle
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueWin32")]
+    pub const OPAQUE_WIN32: Self = Self(2);
+    /// Handle is an opaque, globally shared handle
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt")]
+    pub const OPAQUE_WIN32_KMT: Self = Self(3);
+    /// Handle is a shared NT handle referencing a D3D12 fence object
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeD3D12Fence")]
+    pub const D3D12_FENCE: Self = Self(4);
+    /// Handle is a shared NT handle referencing a D3D11 fence object
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeD3D11Fence")]
+    pub const D3D11_FENCE: Self = Self(5);
+    /// Opaque handle to NvSciSync Object
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeNvSciSync")]
+    pub const NV_SCI_SYNC: Self = Self(6);
+    /// Handle is a shared NT handle referencing a D3D11 keyed mutex object
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeKeyedMutex")]
+    pub const KEYED_MUTEX: Self = Self(7);
+    /// Handle is a shared KMT handle referencing a D3D11 keyed mutex object
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeKeyedMutexKmt")]
+    pub const KEYED_MUTEX_KMT: Self = Self(8);
+    /// Handle is an opaque handle file descriptor referencing a timeline semaphore
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd")]
+    pub const TIMELINE_SEMAPHORE_FD: Self = Self(9);
+    /// Handle is an opaque handle file descriptor referencing a timeline semaphore
+    #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32")]
+    pub const TIMELINE_SEMAPHORE_WIN32: Self = Self(10);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeOpaqueFd"),
+            2 => {
+                ::core::option::Option::Some(
+                    "cudaExternalSemaphoreHandleTypeOpaqueWin32",
+                )
+            }
+            3 => {
+                ::core::option::Option::Some(
+                    "cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt",
+                )
+            }
+            4 => {
+                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeD3D12Fence")
+            }
+            5 => {
+                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeD3D11Fence")
+            }
+            6 => ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeNvSciSync"),
+            7 => {
+                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeKeyedMutex")
+            }
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaExternalSemaphoreHandleTypeKeyedMutexKmt",
+                )
+            }
+            9 => {
+                ::core::option::Option::Some(
+                    "cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd",
+                )
+            }
+            10 => {
+                ::core::option::Option::Some(
+                    "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaExternalSemaphoreHandleType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaExternalSemaphoreHandleType", self.0)
+            }
+        }
+    }
+}
+/// CUDA GPUDirect RDMA flush writes APIs supported on the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesOptions(pub u32);
+impl cudaFlushGPUDirectRDMAWritesOptions {
+    /// cudaDeviceFlushGPUDirectRDMAWrites() and its CUDA Driver API counterpart are supported on the device.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionHost")]
+    pub const HOST: Self = Self(1);
+    /// The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the CUDA device.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
+    pub const MEM_OPS: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionHost"),
+            2 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionMemOps"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesOptions {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesOptions", self.0)
+            }
+        }
+    }
+}
+/// CUDA GPUDirect RDMA flush writes scopes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesScope(pub u32);
+impl cudaFlushGPUDirectRDMAWritesScope {
+    /// Blocks until remote writes are visible to the CUDA device context owning the data.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToOwner")]
+    pub const OWNER: Self = Self(100);
+    /// Blocks until remote writes are visible to all CUDA device contexts.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
+    pub const ALL_DEVICES: Self = Self(200);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            100 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToOwner"),
+            200 => {
+                ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToAllDevices")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesScope {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesScope", self.0)
+            }
+        }
+    }
+}
+/// CUDA GPUDirect RDMA flush writes targets
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesTarget(pub u32);
+impl cudaFlushGPUDirectRDMAWritesTarget {
+    /// Sets the target for cudaDeviceFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
+    pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => {
+                ::core::option::Option::Some(
+                    "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesTarget {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesTarget", self.0)
+            }
+        }
+    }
+}
+/// CUDA function attributes that can be set using
+/// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFuncAttribute(pub u32);
+impl cudaFuncAttribute {
+    /// Maximum dynamic shared memory size
+    #[doc(alias = "cudaFuncAttributeMaxDynamicSharedMemorySize")]
+    pub const MAX_DYNAMIC_SHARED_MEMORY_SIZE: Self = Self(8);
+    /// Preferred shared memory-L1 cache split
+    #[doc(alias = "cudaFuncAttributePreferredSharedMemoryCarveout")]
+    pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(9);
+    /// Indicator to enforce valid cluster dimension specification on kernel launch
+    #[doc(alias = "cudaFuncAttributeClusterDimMustBeSet")]
+    pub const CLUSTER_DIM_MUST_BE_SET: Self = Self(10);
+    /// Required cluster width
+    #[doc(alias = "cudaFuncAttributeRequiredClusterWidth")]
+    pub const REQUIRED_CLUSTER_WIDTH: Self = Self(11);
+    /// Required cluster height
+    #[doc(alias = "cudaFuncAttributeRequiredClusterHeight")]
+    pub const REQUIRED_CLUSTER_HEIGHT: Self = Self(12);
+    /// Required cluster depth
+    #[doc(alias = "cudaFuncAttributeRequiredClusterDepth")]
+    pub const REQUIRED_CLUSTER_DEPTH: Self = Self(13);
+    /// Whether non-portable cluster scheduling policy is supported
+    #[doc(alias = "cudaFuncAttributeNonPortableClusterSizeAllowed")]
+    pub const NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Self = Self(14);
+    /// Required cluster scheduling policy preference
+    #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
+    pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
+    #[doc(alias = "cudaFuncAttributeMax")]
+    pub const MAX: Self = Self(16);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize",
+                )
+            }
+            9 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributePreferredSharedMemoryCarveout",
+                )
+            }
+            10 => ::core::option::Option::Some("cudaFuncAttributeClusterDimMustBeSet"),
+            11 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterWidth"),
+            12 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterHeight"),
+            13 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterDepth"),
+            14 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
+                )
+            }
+            15 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
+                )
+            }
+            16 => ::core::option::Option::Some("cudaFuncAttributeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaFuncAttribute {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaFuncAttribute", self.0)
+            }
+        }
+    }
+}
+/// CUDA function cache configurations
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFuncCache(pub u32);
+impl cudaFuncCache {
+    /// Default function cache configuration, no preference
+    #[doc(alias = "cudaFuncCachePreferNone")]
+    pub const NONE: Self = Self(0);
+    /// Prefer larger shared memory and smaller L1 cache
+    #[doc(alias = "cudaFuncCachePreferShared")]
+    pub const SHARED: Self = Self(1);
+    /// Prefer larger L1 cache and smaller shared memory
+    #[doc(alias = "cudaFuncCachePreferL1")]
+    pub const L1: Self = Self(2);
+    /// Prefer equal size L1 cache and shared memory
+    #[doc(alias = "cudaFuncCachePreferEqual")]
+    pub const EQUAL: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaFuncCachePreferNone"),
+            1 => ::core::option::Option::Some("cudaFuncCachePreferShared"),
+            2 => ::core::option::Option::Some("cudaFuncCachePreferL1"),
+            3 => ::core::option::Option::Some("cudaFuncCachePreferEqual"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaFuncCache {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaFuncCache", self.0),
+        }
+    }
+}
+/// CUDA GPUDirect RDMA flush writes ordering features of the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGPUDirectRDMAWritesOrdering(pub u32);
+impl cudaGPUDirectRDMAWritesOrdering {
+    /// The device does not natively support ordering of GPUDirect RDMA writes. cudaFlushGPUDirectRDMAWrites() can be leveraged if supported.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingNone")]
+    pub const NONE: Self = Self(0);
+    /// Natively, the device can consistently consume GPUDirect RDMA writes, although other CUDA devices may not.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingOwner")]
+    pub const OWNER: Self = Self(100);
+    /// Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
+    pub const ALL_DEVICES: Self = Self(200);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingNone"),
+            100 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingOwner"),
+            200 => {
+                ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingAllDevices")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGPUDirectRDMAWritesOrdering {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGPUDirectRDMAWritesOrdering", self.0)
+            }
+        }
+    }
+}
+/// Flags to specify search options to be used with
+/// [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint) For more details see
+/// `cuGetProcAddress`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGetDriverEntryPointFlags(pub u32);
+impl cudaGetDriverEntryPointFlags {
+    /// Default search mode for driver symbols.
+    #[doc(alias = "cudaEnableDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Search for legacy versions of driver symbols.
+    #[doc(alias = "cudaEnableLegacyStream")]
+    pub const LEGACY_STREAM: Self = Self(1);
+    /// Search for per-thread versions of driver symbols.
+    #[doc(alias = "cudaEnablePerThreadDefaultStream")]
+    pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaEnableDefault"),
+            1 => ::core::option::Option::Some("cudaEnableLegacyStream"),
+            2 => ::core::option::Option::Some("cudaEnablePerThreadDefaultStream"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGetDriverEntryPointFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGetDriverEntryPointFlags", self.0)
+            }
+        }
+    }
+}
+/// Child graph node ownership
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphChildGraphNodeOwnership(pub i32);
+impl cudaGraphChildGraphNodeOwnership {
+    /// Default behavior for a child graph node. Child graph is cloned into the parent and memory allocation/free nodes can’t be present in the child graph.
+    #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
+    pub const CLONE: Self = Self(0);
+    /// The child graph is moved to the parent. The handle to the child graph is owned by the parent and will be destroyed when the parent is destroyed.
+    ///
+    /// The following restrictions apply to child graphs after they have been moved: Cannot be independently instantiated or destroyed; Cannot be added as a child graph of a separate parent graph; Cannot be used as an argument to cudaGraphExecUpdate; Cannot have additional memory allocation or free nodes added.
+    #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
+    pub const MOVE: Self = Self(1);
+    /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
+    #[doc(alias = "cudaGraphChildGraphOwnershipInvalid")]
+    pub const INVALID: Self = Self(-1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: i32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipClone"),
+            1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipMove"),
+            -1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipInvalid"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphChildGraphNodeOwnership {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphChildGraphNodeOwnership", self.0)
+            }
+        }
+    }
+}
+///
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphConditionalHandleFlags(pub u32);
+impl cudaGraphConditionalHandleFlags {
+    /// Apply default handle value when graph is launched.
+    #[doc(alias = "cudaGraphCondAssignDefault")]
+    pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphCondAssignDefault"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphConditionalHandleFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphConditionalHandleFlags", self.0)
+            }
+        }
+    }
+}
+/// CUDA conditional node types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphConditionalNodeType(pub u32);
+impl cudaGraphConditionalNodeType {
+    /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
+    #[doc(alias = "cudaGraphCondTypeIf")]
+    pub const IF: Self = Self(0);
+    /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
+    #[doc(alias = "cudaGraphCondTypeWhile")]
+    pub const WHILE: Self = Self(1);
+    /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
+    #[doc(alias = "cudaGraphCondTypeSwitch")]
+    pub const SWITCH: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphCondTypeIf"),
+            1 => ::core::option::Option::Some("cudaGraphCondTypeWhile"),
+            2 => ::core::option::Option::Some("cudaGraphCondTypeSwitch"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphConditionalNodeType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphConditionalNodeType", self.0)
+            }
+        }
+    }
+}
+/// CUDA Graph debug write options
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphDebugDotFlags(pub u32);
+impl cudaGraphDebugDotFlags {
+    /// Output all debug data as if every debug flag is enabled
+    #[doc(alias = "cudaGraphDebugDotFlagsVerbose")]
+    pub const VERBOSE: Self = Self(1);
+    /// Adds cudaKernelNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeParams")]
+    pub const KERNEL_NODE_PARAMS: Self = Self(4);
+    /// Adds cudaMemcpy3DParms to output
+    #[doc(alias = "cudaGraphDebugDotFlagsMemcpyNodeParams")]
+    pub const MEMCPY_NODE_PARAMS: Self = Self(8);
+    /// Adds cudaMemsetParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsMemsetNodeParams")]
+    pub const MEMSET_NODE_PARAMS: Self = Self(16);
+    /// Adds cudaHostNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsHostNodeParams")]
+    pub const HOST_NODE_PARAMS: Self = Self(32);
+    /// Adds cudaEvent_t handle from record and wait nodes to output
+    #[doc(alias = "cudaGraphDebugDotFlagsEventNodeParams")]
+    pub const EVENT_NODE_PARAMS: Self = Self(64);
+    /// Adds cudaExternalSemaphoreSignalNodeParams values to output
+    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasSignalNodeParams")]
+    pub const EXT_SEMAS_SIGNAL_NODE_PARAMS: Self = Self(128);
+    /// Adds cudaExternalSemaphoreWaitNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasWaitNodeParams")]
+    pub const EXT_SEMAS_WAIT_NODE_PARAMS: Self = Self(256);
+    /// Adds cudaKernelNodeAttrID values to output
+    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeAttributes")]
+    pub const KERNEL_NODE_ATTRIBUTES: Self = Self(512);
+    /// Adds node handles and every kernel function handle to output
+    #[doc(alias = "cudaGraphDebugDotFlagsHandles")]
+    pub const HANDLES: Self = Self(1024);
+    /// Adds cudaConditionalNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
+    pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphDebugDotFlagsVerbose"),
+            4 => ::core::option::Option::Some("cudaGraphDebugDotFlagsKernelNodeParams"),
+            8 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemcpyNodeParams"),
+            16 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemsetNodeParams"),
+            32 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHostNodeParams"),
+            64 => ::core::option::Option::Some("cudaGraphDebugDotFlagsEventNodeParams"),
+            128 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
+                )
+            }
+            256 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
+                )
+            }
+            512 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsKernelNodeAttributes",
+                )
+            }
+            1024 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHandles"),
+            32768 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsConditionalNodeParams",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphDebugDotFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphDebugDotFlags", self.0)
+            }
+        }
+    }
+}
+/// Type annotations that can be applied to graph edges as part of
+/// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphDependencyType(pub u32);
+impl cudaGraphDependencyType {
+    /// This is an ordinary dependency.
+    #[doc(alias = "cudaGraphDependencyTypeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
+    #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
+    pub const PROGRAMMATIC: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphDependencyTypeDefault"),
+            1 => ::core::option::Option::Some("cudaGraphDependencyTypeProgrammatic"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphDependencyType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphDependencyType", self.0)
+            }
+        }
+    }
+}
+/// Another name of [`cudaGraphDependencyType`].
+pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
+/// CUDA Graph Update error types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphExecUpdateResult(pub u32);
+impl cudaGraphExecUpdateResult {
+    /// The update succeeded
+    #[doc(alias = "cudaGraphExecUpdateSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// The update failed for an unexpected reason which is described in the return value of the function
+    #[doc(alias = "cudaGraphExecUpdateError")]
+    pub const ERROR: Self = Self(1);
+    /// The update failed because the topology changed
+    #[doc(alias = "cudaGraphExecUpdateErrorTopologyChanged")]
+    pub const ERROR_TOPOLOGY_CHANGED: Self = Self(2);
+    /// The update failed because a node type changed
+    #[doc(alias = "cudaGraphExecUpdateErrorNodeTypeChanged")]
+    pub const ERROR_NODE_TYPE_CHANGED: Self = Self(3);
+    /// The update failed because the function of a kernel node changed (CUDA driver \< 11.2)
+    #[doc(alias = "cudaGraphExecUpdateErrorFunctionChanged")]
+    pub const ERROR_FUNCTION_CHANGED: Self = Self(4);
+    /// The update failed because the parameters changed in a way that is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorParametersChanged")]
+    pub const ERROR_PARAMETERS_CHANGED: Self = Self(5);
+    /// The update failed because something about the node is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorNotSupported")]
+    pub const ERROR_NOT_SUPPORTED: Self = Self(6);
+    /// The update failed because the function of a kernel node changed in an unsupported way
+    #[doc(alias = "cudaGraphExecUpdateErrorUnsupportedFunctionChange")]
+    pub const ERROR_UNSUPPORTED_FUNCTION_CHANGE: Self = Self(7);
+    /// The update failed because the node attributes changed in a way that is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
+    pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphExecUpdateSuccess"),
+            1 => ::core::option::Option::Some("cudaGraphExecUpdateError"),
+            2 => ::core::option::Option::Some("cudaGraphExecUpdateErrorTopologyChanged"),
+            3 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNodeTypeChanged"),
+            4 => ::core::option::Option::Some("cudaGraphExecUpdateErrorFunctionChanged"),
+            5 => {
+                ::core::option::Option::Some("cudaGraphExecUpdateErrorParametersChanged")
+            }
+            6 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNotSupported"),
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaGraphExecUpdateErrorUnsupportedFunctionChange",
+                )
+            }
+            8 => {
+                ::core::option::Option::Some("cudaGraphExecUpdateErrorAttributesChanged")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphExecUpdateResult {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphExecUpdateResult", self.0)
+            }
+        }
+    }
+}
+/// Flags for instantiating a graph
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphInstantiateFlags(pub u32);
+impl cudaGraphInstantiateFlags {
+    /// Automatically free memory allocated in a graph before relaunching.
+    #[doc(alias = "cudaGraphInstantiateFlagAutoFreeOnLaunch")]
+    pub const AUTO_FREE_ON_LAUNCH: Self = Self(1);
+    /// Automatically upload the graph after instantiation. Only supported by
+    ///
+    /// cudaGraphInstantiateWithParams. The upload will be performed using the
+    ///
+    /// stream provided in instantiateParams.
+    #[doc(alias = "cudaGraphInstantiateFlagUpload")]
+    pub const UPLOAD: Self = Self(2);
+    /// Instantiate the graph to be launchable from the device. This flag can only
+    ///
+    /// be used on platforms which support unified addressing. This flag cannot be
+    ///
+    /// used in conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    #[doc(alias = "cudaGraphInstantiateFlagDeviceLaunch")]
+    pub const DEVICE_LAUNCH: Self = Self(4);
+    /// Run the graph using the per-node priority attributes rather than the priority of the stream it is launched into.
+    #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
+    pub const USE_NODE_PRIORITY: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphInstantiateFlagAutoFreeOnLaunch"),
+            2 => ::core::option::Option::Some("cudaGraphInstantiateFlagUpload"),
+            4 => ::core::option::Option::Some("cudaGraphInstantiateFlagDeviceLaunch"),
+            8 => ::core::option::Option::Some("cudaGraphInstantiateFlagUseNodePriority"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphInstantiateFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphInstantiateFlags", self.0)
+            }
+        }
+    }
+}
+/// Graph instantiation results
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphInstantiateResult(pub u32);
+impl cudaGraphInstantiateResult {
+    /// Instantiation succeeded
+    #[doc(alias = "cudaGraphInstantiateSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// Instantiation failed for an unexpected reason which is described in the return value of the function
+    #[doc(alias = "cudaGraphInstantiateError")]
+    pub const ERROR: Self = Self(1);
+    /// Instantiation failed due to invalid structure, such as cycles
+    #[doc(alias = "cudaGraphInstantiateInvalidStructure")]
+    pub const INVALID_STRUCTURE: Self = Self(2);
+    /// Instantiation for device launch failed because the graph contained an unsupported operation
+    #[doc(alias = "cudaGraphInstantiateNodeOperationNotSupported")]
+    pub const NODE_OPERATION_NOT_SUPPORTED: Self = Self(3);
+    /// Instantiation for device launch failed due to the nodes belonging to different contexts
+    #[doc(alias = "cudaGraphInstantiateMultipleDevicesNotSupported")]
+    pub const MULTIPLE_DEVICES_NOT_SUPPORTED: Self = Self(4);
+    /// One or more conditional handles are not associated with conditional nodes
+    #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
+    pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphInstantiateSuccess"),
+            1 => ::core::option::Option::Some("cudaGraphInstantiateError"),
+            2 => ::core::option::Option::Some("cudaGraphInstantiateInvalidStructure"),
+            3 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateNodeOperationNotSupported",
+                )
+            }
+            4 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateMultipleDevicesNotSupported",
+                )
+            }
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateConditionalHandleUnused",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphInstantiateResult {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphInstantiateResult", self.0)
+            }
+        }
+    }
+}
+/// Specifies the field to update when performing multiple node updates
+/// from the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphKernelNodeField(pub u32);
+impl cudaGraphKernelNodeField {
+    /// Invalid field
+    #[doc(alias = "cudaGraphKernelNodeFieldInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Grid dimension update
+    #[doc(alias = "cudaGraphKernelNodeFieldGridDim")]
+    pub const GRID_DIM: Self = Self(1);
+    /// Kernel parameter update
+    #[doc(alias = "cudaGraphKernelNodeFieldParam")]
+    pub const PARAM: Self = Self(2);
+    /// Node enable/disable
+    #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
+    pub const ENABLED: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphKernelNodeFieldInvalid"),
+            1 => ::core::option::Option::Some("cudaGraphKernelNodeFieldGridDim"),
+            2 => ::core::option::Option::Some("cudaGraphKernelNodeFieldParam"),
+            3 => ::core::option::Option::Some("cudaGraphKernelNodeFieldEnabled"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphKernelNodeField {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphKernelNodeField", self.0)
+            }
+        }
+    }
+}
+/// Graph memory attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphMemAttributeType(pub u32);
+impl cudaGraphMemAttributeType {
+    /// (value type = cuuint64_t) Amount of memory, in bytes, currently associated with graphs.
+    #[doc(alias = "cudaGraphMemAttrUsedMemCurrent")]
+    pub const USED_MEM_CURRENT: Self = Self(0);
+    /// (value type = cuuint64_t) High watermark of memory, in bytes, associated with graphs since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaGraphMemAttrUsedMemHigh")]
+    pub const USED_MEM_HIGH: Self = Self(1);
+    /// (value type = cuuint64_t) Amount of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    #[doc(alias = "cudaGraphMemAttrReservedMemCurrent")]
+    pub const RESERVED_MEM_CURRENT: Self = Self(2);
+    /// (value type = cuuint64_t) High watermark of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
+    pub const RESERVED_MEM_HIGH: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemCurrent"),
+            1 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemHigh"),
+            2 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemCurrent"),
+            3 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemHigh"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphMemAttributeType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphMemAttributeType", self.0)
+            }
+        }
+    }
+}
+/// CUDA Graph node types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphNodeType(pub u32);
+impl cudaGraphNodeType {
+    /// GPU kernel node
+    #[doc(alias = "cudaGraphNodeTypeKernel")]
+    pub const KERNEL: Self = Self(0);
+    /// Memcpy node
+    #[doc(alias = "cudaGraphNodeTypeMemcpy")]
+    pub const MEMCPY: Self = Self(1);
+    /// Memset node
+    #[doc(alias = "cudaGraphNodeTypeMemset")]
+    pub const MEMSET: Self = Self(2);
+    /// Host (executable) node
+    #[doc(alias = "cudaGraphNodeTypeHost")]
+    pub const HOST: Self = Self(3);
+    /// Node which executes an embedded graph
+    #[doc(alias = "cudaGraphNodeTypeGraph")]
+    pub const GRAPH: Self = Self(4);
+    /// Empty (no-op) node
+    #[doc(alias = "cudaGraphNodeTypeEmpty")]
+    pub const EMPTY: Self = Self(5);
+    /// External event wait node
+    #[doc(alias = "cudaGraphNodeTypeWaitEvent")]
+    pub const WAIT_EVENT: Self = Self(6);
+    /// External event record node
+    #[doc(alias = "cudaGraphNodeTypeEventRecord")]
+    pub const EVENT_RECORD: Self = Self(7);
+    /// External semaphore signal node
+    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreSignal")]
+    pub const EXT_SEMAPHORE_SIGNAL: Self = Self(8);
+    /// External semaphore wait node
+    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreWait")]
+    pub const EXT_SEMAPHORE_WAIT: Self = Self(9);
+    /// Memory allocation node
+    #[doc(alias = "cudaGraphNodeTypeMemAlloc")]
+    pub const MEM_ALLOC: Self = Self(10);
+    /// Memory free node
+    #[doc(alias = "cudaGraphNodeTypeMemFree")]
+    pub const MEM_FREE: Self = Self(11);
+    /// Conditional node May be used to implement a conditional execution path or loop
+    ///
+    /// inside of a graph. The graph(s) contained within the body of the conditional node
+    ///
+    /// can be selectively executed or iterated upon based on the value of a conditional
+    ///
+    /// variable.
+    ///
+    /// Handles must be created in advance of creating the node
+    ///
+    /// using cudaGraphConditionalHandleCreate.
+    ///
+    /// The following restrictions apply to graphs which contain conditional nodes:
+    ///
+    /// The graph cannot be used in a child node.
+    ///
+    /// Only one instantiation of the graph may exist at any point in time.
+    ///
+    /// The graph cannot be cloned.
+    ///
+    /// To set the control value, supply a default value when creating the handle and/or
+    ///
+    /// call cudaGraphSetConditional from device code.
+    #[doc(alias = "cudaGraphNodeTypeConditional")]
+    pub const CONDITIONAL: Self = Self(13);
+    #[doc(alias = "cudaGraphNodeTypeCount")]
+    pub const COUNT: Self = Self(14);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphNodeTypeKernel"),
+            1 => ::core::option::Option::Some("cudaGraphNodeTypeMemcpy"),
+            2 => ::core::option::Option::Some("cudaGraphNodeTypeMemset"),
+            3 => ::core::option::Option::Some("cudaGraphNodeTypeHost"),
+            4 => ::core::option::Option::Some("cudaGraphNodeTypeGraph"),
+            5 => ::core::option::Option::Some("cudaGraphNodeTypeEmpty"),
+            6 => ::core::option::Option::Some("cudaGraphNodeTypeWaitEvent"),
+            7 => ::core::option::Option::Some("cudaGraphNodeTypeEventRecord"),
+            8 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreSignal"),
+            9 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreWait"),
+            10 => ::core::option::Option::Some("cudaGraphNodeTypeMemAlloc"),
+            11 => ::core::option::Option::Some("cudaGraphNodeTypeMemFree"),
+            13 => ::core::option::Option::Some("cudaGraphNodeTypeConditional"),
+            14 => ::core::option::Option::Some("cudaGraphNodeTypeCount"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphNodeType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphNodeType", self.0)
+            }
+        }
+    }
+}
+/// CUDA graphics interop array indices for cube maps
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsCubeFace(pub u32);
+impl cudaGraphicsCubeFace {
+    /// Positive X face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveX")]
+    pub const POSITIVE_X: Self = Self(0);
+    /// Negative X face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeX")]
+    pub const NEGATIVE_X: Self = Self(1);
+    /// Positive Y face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveY")]
+    pub const POSITIVE_Y: Self = Self(2);
+    /// Negative Y face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeY")]
+    pub const NEGATIVE_Y: Self = Self(3);
+    /// Positive Z face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveZ")]
+    pub const POSITIVE_Z: Self = Self(4);
+    /// Negative Z face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
+    pub const NEGATIVE_Z: Self = Self(5);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveX"),
+            1 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeX"),
+            2 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveY"),
+            3 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeY"),
+            4 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveZ"),
+            5 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeZ"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphicsCubeFace {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphicsCubeFace", self.0)
+            }
+        }
+    }
+}
+/// CUDA graphics interop map flags
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsMapFlags(pub u32);
+impl cudaGraphicsMapFlags {
+    /// Default; Assume resource can be read/written
+    #[doc(alias = "cudaGraphicsMapFlagsNone")]
+    pub const NONE: Self = Self(0);
+    /// CUDA will not write to this resource
+    #[doc(alias = "cudaGraphicsMapFlagsReadOnly")]
+    pub const READ_ONLY: Self = Self(1);
+    /// CUDA will only write to and will not read from this resource
+    #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
+    pub const WRITE_DISCARD: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsMapFlagsNone"),
+            1 => ::core::option::Option::Some("cudaGraphicsMapFlagsReadOnly"),
+            2 => ::core::option::Option::Some("cudaGraphicsMapFlagsWriteDiscard"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphicsMapFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphicsMapFlags", self.0)
+            }
+        }
+    }
+}
+/// CUDA graphics interop register flags
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsRegisterFlags(pub u32);
+impl cudaGraphicsRegisterFlags {
+    /// Default
+    #[doc(alias = "cudaGraphicsRegisterFlagsNone")]
+    pub const NONE: Self = Self(0);
+    /// CUDA will not write to this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsReadOnly")]
+    pub const READ_ONLY: Self = Self(1);
+    /// CUDA will only write to and will not read from this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsWriteDiscard")]
+    pub const WRITE_DISCARD: Self = Self(2);
+    /// CUDA will bind this resource to a surface reference
+    #[doc(alias = "cudaGraphicsRegisterFlagsSurfaceLoadStore")]
+    pub const SURFACE_LOAD_STORE: Self = Self(4);
+    /// CUDA will perform texture gather operations on this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
+    pub const TEXTURE_GATHER: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsNone"),
+            1 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsReadOnly"),
+            2 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsWriteDiscard"),
+            4 => {
+                ::core::option::Option::Some("cudaGraphicsRegisterFlagsSurfaceLoadStore")
+            }
+            8 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsTextureGather"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaGraphicsRegisterFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaGraphicsRegisterFlags", self.0)
+            }
+        }
+    }
+}
+/// Flags for host task sync mode
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaHostTaskSyncMode(pub u32);
+impl cudaHostTaskSyncMode {
+    #[doc(alias = "cudaHostTaskBlocking")]
+    pub const BLOCKING: Self = Self(0);
+    #[doc(alias = "cudaHostTaskSpinWait")]
+    pub const SPIN_WAIT: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaHostTaskBlocking"),
+            1 => ::core::option::Option::Some("cudaHostTaskSpinWait"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaHostTaskSyncMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaHostTaskSyncMode", self.0)
+            }
+        }
+    }
+}
+/// Online compiler and linker options
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaJitOption(pub u32);
+impl cudaJitOption {
+    /// Max number of registers that a thread may use.
+    ///
+    /// Option type: unsigned int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitMaxRegisters")]
+    pub const MAX_REGISTERS: Self = Self(0);
+    /// IN: Specifies minimum number of threads per block to target compilation for
+    ///
+    /// OUT: Returns the number of threads the compiler actually targeted. This restricts the resource utilization of the compiler (e.g. max registers) such that a block with the given number of threads should be able to launch based on register limitations. Note, this option does not currently take into account any other resource limitations, such as shared memory utilization.
+    ///
+    /// Option type: unsigned int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitThreadsPerBlock")]
+    pub const THREADS_PER_BLOCK: Self = Self(1);
+    /// Overwrites the option value with the total wall clock time, in milliseconds, spent in the compiler and linker
+    ///
+    /// Option type: float
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitWallTime")]
+    pub const WALL_TIME: Self = Self(2);
+    /// Pointer to a buffer in which to print any log messages that are informational in nature (the buffer size is specified via option cudaJitInfoLogBufferSizeBytes)
+    ///
+    /// Option type: char *
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitInfoLogBuffer")]
+    pub const INFO_LOG_BUFFER: Self = Self(3);
+    /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
+    ///
+    /// OUT: Amount of log buffer filled with messages
+    ///
+    /// Option type: unsigned int
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitInfoLogBufferSizeBytes")]
+    pub const INFO_LOG_BUFFER_SIZE_BYTES: Self = Self(4);
+    /// Pointer to a buffer in which to print any log messages that reflect errors (the buffer size is specified via option cudaJitErrorLogBufferSizeBytes)
+    ///
+    /// Option type: char *
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitErrorLogBuffer")]
+    pub const ERROR_LOG_BUFFER: Self = Self(5);
+    /// IN: Log buffer size in bytes. Log messages will be capped at this size (including null terminator)
+    ///
+    /// OUT: Amount of log buffer filled with messages
+    ///
+    /// Option type: unsigned int
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitErrorLogBufferSizeBytes")]
+    pub const ERROR_LOG_BUFFER_SIZE_BYTES: Self = Self(6);
+    /// Level of optimizations to apply to generated code (0 - 4), with 4 being the default and highest level of optimizations.
+    ///
+    /// Option type: unsigned int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitOptimizationLevel")]
+    pub const OPTIMIZATION_LEVEL: Self = Self(7);
+    /// Specifies choice of fallback strategy if matching cubin is not found. Choice is based on supplied cudaJit_Fallback. Option type: unsigned int for enumerated type cudaJit_Fallback
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitFallbackStrategy")]
+    pub const FALLBACK_STRATEGY: Self = Self(10);
+    /// Specifies whether to create debug information in output (-g) (0: false, default)
+    ///
+    /// Option type: int
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitGenerateDebugInfo")]
+    pub const GENERATE_DEBUG_INFO: Self = Self(11);
+    /// Generate verbose log messages (0: false, default)
+    ///
+    /// Option type: int
+    ///
+    /// Applies to: compiler and linker
+    #[doc(alias = "cudaJitLogVerbose")]
+    pub const LOG_VERBOSE: Self = Self(12);
+    /// Generate line number information (-lineinfo) (0: false, default)
+    ///
+    /// Option type: int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitGenerateLineInfo")]
+    pub const GENERATE_LINE_INFO: Self = Self(13);
+    /// Specifies whether to enable caching explicitly (-dlcm)
+    ///
+    /// Choice is based on supplied cudaJit_CacheMode.
+    ///
+    /// Option type: unsigned int for enumerated type cudaJit_CacheMode
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitCacheMode")]
+    pub const CACHE_MODE: Self = Self(14);
+    /// Generate position independent code (0: false)
+    ///
+    /// Option type: int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitPositionIndependentCode")]
+    pub const POSITION_INDEPENDENT_CODE: Self = Self(30);
+    /// This option hints to the JIT compiler the minimum number of CTAs from the kernel’s grid to be mapped to a SM. This option is ignored when used together with cudaJitMaxRegisters or cudaJitThreadsPerBlock. Optimizations based on this option need cudaJitMaxThreadsPerBlock to be specified as well. For kernels already using PTX directive .minnctapersm, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: unsigned int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitMinCtaPerSm")]
+    pub const MIN_CTA_PER_SM: Self = Self(31);
+    /// Maximum number threads in a thread block, computed as the product of the maximum extent specifed for each dimension of the block. This limit is guaranteed not to be exeeded in any invocation of the kernel. Exceeding the the maximum number of threads results in runtime error or kernel launch failure. For kernels already using PTX directive .maxntid, this option will be ignored by default. Use cudaJitOverrideDirectiveValues to let this option take precedence over the PTX directive. Option type: int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitMaxThreadsPerBlock")]
+    pub const MAX_THREADS_PER_BLOCK: Self = Self(32);
+    /// This option lets the values specified using cudaJitMaxRegisters, cudaJitThreadsPerBlock, cudaJitMaxThreadsPerBlock and cudaJitMinCtaPerSm take precedence over any PTX directives. (0: Disable, default; 1: Enable) Option type: int
+    ///
+    /// Applies to: compiler only
+    #[doc(alias = "cudaJitOverrideDirectiveValues")]
+    pub const OVERRIDE_DIRECTIVE_VALUES: Self = Self(33);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaJitMaxRegisters"),
+            1 => ::core::option::Option::Some("cudaJitThreadsPerBlock"),
+            2 => ::core::option::Option::Some("cudaJitWallTime"),
+            3 => ::core::option::Option::Some("cudaJitInfoLogBuffer"),
+            4 => ::core::option::Option::Some("cudaJitInfoLogBufferSizeBytes"),
+            5 => ::core::option::Option::Some("cudaJitErrorLogBuffer"),
+            6 => ::core::option::Option::Some("cudaJitErrorLogBufferSizeBytes"),
+            7 => ::core::option::Option::Some("cudaJitOptimizationLevel"),
+            10 => ::core::option::Option::Some("cudaJitFallbackStrategy"),
+            11 => ::core::option::Option::Some("cudaJitGenerateDebugInfo"),
+            12 => ::core::option::Option::Some("cudaJitLogVerbose"),
+            13 => ::core::option::Option::Some("cudaJitGenerateLineInfo"),
+            14 => ::core::option::Option::Some("cudaJitCacheMode"),
+            30 => ::core::option::Option::Some("cudaJitPositionIndependentCode"),
+            31 => ::core::option::Option::Some("cudaJitMinCtaPerSm"),
+            32 => ::core::option::Option::Some("cudaJitMaxThreadsPerBlock"),
+            33 => ::core::option::Option::Some("cudaJitOverrideDirectiveValues"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaJitOption {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaJitOption", self.0),
+        }
+    }
+}
+/// Caching modes for dlcm
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaJit_CacheMode(pub u32);
+impl cudaJit_CacheMode {
+    /// Compile with no -dlcm flag specified
+    #[doc(alias = "cudaJitCacheOptionNone")]
+    pub const NONE: Self = Self(0);
+    /// Compile with L1 cache disabled
+    #[doc(alias = "cudaJitCacheOptionCG")]
+    pub const CG: Self = Self(1);
+    /// Compile with L1 cache enabled
+    #[doc(alias = "cudaJitCacheOptionCA")]
+    pub const CA: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaJitCacheOptionNone"),
+            1 => ::core::option::Option::Some("cudaJitCacheOptionCG"),
+            2 => ::core::option::Option::Some("cudaJitCacheOptionCA"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaJit_CacheMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaJit_CacheMode", self.0)
+            }
+        }
+    }
+}
+/// Cubin matching fallback strategies
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaJit_Fallback(pub u32);
+impl cudaJit_Fallback {
+    /// Prefer to compile ptx if exact binary match not found
+    #[doc(alias = "cudaPreferPtx")]
+    pub const PTX: Self = Self(0);
+    /// Prefer to fall back to compatible binary code if exact match not found
+    #[doc(alias = "cudaPreferBinary")]
+    pub const BINARY: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaPreferPtx"),
+            1 => ::core::option::Option::Some("cudaPreferBinary"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaJit_Fallback {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaJit_Fallback", self.0)
+            }
+        }
+    }
+}
+/// CUDA Kernel Function Handle Type
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaKernelFunctionType(pub u32);
+impl cudaKernelFunctionType {
+    /// CUDA will attempt to deduce the type of the function handle
+    #[doc(alias = "cudaKernelFunctionTypeUnspecified")]
+    pub const UNSPECIFIED: Self = Self(0);
+    /// Function handle is a device-entry function pointer(i.e. global function pointer)
+    #[doc(alias = "cudaKernelFunctionTypeDeviceEntry")]
+    pub const DEVICE_ENTRY: Self = Self(1);
+    /// Function handle is a cudaKernel_t
+    #[doc(alias = "cudaKernelFunctionTypeKernel")]
+    pub const KERNEL: Self = Self(2);
+    /// Function handle is a cudaFunction_t
+    #[doc(alias = "cudaKernelFunctionTypeFunction")]
+    pub const FUNCTION: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaKernelFunctionTypeUnspecified"),
+            1 => ::core::option::Option::Some("cudaKernelFunctionTypeDeviceEntry"),
+            2 => ::core::option::Option::Some("cudaKernelFunctionTypeKernel"),
+            3 => ::core::option::Option::Some("cudaKernelFunctionTypeFunction"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaKernelFunctionType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaKernelFunctionType", self.0)
+            }
+        }
+    }
+}
+/// Launch attributes enum; used as id field of
+/// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLaunchAttributeID(pub u32);
+impl cudaLaunchAttributeID {
+    /// Ignored entry, for convenient composition
+    #[doc(alias = "cudaLaunchAttributeIgnore")]
+    pub const IGNORE: Self = Self(0);
+    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::accessPolicyWindow.
+    #[doc(alias = "cudaLaunchAttributeAccessPolicyWindow")]
+    pub const ACCESS_POLICY_WINDOW: Self = Self(1);
+    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::cooperative.
+    #[doc(alias = "cudaLaunchAttributeCooperative")]
+    pub const COOPERATIVE: Self = Self(2);
+    /// Valid for streams. See cudaLaunchAttributeValue::syncPolicy.
+    #[doc(alias = "cudaLaunchAttributeSynchronizationPolicy")]
+    pub const SYNCHRONIZATION_POLICY: Self = Self(3);
+    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::clusterDim.
+    #[doc(alias = "cudaLaunchAttributeClusterDimension")]
+    pub const CLUSTER_DIMENSION: Self = Self(4);
+    /// Valid for graph nodes, launches. See cudaLaunchAttributeValue::clusterSchedulingPolicyPreference.
+    #[doc(alias = "cudaLaunchAttributeClusterSchedulingPolicyPreference")]
+    pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(5);
+    /// Valid for launches. Setting cudaLaunchAttributeValue::programmaticStreamSerializationAllowed to non-0 signals that the kernel will use programmatic means to resolve its stream dependency, so that the CUDA runtime should opportunistically allow the grid’s execution to overlap with the previous kernel in the stream, if that kernel requests the overlap. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions).
+    #[doc(alias = "cudaLaunchAttributeProgrammaticStreamSerialization")]
+    pub const PROGRAMMATIC_STREAM_SERIALIZATION: Self = Self(6);
+    /// Valid for launches. Set cudaLaunchAttributeValue::programmaticEvent to record the event. Event recorded through this launch attribute is guaranteed to only trigger after all block in the associated kernel trigger the event. A block can trigger the event programmatically in a future CUDA release. A trigger can also be inserted at the beginning of each block’s execution if triggerAtBlockStart is set to non-0. The dependent launches can choose to wait on the dependency using the programmatic sync (cudaGridDependencySynchronize() or equivalent PTX instructions). Note that dependents (including the CPU thread calling cudaEventSynchronize()) are not guaranteed to observe the release precisely when it is released. For example, cudaEventSynchronize() may only observe the event trigger long after the associated kernel has completed. This recording type is primarily meant for establishing programmatic dependency between device tasks. Note also this type of dependency allows, but does not guarantee, concurrent execution of tasks.
+    ///
+    /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
+    #[doc(alias = "cudaLaunchAttributeProgrammaticEvent")]
+    pub const PROGRAMMATIC_EVENT: Self = Self(7);
+    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::priority.
+    #[doc(alias = "cudaLaunchAttributePriority")]
+    pub const PRIORITY: Self = Self(8);
+    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::memSyncDomainMap.
+    #[doc(alias = "cudaLaunchAttributeMemSyncDomainMap")]
+    pub const MEM_SYNC_DOMAIN_MAP: Self = Self(9);
+    /// Valid for streams, graph nodes, launches. See cudaLaunchAttributeValue::memSyncDomain.
+    #[doc(alias = "cudaLaunchAttributeMemSyncDomain")]
+    pub const MEM_SYNC_DOMAIN: Self = Self(10);
+    /// Valid for graph nodes and launches. Set cudaLaunchAttributeValue::preferredClusterDim to allow the kernel launch to specify a preferred substitute cluster dimension. Blocks may be grouped according to either the dimensions specified with this attribute (grouped into a “preferred substitute cluster”), or the one specified with cudaLaunchAttributeClusterDimension attribute (grouped into a “regular cluster”). The cluster dimensions of a “preferred substitute cluster” shall be an integer multiple greater than zero of the regular cluster dimensions. The device will attempt - on a best-effort basis - to group thread blocks into preferred clusters over grouping them into regular clusters. When it deems necessary (primarily when the device temporarily runs out of physical resources to launch the larger preferred clusters), the device may switch to launch the regular clusters instead to attempt to utilize as much of the physical device resources as possible.
+    ///
+    /// Each type of cluster will have its enumeration / coordinate setup as if the grid consists solely of its type of cluster. For example, if the preferred substitute cluster dimensions double the regular cluster dimensions, there might be simultaneously a regular cluster indexed at (1,0,0), and a preferred cluster indexed at (1,0,0). In this example, the preferred substitute cluster (1,0,0) replaces regular clusters (2,0,0) and (3,0,0) and groups their blocks.
+    ///
+    /// This attribute will only take effect when a regular cluster dimension has been specified. The preferred substitute cluster dimension must be an integer multiple greater than zero of the regular cluster dimension and must divide the grid. It must also be no more than maxBlocksPerCluster, if it is set in the kernel’s __launch_bounds__. Otherwise it must be less than the maximum value the driver can support. Otherwise, setting this attribute to a value physically unable to fit on any particular device is permitted.
+    #[doc(alias = "cudaLaunchAttributePreferredClusterDimension")]
+    pub const PREFERRED_CLUSTER_DIMENSION: Self = Self(11);
+    /// Valid for launches. Set cudaLaunchAttributeValue::launchCompletionEvent to record the event.
+    ///
+    /// Nominally, the event is triggered once all blocks of the kernel have begun execution. Currently this is a best effort. If a kernel B has a launch completion dependency on a kernel A, B may wait until A is complete. Alternatively, blocks of B may begin before all blocks of A have begun, for example if B can claim execution resources unavailable to A (e.g. they run on different GPUs) or if B is a higher priority than A. Exercise caution if such an ordering inversion could lead to deadlock.
+    ///
+    /// A launch completion event is nominally similar to a programmatic event with triggerAtBlockStart set except that it is not visible to cudaGridDependencySynchronize() and can be used with compute capability less than 9.0.
+    ///
+    /// The event supplied must not be an interprocess or interop event. The event must disable timing (i.e. must be created with the cudaEventDisableTiming flag set).
+    #[doc(alias = "cudaLaunchAttributeLaunchCompletionEvent")]
+    pub const LAUNCH_COMPLETION_EVENT: Self = Self(12);
+    /// Valid for graph nodes, launches. This attribute is graphs-only, and passing it to a launch in a non-capturing stream will result in an error.
+    ///
+    /// :cudaLaunchAttributeValue::deviceUpdatableKernelNode::deviceUpdatable can only be set to 0 or 1. Setting the field to 1 indicates that the corresponding kernel node should be device-updatable. On success, a handle will be returned via cudaLaunchAttributeValue::deviceUpdatableKernelNode::devNode which can be passed to the various device-side update functions to update the node’s kernel parameters from within another kernel. For more information on the types of device updates that can be made, as well as the relevant limitations thereof, see cudaGraphKernelNodeUpdatesApply.
+    ///
+    /// Nodes which are device-updatable have additional restrictions compared to regular kernel nodes. Firstly, device-updatable nodes cannot be removed from their graph via cudaGraphDestroyNode. Additionally, once opted-in to this functionality, a node cannot opt out, and any attempt to set the deviceUpdatable attribute to 0 will result in an error. Device-updatable kernel nodes also cannot have their attributes copied to/from another kernel node via cudaGraphKernelNodeCopyAttributes. Graphs containing one or more device-updatable nodes also do not allow multiple instantiation, and neither the graph nor its instantiated version can be passed to cudaGraphExecUpdate.
+    ///
+    /// If a graph contains device-updatable nodes and updates those nodes from the device from within the graph, the graph must be uploaded with cuGraphUpload before it is launched. For such a graph, if host-side executable graph updates are made to the device-updatable nodes, the graph must be uploaded before it is launched again.
+    #[doc(alias = "cudaLaunchAttributeDeviceUpdatableKernelNode")]
+    pub const DEVICE_UPDATABLE_KERNEL_NODE: Self = Self(13);
+    /// Valid for launches. On devices where the L1 cache and shared memory use the same hardware resources, setting cudaLaunchAttributeValue::sharedMemCarveout to a percentage between 0-100 signals sets the shared memory carveout preference in percent of the total shared memory for that kernel launch. This attribute takes precedence over cudaFuncAttributePreferredSharedMemoryCarveout. This is only a hint, and the driver can choose a different configuration if required for the launch.
+    #[doc(alias = "cudaLaunchAttributePreferredSharedMemoryCarveout")]
+    pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(14);
+    /// Valid for streams, graph nodes, launches. This attribute is a hint to the CUDA runtime that the launch should attempt to make the kernel maximize its NVLINK utilization.
+    ///
+    /// When possible to honor this hint, CUDA will assume each block in the grid launch will carry out an even amount of NVLINK traffic, and make a best-effort attempt to adjust the kernel launch based on that assumption.
+    ///
+    /// This attribute is a hint only. CUDA makes no functional or performance guarantee. Its applicability can be affected by many different factors, including driver version (i.e. CUDA doesn’t guarantee the performance characteristics will be maintained between driver versions or a driver update could alter or regress previously observed perf characteristics.) It also doesn’t guarantee a successful result, i.e. applying the attribute may not improve the performance of either the targeted kernel or the encapsulating application.
+    ///
+    /// Valid values for cudaLaunchAttributeValue::nvlinkUtilCentricScheduling are 0 (disabled) and 1 (enabled).
+    #[doc(alias = "cudaLaunchAttributeNvlinkUtilCentricScheduling")]
+    pub const NVLINK_UTIL_CENTRIC_SCHEDULING: Self = Self(16);
+    /// Valid for graph nodes, launches. This indicates whether the kernel launch is allowed to use a non-portable cluster size. Valid values for cudaLaunchAttributeValue::portableClusterSizeMode are values for cudaLaunchAttributePortableClusterMode Any other value will return cudaErrorInvalidValue
+    #[doc(alias = "cudaLaunchAttributePortableClusterSizeMode")]
+    pub const PORTABLE_CLUSTER_SIZE_MODE: Self = Self(17);
+    /// Valid for graph nodes, launches. This indicates that the kernel launch is allowed to use a non-portable shared memory mode.
+    #[doc(alias = "cudaLaunchAttributeSharedMemoryMode")]
+    pub const SHARED_MEMORY_MODE: Self = Self(18);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLaunchAttributeIgnore"),
+            1 => ::core::option::Option::Some("cudaLaunchAttributeAccessPolicyWindow"),
+            2 => ::core::option::Option::Some("cudaLaunchAttributeCooperative"),
+            3 => ::core::option::Option::Some("cudaLaunchAttributeSynchronizationPolicy"),
+            4 => ::core::option::Option::Some("cudaLaunchAttributeClusterDimension"),
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributeClusterSchedulingPolicyPreference",
+                )
+            }
+            6 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributeProgrammaticStreamSerialization",
+                )
+            }
+            7 => ::core::option::Option::Some("cudaLaunchAttributeProgrammaticEvent"),
+            8 => ::core::option::Option::Some("cudaLaunchAttributePriority"),
+            9 => ::core::option::Option::Some("cudaLaunchAttributeMemSyncDomainMap"),
+            10 => ::core::option::Option::Some("cudaLaunchAttributeMemSyncDomain"),
+            11 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributePreferredClusterDimension",
+                )
+            }
+            12 => {
+                ::core::option::Option::Some("cudaLaunchAttributeLaunchCompletionEvent")
+            }
+            13 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributeDeviceUpdatableKernelNode",
+                )
+            }
+            14 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributePreferredSharedMemoryCarveout",
+                )
+            }
+            16 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributeNvlinkUtilCentricScheduling",
+                )
+            }
+            17 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchAttributePortableClusterSizeMode",
+                )
+            }
+            18 => ::core::option::Option::Some("cudaLaunchAttributeSharedMemoryMode"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLaunchAttributeID {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaLaunchAttributeID", self.0)
+            }
+        }
+    }
+}
+/// Enum for defining applicability of portable cluster size, used with
+/// `cudaLaunchKernelEx`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLaunchAttributePortableClusterMode(pub u32);
+impl cudaLaunchAttributePortableClusterMode {
+    /// The default to use for allowing non-portable cluster size on launch - uses current function attribute for cudaFuncAttributeNonPortableClusterSizeAllowed
+    #[doc(alias = "cudaLaunchPortableClusterModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Specifies that the cluster size requested must be a portable size
+    #[doc(alias = "cudaLaunchPortableClusterModeRequirePortable")]
+    pub const REQUIRE_PORTABLE: Self = Self(1);
+    /// Specifies that the cluster size requested may be a non-portable size
+    #[doc(alias = "cudaLaunchPortableClusterModeAllowNonPortable")]
+    pub const ALLOW_NON_PORTABLE: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLaunchPortableClusterModeDefault"),
+            1 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchPortableClusterModeRequirePortable",
+                )
+            }
+            2 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchPortableClusterModeAllowNonPortable",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLaunchAttributePortableClusterMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaLaunchAttributePortableClusterMode", self.0)
+            }
+        }
+    }
+}
+/// Memory Synchronization Domain  A kernel can be launched in a
+/// specified memory synchronization domain that affects all memory
+/// operations issued by that kernel. A memory barrier issued in one
+/// domain will only order memory operations in that domain, thus
+/// eliminating latency increase from memory barriers ordering
+/// unrelated traffic.  By default, kernels are launched in domain 0.
+/// Kernel launched with [`cudaLaunchMemSyncDomainRemote`](crate::sys::cudaLaunchMemSyncDomain::REMOTE) will
+/// have a different domain ID. User may also alter the domain ID with
+/// [`cudaLaunchMemSyncDomainMap`](crate::sys::cudaLaunchMemSyncDomainMap) for a specific stream /
+/// graph node / kernel launch. See
+/// [`cudaLaunchAttributeMemSyncDomain`](crate::sys::cudaLaunchAttributeID::MEM_SYNC_DOMAIN),
+/// [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute), `cudaLaunchKernelEx`,
+/// [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).  Memory operations
+/// done in kernels launched in different domains are considered
+/// system-scope distanced. In other words, a GPU scoped memory
+/// synchronization is not sufficient for memory order to be observed
+/// by kernels in another memory synchronization domain even if they
+/// are on the same GPU.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLaunchMemSyncDomain(pub u32);
+impl cudaLaunchMemSyncDomain {
+    /// Launch kernels in the default domain
+    #[doc(alias = "cudaLaunchMemSyncDomainDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Launch kernels in the remote domain
+    #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
+    pub const REMOTE: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLaunchMemSyncDomainDefault"),
+            1 => ::core::option::Option::Some("cudaLaunchMemSyncDomainRemote"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLaunchMemSyncDomain {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaLaunchMemSyncDomain", self.0)
+            }
+        }
+    }
+}
+/// Library options to be specified with
+/// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
+/// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLibraryOption(pub u32);
+impl cudaLibraryOption {
+    #[doc(alias = "cudaLibraryHostUniversalFunctionAndDataTable")]
+    pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
+    /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
+    #[doc(alias = "cudaLibraryBinaryIsPreserved")]
+    pub const BINARY_IS_PRESERVED: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => {
+                ::core::option::Option::Some(
+                    "cudaLibraryHostUniversalFunctionAndDataTable",
+                )
+            }
+            1 => ::core::option::Option::Some("cudaLibraryBinaryIsPreserved"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLibraryOption {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaLibraryOption", self.0)
+            }
+        }
+    }
+}
+/// CUDA Limits
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLimit(pub u32);
+impl cudaLimit {
+    /// GPU thread stack size
+    #[doc(alias = "cudaLimitStackSize")]
+    pub const STACK_SIZE: Self = Self(0);
+    /// GPU printf FIFO size
+    #[doc(alias = "cudaLimitPrintfFifoSize")]
+    pub const PRINTF_FIFO_SIZE: Self = Self(1);
+    /// GPU malloc heap size
+    #[doc(alias = "cudaLimitMallocHeapSize")]
+    pub const MALLOC_HEAP_SIZE: Self = Self(2);
+    /// GPU device runtime synchronize depth
+    #[doc(alias = "cudaLimitDevRuntimeSyncDepth")]
+    pub const DEV_RUNTIME_SYNC_DEPTH: Self = Self(3);
+    /// GPU device runtime pending launch count
+    #[doc(alias = "cudaLimitDevRuntimePendingLaunchCount")]
+    pub const DEV_RUNTIME_PENDING_LAUNCH_COUNT: Self = Self(4);
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    #[doc(alias = "cudaLimitMaxL2FetchGranularity")]
+    pub const MAX_L2_FETCH_GRANULARITY: Self = Self(5);
+    /// A size in bytes for L2 persisting lines cache size
+    #[doc(alias = "cudaLimitPersistingL2CacheSize")]
+    pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLimitStackSize"),
+            1 => ::core::option::Option::Some("cudaLimitPrintfFifoSize"),
+            2 => ::core::option::Option::Some("cudaLimitMallocHeapSize"),
+            3 => ::core::option::Option::Some("cudaLimitDevRuntimeSyncDepth"),
+            4 => ::core::option::Option::Some("cudaLimitDevRuntimePendingLaunchCount"),
+            5 => ::core::option::Option::Some("cudaLimitMaxL2FetchGranularity"),
+            6 => ::core::option::Option::Some("cudaLimitPersistingL2CacheSize"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaLimit {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaLimit", self.0),
+        }
+    }
+}
+/// Specifies the memory protection flags for mapping.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAccessFlags(pub u32);
+impl cudaMemAccessFlags {
+    /// Default, make the address range not accessible
+    #[doc(alias = "cudaMemAccessFlagsProtNone")]
+    pub const NONE: Self = Self(0);
+    /// Make the address range read accessible
+    #[doc(alias = "cudaMemAccessFlagsProtRead")]
+    pub const READ: Self = Self(1);
+    /// Make the address range read-write accessible
+    #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
+    pub const READ_WRITE: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemAccessFlagsProtNone"),
+            1 => ::core::option::Option::Some("cudaMemAccessFlagsProtRead"),
+            3 => ::core::option::Option::Some("cudaMemAccessFlagsProtReadWrite"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemAccessFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemAccessFlags", self.0)
+            }
+        }
+    }
+}
+/// Flags for specifying particular handle types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAllocationHandleType(pub u32);
+impl cudaMemAllocationHandleType {
+    /// Does not allow any export mechanism. \>
+    #[doc(alias = "cudaMemHandleTypeNone")]
+    pub const NONE: Self = Self(0);
+    /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
+    #[doc(alias = "cudaMemHandleTypePosixFileDescriptor")]
+    pub const POSIX_FILE_DESCRIPTOR: Self = Self(1);
+    /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
+    #[doc(alias = "cudaMemHandleTypeWin32")]
+    pub const WIN32: Self = Self(2);
+    /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
+    #[doc(alias = "cudaMemHandleTypeWin32Kmt")]
+    pub const WIN32_KMT: Self = Self(4);
+    /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
+    #[doc(alias = "cudaMemHandleTypeFabric")]
+    pub const FABRIC: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemHandleTypeNone"),
+            1 => ::core::option::Option::Some("cudaMemHandleTypePosixFileDescriptor"),
+            2 => ::core::option::Option::Some("cudaMemHandleTypeWin32"),
+            4 => ::core::option::Option::Some("cudaMemHandleTypeWin32Kmt"),
+            8 => ::core::option::Option::Some("cudaMemHandleTypeFabric"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemAllocationHandleType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemAllocationHandleType", self.0)
+            }
+        }
+    }
+}
+/// Defines the allocation types available
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAllocationType(pub u32);
+impl cudaMemAllocationType {
+    #[doc(alias = "cudaMemAllocationTypeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// This allocation type is ‘pinned’, i.e. cannot migrate from its current location while the application is actively using it
+    #[doc(alias = "cudaMemAllocationTypePinned")]
+    pub const PINNED: Self = Self(1);
+    /// This allocation type is managed memory
+    #[doc(alias = "cudaMemAllocationTypeManaged")]
+    pub const MANAGED: Self = Self(2);
+    #[doc(alias = "cudaMemAllocationTypeMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemAllocationTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaMemAllocationTypePinned"),
+            2 => ::core::option::Option::Some("cudaMemAllocationTypeManaged"),
+            2147483647 => ::core::option::Option::Some("cudaMemAllocationTypeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemAllocationType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemAllocationType", self.0)
+            }
+        }
+    }
+}
+/// Specifies the type of location
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemLocationType(pub u32);
+impl cudaMemLocationType {
+    #[doc(alias = "cudaMemLocationTypeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Location is a device location, thus id is a device ordinal
+    #[doc(alias = "cudaMemLocationTypeDevice")]
+    pub const DEVICE: Self = Self(1);
+    /// Location is host, id is ignored
+    #[doc(alias = "cudaMemLocationTypeHost")]
+    pub const HOST: Self = Self(2);
+    /// Location is a host NUMA node, thus id is a host NUMA node id
+    #[doc(alias = "cudaMemLocationTypeHostNuma")]
+    pub const HOST_NUMA: Self = Self(3);
+    /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
+    #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
+    pub const HOST_NUMA_CURRENT: Self = Self(4);
+    /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
+    #[doc(alias = "cudaMemLocationTypeInvisible")]
+    pub const INVISIBLE: Self = Self(5);
+    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
+    #[doc(alias = "cudaMemLocationTypeNone")]
+    pub const NONE: Self = Self(0);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemLocationTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaMemLocationTypeDevice"),
+            2 => ::core::option::Option::Some("cudaMemLocationTypeHost"),
+            3 => ::core::option::Option::Some("cudaMemLocationTypeHostNuma"),
+            4 => ::core::option::Option::Some("cudaMemLocationTypeHostNumaCurrent"),
+            5 => ::core::option::Option::Some("cudaMemLocationTypeInvisible"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemLocationType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemLocationType", self.0)
+            }
+        }
+    }
+}
+/// CUDA memory pool attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemPoolAttr(pub u32);
+impl cudaMemPoolAttr {
+    /// (value type = int) Allow cuMemAllocAsync to use memory asynchronously freed in another streams as long as a stream ordering dependency of the allocating stream on the free action exists. Cuda events and null stream interactions can create the required stream ordered dependencies. (default enabled)
+    #[doc(alias = "cudaMemPoolReuseFollowEventDependencies")]
+    pub const REUSE_FOLLOW_EVENT_DEPENDENCIES: Self = Self(1);
+    /// (value type = int) Allow reuse of already completed frees when there is no dependency between the free and allocation. (default enabled)
+    #[doc(alias = "cudaMemPoolReuseAllowOpportunistic")]
+    pub const REUSE_ALLOW_OPPORTUNISTIC: Self = Self(2);
+    /// (value type = int) Allow cuMemAllocAsync to insert new stream dependencies in order to establish the stream ordering required to reuse a piece of memory released by cuFreeAsync (default enabled).
+    #[doc(alias = "cudaMemPoolReuseAllowInternalDependencies")]
+    pub const REUSE_ALLOW_INTERNAL_DEPENDENCIES: Self = Self(3);
+    /// (value type = cuuint64_t) Amount of reserved memory in bytes to hold onto before trying to release memory back to the OS. When more than the release threshold bytes of memory are held by the memory pool, the allocator will try to release memory back to the OS on the next call to stream, event or context synchronize. (default 0)
+    #[doc(alias = "cudaMemPoolAttrReleaseThreshold")]
+    pub const ATTR_RELEASE_THRESHOLD: Self = Self(4);
+    /// (value type = cuuint64_t) Amount of backing memory currently allocated for the mempool.
+    #[doc(alias = "cudaMemPoolAttrReservedMemCurrent")]
+    pub const ATTR_RESERVED_MEM_CURRENT: Self = Self(5);
+    /// (value type = cuuint64_t) High watermark of backing memory allocated for the mempool since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaMemPoolAttrReservedMemHigh")]
+    pub const ATTR_RESERVED_MEM_HIGH: Self = Self(6);
+    /// (value type = cuuint64_t) Amount of memory from the pool that is currently in use by the application.
+    #[doc(alias = "cudaMemPoolAttrUsedMemCurrent")]
+    pub const ATTR_USED_MEM_CURRENT: Self = Self(7);
+    /// (value type = cuuint64_t) High watermark of the amount of memory from the pool that was in use by the application since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
+    pub const ATTR_USED_MEM_HIGH: Self = Self(8);
+    /// (value type = cudaMemAllocationType) The allocation type of the mempool
+    #[doc(alias = "cudaMemPoolAttrAllocationType")]
+    pub const ATTR_ALLOCATION_TYPE: Self = Self(9);
+    /// (value type = cudaMemAllocationHandleType) Available export handle types for the mempool. For imported pools this value is always cudaMemHandleTypeNone as an imported pool cannot be re-exported
+    #[doc(alias = "cudaMemPoolAttrExportHandleTypes")]
+    pub const ATTR_EXPORT_HANDLE_TYPES: Self = Self(10);
+    /// (value type = int) The location id for the mempool. If the location type for this pool is cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId
+    #[doc(alias = "cudaMemPoolAttrLocationId")]
+    pub const ATTR_LOCATION_ID: Self = Self(11);
+    /// (value type = cudaMemLocationType) The location type for the mempool. For imported memory pools where the device is not directly visible to the importing process or pools imported via fabric handles across nodes this will be cudaMemLocationTypeInvisible
+    #[doc(alias = "cudaMemPoolAttrLocationType")]
+    pub const ATTR_LOCATION_TYPE: Self = Self(12);
+    /// (value type = cuuint64_t) Maximum size of the pool in bytes, this value may be higher than what was initially passed to cudaMemPoolCreate due to alignment requirements. A value of 0 indicates no maximum size. For cudaMemAllocationTypeManaged and IPC imported pools this value will be system dependent.
+    #[doc(alias = "cudaMemPoolAttrMaxPoolSize")]
+    pub const ATTR_MAX_POOL_SIZE: Self = Self(13);
+    /// (value type = int) Indicates whether the pool has hardware compresssion enabled
+    #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
+    pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaMemPoolReuseFollowEventDependencies"),
+            2 => ::core::option::Option::Some("cudaMemPoolReuseAllowOpportunistic"),
+            3 => {
+                ::core::option::Option::Some("cudaMemPoolReuseAllowInternalDependencies")
+            }
+            4 => ::core::option::Option::Some("cudaMemPoolAttrReleaseThreshold"),
+            5 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemCurrent"),
+            6 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemHigh"),
+            7 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemCurrent"),
+            8 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemHigh"),
+            9 => ::core::option::Option::Some("cudaMemPoolAttrAllocationType"),
+            10 => ::core::option::Option::Some("cudaMemPoolAttrExportHandleTypes"),
+            11 => ::core::option::Option::Some("cudaMemPoolAttrLocationId"),
+            12 => ::core::option::Option::Some("cudaMemPoolAttrLocationType"),
+            13 => ::core::option::Option::Some("cudaMemPoolAttrMaxPoolSize"),
+            14 => ::core::option::Option::Some("cudaMemPoolAttrHwDecompressEnabled"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemPoolAttr {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemPoolAttr", self.0)
+            }
+        }
+    }
+}
+/// CUDA range attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemRangeAttribute(pub u32);
+impl cudaMemRangeAttribute {
+    /// Whether the range will mostly be read and only occassionally be written to
+    #[doc(alias = "cudaMemRangeAttributeReadMostly")]
+    pub const READ_MOSTLY: Self = Self(1);
+    /// The preferred location of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocation")]
+    pub const PREFERRED_LOCATION: Self = Self(2);
+    /// Memory range has cudaMemAdviseSetAccessedBy set for specified device
+    #[doc(alias = "cudaMemRangeAttributeAccessedBy")]
+    pub const ACCESSED_BY: Self = Self(3);
+    /// The last location to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocation")]
+    pub const LAST_PREFETCH_LOCATION: Self = Self(4);
+    /// The preferred location type of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocationType")]
+    pub const PREFERRED_LOCATION_TYPE: Self = Self(5);
+    /// The preferred location id of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocationId")]
+    pub const PREFERRED_LOCATION_ID: Self = Self(6);
+    /// The last location type to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationType")]
+    pub const LAST_PREFETCH_LOCATION_TYPE: Self = Self(7);
+    /// The last location id to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
+    pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaMemRangeAttributeReadMostly"),
+            2 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocation"),
+            3 => ::core::option::Option::Some("cudaMemRangeAttributeAccessedBy"),
+            4 => {
+                ::core::option::Option::Some("cudaMemRangeAttributeLastPrefetchLocation")
+            }
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaMemRangeAttributePreferredLocationType",
+                )
+            }
+            6 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocationId"),
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaMemRangeAttributeLastPrefetchLocationType",
+                )
+            }
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaMemRangeAttributeLastPrefetchLocationId",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemRangeAttribute {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemRangeAttribute", self.0)
+            }
+        }
+    }
+}
+/// These flags allow applications to convey the operand type for
+/// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpy3DOperandType(pub u32);
+impl cudaMemcpy3DOperandType {
+    /// Memcpy operand is a valid pointer.
+    #[doc(alias = "cudaMemcpyOperandTypePointer")]
+    pub const POINTER: Self = Self(1);
+    /// Memcpy operand is a CUarray.
+    #[doc(alias = "cudaMemcpyOperandTypeArray")]
+    pub const ARRAY: Self = Self(2);
+    #[doc(alias = "cudaMemcpyOperandTypeMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaMemcpyOperandTypePointer"),
+            2 => ::core::option::Option::Some("cudaMemcpyOperandTypeArray"),
+            2147483647 => ::core::option::Option::Some("cudaMemcpyOperandTypeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemcpy3DOperandType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemcpy3DOperandType", self.0)
+            }
+        }
+    }
+}
+/// Flags to specify for copies within a batch. For more details see
+/// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpyFlags(pub u32);
+impl cudaMemcpyFlags {
+    #[doc(alias = "cudaMemcpyFlagDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Hint to the driver to try and overlap the copy with compute work on the SMs.
+    #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
+    pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpyFlagDefault"),
+            1 => ::core::option::Option::Some("cudaMemcpyFlagPreferOverlapWithCompute"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemcpyFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemcpyFlags", self.0)
+            }
+        }
+    }
+}
+/// CUDA memory copy types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpyKind(pub u32);
+impl cudaMemcpyKind {
+    /// Host -\> Host
+    #[doc(alias = "cudaMemcpyHostToHost")]
+    pub const HOST_TO_HOST: Self = Self(0);
+    /// Host -\> Device
+    #[doc(alias = "cudaMemcpyHostToDevice")]
+    pub const HOST_TO_DEVICE: Self = Self(1);
+    /// Device -\> Host
+    #[doc(alias = "cudaMemcpyDeviceToHost")]
+    pub const DEVICE_TO_HOST: Self = Self(2);
+    /// Device -\> Device
+    #[doc(alias = "cudaMemcpyDeviceToDevice")]
+    pub const DEVICE_TO_DEVICE: Self = Self(3);
+    /// Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing
+    #[doc(alias = "cudaMemcpyDefault")]
+    pub const DEFAULT: Self = Self(4);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpyHostToHost"),
+            1 => ::core::option::Option::Some("cudaMemcpyHostToDevice"),
+            2 => ::core::option::Option::Some("cudaMemcpyDeviceToHost"),
+            3 => ::core::option::Option::Some("cudaMemcpyDeviceToDevice"),
+            4 => ::core::option::Option::Some("cudaMemcpyDefault"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemcpyKind {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaMemcpyKind", self.0),
+        }
+    }
+}
+///
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpySrcAccessOrder(pub u32);
+impl cudaMemcpySrcAccessOrder {
+    /// Default invalid.
+    #[doc(alias = "cudaMemcpySrcAccessOrderInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Indicates that access to the source pointer must be in stream order.
+    #[doc(alias = "cudaMemcpySrcAccessOrderStream")]
+    pub const STREAM: Self = Self(1);
+    /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
+    #[doc(alias = "cudaMemcpySrcAccessOrderDuringApiCall")]
+    pub const DURING_API_CALL: Self = Self(2);
+    /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
+    #[doc(alias = "cudaMemcpySrcAccessOrderAny")]
+    pub const ANY: Self = Self(3);
+    #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderInvalid"),
+            1 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderStream"),
+            2 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderDuringApiCall"),
+            3 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderAny"),
+            2147483647 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemcpySrcAccessOrder {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemcpySrcAccessOrder", self.0)
+            }
+        }
+    }
+}
+/// CUDA Memory Advise values
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemoryAdvise(pub u32);
+impl cudaMemoryAdvise {
+    /// Data will mostly be read and only occassionally be written to
+    #[doc(alias = "cudaMemAdviseSetReadMostly")]
+    pub const SET_READ_MOSTLY: Self = Self(1);
+    /// Undo the effect of cudaMemAdviseSetReadMostly
+    #[doc(alias = "cudaMemAdviseUnsetReadMostly")]
+    pub const UNSET_READ_MOSTLY: Self = Self(2);
+    /// Set the preferred location for the data as the specified device
+    #[doc(alias = "cudaMemAdviseSetPreferredLocation")]
+    pub const SET_PREFERRED_LOCATION: Self = Self(3);
+    /// Clear the preferred location for the data
+    #[doc(alias = "cudaMemAdviseUnsetPreferredLocation")]
+    pub const UNSET_PREFERRED_LOCATION: Self = Self(4);
+    /// Data will be accessed by the specified device, so prevent page faults as much as possible
+    #[doc(alias = "cudaMemAdviseSetAccessedBy")]
+    pub const SET_ACCESSED_BY: Self = Self(5);
+    /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
+    #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
+    pub const UNSET_ACCESSED_BY: Self = Self(6);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaMemAdviseSetReadMostly"),
+            2 => ::core::option::Option::Some("cudaMemAdviseUnsetReadMostly"),
+            3 => ::core::option::Option::Some("cudaMemAdviseSetPreferredLocation"),
+            4 => ::core::option::Option::Some("cudaMemAdviseUnsetPreferredLocation"),
+            5 => ::core::option::Option::Some("cudaMemAdviseSetAccessedBy"),
+            6 => ::core::option::Option::Some("cudaMemAdviseUnsetAccessedBy"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemoryAdvise {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaMemoryAdvise", self.0)
+            }
+        }
+    }
+}
+/// CUDA memory types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemoryType(pub u32);
+impl cudaMemoryType {
+    /// Unregistered memory
+    #[doc(alias = "cudaMemoryTypeUnregistered")]
+    pub const UNREGISTERED: Self = Self(0);
+    /// Host memory
+    #[doc(alias = "cudaMemoryTypeHost")]
+    pub const HOST: Self = Self(1);
+    /// Device memory
+    #[doc(alias = "cudaMemoryTypeDevice")]
+    pub const DEVICE: Self = Self(2);
+    /// Managed memory
+    #[doc(alias = "cudaMemoryTypeManaged")]
+    pub const MANAGED: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemoryTypeUnregistered"),
+            1 => ::core::option::Option::Some("cudaMemoryTypeHost"),
+            2 => ::core::option::Option::Some("cudaMemoryTypeDevice"),
+            3 => ::core::option::Option::Some("cudaMemoryTypeManaged"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaMemoryType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => write!(f, "{}({})", "cudaMemoryType", self.0),
+        }
+    }
+}
+/// CUDA resource types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaResourceType(pub u32);
+impl cudaResourceType {
+    /// Array resource
+    #[doc(alias = "cudaResourceTypeArray")]
+    pub const ARRAY: Self = Self(0);
+    /// Mipmapped array resource
+    #[doc(alias = "cudaResourceTypeMipmappedArray")]
+    pub const MIPMAPPED_ARRAY: Self = Self(1);
+    /// Linear resource
+    #[doc(alias = "cudaResourceTypeLinear")]
+    pub const LINEAR: Self = Self(2);
+    /// Pitch 2D resource
+    #[doc(alias = "cudaResourceTypePitch2D")]
+    pub const PITCH2_D: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaResourceTypeArray"),
+            1 => ::core::option::Option::Some("cudaResourceTypeMipmappedArray"),
+            2 => ::core::option::Option::Some("cudaResourceTypeLinear"),
+            3 => ::core::option::Option::Some("cudaResourceTypePitch2D"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaResourceType {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaResourceType", self.0)
+            }
+        }
+    }
+}
+/// CUDA texture resource view formats
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaResourceViewFormat(pub u32);
+impl cudaResourceViewFormat {
+    /// No resource view format (use underlying resource format)
+    #[doc(alias = "cudaResViewFormatNone")]
+    pub const NONE: Self = Self(0);
+    /// 1 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar1")]
+    pub const UNSIGNED_CHAR1: Self = Self(1);
+    /// 2 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar2")]
+    pub const UNSIGNED_CHAR2: Self = Self(2);
+    /// 4 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar4")]
+    pub const UNSIGNED_CHAR4: Self = Self(3);
+    /// 1 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar1")]
+    pub const SIGNED_CHAR1: Self = Self(4);
+    /// 2 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar2")]
+    pub const SIGNED_CHAR2: Self = Self(5);
+    /// 4 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar4")]
+    pub const SIGNED_CHAR4: Self = Self(6);
+    /// 1 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort1")]
+    pub const UNSIGNED_SHORT1: Self = Self(7);
+    /// 2 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort2")]
+    pub const UNSIGNED_SHORT2: Self = Self(8);
+    /// 4 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort4")]
+    pub const UNSIGNED_SHORT4: Self = Self(9);
+    /// 1 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort1")]
+    pub const SIGNED_SHORT1: Self = Self(10);
+    /// 2 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort2")]
+    pub const SIGNED_SHORT2: Self = Self(11);
+    /// 4 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort4")]
+    pub const SIGNED_SHORT4: Self = Self(12);
+    /// 1 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt1")]
+    pub const UNSIGNED_INT1: Self = Self(13);
+    /// 2 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt2")]
+    pub const UNSIGNED_INT2: Self = Self(14);
+    /// 4 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt4")]
+    pub const UNSIGNED_INT4: Self = Self(15);
+    /// 1 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt1")]
+    pub const SIGNED_INT1: Self = Self(16);
+    /// 2 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt2")]
+    pub const SIGNED_INT2: Self = Self(17);
+    /// 4 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt4")]
+    pub const SIGNED_INT4: Self = Self(18);
+    /// 1 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf1")]
+    pub const HALF1: Self = Self(19);
+    /// 2 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf2")]
+    pub const HALF2: Self = Self(20);
+    /// 4 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf4")]
+    pub const HALF4: Self = Self(21);
+    /// 1 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat1")]
+    pub const FLOAT1: Self = Self(22);
+    /// 2 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat2")]
+    pub const FLOAT2: Self = Self(23);
+    /// 4 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat4")]
+    pub const FLOAT4: Self = Self(24);
+    /// Block compressed 1
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed1")]
+    pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(25);
+    /// Block compressed 2
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed2")]
+    pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(26);
+    /// Block compressed 3
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed3")]
+    pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(27);
+    /// Block compressed 4 unsigned
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed4")]
+    pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(28);
+    /// Block compressed 4 signed
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed4")]
+    pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(29);
+    /// Block compressed 5 unsigned
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed5")]
+    pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(30);
+    /// Block compressed 5 signed
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed5")]
+    pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(31);
+    /// Block compressed 6 unsigned half-float
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed6H")]
+    pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(32);
+    /// Block compressed 6 signed half-float
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed6H")]
+    pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(33);
+    /// Block compressed 7
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
+    pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaResViewFormatNone"),
+            1 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar1"),
+            2 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar2"),
+            3 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar4"),
+            4 => ::core::option::Option::Some("cudaResViewFormatSignedChar1"),
+            5 => ::core::option::Option::Some("cudaResViewFormatSignedChar2"),
+            6 => ::core::option::Option::Some("cudaResViewFormatSignedChar4"),
+            7 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort1"),
+            8 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort2"),
+            9 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort4"),
+            10 => ::core::option::Option::Some("cudaResViewFormatSignedShort1"),
+            11 => ::core::option::Option::Some("cudaResViewFormatSignedShort2"),
+            12 => ::core::option::Option::Some("cudaResViewFormatSignedShort4"),
+            13 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt1"),
+            14 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt2"),
+            15 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt4"),
+            16 => ::core::option::Option::Some("cudaResViewFormatSignedInt1"),
+            17 => ::core::option::Option::Some("cudaResViewFormatSignedInt2"),
+            18 => ::core::option::Option::Some("cudaResViewFormatSignedInt4"),
+            19 => ::core::option::Option::Some("cudaResViewFormatHalf1"),
+            20 => ::core::option::Option::Some("cudaResViewFormatHalf2"),
+            21 => ::core::option::Option::Some("cudaResViewFormatHalf4"),
+            22 => ::core::option::Option::Some("cudaResViewFormatFloat1"),
+            23 => ::core::option::Option::Some("cudaResViewFormatFloat2"),
+            24 => ::core::option::Option::Some("cudaResViewFormatFloat4"),
+            25 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed1")
+            }
+            26 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed2")
+            }
+            27 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed3")
+            }
+            28 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed4")
+            }
+            29 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed4"),
+            30 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed5")
+            }
+            31 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed5"),
+            32 => {
+                ::core::option::Option::Some(
+                    "cudaResViewFormatUnsignedBlockCompressed6H",
+                )
+            }
+            33 => {
+                ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed6H")
+            }
+            34 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed7")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaResourceViewFormat {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaResourceViewFormat", self.0)
+            }
+        }
+    }
+}
+/// Shared memory carveout configurations. These may be passed to
+/// cudaFuncSetAttribute
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedCarveout(pub i32);
+impl cudaSharedCarveout {
+    /// No preference for shared memory or L1 (default)
+    #[doc(alias = "cudaSharedmemCarveoutDefault")]
+    pub const DEFAULT: Self = Self(-1);
+    /// Prefer maximum available shared memory, minimum L1 cache
+    #[doc(alias = "cudaSharedmemCarveoutMaxShared")]
+    pub const MAX_SHARED: Self = Self(100);
+    /// Prefer maximum available L1 cache, minimum shared memory
+    #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
+    pub const MAX_L1: Self = Self(0);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: i32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> i32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            -1 => ::core::option::Option::Some("cudaSharedmemCarveoutDefault"),
+            100 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxShared"),
+            0 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxL1"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSharedCarveout {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSharedCarveout", self.0)
+            }
+        }
+    }
+}
+/// CUDA shared memory configuration \[Deprecated\]
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedMemConfig(pub u32);
+impl cudaSharedMemConfig {
+    #[doc(alias = "cudaSharedMemBankSizeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    #[doc(alias = "cudaSharedMemBankSizeFourByte")]
+    pub const FOUR_BYTE: Self = Self(1);
+    #[doc(alias = "cudaSharedMemBankSizeEightByte")]
+    pub const EIGHT_BYTE: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaSharedMemBankSizeDefault"),
+            1 => ::core::option::Option::Some("cudaSharedMemBankSizeFourByte"),
+            2 => ::core::option::Option::Some("cudaSharedMemBankSizeEightByte"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSharedMemConfig {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSharedMemConfig", self.0)
+            }
+        }
+    }
+}
+/// Shared memory related attributes for use with
+/// `cuLaunchKernelEx`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedMemoryMode(pub u32);
+impl cudaSharedMemoryMode {
+    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
+    #[doc(alias = "cudaSharedMemoryModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
+    #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
+    pub const REQUIRE_PORTABLE: Self = Self(1);
+    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
+    #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
+    pub const ALLOW_NON_PORTABLE: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaSharedMemoryModeDefault"),
+            1 => ::core::option::Option::Some("cudaSharedMemoryModeRequirePortable"),
+            2 => ::core::option::Option::Some("cudaSharedMemoryModeAllowNonPortable"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSharedMemoryMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSharedMemoryMode", self.0)
+            }
+        }
+    }
+}
+/// Possible modes for stream capture thread interactions. For more
+/// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
+/// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamCaptureMode(pub u32);
+impl cudaStreamCaptureMode {
+    #[doc(alias = "cudaStreamCaptureModeGlobal")]
+    pub const GLOBAL: Self = Self(0);
+    #[doc(alias = "cudaStreamCaptureModeThreadLocal")]
+    pub const THREAD_LOCAL: Self = Self(1);
+    #[doc(alias = "cudaStreamCaptureModeRelaxed")]
+    pub const RELAXED: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamCaptureModeGlobal"),
+            1 => ::core::option::Option::Some("cudaStreamCaptureModeThreadLocal"),
+            2 => ::core::option::Option::Some("cudaStreamCaptureModeRelaxed"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaStreamCaptureMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaStreamCaptureMode", self.0)
+            }
+        }
+    }
+}
+/// Possible stream capture statuses returned by
+/// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamCaptureStatus(pub u32);
+impl cudaStreamCaptureStatus {
+    /// Stream is not capturing
+    #[doc(alias = "cudaStreamCaptureStatusNone")]
+    pub const NONE: Self = Self(0);
+    /// Stream is actively capturing
+    #[doc(alias = "cudaStreamCaptureStatusActive")]
+    pub const ACTIVE: Self = Self(1);
+    /// Stream is part of a capture sequence that has been invalidated, but not terminated
+    #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
+    pub const INVALIDATED: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamCaptureStatusNone"),
+            1 => ::core::option::Option::Some("cudaStreamCaptureStatusActive"),
+            2 => ::core::option::Option::Some("cudaStreamCaptureStatusInvalidated"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaStreamCaptureStatus {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaStreamCaptureStatus", self.0)
+            }
+        }
+    }
+}
+/// Flags for [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamUpdateCaptureDependenciesFlags(pub u32);
+impl cudaStreamUpdateCaptureDependenciesFlags {
+    /// Add new nodes to the dependency set
+    #[doc(alias = "cudaStreamAddCaptureDependencies")]
+    pub const ADD_CAPTURE_DEPENDENCIES: Self = Self(0);
+    /// Replace the dependency set with the new nodes
+    #[doc(alias = "cudaStreamSetCaptureDependencies")]
+    pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamAddCaptureDependencies"),
+            1 => ::core::option::Option::Some("cudaStreamSetCaptureDependencies"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaStreamUpdateCaptureDependenciesFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaStreamUpdateCaptureDependenciesFlags", self.0)
+            }
+        }
+    }
+}
+/// CUDA Surface boundary modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSurfaceBoundaryMode(pub u32);
+impl cudaSurfaceBoundaryMode {
+    /// Zero boundary mode
+    #[doc(alias = "cudaBoundaryModeZero")]
+    pub const ZERO: Self = Self(0);
+    /// Clamp boundary mode
+    #[doc(alias = "cudaBoundaryModeClamp")]
+    pub const CLAMP: Self = Self(1);
+    /// Trap boundary mode
+    #[doc(alias = "cudaBoundaryModeTrap")]
+    pub const TRAP: Self = Self(2);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaBoundaryModeZero"),
+            1 => ::core::option::Option::Some("cudaBoundaryModeClamp"),
+            2 => ::core::option::Option::Some("cudaBoundaryModeTrap"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSurfaceBoundaryMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSurfaceBoundaryMode", self.0)
+            }
+        }
+    }
+}
+/// CUDA Surface format modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSurfaceFormatMode(pub u32);
+impl cudaSurfaceFormatMode {
+    /// Forced format mode
+    #[doc(alias = "cudaFormatModeForced")]
+    pub const FORCED: Self = Self(0);
+    /// Auto format mode
+    #[doc(alias = "cudaFormatModeAuto")]
+    pub const AUTO: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaFormatModeForced"),
+            1 => ::core::option::Option::Some("cudaFormatModeAuto"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSurfaceFormatMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSurfaceFormatMode", self.0)
+            }
+        }
+    }
+}
+///
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSynchronizationPolicy(pub u32);
+impl cudaSynchronizationPolicy {
+    #[doc(alias = "cudaSyncPolicyAuto")]
+    pub const AUTO: Self = Self(1);
+    #[doc(alias = "cudaSyncPolicySpin")]
+    pub const SPIN: Self = Self(2);
+    #[doc(alias = "cudaSyncPolicyYield")]
+    pub const YIELD: Self = Self(3);
+    #[doc(alias = "cudaSyncPolicyBlockingSync")]
+    pub const BLOCKING_SYNC: Self = Self(4);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaSyncPolicyAuto"),
+            2 => ::core::option::Option::Some("cudaSyncPolicySpin"),
+            3 => ::core::option::Option::Some("cudaSyncPolicyYield"),
+            4 => ::core::option::Option::Some("cudaSyncPolicyBlockingSync"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaSynchronizationPolicy {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaSynchronizationPolicy", self.0)
+            }
+        }
+    }
+}
+/// CUDA texture address modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaTextureAddressMode(pub u32);
+impl cudaTextureAddressMode {
+    /// Wrapping address mode
+    #[doc(alias = "cudaAddressModeWrap")]
+    pub const WRAP: Self = Self(0);
+    /// Clamp to edge address mode
+    #[doc(alias = "cudaAddressModeClamp")]
+    pub const CLAMP: Self = Self(1);
+    /// Mirror address mode
+    #[doc(alias = "cudaAddressModeMirror")]
+    pub const MIRROR: Self = Self(2);
+    /// Border address mode
+    #[doc(alias = "cudaAddressModeBorder")]
+    pub const BORDER: Self = Self(3);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaAddressModeWrap"),
+            1 => ::core::option::Option::Some("cudaAddressModeClamp"),
+            2 => ::core::option::Option::Some("cudaAddressModeMirror"),
+            3 => ::core::option::Option::Some("cudaAddressModeBorder"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaTextureAddressMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaTextureAddressMode", self.0)
+            }
+        }
+    }
+}
+/// CUDA texture filter modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaTextureFilterMode(pub u32);
+impl cudaTextureFilterMode {
+    /// Point filter mode
+    #[doc(alias = "cudaFilterModePoint")]
+    pub const POINT: Self = Self(0);
+    /// Linear filter mode
+    #[doc(alias = "cudaFilterModeLinear")]
+    pub const LINEAR: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaFilterModePoint"),
+            1 => ::core::option::Option::Some("cudaFilterModeLinear"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaTextureFilterMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaTextureFilterMode", self.0)
+            }
+        }
+    }
+}
+/// CUDA texture read modes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaTextureReadMode(pub u32);
+impl cudaTextureReadMode {
+    /// Read texture as specified element type
+    #[doc(alias = "cudaReadModeElementType")]
+    pub const ELEMENT_TYPE: Self = Self(0);
+    /// Read texture as normalized float
+    #[doc(alias = "cudaReadModeNormalizedFloat")]
+    pub const NORMALIZED_FLOAT: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaReadModeElementType"),
+            1 => ::core::option::Option::Some("cudaReadModeNormalizedFloat"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaTextureReadMode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaTextureReadMode", self.0)
+            }
+        }
+    }
+}
+/// Flags for user objects for graphs
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaUserObjectFlags(pub u32);
+impl cudaUserObjectFlags {
+    /// Indicates the destructor execution is not synchronized by any CUDA handle.
+    #[doc(alias = "cudaUserObjectNoDestructorSync")]
+    pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaUserObjectNoDestructorSync"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaUserObjectFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaUserObjectFlags", self.0)
+            }
+        }
+    }
+}
+/// Flags for retaining user object references for graphs
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaUserObjectRetainFlags(pub u32);
+impl cudaUserObjectRetainFlags {
+    /// Transfer references from the caller rather than creating new references.
+    #[doc(alias = "cudaGraphUserObjectMove")]
+    pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
+    /// Wraps a raw C value, known or not.
+    pub const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+    /// The raw C value.
+    pub const fn as_raw(self) -> u32 {
+        self.0
+    }
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphUserObjectMove"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+impl ::core::fmt::Debug for cudaUserObjectRetainFlags {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        match self.name() {
+            ::core::option::Option::Some(name) => f.write_str(name),
+            ::core::option::Option::None => {
+                write!(f, "{}({})", "cudaUserObjectRetainFlags", self.0)
+            }
+        }
+    }
+}

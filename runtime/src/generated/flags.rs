@@ -16,3 +16,195 @@
     clippy::all,
     clippy::pedantic
 )]
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaHostAlloc*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct HostAllocFlags : u32 { #[doc =
+    " Default page-locked allocation flag"] #[doc(alias = "cudaHostAllocDefault")] const
+    DEFAULT = 0; #[doc = " Pinned memory accessible by all CUDA contexts"] #[doc(alias =
+    "cudaHostAllocPortable")] const PORTABLE = 1; #[doc =
+    " Map allocation into device space"] #[doc(alias = "cudaHostAllocMapped")] const
+    MAPPED = 2; #[doc = " Write-combined memory"] #[doc(alias =
+    "cudaHostAllocWriteCombined")] const WRITE_COMBINED = 4; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaHostRegister*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct HostRegisterFlags : u32 { #[doc =
+    " Default host memory registration flag"] #[doc(alias = "cudaHostRegisterDefault")]
+    const DEFAULT = 0; #[doc = " Pinned memory accessible by all CUDA contexts"]
+    #[doc(alias = "cudaHostRegisterPortable")] const PORTABLE = 1; #[doc =
+    " Map registered memory into device space"] #[doc(alias = "cudaHostRegisterMapped")]
+    const MAPPED = 2; #[doc = " Memory-mapped I/O space"] #[doc(alias =
+    "cudaHostRegisterIoMemory")] const IO_MEMORY = 4; #[doc = " Memory-mapped read-only"]
+    #[doc(alias = "cudaHostRegisterReadOnly")] const READ_ONLY = 8; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaStream*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct StreamFlags : u32 { #[doc = " Default stream flag"]
+    #[doc(alias = "cudaStreamDefault")] const DEFAULT = 0; #[doc =
+    " Stream does not synchronize with stream 0 (the NULL stream)"] #[doc(alias =
+    "cudaStreamNonBlocking")] const NON_BLOCKING = 1; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaEvent*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct EventFlags : u32 { #[doc = " Default event flag"]
+    #[doc(alias = "cudaEventDefault")] const DEFAULT = 0; #[doc =
+    " Event uses blocking synchronization"] #[doc(alias = "cudaEventBlockingSync")] const
+    BLOCKING_SYNC = 1; #[doc = " Event will not record timing data"] #[doc(alias =
+    "cudaEventDisableTiming")] const DISABLE_TIMING = 2; #[doc =
+    " Event is suitable for interprocess use. cudaEventDisableTiming must be set"]
+    #[doc(alias = "cudaEventInterprocess")] const INTERPROCESS = 4; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaEventRecord*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct EventRecordFlags : u32 { #[doc =
+    " Default event record flag"] #[doc(alias = "cudaEventRecordDefault")] const DEFAULT
+    = 0; #[doc =
+    " Event is captured in the graph as an external event node when performing stream capture"]
+    #[doc(alias = "cudaEventRecordExternal")] const EXTERNAL = 1; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaEventWait*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct EventWaitFlags : u32 { #[doc = " Default event wait flag"]
+    #[doc(alias = "cudaEventWaitDefault")] const DEFAULT = 0; #[doc =
+    " Event is captured in the graph as an external event node when performing stream capture"]
+    #[doc(alias = "cudaEventWaitExternal")] const EXTERNAL = 1; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaDevice*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct DeviceFlags : u32 { #[doc =
+    " Device flag - Automatic scheduling"] #[doc(alias = "cudaDeviceScheduleAuto")] const
+    SCHEDULE_AUTO = 0; #[doc = " Device flag - Spin default scheduling"] #[doc(alias =
+    "cudaDeviceScheduleSpin")] const SCHEDULE_SPIN = 1; #[doc =
+    " Device flag - Yield default scheduling"] #[doc(alias = "cudaDeviceScheduleYield")]
+    const SCHEDULE_YIELD = 2; #[doc = " Device flag - Use blocking synchronization"]
+    #[doc(alias = "cudaDeviceScheduleBlockingSync")] const SCHEDULE_BLOCKING_SYNC = 4;
+    #[doc = " Device flag - Use blocking synchronization \\[Deprecated\\]"] #[doc(alias =
+    "cudaDeviceBlockingSync")] const BLOCKING_SYNC = 4; #[doc =
+    " Device schedule flags mask"] #[doc(alias = "cudaDeviceScheduleMask")] const
+    SCHEDULE_MASK = 7; #[doc = " Device flag - Support mapped pinned allocations"]
+    #[doc(alias = "cudaDeviceMapHost")] const MAP_HOST = 8; #[doc =
+    " Device flag - Keep local memory allocation after launch"] #[doc(alias =
+    "cudaDeviceLmemResizeToMax")] const LMEM_RESIZE_TO_MAX = 16; #[doc =
+    " Device flag - Ensure synchronous memory operations on this context will synchronize"]
+    #[doc(alias = "cudaDeviceSyncMemops")] const SYNC_MEMOPS = 128; #[doc =
+    " Device flags mask"] #[doc(alias = "cudaDeviceMask")] const MASK = 255; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaArray*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct ArrayFlags : u32 { #[doc =
+    " Default CUDA array allocation flag"] #[doc(alias = "cudaArrayDefault")] const
+    DEFAULT = 0; #[doc =
+    " Must be set in cudaMalloc3DArray to create a layered CUDA array"] #[doc(alias =
+    "cudaArrayLayered")] const LAYERED = 1; #[doc =
+    " Must be set in cudaMallocArray or cudaMalloc3DArray in order to bind surfaces to the CUDA array"]
+    #[doc(alias = "cudaArraySurfaceLoadStore")] const SURFACE_LOAD_STORE = 2; #[doc =
+    " Must be set in cudaMalloc3DArray to create a cubemap CUDA array"] #[doc(alias =
+    "cudaArrayCubemap")] const CUBEMAP = 4; #[doc =
+    " Must be set in cudaMallocArray or cudaMalloc3DArray in order to perform texture gather operations on the CUDA array"]
+    #[doc(alias = "cudaArrayTextureGather")] const TEXTURE_GATHER = 8; #[doc =
+    " Must be set in cudaExternalMemoryGetMappedMipmappedArray if the mipmapped array is used as a color target in a graphics API"]
+    #[doc(alias = "cudaArrayColorAttachment")] const COLOR_ATTACHMENT = 32; #[doc =
+    " Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a sparse CUDA array or CUDA mipmapped array"]
+    #[doc(alias = "cudaArraySparse")] const SPARSE = 64; #[doc =
+    " Must be set in cudaMallocArray, cudaMalloc3DArray or cudaMallocMipmappedArray in order to create a deferred mapping CUDA array or CUDA mipmapped array"]
+    #[doc(alias = "cudaArrayDeferredMapping")] const DEFERRED_MAPPING = 128; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaMemAttach*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct MemAttachFlags : u32 { #[doc =
+    " Memory can be accessed by any stream on any device"] #[doc(alias =
+    "cudaMemAttachGlobal")] const GLOBAL = 1; #[doc =
+    " Memory cannot be accessed by any stream on any device"] #[doc(alias =
+    "cudaMemAttachHost")] const HOST = 2; #[doc =
+    " Memory can only be accessed by a single stream on the associated device"]
+    #[doc(alias = "cudaMemAttachSingle")] const SINGLE = 4; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaOccupancy*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct OccupancyFlags : u32 { #[doc = " Default behavior"]
+    #[doc(alias = "cudaOccupancyDefault")] const DEFAULT = 0; #[doc =
+    " Assume global caching is enabled and cannot be automatically turned off"]
+    #[doc(alias = "cudaOccupancyDisableCachingOverride")] const DISABLE_CACHING_OVERRIDE
+    = 1; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaExternalSemaphore*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct ExternalSemaphoreFlags : u32 { #[doc =
+    " When the /p flags parameter of cudaExternalSemaphoreSignalParams contains this flag, it indicates that signaling an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects."]
+    #[doc(alias = "cudaExternalSemaphoreSignalSkipNvSciBufMemSync")] const
+    SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC = 1; #[doc =
+    " When the /p flags parameter of cudaExternalSemaphoreWaitParams contains this flag, it indicates that waiting an external semaphore object should skip performing appropriate memory synchronization operations over all the external memory objects that are imported as cudaExternalMemoryHandleTypeNvSciBuf, which otherwise are performed by default to ensure data coherency with other importers of the same NvSciBuf memory objects."]
+    #[doc(alias = "cudaExternalSemaphoreWaitSkipNvSciBufMemSync")] const
+    WAIT_SKIP_NV_SCI_BUF_MEM_SYNC = 2; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaNvSciSyncAttr*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct NvSciSyncAttrFlags : u32 { #[doc =
+    " When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need signaler specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes."]
+    #[doc(alias = "cudaNvSciSyncAttrSignal")] const SIGNAL = 1; #[doc =
+    " When /p flags of cudaDeviceGetNvSciSyncAttributes is set to this, it indicates that application need waiter specific NvSciSyncAttr to be filled by cudaDeviceGetNvSciSyncAttributes."]
+    #[doc(alias = "cudaNvSciSyncAttrWait")] const WAIT = 2; }
+}
+bitflags::bitflags! {
+    #[doc =
+    " Flags `cudaGraphKernelNodePort*`, grouped from the documentation's constants of that prefix."]
+    #[doc = ""] #[doc =
+    " Values that come back from C keep unknown bits: use [`Self::from_bits_retain`]."]
+    #[repr(transparent)] #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd,
+    Ord, Default)] pub struct GraphKernelNodePortFlags : u32 { #[doc =
+    " This port activates when the kernel has finished executing."] #[doc(alias =
+    "cudaGraphKernelNodePortDefault")] const DEFAULT = 0; #[doc =
+    " This port activates when all blocks of the kernel have performed cudaTriggerProgrammaticLaunchCompletion() or have terminated. It must be used with edge type cudaGraphDependencyTypeProgrammatic. See also cudaLaunchAttributeProgrammaticEvent."]
+    #[doc(alias = "cudaGraphKernelNodePortProgrammatic")] const PROGRAMMATIC = 1; #[doc =
+    " This port activates when all blocks of the kernel have begun execution. See also cudaLaunchAttributeLaunchCompletionEvent."]
+    #[doc(alias = "cudaGraphKernelNodePortLaunchCompletion")] const LAUNCH_COMPLETION =
+    2; }
+}

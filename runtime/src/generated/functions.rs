@@ -17,3 +17,18201 @@
     clippy::pedantic
 )]
 use super::*;
+/// Destroy all allocations and reset all state on the current device in the current process.
+///
+/// Explicitly destroys and cleans up all resources associated with the
+/// current device in the current process. It is the caller's
+/// responsibility to ensure that the resources are not accessed or passed
+/// in subsequent API calls and doing so will result in undefined behavior.
+/// These resources include CUDA types [`cudaStream_t`](crate::sys::cudaStream_t),
+/// [`cudaEvent_t`](crate::sys::cudaEvent_t), [`cudaArray_t`](crate::sys::cudaArray_t),
+/// [`cudaMipmappedArray_t`](crate::sys::cudaMipmappedArray_t), [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr),
+/// [`cudaTextureObject_t`](crate::sys::cudaTextureObject_t), [`cudaSurfaceObject_t`](crate::sys::cudaSurfaceObject_t),
+/// `textureReference`, `surfaceReference`,
+/// [`cudaExternalMemory_t`](crate::sys::cudaExternalMemory_t), [`cudaExternalSemaphore_t`](crate::sys::cudaExternalSemaphore_t)
+/// and [`cudaGraphicsResource_t`](crate::sys::cudaGraphicsResource_t). These resources also include
+/// memory allocations by [`cudaMalloc`](crate::sys::cudaMalloc),
+/// [`cudaMallocHost`](crate::sys::cudaMallocHost), [`cudaMallocManaged`](crate::sys::cudaMallocManaged) and
+/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Any subsequent API call to this device
+/// will reinitialize the device.
+///
+/// Note that this function will reset the device immediately. It is the
+/// caller's responsibility to ensure that the device is not being accessed
+/// by any other host threads from the process when this function is
+/// called.
+///
+/// **Notes**
+///
+/// [`cudaDeviceReset`](crate::sys::cudaDeviceReset) will not destroy memory allocations by [`cudaMallocAsync`](crate::sys::cudaMallocAsync) and [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync). These memory allocations need to be destroyed explicitly.
+///
+/// If a non-primary `CUcontext` is current to the thread, [`cudaDeviceReset`](crate::sys::cudaDeviceReset) will destroy only the internal CUDA RT state for that `CUcontext`.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceReset")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Wait for compute device to finish.
+///
+/// Blocks until the device has completed all preceding requested tasks.
+/// [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) returns an error if one of the
+/// preceding tasks has failed. If the
+/// [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) flag was set for this
+/// device, the host thread will block until the device has finished its
+/// work.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
+/// - `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSynchronize")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Set resource limits.
+///
+/// Setting `limit` to `value` is a request by the application to update
+/// the current limit maintained by the device. The driver is free to
+/// modify the requested value to meet h/w requirements (this could be
+/// clamping to minimum or maximum values, rounding up to nearest element
+/// size, etc). The application can use [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit) to
+/// find out exactly what the limit has been set to.
+///
+/// Setting each [`cudaLimit`](crate::sys::cudaLimit) has its own specific restrictions,
+/// so each is discussed here.
+///
+/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) controls the stack size in bytes of
+///   each GPU thread.
+///
+/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) controls the size in bytes of the
+///   shared FIFO used by the `printf` device system call.
+///   Setting [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) must not be performed
+///   after launching any kernel that uses the `printf` device
+///   system call - in such case [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
+///   returned.
+///
+/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) controls the size in bytes of the
+///   heap used by the `malloc` and `free` device
+///   system calls. Setting [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) must not be
+///   performed after launching any kernel that uses the
+///   `malloc` or `free` device system calls - in
+///   such case [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// - [`cudaLimitDevRuntimeSyncDepth`](crate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH) controls the maximum nesting
+///   depth of a grid at which a thread can safely call
+///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize). Setting this limit must be
+///   performed before any launch of a kernel that uses the device runtime
+///   and calls [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) above the default sync
+///   depth, two levels of grids. Calls to
+///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) will fail with error code
+///   [`cudaErrorSyncDepthExceeded`](crate::sys::cudaError_t::ERROR_SYNC_DEPTH_EXCEEDED) if the limitation is violated.
+///   This limit can be set smaller than the default or up the maximum
+///   launch depth of 24. When setting this limit, keep in mind that
+///   additional levels of sync depth require the runtime to reserve large
+///   amounts of device memory which can no longer be used for user
+///   allocations. If these reservations of device memory fail,
+///   [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit) will return
+///   [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), and the limit can be reset to
+///   a lower value. This limit is only applicable to devices of compute
+///   capability \< 9.0. Attempting to set this limit on devices of other
+///   compute capability will results in error
+///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) being returned.
+///
+/// - [`cudaLimitDevRuntimePendingLaunchCount`](crate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT) controls the
+///   maximum number of outstanding device runtime launches that can be
+///   made from the current device. A grid is outstanding from the point of
+///   launch up until the grid is known to have been completed. Device
+///   runtime launches which violate this limitation fail and return
+///   [`cudaErrorLaunchPendingCountExceeded`](crate::sys::cudaError_t::ERROR_LAUNCH_PENDING_COUNT_EXCEEDED) when
+///   [`cudaGetLastError`](crate::sys::cudaGetLastError) is called after launch. If more
+///   pending launches than the default (2048 launches) are needed for a
+///   module using the device runtime, this limit can be increased. Keep in
+///   mind that being able to sustain additional pending launches will
+///   require the runtime to reserve larger amounts of device memory
+///   upfront which can no longer be used for allocations. If these
+///   reservations fail, [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit) will return
+///   [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), and the limit can be reset to
+///   a lower value. This limit is only applicable to devices of compute
+///   capability 3.5 and higher. Attempting to set this limit on devices of
+///   compute capability less than 3.5 will result in the error
+///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) being returned.
+///
+/// - [`cudaLimitMaxL2FetchGranularity`](crate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY) controls the L2 cache
+///   fetch granularity. Values can range from 0B to 128B. This is purely a
+///   performance hint and it can be ignored or clamped depending on the
+///   platform.
+///
+/// - [`cudaLimitPersistingL2CacheSize`](crate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE) controls size in bytes
+///   available for persisting L2 cache. This is purely a performance hint
+///   and it can be ignored or clamped depending on the platform.
+///
+/// # Arguments
+///
+/// - `limit`: `cudaLimit` — Limit to set
+/// - `value`: `size_t` — Size of limit
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit)
+/// - `cuCtxSetLimit`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetLimit(
+    limit: cudaLimit,
+    value: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaLimit, usize) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSetLimit")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(limit, value) })
+}
+/// Return resource limits.
+///
+/// Returns in `*pValue` the current size of `limit`. The following
+/// [`cudaLimit`](crate::sys::cudaLimit) values are supported.
+///
+/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) is the stack size in bytes of each GPU
+///   thread.
+///
+/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) is the size in bytes of the
+///   shared FIFO used by the `printf` device system call.
+///
+/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) is the size in bytes of the heap
+///   used by the `malloc` and `free` device system
+///   calls.
+///
+/// - [`cudaLimitDevRuntimeSyncDepth`](crate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH) is the maximum grid depth at
+///   which a thread can isssue the device runtime call
+///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) to wait on child grid launches to
+///   complete. This functionality is removed for devices of compute
+///   capability \>= 9.0, and hence will return error
+///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) on such devices.
+///
+/// - [`cudaLimitDevRuntimePendingLaunchCount`](crate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT) is the maximum
+///   number of outstanding device runtime launches.
+///
+/// - [`cudaLimitMaxL2FetchGranularity`](crate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY) is the L2 cache fetch
+///   granularity.
+///
+/// - [`cudaLimitPersistingL2CacheSize`](crate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE) is the persisting L2 cache
+///   size in bytes.
+///
+/// # Arguments
+///
+/// - `pValue`: `size_t*` (output) — Returned size of the limit
+/// - `limit`: `cudaLimit` — Limit to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit)
+/// - `cuCtxGetLimit`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetLimit(
+    pValue: *mut usize,
+    limit: cudaLimit,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut usize, cudaLimit) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetLimit")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pValue, limit) })
+}
+/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+///
+/// Returns in `maxWidthInElements` the maximum number of elements
+/// allocatable in a 1D linear texture for given format descriptor
+/// `fmtDesc`.
+///
+/// Returns the preferred cache configuration for the current device.
+///
+/// On devices where the L1 cache and shared memory use the same hardware
+/// resources, this returns through `pCacheConfig` the preferred cache
+/// configuration for the current device. This is only a preference. The
+/// runtime will use the requested configuration if possible, but it is
+/// free to choose a different configuration if required to execute
+/// functions.
+///
+/// This will return a `pCacheConfig` of
+/// [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices where the size of the L1
+/// cache and shared memory are fixed.
+///
+/// The supported cache configurations are:
+///
+/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
+///   or L1 (default)
+///
+/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
+///   and smaller L1 cache
+///
+/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
+///   shared memory
+///
+/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
+///   shared memory
+///
+/// # Arguments
+///
+/// - `pCacheConfig`: `cudaFuncCache*` (output) — Returns maximum number of texture elements allocatable for given `fmtDesc`.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetTexture1DLinearMaxWidth`
+/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
+/// - `cuCtxGetCacheConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetCacheConfig(
+    pCacheConfig: *mut cudaFuncCache,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaFuncCache) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetCacheConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pCacheConfig) })
+}
+/// Returns numerical values that correspond to the least and greatest stream priorities.
+///
+/// Returns in `*leastPriority` and `*greatestPriority` the numerical
+/// values that correspond to the least and greatest stream priorities
+/// respectively. Stream priorities follow a convention where lower numbers
+/// imply greater priorities. The range of meaningful stream priorities is
+/// given by \[`*greatestPriority`, `*leastPriority`\]. If the user attempts
+/// to create a stream with a priority value that is outside the the
+/// meaningful range as specified by this API, the priority is
+/// automatically clamped down or up to either `*leastPriority` or
+/// `*greatestPriority` respectively. See
+/// [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority) for details on creating a
+/// priority stream. A NULL may be passed in for `*leastPriority` or
+/// `*greatestPriority` if the value is not desired.
+///
+/// This function will return '0' in both `*leastPriority` and
+/// `*greatestPriority` if the current context's device does not support
+/// stream priorities (see [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)).
+///
+/// # Arguments
+///
+/// - `leastPriority`: `int*` (output) — Pointer to an int in which the numerical value for least stream priority is returned
+/// - `greatestPriority`: `int*` (output) — Pointer to an int in which the numerical value for greatest stream priority is returned
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - `cuCtxGetStreamPriorityRange`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetStreamPriorityRange(
+    leastPriority: *mut ::core::ffi::c_int,
+    greatestPriority: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        *mut ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetStreamPriorityRange")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(leastPriority, greatestPriority) })
+}
+/// Sets the preferred cache configuration for the current device.
+///
+/// On devices where the L1 cache and shared memory use the same hardware
+/// resources, this sets through `cacheConfig` the preferred cache
+/// configuration for the current device. This is only a preference. The
+/// runtime will use the requested configuration if possible, but it is
+/// free to choose a different configuration if required to execute the
+/// function. Any function preference set via
+/// `cudaFuncSetCacheConfig (C API)` or cudaFuncSetCacheConfig
+/// (C++ API) will be preferred over this device-wide setting. Setting the
+/// device-wide cache configuration to [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE)
+/// will cause subsequent kernel launches to prefer to not change the cache
+/// configuration unless required to launch the kernel.
+///
+/// This setting does nothing on devices where the size of the L1 cache and
+/// shared memory are fixed.
+///
+/// Launching a kernel with a different preference than the most recent
+/// preference setting may insert a device-side synchronization point.
+///
+/// The supported cache configurations are:
+///
+/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
+///   or L1 (default)
+///
+/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
+///   and smaller L1 cache
+///
+/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
+///   shared memory
+///
+/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
+///   shared memory
+///
+/// # Arguments
+///
+/// - `cacheConfig`: `cudaFuncCache` — Requested cache configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
+/// - `cuCtxSetCacheConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetCacheConfig(
+    cacheConfig: cudaFuncCache,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaFuncCache) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSetCacheConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(cacheConfig) })
+}
+/// Returns a handle to a compute device.
+///
+/// Returns in `*device` a device ordinal given a PCI bus ID string.
+///
+/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
+/// values
+///
+/// # Arguments
+///
+/// - `device`: `int*` (output) — Returned device ordinal
+/// - `pciBusId`: `const char*` — String in one of the following forms:
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetPCIBusId`](crate::sys::cudaDeviceGetPCIBusId)
+/// - `cuDeviceGetByPCIBusId`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetByPCIBusId(
+    device: *mut ::core::ffi::c_int,
+    pciBusId: *const ::core::ffi::c_char,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        *const ::core::ffi::c_char,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetByPCIBusId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, pciBusId) })
+}
+/// Returns a PCI Bus Id string for the device.
+///
+/// Returns an ASCII string identifying the device `dev` in the NULL-
+/// terminated string pointed to by `pciBusId`. `length` specifies the
+/// maximum length of the string that may be returned.
+///
+/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
+/// values. pciBusId should be large enough to store 13 characters
+/// including the NULL-terminator.
+///
+/// # Arguments
+///
+/// - `pciBusId`: `char*` (output) — Returned identifier string for the device in the following format
+/// - `len`: `int` — Maximum length of string to store in `name`
+/// - `device`: `int` — Device to get identifier string for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId)
+/// - `cuDeviceGetPCIBusId`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetPCIBusId(
+    pciBusId: *mut ::core::ffi::c_char,
+    len: ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_char,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetPCIBusId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pciBusId, len, device) })
+}
+/// Gets an interprocess handle for a previously allocated event.
+///
+/// Takes as input a previously allocated event. This event must have been
+/// created with the [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) and
+/// [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flags set. This opaque handle may be
+/// copied into other processes and opened with
+/// [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle) to allow efficient hardware
+/// synchronization between GPU work in different processes.
+///
+/// After the event has been been opened in the importing process,
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord), [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize),
+/// [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) and [`cudaEventQuery`](crate::sys::cudaEventQuery) may be
+/// used in either process. Performing operations on the imported event
+/// after the exported event has been freed with
+/// [`cudaEventDestroy`](crate::sys::cudaEventDestroy) will result in undefined behavior.
+///
+/// IPC functionality is restricted to devices with support for unified
+/// addressing on Linux and Windows operating systems. IPC functionality on
+/// Windows is supported for compatibility purposes but not recommended as
+/// it comes with performance cost. Users can test their device for IPC
+/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
+/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
+///
+/// # Arguments
+///
+/// - `handle`: `cudaIpcEventHandle_t*` (output) — Pointer to a user allocated cudaIpcEventHandle in which to return the opaque event handle
+/// - `event`: `cudaEvent_t` — Event allocated with [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) and [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flags.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
+/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
+/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
+/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
+/// - `cuIpcGetEventHandle`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaIpcGetEventHandle(
+    handle: *mut cudaIpcEventHandle_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaIpcEventHandle_t,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaIpcGetEventHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(handle, event) })
+}
+/// Opens an interprocess event handle for use in the current process.
+///
+/// Opens an interprocess event handle exported from another process with
+/// [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle). This function returns a
+/// [`cudaEvent_t`](crate::sys::cudaEvent_t) that behaves like a locally created event with
+/// the [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flag specified. This event must
+/// be freed with [`cudaEventDestroy`](crate::sys::cudaEventDestroy).
+///
+/// Performing operations on the imported event after the exported event
+/// has been freed with [`cudaEventDestroy`](crate::sys::cudaEventDestroy) will result in
+/// undefined behavior.
+///
+/// IPC functionality is restricted to devices with support for unified
+/// addressing on Linux and Windows operating systems. IPC functionality on
+/// Windows is supported for compatibility purposes but not recommended as
+/// it comes with performance cost. Users can test their device for IPC
+/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
+/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t*` (output) — Returns the imported event
+/// - `handle`: `cudaIpcEventHandle_t` — Interprocess handle to open
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
+/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
+/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
+/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
+/// - `cuIpcOpenEventHandle`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaIpcOpenEventHandle(
+    event: *mut cudaEvent_t,
+    handle: cudaIpcEventHandle_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaEvent_t,
+        cudaIpcEventHandle_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaIpcOpenEventHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event, handle) })
+}
+/// Gets an interprocess memory handle for an existing device memory allocation.
+///
+/// Takes a pointer to the base of an existing device memory allocation
+/// created with [`cudaMalloc`](crate::sys::cudaMalloc) and exports it for use in another
+/// process. This is a lightweight operation and may be called multiple
+/// times on an allocation without adverse effects.
+///
+/// If a region of memory is freed with [`cudaFree`](crate::sys::cudaFree) and a
+/// subsequent call to [`cudaMalloc`](crate::sys::cudaMalloc) returns memory with the same
+/// device address, [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle) will return a unique
+/// handle for the new memory.
+///
+/// IPC functionality is restricted to devices with support for unified
+/// addressing on Linux and Windows operating systems. IPC functionality on
+/// Windows is supported for compatibility purposes but not recommended as
+/// it comes with performance cost. Users can test their device for IPC
+/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
+/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
+///
+/// # Arguments
+///
+/// - `handle`: `cudaIpcMemHandle_t*` (output) — Pointer to user allocated `cudaIpcMemHandle` to return the handle in.
+/// - `devPtr`: `void*` — Base pointer to previously allocated device memory
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
+/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
+/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
+/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
+/// - `cuIpcGetMemHandle`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaIpcGetMemHandle(
+    handle: *mut cudaIpcMemHandle_t,
+    devPtr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaIpcMemHandle_t,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaIpcGetMemHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(handle, devPtr) })
+}
+/// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
+///
+/// Maps memory exported from another process with
+/// [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle) into the current device address space.
+/// For contexts on different devices [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) can
+/// attempt to enable peer access between the devices as if the user called
+/// [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess). This behavior is controlled by
+/// the [`cudaIpcMemLazyEnablePeerAccess`](crate::sys::cudaIpcMemLazyEnablePeerAccess) flag.
+/// [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer) can determine if a mapping is
+/// possible.
+///
+/// [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) can open handles to devices that may
+/// not be visible in the process calling the API.
+///
+/// Contexts that may open `cudaIpcMemHandles` are restricted in
+/// the following way. `cudaIpcMemHandles` from each device in a
+/// given process may only be opened by one context per device per other
+/// process.
+///
+/// If the memory handle has already been opened by the current context,
+/// the reference count on the handle is incremented by 1 and the existing
+/// device pointer is returned.
+///
+/// Memory returned from [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) must be freed
+/// with [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle).
+///
+/// Calling [`cudaFree`](crate::sys::cudaFree) on an exported memory region before
+/// calling [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle) in the importing context will
+/// result in undefined behavior.
+///
+/// IPC functionality is restricted to devices with support for unified
+/// addressing on Linux and Windows operating systems. IPC functionality on
+/// Windows is supported for compatibility purposes but not recommended as
+/// it comes with performance cost. Users can test their device for IPC
+/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
+/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
+///
+/// **Notes**
+///
+/// No guarantees are made about the address returned in `*devPtr`.
+///  In particular, multiple processes may not receive the same address for the same `handle`.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Returned device pointer
+/// - `handle`: `cudaIpcMemHandle_t` — `cudaIpcMemHandle` to open
+/// - `flags`: `unsigned int` — Flags for this operation. Must be specified as [`cudaIpcMemLazyEnablePeerAccess`](crate::sys::cudaIpcMemLazyEnablePeerAccess)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorTooManyPeers`](crate::sys::cudaError_t::ERROR_TOO_MANY_PEERS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
+/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
+/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
+/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
+/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
+/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
+/// - `cuIpcOpenMemHandle`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaIpcOpenMemHandle(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    handle: cudaIpcMemHandle_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        cudaIpcMemHandle_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaIpcOpenMemHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, handle, flags) })
+}
+/// Attempts to close memory mapped with cudaIpcOpenMemHandle.
+///
+/// Decrements the reference count of the memory returnd by
+/// [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) by 1. When the reference count reaches
+/// 0, this API unmaps the memory. The original allocation in the exporting
+/// process as well as imported mappings in other processes will be
+/// unaffected.
+///
+/// Any resources used to enable peer access will be freed if this is the
+/// last mapping using them.
+///
+/// IPC functionality is restricted to devices with support for unified
+/// addressing on Linux and Windows operating systems. IPC functionality on
+/// Windows is supported for compatibility purposes but not recommended as
+/// it comes with performance cost. Users can test their device for IPC
+/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
+/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Device pointer returned by [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
+/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
+/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
+/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
+/// - `cuIpcCloseMemHandle`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaIpcCloseMemHandle(
+    devPtr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaIpcCloseMemHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr) })
+}
+/// Blocks until remote writes are visible to the specified scope.
+///
+/// Blocks until remote writes to the target context via mappings created
+/// through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
+/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
+/// visible to the specified scope.
+///
+/// If the scope equals or lies within the scope indicated by
+/// [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING), the call will be a
+/// no-op and can be safely omitted for performance. This can be determined
+/// by comparing the numerical values between the two enums, with smaller
+/// scopes having smaller values.
+///
+/// Users may query support for this API via
+/// [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
+///
+/// Registers a callback function to receive async notifications
+///
+/// Registers `callbackFunc` to receive async notifications.
+///
+/// The `userData` parameter is passed to the callback function at async
+/// notification time. Likewise, `callback` is also passed to the callback
+/// function to distinguish between multiple registered callbacks.
+///
+/// The callback function being registered should be designed to return
+/// quickly (~10ms). Any long running tasks should be queued for execution
+/// on an application thread.
+///
+/// Callbacks may not call cudaDeviceRegisterAsyncNotification or
+/// cudaDeviceUnregisterAsyncNotification. Doing so will result in
+/// [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Async notification callbacks execute
+/// in an undefined order and may be serialized.
+///
+/// Returns in `*callback` a handle representing the registered callback
+/// instance.
+///
+/// # Arguments
+///
+/// - `device`: `int` — The device on which to register the callback
+/// - `callbackFunc`: `cudaAsyncCallback`
+/// - `userData`: `void*`
+/// - `callback`: `cudaAsyncCallbackHandle_t*` (output) — The function to register as a callback
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFlushGPUDirectRDMAWrites`
+/// - [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceRegisterAsyncNotification(
+    device: ::core::ffi::c_int,
+    callbackFunc: cudaAsyncCallback,
+    userData: *mut ::core::ffi::c_void,
+    callback: *mut cudaAsyncCallbackHandle_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        cudaAsyncCallback,
+        *mut ::core::ffi::c_void,
+        *mut cudaAsyncCallbackHandle_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceRegisterAsyncNotification")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, callbackFunc, userData, callback) })
+}
+/// Unregisters an async notification callback.
+///
+/// Unregisters `callback` so that the corresponding callback function will
+/// stop receiving async notifications.
+///
+/// # Arguments
+///
+/// - `device`: `int` — The device from which to remove `callback`.
+/// - `callback`: `cudaAsyncCallbackHandle_t` — The callback instance to unregister from receiving async notifications.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceUnregisterAsyncNotification(
+    device: ::core::ffi::c_int,
+    callback: cudaAsyncCallbackHandle_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        cudaAsyncCallbackHandle_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceUnregisterAsyncNotification")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, callback) })
+}
+/// Returns the number of compute-capable devices.
+///
+/// Returns in `*count` the number of devices with compute capability
+/// greater or equal to 2.0 that are available for execution.
+///
+/// # Arguments
+///
+/// - `count`: `int*` (output) — Returns the number of devices with compute capability greater or equal to 2.0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuDeviceGetCount`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDeviceCount(
+    count: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDeviceCount")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(count) })
+}
+/// Returns information about the compute-device.
+///
+/// Returns in `*prop` the properties of device `dev`.
+///
+/// # Arguments
+///
+/// - `prop`: `cudaDeviceProp*` (output) — Properties for the specified device
+/// - `device`: `int` — Device number to get properties for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuDeviceGetAttribute`
+/// - `cuDeviceGetName`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDeviceProperties(
+    prop: *mut cudaDeviceProp,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaDeviceProp,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDeviceProperties")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(prop, device) })
+}
+/// Returns information about the device.
+///
+/// Returns in `*value` the integer value of the attribute `attr` on device
+/// `device`.
+///
+/// # Arguments
+///
+/// - `value`: `int*` (output) — Returned device attribute value
+/// - `attr`: `cudaDeviceAttr` — Device attribute to query
+/// - `device`: `int` — Device number to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuDeviceGetAttribute`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetAttribute(
+    value: *mut ::core::ffi::c_int,
+    attr: cudaDeviceAttr,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        cudaDeviceAttr,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(value, attr, device) })
+}
+/// Queries details about atomic operations supported between the device and host.
+///
+/// Returns in `*capabilities` the details about requested atomic
+/// `*operations` over the the link between `dev` and the host. The
+/// allocated size of `*operations` and `*capabilities` must be `count`.
+///
+/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `*operations`, the
+/// corresponding result in `*capabilities` will be a bitmask indicating
+/// which of [`cudaAtomicOperationCapability`](crate::sys::cudaAtomicOperationCapability) the link supports
+/// natively.
+///
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `dev` is not valid.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `*capabilities` or
+/// `*operations` is NULL, if `count` is 0, or if any of `*operations` is
+/// not valid.
+///
+/// # Arguments
+///
+/// - `capabilities`: `unsigned int*` (output) — Returned capability details of each requested operation
+/// - `operations`: `const cudaAtomicOperation*` — Requested operations
+/// - `count`: `unsigned int` — Count of requested operations and size of capabilities
+/// - `device`: `int` — Device handle
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)
+/// - [`cudaDeviceGetP2PAtomicCapabilities`](crate::sys::cudaDeviceGetP2PAtomicCapabilities)
+/// - `cuDeviceGeHostAtomicCapabilities`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
+    capabilities: *mut ::core::ffi::c_uint,
+    operations: *const cudaAtomicOperation,
+    count: ::core::ffi::c_uint,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_uint,
+        *const cudaAtomicOperation,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetHostAtomicCapabilities")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(capabilities, operations, count, device) })
+}
+/// Returns the default mempool of a device.
+///
+/// The default mempool of a device contains device memory from that
+/// device.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — None
+/// - `device`: `int` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetDefaultMemPool`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaMemPoolTrimTo`](crate::sys::cudaMemPoolTrimTo)
+/// - [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute)
+/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
+/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetDefaultMemPool(
+    memPool: *mut cudaMemPool_t,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetDefaultMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, device) })
+}
+/// Sets the current memory pool of a device.
+///
+/// The memory pool must be local to the specified device. Unless a mempool
+/// is specified in the [`cudaMallocAsync`](crate::sys::cudaMallocAsync) call,
+/// [`cudaMallocAsync`](crate::sys::cudaMallocAsync) allocates from the current mempool of the
+/// provided stream's device. By default, a device's current memory pool is
+/// its default memory pool.
+///
+/// **Notes**
+///
+/// Use [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync) to specify asynchronous allocations from a device different than the one the stream runs on.
+///
+/// # Arguments
+///
+/// - `device`: `int` — None
+/// - `memPool`: `cudaMemPool_t` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceSetMemPool`
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// - [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy)
+/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetMemPool(
+    device: ::core::ffi::c_int,
+    memPool: cudaMemPool_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int, cudaMemPool_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSetMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, memPool) })
+}
+/// Gets the current mempool for a device.
+///
+/// Returns the last pool provided to [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) for
+/// this device or the device's default memory pool if
+/// [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) has never been called. By default the
+/// current mempool is the default mempool for a device, otherwise the
+/// returned pool must have been set with `cuDeviceSetMemPool` or
+/// [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — None
+/// - `device`: `int` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetMemPool`
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetMemPool(
+    memPool: *mut cudaMemPool_t,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, device) })
+}
+/// Queries attributes of the link between two devices.
+///
+/// Returns in `*value` the value of the requested attribute `attrib` of
+/// the link between `srcDevice` and `dstDevice`. The supported attributes
+/// are:
+///
+/// - [`cudaDevP2PAttrPerformanceRank`](crate::sys::cudaDeviceP2PAttr::PERFORMANCE_RANK): A relative value
+///   indicating the performance of the link between two devices. Lower
+///   value means better performance (0 being the value used for most
+///   performant link).
+///
+/// - [`cudaDevP2PAttrAccessSupported`](crate::sys::cudaDeviceP2PAttr::ACCESS_SUPPORTED): 1 if peer access is
+///   enabled.
+///
+/// - [`cudaDevP2PAttrNativeAtomicSupported`](crate::sys::cudaDeviceP2PAttr::NATIVE_ATOMIC_SUPPORTED): 1 if all native
+///   atomic operations over the link are supported.
+///
+/// - [`cudaDevP2PAttrCudaArrayAccessSupported`](crate::sys::cudaDeviceP2PAttr::CUDA_ARRAY_ACCESS_SUPPORTED): 1 if accessing
+///   CUDA arrays over the link is supported.
+///
+/// - [`cudaDevP2PAttrOnlyPartialNativeAtomicSupported`](crate::sys::cudaDeviceP2PAttr::ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED): 1 if some
+///   CUDA-valid atomic operations over the link are supported. Information
+///   about specific operations can be retrieved with
+///   [`cudaDeviceGetP2PAtomicCapabilities`](crate::sys::cudaDeviceGetP2PAtomicCapabilities).
+///
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
+/// `dstDevice` are not valid or if they represent the same device.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `attrib` is not valid or
+/// if `value` is a null pointer.
+///
+/// # Arguments
+///
+/// - `value`: `int*` (output) — Returned value of the requested attribute
+/// - `attr`: `cudaDeviceP2PAttr` — The requested attribute of the link between `srcDevice` and `dstDevice`.
+/// - `srcDevice`: `int` — The source device of the target link.
+/// - `dstDevice`: `int` — The destination device of the target link.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
+/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
+/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
+/// - `cuDeviceGetP2PAttribute`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetP2PAttribute(
+    value: *mut ::core::ffi::c_int,
+    attr: cudaDeviceP2PAttr,
+    srcDevice: ::core::ffi::c_int,
+    dstDevice: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        cudaDeviceP2PAttr,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetP2PAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(value, attr, srcDevice, dstDevice) })
+}
+/// Queries details about atomic operations supported between two devices.
+///
+/// Returns in `*capabilities` the details about requested atomic
+/// `*operations` over the the link between `srcDevice` and `dstDevice`.
+/// The allocated size of `*operations` and `*capabilities` must be
+/// `count`.
+///
+/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `*operations`, the
+/// corresponding result in `*capabilities` will be a bitmask indicating
+/// which of [`cudaAtomicOperationCapability`](crate::sys::cudaAtomicOperationCapability) the link supports
+/// natively.
+///
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
+/// `dstDevice` are not valid or if they represent the same device.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `*capabilities` or
+/// `*operations` is NULL, if `count` is 0, or if any of `*operations` is
+/// not valid.
+///
+/// # Arguments
+///
+/// - `capabilities`: `unsigned int*` (output) — Returned capability details of each requested operation
+/// - `operations`: `const cudaAtomicOperation*` — Requested operations
+/// - `count`: `unsigned int` — Count of requested operations and size of capabilities
+/// - `srcDevice`: `int` — The source device of the target link
+/// - `dstDevice`: `int` — The destination device of the target link
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute)
+/// - `cuDeviceGetP2PAttribute`
+/// - `cuDeviceGetP2PAtomicCapabilities`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
+    capabilities: *mut ::core::ffi::c_uint,
+    operations: *const cudaAtomicOperation,
+    count: ::core::ffi::c_uint,
+    srcDevice: ::core::ffi::c_int,
+    dstDevice: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_uint,
+        *const cudaAtomicOperation,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetP2PAtomicCapabilities")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(capabilities, operations, count, srcDevice, dstDevice) })
+}
+/// Select compute-device which best matches criteria.
+///
+/// Returns in `*device` the device which has properties that best match
+/// `*prop`.
+///
+/// # Arguments
+///
+/// - `device`: `int*` (output) — Device with best match
+/// - `prop`: `const cudaDeviceProp*` — Desired device properties
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaChooseDevice(
+    device: *mut ::core::ffi::c_int,
+    prop: *const cudaDeviceProp,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        *const cudaDeviceProp,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaChooseDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, prop) })
+}
+/// Initialize device to be used for GPU executions.
+///
+/// This function will initialize the CUDA Runtime structures and primary
+/// context on `device` when called, but the context will not be made
+/// current to `device`.
+///
+/// When [`cudaInitDeviceFlagsAreValid`](crate::sys::cudaInitDeviceFlagsAreValid) is set in `flags`,
+/// deviceFlags are applied to the requested device. The values of
+/// deviceFlags match those of the flags parameters in
+/// [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags). The effect may be verified by
+/// [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags).
+///
+/// This function will return an error if the device is in
+/// [`cudaComputeModeExclusiveProcess`](crate::sys::cudaComputeMode::EXCLUSIVE_PROCESS) and is occupied by another
+/// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
+///
+/// # Arguments
+///
+/// - `device`: `int` — Device on which the runtime will initialize itself.
+/// - `deviceFlags`: `unsigned int` — Parameters for device operation.
+/// - `flags`: `unsigned int` — Flags for controlling the device initialization.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaInitDevice(
+    device: ::core::ffi::c_int,
+    deviceFlags: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaInitDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, deviceFlags, flags) })
+}
+/// Set device to be used for GPU executions.
+///
+/// Sets `device` as the current device for the calling host thread. Valid
+/// device id's are 0 to ([`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount) - 1).
+///
+/// Any device memory subsequently allocated from this host thread using
+/// [`cudaMalloc`](crate::sys::cudaMalloc), [`cudaMallocPitch`](crate::sys::cudaMallocPitch) or
+/// [`cudaMallocArray`](crate::sys::cudaMallocArray) will be physically resident on `device`.
+/// Any host memory allocated from this host thread using
+/// [`cudaMallocHost`](crate::sys::cudaMallocHost) or [`cudaHostAlloc`](crate::sys::cudaHostAlloc) or
+/// [`cudaHostRegister`](crate::sys::cudaHostRegister) will have its lifetime associated with
+/// `device`. Any streams or events created from this host thread will be
+/// associated with `device`. Any kernels launched from this host thread
+/// using the \<\<\<\>\>\> operator or `cudaLaunchKernel` will be
+/// executed on `device`.
+///
+/// This call may be made from any host thread, to any device, and at any
+/// time. This function will do no synchronization with the previous or new
+/// device, and should only take significant time when it initializes the
+/// runtime's context state. This call will bind the primary context of the
+/// specified device to the calling thread and all the subsequent memory
+/// allocations, stream and event creations, and kernel launches will be
+/// associated with the primary context. This function will also
+/// immediately initialize the runtime state on the primary context, and
+/// the context will be current on `device` immediately. This function will
+/// return an error if the device is in
+/// [`cudaComputeModeExclusiveProcess`](crate::sys::cudaComputeMode::EXCLUSIVE_PROCESS) and is occupied by another
+/// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
+///
+/// It is not required to call [`cudaInitDevice`](crate::sys::cudaInitDevice) before using this
+/// function.
+///
+/// # Arguments
+///
+/// - `device`: `int` — Device on which the active host thread should execute the device code.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuCtxSetCurrent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaSetDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device) })
+}
+/// Returns which device is currently being used.
+///
+/// Returns in `*device` the current device for the calling host thread.
+///
+/// # Arguments
+///
+/// - `device`: `int*` (output) — Returns the device on which the active host thread executes the device code.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - `cuCtxGetCurrent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDevice(
+    device: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device) })
+}
+/// Sets flags to be used for device executions.
+///
+/// Records `flags` as the flags for the current device. If the current
+/// device has been set and that device has already been initialized, the
+/// previous flags are overwritten. If the current device has not been
+/// initialized, it is initialized with the provided flags. If no device
+/// has been made current to the calling thread, a default device is
+/// selected and initialized with the provided flags.
+///
+/// The three LSBs of the `flags` parameter can be used to control how the
+/// CPU thread interacts with the OS scheduler when waiting for results
+/// from the device.
+///
+/// - [`cudaDeviceScheduleAuto`](crate::sys::DeviceFlags::SCHEDULE_AUTO): The default value if the `flags`
+///   parameter is zero, uses a heuristic based on the number of active
+///   CUDA contexts in the process `C` and the number of logical processors
+///   in the system `P`. If `C` \> `P`, then CUDA will yield to other OS
+///   threads when waiting for the device, otherwise CUDA will not yield
+///   while waiting for results and actively spin on the processor.
+///   Additionally, on Tegra devices, [`cudaDeviceScheduleAuto`](crate::sys::DeviceFlags::SCHEDULE_AUTO)
+///   uses a heuristic based on the power profile of the platform and may
+///   choose [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) for low-powered
+///   devices.
+///
+/// - [`cudaDeviceScheduleSpin`](crate::sys::DeviceFlags::SCHEDULE_SPIN): Instruct CUDA to actively spin
+///   when waiting for results from the device. This can decrease latency
+///   when waiting for the device, but may lower the performance of CPU
+///   threads if they are performing work in parallel with the CUDA thread.
+///
+/// - [`cudaDeviceScheduleYield`](crate::sys::DeviceFlags::SCHEDULE_YIELD): Instruct CUDA to yield its
+///   thread when waiting for results from the device. This can increase
+///   latency when waiting for the device, but can increase the performance
+///   of CPU threads performing work in parallel with the device.
+///
+/// - [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC): Instruct CUDA to block
+///   the CPU thread on a synchronization primitive when waiting for the
+///   device to finish work.
+///
+/// - [`cudaDeviceBlockingSync`](crate::sys::DeviceFlags::BLOCKING_SYNC): Instruct CUDA to block the CPU
+///   thread on a synchronization primitive when waiting for the device to
+///   finish work.   `Deprecated:` This flag was deprecated as of
+///   CUDA 4.0 and replaced with
+///   [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC).
+///
+/// - [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST): This flag enables allocating pinned
+///   host memory that is accessible to the device. It is implicit for the
+///   runtime but may be absent if a context is created using the driver
+///   API. If this flag is not set, [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
+///   will always return a failure code.
+///
+/// - [`cudaDeviceLmemResizeToMax`](crate::sys::DeviceFlags::LMEM_RESIZE_TO_MAX): Instruct CUDA to not reduce
+///   local memory after resizing local memory for a kernel. This can
+///   prevent thrashing by local memory allocations when launching many
+///   kernels with high local memory usage at the cost of potentially
+///   increased memory usage.   `Deprecated:` This flag is
+///   deprecated and the behavior enabled by this flag is now the default
+///   and cannot be disabled.
+///
+/// - [`cudaDeviceSyncMemops`](crate::sys::DeviceFlags::SYNC_MEMOPS): Ensures that synchronous memory
+///   operations initiated on this context will always synchronize. See
+///   further documentation in the section titled "API Synchronization
+///   behavior" to learn more about cases when synchronous memory
+///   operations can exhibit asynchronous behavior.
+///
+/// # Arguments
+///
+/// - `flags`: `unsigned int` — Parameters for device operation
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags)
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - `cudaSetValidDevices`
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - `cuDevicePrimaryCtxSetFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaSetDeviceFlags(
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(::core::ffi::c_uint) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaSetDeviceFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(flags) })
+}
+/// Gets the flags for the current device.
+///
+/// Returns in `flags` the flags for the current device. If there is a
+/// current device for the calling thread, the flags for the device are
+/// returned. If there is no current device, the flags for the first device
+/// are returned, which may be the default flags. Compare to the behavior
+/// of [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags).
+///
+/// Typically, the flags returned should match the behavior that will be
+/// seen if the calling thread uses a device after this call, without any
+/// change to the flags or current device inbetween by this or another
+/// thread. Note that if the device is not initialized, it is possible for
+/// another thread to change the flags for the current device before it is
+/// initialized. Additionally, when using exclusive mode, if this thread
+/// has not requested a specific device, it may use a device other than the
+/// first device, contrary to the assumption made by this function.
+///
+/// If a context has been created via the driver API and is current to the
+/// calling thread, the flags for that context are always returned.
+///
+/// Flags returned by this function may specifically include
+/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) even though it is not accepted by
+/// [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags) because it is implicit in runtime API
+/// flags. The reason for this is that the current context may have been
+/// created via the driver API in which case the flag is not implicit and
+/// may be unset.
+///
+/// # Arguments
+///
+/// - `flags`: `unsigned int*` (output) — Pointer to store the device flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuCtxGetFlags`
+/// - `cuDevicePrimaryCtxGetState`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDeviceFlags(
+    flags: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_uint) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDeviceFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(flags) })
+}
+/// Returns the last error from a runtime call.
+///
+/// Returns the last error that has been produced by any of the runtime
+/// calls in the same instance of the CUDA Runtime library in the host
+/// thread and resets it to [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
+///
+/// Note: Multiple instances of the CUDA Runtime library can be present in
+/// an application when using a library that statically links the CUDA
+/// Runtime.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
+/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
+/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
+/// - [`cudaError`](crate::sys::cudaError)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetLastError")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Returns the last error from a runtime call.
+///
+/// Returns the last error that has been produced by any of the runtime
+/// calls in the same instance of the CUDA Runtime library in the host
+/// thread. This call does not reset the error to [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS)
+/// like [`cudaGetLastError`](crate::sys::cudaGetLastError).
+///
+/// Note: Multiple instances of the CUDA Runtime library can be present in
+/// an application when using a library that statically links the CUDA
+/// Runtime.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
+/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
+/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
+/// - [`cudaError`](crate::sys::cudaError)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaPeekAtLastError")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Returns the string representation of an error code enum name.
+///
+/// Returns a string containing the name of an error code in the enum. If
+/// the error code is not recognized, "unrecognized error code" is
+/// returned.
+///
+/// :returns: `char*` pointer to a NULL-terminated string
+///
+/// # Arguments
+///
+/// - `error`: `cudaError_t` — Error code to convert to string
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
+/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
+/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
+/// - [`cudaError`](crate::sys::cudaError)
+/// - `cuGetErrorName`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetErrorName(
+    error: cudaError_t,
+) -> crate::Result<*const ::core::ffi::c_char> {
+    type FnPtr = unsafe extern "C" fn(cudaError_t) -> *const ::core::ffi::c_char;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetErrorName")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(error) })
+}
+/// Returns the description string for an error code.
+///
+/// Returns the description string for an error code. If the error code is
+/// not recognized, "unrecognized error code" is returned.
+///
+/// :returns: `char*` pointer to a NULL-terminated string
+///
+/// # Arguments
+///
+/// - `error`: `cudaError_t` — Error code to convert to string
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
+/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
+/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
+/// - [`cudaError`](crate::sys::cudaError)
+/// - `cuGetErrorString`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetErrorString(
+    error: cudaError_t,
+) -> crate::Result<*const ::core::ffi::c_char> {
+    type FnPtr = unsafe extern "C" fn(cudaError_t) -> *const ::core::ffi::c_char;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetErrorString")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(error) })
+}
+/// Create an asynchronous stream.
+///
+/// Creates a new asynchronous stream on the context that is current to the
+/// calling host thread. If no context is current to the calling host
+/// thread, then the primary context for a device is selected, made current
+/// to the calling thread, and initialized before creating a stream on it.
+///
+/// # Arguments
+///
+/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
+/// - [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamCreate(
+    pStream: *mut cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pStream) })
+}
+/// Create an asynchronous stream.
+///
+/// Creates a new asynchronous stream on the context that is current to the
+/// calling host thread. If no context is current to the calling host
+/// thread, then the primary context for a device is selected, made current
+/// to the calling thread, and initialized before creating a stream on it.
+/// The `flags` argument determines the behaviors of the stream. Valid
+/// values for `flags` are
+///
+/// - [`cudaStreamDefault`](crate::sys::StreamFlags::DEFAULT): Default stream creation flag.
+///
+/// - [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING): Specifies that work running in the
+///   created stream may run concurrently with work in stream 0 (the NULL
+///   stream), and that the created stream should perform no implicit
+///   synchronization with stream 0.
+///
+/// # Arguments
+///
+/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
+/// - `flags`: `unsigned int` — Parameters for stream creation
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
+/// - [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamCreateWithFlags(
+    pStream: *mut cudaStream_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaStream_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamCreateWithFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pStream, flags) })
+}
+/// Create an asynchronous stream with the specified priority.
+///
+/// Creates a stream with the specified priority and returns a handle in
+/// `pStream`. The stream is created on the context that is current to the
+/// calling host thread. If no context is current to the calling host
+/// thread, then the primary context for a device is selected, made current
+/// to the calling thread, and initialized before creating a stream on it.
+/// This affects the scheduling priority of work in the stream. Priorities
+/// provide a hint to preferentially run work with higher priority when
+/// possible, but do not preempt already-running work or provide any other
+/// functional guarantee on execution order.
+///
+/// `priority` follows a convention where lower numbers represent higher
+/// priorities. '0' represents default priority. The range of meaningful
+/// numerical priorities can be queried using
+/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange). If the specified priority
+/// is outside the numerical range returned by
+/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange), it will automatically be
+/// clamped to the lowest or the highest number in the range.
+///
+/// **Notes**
+///
+/// Stream priorities are supported only on GPUs with compute capability 3.5 or higher.
+///
+/// In the current implementation, only compute kernels launched in priority streams are affected by the stream's priority. Stream priorities have no effect on host-to-device and device-to-host memory operations.
+///
+/// # Arguments
+///
+/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
+/// - `flags`: `unsigned int` — Flags for stream creation. See [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags) for a list of valid flags that can be passed
+/// - `priority`: `int` — Priority of the stream. Lower numbers represent higher priorities. See [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange) for more information about the meaningful stream priorities that can be passed.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamCreateWithPriority`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamCreateWithPriority(
+    pStream: *mut cudaStream_t,
+    flags: ::core::ffi::c_uint,
+    priority: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaStream_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamCreateWithPriority")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pStream, flags, priority) })
+}
+/// Query the priority of a stream.
+///
+/// Query the priority of a stream. The priority is returned in in
+/// `priority`. Note that if the stream was created with a priority outside
+/// the meaningful numerical range returned by
+/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange), this function returns the
+/// clamped priority. See [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority) for
+/// details about priority clamping.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
+/// - `priority`: `int*` (output) — Pointer to a signed integer in which the stream's priority is returned
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
+/// - [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource)
+/// - `cuStreamGetPriority`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetPriority(
+    hStream: cudaStream_t,
+    priority: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetPriority")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, priority) })
+}
+/// Query the flags of a stream.
+///
+/// Query the flags of a stream. The flags are returned in `flags`. See
+/// [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags) for a list of valid flags.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
+/// - `flags`: `unsigned int*` (output) — Pointer to an unsigned integer in which the stream's flags are returned
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
+/// - `cuStreamGetFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetFlags(
+    hStream: cudaStream_t,
+    flags: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, flags) })
+}
+/// Query the Id of a stream.
+///
+/// Query the Id of a stream. The Id is returned in `streamId`. The Id is
+/// unique for the life of the program.
+///
+/// The stream handle `hStream` can refer to any of the following:
+///
+/// - a stream created via any of the CUDA runtime APIs such as
+///   [`cudaStreamCreate`](crate::sys::cudaStreamCreate), [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+///   and [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority), or their driver API
+///   equivalents such as `cuStreamCreate` or
+///   `cuStreamCreateWithPriority`. Passing an invalid handle
+///   will result in undefined behavior.
+///
+/// - any of the special streams such as the NULL stream,
+///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   respectively. The driver API equivalents of these are also accepted
+///   which are NULL, `CU_STREAM_LEGACY` and
+///   `CU_STREAM_PER_THREAD`.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
+/// - `streamId`: `unsigned long long*` (output) — Pointer to an unsigned long long in which the stream Id is returned
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - `cuStreamGetId`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetId(
+    hStream: cudaStream_t,
+    streamId: *mut ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, streamId) })
+}
+/// Query the device of a stream.
+///
+/// Returns in `*device` the device of the stream.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
+/// - `device`: `int*` (output) — Returns the device to which the stream belongs
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - `cuStreamGetId`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetDevice(
+    hStream: cudaStream_t,
+    device: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, device) })
+}
+/// Resets all persisting lines in cache to normal status.
+///
+/// Resets all persisting lines in cache to normal status. Takes effect on
+/// function return.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaCtxResetPersistingL2Cache")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Copies attributes from source stream to destination stream.
+///
+/// Copies attributes from source stream `src` to destination stream `dst`.
+/// Both streams must have the same context.
+///
+/// # Arguments
+///
+/// - `dst`: `cudaStream_t` — Destination stream
+/// - `src`: `cudaStream_t` — Source stream For attributes see `cudaStreamAttrID`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamCopyAttributes(
+    dst: cudaStream_t,
+    src: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaStream_t, cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamCopyAttributes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, src) })
+}
+/// Queries stream attribute.
+///
+/// Queries attribute `attr` from `hStream` and stores it in corresponding
+/// member of `value_out`.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t`
+/// - `attr`: `cudaLaunchAttributeID`
+/// - `value_out`: `cudaLaunchAttributeValue*` (output)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetAttribute(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value_out: *mut cudaLaunchAttributeValue,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaLaunchAttributeID,
+        *mut cudaLaunchAttributeValue,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, attr, value_out) })
+}
+/// Sets stream attribute.
+///
+/// Sets attribute `attr` on `hStream` from corresponding attribute of
+/// `value`. The updated attribute will be applied to subsequent work
+/// submitted to the stream. It will not affect previously submitted work.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t`
+/// - `attr`: `cudaLaunchAttributeID`
+/// - `value`: `const cudaLaunchAttributeValue*`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamSetAttribute(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value: *const cudaLaunchAttributeValue,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaLaunchAttributeID,
+        *const cudaLaunchAttributeValue,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamSetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, attr, value) })
+}
+/// Destroys and cleans up an asynchronous stream.
+///
+/// Destroys and cleans up the asynchronous stream specified by `stream`.
+///
+/// In case the device is still doing work in the stream `stream` when
+/// [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy) is called, the function will return
+/// immediately and the resources associated with `stream` will be released
+/// automatically once the device has completed all work in `stream`.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - `cuStreamDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream) })
+}
+/// Make a compute stream wait on an event.
+///
+/// Makes all future work submitted to `stream` wait for all work captured
+/// in `event`. See [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is
+/// captured by an event. The synchronization will be performed efficiently
+/// on the device when applicable. `event` may be from a different device
+/// than `stream`.
+///
+/// flags include:
+///
+/// - [`cudaEventWaitDefault`](crate::sys::EventWaitFlags::DEFAULT): Default event creation flag.
+///
+/// - [`cudaEventWaitExternal`](crate::sys::EventWaitFlags::EXTERNAL): Event is captured in the graph as
+///   an external event node when performing stream capture.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to wait
+/// - `event`: `cudaEvent_t` — Event to wait on
+/// - `flags`: `unsigned int` — Parameters for the operation(See above)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamWaitEvent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamWaitEvent(
+    stream: cudaStream_t,
+    event: cudaEvent_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaEvent_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamWaitEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, event, flags) })
+}
+/// Add a callback to a compute stream.
+///
+/// Adds a callback to be called on the host after all currently enqueued
+/// items in the stream have completed. For each cudaStreamAddCallback
+/// call, a callback will be executed exactly once. The callback will block
+/// later work in the stream until it is finished.
+///
+/// The callback may be passed [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) or an error code. In
+/// the event of a device error, all subsequently executed callbacks will
+/// receive an appropriate [`cudaError_t`](crate::sys::cudaError_t).
+///
+/// Callbacks must not make any CUDA API calls. Attempting to use CUDA APIs
+/// may result in [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Callbacks must not
+/// perform any synchronization that may depend on outstanding device work
+/// or other callbacks that are not mandated to run earlier. Callbacks
+/// without a mandated order (in independent streams) execute in undefined
+/// order and may be serialized.
+///
+/// For the purposes of Unified Memory, callback execution makes a number
+/// of guarantees:
+///
+/// - The callback stream is considered idle for the duration of the
+///   callback. Thus, for example, a callback may always use memory
+///   attached to the callback stream.
+///
+/// - The start of execution of a callback has the same effect as
+///   synchronizing an event recorded in the same stream immediately prior
+///   to the callback. It thus synchronizes streams which have been
+///   "joined" prior to the callback.
+///
+/// - Adding device work to any stream does not have the effect of making
+///   the stream active until all preceding callbacks have executed. Thus,
+///   for example, a callback might use global attached memory even if work
+///   has been added to another stream, if it has been properly ordered
+///   with an event.
+///
+/// - Completion of a callback does not cause a stream to become active
+///   except as described above. The callback stream will remain idle if no
+///   device work follows the callback, and will remain idle across
+///   consecutive callbacks without device work in between. Thus, for
+///   example, stream synchronization can be done by signaling from a
+///   callback at the end of the stream.
+///
+/// **Notes**
+///
+/// This function is slated for eventual deprecation and removal. If you do not require the callback to execute in case of a device error, consider using [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc). Additionally, this function is not supported with [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture), unlike [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc).
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to add callback to
+/// - `callback`: `cudaStreamCallback_t` — The function to call once preceding stream operations are complete
+/// - `userData`: `void*` — User specified data to be passed to the callback function
+/// - `flags`: `unsigned int` — Reserved for future use, must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
+/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
+/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
+/// - `cuStreamAddCallback`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamAddCallback(
+    stream: cudaStream_t,
+    callback: cudaStreamCallback_t,
+    userData: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaStreamCallback_t,
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamAddCallback")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, callback, userData, flags) })
+}
+/// Waits for stream tasks to complete.
+///
+/// Blocks until `stream` has completed all operations. If the
+/// [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) flag was set for this
+/// device, the host thread will block until the stream is finished with
+/// all of its tasks.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamSynchronize`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamSynchronize")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream) })
+}
+/// Queries an asynchronous stream for completion status.
+///
+/// Returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if all operations in `stream` have
+/// completed, or [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) if not.
+///
+/// For the purposes of Unified Memory, a return value of
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) is equivalent to having called
+/// [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize).
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - `cuStreamQuery`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamQuery")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream) })
+}
+/// Attach memory to a stream asynchronously.
+///
+/// Enqueues an operation in `stream` to specify stream association of
+/// `length` bytes of memory starting from `devPtr`. This function is a
+/// stream-ordered operation, meaning that it is dependent on, and will
+/// only take effect when, previous work in stream has completed. Any
+/// previous association is automatically replaced.
+///
+/// `devPtr` must point to an one of the following types of memories:
+///
+/// - managed memory declared using the managed keyword or allocated with
+///   [`cudaMallocManaged`](crate::sys::cudaMallocManaged).
+///
+/// - a valid host-accessible region of system-allocated pageable memory.
+///   This type of memory may only be specified if the device associated
+///   with the stream reports a non-zero value for the device attribute
+///   [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
+///
+/// For managed allocations, `length` must be either zero or the entire
+/// allocation's size. Both indicate that the entire allocation's stream
+/// association is being changed. Currently, it is not possible to change
+/// stream association for a portion of a managed allocation.
+///
+/// For pageable allocations, `length` must be non-zero.
+///
+/// The stream association is specified using `flags` which must be one of
+/// [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL), [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) or
+/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE). The default value for `flags` is
+/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) If the [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL)
+/// flag is specified, the memory can be accessed by any stream on any
+/// device. If the [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) flag is specified, the
+/// program makes a guarantee that it won't access the memory on the device
+/// from any stream on a device that has a zero value for the device
+/// attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). If the
+/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) flag is specified and `stream` is
+/// associated with a device that has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS), the program makes a
+/// guarantee that it will only access the memory on the device from
+/// `stream`. It is illegal to attach singly to the NULL stream, because
+/// the NULL stream is a virtual global stream and not a specific stream.
+/// An error will be returned in this case.
+///
+/// When memory is associated with a single stream, the Unified Memory
+/// system will allow CPU access to this memory region so long as all
+/// operations in `stream` have completed, regardless of whether other
+/// streams are active. In effect, this constrains exclusive ownership of
+/// the managed memory region by an active GPU to per-stream activity
+/// instead of whole-GPU activity.
+///
+/// Accessing memory on the device from streams that are not associated
+/// with it will produce undefined results. No error checking is performed
+/// by the Unified Memory system to ensure that kernels launched into other
+/// streams do not access this region.
+///
+/// It is a program's responsibility to order calls to
+/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) via events, synchronization or
+/// other means to ensure legal access to memory at all times. Data
+/// visibility and coherency will be changed appropriately for all kernels
+/// which follow a stream-association change.
+///
+/// If `stream` is destroyed while data is associated with it, the
+/// association is removed and the association reverts to the default
+/// visibility of the allocation as specified at
+/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged). For managed variables, the default
+/// association is always [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). Note that
+/// destroying a stream is an asynchronous operation, and as a result, the
+/// change to default association won't happen until all work in the stream
+/// has completed.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream in which to enqueue the attach operation
+/// - `devPtr`: `void*` — Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated memory)
+/// - `length`: `size_t` — Length of memory (defaults to zero)
+/// - `flags`: `unsigned int` — Must be one of [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL), [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) or [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) (defaults to [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE))
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
+/// - `cuStreamAttachMemAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamAttachMemAsync(
+    stream: cudaStream_t,
+    devPtr: *mut ::core::ffi::c_void,
+    length: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamAttachMemAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, devPtr, length, flags) })
+}
+/// Begins graph capture on a stream.
+///
+/// Begin graph capture on `stream`. When a stream is in capture mode, all
+/// operations pushed into the stream will not be executed, but will
+/// instead be captured into a graph, which will be returned via
+/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture). Capture may not be initiated if
+/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// same stream in which it was initiated, and it may only be initiated if
+/// the stream is not already in capture mode. The capture mode may be
+/// queried via [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing
+/// the capture sequence may be queried via
+/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
+/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) must be called on this stream from the
+/// same thread.
+///
+/// **Notes**
+///
+/// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream in which to initiate capture
+/// - `mode`: `cudaStreamCaptureMode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
+/// - [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamBeginCapture(
+    stream: cudaStream_t,
+    mode: cudaStreamCaptureMode,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaStreamCaptureMode,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamBeginCapture")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, mode) })
+}
+/// Begins graph capture on a stream to an existing graph.
+///
+/// Begin graph capture on `stream`. When a stream is in capture mode, all
+/// operations pushed into the stream will not be executed, but will
+/// instead be captured into `graph`, which will be returned via
+/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
+///
+/// Capture may not be initiated if `stream` is
+/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// in which it was initiated, and it may only be initiated if the stream
+/// is not already in capture mode. The capture mode may be queried via
+/// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing the capture
+/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
+/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) must be called on this stream from the
+/// same thread.
+///
+/// **Notes**
+///
+/// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream in which to initiate capture.
+/// - `graph`: `cudaGraph_t` — Graph to capture into.
+/// - `dependencies`: `const cudaGraphNode_t*` — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
+/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional array of data associated with each dependency.
+/// - `numDependencies`: `size_t` — Number of dependencies.
+/// - `mode`: `cudaStreamCaptureMode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
+/// - [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamBeginCaptureToGraph(
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    mode: cudaStreamCaptureMode,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphEdgeData,
+        usize,
+        cudaStreamCaptureMode,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamBeginCaptureToGraph")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(stream, graph, dependencies, dependencyData, numDependencies, mode)
+    })
+}
+/// Swaps the stream capture interaction mode for a thread.
+///
+/// Sets the calling thread's stream capture interaction mode to the value
+/// contained in `*mode`, and overwrites `*mode` with the previous mode for
+/// the thread. To facilitate deterministic behavior across function or
+/// module boundaries, callers are encouraged to use this API in a push-pop
+/// fashion:
+///
+/// During stream capture (see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)), some
+/// actions, such as a call to [`cudaMalloc`](crate::sys::cudaMalloc), may be unsafe. In
+/// the case of [`cudaMalloc`](crate::sys::cudaMalloc), the operation is not enqueued
+/// asynchronously to a stream, and is not observed by stream capture.
+/// Therefore, if the sequence of operations captured via
+/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) depended on the allocation being
+/// replayed whenever the graph is launched, the captured graph would be
+/// invalid.
+///
+/// Therefore, stream capture places restrictions on API calls that can be
+/// made within or concurrently to a
+/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)-[`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
+/// sequence. This behavior can be controlled via this API and flags to
+/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
+///
+/// A thread's mode is one of the following:
+///
+/// - `cudaStreamCaptureModeGlobal:` This is the default mode. If the local
+///   thread has an ongoing capture sequence that was not initiated with
+///   `cudaStreamCaptureModeRelaxed` at `cuStreamBeginCapture`, or if any
+///   other thread has a concurrent capture sequence initiated with
+///   `cudaStreamCaptureModeGlobal`, this thread is prohibited from
+///   potentially unsafe API calls.
+///
+/// - `cudaStreamCaptureModeThreadLocal:` If the local thread has an
+///   ongoing capture sequence not initiated with
+///   `cudaStreamCaptureModeRelaxed`, it is prohibited from potentially
+///   unsafe API calls. Concurrent capture sequences in other threads are
+///   ignored.
+///
+/// - `cudaStreamCaptureModeRelaxed:` The local thread is not prohibited
+///   from potentially unsafe API calls. Note that the thread is still
+///   prohibited from API calls which necessarily conflict with stream
+///   capture, for example, attempting [`cudaEventQuery`](crate::sys::cudaEventQuery) on an
+///   event that was last recorded inside a capture sequence.
+///
+/// # Arguments
+///
+/// - `mode`: `cudaStreamCaptureMode*` — Pointer to mode value to swap with the current mode
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaThreadExchangeStreamCaptureMode(
+    mode: *mut cudaStreamCaptureMode,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaStreamCaptureMode) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaThreadExchangeStreamCaptureMode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(mode) })
+}
+/// Ends capture on a stream, returning the captured graph.
+///
+/// End capture on `stream`, returning the captured graph via `pGraph`.
+/// Capture must have been initiated on `stream` via a call to
+/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture). If capture was invalidated, due to
+/// a violation of the rules of stream capture, then a NULL graph will be
+/// returned.
+///
+/// If the `mode` argument to [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) was not
+/// [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED), this call must be from the
+/// same thread as [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to query
+/// - `pGraph`: `cudaGraph_t*` (output) — The captured graph
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureWrongThread`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_WRONG_THREAD). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+/// - [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamEndCapture(
+    stream: cudaStream_t,
+    pGraph: *mut cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaStream_t, *mut cudaGraph_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamEndCapture")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, pGraph) })
+}
+/// Returns a stream's capture status.
+///
+/// Return the capture status of `stream` via `pCaptureStatus`. After a
+/// successful call, `*pCaptureStatus` will contain one of the following:
+///
+/// - [`cudaStreamCaptureStatusNone`](crate::sys::cudaStreamCaptureStatus::NONE): The stream is not capturing.
+///
+/// - [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE): The stream is capturing.
+///
+/// - [`cudaStreamCaptureStatusInvalidated`](crate::sys::cudaStreamCaptureStatus::INVALIDATED): The stream was
+///   capturing but an error has invalidated the capture sequence. The
+///   capture sequence must be terminated with
+///   [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) on the stream where it was initiated
+///   in order to continue using `stream`.
+///
+/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// stream") while a blocking stream on the same device is capturing, it
+/// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
+/// `*pCaptureStatus` is unspecified after the call. The blocking stream
+/// capture is not invalidated.
+///
+/// When a blocking stream is capturing, the legacy stream is in an
+/// unusable state until the blocking stream capture is terminated. The
+/// legacy stream is not supported for stream capture, but attempted use
+/// would have an implicit dependency on the capturing stream(s).
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to query
+/// - `pCaptureStatus`: `cudaStreamCaptureStatus*` (output) — Returns the stream's capture status
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamIsCapturing(
+    stream: cudaStream_t,
+    pCaptureStatus: *mut cudaStreamCaptureStatus,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut cudaStreamCaptureStatus,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamIsCapturing")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, pCaptureStatus) })
+}
+/// Query a stream's capture state.
+///
+/// Query stream state related to stream capture.
+///
+/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// If `edgeData_out` is non-NULL then `dependencies_out` must be as well.
+/// If `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there
+/// is non-zero edge data for one or more of the current stream
+/// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — The stream to query
+/// - `captureStatus_out`: `cudaStreamCaptureStatus*` (output) — Location to return the capture status of the stream; required
+/// - `id_out`: `unsigned long long*` (output) — Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: `cudaGraph_t*` (output) — Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`: `const cudaGraphNode_t**` (output) — Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edgeData_out`: `const cudaGraphEdgeData**` (output) — Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out`\[i\] with annotation `edgeData_out`\[i\] for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+/// - `numDependencies_out`: `size_t*` (output) — Optional location to store the size of the array returned in dependencies_out.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetCaptureInfo(
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut ::core::ffi::c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    edgeData_out: *mut *const cudaGraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut cudaStreamCaptureStatus,
+        *mut ::core::ffi::c_ulonglong,
+        *mut cudaGraph_t,
+        *mut *const cudaGraphNode_t,
+        *mut *const cudaGraphEdgeData,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            stream,
+            captureStatus_out,
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    })
+}
+/// Update the set of dependencies in a capturing stream.
+///
+/// Modifies the dependency set of a capturing stream. The dependency set
+/// is the set of nodes that the next captured node in the stream will
+/// depend on.
+///
+/// Valid flags are [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES) and
+/// [`cudaStreamSetCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES). These control whether the
+/// set passed to the API is added to the existing set or replaces it. A
+/// flags value of 0 defaults to
+/// [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES).
+///
+/// Nodes that are removed from the dependency set via this API do not
+/// result in [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED) if they are
+/// unreachable from the stream at [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
+///
+/// Returns [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE) if the stream is not
+/// capturing.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — The stream to update
+/// - `dependencies`: `cudaGraphNode_t*` — The set of dependencies to add
+/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional array of data associated with each dependency.
+/// - `numDependencies`: `size_t` — The size of the dependencies array
+/// - `flags`: `unsigned int` — See above
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamUpdateCaptureDependencies(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut cudaGraphNode_t,
+        *const cudaGraphEdgeData,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamUpdateCaptureDependencies")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, dependencies, dependencyData, numDependencies, flags) })
+}
+/// Creates an event object.
+///
+/// Creates an event object for the current device using
+/// [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT).
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t*` (output) — Newly created event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - `cuEventCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event) })
+}
+/// Creates an event object with the specified flags.
+///
+/// Creates an event object for the current device with the specified
+/// flags. Valid flags include:
+///
+/// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
+///
+/// - [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC): Specifies that event should use
+///   blocking synchronization. A host thread that uses
+///   [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize) to wait on an event created with
+///   this flag will block until the event actually completes.
+///
+/// - [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING): Specifies that the created event
+///   does not need to record timing data. Events created with this flag
+///   specified and the [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag not
+///   specified will provide the best performance when used with
+///   [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) and [`cudaEventQuery`](crate::sys::cudaEventQuery).
+///
+/// - [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS): Specifies that the created event
+///   may be used as an interprocess event by
+///   [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle).
+///   [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) must be specified along with
+///   [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING).
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t*` (output) — Newly created event
+/// - `flags`: `unsigned int` — Flags for new event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - `cuEventCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventCreateWithFlags(
+    event: *mut cudaEvent_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaEvent_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventCreateWithFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event, flags) })
+}
+/// Records an event.
+///
+/// Captures in `event` the contents of `stream` at the time of this call.
+/// `event` and `stream` must be on the same CUDA context. Calls such as
+/// [`cudaEventQuery`](crate::sys::cudaEventQuery) or [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) will
+/// then examine or wait for completion of the work that was captured. Uses
+/// of `stream` after this call do not modify `event`. See note on default
+/// stream behavior for what is captured in the default case.
+///
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord) can be called multiple times on the same
+/// event and will overwrite the previously captured state. Other APIs such
+/// as [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) use the most recently captured
+/// state at the time of the API call, and are not affected by later calls
+/// to [`cudaEventRecord`](crate::sys::cudaEventRecord). Before the first call to
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord), an event represents an empty set of
+/// work, so for example [`cudaEventQuery`](crate::sys::cudaEventQuery) would return
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t` — Event to record
+/// - `stream`: `cudaStream_t` — Stream in which to record event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - `cuEventRecord`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventRecord(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaEvent_t, cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventRecord")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event, stream) })
+}
+/// Records an event.
+///
+/// Captures in `event` the contents of `stream` at the time of this call.
+/// `event` and `stream` must be on the same CUDA context. Calls such as
+/// [`cudaEventQuery`](crate::sys::cudaEventQuery) or [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) will
+/// then examine or wait for completion of the work that was captured. Uses
+/// of `stream` after this call do not modify `event`. See note on default
+/// stream behavior for what is captured in the default case.
+///
+/// [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags) can be called multiple times on
+/// the same event and will overwrite the previously captured state. Other
+/// APIs such as [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) use the most recently
+/// captured state at the time of the API call, and are not affected by
+/// later calls to [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags). Before the first
+/// call to [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags), an event represents an
+/// empty set of work, so for example [`cudaEventQuery`](crate::sys::cudaEventQuery) would
+/// return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
+///
+/// flags include:
+///
+/// - [`cudaEventRecordDefault`](crate::sys::EventRecordFlags::DEFAULT): Default event creation flag.
+///
+/// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph
+///   as an external event node when performing stream capture.
+///
+/// Queries an event's status
+///
+/// Queries the status of all work currently captured by `event`. See
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is captured by an
+/// event.
+///
+/// Returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if all captured work has been
+/// completed, or [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) if any captured work is
+/// incomplete.
+///
+/// For the purposes of Unified Memory, a return value of
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) is equivalent to having called
+/// [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize).
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t` — Event to record
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - `cuEventRecord`
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - `cuEventQuery`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventQuery")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event) })
+}
+/// Waits for an event to complete.
+///
+/// Waits until the completion of all work currently captured in `event`.
+/// See [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is captured by an
+/// event.
+///
+/// Waiting for an event that was created with the
+/// [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag will cause the calling CPU
+/// thread to block until the event has been completed by the device. If
+/// the [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag has not been set, then the
+/// CPU thread will busy-wait until the event has been completed by the
+/// device.
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t` — Event to wait for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - `cuEventSynchronize`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventSynchronize")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event) })
+}
+/// Destroys an event object.
+///
+/// Destroys the event specified by `event`.
+///
+/// An event may be destroyed before it is complete (i.e., while
+/// [`cudaEventQuery`](crate::sys::cudaEventQuery) would return
+/// [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY)). In this case, the call does not block
+/// on completion of the event, and any associated resources will
+/// automatically be released asynchronously at completion.
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t` — Event to destroy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - `cuEventDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event) })
+}
+/// Computes the elapsed time between events.
+///
+/// Computes the elapsed time between two events (in milliseconds with a
+/// resolution of around 0.5 microseconds). Note this API is not guaranteed
+/// to return the latest errors for pending work. As such this API is
+/// intended to serve as a elapsed time calculation only and polling for
+/// completion on the events to be compared should be done with
+/// [`cudaEventQuery`](crate::sys::cudaEventQuery) instead.
+///
+/// If either event was last recorded in a non-NULL stream, the resulting
+/// time may be greater than expected (even if both used the same stream
+/// handle). This happens because the [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// operation takes place asynchronously and there is no guarantee that the
+/// measured latency is actually just between the two events. Any number of
+/// other different stream operations could execute in between the two
+/// measured events, thus altering the timing in a significant way.
+///
+/// If [`cudaEventRecord`](crate::sys::cudaEventRecord) has not been called on either event,
+/// then [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord) has been called on both events but one or
+/// both of them has not yet been completed (that is,
+/// [`cudaEventQuery`](crate::sys::cudaEventQuery) would return [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY)
+/// on at least one of the events), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) is
+/// returned. If either event was created with the
+/// [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flag, then this function will return
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
+///
+/// # Arguments
+///
+/// - `ms`: `float*` (output) — Time between `start` and `end` in ms
+/// - `start`: `cudaEvent_t` — Starting event
+/// - `end`: `cudaEvent_t` — Ending event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - `cuEventElapsedTime`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventElapsedTime(
+    ms: *mut f32,
+    start: cudaEvent_t,
+    end: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut f32, cudaEvent_t, cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventElapsedTime")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ms, start, end) })
+}
+/// Imports an external memory object.
+///
+/// Imports an externally allocated memory object and returns a handle to
+/// that in `extMem_out`.
+///
+/// The properties of the handle being imported must be described in
+/// `memHandleDesc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
+/// is defined as follows:
+///
+/// where `type` specifies the type
+/// of handle being imported. [`cudaExternalMemoryHandleType`](crate::sys::cudaExternalMemoryHandleType) is
+/// defined as:
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeOpaqueFd`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_FD), then
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::fd must be a valid
+/// file descriptor referencing a memory object. Ownership of the file
+/// descriptor is transferred to the CUDA driver when the handle is
+/// imported successfully. Performing any operations on the file descriptor
+/// after it is imported results in undefined behavior.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeOpaqueWin32`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32), then exactly one
+/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
+/// be NULL. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
+/// NULL, then it must represent a valid shared NT handle that references a
+/// memory object. Ownership of this handle is not transferred to CUDA
+/// after the import operation, so the application must release the handle
+/// using the appropriate system call. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
+/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// characters that refers to a memory object.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT), then
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
+/// non-NULL and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
+/// NULL. The handle specified must be a globally shared KMT handle. This
+/// handle does not hold a reference to the underlying object, and thus
+/// will be invalid when all references to the memory object are destroyed.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeD3D12Heap`](crate::sys::cudaExternalMemoryHandleType::D3D12_HEAP), then exactly one of
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
+/// be NULL. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
+/// NULL, then it must represent a valid shared NT handle that is returned
+/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Heap
+/// object. This handle holds a reference to the underlying object. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
+/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// characters that refers to a ID3D12Heap object.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE), then exactly one
+/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
+/// be NULL. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
+/// NULL, then it must represent a valid shared NT handle that is returned
+/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Resource
+/// object. This handle holds a reference to the underlying object. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
+/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// characters that refers to a ID3D12Resource object.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE),then exactly one
+/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
+/// be NULL. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is
+/// not NULL, then it must represent a valid shared NT handle that is
+/// returned by IDXGIResource1::CreateSharedHandle when referring to a
+/// ID3D11Resource object. If
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
+/// NULL, then it must point to a NULL-terminated array of UTF-16
+/// characters that refers to a ID3D11Resource object.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT), then
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
+/// non-NULL and
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
+/// NULL. The handle specified must be a valid shared KMT handle that is
+/// returned by IDXGIResource::GetSharedHandle when referring to a
+/// ID3D11Resource object.
+///
+/// If `type` is
+/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF), then
+/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::nvSciBufObject must
+/// be NON-NULL and reference a valid NvSciBuf object. If the NvSciBuf
+/// object imported into CUDA is also mapped by other drivers, then the
+/// application must use [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync) or
+/// [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync) as approprriate barriers
+/// to maintain coherence between CUDA and the other drivers. See
+/// [`cudaExternalSemaphoreWaitSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::WAIT_SKIP_NV_SCI_BUF_MEM_SYNC) and
+/// [`cudaExternalSemaphoreSignalSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC) for memory
+/// synchronization.
+///
+/// The size of the memory object must be specified in
+/// `size`.
+///
+/// Specifying the flag [`cudaExternalMemoryDedicated`](crate::sys::cudaExternalMemoryDedicated) in
+/// `flags` indicates that the
+/// resource is a dedicated resource. The definition of what a dedicated
+/// resource is outside the scope of this extension. This flag must be set
+/// if `type` is one of the
+/// following: [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE)
+/// [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE)
+/// [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT)
+///
+/// **Notes**
+///
+/// If the Vulkan memory imported into CUDA is mapped on the CPU then the application must use vkInvalidateMappedMemoryRanges/vkFlushMappedMemoryRanges as well as appropriate Vulkan pipeline barriers to maintain coherence between CPU and GPU. For more information on these APIs, please refer to "Synchronization
+/// and Cache Control" chapter from Vulkan specification.
+///
+/// # Arguments
+///
+/// - `extMem_out`: `cudaExternalMemory_t*` (output) — Returned handle to an external memory object
+/// - `memHandleDesc`: `const cudaExternalMemoryHandleDesc*` — Memory import handle descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
+/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
+/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaImportExternalMemory(
+    extMem_out: *mut cudaExternalMemory_t,
+    memHandleDesc: *const cudaExternalMemoryHandleDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaExternalMemory_t,
+        *const cudaExternalMemoryHandleDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaImportExternalMemory")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extMem_out, memHandleDesc) })
+}
+/// Maps a buffer onto an imported memory object.
+///
+/// Maps a buffer onto an imported memory object and returns a device
+/// pointer in `devPtr`.
+///
+/// The properties of the buffer being mapped must be described in
+/// `bufferDesc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
+/// defined as follows:
+///
+/// where `offset` is the offset in
+/// the memory object where the buffer's base address is.
+/// `size` is the size of the
+/// buffer. `flags` must be zero.
+///
+/// The offset and size have to be suitably aligned to match the
+/// requirements of the external API. Mapping two buffers whose ranges
+/// overlap may or may not result in the same virtual address being
+/// returned for the overlapped portion. In such cases, the application
+/// must ensure that all accesses to that region from the GPU are volatile.
+/// Otherwise writes made via one address are not guaranteed to be visible
+/// via the other address, even if they're issued by the same thread. It is
+/// recommended that applications map the combined range instead of mapping
+/// separate buffers and then apply the appropriate offsets to the returned
+/// pointer to derive the individual buffers.
+///
+/// The returned pointer `devPtr` must be freed using [`cudaFree`](crate::sys::cudaFree).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Returned device pointer to buffer
+/// - `extMem`: `cudaExternalMemory_t` — Handle to external memory object
+/// - `bufferDesc`: `const cudaExternalMemoryBufferDesc*` — Buffer descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
+/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
+/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExternalMemoryGetMappedBuffer(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    extMem: cudaExternalMemory_t,
+    bufferDesc: *const cudaExternalMemoryBufferDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        cudaExternalMemory_t,
+        *const cudaExternalMemoryBufferDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExternalMemoryGetMappedBuffer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, extMem, bufferDesc) })
+}
+/// Maps a CUDA mipmapped array onto an external memory object.
+///
+/// Maps a CUDA mipmapped array onto an external object and returns a
+/// handle to it in `mipmap`.
+///
+/// The properties of the CUDA mipmapped array being mapped must be
+/// described in `mipmapDesc`. The structure
+/// [`cudaExternalMemoryMipmappedArrayDesc`](crate::sys::cudaExternalMemoryMipmappedArrayDesc) is defined as follows:
+///
+/// where `offset` is the
+/// offset in the memory object where the base level of the mipmap chain
+/// is. `formatDesc`
+/// describes the format of the data.
+/// `extent` specifies the
+/// dimensions of the base level of the mipmap chain.
+/// `flags` are flags
+/// associated with CUDA mipmapped arrays. For further details, please
+/// refer to the documentation for [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray). Note that
+/// if the mipmapped array is bound as a color target in the graphics API,
+/// then the flag [`cudaArrayColorAttachment`](crate::sys::ArrayFlags::COLOR_ATTACHMENT) must be specified in
+/// `flags`.
+/// `numLevels` specifies
+/// the total number of levels in the mipmap chain.
+///
+/// The returned CUDA mipmapped array must be freed using
+/// [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray).
+///
+/// **Notes**
+///
+/// If `type` is [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF), then `numLevels` must not be greater than 1.
+///
+/// # Arguments
+///
+/// - `mipmap`: `cudaMipmappedArray_t*` (output) — Returned CUDA mipmapped array
+/// - `extMem`: `cudaExternalMemory_t` — Handle to external memory object
+/// - `mipmapDesc`: `const cudaExternalMemoryMipmappedArrayDesc*` — CUDA array descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
+/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
+/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
+    mipmap: *mut cudaMipmappedArray_t,
+    extMem: cudaExternalMemory_t,
+    mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMipmappedArray_t,
+        cudaExternalMemory_t,
+        *const cudaExternalMemoryMipmappedArrayDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExternalMemoryGetMappedMipmappedArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(mipmap, extMem, mipmapDesc) })
+}
+/// Destroys an external memory object.
+///
+/// Destroys the specified external memory object. Any existing buffers and
+/// CUDA mipmapped arrays mapped onto this object must no longer be used
+/// and must be explicitly freed using [`cudaFree`](crate::sys::cudaFree) and
+/// [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray) respectively.
+///
+/// # Arguments
+///
+/// - `extMem`: `cudaExternalMemory_t` — External memory object to be destroyed
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
+/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
+/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDestroyExternalMemory(
+    extMem: cudaExternalMemory_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaExternalMemory_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDestroyExternalMemory")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extMem) })
+}
+/// Imports an external semaphore.
+///
+/// Imports an externally allocated synchronization object and returns a
+/// handle to that in `extSem_out`.
+///
+/// The properties of the handle being imported must be described in
+/// `semHandleDesc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
+/// defined as follows:
+///
+/// where `type` specifies the
+/// type of handle being imported.
+/// [`cudaExternalSemaphoreHandleType`](crate::sys::cudaExternalSemaphoreHandleType) is defined as:
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD), then
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
+/// file descriptor referencing a synchronization object. Ownership of the
+/// file descriptor is transferred to the CUDA driver when the handle is
+/// imported successfully. Performing any operations on the file descriptor
+/// after it is imported results in undefined behavior.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32), then exactly
+/// one of
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
+/// not be NULL. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
+/// not NULL, then it must represent a valid shared NT handle that
+/// references a synchronization object. Ownership of this handle is not
+/// transferred to CUDA after the import operation, so the application must
+/// release the handle using the appropriate system call. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// NULL, then it must name a valid synchronization object.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT), then
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
+/// be non-NULL and
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
+/// be NULL. The handle specified must be a globally shared KMT handle.
+/// This handle does not hold a reference to the underlying object, and
+/// thus will be invalid when all references to the synchronization object
+/// are destroyed.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE), then exactly one
+/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
+/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
+/// must not be NULL. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
+/// not NULL, then it must represent a valid shared NT handle that is
+/// returned by ID3D12Device::CreateSharedHandle when referring to a
+/// ID3D12Fence object. This handle holds a reference to the underlying
+/// object. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// NULL, then it must name a valid synchronization object that refers to a
+/// valid ID3D12Fence object.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE), then exactly one
+/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
+/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
+/// must not be NULL. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
+/// not NULL, then it must represent a valid shared NT handle that is
+/// returned by ID3D11Fence::CreateSharedHandle. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// NULL, then it must name a valid synchronization object that refers to a
+/// valid ID3D11Fence object.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), then
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::nvSciSyncObj
+/// represents a valid NvSciSyncObj.
+///
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX), then exactly one
+/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
+/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
+/// must not be NULL. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
+/// not NULL, then it represent a valid shared NT handle that is returned
+/// by IDXGIResource1::CreateSharedHandle when referring to a
+/// IDXGIKeyedMutex object.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
+/// be non-NULL and
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
+/// be NULL. The handle specified must represent a valid KMT handle that is
+/// returned by IDXGIResource::GetSharedHandle when referring to a
+/// IDXGIKeyedMutex object.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD), then
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
+/// file descriptor referencing a synchronization object. Ownership of the
+/// file descriptor is transferred to the CUDA driver when the handle is
+/// imported successfully. Performing any operations on the file descriptor
+/// after it is imported results in undefined behavior.
+///
+/// If `type` is
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32), then
+/// exactly one of
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
+/// not be NULL. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
+/// not NULL, then it must represent a valid shared NT handle that
+/// references a synchronization object. Ownership of this handle is not
+/// transferred to CUDA after the import operation, so the application must
+/// release the handle using the appropriate system call. If
+/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
+/// NULL, then it must name a valid synchronization object.
+///
+/// # Arguments
+///
+/// - `extSem_out`: `cudaExternalSemaphore_t*` (output) — Returned handle to an external semaphore
+/// - `semHandleDesc`: `const cudaExternalSemaphoreHandleDesc*` — Semaphore import handle descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaImportExternalSemaphore(
+    extSem_out: *mut cudaExternalSemaphore_t,
+    semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaExternalSemaphore_t,
+        *const cudaExternalSemaphoreHandleDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaImportExternalSemaphore")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extSem_out, semHandleDesc) })
+}
+/// Signals a set of external semaphore objects.
+///
+/// Enqueues a signal operation on a set of externally allocated semaphore
+/// object in the specified stream. The operations will be executed when
+/// all prior operations in the stream complete.
+///
+/// The exact semantics of signaling a semaphore depends on the type of the
+/// object.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD),
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32),
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) then
+/// signaling the semaphore will set it to the signaled state.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE),
+/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE),
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD),
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
+/// the semaphore will be set to the value specified in
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::fence::value.
+///
+/// If the semaphore object is of the type
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) this API sets
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// to a value that can be used by subsequent waiters of the same NvSciSync
+/// object to order operations with those currently submitted in `stream`.
+/// Such an update will overwrite previous contents of
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence.
+/// By default, signaling such an external semaphore object causes
+/// appropriate memory synchronization operations to be performed over all
+/// the external memory objects that are imported as
+/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF). This ensures that any
+/// subsequent accesses made by other importers of the same set of NvSciBuf
+/// memory object(s) are coherent. These operations can be skipped by
+/// specifying the flag
+/// [`cudaExternalSemaphoreSignalSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC), which can
+/// be used as a performance optimization when data coherency is not
+/// required. But specifying this flag in scenarios where data coherency is
+/// required results in undefined behavior. Also, for semaphore object of
+/// the type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
+/// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
+/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// cudaNvSciSyncAttrSignal, this API will return cudaErrorNotSupported.
+///
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// associated with semaphore object of the type
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) can be
+/// deterministic. For this the NvSciSyncAttrList used to create the
+/// semaphore object must have value of
+/// NvSciSyncAttrKey_RequireDeterministicFences key set to true.
+/// Deterministic fences allow users to enqueue a wait over the semaphore
+/// object even before corresponding signal is enqueued. For such a
+/// semaphore object, CUDA guarantees that each signal operation will
+/// increment the fence value by '1'. Users are expected to track count of
+/// signals enqueued on the semaphore object and insert waits accordingly.
+/// When such a semaphore object is signaled from multiple streams, due to
+/// concurrent stream execution, it is possible that the order in which the
+/// semaphore gets signaled is indeterministic. This could lead to waiters
+/// of the semaphore getting unblocked incorrectly. Users are expected to
+/// handle such situations, either by not using the same semaphore object
+/// with deterministic fence support enabled in different streams or by
+/// adding explicit dependency amongst such streams so that the semaphore
+/// is signaled in order.
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// associated with semaphore object of the type
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) can be timestamp
+/// enabled. For this the NvSciSyncAttrList used to create the object must
+/// have the value of NvSciSyncAttrKey_WaiterRequireTimestamps key set to
+/// true. Timestamps are emitted asynchronously by the GPU and CUDA saves
+/// the GPU timestamp in the corresponding NvSciSyncFence at the time of
+/// signal on GPU. Users are expected to convert GPU clocks to CPU clocks
+/// using appropriate scaling functions. Users are expected to wait for the
+/// completion of the fence before extracting timestamp using appropriate
+/// NvSciSync APIs. Users are expected to ensure that there is only one
+/// outstanding timestamp enabled fence per Cuda-NvSciSync object at any
+/// point of time, failing which leads to undefined behavior. Extracting
+/// the timestamp before the corresponding fence is signalled could lead to
+/// undefined behaviour. Timestamp extracted via appropriate NvSciSync API
+/// would be in microseconds.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
+/// keyed mutex will be released with the key specified in
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key.
+///
+/// # Arguments
+///
+/// - `extSemArray`: `const cudaExternalSemaphore_t*` — Set of external semaphores to be signaled
+/// - `paramsArray`: `const cudaExternalSemaphoreSignalParams*` — Array of semaphore parameters
+/// - `numExtSems`: `unsigned int` — Number of semaphores to signal
+/// - `stream`: `cudaStream_t` — Stream to enqueue the signal operations in
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaSignalExternalSemaphoresAsync(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreSignalParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const cudaExternalSemaphore_t,
+        *const cudaExternalSemaphoreSignalParams,
+        ::core::ffi::c_uint,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaSignalExternalSemaphoresAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extSemArray, paramsArray, numExtSems, stream) })
+}
+/// Waits on a set of external semaphore objects.
+///
+/// Enqueues a wait operation on a set of externally allocated semaphore
+/// object in the specified stream. The operations will be executed when
+/// all prior operations in the stream complete.
+///
+/// The exact semantics of waiting on a semaphore depends on the type of
+/// the object.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD),
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32),
+/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) then waiting
+/// on the semaphore will wait until the semaphore reaches the signaled
+/// state. The semaphore will then be reset to the unsignaled state.
+/// Therefore for every signal operation, there can only be one wait
+/// operation.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE),
+/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE),
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD),
+/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
+/// waiting on the semaphore will wait until the value of the semaphore is
+/// greater than or equal to
+/// [`cudaExternalSemaphoreWaitParams`](crate::sys::cudaExternalSemaphoreWaitParams)::params::fence::value.
+///
+/// If the semaphore object is of the type
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) then, waiting on
+/// the semaphore will wait until the
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
+/// is signaled by the signaler of the NvSciSyncObj that was associated
+/// with this semaphore object. By default, waiting on such an external
+/// semaphore object causes appropriate memory synchronization operations
+/// to be performed over all external memory objects that are imported as
+/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF). This ensures that any
+/// subsequent accesses made by other importers of the same set of NvSciBuf
+/// memory object(s) are coherent. These operations can be skipped by
+/// specifying the flag
+/// [`cudaExternalSemaphoreWaitSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::WAIT_SKIP_NV_SCI_BUF_MEM_SYNC), which can be
+/// used as a performance optimization when data coherency is not required.
+/// But specifying this flag in scenarios where data coherency is required
+/// results in undefined behavior. Also, for semaphore object of the type
+/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
+/// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
+/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// cudaNvSciSyncAttrWait, this API will return cudaErrorNotSupported.
+///
+/// If the semaphore object is any one of the following types:
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
+/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
+/// keyed mutex will be acquired when it is released with the key specified
+/// in
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key
+/// or until the timeout specified by
+/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::timeoutMs
+/// has lapsed. The timeout interval can either be a finite value specified
+/// in milliseconds or an infinite value. In case an infinite value is
+/// specified the timeout never elapses. The windows INFINITE macro must be
+/// used to specify infinite timeout
+///
+/// # Arguments
+///
+/// - `extSemArray`: `const cudaExternalSemaphore_t*` — External semaphores to be waited on
+/// - `paramsArray`: `const cudaExternalSemaphoreWaitParams*` — Array of semaphore parameters
+/// - `numExtSems`: `unsigned int` — Number of semaphores to wait on
+/// - `stream`: `cudaStream_t` — Stream to enqueue the wait operations in
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorTimeout`](crate::sys::cudaError_t::ERROR_TIMEOUT). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaWaitExternalSemaphoresAsync(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreWaitParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const cudaExternalSemaphore_t,
+        *const cudaExternalSemaphoreWaitParams,
+        ::core::ffi::c_uint,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaWaitExternalSemaphoresAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extSemArray, paramsArray, numExtSems, stream) })
+}
+/// Destroys an external semaphore.
+///
+/// Destroys an external semaphore object and releases any references to
+/// the underlying resource. Any outstanding signals or waits must have
+/// completed before the semaphore is destroyed.
+///
+/// # Arguments
+///
+/// - `extSem`: `cudaExternalSemaphore_t` — External semaphore to be destroyed
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDestroyExternalSemaphore(
+    extSem: cudaExternalSemaphore_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaExternalSemaphore_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDestroyExternalSemaphore")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(extSem) })
+}
+/// Sets the preferred cache configuration for a device function.
+///
+/// On devices where the L1 cache and shared memory use the same hardware
+/// resources, this sets through `cacheConfig` the preferred cache
+/// configuration for the function specified via `func`. This is only a
+/// preference. The runtime will use the requested configuration if
+/// possible, but it is free to choose a different configuration if
+/// required to execute `func`.
+///
+/// `func` is a device function symbol and must be declared as a
+/// `__global__` function. If the specified function does not exist, then
+/// [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION) is returned. For templated
+/// functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// This setting does nothing on devices where the size of the L1 cache and
+/// shared memory are fixed.
+///
+/// Launching a kernel with a different preference than the most recent
+/// preference setting may insert a device-side synchronization point.
+///
+/// The supported cache configurations are:
+///
+/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
+///   or L1 (default)
+///
+/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
+///   and smaller L1 cache
+///
+/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
+///   shared memory
+///
+/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
+///   shared memory
+///
+/// **Notes**
+///
+/// This API does not accept a [`cudaKernel_t`](crate::sys::cudaKernel_t) casted as void*. If cache config modification is required for a [`cudaKernel_t`](crate::sys::cudaKernel_t) (or a global function), it can be replaced with a call to `cudaFuncSetAttributes` with the attribute [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) to specify a more granular L1 cache and shared memory split configuration.
+///
+/// # Arguments
+///
+/// - `func`: `const void*` — Device function symbol
+/// - `cacheConfig`: `cudaFuncCache` — Requested cache configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFuncSetCacheConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncSetCacheConfig(
+    func: *const ::core::ffi::c_void,
+    cacheConfig: cudaFuncCache,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        cudaFuncCache,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFuncSetCacheConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(func, cacheConfig) })
+}
+/// Find out attributes for a given function.
+///
+/// This function obtains the attributes of a function specified via
+/// `func`. `func` is a device function symbol and must be declared as a
+/// `__global__` function. The fetched attributes are placed in `attr`. If
+/// the specified function does not exist, then it is assumed to be a
+/// [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. For templated functions, pass
+/// the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// Note that some function attributes such as
+/// `maxThreadsPerBlock` may vary based on the device that is
+/// currently being used.
+///
+/// # Arguments
+///
+/// - `attr`: `cudaFuncAttributes*` (output) — Return pointer to function's attributes
+/// - `func`: `const void*` — Device function symbol
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFuncGetAttribute`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncGetAttributes(
+    attr: *mut cudaFuncAttributes,
+    func: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaFuncAttributes,
+        *const ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFuncGetAttributes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(attr, func) })
+}
+/// Set attributes for a given function.
+///
+/// This function sets the attributes of a function specified via `func`.
+/// The parameter `func` must be a pointer to a function that executes on
+/// the device. The parameter specified by `func` must be declared as a
+/// `__global__` function. The enumeration defined by `attr` is set to the
+/// value defined by `value`. If the specified function does not exist,
+/// then it is assumed to be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. If
+/// the specified attribute cannot be written, or if the value is
+/// incorrect, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// Valid values for `attr` are:
+///
+/// - [`cudaFuncAttributeMaxDynamicSharedMemorySize`](crate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE) - The
+///   requested maximum size in bytes of dynamically-allocated shared
+///   memory. The sum of this value and the function attribute
+///   `sharedSizeBytes` cannot exceed the device attribute
+///   [`cudaDevAttrMaxSharedMemoryPerBlockOptin`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN). The maximal size
+///   of requestable dynamic shared memory may differ by GPU architecture.
+///
+/// - [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) - On
+///   devices where the L1 cache and shared memory use the same hardware
+///   resources, this sets the shared memory carveout preference, in
+///   percent of the total shared memory. See
+///   [`cudaDevAttrMaxSharedMemoryPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR). This is only
+///   a hint, and the driver can choose a different ratio if required to
+///   execute the function.
+///
+/// - [`cudaFuncAttributeRequiredClusterWidth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH): The required
+///   cluster width in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeRequiredClusterHeight`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT): The required
+///   cluster height in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeRequiredClusterDepth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH): The required
+///   cluster depth in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeNonPortableClusterSizeAllowed`](crate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED): Indicates
+///   whether the function can be launched with non-portable cluster size.
+///   1 is allowed, 0 is disallowed.
+///
+/// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
+///   block scheduling policy of a function. The value type is
+///   cudaClusterSchedulingPolicy.
+///
+/// cudaLaunchKernel (C++ API), cudaFuncSetCacheConfig (C++ API),
+/// `cudaFuncGetAttributes (C API)`,
+///
+/// # Arguments
+///
+/// - `func`: `const void*` — Function to get attributes of
+/// - `attr`: `cudaFuncAttribute` — Attribute to set
+/// - `value`: `int` — Value to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncSetAttribute(
+    func: *const ::core::ffi::c_void,
+    attr: cudaFuncAttribute,
+    value: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        cudaFuncAttribute,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFuncSetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(func, attr, value) })
+}
+/// Returns the number of parameters used by the function.
+///
+/// Queries the number of kernel parameters used by `func` and returns it
+/// in `paramCount`.
+///
+/// # Arguments
+///
+/// - `func`: `const void*` — The function to query
+/// - `paramCount`: `size_t*` (output) — Returns the number of parameters used by the function
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncGetParamCount(
+    func: *const ::core::ffi::c_void,
+    paramCount: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFuncGetParamCount")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(func, paramCount) })
+}
+/// Enqueues a host function call in a stream.
+///
+/// Enqueues a host function to run in a stream. The function will be
+/// called after currently enqueued work and will block work added after
+/// it.
+///
+/// The host function must not make any CUDA API calls. Attempting to use a
+/// CUDA API may result in [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), but this is
+/// not required. The host function must not perform any synchronization
+/// that may depend on outstanding CUDA work not mandated to run earlier.
+/// Host functions without a mandated order (such as in independent
+/// streams) execute in undefined order and may be serialized.
+///
+/// For the purposes of Unified Memory, execution makes a number of
+/// guarantees:
+///
+/// - The stream is considered idle for the duration of the function's
+///   execution. Thus, for example, the function may always use memory
+///   attached to the stream it was enqueued in.
+///
+/// - The start of execution of the function has the same effect as
+///   synchronizing an event recorded in the same stream immediately prior
+///   to the function. It thus synchronizes streams which have been
+///   "joined" prior to the function.
+///
+/// - Adding device work to any stream does not have the effect of making
+///   the stream active until all preceding host functions and stream
+///   callbacks have executed. Thus, for example, a function might use
+///   global attached memory even if work has been added to another stream,
+///   if the work has been ordered behind the function call with an event.
+///
+/// - Completion of the function does not cause a stream to become active
+///   except as described above. The stream will remain idle if no device
+///   work follows the function, and will remain idle across consecutive
+///   host functions or stream callbacks without device work in between.
+///   Thus, for example, stream synchronization can be done by signaling
+///   from a host function at the end of the stream.
+///
+/// Note that, in constrast to `cuStreamAddCallback`, the
+/// function will not be called in the event of an error in the CUDA
+/// context.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to enqueue function call in
+/// - `fn_`: `cudaHostFn_t` — The function to call once preceding stream operations are complete
+/// - `userData`: `void*` — User-specified data to be passed to the function
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
+/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - `cuLaunchHostFunc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLaunchHostFunc(
+    stream: cudaStream_t,
+    fn_: cudaHostFn_t,
+    userData: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaHostFn_t,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLaunchHostFunc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, fn_, userData) })
+}
+/// Enqueues a host function call in a stream.
+///
+/// Enqueues a host function to run in a stream. The function will be
+/// called after currently enqueued work and will block work added after
+/// it.
+///
+/// The host function must not make any CUDA API calls. Attempting to use a
+/// CUDA API may result in [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), but this is
+/// not required. The host function must not perform any synchronization
+/// that may depend on outstanding CUDA work not mandated to run earlier.
+/// Host functions without a mandated order (such as in independent
+/// streams) execute in undefined order and may be serialized.
+///
+/// For the purposes of Unified Memory, execution makes a number of
+/// guarantees:
+///
+/// - The stream is considered idle for the duration of the function's
+///   execution. Thus, for example, the function may always use memory
+///   attached to the stream it was enqueued in.
+///
+/// - The start of execution of the function has the same effect as
+///   synchronizing an event recorded in the same stream immediately prior
+///   to the function. It thus synchronizes streams which have been
+///   "joined" prior to the function.
+///
+/// - Adding device work to any stream does not have the effect of making
+///   the stream active until all preceding host functions and stream
+///   callbacks have executed. Thus, for example, a function might use
+///   global attached memory even if work has been added to another stream,
+///   if the work has been ordered behind the function call with an event.
+///
+/// - Completion of the function does not cause a stream to become active
+///   except as described above. The stream will remain idle if no device
+///   work follows the function, and will remain idle across consecutive
+///   host functions or stream callbacks without device work in between.
+///   Thus, for example, stream synchronization can be done by signaling
+///   from a host function at the end of the stream.
+///
+/// Note that, in constrast to `cuStreamAddCallback`, the
+/// function will not be called in the event of an error in the CUDA
+/// context.
+///
+/// # Arguments
+///
+/// - `stream`: `cudaStream_t` — Stream to enqueue function call in
+/// - `fn_`: `cudaHostFn_t` — The function to call once preceding stream operations are complete
+/// - `userData`: `void*` — User-specified data to be passed to the function
+/// - `syncMode`: `unsigned int` — Sync mode for the host function
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
+/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+/// - `cuLaunchHostFunc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLaunchHostFunc_v2(
+    stream: cudaStream_t,
+    fn_: cudaHostFn_t,
+    userData: *mut ::core::ffi::c_void,
+    syncMode: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        cudaHostFn_t,
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLaunchHostFunc_v2")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(stream, fn_, userData, syncMode) })
+}
+/// Returns occupancy for a device function.
+///
+/// Returns in `*numBlocks` the maximum number of active blocks per
+/// streaming multiprocessor for the device function.
+///
+/// # Arguments
+///
+/// - `numBlocks`: `int*` (output) — Returned occupancy
+/// - `func`: `const void*` — Kernel function for which occupancy is calculated
+/// - `blockSize`: `int` — Block size the kernel is intended to be launched with
+/// - `dynamicSMemSize`: `size_t` — Per-block dynamic shared memory usage intended, in bytes
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+/// - `cudaOccupancyMaxPotentialBlockSize`
+/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
+/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
+/// - `cuOccupancyMaxActiveBlocksPerMultiprocessor`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        *const ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaOccupancyMaxActiveBlocksPerMultiprocessor")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(numBlocks, func, blockSize, dynamicSMemSize) })
+}
+/// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
+///
+/// Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory
+/// to allow `numBlocks` blocks per SM.
+///
+/// # Arguments
+///
+/// - `dynamicSmemSize`: `size_t*` (output) — Returned maximum dynamic shared memory
+/// - `func`: `const void*` — Kernel function for which occupancy is calculated
+/// - `numBlocks`: `int` — Number of blocks to fit on SM
+/// - `blockSize`: `int` — Size of the block
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+/// - `cudaOccupancyMaxPotentialBlockSize`
+/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
+/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
+    dynamicSmemSize: *mut usize,
+    func: *const ::core::ffi::c_void,
+    numBlocks: ::core::ffi::c_int,
+    blockSize: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut usize,
+        *const ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaOccupancyAvailableDynamicSMemPerBlock")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dynamicSmemSize, func, numBlocks, blockSize) })
+}
+/// Returns occupancy for a device function with the specified flags.
+///
+/// Returns in `*numBlocks` the maximum number of active blocks per
+/// streaming multiprocessor for the device function.
+///
+/// The `flags` parameter controls how special cases are handled. Valid
+/// flags include:
+///
+/// - [`cudaOccupancyDefault`](crate::sys::OccupancyFlags::DEFAULT): keeps the default behavior as
+///   [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+///
+/// - [`cudaOccupancyDisableCachingOverride`](crate::sys::OccupancyFlags::DISABLE_CACHING_OVERRIDE): This flag suppresses
+///   the default behavior on platform where global caching affects
+///   occupancy. On such platforms, if caching is enabled, but per-block SM
+///   resource usage would result in zero occupancy, the occupancy
+///   calculator will calculate the occupancy as if caching is disabled.
+///   Setting this flag makes the occupancy calculator to return 0 in such
+///   cases. More information can be found about this feature in the
+///   "Unified L1/Texture Cache" section of the Maxwell tuning guide.
+///
+/// # Arguments
+///
+/// - `numBlocks`: `int*` (output) — Returned occupancy
+/// - `func`: `const void*` — Kernel function for which occupancy is calculated
+/// - `blockSize`: `int` — Block size the kernel is intended to be launched with
+/// - `dynamicSMemSize`: `size_t` — Per-block dynamic shared memory usage intended, in bytes
+/// - `flags`: `unsigned int` — Requested behavior for the occupancy calculator
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+/// - `cudaOccupancyMaxPotentialBlockSize`
+/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
+/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
+/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
+/// - `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        *const ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(
+            c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        )
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(numBlocks, func, blockSize, dynamicSMemSize, flags) })
+}
+/// Allocates memory that will be automatically managed by the Unified Memory system.
+///
+/// Allocates `size` bytes of managed memory on the device and returns in
+/// `*devPtr` a pointer to the allocated memory. If the device doesn't
+/// support allocating managed memory, [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED) is
+/// returned. Support for managed memory can be queried using the device
+/// attribute [`cudaDevAttrManagedMemory`](crate::sys::cudaDeviceAttr::MANAGED_MEMORY). The allocated memory is
+/// suitably aligned for any kind of variable. The memory is not cleared.
+/// If `size` is 0, [`cudaMallocManaged`](crate::sys::cudaMallocManaged) returns
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). The pointer is valid on the CPU and
+/// on all GPUs in the system that support managed memory. All accesses to
+/// this pointer must obey the Unified Memory programming model.
+///
+/// `flags` specifies the default stream association for this allocation.
+/// `flags` must be one of [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) or
+/// [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST). The default value for `flags` is
+/// [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). If [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) is
+/// specified, then this memory is accessible from any stream on any
+/// device. If [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) is specified, then the
+/// allocation should not be accessed from devices that have a zero value
+/// for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS); an explicit call to
+/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) will be required to enable access
+/// on such devices.
+///
+/// If the association is later changed via
+/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) to a single stream, the default
+/// association, as specifed during [`cudaMallocManaged`](crate::sys::cudaMallocManaged), is
+/// restored when that stream is destroyed. For managed variables, the
+/// default association is always [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). Note
+/// that destroying a stream is an asynchronous operation, and as a result,
+/// the change to default association won't happen until all work in the
+/// stream has completed.
+///
+/// Memory allocated with [`cudaMallocManaged`](crate::sys::cudaMallocManaged) should be released
+/// with [`cudaFree`](crate::sys::cudaFree).
+///
+/// Device memory oversubscription is possible for GPUs that have a non-
+/// zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Managed memory on such
+/// GPUs may be evicted from device memory to host memory at any time by
+/// the Unified Memory driver in order to make room for other allocations.
+///
+/// In a system where all GPUs have a non-zero value for the device
+/// attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS), managed
+/// memory may not be populated when this API returns and instead may be
+/// populated on access. In such systems, managed memory can migrate to any
+/// processor's memory at any time. The Unified Memory driver will employ
+/// heuristics to maintain data locality and prevent excessive page faults
+/// to the extent possible. The application can also guide the driver about
+/// memory usage patterns via [`cudaMemAdvise`](crate::sys::cudaMemAdvise). The application
+/// can also explicitly migrate memory to a desired processor's memory via
+/// [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
+///
+/// In a multi-GPU system where all of the GPUs have a zero value for the
+/// device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) and all
+/// the GPUs have peer-to-peer support with each other, the physical
+/// storage for managed memory is created on the GPU which is active at the
+/// time [`cudaMallocManaged`](crate::sys::cudaMallocManaged) is called. All other GPUs will
+/// reference the data at reduced bandwidth via peer mappings over the PCIe
+/// bus. The Unified Memory driver does not migrate memory among such GPUs.
+///
+/// In a multi-GPU system where not all GPUs have peer-to-peer support with
+/// each other and where the value of the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is zero for at least one
+/// of those GPUs, the location chosen for physical storage of managed
+/// memory is system-dependent.
+///
+/// - On Linux, the location chosen will be device memory as long as the
+///   current set of active contexts are on devices that either have peer-
+///   to-peer support with each other or have a non-zero value for the
+///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). If
+///   there is an active context on a GPU that does not have a non-zero
+///   value for that device attribute and it does not have peer-to-peer
+///   support with the other devices that have active contexts on them,
+///   then the location for physical storage will be 'zero-copy' or host
+///   memory. Note that this means that managed memory that is located in
+///   device memory is migrated to host memory if a new context is created
+///   on a GPU that doesn't have a non-zero value for the device attribute
+///   and does not support peer-to-peer with at least one of the other
+///   devices that has an active context. This in turn implies that context
+///   creation may fail if there is insufficient host memory to migrate all
+///   managed allocations.
+///
+/// - On Windows, the physical storage is always created in 'zero-copy' or
+///   host memory. All GPUs will reference the data at reduced bandwidth
+///   over the PCIe bus. In these circumstances, use of the environment
+///   variable CUDA_VISIBLE_DEVICES is recommended to restrict CUDA to only
+///   use those GPUs that have peer-to-peer support. Alternatively, users
+///   can also set CUDA_MANAGED_FORCE_DEVICE_ALLOC to a non-zero value to
+///   force the driver to always use device memory for physical storage.
+///   When this environment variable is set to a non-zero value, all
+///   devices used in that process that support managed memory have to be
+///   peer-to-peer compatible with each other. The error
+///   [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) will be returned if a device that
+///   supports managed memory is used and it is not peer-to-peer compatible
+///   with any of the other managed memory supporting devices that were
+///   previously used in that process, even if [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
+///   has been called on those devices. These environment variables are
+///   described in the CUDA programming guide under the "CUDA environment
+///   variables" section.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Pointer to allocated device memory
+/// - `size`: `size_t` — Requested allocation size in bytes
+/// - `flags`: `unsigned int` — Must be either [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) or [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) (defaults to [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL))
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)
+/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
+/// - `cuMemAllocManaged`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocManaged(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocManaged")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, size, flags) })
+}
+/// Allocate memory on the device.
+///
+/// Allocates `size` bytes of linear memory on the device and returns in
+/// `*devPtr` a pointer to the allocated memory. The allocated memory is
+/// suitably aligned for any kind of variable. The memory is not cleared.
+/// [`cudaMalloc`](crate::sys::cudaMalloc) returns [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
+/// in case of failure.
+///
+/// The device version of [`cudaFree`](crate::sys::cudaFree) cannot be used with a
+/// `*devPtr` allocated using the host API, and vice versa.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Pointer to allocated device memory
+/// - `size`: `size_t` — Requested allocation size in bytes
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemAlloc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMalloc(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMalloc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, size) })
+}
+/// Allocates page-locked memory on the host.
+///
+/// Allocates `size` bytes of host memory that is page-locked and
+/// accessible to the device. The driver tracks the virtual memory ranges
+/// allocated with this function and automatically accelerates calls to
+/// functions such as [`cudaMemcpy`](crate::sys::cudaMemcpy)*(). Since the memory can be
+/// accessed directly by the device, it can be read or written with much
+/// higher bandwidth than pageable memory obtained with functions such as
+/// `malloc`.
+///
+/// On systems where `pageableMemoryAccessUsesHostPageTables` is
+/// true, [`cudaMallocHost`](crate::sys::cudaMallocHost) may not page-lock the allocated
+/// memory.
+///
+/// Page-locking excessive amounts of memory with
+/// [`cudaMallocHost`](crate::sys::cudaMallocHost) may degrade system performance, since it
+/// reduces the amount of memory available to the system for paging. As a
+/// result, this function is best used sparingly to allocate staging areas
+/// for data exchange between host and device.
+///
+/// # Arguments
+///
+/// - `ptr`: `void**` (output) — Pointer to allocated host memory
+/// - `size`: `size_t` — Requested allocation size in bytes
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaMallocHost`](crate::sys::cudaMallocHost)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemAllocHost`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocHost(
+    ptr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocHost")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr, size) })
+}
+/// Allocates pitched memory on the device.
+///
+/// Allocates at least `width` (in bytes) * `height` bytes of linear memory
+/// on the device and returns in `*devPtr` a pointer to the allocated
+/// memory. The function may pad the allocation to ensure that
+/// corresponding pointers in any given row will continue to meet the
+/// alignment requirements for coalescing as the address is updated from
+/// row to row. The pitch returned in `*pitch` by
+/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch) is the width in bytes of the allocation.
+/// The intended usage of `pitch` is as a separate parameter of the
+/// allocation, used to compute addresses within the 2D array. Given the
+/// row and column of an array element of type `T`, the address is computed
+/// as:
+///
+/// For allocations of 2D arrays, it is recommended that programmers
+/// consider performing pitch allocations using
+/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Due to pitch alignment restrictions in
+/// the hardware, this is especially true if the application will be
+/// performing 2D memory copies between different regions of device memory
+/// (whether linear memory or CUDA arrays).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Pointer to allocated pitched device memory
+/// - `pitch`: `size_t*` (output) — Pitch for allocation
+/// - `width`: `size_t` — Requested pitched allocation width (in bytes)
+/// - `height`: `size_t` — Requested pitched allocation height
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemAllocPitch`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocPitch(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        usize,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocPitch")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, pitch, width, height) })
+}
+/// Allocate an array on the device.
+///
+/// Allocates a CUDA array according to the
+/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
+/// to the new CUDA array in `*array`.
+///
+/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
+///
+/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
+/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
+/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
+/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
+///
+/// The `flags` parameter enables different options to be specified that
+/// affect the allocation, as follows.
+///
+/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
+///   and provides default array allocation
+///
+/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): Allocates an array that can be
+///   read from or written to using a surface reference
+///
+/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
+///   gather operations will be performed on the array.
+///
+/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA array without physical
+///   backing memory. The subregions within this sparse array can later be
+///   mapped onto a physical memory allocation by calling
+///   `cuMemMapArrayAsync`. The physical backing memory must be
+///   allocated via `cuMemCreate`.
+///
+/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA array without
+///   physical backing memory. The entire array can later be mapped onto a
+///   physical memory allocation by calling `cuMemMapArrayAsync`.
+///   The physical backing memory must be allocated via
+///   `cuMemCreate`.
+///
+/// `width` and `height` must meet certain size requirements. See
+/// [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray) for more details.
+///
+/// # Arguments
+///
+/// - `array`: `cudaArray_t*` (output) — Pointer to allocated array in device memory
+/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
+/// - `width`: `size_t` — Requested array allocation width
+/// - `height`: `size_t` — Requested array allocation height
+/// - `flags`: `unsigned int` — Requested properties of allocated array
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuArrayCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocArray(
+    array: *mut cudaArray_t,
+    desc: *const cudaChannelFormatDesc,
+    width: usize,
+    height: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArray_t,
+        *const cudaChannelFormatDesc,
+        usize,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(array, desc, width, height, flags) })
+}
+/// Frees memory on the device.
+///
+/// Frees the memory space pointed to by `devPtr`, which must have been
+/// returned by a previous call to one of the following memory allocation
+/// APIs - [`cudaMalloc`](crate::sys::cudaMalloc), [`cudaMallocPitch`](crate::sys::cudaMallocPitch),
+/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged), [`cudaMallocAsync`](crate::sys::cudaMallocAsync),
+/// [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync).
+///
+/// Note - This API will not perform any implicit synchronization when the
+/// pointer was allocated with [`cudaMallocAsync`](crate::sys::cudaMallocAsync) or
+/// [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync). Callers must ensure that all
+/// accesses to these pointer have completed before invoking
+/// [`cudaFree`](crate::sys::cudaFree). For best performance and memory reuse, users
+/// should use [`cudaFreeAsync`](crate::sys::cudaFreeAsync) to free memory allocated via the
+/// stream ordered memory allocator. For all other pointers, this API may
+/// perform implicit synchronization.
+///
+/// If [`cudaFree`](crate::sys::cudaFree)(`devPtr`) has already been called before, an
+/// error is returned. If `devPtr` is 0, no operation is performed.
+/// [`cudaFree`](crate::sys::cudaFree) returns `cudaErrorValue` in case of
+/// failure.
+///
+/// The device version of [`cudaFree`](crate::sys::cudaFree) cannot be used with a
+/// `*devPtr` allocated using the host API, and vice versa.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Device pointer to memory to free
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - `cuMemFree`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFree")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr) })
+}
+/// Frees page-locked memory.
+///
+/// Frees the memory space pointed to by `hostPtr`, which must have been
+/// returned by a previous call to [`cudaMallocHost`](crate::sys::cudaMallocHost) or
+/// [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
+///
+/// # Arguments
+///
+/// - `ptr`: `void*` — Pointer to memory to free
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemFreeHost`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFreeHost")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr) })
+}
+/// Frees an array on the device.
+///
+/// Frees the CUDA array `array`, which must have been returned by a
+/// previous call to [`cudaMallocArray`](crate::sys::cudaMallocArray). If `devPtr` is 0, no
+/// operation is performed.
+///
+/// # Arguments
+///
+/// - `array`: `cudaArray_t` — Pointer to array to free
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuArrayDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaArray_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFreeArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(array) })
+}
+/// Frees a mipmapped array on the device.
+///
+/// Frees the CUDA mipmapped array `mipmappedArray`, which must have been
+/// returned by a previous call to [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray).
+/// If `devPtr` is 0, no operation is performed.
+///
+/// # Arguments
+///
+/// - `mipmappedArray`: `cudaMipmappedArray_t` — Pointer to mipmapped array to free
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMipmappedArrayDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFreeMipmappedArray(
+    mipmappedArray: cudaMipmappedArray_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaMipmappedArray_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFreeMipmappedArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(mipmappedArray) })
+}
+/// Allocates page-locked memory on the host.
+///
+/// Allocates `size` bytes of host memory that is page-locked and
+/// accessible to the device. The driver tracks the virtual memory ranges
+/// allocated with this function and automatically accelerates calls to
+/// functions such as [`cudaMemcpy`](crate::sys::cudaMemcpy). Since the memory can be
+/// accessed directly by the device, it can be read or written with much
+/// higher bandwidth than pageable memory obtained with functions such as
+/// `malloc`. Allocating excessive amounts of pinned memory may
+/// degrade system performance, since it reduces the amount of memory
+/// available to the system for paging. As a result, this function is best
+/// used sparingly to allocate staging areas for data exchange between host
+/// and device.
+///
+/// The `flags` parameter enables different options to be specified that
+/// affect the allocation, as follows.
+///
+/// - [`cudaHostAllocDefault`](crate::sys::HostAllocFlags::DEFAULT): This flag's value is defined to be
+///   0 and causes [`cudaHostAlloc`](crate::sys::cudaHostAlloc) to emulate
+///   [`cudaMallocHost`](crate::sys::cudaMallocHost).
+///
+/// - [`cudaHostAllocPortable`](crate::sys::HostAllocFlags::PORTABLE): The memory returned by this call
+///   will be considered as pinned memory by all CUDA contexts, not just
+///   the one that performed the allocation.
+///
+/// - [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED): Maps the allocation into the CUDA
+///   address space. The device pointer to the memory may be obtained by
+///   calling [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
+///
+/// - [`cudaHostAllocWriteCombined`](crate::sys::HostAllocFlags::WRITE_COMBINED): Allocates the memory as
+///   write-combined (WC). WC memory can be transferred across the PCI
+///   Express bus more quickly on some system configurations, but cannot be
+///   read efficiently by most CPUs. WC memory is a good option for buffers
+///   that will be written by the CPU and read by the device via mapped
+///   pinned memory or host-\>device transfers.
+///
+/// All of these flags are orthogonal to one another: a developer may
+/// allocate memory that is portable, mapped and/or write-combined with no
+/// restrictions.
+///
+/// In order for the [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED) flag to have any
+/// effect, the CUDA context must support the [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST)
+/// flag, which can be checked via [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags). The
+/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) flag is implicitly set for contexts
+/// created via the runtime API.
+///
+/// The [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED) flag may be specified on CUDA
+/// contexts for devices that do not support mapped pinned memory. The
+/// failure is deferred to [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) because
+/// the memory may be mapped into other CUDA contexts via the
+/// [`cudaHostAllocPortable`](crate::sys::HostAllocFlags::PORTABLE) flag.
+///
+/// Memory allocated by this function must be freed with
+/// [`cudaFreeHost`](crate::sys::cudaFreeHost).
+///
+/// # Arguments
+///
+/// - `pHost`: `void**` (output) — Device pointer to allocated memory
+/// - `size`: `size_t` — Requested allocation size in bytes
+/// - `flags`: `unsigned int` — Requested properties of allocated memory
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags)
+/// - `cuMemHostAlloc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaHostAlloc(
+    pHost: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaHostAlloc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pHost, size, flags) })
+}
+/// Registers an existing host memory range for use by CUDA.
+///
+/// Page-locks the memory range specified by `ptr` and `size` and maps it
+/// for the device(s) as specified by `flags`. This memory range also is
+/// added to the same tracking mechanism as [`cudaHostAlloc`](crate::sys::cudaHostAlloc) to
+/// automatically accelerate calls to functions such as
+/// [`cudaMemcpy`](crate::sys::cudaMemcpy). Since the memory can be accessed directly by
+/// the device, it can be read or written with much higher bandwidth than
+/// pageable memory that has not been registered. Page-locking excessive
+/// amounts of memory may degrade system performance, since it reduces the
+/// amount of memory available to the system for paging. As a result, this
+/// function is best used sparingly to register staging areas for data
+/// exchange between host and device.
+///
+/// On systems where `pageableMemoryAccessUsesHostPageTables` is
+/// true, [`cudaHostRegister`](crate::sys::cudaHostRegister) will not page-lock the memory range
+/// specified by `ptr` but only populate unpopulated pages.
+///
+/// [`cudaHostRegister`](crate::sys::cudaHostRegister) is supported only on I/O coherent devices
+/// that have a non-zero value for the device attribute
+/// [`cudaDevAttrHostRegisterSupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_SUPPORTED).
+///
+/// The `flags` parameter enables different options to be specified that
+/// affect the allocation, as follows.
+///
+/// - [`cudaHostRegisterDefault`](crate::sys::HostRegisterFlags::DEFAULT): On a system with unified virtual
+///   addressing, the memory will be both mapped and portable. On a system
+///   with no unified virtual addressing, the memory will be neither mapped
+///   nor portable.
+///
+/// - [`cudaHostRegisterPortable`](crate::sys::HostRegisterFlags::PORTABLE): The memory returned by this
+///   call will be considered as pinned memory by all CUDA contexts, not
+///   just the one that performed the allocation.
+///
+/// - [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED): Maps the allocation into the CUDA
+///   address space. The device pointer to the memory may be obtained by
+///   calling [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
+///
+/// - [`cudaHostRegisterIoMemory`](crate::sys::HostRegisterFlags::IO_MEMORY): The passed memory pointer is
+///   treated as pointing to some memory-mapped I/O space, e.g. belonging
+///   to a third-party PCIe device, and it will marked as non cache-
+///   coherent and contiguous.
+///
+/// - [`cudaHostRegisterReadOnly`](crate::sys::HostRegisterFlags::READ_ONLY): The passed memory pointer is
+///   treated as pointing to memory that is considered read-only by the
+///   device. On platforms without
+///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), this
+///   flag is required in order to register memory mapped to the CPU as
+///   read-only. Support for the use of this flag can be queried from the
+///   device attribute
+///   [`cudaDevAttrHostRegisterReadOnlySupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_READ_ONLY_SUPPORTED). Using this flag
+///   with a current context associated with a device that does not have
+///   this attribute set will cause [`cudaHostRegister`](crate::sys::cudaHostRegister) to error
+///   with cudaErrorNotSupported.
+///
+/// All of these flags are orthogonal to one another: a developer may page-
+/// lock memory that is portable or mapped with no restrictions.
+///
+/// The CUDA context must have been created with the
+/// `cudaMapHost` flag in order for the
+/// [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED) flag to have any effect.
+///
+/// The [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED) flag may be specified on CUDA
+/// contexts for devices that do not support mapped pinned memory. The
+/// failure is deferred to [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) because
+/// the memory may be mapped into other CUDA contexts via the
+/// [`cudaHostRegisterPortable`](crate::sys::HostRegisterFlags::PORTABLE) flag.
+///
+/// For devices that have a non-zero value for the device attribute
+/// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
+/// can also be accessed from the device using the host pointer `ptr`. The
+/// device pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) may
+/// or may not match the original host pointer `ptr` and depends on the
+/// devices visible to the application. If all devices visible to the
+/// application have a non-zero value for the device attribute, the device
+/// pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will match
+/// the original pointer `ptr`. If any device visible to the application
+/// has a zero value for the device attribute, the device pointer returned
+/// by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will not match the original
+/// host pointer `ptr`, but it will be suitable for use on all devices
+/// provided Unified Virtual Addressing is enabled. In such systems, it is
+/// valid to access the memory using either pointer on devices that have a
+/// non-zero value for the device attribute. Note however that such devices
+/// should access the memory using only of the two pointers and not both.
+///
+/// The memory page-locked by this function must be unregistered with
+/// [`cudaHostUnregister`](crate::sys::cudaHostUnregister).
+///
+/// # Arguments
+///
+/// - `ptr`: `void*` — Host pointer to memory to page-lock
+/// - `size`: `size_t` — Size in bytes of the address range to page-lock in bytes
+/// - `flags`: `unsigned int` — Flags for allocation request
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorHostMemoryAlreadyRegistered`](crate::sys::cudaError_t::ERROR_HOST_MEMORY_ALREADY_REGISTERED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorExternalDevice`](crate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaHostUnregister`](crate::sys::cudaHostUnregister)
+/// - [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags)
+/// - [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
+/// - `cuMemHostRegister`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaHostRegister(
+    ptr: *mut ::core::ffi::c_void,
+    size: usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaHostRegister")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr, size, flags) })
+}
+/// Unregisters a memory range that was registered with cudaHostRegister.
+///
+/// Unmaps the memory range whose base address is specified by `ptr`, and
+/// makes it pageable again.
+///
+/// The base address must be the same one specified to
+/// [`cudaHostRegister`](crate::sys::cudaHostRegister).
+///
+/// # Arguments
+///
+/// - `ptr`: `void*` — Host pointer to memory to unregister
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorHostMemoryNotRegistered`](crate::sys::cudaError_t::ERROR_HOST_MEMORY_NOT_REGISTERED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaHostUnregister`](crate::sys::cudaHostUnregister)
+/// - `cuMemHostUnregister`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaHostUnregister(
+    ptr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaHostUnregister")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr) })
+}
+/// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
+///
+/// Passes back the device pointer corresponding to the mapped, pinned host
+/// buffer allocated by [`cudaHostAlloc`](crate::sys::cudaHostAlloc) or registered by
+/// [`cudaHostRegister`](crate::sys::cudaHostRegister).
+///
+/// [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will fail if the
+/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) flag was not specified before deferred
+/// context creation occurred, or if called on a device that does not
+/// support mapped, pinned memory.
+///
+/// For devices that have a non-zero value for the device attribute
+/// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
+/// can also be accessed from the device using the host pointer `pHost`.
+/// The device pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
+/// may or may not match the original host pointer `pHost` and depends on
+/// the devices visible to the application. If all devices visible to the
+/// application have a non-zero value for the device attribute, the device
+/// pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will match
+/// the original pointer `pHost`. If any device visible to the application
+/// has a zero value for the device attribute, the device pointer returned
+/// by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will not match the original
+/// host pointer `pHost`, but it will be suitable for use on all devices
+/// provided Unified Virtual Addressing is enabled. In such systems, it is
+/// valid to access the memory using either pointer on devices that have a
+/// non-zero value for the device attribute. Note however that such devices
+/// should access the memory using only of the two pointers and not both.
+///
+/// `flags` provides for future releases. For now, it must be set to 0.
+///
+/// # Arguments
+///
+/// - `pDevice`: `void**` (output) — Returned device pointer for mapped memory
+/// - `pHost`: `void*` — Requested host pointer mapping
+/// - `flags`: `unsigned int` — Flags for extensions (must be 0 for now)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemHostGetDevicePointer`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaHostGetDevicePointer(
+    pDevice: *mut *mut ::core::ffi::c_void,
+    pHost: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaHostGetDevicePointer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pDevice, pHost, flags) })
+}
+/// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
+///
+/// [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags) will fail if the input pointer does not
+/// reside in an address range allocated by [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
+///
+/// # Arguments
+///
+/// - `pFlags`: `unsigned int*` (output) — Returned flags word
+/// - `pHost`: `void*` — Host pointer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemHostGetFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaHostGetFlags(
+    pFlags: *mut ::core::ffi::c_uint,
+    pHost: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_uint,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaHostGetFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pFlags, pHost) })
+}
+/// Allocates logical 1D, 2D, or 3D memory objects on the device.
+///
+/// Allocates at least `width` * `height` * `depth` bytes of linear memory
+/// on the device and returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in which `ptr`
+/// is a pointer to the allocated memory. The function may pad the
+/// allocation to ensure hardware alignment requirements are met. The pitch
+/// returned in the `pitch` field of `pitchedDevPtr` is the width in bytes
+/// of the allocation.
+///
+/// The returned [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) contains additional fields
+/// `xsize` and `ysize`, the logical width and height of the allocation,
+/// which are equivalent to the `width` and `height` `extent` parameters
+/// provided by the programmer during allocation.
+///
+/// For allocations of 2D and 3D objects, it is highly recommended that
+/// programmers perform allocations using [`cudaMalloc3D`](crate::sys::cudaMalloc3D) or
+/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Due to alignment restrictions in the
+/// hardware, this is especially true if the application will be performing
+/// memory copies involving 2D or 3D objects (whether linear memory or CUDA
+/// arrays).
+///
+/// # Arguments
+///
+/// - `pitchedDevPtr`: `cudaPitchedPtr*` (output) — Pointer to allocated pitched device memory
+/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in bytes)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMemAllocPitch`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMalloc3D(
+    pitchedDevPtr: *mut cudaPitchedPtr,
+    extent: cudaExtent,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaPitchedPtr, cudaExtent) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMalloc3D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pitchedDevPtr, extent) })
+}
+/// Allocate an array on the device.
+///
+/// Allocates a CUDA array according to the
+/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
+/// to the new CUDA array in `*array`.
+///
+/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
+///
+/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
+/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
+/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
+/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
+///
+/// [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray) can allocate the following:
+///
+/// - A 1D array is allocated if the height and depth extents are both
+///   zero.
+///
+/// - A 2D array is allocated if only the depth extent is zero.
+///
+/// - A 3D array is allocated if all three extents are non-zero.
+///
+/// - A 1D layered CUDA array is allocated if only the height extent is
+///   zero and the cudaArrayLayered flag is set. Each layer is a 1D array.
+///   The number of layers is determined by the depth extent.
+///
+/// - A 2D layered CUDA array is allocated if all three extents are non-
+///   zero and the cudaArrayLayered flag is set. Each layer is a 2D array.
+///   The number of layers is determined by the depth extent.
+///
+/// - A cubemap CUDA array is allocated if all three extents are non-zero
+///   and the cudaArrayCubemap flag is set. Width must be equal to height,
+///   and depth must be six. A cubemap is a special type of 2D layered CUDA
+///   array, where the six layers represent the six faces of a cube. The
+///   order of the six layers in memory is the same as that listed in
+///   [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace).
+///
+/// - A cubemap layered CUDA array is allocated if all three extents are
+///   non-zero, and both, cudaArrayCubemap and cudaArrayLayered flags are
+///   set. Width must be equal to height, and depth must be a multiple of
+///   six. A cubemap layered CUDA array is a special type of 2D layered
+///   CUDA array that consists of a collection of cubemaps. The first six
+///   layers represent the first cubemap, the next six layers form the
+///   second cubemap, and so on.
+///
+/// The `flags` parameter enables different options to be specified that
+/// affect the allocation, as follows.
+///
+/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
+///   and provides default array allocation
+///
+/// - [`cudaArrayLayered`](crate::sys::ArrayFlags::LAYERED): Allocates a layered CUDA array, with
+///   the depth extent indicating the number of layers
+///
+/// - [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP): Allocates a cubemap CUDA array. Width
+///   must be equal to height, and depth must be six. If the
+///   cudaArrayLayered flag is also set, depth must be a multiple of six.
+///
+/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): Allocates a CUDA array that
+///   could be read from or written to using a surface reference.
+///
+/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
+///   gather operations will be performed on the CUDA array. Texture gather
+///   can only be performed on 2D CUDA arrays.
+///
+/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA array without physical
+///   backing memory. The subregions within this sparse array can later be
+///   mapped onto a physical memory allocation by calling
+///   `cuMemMapArrayAsync`. This flag can only be used for
+///   creating 2D, 3D or 2D layered sparse CUDA arrays. The physical
+///   backing memory must be allocated via `cuMemCreate`.
+///
+/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA array without
+///   physical backing memory. The entire array can later be mapped onto a
+///   physical memory allocation by calling `cuMemMapArrayAsync`.
+///   The physical backing memory must be allocated via
+///   `cuMemCreate`.
+///
+/// The width, height and depth extents must meet certain size requirements
+/// as listed in the following table. All values are specified in elements.
+///
+/// Note that 2D CUDA arrays have different size requirements if the
+/// [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER) flag is set. In that case, the valid
+/// range for (width, height, depth) is ((1,maxTexture2DGather\[0\]),
+/// (1,maxTexture2DGather\[1\]), 0).
+///
+/// **View CUDA Toolkit Documentation for a table example**
+///
+/// # Arguments
+///
+/// - `array`: `cudaArray_t*` (output) — Pointer to allocated array in device memory
+/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
+/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in elements)
+/// - `flags`: `unsigned int` — Flags for extensions
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuArray3DCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMalloc3DArray(
+    array: *mut cudaArray_t,
+    desc: *const cudaChannelFormatDesc,
+    extent: cudaExtent,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArray_t,
+        *const cudaChannelFormatDesc,
+        cudaExtent,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMalloc3DArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(array, desc, extent, flags) })
+}
+/// Allocate a mipmapped array on the device.
+///
+/// Allocates a CUDA mipmapped array according to the
+/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
+/// to the new CUDA mipmapped array in `*mipmappedArray`. `numLevels`
+/// specifies the number of mipmap levels to be allocated. This value is
+/// clamped to the range \[1, 1 + floor(log2(max(width, height, depth)))\].
+///
+/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
+///
+/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
+/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
+/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
+/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
+///
+/// [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray) can allocate the following:
+///
+/// - A 1D mipmapped array is allocated if the height and depth extents are
+///   both zero.
+///
+/// - A 2D mipmapped array is allocated if only the depth extent is zero.
+///
+/// - A 3D mipmapped array is allocated if all three extents are non-zero.
+///
+/// - A 1D layered CUDA mipmapped array is allocated if only the height
+///   extent is zero and the cudaArrayLayered flag is set. Each layer is a
+///   1D mipmapped array. The number of layers is determined by the depth
+///   extent.
+///
+/// - A 2D layered CUDA mipmapped array is allocated if all three extents
+///   are non-zero and the cudaArrayLayered flag is set. Each layer is a 2D
+///   mipmapped array. The number of layers is determined by the depth
+///   extent.
+///
+/// - A cubemap CUDA mipmapped array is allocated if all three extents are
+///   non-zero and the cudaArrayCubemap flag is set. Width must be equal to
+///   height, and depth must be six. The order of the six layers in memory
+///   is the same as that listed in [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace).
+///
+/// - A cubemap layered CUDA mipmapped array is allocated if all three
+///   extents are non-zero, and both, cudaArrayCubemap and cudaArrayLayered
+///   flags are set. Width must be equal to height, and depth must be a
+///   multiple of six. A cubemap layered CUDA mipmapped array is a special
+///   type of 2D layered CUDA mipmapped array that consists of a collection
+///   of cubemap mipmapped arrays. The first six layers represent the first
+///   cubemap mipmapped array, the next six layers form the second cubemap
+///   mipmapped array, and so on.
+///
+/// The `flags` parameter enables different options to be specified that
+/// affect the allocation, as follows.
+///
+/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
+///   and provides default mipmapped array allocation
+///
+/// - [`cudaArrayLayered`](crate::sys::ArrayFlags::LAYERED): Allocates a layered CUDA mipmapped
+///   array, with the depth extent indicating the number of layers
+///
+/// - [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP): Allocates a cubemap CUDA mipmapped
+///   array. Width must be equal to height, and depth must be six. If the
+///   cudaArrayLayered flag is also set, depth must be a multiple of six.
+///
+/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): This flag indicates that
+///   individual mipmap levels of the CUDA mipmapped array will be read
+///   from or written to using a surface reference.
+///
+/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
+///   gather operations will be performed on the CUDA array. Texture gather
+///   can only be performed on 2D CUDA mipmapped arrays, and the gather
+///   operations are performed only on the most detailed mipmap level.
+///
+/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA mipmapped array without
+///   physical backing memory. The subregions within this sparse array can
+///   later be mapped onto a physical memory allocation by calling
+///   `cuMemMapArrayAsync`. This flag can only be used for
+///   creating 2D, 3D or 2D layered sparse CUDA mipmapped arrays. The
+///   physical backing memory must be allocated via
+///   `cuMemCreate`.
+///
+/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA mipmapped
+///   array without physical backing memory. The entire array can later be
+///   mapped onto a physical memory allocation by calling
+///   `cuMemMapArrayAsync`. The physical backing memory must be
+///   allocated via `cuMemCreate`.
+///
+/// The width, height and depth extents must meet certain size requirements
+/// as listed in the following table. All values are specified in elements.
+///
+/// **View CUDA Toolkit Documentation for a table example**
+///
+/// # Arguments
+///
+/// - `mipmappedArray`: `cudaMipmappedArray_t*` (output) — Pointer to allocated mipmapped array in device memory
+/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
+/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in elements)
+/// - `numLevels`: `unsigned int` — Number of mipmap levels to allocate
+/// - `flags`: `unsigned int` — Flags for extensions
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMipmappedArrayCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocMipmappedArray(
+    mipmappedArray: *mut cudaMipmappedArray_t,
+    desc: *const cudaChannelFormatDesc,
+    extent: cudaExtent,
+    numLevels: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMipmappedArray_t,
+        *const cudaChannelFormatDesc,
+        cudaExtent,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocMipmappedArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(mipmappedArray, desc, extent, numLevels, flags) })
+}
+/// Gets a mipmap level of a CUDA mipmapped array.
+///
+/// Returns in `*levelArray` a CUDA array that represents a single mipmap
+/// level of the CUDA mipmapped array `mipmappedArray`.
+///
+/// If `level` is greater than the maximum number of levels in this
+/// mipmapped array, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// If `mipmappedArray` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
+/// is returned.
+///
+/// # Arguments
+///
+/// - `levelArray`: `cudaArray_t*` (output) — Returned mipmap level CUDA array
+/// - `mipmappedArray`: `cudaMipmappedArray_const_t` — CUDA mipmapped array
+/// - `level`: `unsigned int` — Mipmap level
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc`](crate::sys::cudaMalloc)
+/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
+/// - [`cudaFree`](crate::sys::cudaFree)
+/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
+/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
+/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
+/// - `cuMipmappedArrayGetLevel`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetMipmappedArrayLevel(
+    levelArray: *mut cudaArray_t,
+    mipmappedArray: cudaMipmappedArray_const_t,
+    level: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArray_t,
+        cudaMipmappedArray_const_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetMipmappedArrayLevel")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(levelArray, mipmappedArray, level) })
+}
+/// Copies data between 3D objects.
+///
+/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) copies data betwen two 3D objects. The
+/// source and destination objects may be in either host memory, device
+/// memory, or a CUDA array. The source, destination, extent, and kind of
+/// copy performed is specified by the [`cudaMemcpy3DParms`](crate::sys::cudaMemcpy3DParms) struct
+/// which should be initialized to zero before use:
+///
+/// The struct passed to [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) must specify one of
+/// `srcArray` or `srcPtr` and one of `dstArray` or `dstPtr`. Passing more
+/// than one non-zero source or destination will cause
+/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) to return an error.
+///
+/// The `srcPos` and `dstPos` fields are optional offsets into the source
+/// and destination objects and are defined in units of each object's
+/// elements. The element for a host or device pointer is assumed to be
+/// unsigned char.
+///
+/// The `extent` field defines the dimensions of the transferred area in
+/// elements. If a CUDA array is participating in the copy, the extent is
+/// defined in terms of that array's elements. If no CUDA array is
+/// participating in the copy then the extents are defined in elements of
+/// unsigned char.
+///
+/// The `kind` field defines the direction of the copy. It must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. For [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST) or
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) passed as kind and cudaArray type
+/// passed as source or destination, if the kind implies cudaArray type to
+/// be present on the host, [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) will disregard that
+/// implication and silently correct the kind based on the fact that
+/// cudaArray type can only be present on the device.
+///
+/// If the source and destination are both arrays,
+/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) will return an error if they do not have the
+/// same element size.
+///
+/// The source and destination object may not overlap. If overlapping
+/// source and destination objects are specified, undefined behavior will
+/// result.
+///
+/// The source object must entirely contain the region defined by `srcPos`
+/// and `extent`. The destination object must entirely contain the region
+/// defined by `dstPos` and `extent`.
+///
+/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) returns an error if the pitch of `srcPtr` or
+/// `dstPtr` exceeds the maximum allowed. The pitch of a
+/// [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) allocated with [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// will always be valid.
+///
+/// # Arguments
+///
+/// - `p`: `const cudaMemcpy3DParms*` — 3D memory copy parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync)
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `make_cudaExtent`
+/// - `make_cudaPos`
+/// - `cuMemcpy3D`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*const cudaMemcpy3DParms) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(p) })
+}
+/// Copies memory between devices.
+///
+/// Perform a 3D memory copy according to the parameters specified in `p`.
+/// See the definition of the [`cudaMemcpy3DPeerParms`](crate::sys::cudaMemcpy3DPeerParms) structure
+/// for documentation of its parameters.
+///
+/// Note that this function is synchronous with respect to the host only if
+/// the source or destination of the transfer is host memory. Note also
+/// that this copy is serialized with respect to all pending and future
+/// asynchronous work in to the current device, the copy's source device,
+/// and the copy's destination device (use
+/// [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync) to avoid this synchronization).
+///
+/// # Arguments
+///
+/// - `p`: `const cudaMemcpy3DPeerParms*` — Parameters for the memory copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - `cuMemcpy3DPeer`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3DPeer(
+    p: *const cudaMemcpy3DPeerParms,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*const cudaMemcpy3DPeerParms) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3DPeer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(p) })
+}
+/// Copies data between 3D objects.
+///
+/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) copies data betwen two 3D objects. The
+/// source and destination objects may be in either host memory, device
+/// memory, or a CUDA array. The source, destination, extent, and kind of
+/// copy performed is specified by the [`cudaMemcpy3DParms`](crate::sys::cudaMemcpy3DParms) struct
+/// which should be initialized to zero before use:
+///
+/// The struct passed to [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) must specify one
+/// of `srcArray` or `srcPtr` and one of `dstArray` or `dstPtr`. Passing
+/// more than one non-zero source or destination will cause
+/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) to return an error.
+///
+/// The `srcPos` and `dstPos` fields are optional offsets into the source
+/// and destination objects and are defined in units of each object's
+/// elements. The element for a host or device pointer is assumed to be
+/// unsigned char. For CUDA arrays, positions must be in the range \[0,
+/// 2048) for any dimension.
+///
+/// The `extent` field defines the dimensions of the transferred area in
+/// elements. If a CUDA array is participating in the copy, the extent is
+/// defined in terms of that array's elements. If no CUDA array is
+/// participating in the copy then the extents are defined in elements of
+/// unsigned char.
+///
+/// The `kind` field defines the direction of the copy. It must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. For [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST) or
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) passed as kind and cudaArray type
+/// passed as source or destination, if the kind implies cudaArray type to
+/// be present on the host, [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) will disregard
+/// that implication and silently correct the kind based on the fact that
+/// cudaArray type can only be present on the device.
+///
+/// If the source and destination are both arrays,
+/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) will return an error if they do not
+/// have the same element size.
+///
+/// The source and destination object may not overlap. If overlapping
+/// source and destination objects are specified, undefined behavior will
+/// result.
+///
+/// The source object must lie entirely within the region defined by
+/// `srcPos` and `extent`. The destination object must lie entirely within
+/// the region defined by `dstPos` and `extent`.
+///
+/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) returns an error if the pitch of
+/// `srcPtr` or `dstPtr` exceeds the maximum allowed. The pitch of a
+/// [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) allocated with [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// will always be valid.
+///
+/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) is asynchronous with respect to the
+/// host, so the call may return before the copy is complete. The copy can
+/// optionally be associated to a stream by passing a non-zero `stream`
+/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `p`: `const cudaMemcpy3DParms*` — 3D memory copy parameters
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `make_cudaExtent`
+/// - `make_cudaPos`
+/// - `cuMemcpy3DAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3DAsync(
+    p: *const cudaMemcpy3DParms,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const cudaMemcpy3DParms,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3DAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(p, stream) })
+}
+/// Copies memory between devices asynchronously.
+///
+/// Perform a 3D memory copy according to the parameters specified in `p`.
+/// See the definition of the [`cudaMemcpy3DPeerParms`](crate::sys::cudaMemcpy3DPeerParms) structure
+/// for documentation of its parameters.
+///
+/// # Arguments
+///
+/// - `p`: `const cudaMemcpy3DPeerParms*` — Parameters for the memory copy
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - `cuMemcpy3DPeerAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3DPeerAsync(
+    p: *const cudaMemcpy3DPeerParms,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const cudaMemcpy3DPeerParms,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3DPeerAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(p, stream) })
+}
+/// Gets free and total device memory.
+///
+/// Returns in `*total` the total amount of memory available to the the
+/// current context. Returns in `*free` the amount of memory on the device
+/// that is free according to the OS. CUDA is not guaranteed to be able to
+/// allocate all of the memory that the OS reports as free. In a multi-
+/// tenet situation, free estimate returned is prone to race condition
+/// where a new allocation/free done by a different process or a different
+/// thread in the same process between the time when free memory was
+/// estimated and reported, will result in deviation in free value reported
+/// and actual free memory.
+///
+/// The integrated GPU on Tegra shares memory with CPU and other component
+/// of the SoC. The free and total values returned by the API excludes the
+/// SWAP memory space maintained by the OS on some platforms. The OS may
+/// move some of the memory pages into swap area as the GPU or CPU allocate
+/// or access memory. See Tegra app note on how to calculate total and free
+/// memory on Tegra.
+///
+/// # Arguments
+///
+/// - `free`: `size_t*` (output) — Returned free memory in bytes
+/// - `total`: `size_t*` (output) — Returned total memory in bytes
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemGetInfo`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemGetInfo(
+    free: *mut usize,
+    total: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut usize, *mut usize) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemGetInfo")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(free, total) })
+}
+/// Gets info about the specified cudaArray.
+///
+/// Returns in `*desc`, `*extent` and `*flags` respectively, the type,
+/// shape and flags of `array`.
+///
+/// Any of `*desc`, `*extent` and `*flags` may be specified as NULL.
+///
+/// # Arguments
+///
+/// - `desc`: `cudaChannelFormatDesc*` (output) — Returned array type
+/// - `extent`: `cudaExtent*` (output) — Returned array shape. 2D arrays will have depth of zero
+/// - `flags`: `unsigned int*` (output) — Returned array flags
+/// - `array`: `cudaArray_t` — The [`cudaArray`](crate::sys::cudaArray) to get info for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuArrayGetDescriptor`
+/// - `cuArray3DGetDescriptor`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaArrayGetInfo(
+    desc: *mut cudaChannelFormatDesc,
+    extent: *mut cudaExtent,
+    flags: *mut ::core::ffi::c_uint,
+    array: cudaArray_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaChannelFormatDesc,
+        *mut cudaExtent,
+        *mut ::core::ffi::c_uint,
+        cudaArray_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaArrayGetInfo")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(desc, extent, flags, array) })
+}
+/// Gets a CUDA array plane from a CUDA array.
+///
+/// Returns in `pPlaneArray` a CUDA array that represents a single format
+/// plane of the CUDA array `hArray`.
+///
+/// If `planeIdx` is greater than the maximum number of planes in this
+/// array or if the array does not have a multi-planar format e.g:
+/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// Note that if the `hArray` has format
+/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `planeIdx`
+/// returns a CUDA array of the same size as `hArray` but with one 8-bit
+/// channel and [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format
+/// kind. If 1 is passed for `planeIdx`, then the returned CUDA array has
+/// half the height and width of `hArray` with two 8-bit channels and
+/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format kind.
+///
+/// # Arguments
+///
+/// - `pPlaneArray`: `cudaArray_t*` (output) — Returned CUDA array referenced by the `planeIdx`
+/// - `hArray`: `cudaArray_t` — CUDA array
+/// - `planeIdx`: `unsigned int` — Plane index
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuArrayGetPlane`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaArrayGetPlane(
+    pPlaneArray: *mut cudaArray_t,
+    hArray: cudaArray_t,
+    planeIdx: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArray_t,
+        cudaArray_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaArrayGetPlane")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pPlaneArray, hArray, planeIdx) })
+}
+/// Returns the memory requirements of a CUDA array.
+///
+/// Returns the memory requirements of a CUDA array in `memoryRequirements`
+/// If the CUDA array is not allocated with flag
+/// [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// will be returned.
+///
+/// The returned value in `size`
+/// represents the total size of the CUDA array. The returned value in
+/// `alignment` represents the
+/// alignment necessary for mapping the CUDA array.
+///
+/// # Arguments
+///
+/// - `memoryRequirements`: `cudaArrayMemoryRequirements*` (output) — Pointer to [`cudaArrayMemoryRequirements`](crate::sys::cudaArrayMemoryRequirements)
+/// - `array`: `cudaArray_t` — CUDA array to get the memory requirements of
+/// - `device`: `int` — Device to get the memory requirements for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMipmappedArrayGetMemoryRequirements`](crate::sys::cudaMipmappedArrayGetMemoryRequirements)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaArrayGetMemoryRequirements(
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    array: cudaArray_t,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArrayMemoryRequirements,
+        cudaArray_t,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaArrayGetMemoryRequirements")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memoryRequirements, array, device) })
+}
+/// Returns the memory requirements of a CUDA mipmapped array.
+///
+/// Returns the memory requirements of a CUDA mipmapped array in
+/// `memoryRequirements` If the CUDA mipmapped array is not allocated with
+/// flag [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING)
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// The returned value in `size`
+/// represents the total size of the CUDA mipmapped array. The returned
+/// value in `alignment` represents
+/// the alignment necessary for mapping the CUDA mipmapped array.
+///
+/// # Arguments
+///
+/// - `memoryRequirements`: `cudaArrayMemoryRequirements*` (output) — Pointer to [`cudaArrayMemoryRequirements`](crate::sys::cudaArrayMemoryRequirements)
+/// - `mipmap`: `cudaMipmappedArray_t` — CUDA mipmapped array to get the memory requirements of
+/// - `device`: `int` — Device to get the memory requirements for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaArrayGetMemoryRequirements`](crate::sys::cudaArrayGetMemoryRequirements)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    mipmap: cudaMipmappedArray_t,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArrayMemoryRequirements,
+        cudaMipmappedArray_t,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMipmappedArrayGetMemoryRequirements")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memoryRequirements, mipmap, device) })
+}
+/// Returns the layout properties of a sparse CUDA array.
+///
+///   Returns the layout properties of a sparse CUDA array in
+///   `sparseProperties`. If the CUDA array is not allocated with flag
+///   [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
+///   returned.
+///
+///   If the returned value in `flags`
+///   contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
+///   `miptailSize` represents the total
+///   size of the array. Otherwise, it will be zero. Also, the returned value
+///   in `miptailFirstLevel` is always
+///   zero. Note that the `array` must have been allocated using
+///   [`cudaMallocArray`](crate::sys::cudaMallocArray) or [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray). For CUDA
+///   arrays obtained using `cudaMipmappedArrayGetLevel`,
+///   [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead,
+///   [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties) must be used to
+///   obtain the sparse properties of the entire CUDA mipmapped array to
+///   which `array` belongs to.
+///
+///   Returns the layout properties of a sparse CUDA mipmapped array
+///
+///   Returns the sparse array layout properties in `sparseProperties`. If
+///   the CUDA mipmapped array is not allocated with flag
+///   [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
+///   returned.
+///
+///   For non-layered CUDA mipmapped arrays,
+///   `miptailSize` returns the size of
+///   the mip tail region. The mip tail region includes all mip levels whose
+///   width, height or depth is less than that of the tile. For layered CUDA
+///   mipmapped arrays, if `flags`
+///   contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
+///   `miptailSize` specifies the size of
+///   the mip tail of all layers combined. Otherwise,
+///   `miptailSize` specifies mip tail
+///   size per layer. The returned value of
+///   `miptailFirstLevel` is valid only
+///   if `miptailSize` is non-zero.
+///
+///   Copies data between host and device
+///
+///   Copies `count` bytes from the memory area pointed to by `src` to the
+///   memory area pointed to by `dst`, where `kind` specifies the direction
+///   of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+///   [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+///   [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+///   Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+///   type of transfer is inferred from the pointer values. However,
+///   [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+///   unified virtual addressing. Calling [`cudaMemcpy`](crate::sys::cudaMemcpy) with dst
+///   and src pointers that do not match the direction of the copy results in
+///   an undefined behavior.
+///
+/// ote_sync
+///
+///   Parameters
+///   \----------
+///   sparseProperties : Any
+///   Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///   array : Any
+///   The CUDA array to get the sparse properties of
+///   sparseProperties : size_t
+///   Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///   mipmap : [`cudaMemcpyKind`](crate::sys::cudaMemcpyKind)
+///   The CUDA mipmapped array to get the sparse properties of
+///
+///   Returns
+///   \-------
+///   cudaError_t
+///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION)
+///
+///   See Also
+///   \--------
+///   [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties), `cuMemMapArrayAsync`
+///
+///   [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties), `cuMemMapArrayAsync`
+///
+///   [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D), [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray), [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray), [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray), `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync), [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync), [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync), [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync), `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`, `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, src, count, kind) })
+}
+/// Copies memory between two devices.
+///
+/// Copies memory from one device to memory on another device. `dst` is the
+/// base device pointer of the destination memory and `dstDevice` is the
+/// destination device. `src` is the base device pointer of the source
+/// memory and `srcDevice` is the source device. `count` specifies the
+/// number of bytes to copy.
+///
+/// Note that this function is asynchronous with respect to the host, but
+/// serialized with respect all pending and future asynchronous work in to
+/// the current device, `srcDevice`, and `dstDevice` (use
+/// [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync) to avoid this synchronization).
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination device pointer
+/// - `dstDevice`: `int` — Destination device
+/// - `src`: `const void*` — Source device pointer
+/// - `srcDevice`: `int` — Source device
+/// - `count`: `size_t` — Size of memory copy in bytes
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - `cuMemcpyPeer`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyPeer(
+    dst: *mut ::core::ffi::c_void,
+    dstDevice: ::core::ffi::c_int,
+    src: *const ::core::ffi::c_void,
+    srcDevice: ::core::ffi::c_int,
+    count: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        *const ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpyPeer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dstDevice, src, srcDevice, count) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `dpitch` and `spitch` are the widths in
+/// memory in bytes of the 2D arrays pointed to by `dst` and `src`,
+/// including any padding added to the end of each row. The memory areas
+/// may not overlap. `width` must not exceed either `dpitch` or `spitch`.
+/// Calling [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D) with `dst` and `src` pointers that
+/// do not match the direction of the copy results in an undefined
+/// behavior. [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D) returns an error if `dpitch` or
+/// `spitch` exceeds the maximum allowed.
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination memory address
+/// - `dpitch`: `size_t` — Pitch of destination memory
+/// - `src`: `const void*` — Source memory address
+/// - `spitch`: `size_t` — Pitch of source memory
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpy2D`
+/// - `cuMemcpy2DUnaligned`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2D(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        *const ::core::ffi::c_void,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dpitch, src, spitch, width, height, kind) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the memory
+/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
+/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `spitch` is the width in memory in bytes of
+/// the 2D array pointed to by `src`, including any padding added to the
+/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// CUDA array `dst`. `width` must not exceed `spitch`.
+/// [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray) returns an error if `spitch` exceeds
+/// the maximum allowed.
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `const void*` — Source memory address
+/// - `spitch`: `size_t` — Pitch of source memory
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpy2D`
+/// - `cuMemcpy2DUnaligned`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DToArray(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaArray_t,
+        usize,
+        usize,
+        *const ::core::ffi::c_void,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DToArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, wOffset, hOffset, src, spitch, width, height, kind) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
+/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// upper left corner to the memory area pointed to by `dst`, where `kind`
+/// specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `dpitch` is the width in memory in bytes of
+/// the 2D array pointed to by `dst`, including any padding added to the
+/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// CUDA array `src`. `width` must not exceed `dpitch`.
+/// [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray) returns an error if `dpitch`
+/// exceeds the maximum allowed.
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination memory address
+/// - `dpitch`: `size_t` — Pitch of destination memory
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Source starting Y offset (rows)
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpy2D`
+/// - `cuMemcpy2DUnaligned`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DFromArray(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        cudaArray_const_t,
+        usize,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DFromArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
+/// array `src` starting at `hOffsetSrc` rows and `wOffsetSrc` bytes from
+/// the upper left corner to the CUDA array `dst` starting at `hOffsetDst`
+/// rows and `wOffsetDst` bytes from the upper left corner, where `kind`
+/// specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `wOffsetDst` + `width` must not exceed the
+/// width of the CUDA array `dst`. `wOffsetSrc` + `width` must not exceed
+/// the width of the CUDA array `src`.
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffsetDst`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffsetDst`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffsetSrc`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffsetSrc`: `size_t` — Source starting Y offset (rows)
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpy2D`
+/// - `cuMemcpy2DUnaligned`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DArrayToArray(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaArray_t,
+        usize,
+        usize,
+        cudaArray_const_t,
+        usize,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DArrayToArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            dst,
+            wOffsetDst,
+            hOffsetDst,
+            src,
+            wOffsetSrc,
+            hOffsetSrc,
+            width,
+            height,
+            kind,
+        )
+    })
+}
+/// Copies data between host and device.
+///
+/// Copies `count` bytes from the memory area pointed to by `src` to the
+/// memory area pointed to by `dst`, where `kind` specifies the direction
+/// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// The memory areas may not overlap. Calling [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// with `dst` and `src` pointers that do not match the direction of the
+/// copy results in an undefined behavior.
+///
+/// [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync) is asynchronous with respect to the host,
+/// so the call may return before the copy is complete. The copy can
+/// optionally be associated to a stream by passing a non-zero `stream`
+/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and the `stream` is non-zero, the
+/// copy may overlap with operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpyAsync`
+/// - `cuMemcpyDtoHAsync`
+/// - `cuMemcpyHtoDAsync`
+/// - `cuMemcpyDtoDAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemcpyKind,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpyAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, src, count, kind, stream) })
+}
+/// Copies memory between two devices asynchronously.
+///
+/// Copies memory from one device to memory on another device. `dst` is the
+/// base device pointer of the destination memory and `dstDevice` is the
+/// destination device. `src` is the base device pointer of the source
+/// memory and `srcDevice` is the source device. `count` specifies the
+/// number of bytes to copy.
+///
+/// Note that this function is asynchronous with respect to the host and
+/// all work on other devices.
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination device pointer
+/// - `dstDevice`: `int` — Destination device
+/// - `src`: `const void*` — Source device pointer
+/// - `srcDevice`: `int` — Source device
+/// - `count`: `size_t` — Size of memory copy in bytes
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - `cuMemcpyPeerAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyPeerAsync(
+    dst: *mut ::core::ffi::c_void,
+    dstDevice: ::core::ffi::c_int,
+    src: *const ::core::ffi::c_void,
+    srcDevice: ::core::ffi::c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        *const ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpyPeerAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dstDevice, src, srcDevice, count, stream) })
+}
+/// Performs a batch of memory copies asynchronously.
+///
+/// Performs a batch of memory copies. The batch as a whole executes in
+/// stream order but copies within a batch are not guaranteed to execute in
+/// any specific order. This API only supports pointer-to-pointer copies.
+/// For copies involving CUDA arrays, please see
+/// [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
+///
+/// Performs memory copies from source buffers specified in `srcs` to
+/// destination buffers specified in `dsts`. The size of each copy is
+/// specified in `sizes`. All three arrays must be of the same length as
+/// specified by `count`. Since there are no ordering guarantees for copies
+/// within a batch, specifying any dependent copies within a batch will
+/// result in undefined behavior.
+///
+/// Every copy in the batch has to be associated with a set of attributes
+/// specified in the `attrs` array. Each entry in this array can apply to
+/// more than one copy. This can be done by specifying in the `attrsIdxs`
+/// array, the index of the first copy that the corresponding entry in the
+/// `attrs` array applies to. Both `attrs` and `attrsIdxs` must be of the
+/// same length as specified by `numAttrs`. For example, if a batch has 10
+/// copies listed in dst/src/sizes, the first 6 of which have one set of
+/// attributes and the remaining 4 another, then `numAttrs` will be 2,
+/// `attrsIdxs` will be {0, 6} and `attrs` will contains the two sets of
+/// attributes. Note that the first entry in `attrsIdxs` must always be 0.
+/// Also, each entry must be greater than the previous entry and the last
+/// entry should be less than `count`. Furthermore, `numAttrs` must be
+/// lesser than or equal to `count`.
+///
+/// The `srcAccessOrder` indicates the
+/// source access ordering to be observed for copies associated with the
+/// attribute. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderStream`](crate::sys::cudaMemcpySrcAccessOrder::STREAM), then the source will be
+/// accessed in stream order. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderDuringApiCall`](crate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL) then it indicates
+/// that access to the source pointer can be out of stream order and all
+/// accesses must be complete before the API call returns. This flag is
+/// suited for ephemeral sources (ex., stack variables) when it's known
+/// that no prior operations in the stream can be accessing the memory and
+/// also that the lifetime of the memory is limited to the scope that the
+/// source variable was declared in. Specifying this flag allows the driver
+/// to optimize the copy and removes the need for the user to synchronize
+/// the stream after the API call. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderAny`](crate::sys::cudaMemcpySrcAccessOrder::ANY) then it indicates that access
+/// to the source pointer can be out of stream order and the accesses can
+/// happen even after the API call returns. This flag is suited for host
+/// pointers allocated outside CUDA (ex., via malloc) when it's known that
+/// no prior operations in the stream can be accessing the memory.
+/// Specifying this flag allows the driver to optimize the copy on certain
+/// platforms. Each memcpy operation in the batch must have a valid
+/// [`cudaMemcpyAttributes`](crate::sys::cudaMemcpyAttributes) corresponding to it including the
+/// appropriate srcAccessOrder setting, otherwise the API will return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// The `srcLocHint` and
+/// `dstLocHint` allows applications to
+/// specify hint locations for operands of a copy when the operand doesn't
+/// have a fixed location. That is, these hints are only applicable for
+/// managed memory pointers on devices where
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is true or system-
+/// allocated pageable memory on devices where
+/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) is true. For other cases,
+/// these hints are ignored.
+///
+/// The `flags` field can be used to specify
+/// certain flags for copies. Setting the
+/// [`cudaMemcpyFlagPreferOverlapWithCompute`](crate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE) flag indicates that
+/// the associated copies should preferably overlap with any compute work.
+/// Note that this flag is a hint and can be ignored depending on the
+/// platform and other parameters of the copy.
+///
+/// # Arguments
+///
+/// - `dsts`: `void* const*` — Array of destination pointers.
+/// - `srcs`: `const void* const*` — Array of memcpy source pointers.
+/// - `sizes`: `const size_t*` — Array of sizes for memcpy operations.
+/// - `count`: `size_t` — Size of `dsts`, `srcs` and `sizes` arrays
+/// - `attrs`: `cudaMemcpyAttributes*` — Array of memcpy attributes.
+/// - `attrsIdxs`: `size_t*` — Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs\[k\] will be applied to copies starting from attrsIdxs\[k\] through attrsIdxs\[k+1\] - 1. Also attrs\[numAttrs-1\] will apply to copies starting from attrsIdxs\[numAttrs-1\] through count - 1.
+/// - `numAttrs`: `size_t` — Size of `attrs` and `attrsIdxs` arrays.
+/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyBatchAsync(
+    dsts: *const *mut ::core::ffi::c_void,
+    srcs: *const *const ::core::ffi::c_void,
+    sizes: *const usize,
+    count: usize,
+    attrs: *mut cudaMemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const *mut ::core::ffi::c_void,
+        *const *const ::core::ffi::c_void,
+        *const usize,
+        usize,
+        *mut cudaMemcpyAttributes,
+        *mut usize,
+        usize,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpyBatchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream) })
+}
+/// Performs a batch of 3D memory copies asynchronously.
+///
+/// Performs a batch of memory copies. The batch as a whole executes in
+/// stream order but copies within a batch are not guaranteed to execute in
+/// any specific order. Note that this means specifying any dependent
+/// copies within a batch will result in undefined behavior.
+///
+/// Performs memory copies as specified in the `opList` array. The length
+/// of this array is specified in `numOps`. Each entry in this array
+/// describes a copy operation. This includes among other things, the
+/// source and destination operands for the copy as specified in
+/// `src` and
+/// `dst` respectively. The source and
+/// destination operands of a copy can either be a pointer or a CUDA array.
+/// The width, height and depth of a copy is specified in
+/// `extent`. The width, height and depth of
+/// a copy are specified in elements and must not be zero. For pointer-to-
+/// pointer copies, the element size is considered to be 1. For pointer to
+/// CUDA array or vice versa copies, the element size is determined by the
+/// CUDA array. For CUDA array to CUDA array copies, the element size of
+/// the two CUDA arrays must match.
+///
+/// For a given operand, if `type` is
+/// specified as [`cudaMemcpyOperandTypePointer`](crate::sys::cudaMemcpy3DOperandType::POINTER), then
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr will be used. The
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::ptr field must contain the
+/// pointer where the copy should begin. The
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::rowLength field specifies the
+/// length of each row in elements and must either be zero or be greater
+/// than or equal to the width of the copy specified in
+/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::width. The
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::layerHeight field specifies
+/// the height of each layer and must either be zero or be greater than or
+/// equal to the height of the copy specified in
+/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::height. When either of these
+/// values is zero, that aspect of the operand is considered to be tightly
+/// packed according to the copy extent. For managed memory pointers on
+/// devices where [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is true or
+/// system-allocated pageable memory on devices where
+/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) is true, the
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::locHint field can be used to
+/// hint the location of the operand.
+///
+/// If an operand's type is specified as
+/// [`cudaMemcpyOperandTypeArray`](crate::sys::cudaMemcpy3DOperandType::ARRAY), then
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array will be used. The
+/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::array field specifies the
+/// CUDA array and [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::offset
+/// specifies the 3D offset into that array where the copy begins.
+///
+/// The `srcAccessOrder` indicates the
+/// source access ordering to be observed for copies associated with the
+/// attribute. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderStream`](crate::sys::cudaMemcpySrcAccessOrder::STREAM), then the source will be
+/// accessed in stream order. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderDuringApiCall`](crate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL) then it indicates
+/// that access to the source pointer can be out of stream order and all
+/// accesses must be complete before the API call returns. This flag is
+/// suited for ephemeral sources (ex., stack variables) when it's known
+/// that no prior operations in the stream can be accessing the memory and
+/// also that the lifetime of the memory is limited to the scope that the
+/// source variable was declared in. Specifying this flag allows the driver
+/// to optimize the copy and removes the need for the user to synchronize
+/// the stream after the API call. If the source access order is set to
+/// [`cudaMemcpySrcAccessOrderAny`](crate::sys::cudaMemcpySrcAccessOrder::ANY) then it indicates that access
+/// to the source pointer can be out of stream order and the accesses can
+/// happen even after the API call returns. This flag is suited for host
+/// pointers allocated outside CUDA (ex., via malloc) when it's known that
+/// no prior operations in the stream can be accessing the memory.
+/// Specifying this flag allows the driver to optimize the copy on certain
+/// platforms. Each memcopy operation in `opList` must have a valid
+/// srcAccessOrder setting, otherwise this API will return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// The `flags` field can be used to specify
+/// certain flags for copies. Setting the
+/// [`cudaMemcpyFlagPreferOverlapWithCompute`](crate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE) flag indicates that
+/// the associated copies should preferably overlap with any compute work.
+/// Note that this flag is a hint and can be ignored depending on the
+/// platform and other parameters of the copy.
+///
+/// # Arguments
+///
+/// - `numOps`: `size_t` — Total number of memcpy operations.
+/// - `opList`: `cudaMemcpy3DBatchOp*` — Array of size `numOps` containing the actual memcpy operations.
+/// - `flags`: `unsigned long long` — Flags for future use, must be zero now.
+/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be default NULL stream.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3DBatchAsync(
+    numOps: usize,
+    opList: *mut cudaMemcpy3DBatchOp,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        usize,
+        *mut cudaMemcpy3DBatchOp,
+        ::core::ffi::c_ulonglong,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3DBatchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(numOps, opList, flags, stream) })
+}
+/// Performs asynchronous memory copy operation with the specified
+/// attributes.
+///
+/// Performs asynchronous memory copy operation where `dst` and `src` are
+/// the destination and source pointers respectively. `size` specifies the
+/// number of bytes to copy. `attr` specifies the attributes for the copy
+/// and `hStream` specifies the stream to enqueue the operation in.
+///
+/// For more information regarding the attributes, please refer to
+/// [`cudaMemcpyAttributes`](crate::sys::cudaMemcpyAttributes) and it's usage desciption
+/// in::cudaMemcpyBatchAsync
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination device pointer
+/// - `src`: `const void*` — Source device pointer
+/// - `size`: `size_t` — Number of bytes to copy
+/// - `attr`: `cudaMemcpyAttributes*` — Attributes for the copy
+/// - `stream`: `cudaStream_t` — Stream to enqueue the operation in
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyWithAttributesAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    size: usize,
+    attr: *mut cudaMemcpyAttributes,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        *mut cudaMemcpyAttributes,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpyWithAttributesAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, src, size, attr, stream) })
+}
+/// Performs 3D asynchronous memory copy with the specified attributes.
+///
+/// Performs the copy operation specified in `op`. `flags` specifies the
+/// flags for the copy and `hStream` specifies the stream to enqueue the
+/// operation in.
+///
+/// For more information regarding the operation, please refer to
+/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp) and it's usage desciption
+/// in::cudaMemcpy3DBatchAsync
+///
+/// # Arguments
+///
+/// - `op`: `cudaMemcpy3DBatchOp*` — Operation to perform
+/// - `flags`: `unsigned long long` — Flags for the copy, must be zero now.
+/// - `stream`: `cudaStream_t` — Stream to enqueue the operation in
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy3DWithAttributesAsync(
+    op: *mut cudaMemcpy3DBatchOp,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemcpy3DBatchOp,
+        ::core::ffi::c_ulonglong,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy3DWithAttributesAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(op, flags, stream) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `dpitch` and `spitch` are the widths in
+/// memory in bytes of the 2D arrays pointed to by `dst` and `src`,
+/// including any padding added to the end of each row. The memory areas
+/// may not overlap. `width` must not exceed either `dpitch` or `spitch`.
+///
+/// Calling [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) with `dst` and `src` pointers
+/// that do not match the direction of the copy results in an undefined
+/// behavior. [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) returns an error if `dpitch`
+/// or `spitch` is greater than the maximum allowed.
+///
+/// [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) is asynchronous with respect to the
+/// host, so the call may return before the copy is complete. The copy can
+/// optionally be associated to a stream by passing a non-zero `stream`
+/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination memory address
+/// - `dpitch`: `size_t` — Pitch of destination memory
+/// - `src`: `const void*` — Source memory address
+/// - `spitch`: `size_t` — Pitch of source memory
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - `cudaMemcpyToSymbolAsync`
+/// - `cudaMemcpyFromSymbolAsync`
+/// - `cuMemcpy2DAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DAsync(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        *const ::core::ffi::c_void,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dpitch, src, spitch, width, height, kind, stream) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the memory
+/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
+/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `spitch` is the width in memory in bytes of
+/// the 2D array pointed to by `src`, including any padding added to the
+/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// CUDA array `dst`. `width` must not exceed `spitch`.
+/// [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync) returns an error if `spitch`
+/// exceeds the maximum allowed.
+///
+/// [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync) is asynchronous with respect to
+/// the host, so the call may return before the copy is complete. The copy
+/// can optionally be associated to a stream by passing a non-zero `stream`
+/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync),
+/// `cudaMemcpyToSymbolAsync`,
+/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `const void*` — Source memory address
+/// - `spitch`: `size_t` — Pitch of source memory
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DToArrayAsync(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaArray_t,
+        usize,
+        usize,
+        *const ::core::ffi::c_void,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DToArrayAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) })
+}
+/// Copies data between host and device.
+///
+/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
+/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// upper left corner to the memory area pointed to by `dst`, where `kind`
+/// specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. `dpitch` is the width in memory in bytes of
+/// the 2D array pointed to by `dst`, including any padding added to the
+/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// CUDA array `src`. `width` must not exceed `dpitch`.
+/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync) returns an error if `dpitch`
+/// exceeds the maximum allowed.
+///
+/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync) is asynchronous with respect
+/// to the host, so the call may return before the copy is complete. The
+/// copy can optionally be associated to a stream by passing a non-zero
+/// `stream` argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// `cudaMemcpyToSymbolAsync`,
+/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+///
+/// # Arguments
+///
+/// - `dst`: `void*` — Destination memory address
+/// - `dpitch`: `size_t` — Pitch of destination memory
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Source starting Y offset (rows)
+/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
+/// - `height`: `size_t` — Height of matrix transfer (rows)
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - `cudaMemcpyToSymbol`
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpy2DFromArrayAsync(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        cudaArray_const_t,
+        usize,
+        usize,
+        usize,
+        usize,
+        cudaMemcpyKind,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemcpy2DFromArrayAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// with the constant byte value `value`.
+///
+/// Note that this function is asynchronous with respect to the host unless
+/// `devPtr` refers to pinned host memory.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Pointer to device memory
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `count`: `size_t` — Size in bytes to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemsetD8`
+/// - `cuMemsetD16`
+/// - `cuMemsetD32`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemset(
+    devPtr: *mut ::core::ffi::c_void,
+    value: ::core::ffi::c_int,
+    count: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemset")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, value, count) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Sets to the specified value `value` a matrix (`height` rows of `width`
+/// bytes each) pointed to by `dstPtr`. `pitch` is the width in bytes of
+/// the 2D array pointed to by `dstPtr`, including any padding added to the
+/// end of each row. This function performs fastest when the pitch is one
+/// that has been passed back by [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
+///
+/// Note that this function is asynchronous with respect to the host unless
+/// `devPtr` refers to pinned host memory.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Pointer to 2D device memory
+/// - `pitch`: `size_t` — Pitch in bytes of 2D device memory(Unused if `height` is 1)
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `width`: `size_t` — Width of matrix set (columns in bytes)
+/// - `height`: `size_t` — Height of matrix set (rows)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemset`](crate::sys::cudaMemset)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
+/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
+/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
+/// - `cuMemsetD2D8`
+/// - `cuMemsetD2D16`
+/// - `cuMemsetD2D32`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemset2D(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_int,
+        usize,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemset2D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, pitch, value, width, height) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Initializes each element of a 3D array to the specified value `value`.
+/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
+/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// end of each row. The `xsize` field specifies the logical width of each
+/// row in bytes, while the `ysize` field specifies the height of each 2D
+/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// `height` and `depth` are both equal to 1.
+///
+/// The extents of the initialized region are specified as a `width` in
+/// bytes, a `height` in rows, and a `depth` in slices.
+///
+/// Extents with `width` greater than or equal to the `xsize` of
+/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// than the `xsize`. Secondarily, extents with `height` equal to the
+/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// is shorter than the `ysize`.
+///
+/// This function performs fastest when the `pitchedDevPtr` has been
+/// allocated by [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
+///
+/// Note that this function is asynchronous with respect to the host unless
+/// `pitchedDevPtr` refers to pinned host memory.
+///
+/// # Arguments
+///
+/// - `pitchedDevPtr`: `cudaPitchedPtr` — Pointer to pitched device memory
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `extent`: `cudaExtent` — Size parameters for where to set device memory (`width` field in bytes)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemset`](crate::sys::cudaMemset)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
+/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
+/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - `make_cudaPitchedPtr`
+/// - `make_cudaExtent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemset3D(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaPitchedPtr,
+        ::core::ffi::c_int,
+        cudaExtent,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemset3D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pitchedDevPtr, value, extent) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// with the constant byte value `value`.
+///
+/// [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync) is asynchronous with respect to the host,
+/// so the call may return before the memset is complete. The operation can
+/// optionally be associated to a stream by passing a non-zero `stream`
+/// argument. If `stream` is non-zero, the operation may overlap with
+/// operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Pointer to device memory
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `count`: `size_t` — Size in bytes to set
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemset`](crate::sys::cudaMemset)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
+/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
+/// - `cuMemsetD8Async`
+/// - `cuMemsetD16Async`
+/// - `cuMemsetD32Async`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemsetAsync(
+    devPtr: *mut ::core::ffi::c_void,
+    value: ::core::ffi::c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        ::core::ffi::c_int,
+        usize,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemsetAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, value, count, stream) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Sets to the specified value `value` a matrix (`height` rows of `width`
+/// bytes each) pointed to by `dstPtr`. `pitch` is the width in bytes of
+/// the 2D array pointed to by `dstPtr`, including any padding added to the
+/// end of each row. This function performs fastest when the pitch is one
+/// that has been passed back by [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
+///
+/// [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync) is asynchronous with respect to the
+/// host, so the call may return before the memset is complete. The
+/// operation can optionally be associated to a stream by passing a non-
+/// zero `stream` argument. If `stream` is non-zero, the operation may
+/// overlap with operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — Pointer to 2D device memory
+/// - `pitch`: `size_t` — Pitch in bytes of 2D device memory(Unused if `height` is 1)
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `width`: `size_t` — Width of matrix set (columns in bytes)
+/// - `height`: `size_t` — Height of matrix set (rows)
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemset`](crate::sys::cudaMemset)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
+/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
+/// - `cuMemsetD2D8Async`
+/// - `cuMemsetD2D16Async`
+/// - `cuMemsetD2D32Async`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemset2DAsync(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        ::core::ffi::c_int,
+        usize,
+        usize,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemset2DAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, pitch, value, width, height, stream) })
+}
+/// Initializes or sets device memory to a value.
+///
+/// Initializes each element of a 3D array to the specified value `value`.
+/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
+/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// end of each row. The `xsize` field specifies the logical width of each
+/// row in bytes, while the `ysize` field specifies the height of each 2D
+/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// `height` and `depth` are both equal to 1.
+///
+/// The extents of the initialized region are specified as a `width` in
+/// bytes, a `height` in rows, and a `depth` in slices.
+///
+/// Extents with `width` greater than or equal to the `xsize` of
+/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// than the `xsize`. Secondarily, extents with `height` equal to the
+/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// is shorter than the `ysize`.
+///
+/// This function performs fastest when the `pitchedDevPtr` has been
+/// allocated by [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
+///
+/// [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync) is asynchronous with respect to the
+/// host, so the call may return before the memset is complete. The
+/// operation can optionally be associated to a stream by passing a non-
+/// zero `stream` argument. If `stream` is non-zero, the operation may
+/// overlap with operations in other streams.
+///
+/// The device version of this function only handles device to device
+/// copies and cannot be given local or shared pointers.
+///
+/// # Arguments
+///
+/// - `pitchedDevPtr`: `cudaPitchedPtr` — Pointer to pitched device memory
+/// - `value`: `int` — Value to set for each byte of specified memory
+/// - `extent`: `cudaExtent` — Size parameters for where to set device memory (`width` field in bytes)
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemset`](crate::sys::cudaMemset)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
+/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
+/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
+/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
+/// - `make_cudaPitchedPtr`
+/// - `make_cudaExtent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemset3DAsync(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaPitchedPtr,
+        ::core::ffi::c_int,
+        cudaExtent,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemset3DAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pitchedDevPtr, value, extent, stream) })
+}
+/// Prefetches memory to the specified destination location.
+///
+/// Prefetches memory to the specified destination location. `devPtr` is
+/// the base device pointer of the memory to be prefetched and `location`
+/// specifies the destination location. `count` specifies the number of
+/// bytes to copy. `stream` is the stream in which the operation is
+/// enqueued. The memory range must refer to managed memory allocated via
+/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed variables, or it
+/// may also refer to memory allocated from a managed memory pool, or it
+/// may also refer to system-allocated memory on systems with non-zero
+/// cudaDevAttrPageableMemoryAccess.
+///
+/// Specifying [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) for
+/// `type` will prefetch memory to GPU specified
+/// by device ordinal `id` which must have non-
+/// zero value for the device attribute
+/// `concurrentManagedAccess`. Additionally, `stream` must be
+/// associated with a device that has a non-zero value for the device
+/// attribute `concurrentManagedAccess`. Specifying
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) as `type`
+/// will prefetch data to host memory. Applications can request prefetching
+/// memory to a specific host NUMA node by specifying
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) for
+/// `type` and a valid host NUMA node id in
+/// `id` Users can also request prefetching
+/// memory to the host NUMA node closest to the current thread's CPU by
+/// specifying [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT) for
+/// `type`. Note when
+/// `type` is etiher
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) OR
+/// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT),
+/// `id` will be ignored.
+///
+/// The start address and end address of the memory range will be rounded
+/// down and rounded up respectively to be aligned to CPU page size before
+/// the prefetch operation is enqueued in the stream.
+///
+/// If no physical memory has been allocated for this region, then this
+/// memory region will be populated and mapped on the destination device.
+/// If there's insufficient memory to prefetch the desired region, the
+/// Unified Memory driver may evict pages from other
+/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) allocations to host memory in order to
+/// make room. Device memory allocated using [`cudaMalloc`](crate::sys::cudaMalloc) or
+/// [`cudaMallocArray`](crate::sys::cudaMallocArray) will not be evicted.
+///
+/// By default, any mappings to the previous location of the migrated pages
+/// are removed and mappings for the new location are only setup on the
+/// destination location. The exact behavior however also depends on the
+/// settings applied to this memory range via `cuMemAdvise` as
+/// described below:
+///
+/// If [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) was set on any subset of this
+/// memory range, then that subset will create a read-only copy of the
+/// pages on destination location. If however the destination location is a
+/// host NUMA node, then any pages of that subset that are already in
+/// another host NUMA node will be transferred to the destination.
+///
+/// If [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) was called on any
+/// subset of this memory range, then the pages will be migrated to
+/// `location` even if `location` is not the preferred location of any
+/// pages in the memory range.
+///
+/// If [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) was called on any subset of
+/// this memory range, then mappings to those pages from all the
+/// appropriate processors are updated to refer to the new location if
+/// establishing such a mapping is possible. Otherwise, those mappings are
+/// cleared.
+///
+/// Note that this API is not required for functionality and only serves to
+/// improve performance by allowing the application to migrate data to a
+/// suitable location before it is accessed. Memory accesses to this range
+/// are always coherent and are allowed even when the data is actively
+/// being migrated.
+///
+/// Note that this function is asynchronous with respect to the host and
+/// all work on other devices.
+///
+/// # Arguments
+///
+/// - `devPtr`: `const void*` — Pointer to be prefetched
+/// - `count`: `size_t` — Size in bytes
+/// - `location`: `cudaMemLocation` — location to prefetch to
+/// - `flags`: `unsigned int` — flags for future use, must be zero now.
+/// - `stream`: `cudaStream_t` — Stream to enqueue prefetch operation
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
+/// - `cuMemPrefetchAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPrefetchAsync(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemLocation,
+        ::core::ffi::c_uint,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPrefetchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, count, location, flags, stream) })
+}
+/// Performs a batch of memory prefetches asynchronously.
+///
+/// Performs a batch of memory prefetches. The batch as a whole executes in
+/// stream order but operations within a batch are not guaranteed to
+/// execute in any specific order. All devices in the system must have a
+/// non-zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) otherwise the API will
+/// return an error.
+///
+/// The semantics of the individual prefetch operations are as described in
+/// [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
+///
+/// Performs memory prefetch on address ranges specified in `dptrs` and
+/// `sizes`. Both arrays must be of the same length as specified by
+/// `count`. Each memory range specified must refer to managed memory
+/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
+/// variables or it may also refer to system-allocated memory when all
+/// devices have a non-zero value for
+/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS). The prefetch location for
+/// every operation in the batch is specified in the `prefetchLocs` array.
+/// Each entry in this array can apply to more than one operation. This can
+/// be done by specifying in the `prefetchLocIdxs` array, the index of the
+/// first prefetch operation that the corresponding entry in the
+/// `prefetchLocs` array applies to. Both `prefetchLocs` and
+/// `prefetchLocIdxs` must be of the same length as specified by
+/// `numPrefetchLocs`. For example, if a batch has 10 prefetches listed in
+/// dptrs/sizes, the first 4 of which are to be prefetched to one location
+/// and the remaining 6 are to be prefetched to another, then
+/// `numPrefetchLocs` will be 2, `prefetchLocIdxs` will be {0, 4} and
+/// `prefetchLocs` will contain the two locations. Note the first entry in
+/// `prefetchLocIdxs` must always be 0. Also, each entry must be greater
+/// than the previous entry and the last entry should be less than `count`.
+/// Furthermore, `numPrefetchLocs` must be lesser than or equal to `count`.
+///
+/// # Arguments
+///
+/// - `dptrs`: `void**` — Array of pointers to be prefetched
+/// - `sizes`: `size_t*` — Array of sizes for memory prefetch operations.
+/// - `count`: `size_t` — Size of `dptrs` and `sizes` arrays.
+/// - `prefetchLocs`: `cudaMemLocation*` — Array of locations to prefetch to.
+/// - `prefetchLocIdxs`: `size_t*` — Array of indices to specify which operands each entry in the `prefetchLocs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to copies starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to prefetches starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
+/// - `numPrefetchLocs`: `size_t` — Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
+/// - `flags`: `unsigned long long` — Flags reserved for future use. Must be zero.
+/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPrefetchBatchAsync(
+    dptrs: *mut *mut ::core::ffi::c_void,
+    sizes: *mut usize,
+    count: usize,
+    prefetchLocs: *mut cudaMemLocation,
+    prefetchLocIdxs: *mut usize,
+    numPrefetchLocs: usize,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        usize,
+        *mut cudaMemLocation,
+        *mut usize,
+        usize,
+        ::core::ffi::c_ulonglong,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPrefetchBatchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            dptrs,
+            sizes,
+            count,
+            prefetchLocs,
+            prefetchLocIdxs,
+            numPrefetchLocs,
+            flags,
+            stream,
+        )
+    })
+}
+/// Performs a batch of memory discards asynchronously.
+///
+/// Performs a batch of memory discards. The batch as a whole executes in
+/// stream order but operations within a batch are not guaranteed to
+/// execute in any specific order. All devices in the system must have a
+/// non-zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) otherwise the API will
+/// return an error.
+///
+/// Discarding a memory range informs the driver that the contents of that
+/// range are no longer useful. Discarding memory ranges allows the driver
+/// to optimize certain data migrations and can also help reduce memory
+/// pressure. This operation can be undone on any part of the range by
+/// either writing to it or prefetching it via
+/// [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) or
+/// [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync). Reading from a discarded range,
+/// without a subsequent write or prefetch to that part of the range, will
+/// return an indeterminate value. Note that any reads, writes or
+/// prefetches to any part of the memory range that occur simultaneously
+/// with the discard operation result in undefined behavior.
+///
+/// Performs memory discard on address ranges specified in `dptrs` and
+/// `sizes`. Both arrays must be of the same length as specified by
+/// `count`. Each memory range specified must refer to managed memory
+/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
+/// variables or it may also refer to system-allocated memory when all
+/// devices have a non-zero value for
+/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
+///
+/// # Arguments
+///
+/// - `dptrs`: `void**` — Array of pointers to be discarded
+/// - `sizes`: `size_t*` — Array of sizes for memory discard operations.
+/// - `count`: `size_t` — Size of `dptrs` and `sizes` arrays.
+/// - `flags`: `unsigned long long` — Flags reserved for future use. Must be zero.
+/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemDiscardBatchAsync(
+    dptrs: *mut *mut ::core::ffi::c_void,
+    sizes: *mut usize,
+    count: usize,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        usize,
+        ::core::ffi::c_ulonglong,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemDiscardBatchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dptrs, sizes, count, flags, stream) })
+}
+/// Performs a batch of memory discards and prefetches asynchronously.
+///
+/// Performs a batch of memory discards followed by prefetches. The batch
+/// as a whole executes in stream order but operations within a batch are
+/// not guaranteed to execute in any specific order. All devices in the
+/// system must have a non-zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) otherwise the API will
+/// return an error.
+///
+/// Calling [`cudaMemDiscardAndPrefetchBatchAsync`](crate::sys::cudaMemDiscardAndPrefetchBatchAsync) is semantically
+/// equivalent to calling [`cudaMemDiscardBatchAsync`](crate::sys::cudaMemDiscardBatchAsync) followed by
+/// [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync), but is more optimal. For more
+/// details on what discarding and prefetching imply, please refer to
+/// [`cudaMemDiscardBatchAsync`](crate::sys::cudaMemDiscardBatchAsync) and
+/// [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync) respectively. Note that any
+/// reads, writes or prefetches to any part of the memory range that occur
+/// simultaneously with this combined discard+prefetch operation result in
+/// undefined behavior.
+///
+/// Performs memory discard and prefetch on address ranges specified in
+/// `dptrs` and `sizes`. Both arrays must be of the same length as
+/// specified by `count`. Each memory range specified must refer to managed
+/// memory allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via
+/// managed variables or it may also refer to system-allocated memory when
+/// all devices have a non-zero value for
+/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS). Every operation in the
+/// batch has to be associated with a valid location to prefetch the
+/// address range to and specified in the `prefetchLocs` array. Each entry
+/// in this array can apply to more than one operation. This can be done by
+/// specifying in the `prefetchLocIdxs` array, the index of the first
+/// operation that the corresponding entry in the `prefetchLocs` array
+/// applies to. Both `prefetchLocs` and `prefetchLocIdxs` must be of the
+/// same length as specified by `numPrefetchLocs`. For example, if a batch
+/// has 10 operations listed in dptrs/sizes, the first 6 of which are to be
+/// prefetched to one location and the remaining 4 are to be prefetched to
+/// another, then `numPrefetchLocs` will be 2, `prefetchLocIdxs` will be
+/// {0, 6} and `prefetchLocs` will contain the two set of locations. Note
+/// the first entry in `prefetchLocIdxs` must always be 0. Also, each entry
+/// must be greater than the previous entry and the last entry should be
+/// less than `count`. Furthermore, `numPrefetchLocs` must be lesser than
+/// or equal to `count`.
+///
+/// # Arguments
+///
+/// - `dptrs`: `void**` — Array of pointers to be discarded
+/// - `sizes`: `size_t*` — Array of sizes for memory discard operations.
+/// - `count`: `size_t` — Size of `dptrs` and `sizes` arrays.
+/// - `prefetchLocs`: `cudaMemLocation*` — Array of locations to prefetch to.
+/// - `prefetchLocIdxs`: `size_t*` — Array of indices to specify which operands each entry in the `prefetchLocs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to operations starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to copies starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
+/// - `numPrefetchLocs`: `size_t` — Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
+/// - `flags`: `unsigned long long` — Flags reserved for future use. Must be zero.
+/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
+    dptrs: *mut *mut ::core::ffi::c_void,
+    sizes: *mut usize,
+    count: usize,
+    prefetchLocs: *mut cudaMemLocation,
+    prefetchLocIdxs: *mut usize,
+    numPrefetchLocs: usize,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        usize,
+        *mut cudaMemLocation,
+        *mut usize,
+        usize,
+        ::core::ffi::c_ulonglong,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemDiscardAndPrefetchBatchAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            dptrs,
+            sizes,
+            count,
+            prefetchLocs,
+            prefetchLocIdxs,
+            numPrefetchLocs,
+            flags,
+            stream,
+        )
+    })
+}
+/// Advise about the usage of a given memory range.
+///
+/// Advise the Unified Memory subsystem about the usage pattern for the
+/// memory range starting at `devPtr` with a size of `count` bytes. The
+/// start address and end address of the memory range will be rounded down
+/// and rounded up respectively to be aligned to CPU page size before the
+/// advice is applied. The memory range must refer to managed memory
+/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
+/// variables. The memory range could also refer to system-allocated
+/// pageable memory provided it represents a valid, host-accessible region
+/// of memory and all additional constraints imposed by `advice` as
+/// outlined below are also satisfied. Specifying an invalid system-
+/// allocated pageable memory range results in an error being returned.
+///
+/// The `advice` parameter can take the following values:
+///
+/// - [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY): This implies that the data is
+///   mostly going to be read from and only occasionally written to. Any
+///   read accesses from any processor to this region will create a read-
+///   only copy of at least the accessed pages in that processor's memory.
+///   Additionally, if [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) or
+///   [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) is called on this region, it will
+///   create a read-only copy of the data on the destination processor. If
+///   the target location for [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) is a host
+///   NUMA node and a read-only copy already exists on another host NUMA
+///   node, that copy will be migrated to the targeted host NUMA node. If
+///   any processor writes to this region, all copies of the corresponding
+///   page will be invalidated except for the one where the write occurred.
+///   If the writing processor is the CPU and the preferred location of the
+///   page is a host NUMA node, then the page will also be migrated to that
+///   host NUMA node. The `location` argument is ignored for this advice.
+///   Note that for a page to be read-duplicated, the accessing processor
+///   must either be the CPU or a GPU that has a non-zero value for the
+///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///   Also, if a context is created on a device that does not have the
+///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) set,
+///   then read-duplication will not occur until all such contexts are
+///   destroyed. If the memory region refers to valid system-allocated
+///   pageable memory, then the accessing device must have a non-zero value
+///   for the device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS)
+///   for a read-only copy to be created on that device. Note however that
+///   if the accessing device also has a non-zero value for the device
+///   attribute
+///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
+///   setting this advice will not create a read-only copy when that device
+///   accesses this memory region.
+///
+/// - `cudaMemAdviceUnsetReadMostly`: Undoes the effect of
+///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) and also prevents the Unified
+///   Memory driver from attempting heuristic read-duplication on the
+///   memory range. Any read-duplicated copies of the data will be
+///   collapsed into a single copy. The location for the collapsed copy
+///   will be the preferred location if the page has a preferred location
+///   and one of the read-duplicated copies was resident at that location.
+///   Otherwise, the location chosen is arbitrary. Note: The `location`
+///   argument is ignored for this advice.
+///
+/// - [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION): This advice sets the
+///   preferred location for the data to be the memory belonging to
+///   `location`. When `type` is
+///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST), `id`
+///   is ignored and the preferred location is set to be host memory. To
+///   set the preferred location to a specific host NUMA node, applications
+///   must set `type` to
+///   [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) and
+///   `id` must specify the NUMA ID of the host
+///   NUMA node. If `type` is set to
+///   [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT),
+///   `id` will be ignored and the host NUMA node
+///   closest to the calling thread's CPU will be used as the preferred
+///   location. If `type` is a
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), then
+///   `id` must be a valid device ordinal and the
+///   device must have a non-zero value for the device attribute
+///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Setting the preferred
+///   location does not cause data to migrate to that location immediately.
+///   Instead, it guides the migration policy when a fault occurs on that
+///   memory region. If the data is already in its preferred location and
+///   the faulting processor can establish a mapping without requiring the
+///   data to be migrated, then data migration will be avoided. On the
+///   other hand, if the data is not in its preferred location or if a
+///   direct mapping cannot be established, then it will be migrated to the
+///   processor accessing it. It is important to note that setting the
+///   preferred location does not prevent data prefetching done using
+///   [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync). Having a preferred location can
+///   override the page thrash detection and resolution logic in the
+///   Unified Memory driver. Normally, if a page is detected to be
+///   constantly thrashing between for example host and device memory, the
+///   page may eventually be pinned to host memory by the Unified Memory
+///   driver. But if the preferred location is set as device memory, then
+///   the page will continue to thrash indefinitely. If
+///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
+///   region or any subset of it, then the policies associated with that
+///   advice will override the policies of this advice, unless read
+///   accesses from `location` will not result in a read-only copy being
+///   created on that procesor as outlined in description for the advice
+///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY). If the memory region refers
+///   to valid system-allocated pageable memory, and
+///   `type` is
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then
+///   `id` must be a valid device that has a non-
+///   zero alue for the device attribute
+///   [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
+///
+/// - [`cudaMemAdviseUnsetPreferredLocation`](crate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION): Undoes the effect of
+///   [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) and changes the
+///   preferred location to none. The `location` argument is ignored for
+///   this advice.
+///
+/// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
+///   data will be accessed by processor `location`. The
+///   `type` must be either
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) with
+///   `id` representing a valid device ordinal or
+///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) and
+///   `id` will be ignored. All other location
+///   types are invalid. If `id` is a GPU, then
+///   the device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS)
+///   must be non-zero. This advice does not cause data migration and has
+///   no impact on the location of the data per se. Instead, it causes the
+///   data to always be mapped in the specified processor's page tables, as
+///   long as the location of the data permits a mapping to be established.
+///   If the data gets migrated for any reason, the mappings are updated
+///   accordingly. This advice is recommended in scenarios where data
+///   locality is not important, but avoiding faults is. Consider for
+///   example a system containing multiple GPUs with peer-to-peer access
+///   enabled, where the data located on one GPU is occasionally accessed
+///   by peer GPUs. In such scenarios, migrating data over to the other
+///   GPUs is not as important because the accesses are infrequent and the
+///   overhead of migration may be too high. But preventing faults can
+///   still help improve performance, and so having a mapping set up in
+///   advance is useful. Note that on CPU access of this data, the data may
+///   be migrated to host memory because the CPU typically cannot access
+///   device memory directly. Any GPU that had the
+///   [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) flag set for this data will
+///   now have its mapping updated to point to the page in host memory. If
+///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
+///   region or any subset of it, then the policies associated with that
+///   advice will override the policies of this advice. Additionally, if
+///   the preferred location of this memory region or any subset of it is
+///   also `location`, then the policies associated with
+///   `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` will override the
+///   policies of this advice. If the memory region refers to valid system-
+///   allocated pageable memory, and `type` is
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then device in
+///   `id` must have a non-zero value for the
+///   device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
+///   Additionally, if `id` has a non-zero value
+///   for the device attribute
+///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
+///   this call has no effect.
+///
+/// - `CU_MEM_ADVISE_UNSET_ACCESSED_BY`: Undoes the effect of
+///   [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY). Any mappings to the data from
+///   `location` may be removed at any time causing accesses to result in
+///   non-fatal page faults. If the memory region refers to valid system-
+///   allocated pageable memory, and `type` is
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then device in
+///   `id` must have a non-zero value for the
+///   device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
+///   Additionally, if `id` has a non-zero value
+///   for the device attribute
+///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
+///   this call has no effect.
+///
+/// # Arguments
+///
+/// - `devPtr`: `const void*` — Pointer to memory to set the advice for
+/// - `count`: `size_t` — Size in bytes of the memory range
+/// - `advice`: `cudaMemoryAdvise` — Advice to be applied for the specified memory range
+/// - `location`: `cudaMemLocation` — location to apply the advice for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
+/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
+/// - `cuMemAdvise`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemAdvise(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemoryAdvise,
+        cudaMemLocation,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemAdvise")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, count, advice, location) })
+}
+/// Query an attribute of a given memory range.
+///
+/// Query an attribute about the memory range starting at `devPtr` with a
+/// size of `count` bytes. The memory range must refer to managed memory
+/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
+/// variables.
+///
+/// The `attribute` parameter can take the following values:
+///
+/// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY): If this attribute is
+///   specified, `data` will be interpreted as a 32-bit integer, and
+///   `dataSize` must be 4. The result returned will be 1 if all pages in
+///   the given memory range have read-duplication enabled, or 0 otherwise.
+///
+/// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION): If this attribute
+///   is specified, `data` will be interpreted as a 32-bit integer, and
+///   `dataSize` must be 4. The result returned will be a GPU device id if
+///   all pages in the memory range have that GPU as their preferred
+///   location, or it will be cudaCpuDeviceId if all pages in the memory
+///   range have the CPU as their preferred location, or it will be
+///   cudaInvalidDeviceId if either all the pages don't have the same
+///   preferred location or some of the pages don't have a preferred
+///   location at all. Note that the actual location of the pages in the
+///   memory range at the time of the query may be different from the
+///   preferred location.
+///
+/// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY): If this attribute is
+///   specified, `data` will be interpreted as an array of 32-bit integers,
+///   and `dataSize` must be a non-zero multiple of 4. The result returned
+///   will be a list of device ids that had
+///   `cudaMemAdviceSetAccessedBy` set for that entire memory
+///   range. If any device does not have that advice set for the entire
+///   memory range, that device will not be included. If `data` is larger
+///   than the number of devices that have that advice set for that memory
+///   range, cudaInvalidDeviceId will be returned in all the extra space
+///   provided. For ex., if `dataSize` is 12 (i.e. `data` has 3 elements)
+///   and only device 0 has the advice set, then the result returned will
+///   be { 0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If `data` is
+///   smaller than the number of devices that have that advice set, then
+///   only as many devices will be returned as can fit in the array. There
+///   is no guarantee on which specific devices will be returned, however.
+///
+/// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION): If this
+///   attribute is specified, `data` will be interpreted as a 32-bit
+///   integer, and `dataSize` must be 4. The result returned will be the
+///   last location to which all pages in the memory range were prefetched
+///   explicitly via [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync). This will either be
+///   a GPU id or cudaCpuDeviceId depending on whether the last location
+///   for prefetch was a GPU or the CPU respectively. If any page in the
+///   memory range was never explicitly prefetched or if all pages were not
+///   prefetched to the same location, cudaInvalidDeviceId will be
+///   returned. Note that this simply returns the last location that the
+///   applicaton requested to prefetch the memory range to. It gives no
+///   indication as to whether the prefetch operation to that location has
+///   completed or even begun.
+///
+/// - [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE): If this
+///   attribute is specified, `data` will be interpreted as a
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   sizeof(cudaMemLocationType). The [`cudaMemLocationType`](crate::sys::cudaMemLocationType)
+///   returned will be [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if all pages
+///   in the memory range have the same GPU as their preferred location, or
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType) will be
+///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) if all pages in the memory range
+///   have the CPU as their preferred location, or or it will be
+///   [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) if all the pages in the
+///   memory range have the same host NUMA node ID as their preferred
+///   location or it will be [`cudaMemLocationTypeInvalid`](crate::sys::cudaMemLocationType::INVALID) if
+///   either all the pages don't have the same preferred location or some
+///   of the pages don't have a preferred location at all. Note that the
+///   actual location type of the pages in the memory range at the time of
+///   the query may be different from the preferred location type.
+///
+///   - [`cudaMemRangeAttributePreferredLocationId`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID): If this
+///   attribute is specified, `data` will be interpreted as a 32-bit
+///   integer, and `dataSize` must be 4. If the
+///   [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE) query for
+///   the same address range returns
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it will be a valid device
+///   ordinal or if it returns [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA),
+///   it will be a valid host NUMA node ID or if it returns any other
+///   location type, the id should be ignored.
+///
+/// - [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE): If this
+///   attribute is specified, `data` will be interpreted as a
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   sizeof(cudaMemLocationType). The result returned will be the last
+///   location type to which all pages in the memory range were prefetched
+///   explicitly via `cuMemPrefetchAsync`. The
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType) returned will be
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if the last prefetch location
+///   was the GPU or [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) if it was the CPU
+///   or [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) if the last prefetch
+///   location was a specific host NUMA node. If any page in the memory
+///   range was never explicitly prefetched or if all pages were not
+///   prefetched to the same location, `CUmemLocationType` will
+///   be [`cudaMemLocationTypeInvalid`](crate::sys::cudaMemLocationType::INVALID). Note that this simply
+///   returns the last location type that the application requested to
+///   prefetch the memory range to. It gives no indication as to whether
+///   the prefetch operation to that location has completed or even begun.
+///
+///   - [`cudaMemRangeAttributeLastPrefetchLocationId`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID): If this
+///   attribute is specified, `data` will be interpreted as a 32-bit
+///   integer, and `dataSize` must be 4. If the
+///   [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE) query for
+///   the same address range returns
+///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it will be a valid device
+///   ordinal or if it returns [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA),
+///   it will be a valid host NUMA node ID or if it returns any other
+///   location type, the id should be ignored.
+///
+/// # Arguments
+///
+/// - `data`: `void*` (output) — A pointers to a memory location where the result of each attribute query will be written to.
+/// - `dataSize`: `size_t` — Array containing the size of data
+/// - `attribute`: `cudaMemRangeAttribute` — The attribute to query
+/// - `devPtr`: `const void*` — Start of the range to query
+/// - `count`: `size_t` — Size of the range to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemRangeGetAttributes`](crate::sys::cudaMemRangeGetAttributes)
+/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
+/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
+/// - `cuMemRangeGetAttribute`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemRangeGetAttribute(
+    data: *mut ::core::ffi::c_void,
+    dataSize: usize,
+    attribute: cudaMemRangeAttribute,
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        usize,
+        cudaMemRangeAttribute,
+        *const ::core::ffi::c_void,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemRangeGetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(data, dataSize, attribute, devPtr, count) })
+}
+/// Query attributes of a given memory range.
+///
+/// Query attributes of the memory range starting at `devPtr` with a size
+/// of `count` bytes. The memory range must refer to managed memory
+/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
+/// variables. The `attributes` array will be interpreted to have
+/// `numAttributes` entries. The `dataSizes` array will also be interpreted
+/// to have `numAttributes` entries. The results of the query will be
+/// stored in `data`.
+///
+/// The list of supported attributes are given below. Please refer to
+/// [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute) for attribute descriptions and
+/// restrictions.
+///
+/// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY)
+///
+/// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION)
+///
+/// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY)
+///
+/// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION)
+///
+/// - :: cudaMemRangeAttributePreferredLocationType
+///
+/// - :: cudaMemRangeAttributePreferredLocationId
+///
+/// - :: cudaMemRangeAttributeLastPrefetchLocationType
+///
+/// - :: cudaMemRangeAttributeLastPrefetchLocationId
+///
+/// # Arguments
+///
+/// - `data`: `void**` (output) — A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+/// - `dataSizes`: `size_t*` — Array containing the sizes of each result
+/// - `attributes`: `cudaMemRangeAttribute*` — An array of attributes to query (numAttributes and the number of attributes in this array should match)
+/// - `numAttributes`: `size_t` — Number of attributes to query
+/// - `devPtr`: `const void*` — Start of the range to query
+/// - `count`: `size_t` — Size of the range to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute)
+/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
+/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
+/// - `cuMemRangeGetAttributes`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemRangeGetAttributes(
+    data: *mut *mut ::core::ffi::c_void,
+    dataSizes: *mut usize,
+    attributes: *mut cudaMemRangeAttribute,
+    numAttributes: usize,
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        *mut cudaMemRangeAttribute,
+        usize,
+        *const ::core::ffi::c_void,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemRangeGetAttributes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(data, dataSizes, attributes, numAttributes, devPtr, count) })
+}
+/// Allocates memory with stream ordered semantics.
+///
+/// Inserts an allocation operation into `hStream`. A pointer to the
+/// allocated memory is returned immediately in *dptr. The allocation must
+/// not be accessed until the the allocation operation completes. The
+/// allocation comes from the memory pool associated with the stream's
+/// device.
+///
+/// **Notes**
+///
+/// The default memory pool of a device contains device memory from that device.
+///
+/// Basic stream ordering allows future work submitted into the same stream to use the allocation. Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation operation completes before work submitted in a separate stream runs.
+///
+/// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Returned device pointer
+/// - `size`: `size_t` — Number of bytes to allocate
+/// - `hStream`: `cudaStream_t` — The stream establishing the stream ordering contract and the memory pool to allocate from
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemAllocAsync`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
+/// - [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocAsync(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    hStream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, size, hStream) })
+}
+/// Frees memory with stream ordered semantics.
+///
+/// Inserts a free operation into `hStream`. The allocation must not be
+/// accessed after stream execution reaches the free. After this API
+/// returns, accessing the memory from any subsequent work launched on the
+/// GPU or querying its pointer attributes results in undefined behavior.
+///
+/// **Notes**
+///
+/// During stream capture, this function results in the creation of a free node and must therefore be passed the address of a graph allocation.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void*` — memory to free
+/// - `hStream`: `cudaStream_t` — The stream establishing the stream ordering promise
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemFreeAsync`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFreeAsync(
+    devPtr: *mut ::core::ffi::c_void,
+    hStream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFreeAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, hStream) })
+}
+/// Tries to release memory back to the OS.
+///
+/// Releases memory back to the OS until the pool contains fewer than
+/// minBytesToKeep reserved bytes, or there is no more memory that the
+/// allocator can safely release. The allocator cannot release OS
+/// allocations that back outstanding asynchronous allocations. The OS
+/// allocations may happen at different granularity from the user
+/// allocations.
+///
+/// **Notes**
+///
+/// : Allocations that have not been freed count as outstanding.
+///
+/// : Allocations that have been asynchronously freed but whose completion has not been observed on the host (eg. by a synchronize) can count as outstanding.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t` — The memory pool to trim
+/// - `minBytesToKeep`: `size_t` — If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op. Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolTrimTo`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolTrimTo(
+    memPool: cudaMemPool_t,
+    minBytesToKeep: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaMemPool_t, usize) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolTrimTo")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, minBytesToKeep) })
+}
+/// Sets attributes of a memory pool.
+///
+/// Supported attributes are:
+///
+/// - [`cudaMemPoolAttrReleaseThreshold`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD): (value type =
+///   cuuint64_t) Amount of reserved memory in bytes to hold onto before
+///   trying to release memory back to the OS. When more than the release
+///   threshold bytes of memory are held by the memory pool, the allocator
+///   will try to release memory back to the OS on the next call to stream,
+///   event or context synchronize. (default 0)
+///
+/// - [`cudaMemPoolReuseFollowEventDependencies`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES): (value type =
+///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to use memory asynchronously
+///   freed in another stream as long as a stream ordering dependency of
+///   the allocating stream on the free action exists. Cuda events and null
+///   stream interactions can create the required stream ordered
+///   dependencies. (default enabled)
+///
+/// - [`cudaMemPoolReuseAllowOpportunistic`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC): (value type = int)
+///   Allow reuse of already completed frees when there is no dependency
+///   between the free and allocation. (default enabled)
+///
+/// - [`cudaMemPoolReuseAllowInternalDependencies`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES): (value type =
+///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to insert new stream
+///   dependencies in order to establish the stream ordering required to
+///   reuse a piece of memory released by [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///   (default enabled).
+///
+/// - [`cudaMemPoolAttrReservedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH): (value type = cuuint64_t)
+///   Reset the high watermark that tracks the amount of backing memory
+///   that was allocated for the memory pool. It is illegal to set this
+///   attribute to a non-zero value.
+///
+/// - [`cudaMemPoolAttrUsedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH): (value type = cuuint64_t)
+///   Reset the high watermark that tracks the amount of used memory that
+///   was allocated for the memory pool. It is illegal to set this
+///   attribute to a non-zero value.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t` — The memory pool to modify
+/// - `attr`: `cudaMemPoolAttr` — The attribute to modify
+/// - `value`: `void*` — Pointer to the value to assign
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolSetAttribute`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolSetAttribute(
+    memPool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaMemPool_t,
+        cudaMemPoolAttr,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolSetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, attr, value) })
+}
+/// Gets attributes of a memory pool.
+///
+/// Supported attributes are:
+///
+/// - [`cudaMemPoolAttrReleaseThreshold`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD): (value type =
+///   cuuint64_t) Amount of reserved memory in bytes to hold onto before
+///   trying to release memory back to the OS. When more than the release
+///   threshold bytes of memory are held by the memory pool, the allocator
+///   will try to release memory back to the OS on the next call to stream,
+///   event or context synchronize. (default 0)
+///
+/// - [`cudaMemPoolReuseFollowEventDependencies`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES): (value type =
+///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to use memory asynchronously
+///   freed in another stream as long as a stream ordering dependency of
+///   the allocating stream on the free action exists. Cuda events and null
+///   stream interactions can create the required stream ordered
+///   dependencies. (default enabled)
+///
+/// - [`cudaMemPoolReuseAllowOpportunistic`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC): (value type = int)
+///   Allow reuse of already completed frees when there is no dependency
+///   between the free and allocation. (default enabled)
+///
+/// - [`cudaMemPoolReuseAllowInternalDependencies`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES): (value type =
+///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to insert new stream
+///   dependencies in order to establish the stream ordering required to
+///   reuse a piece of memory released by [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///   (default enabled).
+///
+/// - [`cudaMemPoolAttrReservedMemCurrent`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT): (value type =
+///   cuuint64_t) Amount of backing memory currently allocated for the
+///   mempool.
+///
+/// - [`cudaMemPoolAttrReservedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH): (value type = cuuint64_t)
+///   High watermark of backing memory allocated for the mempool since the
+///   last time it was reset.
+///
+/// - [`cudaMemPoolAttrUsedMemCurrent`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT): (value type = cuuint64_t)
+///   Amount of memory from the pool that is currently in use by the
+///   application.
+///
+/// - [`cudaMemPoolAttrUsedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH): (value type = cuuint64_t)
+///   High watermark of the amount of memory from the pool that was in use
+///   by the application since the last time it was reset.
+///
+/// The following properties can be also be queried on imported and default
+/// pools:
+///
+/// - [`cudaMemPoolAttrAllocationType`](crate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE): (value type =
+///   cudaMemAllocationType) The allocation type of the mempool
+///
+/// - [`cudaMemPoolAttrExportHandleTypes`](crate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES): (value type =
+///   cudaMemAllocationHandleType) Available export handle types for the
+///   mempool. For imported pools this value is always
+///   cudaMemHandleTypeNone as an imported pool cannot be re-exported
+///
+/// - [`cudaMemPoolAttrLocationId`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID): (value type = int) The
+///   location id for the mempool. If the location type for this pool is
+///   cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId.
+///
+/// - [`cudaMemPoolAttrLocationType`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE): (value type =
+///   cudaMemLocationType) The location type for the mempool. For imported
+///   memory pools where the device is not directly visible to the
+///   importing process or pools imported via fabric handles across nodes
+///   this will be cudaMemlocataionTypeInvisible.
+///
+/// - [`cudaMemPoolAttrMaxPoolSize`](crate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE): (value type = cuuint64_t)
+///   Maximum size of the pool in bytes, this value may be higher than what
+///   was initially passed to cuMemPoolCreate due to alignment
+///   requirements. A value of 0 indicates no maximum size. For
+///   cudaMemAllocationTypeManaged and IPC imported pools this value will
+///   be system dependent.
+///
+/// - [`cudaMemPoolAttrHwDecompressEnabled`](crate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED): (value type = int)
+///   Indicates whether the pool has hardware compresssion enabled
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t` — The memory pool to get attributes of
+/// - `attr`: `cudaMemPoolAttr` — The attribute to get
+/// - `value`: `void*` (output) — Retrieved value
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolGetAttribute`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolGetAttribute(
+    memPool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaMemPool_t,
+        cudaMemPoolAttr,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolGetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, attr, value) })
+}
+/// Controls visibility of pools between devices.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t` — The pool being modified
+/// - `descList`: `const cudaMemAccessDesc*`
+/// - `count`: `size_t` — Number of descriptors in the map array.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolSetAccess`
+/// - [`cudaMemPoolGetAccess`](crate::sys::cudaMemPoolGetAccess)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolSetAccess(
+    memPool: cudaMemPool_t,
+    descList: *const cudaMemAccessDesc,
+    count: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaMemPool_t,
+        *const cudaMemAccessDesc,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolSetAccess")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, descList, count) })
+}
+/// Returns the accessibility of a pool from a device.
+///
+/// Returns the accessibility of the pool's memory from the specified
+/// location.
+///
+/// # Arguments
+///
+/// - `flags`: `cudaMemAccessFlags*` (output) — the accessibility of the pool from the specified location
+/// - `memPool`: `cudaMemPool_t` — the pool being queried
+/// - `location`: `cudaMemLocation*` — the location accessing the pool
+///
+/// # See also
+///
+/// - `cuMemPoolGetAccess`
+/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolGetAccess(
+    flags: *mut cudaMemAccessFlags,
+    memPool: cudaMemPool_t,
+    location: *mut cudaMemLocation,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemAccessFlags,
+        cudaMemPool_t,
+        *mut cudaMemLocation,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolGetAccess")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(flags, memPool, location) })
+}
+/// Creates a memory pool.
+///
+/// Creates a CUDA memory pool and returns the handle in `pool`. The
+/// `poolProps` determines the properties of the pool such as the backing
+/// device and IPC capabilities.
+///
+/// To create a memory pool for host memory not targeting a specific NUMA
+/// node, applications must set set
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type to
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST).
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::id is ignored for such
+/// pools. Pools created with the type [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST)
+/// are not IPC capable and `handleTypes` must
+/// be 0, any other values will result in
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). To create a memory pool targeting a
+/// specific host NUMA node, applications must set
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type to
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) and
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::id must specify the NUMA
+/// ID of the host memory node. Specifying
+/// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT) as the
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type will result in
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). By default, the pool's memory will
+/// be accessible from the device it is allocated on. In the case of pools
+/// created with [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) or
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST), their default accessibility will
+/// be from the host CPU. Applications can control the maximum size of the
+/// pool by specifying a non-zero value for
+/// `maxSize`. If set to 0, the maximum size of
+/// the pool will default to a system dependent value.
+///
+/// Applications that intend to use `CU_MEM_HANDLE_TYPE_FABRIC`
+/// based memory sharing must ensure: (1) `nvidia-caps-imex-channels`
+/// character device is created by the driver and is listed under
+/// /proc/devices (2) have at least one IMEX channel file accessible by the
+/// user launching the application.
+///
+/// When exporter and importer CUDA processes have been granted access to
+/// the same IMEX channel, they can securely share memory.
+///
+/// The IMEX channel security model works on a per user basis. Which means
+/// all processes under a user can share memory if the user has access to a
+/// valid IMEX channel. When multi-user isolation is desired, a separate
+/// IMEX channel is required for each user.
+///
+/// These channel files exist in /dev/nvidia-caps-imex-channels/channel*
+/// and can be created using standard OS native calls like mknod on Linux.
+/// For example: To create channel0 with the major number from
+/// /proc/devices users can execute the following command: \`mknod
+/// /dev/nvidia-caps-imex-channels/channel0 c \<major number\> 0\`
+///
+/// To create a managed memory pool, applications must set
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps):cudaMemAllocationType to
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED).
+/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemAllocationHandleType must also be
+/// set to [`cudaMemHandleTypeNone`](crate::sys::cudaMemAllocationHandleType::NONE) since IPC is not supported.
+/// For managed memory pools, [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation
+/// will be treated as the preferred location for all allocations created
+/// from the pool. An application can also set
+/// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location.
+/// `maxSize` must be set to zero for managed
+/// memory pools. `usage` should be zero as
+/// decompress for managed memory is not supported. For managed memory
+/// pools, all devices on the system must have non-zero
+/// `concurrentManagedAccess`. If not, this call returns
+/// [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED)
+///
+/// **Notes**
+///
+/// Specifying [`cudaMemHandleTypeNone`](crate::sys::cudaMemAllocationHandleType::NONE) creates a memory pool that will not support IPC.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — None
+/// - `poolProps`: `const cudaMemPoolProps*` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolCreate`
+/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
+/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolCreate(
+    memPool: *mut cudaMemPool_t,
+    poolProps: *const cudaMemPoolProps,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        *const cudaMemPoolProps,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, poolProps) })
+}
+/// Destroys the specified memory pool.
+///
+/// If any pointers obtained from this pool haven't been freed or the pool
+/// has free operations that haven't completed when
+/// [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy) is invoked, the function will return
+/// immediately and the resources associated with the pool will be released
+/// automatically once there are no more outstanding allocations.
+///
+/// Destroying the current mempool of a device sets the default mempool of
+/// that device as the current mempool for that device.
+///
+/// **Notes**
+///
+/// A device's default memory pool cannot be destroyed.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolDestroy`
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaMemPool_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool) })
+}
+/// Returns the default memory pool for a given location and allocation type.
+///
+/// The memory location can be of one of
+/// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
+/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
+/// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
+/// for the managed memory pool. In all other cases, the call return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — None
+/// - `location`: `cudaMemLocation*` — None
+/// - `type_`: `cudaMemAllocationType` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemAllocAsync`
+/// - `cuMemPoolTrimTo`
+/// - `cuMemPoolGetAttribute`
+/// - `cuMemPoolSetAttribute`
+/// - `cuMemPoolSetAccess`
+/// - `cuMemGetMemPool`
+/// - `cuMemPoolCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemGetDefaultMemPool(
+    memPool: *mut cudaMemPool_t,
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        *mut cudaMemLocation,
+        cudaMemAllocationType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemGetDefaultMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, location, type_) })
+}
+/// Gets the current memory pool for a given memory location and allocation type.
+///
+/// The memory location can be of one of
+/// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
+/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
+/// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
+/// for the managed memory pool. In all other cases, the call return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+///
+/// Returns the last pool provided to [`cudaMemSetMemPool`](crate::sys::cudaMemSetMemPool) or
+/// [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) for this location and allocation type
+/// or the location's default memory pool if [`cudaMemSetMemPool`](crate::sys::cudaMemSetMemPool)
+/// or [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) for that allocType and location has
+/// never been called. By default the current mempool of a location is the
+/// default mempool for a device that can be obtained via
+/// cudaMemGetDefaultMemPool Otherwise the returned pool must have been set
+/// with [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — None
+/// - `location`: `cudaMemLocation*` — None
+/// - `type_`: `cudaMemAllocationType` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetDefaultMemPool`
+/// - `cuMemPoolCreate`
+/// - `cuDeviceSetMemPool`
+/// - `cuMemSetMemPool`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemGetMemPool(
+    memPool: *mut cudaMemPool_t,
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        *mut cudaMemLocation,
+        cudaMemAllocationType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemGetMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, location, type_) })
+}
+/// Sets the current memory pool for a memory location and allocation type.
+///
+/// The memory location can be of one of
+/// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE),
+/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) or
+/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA). The allocation type can be one
+/// of [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED) or
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED). When the allocation type is
+/// [`cudaMemAllocationTypeManaged`](crate::sys::cudaMemAllocationType::MANAGED), the location type can also be
+/// [`cudaMemLocationTypeNone`](crate::sys::cudaMemLocationType::NONE) to indicate no preferred location
+/// for the managed memory pool. In all other cases, the call return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+///
+/// When a memory pool is set as the current memory pool, the location
+/// parameter should be the same as the location of the pool. If the
+/// location type or index don't match, the call returns
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). The type of memory pool should also
+/// match the parameter allocType. Else the call returns
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).   By default, a memory location's
+/// current memory pool is its default memory pool. If the location type is
+/// [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) and the allocation type is
+/// [`cudaMemAllocationTypePinned`](crate::sys::cudaMemAllocationType::PINNED), then this API is the
+/// equivalent of calling [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) with the
+/// location id as the device. For further details on the implications,
+/// please refer to the documentation for [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
+///
+/// **Notes**
+///
+/// Use [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync) to specify asynchronous allocations from a device different than the one the stream runs on.
+///
+/// # Arguments
+///
+/// - `location`: `cudaMemLocation*` — None
+/// - `type_`: `cudaMemAllocationType` — None
+/// - `memPool`: `cudaMemPool_t` — None
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetDefaultMemPool`
+/// - `cuDeviceGetMemPool`
+/// - `cuMemGetMemPool`
+/// - `cuMemPoolCreate`
+/// - `cuMemPoolDestroy`
+/// - `cuMemAllocFromPoolAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemSetMemPool(
+    location: *mut cudaMemLocation,
+    type_: cudaMemAllocationType,
+    memPool: cudaMemPool_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemLocation,
+        cudaMemAllocationType,
+        cudaMemPool_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemSetMemPool")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(location, type_, memPool) })
+}
+/// Allocates memory from a specified pool with stream ordered semantics.
+///
+/// Inserts an allocation operation into `hStream`. A pointer to the
+/// allocated memory is returned immediately in *dptr. The allocation must
+/// not be accessed until the the allocation operation completes. The
+/// allocation comes from the specified memory pool.
+///
+/// **Notes**
+///
+/// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
+///
+/// # Arguments
+///
+/// - `ptr`: `void**` (output) — Returned device pointer
+/// - `size`: `size_t` — Number of bytes to allocate
+/// - `memPool`: `cudaMemPool_t` — The pool to allocate from
+/// - `stream`: `cudaStream_t` — The stream establishing the stream ordering semantic
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemAllocFromPoolAsync`
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
+/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMallocFromPoolAsync(
+    ptr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    memPool: cudaMemPool_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        usize,
+        cudaMemPool_t,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMallocFromPoolAsync")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr, size, memPool, stream) })
+}
+/// Exports a memory pool to the requested handle type.
+///
+/// Given an IPC capable mempool, create an OS handle to share the pool
+/// with another process. A recipient process can convert the shareable
+/// handle into a mempool with
+/// [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle). Individual pointers
+/// can then be shared with the [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer) and
+/// [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer) APIs. The implementation of what
+/// the shareable handle is and how it can be transferred is defined by the
+/// requested handle type.
+///
+/// **Notes**
+///
+/// : To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than cudaMemHandleTypeNone.
+///
+/// # Arguments
+///
+/// - `shareableHandle`: `void*` (output) — pointer to the location in which to store the requested handle
+/// - `memPool`: `cudaMemPool_t` — pool to export
+/// - `handleType`: `cudaMemAllocationHandleType` — the type of handle to create
+/// - `flags`: `unsigned int` — must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolExportToShareableHandle`
+/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
+/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
+/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolExportToShareableHandle(
+    shareableHandle: *mut ::core::ffi::c_void,
+    memPool: cudaMemPool_t,
+    handleType: cudaMemAllocationHandleType,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_void,
+        cudaMemPool_t,
+        cudaMemAllocationHandleType,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolExportToShareableHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(shareableHandle, memPool, handleType, flags) })
+}
+/// imports a memory pool from a shared handle.
+///
+/// Specific allocations can be imported from the imported pool with
+/// [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer).
+///
+/// **Notes**
+///
+/// Imported memory pools do not support creating new allocations. As such imported memory pools may not be used in [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) or [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync) calls.
+///
+/// # Arguments
+///
+/// - `memPool`: `cudaMemPool_t*` (output) — Returned memory pool
+/// - `shareableHandle`: `void*` — OS handle of the pool to open
+/// - `handleType`: `cudaMemAllocationHandleType` — The type of handle being imported
+/// - `flags`: `unsigned int` — must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolImportFromShareableHandle`
+/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
+/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
+/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolImportFromShareableHandle(
+    memPool: *mut cudaMemPool_t,
+    shareableHandle: *mut ::core::ffi::c_void,
+    handleType: cudaMemAllocationHandleType,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPool_t,
+        *mut ::core::ffi::c_void,
+        cudaMemAllocationHandleType,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolImportFromShareableHandle")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(memPool, shareableHandle, handleType, flags) })
+}
+/// Export data to share a memory pool allocation between processes.
+///
+/// Constructs `shareData_out` for sharing a specific allocation from an
+/// already shared memory pool. The recipient process can import the
+/// allocation with the [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer) api. The data
+/// is not a handle and may be shared through any IPC mechanism.
+///
+/// # Arguments
+///
+/// - `exportData`: `cudaMemPoolPtrExportData*` (output) — Returned export data
+/// - `ptr`: `void*` — pointer to memory being exported
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolExportPointer`
+/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
+/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
+/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolExportPointer(
+    exportData: *mut cudaMemPoolPtrExportData,
+    ptr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMemPoolPtrExportData,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolExportPointer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(exportData, ptr) })
+}
+/// Import a memory pool allocation from another process.
+///
+/// Returns in `ptr_out` a pointer to the imported memory. The imported
+/// memory must not be accessed before the allocation operation completes
+/// in the exporting process. The imported memory must be freed from all
+/// importing processes before being freed in the exporting process. The
+/// pointer may be freed with cudaFree or cudaFreeAsync. If
+/// [`cudaFreeAsync`](crate::sys::cudaFreeAsync) is used, the free must be completed on the
+/// importing process before the free operation on the exporting process.
+///
+/// **Notes**
+///
+/// The [`cudaFreeAsync`](crate::sys::cudaFreeAsync) api may be used in the exporting process before the [`cudaFreeAsync`](crate::sys::cudaFreeAsync) operation completes in its stream as long as the [`cudaFreeAsync`](crate::sys::cudaFreeAsync) in the exporting process specifies a stream with a stream dependency on the importing process's [`cudaFreeAsync`](crate::sys::cudaFreeAsync).
+///
+/// # Arguments
+///
+/// - `ptr`: `void**` (output) — pointer to imported memory
+/// - `memPool`: `cudaMemPool_t` — pool from which to import
+/// - `exportData`: `cudaMemPoolPtrExportData*` — data specifying the memory to import
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_INITIALIZED`, `CUDA_ERROR_OUT_OF_MEMORY`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuMemPoolImportPointer`
+/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
+/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
+/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemPoolImportPointer(
+    ptr: *mut *mut ::core::ffi::c_void,
+    memPool: cudaMemPool_t,
+    exportData: *mut cudaMemPoolPtrExportData,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        cudaMemPool_t,
+        *mut cudaMemPoolPtrExportData,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMemPoolImportPointer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ptr, memPool, exportData) })
+}
+/// Returns attributes about a specified pointer.
+///
+/// Returns in `*attributes` the attributes of the pointer `ptr`. If
+/// pointer was not allocated in, mapped by or registered with context
+/// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
+/// returned.
+///
+/// The [`cudaPointerAttributes`](crate::sys::cudaPointerAttributes) structure is defined as:
+///
+/// In this structure, the individual fields mean
+///
+/// - `type` identifies type of memory. It
+///   can be [`cudaMemoryTypeUnregistered`](crate::sys::cudaMemoryType::UNREGISTERED) for unregistered host
+///   memory, [`cudaMemoryTypeHost`](crate::sys::cudaMemoryType::HOST) for registered host memory,
+///   [`cudaMemoryTypeDevice`](crate::sys::cudaMemoryType::DEVICE) for device memory or
+///   [`cudaMemoryTypeManaged`](crate::sys::cudaMemoryType::MANAGED) for managed memory.
+///
+/// - `device` is the device against which `ptr` was allocated.
+///   If `ptr` has memory type [`cudaMemoryTypeDevice`](crate::sys::cudaMemoryType::DEVICE) then this
+///   identifies the device on which the memory referred to by `ptr`
+///   physically resides. If `ptr` has memory type
+///   [`cudaMemoryTypeHost`](crate::sys::cudaMemoryType::HOST) then this identifies the device which
+///   was current when the allocation was made (and if that device is
+///   deinitialized then this allocation will vanish with that device's
+///   state).
+///
+/// - `devicePointer` is the device pointer alias through which
+///   the memory referred to by `ptr` may be accessed on the current
+///   device. If the memory referred to by `ptr` cannot be accessed
+///   directly by the current device then this is NULL.
+///
+/// - `hostPointer` is the host pointer alias through which the
+///   memory referred to by `ptr` may be accessed on the host. If the
+///   memory referred to by `ptr` cannot be accessed directly by the host
+///   then this is NULL.
+///
+/// **Notes**
+///
+/// In CUDA 11.0 forward passing host pointer will return [`cudaMemoryTypeUnregistered`](crate::sys::cudaMemoryType::UNREGISTERED) in `type` and call will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
+///
+/// # Arguments
+///
+/// - `attributes`: `cudaPointerAttributes*` (output) — Attributes for the specified pointer
+/// - `ptr`: `const void*` — Pointer to get attributes for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - `cuPointerGetAttributes`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaPointerGetAttributes(
+    attributes: *mut cudaPointerAttributes,
+    ptr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaPointerAttributes,
+        *const ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaPointerGetAttributes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(attributes, ptr) })
+}
+/// Queries if a device may directly access a peer device's memory.
+///
+/// Returns in `*canAccessPeer` a value of 1 if device `device` is capable
+/// of directly accessing memory from `peerDevice` and 0 otherwise. If
+/// direct access of `peerDevice` from `device` is possible, then access
+/// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess).
+///
+/// # Arguments
+///
+/// - `canAccessPeer`: `int*` (output) — Returned access capability
+/// - `device`: `int` — Device from which allocations on `peerDevice` are to be directly accessed.
+/// - `peerDevice`: `int` — Device on which the allocations to be directly accessed by `device` reside.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
+/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
+/// - `cuDeviceCanAccessPeer`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceCanAccessPeer(
+    canAccessPeer: *mut ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+    peerDevice: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceCanAccessPeer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(canAccessPeer, device, peerDevice) })
+}
+/// Enables direct access to memory allocations on a peer device.
+///
+/// On success, all allocations from `peerDevice` will immediately be
+/// accessible by the current device. They will remain accessible until
+/// access is explicitly disabled using
+/// [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess) or either device is reset
+/// using [`cudaDeviceReset`](crate::sys::cudaDeviceReset).
+///
+/// Note that access granted by this call is unidirectional and that in
+/// order to access memory on the current device from `peerDevice`, a
+/// separate symmetric call to [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess) is
+/// required.
+///
+/// Note that there are both device-wide and system-wide limitations per
+/// system configuration, as noted in the CUDA Programming Guide under the
+/// section "Peer-to-Peer Memory Access".
+///
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if
+/// [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer) indicates that the current device
+/// cannot directly access memory from `peerDevice`.
+///
+/// Returns [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED) if direct access
+/// of `peerDevice` from the current device has already been enabled.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `flags` is not 0.
+///
+/// # Arguments
+///
+/// - `peerDevice`: `int` — Peer device to enable direct access to from the current device
+/// - `flags`: `unsigned int` — Reserved for future use and must be set to 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
+/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
+/// - `cuCtxEnablePeerAccess`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceEnablePeerAccess(
+    peerDevice: ::core::ffi::c_int,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceEnablePeerAccess")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(peerDevice, flags) })
+}
+/// Disables direct access to memory allocations on a peer device.
+///
+/// Returns [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED) if direct access to
+/// memory on `peerDevice` has not yet been enabled from the current
+/// device.
+///
+/// # Arguments
+///
+/// - `peerDevice`: `int` — Peer device to disable direct access to
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
+/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
+/// - `cuCtxDisablePeerAccess`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceDisablePeerAccess(
+    peerDevice: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceDisablePeerAccess")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(peerDevice) })
+}
+/// Unregisters a graphics resource for access by CUDA.
+///
+/// Unregisters the graphics resource `resource` so it is not accessible by
+/// CUDA unless registered again.
+///
+/// If `resource` is invalid then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned.
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource_t` — Resource to unregister
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaGraphicsD3D9RegisterResource`
+/// - `cudaGraphicsD3D10RegisterResource`
+/// - `cudaGraphicsD3D11RegisterResource`
+/// - `cudaGraphicsGLRegisterBuffer`
+/// - `cudaGraphicsGLRegisterImage`
+/// - `cuGraphicsUnregisterResource`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsUnregisterResource(
+    resource: cudaGraphicsResource_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphicsResource_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsUnregisterResource")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(resource) })
+}
+/// Set usage flags for mapping a graphics resource.
+///
+/// Set `flags` for mapping the graphics resource `resource`.
+///
+/// Changes to `flags` will take effect the next time `resource` is mapped.
+/// The `flags` argument may be any of the following:
+///
+/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
+///   `resource` will be used. It is therefore assumed that CUDA may read
+///   from or write to `resource`.
+///
+/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
+///   not write to `resource`.
+///
+/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies CUDA will not
+///   read from `resource` and will write over the entire contents of
+///   `resource`, so none of the data previously stored in `resource` will
+///   be preserved.
+///
+/// If `resource` is presently mapped for access by CUDA then
+/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `flags` is not one of the
+/// above values then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource_t` — Registered resource to set flags for
+/// - `flags`: `unsigned int` — Parameters for resource mapping
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - `cuGraphicsResourceSetMapFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsResourceSetMapFlags(
+    resource: cudaGraphicsResource_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphicsResource_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsResourceSetMapFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(resource, flags) })
+}
+/// Map graphics resources for access by CUDA.
+///
+/// Maps the `count` graphics resources in `resources` for access by CUDA.
+///
+/// The resources in `resources` may be accessed by CUDA until they are
+/// unmapped. The graphics API from which `resources` were registered
+/// should not access any resources while they are mapped by CUDA. If an
+/// application does so, the results are undefined.
+///
+/// This function provides the synchronization guarantee that any graphics
+/// calls issued before [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources) will
+/// complete before any subsequent CUDA work issued in `stream` begins.
+///
+/// If `resources` contains any duplicate entries then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If any of
+/// `resources` are presently mapped for access by CUDA then
+/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// # Arguments
+///
+/// - `count`: `int` — Number of resources to map
+/// - `resources`: `cudaGraphicsResource_t*` — Resources to map for CUDA
+/// - `stream`: `cudaStream_t` — Stream for synchronization
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
+/// - `cuGraphicsMapResources`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsMapResources(
+    count: ::core::ffi::c_int,
+    resources: *mut cudaGraphicsResource_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        *mut cudaGraphicsResource_t,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsMapResources")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(count, resources, stream) })
+}
+/// Unmap graphics resources.
+///
+/// Unmaps the `count` graphics resources in `resources`.
+///
+/// Once unmapped, the resources in `resources` may not be accessed by CUDA
+/// until they are mapped again.
+///
+/// This function provides the synchronization guarantee that any CUDA work
+/// issued in `stream` before [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources) will
+/// complete before any subsequently issued graphics work begins.
+///
+/// If `resources` contains any duplicate entries then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If any of
+/// `resources` are not presently mapped for access by CUDA then
+/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// # Arguments
+///
+/// - `count`: `int` — Number of resources to unmap
+/// - `resources`: `cudaGraphicsResource_t*` — Resources to unmap
+/// - `stream`: `cudaStream_t` — Stream for synchronization
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - `cuGraphicsUnmapResources`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsUnmapResources(
+    count: ::core::ffi::c_int,
+    resources: *mut cudaGraphicsResource_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        *mut cudaGraphicsResource_t,
+        cudaStream_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsUnmapResources")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(count, resources, stream) })
+}
+/// Get an device pointer through which to access a mapped graphics resource.
+///
+/// Returns in `*devPtr` a pointer through which the mapped graphics
+/// resource `resource` may be accessed. Returns in `*size` the size of the
+/// memory in bytes which may be accessed from that pointer. The value set
+/// in `devPtr` may change every time that `resource` is mapped.
+///
+/// If `resource` is not a buffer then it cannot be accessed via a pointer
+/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
+/// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — None
+/// - `size`: `size_t*` (output) — None
+/// - `resource`: `cudaGraphicsResource_t` — None
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsResourceGetMappedPointer(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: *mut usize,
+    resource: cudaGraphicsResource_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        cudaGraphicsResource_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsResourceGetMappedPointer")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(devPtr, size, resource) })
+}
+/// Get an array through which to access a subresource of a mapped graphics resource.
+///
+/// Returns in `*array` an array through which the subresource of the
+/// mapped graphics resource `resource` which corresponds to array index
+/// `arrayIndex` and mipmap level `mipLevel` may be accessed. The value set
+/// in `array` may change every time that `resource` is mapped.
+///
+/// If `resource` is not a texture then it cannot be accessed via an array
+/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `arrayIndex` is not a
+/// valid array index for `resource` then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// is returned. If `mipLevel` is not a valid mipmap level for `resource`
+/// then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned. If `resource` is
+/// not mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// # Arguments
+///
+/// - `array`: `cudaArray_t*` (output) — Returned array through which a subresource of `resource` may be accessed
+/// - `resource`: `cudaGraphicsResource_t` — Mapped resource to access
+/// - `arrayIndex`: `unsigned int` — Array index for array textures or cubemap face index as defined by [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace) for cubemap textures for the subresource to access
+/// - `mipLevel`: `unsigned int` — Mipmap level for the subresource to access
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - `cuGraphicsSubResourceGetMappedArray`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
+    array: *mut cudaArray_t,
+    resource: cudaGraphicsResource_t,
+    arrayIndex: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArray_t,
+        cudaGraphicsResource_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsSubResourceGetMappedArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(array, resource, arrayIndex, mipLevel) })
+}
+/// Get a mipmapped array through which to access a mapped graphics resource.
+///
+/// Returns in `*mipmappedArray` a mipmapped array through which the mapped
+/// graphics resource `resource` may be accessed. The value set in
+/// `mipmappedArray` may change every time that `resource` is mapped.
+///
+/// If `resource` is not a texture then it cannot be accessed via an array
+/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
+/// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// # Arguments
+///
+/// - `mipmappedArray`: `cudaMipmappedArray_t*` (output) — Returned mipmapped array through which `resource` may be accessed
+/// - `resource`: `cudaGraphicsResource_t` — Mapped resource to access
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - `cuGraphicsResourceGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
+    mipmappedArray: *mut cudaMipmappedArray_t,
+    resource: cudaGraphicsResource_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaMipmappedArray_t,
+        cudaGraphicsResource_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphicsResourceGetMappedMipmappedArray")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(mipmappedArray, resource) })
+}
+/// Get the channel descriptor of an array.
+///
+/// Returns in `*desc` the channel descriptor of the CUDA array `array`.
+///
+/// # Arguments
+///
+/// - `desc`: `cudaChannelFormatDesc*` (output) — Channel format
+/// - `array`: `cudaArray_const_t` — Memory array on device
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetChannelDesc(
+    desc: *mut cudaChannelFormatDesc,
+    array: cudaArray_const_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaChannelFormatDesc,
+        cudaArray_const_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetChannelDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(desc, array) })
+}
+/// Returns a channel descriptor using the specified format.
+///
+/// Returns a channel descriptor with format `f` and number of bits of each
+/// component `x`, `y`, `z`, and `w`. The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc)
+/// is defined as:
+///
+/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
+/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
+/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
+/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
+///
+/// :returns: Channel descriptor with format `f`
+///
+/// # Arguments
+///
+/// - `x`: `int` — X component
+/// - `y`: `int` — Y component
+/// - `z`: `int` — Z component
+/// - `w`: `int` — W component
+/// - `f`: `cudaChannelFormatKind` — Channel format
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateChannelDesc`](crate::sys::cudaCreateChannelDesc)
+/// - [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc)
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaCreateChannelDesc(
+    x: ::core::ffi::c_int,
+    y: ::core::ffi::c_int,
+    z: ::core::ffi::c_int,
+    w: ::core::ffi::c_int,
+    f: cudaChannelFormatKind,
+) -> crate::Result<cudaChannelFormatDesc> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+        cudaChannelFormatKind,
+    ) -> cudaChannelFormatDesc;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaCreateChannelDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(x, y, z, w, f) })
+}
+/// Creates a texture object.
+///
+/// Creates a texture object and returns it in `pTexObject`. `pResDesc`
+/// describes the data to texture from. `pTexDesc` describes how the data
+/// should be sampled. `pResViewDesc` is an optional argument that
+/// specifies an alternate format for the data described by `pResDesc`, and
+/// also describes the subresource region to restrict access to when
+/// texturing. `pResViewDesc` can only be specified if the type of resource
+/// is a CUDA array or a CUDA mipmapped array not in a block compressed
+/// format.
+///
+/// Texture objects are only supported on devices of compute capability 3.0
+/// or higher. Additionally, a texture object is an opaque value, and, as
+/// such, should only be accessed through CUDA API calls.
+///
+/// The [`cudaResourceDesc`](crate::sys::cudaResourceDesc) structure is defined as:
+///
+/// where:
+///
+/// - `resType` specifies the type of resource
+///   to texture from. CUresourceType is defined as:
+///
+/// - **View CUDA Toolkit Documentation for a C++ code example**
+///
+/// If `resType` is set to
+/// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY),
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
+/// CUDA array handle.
+///
+/// If `resType` is set to
+/// [`cudaResourceTypeMipmappedArray`](crate::sys::cudaResourceType::MIPMAPPED_ARRAY),
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::mipmap::mipmap must be set to a
+/// valid CUDA mipmapped array handle and
+/// `normalizedCoords` must be set to true.
+///
+/// If `resType` is set to
+/// [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR),
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::devPtr must be set to a
+/// valid device pointer, that is aligned to
+/// `textureAlignment`.
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::desc describes the format
+/// and the number of components per array element.
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::sizeInBytes specifies the
+/// size of the array in bytes. The total number of elements in the linear
+/// address range cannot exceed
+/// [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth). The number of
+/// elements is computed as (sizeInBytes / sizeof(desc)).
+///
+/// If `resType` is set to
+/// [`cudaResourceTypePitch2D`](crate::sys::cudaResourceType::PITCH2_D),
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::devPtr must be set to a
+/// valid device pointer, that is aligned to
+/// `textureAlignment`.
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::desc describes the format
+/// and the number of components per array element.
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::width and
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::height specify the width
+/// and height of the array in elements, and cannot exceed
+/// `maxTexture2DLinear`\[0\] and
+/// `maxTexture2DLinear`\[1\] respectively.
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::pitchInBytes specifies the
+/// pitch between two rows in bytes and has to be aligned to
+/// `texturePitchAlignment`. Pitch cannot exceed
+/// `maxTexture2DLinear`\[2\].
+///
+/// The [`cudaTextureDesc`](crate::sys::cudaTextureDesc) struct is defined as
+///
+/// where
+///
+/// - `addressMode` specifies the addressing mode
+///   for each dimension of the texture data.
+///   [`cudaTextureAddressMode`](crate::sys::cudaTextureAddressMode) is defined as:
+///
+/// - **View CUDA Toolkit Documentation for a C++ code example**
+///
+/// - This is ignored if `resType` is
+///   [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR). Also, if
+///   `normalizedCoords` is set to zero,
+///   [`cudaAddressModeWrap`](crate::sys::cudaTextureAddressMode::WRAP) and [`cudaAddressModeMirror`](crate::sys::cudaTextureAddressMode::MIRROR)
+///   won't be supported and will be switched to
+///   [`cudaAddressModeClamp`](crate::sys::cudaTextureAddressMode::CLAMP).
+///
+/// - `filterMode` specifies the filtering mode
+///   to be used when fetching from the texture.
+///   [`cudaTextureFilterMode`](crate::sys::cudaTextureFilterMode) is defined as:
+///
+/// - **View CUDA Toolkit Documentation for a C++ code example**
+///
+/// - This is ignored if `resType` is
+///   [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR).
+///
+/// - `readMode` specifies whether integer data
+///   should be converted to floating point or not.
+///   [`cudaTextureReadMode`](crate::sys::cudaTextureReadMode) is defined as:
+///
+/// - **View CUDA Toolkit Documentation for a C++ code example**
+///
+/// - Note that this applies only to 8-bit and 16-bit integer formats.
+///   32-bit integer format would not be promoted, regardless of whether or
+///   not this `readMode` is set
+///   [`cudaReadModeNormalizedFloat`](crate::sys::cudaTextureReadMode::NORMALIZED_FLOAT) is specified.
+///
+/// - `sRGB` specifies whether sRGB to linear
+///   conversion should be performed during texture fetch.
+///
+/// - `borderColor` specifies the float values of
+///   color. where: `borderColor`\[0\] contains
+///   value of 'R', `borderColor`\[1\] contains
+///   value of 'G', `borderColor`\[2\] contains
+///   value of 'B', `borderColor`\[3\] contains
+///   value of 'A' Note that application using integer border color values
+///   will need to \<reinterpret_cast\> these values to float. The values are
+///   set only when the addressing mode specified by
+///   `addressMode` is cudaAddressModeBorder.
+///
+/// - `normalizedCoords` specifies whether the
+///   texture coordinates will be normalized or not.
+///
+/// - `maxAnisotropy` specifies the maximum
+///   anistropy ratio to be used when doing anisotropic filtering. This
+///   value will be clamped to the range \[1,16\].
+///
+/// - `mipmapFilterMode` specifies the filter
+///   mode when the calculated mipmap level lies between two defined mipmap
+///   levels.
+///
+/// - `mipmapLevelBias` specifies the offset to
+///   be applied to the calculated mipmap level.
+///
+/// - `minMipmapLevelClamp` specifies the lower
+///   end of the mipmap level range to clamp access to.
+///
+/// - `maxMipmapLevelClamp` specifies the upper
+///   end of the mipmap level range to clamp access to.
+///
+/// - `disableTrilinearOptimization` specifies
+///   whether the trilinear filtering optimizations will be disabled.
+///
+/// - `seamlessCubemap` specifies whether
+///   seamless cube map filtering is enabled. This flag can only be
+///   specified if the underlying resource is a CUDA array or a CUDA
+///   mipmapped array that was created with the flag
+///   [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP). When seamless cube map filtering is
+///   enabled, texture address modes specified by
+///   `addressMode` are ignored. Instead, if the
+///   `filterMode` is set to
+///   [`cudaFilterModePoint`](crate::sys::cudaTextureFilterMode::POINT) the address mode
+///   [`cudaAddressModeClamp`](crate::sys::cudaTextureAddressMode::CLAMP) will be applied for all dimensions.
+///   If the `filterMode` is set to
+///   [`cudaFilterModeLinear`](crate::sys::cudaTextureFilterMode::LINEAR) seamless cube map filtering will be
+///   performed when sampling along the cube face borders.
+///
+/// The [`cudaResourceViewDesc`](crate::sys::cudaResourceViewDesc) struct is defined as
+///
+/// where:
+///
+/// - `format` specifies how the data
+///   contained in the CUDA array or CUDA mipmapped array should be
+///   interpreted. Note that this can incur a change in size of the texture
+///   data. If the resource view format is a block compressed format, then
+///   the underlying CUDA array or CUDA mipmapped array has to have a
+///   32-bit unsigned integer format with 2 or 4 channels, depending on the
+///   block compressed format. For ex., BC1 and BC4 require the underlying
+///   CUDA array to have a 32-bit unsigned int with 2 channels. The other
+///   BC formats require the underlying resource to have the same 32-bit
+///   unsigned int format but with 4 channels.
+///
+/// - `width` specifies the new width of the
+///   texture data. If the resource view format is a block compressed
+///   format, this value has to be 4 times the original width of the
+///   resource. For non block compressed formats, this value has to be
+///   equal to that of the original resource.
+///
+/// - `height` specifies the new height of
+///   the texture data. If the resource view format is a block compressed
+///   format, this value has to be 4 times the original height of the
+///   resource. For non block compressed formats, this value has to be
+///   equal to that of the original resource.
+///
+/// - `depth` specifies the new depth of the
+///   texture data. This value has to be equal to that of the original
+///   resource.
+///
+/// - `firstMipmapLevel` specifies the most
+///   detailed mipmap level. This will be the new mipmap level zero. For
+///   non-mipmapped resources, this value has to be
+///   zero.`minMipmapLevelClamp` and
+///   `maxMipmapLevelClamp` will be relative to
+///   this value. For ex., if the firstMipmapLevel is set to 2, and a
+///   minMipmapLevelClamp of 1.2 is specified, then the actual minimum
+///   mipmap level clamp will be 3.2.
+///
+/// - `lastMipmapLevel` specifies the least
+///   detailed mipmap level. For non-mipmapped resources, this value has to
+///   be zero.
+///
+/// - `firstLayer` specifies the first layer
+///   index for layered textures. This will be the new layer zero. For non-
+///   layered resources, this value has to be zero.
+///
+/// - `lastLayer` specifies the last layer
+///   index for layered textures. For non-layered resources, this value has
+///   to be zero.
+///
+/// # Arguments
+///
+/// - `pTexObject`: `cudaTextureObject_t*` (output) — Texture object to create
+/// - `pResDesc`: `const cudaResourceDesc*` — Resource descriptor
+/// - `pTexDesc`: `const cudaTextureDesc*` — Texture descriptor
+/// - `pResViewDesc`: `const cudaResourceViewDesc*` — Resource view descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject)
+/// - `cuTexObjectCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaCreateTextureObject(
+    pTexObject: *mut cudaTextureObject_t,
+    pResDesc: *const cudaResourceDesc,
+    pTexDesc: *const cudaTextureDesc,
+    pResViewDesc: *const cudaResourceViewDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaTextureObject_t,
+        *const cudaResourceDesc,
+        *const cudaTextureDesc,
+        *const cudaResourceViewDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaCreateTextureObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc) })
+}
+/// Destroys a texture object.
+///
+/// Destroys the texture object specified by `texObject`.
+///
+/// # Arguments
+///
+/// - `texObject`: `cudaTextureObject_t` — Texture object to destroy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - `cuTexObjectDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDestroyTextureObject(
+    texObject: cudaTextureObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaTextureObject_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDestroyTextureObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(texObject) })
+}
+/// Returns a texture object's resource descriptor.
+///
+/// Returns the resource descriptor for the texture object specified by
+/// `texObject`.
+///
+/// # Arguments
+///
+/// - `pResDesc`: `cudaResourceDesc*` (output) — Resource descriptor
+/// - `texObject`: `cudaTextureObject_t` — Texture object
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - `cuTexObjectGetResourceDesc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetTextureObjectResourceDesc(
+    pResDesc: *mut cudaResourceDesc,
+    texObject: cudaTextureObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaResourceDesc,
+        cudaTextureObject_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetTextureObjectResourceDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pResDesc, texObject) })
+}
+/// Returns a texture object's texture descriptor.
+///
+/// Returns the texture descriptor for the texture object specified by
+/// `texObject`.
+///
+/// # Arguments
+///
+/// - `pTexDesc`: `cudaTextureDesc*` (output) — Texture descriptor
+/// - `texObject`: `cudaTextureObject_t` — Texture object
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - `cuTexObjectGetTextureDesc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetTextureObjectTextureDesc(
+    pTexDesc: *mut cudaTextureDesc,
+    texObject: cudaTextureObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaTextureDesc,
+        cudaTextureObject_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetTextureObjectTextureDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pTexDesc, texObject) })
+}
+/// Returns a texture object's resource view descriptor.
+///
+/// Returns the resource view descriptor for the texture object specified
+/// by `texObject`. If no resource view was specified,
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// # Arguments
+///
+/// - `pResViewDesc`: `cudaResourceViewDesc*` (output) — Resource view descriptor
+/// - `texObject`: `cudaTextureObject_t` — Texture object
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
+/// - `cuTexObjectGetResourceViewDesc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetTextureObjectResourceViewDesc(
+    pResViewDesc: *mut cudaResourceViewDesc,
+    texObject: cudaTextureObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaResourceViewDesc,
+        cudaTextureObject_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetTextureObjectResourceViewDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pResViewDesc, texObject) })
+}
+/// Creates a surface object.
+///
+/// Creates a surface object and returns it in `pSurfObject`. `pResDesc`
+/// describes the data to perform surface load/stores on.
+/// `resType` must be
+/// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY) and
+/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
+/// CUDA array handle.
+///
+/// Surface objects are only supported on devices of compute capability 3.0
+/// or higher. Additionally, a surface object is an opaque value, and, as
+/// such, should only be accessed through CUDA API calls.
+///
+/// # Arguments
+///
+/// - `pSurfObject`: `cudaSurfaceObject_t*` (output) — Surface object to create
+/// - `pResDesc`: `const cudaResourceDesc*` — Resource descriptor
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject)
+/// - `cuSurfObjectCreate`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaCreateSurfaceObject(
+    pSurfObject: *mut cudaSurfaceObject_t,
+    pResDesc: *const cudaResourceDesc,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaSurfaceObject_t,
+        *const cudaResourceDesc,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaCreateSurfaceObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pSurfObject, pResDesc) })
+}
+/// Destroys a surface object.
+///
+/// Destroys the surface object specified by `surfObject`.
+///
+/// # Arguments
+///
+/// - `surfObject`: `cudaSurfaceObject_t` — Surface object to destroy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+/// - `cuSurfObjectDestroy`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDestroySurfaceObject(
+    surfObject: cudaSurfaceObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaSurfaceObject_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDestroySurfaceObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(surfObject) })
+}
+/// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
+///
+/// # Arguments
+///
+/// - `pResDesc`: `cudaResourceDesc*` (output) — Resource descriptor
+/// - `surfObject`: `cudaSurfaceObject_t` — Surface object
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+/// - `cuSurfObjectGetResourceDesc`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetSurfaceObjectResourceDesc(
+    pResDesc: *mut cudaResourceDesc,
+    surfObject: cudaSurfaceObject_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaResourceDesc,
+        cudaSurfaceObject_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetSurfaceObjectResourceDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pResDesc, surfObject) })
+}
+/// Returns the latest version of CUDA supported by the driver.
+///
+/// Returns in `*driverVersion` the latest version of CUDA supported by the
+/// driver. The version is returned as (1000 * major + 10 * minor). For
+/// example, CUDA 9.2 would be represented by 9020. If no driver is
+/// installed, then 0 is returned as the driver version.
+///
+/// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// if `driverVersion` is NULL.
+///
+/// # Arguments
+///
+/// - `driverVersion`: `int*` (output) — Returns the CUDA driver version.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion)
+/// - `cuDriverGetVersion`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDriverGetVersion(
+    driverVersion: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDriverGetVersion")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(driverVersion) })
+}
+/// Returns the CUDA Runtime version.
+///
+/// Returns in `*runtimeVersion` the version number of the current CUDA
+/// Runtime instance. The version is returned as (1000 * major + 10 *
+/// minor). For example, CUDA 9.2 would be represented by 9020.
+///
+/// As of CUDA 12.0, this function no longer initializes CUDA. The purpose
+/// of this API is solely to return a compile-time constant stating the
+/// CUDA Toolkit version in the above format.
+///
+/// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
+/// if the `runtimeVersion` argument is NULL.
+///
+/// # Arguments
+///
+/// - `runtimeVersion`: `int*` (output) — Returns the CUDA Runtime version.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion)
+/// - `cuDriverGetVersion`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaRuntimeGetVersion(
+    runtimeVersion: *mut ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaRuntimeGetVersion")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(runtimeVersion) })
+}
+/// Register a callback function to receive error log messages.
+///
+/// # Arguments
+///
+/// - `callbackFunc`: `cudaLogsCallback_t` — The function to register as a callback
+/// - `userData`: `void*` — A generic pointer to user data. This is passed into the callback function.
+/// - `callback_out`: `cudaLogsCallbackHandle*` (output) — Optional location to store the callback handle after it is registered
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLogsRegisterCallback(
+    callbackFunc: cudaLogsCallback_t,
+    userData: *mut ::core::ffi::c_void,
+    callback_out: *mut cudaLogsCallbackHandle,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaLogsCallback_t,
+        *mut ::core::ffi::c_void,
+        *mut cudaLogsCallbackHandle,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLogsRegisterCallback")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(callbackFunc, userData, callback_out) })
+}
+/// Unregister a log message callback.
+///
+/// # Arguments
+///
+/// - `callback`: `cudaLogsCallbackHandle` — The callback instance to unregister from receiving log messages
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLogsUnregisterCallback(
+    callback: cudaLogsCallbackHandle,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaLogsCallbackHandle) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLogsUnregisterCallback")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(callback) })
+}
+/// Sets log iterator to point to the end of log buffer, where the next message would be written.
+///
+/// # Arguments
+///
+/// - `iterator_out`: `cudaLogIterator*` (output) — Location to store an iterator to the current tail of the logs
+/// - `flags`: `unsigned int` — Reserved for future use, must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLogsCurrent(
+    iterator_out: *mut cudaLogIterator,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaLogIterator,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLogsCurrent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(iterator_out, flags) })
+}
+/// Dump accumulated driver logs into a file.
+///
+/// Logs generated by the driver are stored in an internal buffer and can
+/// be copied out using this API. This API dumps all driver logs starting
+/// from `iterator` into `pathToFile` provided.
+///
+/// **Notes**
+///
+/// `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to receive the next generated log.
+///
+/// The driver reserves limited memory for storing logs. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
+///
+/// # Arguments
+///
+/// - `iterator`: `cudaLogIterator*` — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `pathToFile`: `const char*` — Path to output file for dumping logs
+/// - `flags`: `unsigned int` — Reserved for future use, must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLogsDumpToFile(
+    iterator: *mut cudaLogIterator,
+    pathToFile: *const ::core::ffi::c_char,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaLogIterator,
+        *const ::core::ffi::c_char,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLogsDumpToFile")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(iterator, pathToFile, flags) })
+}
+/// Dump accumulated driver logs into a buffer.
+///
+///   Logs generated by the driver are stored in an internal buffer and can
+///   be copied out using this API. This API dumps driver logs from
+///   `iterator` into `buffer` up to the size specified in `*size`. The
+///   driver will always null terminate the buffer but there will not be a
+///   null character between log entries, only a newline
+/// . The driver will
+///   then return the actual number of bytes written in `*size`, excluding
+///   the null terminator. If there are no messages to dump, `*size` will be
+///   set to 0 and the function will return `CUDA_SUCCESS`. If the
+///   provided `buffer` is not large enough to hold any messages, `*size`
+///   will be set to 0 and the function will return
+///   `CUDA_ERROR_INVALID_VALUE`.
+///
+///   Parameters
+///   \----------
+///   iterator : [`cudaLogIterator`](crate::sys::cudaLogIterator)
+///   Optional auto-advancing iterator specifying the starting log to
+///   read. NULL value dumps all logs.
+///   buffer : bytes
+///   Pointer to dump logs
+///   size : int
+///   See description
+///   flags : unsigned int
+///   Reserved for future use, must be 0
+///
+///   Returns
+///   \-------
+///   cudaError_t
+///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE),
+///   iterator : [`cudaLogIterator`](crate::sys::cudaLogIterator)
+///   Optional auto-advancing iterator specifying the starting log to
+///   read. NULL value dumps all logs.
+///   size : int
+///   See description
+///
+///   Notes
+///   \-----
+///   `iterator` is auto-advancing. Dumping logs will update the value of `iterator` to receive the next generated log.
+///
+///   The driver reserves limited memory for storing logs. The maximum size of the buffer is 25600 bytes. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
+///
+///   If the provided value in `*size` is not large enough to hold all buffered messages, a message will be added at the head of the buffer indicating this. The driver then computes the number of messages it is able to store in `buffer` and writes it out. The final message in `buffer` will always be the most recent log message as of when the API is called.
+///
+/// # Arguments
+///
+/// - `iterator`: `cudaLogIterator*`
+/// - `buffer`: `char*`
+/// - `size`: `size_t*`
+/// - `flags`: `unsigned int`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLogsDumpToMemory(
+    iterator: *mut cudaLogIterator,
+    buffer: *mut ::core::ffi::c_char,
+    size: *mut usize,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaLogIterator,
+        *mut ::core::ffi::c_char,
+        *mut usize,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLogsDumpToMemory")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(iterator, buffer, size, flags) })
+}
+/// Creates a graph.
+///
+/// Creates an empty graph, which is returned via `pGraph`.
+///
+/// # Arguments
+///
+/// - `pGraph`: `cudaGraph_t*` (output) — Returns newly created graph
+/// - `flags`: `unsigned int` — Graph creation flags, must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy)
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphCreate(
+    pGraph: *mut cudaGraph_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraph_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraph, flags) })
+}
+/// Creates a kernel execution node and adds it to a graph.
+///
+/// Creates a new kernel execution node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies` and
+/// arguments specified in `pNodeParams`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
+///
+/// When the graph is launched, the node will invoke kernel `func` on a
+/// (`gridDim.x` x `gridDim.y` x `gridDim.z`) grid of blocks. Each block
+/// contains (`blockDim.x` x `blockDim.y` x `blockDim.z`) threads.
+///
+/// `sharedMem` sets the amount of dynamic shared memory that will be
+/// available to each thread block.
+///
+/// Kernel parameters to `func` can be specified in one of two ways:
+///
+/// 1) Kernel parameters can be specified via `kernelParams`. If the kernel
+/// has N parameters, then `kernelParams` needs to be an array of N
+/// pointers. Each pointer, from `kernelParams`\[0\] to `kernelParams`\[N-1\],
+/// points to the region of memory from which the actual parameter will be
+/// copied. The number of kernel parameters and their offsets and sizes do
+/// not need to be specified as that information is retrieved directly from
+/// the kernel's image.
+///
+/// 2) Kernel parameters can also be packaged by the application into a
+/// single buffer that is passed in via `extra`. This places the burden on
+/// the application of knowing each kernel parameter's size and
+/// alignment/padding within the buffer. The `extra` parameter exists to
+/// allow this function to take additional less commonly used arguments.
+/// `extra` specifies a list of names of extra settings and their
+/// corresponding values. Each extra setting name is immediately followed
+/// by the corresponding value. The list must be terminated with either
+/// NULL or CU_LAUNCH_PARAM_END.
+///
+/// - `CU_LAUNCH_PARAM_END`, which indicates the end of the
+///   `extra` array;
+///
+/// - `CU_LAUNCH_PARAM_BUFFER_POINTER`, which specifies that the
+///   next value in `extra` will be a pointer to a buffer containing all
+///   the kernel parameters for launching kernel `func`;
+///
+/// - `CU_LAUNCH_PARAM_BUFFER_SIZE`, which specifies that the
+///   next value in `extra` will be a pointer to a size_t containing the
+///   size of the buffer specified with
+///   `CU_LAUNCH_PARAM_BUFFER_POINTER`;
+///
+/// The error [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned if kernel
+/// parameters are specified with both `kernelParams` and `extra` (i.e.
+/// both `kernelParams` and `extra` are non-NULL).
+///
+/// The `kernelParams` or `extra` array, as well as the argument values it
+/// points to, are copied during this call.
+///
+/// **Notes**
+///
+/// Kernels launched using graphs must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `pNodeParams`: `const cudaKernelNodeParams*` — Parameters for the GPU execution node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - `cudaLaunchKernel`
+/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
+/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddKernelNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaKernelNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddKernelNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) })
+}
+/// Returns a kernel node's parameters.
+///
+/// Returns the parameters of kernel node `node` in `pNodeParams`. The
+/// `kernelParams` or `extra` array returned in `pNodeParams`, as well as
+/// the argument values it points to, are owned by the node. This memory
+/// remains valid until the node is destroyed or its parameters are
+/// modified, and should not be modified directly. Use
+/// [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams) to update the parameters of
+/// this node.
+///
+/// The params will contain either `kernelParams` or `extra`, according to
+/// which of these was most recently set on the node.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `pNodeParams`: `cudaKernelNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - `cudaLaunchKernel`
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphKernelNodeGetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaKernelNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaKernelNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Sets a kernel node's parameters.
+///
+/// Sets the parameters of kernel node `node` to `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `pNodeParams`: `const cudaKernelNodeParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - `cudaLaunchKernel`
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphKernelNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaKernelNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Copies attributes from source node to destination node.
+///
+/// Copies attributes from source node `hSrc` to destination node `hDst`.
+/// Both node must have the same context.
+///
+/// # Arguments
+///
+/// - `hDst`: `cudaGraphNode_t` — Destination node
+/// - `hSrc`: `cudaGraphNode_t` — Source node For list of attributes see `cudaKernelNodeAttrID`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), `cudaErrorInvalidContext`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphKernelNodeCopyAttributes(
+    hDst: cudaGraphNode_t,
+    hSrc: cudaGraphNode_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaGraphNode_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeCopyAttributes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hDst, hSrc) })
+}
+/// Queries node attribute.
+///
+/// Queries attribute `attr` from node `hNode` and stores it in
+/// corresponding member of `value_out`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t`
+/// - `attr`: `cudaLaunchAttributeID`
+/// - `value_out`: `cudaLaunchAttributeValue*` (output)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphKernelNodeGetAttribute(
+    hNode: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+    value_out: *mut cudaLaunchAttributeValue,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        cudaLaunchAttributeID,
+        *mut cudaLaunchAttributeValue,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeGetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, attr, value_out) })
+}
+/// Sets node attribute.
+///
+/// Sets attribute `attr` on node `hNode` from corresponding attribute of
+/// `value`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t`
+/// - `attr`: `cudaLaunchAttributeID`
+/// - `value`: `const cudaLaunchAttributeValue*`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphKernelNodeSetAttribute(
+    hNode: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+    value: *const cudaLaunchAttributeValue,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        cudaLaunchAttributeID,
+        *const cudaLaunchAttributeValue,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeSetAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, attr, value) })
+}
+/// Creates a memcpy node and adds it to a graph.
+///
+/// Creates a new memcpy node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will perform the memcpy described
+/// by `pCopyParams`. See [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) for a description of
+/// the structure and its restrictions.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed
+/// memory, if the system contains at least one device which has a zero
+/// value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `pCopyParams`: `const cudaMemcpy3DParms*` — Parameters for the memory copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
+/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pCopyParams: *const cudaMemcpy3DParms,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaMemcpy3DParms,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddMemcpyNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) })
+}
+/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
+///
+/// Creates a new memcpy node to copy to `symbol` and adds it to `graph`
+/// with `numDependencies` dependencies specified via `pDependencies`. It
+/// is possible for `numDependencies` to be 0, in which case the node will
+/// be placed at the root of the graph. `pDependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in
+/// `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by
+/// `offset` bytes from the start of symbol `symbol`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed
+/// memory, if the system contains at least one device which has a zero
+/// value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// Creates a memcpy node to copy from a symbol on the device and adds it
+/// to a graph
+///
+/// Creates a new memcpy node to copy from `symbol` and adds it to `graph`
+/// with `numDependencies` dependencies specified via `pDependencies`. It
+/// is possible for `numDependencies` to be 0, in which case the node will
+/// be placed at the root of the graph. `pDependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in
+/// `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol` to the memory area pointed to by `dst`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed
+/// memory, if the system contains at least one device which has a zero
+/// value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// Creates a 1D memcpy node and adds it to a graph
+///
+/// Creates a new 1D memcpy node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies`. It is
+/// possible for `numDependencies` to be 0, in which case the node will be
+/// placed at the root of the graph. `pDependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in
+/// `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by `dst`,
+/// where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. Launching a memcpy node with dst and src
+/// pointers that do not match the direction of the copy results in an
+/// undefined behavior.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed
+/// memory, if the system contains at least one device which has a zero
+/// value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// Returns a memcpy node's parameters
+///
+/// Returns the parameters of memcpy node `node` in `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Returns newly created node
+/// - `pNodeParams`: `cudaMemcpy3DParms*` (output) — Graph to which to add the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaMemcpyToSymbol`
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeGetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaMemcpy3DParms,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaMemcpy3DParms,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Sets a memcpy node's parameters.
+///
+/// Sets the parameters of memcpy node `node` to `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `pNodeParams`: `const cudaMemcpy3DParms*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
+/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemcpy3DParms,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaMemcpy3DParms,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Sets a memcpy node's parameters to copy to a symbol on the device.
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by
+/// `offset` bytes from the start of symbol `symbol`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Sets a memcpy node's parameters to copy from a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol` to the memory area pointed to by `dst`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by `dst`,
+/// where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. Launching a memcpy node with dst and src
+/// pointers that do not match the direction of the copy results in an
+/// undefined behavior.
+///
+/// Creates a memset node and adds it to a graph
+///
+/// Creates a new memset node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// The element size must be 1, 2, or 4 bytes. When the graph is launched,
+/// the node will perform the memset described by `pMemsetParams`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Node to set the parameters for
+/// - `graph`: `cudaGraph_t`
+/// - `pDependencies`: `const cudaGraphNode_t*`
+/// - `numDependencies`: `size_t`
+/// - `pMemsetParams`: `const cudaMemsetParams*`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaMemcpyToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - `cudaMemcpyFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
+/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemsetNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pMemsetParams: *const cudaMemsetParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaMemsetParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddMemsetNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) })
+}
+/// Returns a memset node's parameters.
+///
+/// Returns the parameters of memset node `node` in `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `pNodeParams`: `cudaMemsetParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemsetNodeGetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaMemsetParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaMemsetParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemsetNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Sets a memset node's parameters.
+///
+/// Sets the parameters of memset node `node` to `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `pNodeParams`: `const cudaMemsetParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemsetNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaMemsetParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemsetNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Creates a host execution node and adds it to a graph.
+///
+/// Creates a new CPU execution node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies` and
+/// arguments specified in `pNodeParams`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will invoke the specified CPU
+/// function. Host nodes are not supported under MPS with pre-Volta GPUs.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `pNodeParams`: `const cudaHostNodeParams*` — Parameters for the host node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
+/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
+/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddHostNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const cudaHostNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaHostNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddHostNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) })
+}
+/// Returns a host node's parameters.
+///
+/// Returns the parameters of host node `node` in `pNodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `pNodeParams`: `cudaHostNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphHostNodeGetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaHostNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaHostNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphHostNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Sets a host node's parameters.
+///
+/// Sets the parameters of host node `node` to `nodeParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `pNodeParams`: `const cudaHostNodeParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphHostNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaHostNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaHostNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphHostNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pNodeParams) })
+}
+/// Creates a child graph node and adds it to a graph.
+///
+/// Creates a new node which executes an embedded graph, and adds it to
+/// `graph` with `numDependencies` dependencies specified via
+/// `pDependencies`. It is possible for `numDependencies` to be 0, in which
+/// case the node will be placed at the root of the graph. `pDependencies`
+/// may not have any duplicate entries. A handle to the new node will be
+/// returned in `pGraphNode`.
+///
+/// If `childGraph` contains allocation nodes, free nodes, or conditional
+/// nodes, this call will return an error.
+///
+/// The node executes an embedded child graph. The child graph is cloned in
+/// this call.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `childGraph`: `cudaGraph_t` — The graph to clone into this node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddChildGraphNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    childGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        cudaGraph_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddChildGraphNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph) })
+}
+/// Gets a handle to the embedded graph of a child graph node.
+///
+/// Gets a handle to the embedded graph in a child graph node. This call
+/// does not clone the graph. Changes to the graph will be reflected in the
+/// node, and the node retains ownership of the graph.
+///
+/// Allocation and free nodes cannot be added to the returned graph.
+/// Attempting to do so will return an error.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the embedded graph for
+/// - `pGraph`: `cudaGraph_t*` (output) — Location to store a handle to the graph
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphChildGraphNodeGetGraph(
+    node: cudaGraphNode_t,
+    pGraph: *mut cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaGraph_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphChildGraphNodeGetGraph")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pGraph) })
+}
+/// Creates an empty node and adds it to a graph.
+///
+/// Creates a new node which performs no operation, and adds it to `graph`
+/// with `numDependencies` dependencies specified via `pDependencies`. It
+/// is possible for `numDependencies` to be 0, in which case the node will
+/// be placed at the root of the graph. `pDependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in
+/// `pGraphNode`.
+///
+/// An empty node performs no operation during execution, but can be used
+/// for transitive ordering. For example, a phased execution graph with 2
+/// groups of n nodes with a barrier between them can be represented using
+/// an empty node and 2*n dependency edges, rather than no empty node and
+/// n^2 dependency edges.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddEmptyNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddEmptyNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies) })
+}
+/// Creates an event record node and adds it to a graph.
+///
+/// Creates a new event record node and adds it to `hGraph` with
+/// `numDependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// which case the node will be placed at the root of the graph.
+/// `dependencies` may not have any duplicate entries. A handle to the new
+/// node will be returned in `phGraphNode`.
+///
+/// Each launch of the graph will record `event` to capture execution of
+/// the node's dependencies.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// Returns the event associated with an event record node
+///
+/// Returns the event of event record node `hNode` in `event_out`.
+///
+/// Sets an event record node's event
+///
+/// Sets the event of event record node `hNode` to `event`.
+///
+/// Creates an event wait node and adds it to a graph
+///
+/// Creates a new event wait node and adds it to `hGraph` with
+/// `numDependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// which case the node will be placed at the root of the graph.
+/// `dependencies` may not have any duplicate entries. A handle to the new
+/// node will be returned in `phGraphNode`.
+///
+/// The graph node will wait for all work captured in `event`. See
+/// `cuEventRecord` for details on what is captured by an
+/// event. The synchronization will be performed efficiently on the device
+/// when applicable. `event` may be from a different context or device than
+/// the launch stream.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// Returns the event associated with an event wait node
+///
+/// Returns the event of event wait node `hNode` in `event_out`.
+///
+/// Sets an event wait node's event
+///
+/// Sets the event of event wait node `hNode` to `event`.
+///
+/// Creates an external semaphore signal node and adds it to a graph
+///
+/// Creates a new external semaphore signal node and adds it to `graph`
+/// with `numDependencies` dependencies specified via `dependencies` and
+/// arguments specified in `nodeParams`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `dependencies` may not have any duplicate entries. A
+/// handle to the new node will be returned in `pGraphNode`.
+///
+/// Performs a signal operation on a set of externally allocated semaphore
+/// objects when the node is launched. The operation(s) will occur after
+/// all of the node's dependencies have completed.
+///
+/// Returns an external semaphore signal node's parameters
+///
+/// Returns the parameters of an external semaphore signal node `hNode` in
+/// `params_out`. The `extSemArray` and `paramsArray` returned in
+/// `params_out`, are owned by the node. This memory remains valid until
+/// the node is destroyed or its parameters are modified, and should not be
+/// modified directly. Use
+/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
+/// the parameters of this node.
+///
+/// Sets an external semaphore signal node's parameters
+///
+/// Sets the parameters of an external semaphore signal node `hNode` to
+/// `nodeParams`.
+///
+/// Creates an external semaphore wait node and adds it to a graph
+///
+/// Creates a new external semaphore wait node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `dependencies` and
+/// arguments specified in `nodeParams`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `dependencies` may not have any duplicate entries. A
+/// handle to the new node will be returned in `pGraphNode`.
+///
+/// Performs a wait operation on a set of externally allocated semaphore
+/// objects when the node is launched. The node's dependencies will not be
+/// launched until the wait operation has completed.
+///
+/// Returns an external semaphore wait node's parameters
+///
+/// Returns the parameters of an external semaphore wait node `hNode` in
+/// `params_out`. The `extSemArray` and `paramsArray` returned in
+/// `params_out`, are owned by the node. This memory remains valid until
+/// the node is destroyed or its parameters are modified, and should not be
+/// modified directly. Use
+/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
+/// the parameters of this node.
+///
+/// Sets an external semaphore wait node's parameters
+///
+/// Sets the parameters of an external semaphore wait node `hNode` to
+/// `nodeParams`.
+///
+/// Creates an allocation node and adds it to a graph
+///
+/// Creates a new allocation node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies` and
+/// arguments specified in `nodeParams`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode) creates an allocation node,
+/// it returns the address of the allocation in `nodeParams.dptr`. The
+/// allocation's address remains fixed across instantiations and launches.
+///
+/// If the allocation is freed in the same graph, by creating a free node
+/// using [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode), the allocation can be
+/// accessed by nodes ordered after the allocation node but before the free
+/// node. These allocations cannot be freed outside the owning graph, and
+/// they can only be freed once in the owning graph.
+///
+/// If the allocation is not freed in the same graph, then it can be
+/// accessed not only by nodes in the graph which are ordered after the
+/// allocation node, but also by stream operations ordered after the
+/// graph's execution but before the allocation is freed.
+///
+/// Allocations which are not freed in the same graph can be freed by:
+///
+/// - passing the allocation to `cudaMemFreeAsync` or
+///   `cudaMemFree`;
+///
+/// - launching a graph with a free node for that allocation; or
+///
+/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH)
+///   during instantiation, which makes each launch behave as though it
+///   called `cudaMemFreeAsync` for every unfreed allocation.
+///
+/// It is not possible to free an allocation in both the owning graph and
+/// another graph. If the allocation is freed in the same graph, a free
+/// node cannot be added to another graph. If the allocation is freed in
+/// another graph, a free node can no longer be added to the owning graph.
+///
+/// The following restrictions apply to graphs which contain allocation
+/// and/or memory free nodes:
+///
+/// - Nodes and edges of the graph cannot be deleted.
+///
+/// - The graph can only be used in a child node if the ownership is moved
+///   to the parent.
+///
+/// - Only one instantiation of the graph may exist at any point in time.
+///
+/// - The graph cannot be cloned.
+///
+/// Returns a memory alloc node's parameters
+///
+/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
+/// The `poolProps` and `accessDescs` returned in `params_out`, are owned
+/// by the node. This memory remains valid until the node is destroyed. The
+/// returned parameters must not be modified.
+///
+/// Creates a memory free node and adds it to a graph
+///
+/// Creates a new memory free node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies` and
+/// address specified in `dptr`. It is possible for `numDependencies` to be
+/// 0, in which case the node will be placed at the root of the graph.
+/// `pDependencies` may not have any duplicate entries. A handle to the new
+/// node will be returned in `pGraphNode`.
+///
+/// [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode) will return
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
+///
+/// - an allocation twice in the same graph.
+///
+/// - an address that was not returned by an allocation node.
+///
+/// - an invalid address.
+///
+/// The following restrictions apply to graphs which contain allocation
+/// and/or memory free nodes:
+///
+/// - Nodes and edges of the graph cannot be deleted.
+///
+/// - The graph can only be used in a child node if the ownership is moved
+///   to the parent.
+///
+/// - Only one instantiation of the graph may exist at any point in time.
+///
+/// - The graph cannot be cloned.
+///
+/// Returns a memory free node's parameters
+///
+/// Returns the address of a memory free node `hNode` in `dptr_out`.
+///
+/// Free unused memory that was cached on the specified device for use with
+/// graphs back to the OS.
+///
+/// Blocks which are not in use by a graph that is either currently
+/// executing or scheduled to execute are freed back to the operating
+/// system.
+///
+/// Query asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemCurrent`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT): Amount of memory, in
+///   bytes, currently associated with graphs
+///
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in
+///   bytes, associated with graphs since the last time it was reset. High
+///   watermark can only be reset to zero.
+///
+/// - [`cudaGraphMemAttrReservedMemCurrent`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT): Amount of memory, in
+///   bytes, currently allocated for use by the CUDA graphs asynchronous
+///   allocator.
+///
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of
+///   memory, in bytes, currently allocated for use by the CUDA graphs
+///   asynchronous allocator.
+///
+/// Set asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in
+///   bytes, associated with graphs since the last time it was reset. High
+///   watermark can only be reset to zero.
+///
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of
+///   memory, in bytes, currently allocated for use by the CUDA graphs
+///   asynchronous allocator.
+///
+/// Clones a graph
+///
+/// This function creates a copy of `originalGraph` and returns it in
+/// `pGraphClone`. All parameters are copied into the cloned graph. The
+/// original graph may be modified after this call without affecting the
+/// clone.
+///
+/// Child graph nodes in the original graph are recursively copied into the
+/// clone.
+///
+/// **Notes**
+///
+/// : Cloning is not supported for graphs which contain memory allocation nodes, memory free nodes, or conditional nodes.
+///
+/// # Arguments
+///
+/// - `pGraphClone`: `cudaGraph_t*` (output) — Returns newly created node
+/// - `originalGraph`: `cudaGraph_t` — Graph to which to add the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`, [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`, [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - `cudaLaunchKernel`
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - `cudaLaunchKernel`
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphClone(
+    pGraphClone: *mut cudaGraph_t,
+    originalGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaGraph_t, cudaGraph_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphClone")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphClone, originalGraph) })
+}
+/// Finds a cloned version of a node.
+///
+/// This function returns the node in `clonedGraph` corresponding to
+/// `originalNode` in the original graph.
+///
+/// `clonedGraph` must have been cloned from `originalGraph` via
+/// [`cudaGraphClone`](crate::sys::cudaGraphClone). `originalNode` must have been in
+/// `originalGraph` at the time of the call to [`cudaGraphClone`](crate::sys::cudaGraphClone),
+/// and the corresponding cloned node in `clonedGraph` must not have been
+/// removed. The cloned node is then returned via `pClonedNode`.
+///
+/// # Arguments
+///
+/// - `pNode`: `cudaGraphNode_t*` (output) — Returns handle to the cloned node
+/// - `originalNode`: `cudaGraphNode_t` — Handle to the original node
+/// - `clonedGraph`: `cudaGraph_t` — Cloned graph to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeFindInClone(
+    pNode: *mut cudaGraphNode_t,
+    originalNode: cudaGraphNode_t,
+    clonedGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraphNode_t,
+        cudaGraph_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeFindInClone")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pNode, originalNode, clonedGraph) })
+}
+/// Returns a node's type.
+///
+/// Returns the node type of `node` in `pType`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to query
+/// - `pType`: `cudaGraphNodeType*` (output) — Pointer to return the node type
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
+/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
+/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
+/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
+/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
+/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetType(
+    node: cudaGraphNode_t,
+    pType: *mut cudaGraphNodeType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaGraphNodeType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetType")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pType) })
+}
+/// Returns the graph that contains a given graph node.
+///
+/// Returns the graph that contains `hNode` in `*phGraph`. If hNode is in a
+/// child graph, the child graph it is in is returned.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to query
+/// - `phGraph`: `cudaGraph_t*` (output) — Pointer to return the containing graph
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetContainingGraph(
+    hNode: cudaGraphNode_t,
+    phGraph: *mut cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaGraph_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetContainingGraph")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, phGraph) })
+}
+/// Returns the node id of a given graph node.
+///
+/// Returns the node id of `hNode` in `*nodeId`. The nodeId matches that
+/// referenced by [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint). The local nodeId and
+/// graphId together can uniquely identify the node.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to query
+/// - `nodeId`: `unsigned int*` (output) — Pointer to return the nodeId
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetLocalId(
+    hNode: cudaGraphNode_t,
+    nodeId: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetLocalId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, nodeId) })
+}
+/// Returns an id used by tools to identify a given node.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to query
+/// - `toolsNodeId`: `unsigned long long*` (output) — Pointer to return the id used by tools
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetToolsId(
+    hNode: cudaGraphNode_t,
+    toolsNodeId: *mut ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetToolsId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, toolsNodeId) })
+}
+/// Returns the id of a given graph.
+///
+/// Returns the id of `hGraph` in `*graphId`. The value in `*graphId`
+/// matches that referenced by [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint).
+///
+/// # Arguments
+///
+/// - `hGraph`: `cudaGraph_t` — Graph to query
+/// - `graphID`: `unsigned int*` (output) — Pointer to return the graphId
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphGetId(
+    hGraph: cudaGraph_t,
+    graphID: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *mut ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphGetId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraph, graphID) })
+}
+/// Returns the id of a given graph exec.
+///
+/// Returns the id of `hGraphExec` in `*graphId`. The value in `*graphId`
+/// matches that referenced by [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint).
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — Graph to query
+/// - `graphID`: `unsigned int*` (output) — Pointer to return the graphId
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphDebugDotPrint`](crate::sys::cudaGraphDebugDotPrint)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecGetId(
+    hGraphExec: cudaGraphExec_t,
+    graphID: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        *mut ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecGetId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, graphID) })
+}
+/// Returns a graph's nodes.
+///
+/// Returns a list of `graph's` nodes. `nodes` may be NULL, in which case
+/// this function will return the number of nodes in `numNodes`. Otherwise,
+/// `numNodes` entries will be filled in. If `numNodes` is higher than the
+/// actual number of nodes, the remaining entries in `nodes` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// `numNodes`.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph to query
+/// - `nodes`: `cudaGraphNode_t*` (output) — Pointer to return the nodes
+/// - `numNodes`: `size_t*` — See description
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType)
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphGetNodes(
+    graph: cudaGraph_t,
+    nodes: *mut cudaGraphNode_t,
+    numNodes: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *mut cudaGraphNode_t,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphGetNodes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, nodes, numNodes) })
+}
+/// Returns a graph's root nodes.
+///
+/// Returns a list of `graph's` root nodes. `pRootNodes` may be NULL, in
+/// which case this function will return the number of root nodes in
+/// `pNumRootNodes`. Otherwise, `pNumRootNodes` entries will be filled in.
+/// If `pNumRootNodes` is higher than the actual number of root nodes, the
+/// remaining entries in `pRootNodes` will be set to NULL, and the number
+/// of nodes actually obtained will be returned in `pNumRootNodes`.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph to query
+/// - `pRootNodes`: `cudaGraphNode_t*` (output) — Pointer to return the root nodes
+/// - `pNumRootNodes`: `size_t*` — See description
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType)
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphGetRootNodes(
+    graph: cudaGraph_t,
+    pRootNodes: *mut cudaGraphNode_t,
+    pNumRootNodes: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *mut cudaGraphNode_t,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphGetRootNodes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, pRootNodes, pNumRootNodes) })
+}
+/// Returns a graph's dependency edges.
+///
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in `from`, `to` and `edgeData`; that is, the node
+/// in `to`\[i\] has a dependency on the node in `from`\[i\] with data
+/// `edgeData`\[i\]. `from` and `to` may both be NULL, in which case this
+/// function only returns the number of edges in `numEdges`. Otherwise,
+/// `numEdges` entries will be filled in. If `numEdges` is higher than the
+/// actual number of edges, the remaining entries in `from` and `to` will
+/// be set to NULL, and the number of edges actually returned will be
+/// written to `numEdges`. `edgeData` may alone be NULL, in which case the
+/// edges must all have default (zeroed) edge data. Attempting a losst
+/// query via NULL `edgeData` will result in
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL then `from`
+/// and `to` must be as well.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph to get the edges from
+/// - `from`: `cudaGraphNode_t*` (output) — Location to return edge endpoints
+/// - `to`: `cudaGraphNode_t*` (output) — Location to return edge endpoints
+/// - `edgeData`: `cudaGraphEdgeData*` (output) — Optional location to return edge data
+/// - `numEdges`: `size_t*` — See description
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphGetEdges(
+    graph: cudaGraph_t,
+    from: *mut cudaGraphNode_t,
+    to: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    numEdges: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *mut cudaGraphNode_t,
+        *mut cudaGraphNode_t,
+        *mut cudaGraphEdgeData,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphGetEdges")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, from, to, edgeData, numEdges) })
+}
+/// Returns a node's dependencies.
+///
+/// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
+/// in which case this function will return the number of dependencies in
+/// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
+/// filled in. If `pNumDependencies` is higher than the actual number of
+/// dependencies, the remaining entries in `pDependencies` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// `pNumDependencies`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependencies` must be as well.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to query
+/// - `pDependencies`: `cudaGraphNode_t*` (output) — Pointer to return the dependencies
+/// - `edgeData`: `cudaGraphEdgeData*` (output) — Optional array to return edge data for each dependency
+/// - `pNumDependencies`: `size_t*` — See description
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetDependencies(
+    node: cudaGraphNode_t,
+    pDependencies: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependencies: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaGraphNode_t,
+        *mut cudaGraphEdgeData,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetDependencies")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pDependencies, edgeData, pNumDependencies) })
+}
+/// Returns a node's dependent nodes.
+///
+/// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
+/// NULL, in which case this function will return the number of dependent
+/// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
+/// will be filled in. If `pNumDependentNodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in `pDependentNodes`
+/// will be set to NULL, and the number of nodes actually obtained will be
+/// returned in `pNumDependentNodes`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependentNodes` must be as well.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to query
+/// - `pDependentNodes`: `cudaGraphNode_t*` (output) — Pointer to return the dependent nodes
+/// - `edgeData`: `cudaGraphEdgeData*` (output) — Optional pointer to return edge data for dependent nodes
+/// - `pNumDependentNodes`: `size_t*` — See description
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
+/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetDependentNodes(
+    node: cudaGraphNode_t,
+    pDependentNodes: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependentNodes: *mut usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaGraphNode_t,
+        *mut cudaGraphEdgeData,
+        *mut usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetDependentNodes")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, pDependentNodes, edgeData, pNumDependentNodes) })
+}
+/// Adds dependency edges to a graph.
+///
+/// The number of dependencies to be added is defined by `numDependencies`
+/// Elements in `pFrom` and `pTo` at corresponding indices define a
+/// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
+///
+/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// ignored. Specifying an existing dependency will return an error.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph to which dependencies are added
+/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
+/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
+/// - `edgeData`: `const cudaGraphEdgeData*` — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `numDependencies`: `size_t` — Number of dependencies to be added
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddDependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphEdgeData,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddDependencies")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, from, to, edgeData, numDependencies) })
+}
+/// Removes dependency edges from a graph.
+///
+/// The number of `pDependencies` to be removed is defined by
+/// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
+/// indices define a dependency. Each node in `pFrom` and `pTo` must belong
+/// to `graph`.
+///
+/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// ignored. Specifying an edge that does not exist in the graph, with data
+/// matching `edgeData`, results in an error. `edgeData` is nullable, which
+/// is equivalent to passing default (zeroed) data for each edge.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph from which to remove dependencies
+/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
+/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
+/// - `edgeData`: `const cudaGraphEdgeData*` — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `numDependencies`: `size_t` — Number of dependencies to be removed
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
+/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphRemoveDependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphEdgeData,
+        usize,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphRemoveDependencies")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, from, to, edgeData, numDependencies) })
+}
+/// Remove a node from the graph.
+///
+/// Removes `node` from its graph. This operation also severs any
+/// dependencies of other nodes on `node` and vice versa.
+///
+/// Dependencies cannot be removed from graphs which contain allocation or
+/// free nodes. Any attempt to do so will return an error.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to remove
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphDestroyNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node) })
+}
+/// Creates an executable graph from a graph.
+///
+/// Instantiates `graph` as an executable graph. The graph is validated for
+/// any structural constraints or intra-node constraints which were not
+/// previously validated. If instantiation is successful, a handle to the
+/// instantiated graph is returned in `pGraphExec`.
+///
+/// The `flags` parameter controls the behavior of instantiation and
+/// subsequent graph launches. Valid flags are:
+///
+/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
+///   configures a graph containing memory allocation nodes to
+///   automatically free any unfreed memory allocations before the graph is
+///   relaunched.
+///
+/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
+///   the graph for launch from the device. If this flag is passed, the
+///   executable graph handle returned can be used to launch the graph from
+///   both the host and device. This flag cannot be used in conjunction
+///   with [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
+///
+/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
+///   graph to use the priorities from the per-node attributes rather than
+///   the priority of the launch stream during execution. Note that
+///   priorities are only available on kernel nodes, and are copied from
+///   stream priority during stream capture.
+///
+/// If `graph` contains any allocation or free nodes, there can be at most
+/// one executable graph in existence for that graph at a time. An attempt
+/// to instantiate a second executable graph before destroying the first
+/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
+/// also applies if `graph` contains any device-updatable kernel nodes.
+///
+/// Graphs instantiated for launch on the device have additional
+/// restrictions which do not apply to host graphs:
+///
+/// - The graph's nodes must reside on a single device.
+///
+/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
+///   and child graph nodes.
+///
+/// - The graph cannot be empty and must contain at least one kernel,
+///   memcpy, or memset node. Operation-specific restrictions are outlined
+///   below.
+///
+/// - Kernel nodes:
+///
+///   - Use of CUDA Dynamic Parallelism is not permitted.
+///
+///   - Cooperative launches are permitted as long as MPS is not in use.
+///
+/// - Memcpy nodes:
+///
+///   - Only copies involving device memory and/or pinned device-mapped
+///   host memory are permitted.
+///
+///   - Copies involving CUDA arrays are not permitted.
+///
+///   - Both operands must be accessible from the current device, and the
+///   current device must match the device of other nodes in the graph.
+///
+/// If `graph` is not instantiated for launch on the device but contains
+/// kernels which call device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from
+/// multiple devices, this will result in an error.
+///
+/// # Arguments
+///
+/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
+/// - `graph`: `cudaGraph_t` — Graph to instantiate
+/// - `flags`: `unsigned long long` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphInstantiate(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphExec_t,
+        cudaGraph_t,
+        ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphInstantiate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphExec, graph, flags) })
+}
+/// Creates an executable graph from a graph.
+///
+/// Instantiates `graph` as an executable graph. The graph is validated for
+/// any structural constraints or intra-node constraints which were not
+/// previously validated. If instantiation is successful, a handle to the
+/// instantiated graph is returned in `pGraphExec`.
+///
+/// The `flags` parameter controls the behavior of instantiation and
+/// subsequent graph launches. Valid flags are:
+///
+/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
+///   configures a graph containing memory allocation nodes to
+///   automatically free any unfreed memory allocations before the graph is
+///   relaunched.
+///
+/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
+///   the graph for launch from the device. If this flag is passed, the
+///   executable graph handle returned can be used to launch the graph from
+///   both the host and device. This flag can only be used on platforms
+///   which support unified addressing. This flag cannot be used in
+///   conjunction with
+///   [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
+///
+/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
+///   graph to use the priorities from the per-node attributes rather than
+///   the priority of the launch stream during execution. Note that
+///   priorities are only available on kernel nodes, and are copied from
+///   stream priority during stream capture.
+///
+/// If `graph` contains any allocation or free nodes, there can be at most
+/// one executable graph in existence for that graph at a time. An attempt
+/// to instantiate a second executable graph before destroying the first
+/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
+/// also applies if `graph` contains any device-updatable kernel nodes.
+///
+/// If `graph` contains kernels which call device-side
+/// [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices, this will result
+/// in an error.
+///
+/// Graphs instantiated for launch on the device have additional
+/// restrictions which do not apply to host graphs:
+///
+/// - The graph's nodes must reside on a single device.
+///
+/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
+///   and child graph nodes.
+///
+/// - The graph cannot be empty and must contain at least one kernel,
+///   memcpy, or memset node. Operation-specific restrictions are outlined
+///   below.
+///
+/// - Kernel nodes:
+///
+///   - Use of CUDA Dynamic Parallelism is not permitted.
+///
+///   - Cooperative launches are permitted as long as MPS is not in use.
+///
+/// - Memcpy nodes:
+///
+///   - Only copies involving device memory and/or pinned device-mapped
+///   host memory are permitted.
+///
+///   - Copies involving CUDA arrays are not permitted.
+///
+///   - Both operands must be accessible from the current device, and the
+///   current device must match the device of other nodes in the graph.
+///
+/// Creates an executable graph from a graph
+///
+/// Instantiates `graph` as an executable graph according to the
+/// `instantiateParams` structure. The graph is validated for any
+/// structural constraints or intra-node constraints which were not
+/// previously validated. If instantiation is successful, a handle to the
+/// instantiated graph is returned in `pGraphExec`.
+///
+/// `instantiateParams` controls the behavior of instantiation and
+/// subsequent graph launches, as well as returning more detailed
+/// information in the event of an error.
+/// [`cudaGraphInstantiateParams`](crate::sys::cudaGraphInstantiateParams) is defined as:
+///
+/// The `flags` field controls the behavior of instantiation and subsequent
+/// graph launches. Valid flags are:
+///
+/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
+///   configures a graph containing memory allocation nodes to
+///   automatically free any unfreed memory allocations before the graph is
+///   relaunched.
+///
+/// - [`cudaGraphInstantiateFlagUpload`](crate::sys::cudaGraphInstantiateFlags::UPLOAD), which will perform an
+///   upload of the graph into `uploadStream` once the graph has been
+///   instantiated.
+///
+/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
+///   the graph for launch from the device. If this flag is passed, the
+///   executable graph handle returned can be used to launch the graph from
+///   both the host and device. This flag can only be used on platforms
+///   which support unified addressing. This flag cannot be used in
+///   conjunction with
+///   [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
+///
+/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
+///   graph to use the priorities from the per-node attributes rather than
+///   the priority of the launch stream during execution. Note that
+///   priorities are only available on kernel nodes, and are copied from
+///   stream priority during stream capture.
+///
+/// If `graph` contains any allocation or free nodes, there can be at most
+/// one executable graph in existence for that graph at a time. An attempt
+/// to instantiate a second executable graph before destroying the first
+/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
+/// also applies if `graph` contains any device-updatable kernel nodes.
+///
+/// If `graph` contains kernels which call device-side
+/// [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices, this will result
+/// in an error.
+///
+/// Graphs instantiated for launch on the device have additional
+/// restrictions which do not apply to host graphs:
+///
+/// - The graph's nodes must reside on a single device.
+///
+/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
+///   and child graph nodes.
+///
+/// - The graph cannot be empty and must contain at least one kernel,
+///   memcpy, or memset node. Operation-specific restrictions are outlined
+///   below.
+///
+/// - Kernel nodes:
+///
+///   - Use of CUDA Dynamic Parallelism is not permitted.
+///
+///   - Cooperative launches are permitted as long as MPS is not in use.
+///
+/// - Memcpy nodes:
+///
+///   - Only copies involving device memory and/or pinned device-mapped
+///   host memory are permitted.
+///
+///   - Copies involving CUDA arrays are not permitted.
+///
+///   - Both operands must be accessible from the current device, and the
+///   current device must match the device of other nodes in the graph.
+///
+/// In the event of an error, the `result_out` and `errNode_out` fields
+/// will contain more information about the nature of the error. Possible
+/// error reporting includes:
+///
+/// - [`cudaGraphInstantiateError`](crate::sys::cudaGraphInstantiateResult::ERROR), if passed an invalid value or
+///   if an unexpected error occurred which is described by the return
+///   value of the function. `errNode_out` will be set to NULL.
+///
+/// - [`cudaGraphInstantiateInvalidStructure`](crate::sys::cudaGraphInstantiateResult::INVALID_STRUCTURE), if the graph
+///   structure is invalid. `errNode_out` will be set to one of the
+///   offending nodes.
+///
+/// - [`cudaGraphInstantiateNodeOperationNotSupported`](crate::sys::cudaGraphInstantiateResult::NODE_OPERATION_NOT_SUPPORTED), if the
+///   graph is instantiated for device launch but contains a node of an
+///   unsupported node type, or a node which performs unsupported
+///   operations, such as use of CUDA dynamic parallelism within a kernel
+///   node. `errNode_out` will be set to this node.
+///
+/// - [`cudaGraphInstantiateMultipleDevicesNotSupported`](crate::sys::cudaGraphInstantiateResult::MULTIPLE_DEVICES_NOT_SUPPORTED), if the
+///   graph is instantiated for device launch but a node’s device differs
+///   from that of another node. This error can also be returned if a graph
+///   is not instantiated for device launch and it contains kernels which
+///   call device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices.
+///   `errNode_out` will be set to this node.
+///
+/// If instantiation is successful, `result_out` will be set to
+/// [`cudaGraphInstantiateSuccess`](crate::sys::cudaGraphInstantiateResult::SUCCESS), and `hErrNode_out` will be set
+/// to NULL.
+///
+/// # Arguments
+///
+/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
+/// - `graph`: `cudaGraph_t` — Graph to instantiate
+/// - `instantiateParams`: `cudaGraphInstantiateParams*`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphInstantiateWithParams(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    instantiateParams: *mut cudaGraphInstantiateParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphExec_t,
+        cudaGraph_t,
+        *mut cudaGraphInstantiateParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphInstantiateWithParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphExec, graph, instantiateParams) })
+}
+/// Query the instantiation flags of an executable graph.
+///
+/// Returns the flags that were passed to instantiation for the given
+/// executable graph. [`cudaGraphInstantiateFlagUpload`](crate::sys::cudaGraphInstantiateFlags::UPLOAD) will not
+/// be returned by this API as it does not affect the resulting executable
+/// graph.
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — The executable graph to query
+/// - `flags`: `unsigned long long*` (output) — Returns the instantiation flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphInstantiateWithParams`](crate::sys::cudaGraphInstantiateWithParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecGetFlags(
+    graphExec: cudaGraphExec_t,
+    flags: *mut ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        *mut ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecGetFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graphExec, flags) })
+}
+/// Sets the parameters for a kernel node in the given graphExec.
+///
+/// Sets the parameters of a kernel node in an executable graph
+/// `hGraphExec`. The node is identified by the corresponding node `node`
+/// in the non-executable graph, from which the executable graph was
+/// instantiated.
+///
+/// `node` must not have been removed from the original graph. All
+/// `nodeParams` fields may change, but the following restrictions apply to
+/// `func` updates:
+///
+/// - The owning device of the function cannot change.
+///
+/// - A node whose function originally did not use CUDA dynamic parallelism
+///   cannot be updated to a function which uses CDP
+///
+/// - A node whose function originally did not make device-side update
+///   calls cannot be updated to a function which makes device-side update
+///   calls.
+///
+/// - If `hGraphExec` was not instantiated for device launch, a node whose
+///   function originally did not use device-side
+///   [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) cannot be updated to a function which
+///   uses device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) unless the node
+///   resides on the same device as nodes which contained such calls at
+///   instantiate-time. If no such calls were present at instantiation,
+///   these updates cannot be performed at all.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// If `node` is a device-updatable kernel node, the next upload/launch of
+/// `hGraphExec` will overwrite any previous device-side updates.
+/// Additionally, applying host updates to a device-updatable kernel node
+/// while it is being updated from the device will result in undefined
+/// behavior.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — kernel node from the graph from which graphExec was instantiated
+/// - `pNodeParams`: `const cudaKernelNodeParams*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecKernelNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaKernelNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecKernelNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+}
+/// Sets the parameters for a memcpy node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained `pNodeParams` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// from `node` are ignored.
+///
+/// The source and destination memory in `pNodeParams` must be allocated
+/// from the same contexts as the original source and destination memory.
+/// Both the instantiation-time memory operands and the memory operands in
+/// `pNodeParams` must be 1-dimensional. Zero-length operations are not
+/// supported.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
+/// mappings changed or either the original or new memory operands are
+/// multidimensional.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `pNodeParams`: `const cudaMemcpy3DParms*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
+/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemcpy3DParms,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaMemcpy3DParms,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecMemcpyNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+}
+/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained the given params at instantiation. `node` must remain in
+/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// and from `node` are ignored.
+///
+/// `src` and `symbol` must be allocated from the same contexts as the
+/// original source and destination memory. The instantiation-time memory
+/// operands must be 1-dimensional. Zero-length operations are not
+/// supported.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
+/// mappings changed or the original memory operands are multidimensional.
+///
+/// Sets the parameters for a memcpy node in the given graphExec to copy
+/// from a symbol on the device
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained the given params at instantiation. `node` must remain in
+/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// and from `node` are ignored.
+///
+/// `symbol` and `dst` must be allocated from the same contexts as the
+/// original source and destination memory. The instantiation-time memory
+/// operands must be 1-dimensional. Zero-length operations are not
+/// supported.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
+/// mappings changed or the original memory operands are multidimensional.
+///
+/// Sets the parameters for a memcpy node in the given graphExec to perform
+/// a 1-dimensional copy
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained the given params at instantiation. `node` must remain in
+/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// and from `node` are ignored.
+///
+/// `src` and `dst` must be allocated from the same contexts as the
+/// original source and destination memory. The instantiation-time memory
+/// operands must be 1-dimensional. Zero-length operations are not
+/// supported.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
+/// mappings changed or the original memory operands are multidimensional.
+///
+/// Sets the parameters for a memset node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained `pNodeParams` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// from `node` are ignored.
+///
+/// Zero sized operations are not supported.
+///
+/// The new destination pointer in `pNodeParams` must be to the same kind
+/// of allocation as the original destination pointer and have the same
+/// context association and device mapping as the original destination
+/// pointer.
+///
+/// Both the value and pointer address may be updated.   Changing other
+/// aspects of the memset (width, height, element size or pitch) may cause
+/// the update to be rejected. Specifically, for 2d memsets, all dimension
+/// changes are rejected. For 1d memsets, changes in height are explicitly
+/// rejected and other changes are opportunistically allowed if the
+/// resulting work maps onto the work resources already allocated for the
+/// node.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `pNodeParams`: `const cudaMemsetParams*`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemsetNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaMemsetParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecMemsetNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+}
+/// Sets the parameters for a host node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// had contained `pNodeParams` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// from `node` are ignored.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Host node from the graph which was used to instantiate graphExec
+/// - `pNodeParams`: `const cudaHostNodeParams*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecHostNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaHostNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaHostNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecHostNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+}
+/// Updates node parameters in the child graph node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though the
+/// nodes contained in `node's` graph had the parameters contained in
+/// `childGraph's` nodes at instantiation. `node` must remain in the graph
+/// which was used to instantiate `hGraphExec`. Changed edges to and from
+/// `node` are ignored.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// The topology of `childGraph`, as well as the node insertion order, must
+/// match that of the graph contained in `node`. See
+/// [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate) for a list of restrictions on what
+/// can be updated in an instantiated graph. The update is recursive, so
+/// child graph nodes contained within the top level child graph will also
+/// be updated.
+///
+/// Sets the event for an event record node in the given graphExec
+///
+/// Sets the event of an event record node in an executable graph
+/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// in the non-executable graph, from which the executable graph was
+/// instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `hNode` is also not modified by this call.
+///
+/// Sets the event for an event wait node in the given graphExec
+///
+/// Sets the event of an event wait node in an executable graph
+/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// in the non-executable graph, from which the executable graph was
+/// instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `hNode` is also not modified by this call.
+///
+/// Sets the parameters for an external semaphore signal node in the given
+/// graphExec
+///
+/// Sets the parameters of an external semaphore signal node in an
+/// executable graph `hGraphExec`. The node is identified by the
+/// corresponding node `hNode` in the non-executable graph, from which the
+/// executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// Sets the parameters for an external semaphore wait node in the given
+/// graphExec
+///
+/// Sets the parameters of an external semaphore wait node in an executable
+/// graph `hGraphExec`. The node is identified by the corresponding node
+/// `hNode` in the non-executable graph, from which the executable graph
+/// was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// Enables or disables the specified node in the given graphExec
+///
+/// Sets `hNode` to be either enabled or disabled. Disabled nodes are
+/// functionally equivalent to empty nodes until they are reenabled.
+/// Existing node parameters are not affected by disabling/enabling the
+/// node.
+///
+/// The node is identified by the corresponding node `hNode` in the non-
+/// executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this
+/// call. `hNode` is also not modified by this call.
+///
+/// Query whether a node in the given graphExec is enabled
+///
+/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+///
+/// The node is identified by the corresponding node `hNode` in the non-
+/// executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// Check whether an executable graph can be updated with a graph and
+/// perform the update if possible
+///
+/// Updates the node parameters in the instantiated graph specified by
+/// `hGraphExec` with the node parameters in a topologically identical
+/// graph specified by `hGraph`.
+///
+/// Limitations:
+///
+/// - Kernel nodes:
+///
+///   - The owning context of the function cannot change.
+///
+///   - A node whose function originally did not use CUDA dynamic
+///   parallelism cannot be updated to a function which uses CDP.
+///
+///   - A node whose function originally did not make device-side update
+///   calls cannot be updated to a function which makes device-side
+///   update calls.
+///
+///   - A cooperative node cannot be updated to a non-cooperative node, and
+///   vice-versa.
+///
+///   - If the graph was instantiated with
+///   cudaGraphInstantiateFlagUseNodePriority, the priority attribute
+///   cannot change. Equality is checked on the originally requested
+///   priority values, before they are clamped to the device's supported
+///   range.
+///
+///   - If `hGraphExec` was not instantiated for device launch, a node
+///   whose function originally did not use device-side
+///   [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) cannot be updated to a function which
+///   uses device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) unless the node
+///   resides on the same device as nodes which contained such calls at
+///   instantiate-time. If no such calls were present at instantiation,
+///   these updates cannot be performed at all.
+///
+///   - Neither `hGraph` nor `hGraphExec` may contain device-updatable
+///   kernel nodes.
+///
+/// - Memset and memcpy nodes:
+///
+///   - The CUDA device(s) to which the operand(s) was allocated/mapped
+///   cannot change.
+///
+///   - The source/destination memory must be allocated from the same
+///   contexts as the original source/destination memory.
+///
+///   - For 2d memsets, only address and assigned value may be updated.
+///
+///   - For 1d memsets, updating dimensions is also allowed, but may fail
+///   if the resulting operation doesn't map onto the work resources
+///   already allocated for the node.
+///
+/// - Additional memcpy node restrictions:
+///
+///   - Changing either the source or destination memory type(i.e.
+///   CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_ARRAY, etc.) is not supported.
+///
+/// - Conditional nodes:
+///
+///   - Changing node parameters is not supported.
+///
+///   - Changing parameters of nodes within the conditional body graph is
+///   subject to the rules above.
+///
+///   - Conditional handle flags and default values are updated as part of
+///   the graph update.
+///
+/// Note: The API may add further restrictions in future releases. The
+/// return code should always be checked.
+///
+/// cudaGraphExecUpdate sets the result member of `resultInfo` to
+/// cudaGraphExecUpdateErrorTopologyChanged under the following conditions:
+///
+/// - The count of nodes directly in `hGraphExec` and `hGraph` differ, in
+///   which case resultInfo-\>errorNode is set to NULL.
+///
+/// - `hGraph` has more exit nodes than `hGraph`, in which case
+///   resultInfo-\>errorNode is set to one of the exit nodes in hGraph.
+///
+/// - A node in `hGraph` has a different number of dependencies than the
+///   node from `hGraphExec` it is paired with, in which case
+///   resultInfo-\>errorNode is set to the node from `hGraph`.
+///
+/// - A node in `hGraph` has a dependency that does not match with the
+///   corresponding dependency of the paired node from `hGraphExec`.
+///   resultInfo-\>errorNode will be set to the node from `hGraph`.
+///   resultInfo-\>errorFromNode will be set to the mismatched dependency.
+///   The dependencies are paired based on edge order and a dependency does
+///   not match when the nodes are already paired based on other edges
+///   examined in the graph.
+///
+/// cudaGraphExecUpdate sets `the` result member of `resultInfo` to:
+///
+/// - cudaGraphExecUpdateError if passed an invalid value.
+///
+/// - cudaGraphExecUpdateErrorTopologyChanged if the graph topology changed
+///
+/// - cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node
+///   changed, in which case `hErrorNode_out` is set to the node from
+///   `hGraph`.
+///
+/// - cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel
+///   node changed (CUDA driver \< 11.2)
+///
+/// - cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field
+///   of a kernel changed in an unsupported way(see note above), in which
+///   case `hErrorNode_out` is set to the node from `hGraph`
+///
+/// - cudaGraphExecUpdateErrorParametersChanged if any parameters to a node
+///   changed in a way that is not supported, in which case
+///   `hErrorNode_out` is set to the node from `hGraph`
+///
+/// - cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node
+///   changed in a way that is not supported, in which case
+///   `hErrorNode_out` is set to the node from `hGraph`
+///
+/// - cudaGraphExecUpdateErrorNotSupported if something about a node is
+///   unsupported, like the node's type or configuration, in which case
+///   `hErrorNode_out` is set to the node from `hGraph`
+///
+/// If the update fails for a reason not listed above, the result member of
+/// `resultInfo` will be set to cudaGraphExecUpdateError. If the update
+/// succeeds, the result member will be set to cudaGraphExecUpdateSuccess.
+///
+/// cudaGraphExecUpdate returns cudaSuccess when the updated was performed
+/// successfully. It returns cudaErrorGraphExecUpdateFailure if the graph
+/// update was not performed because it included changes which violated
+/// constraints specific to instantiated graph update.
+///
+/// **Notes**
+///
+/// Currently only kernel, memset and memcpy nodes are supported.
+///
+/// Currently only kernel, memset and memcpy nodes are supported.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hGraph`: `cudaGraph_t`
+/// - `resultInfo`: `cudaGraphExecUpdateResultInfo*` (output) — The graph supplying the updated parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorGraphExecUpdateFailure`](crate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecUpdate(
+    hGraphExec: cudaGraphExec_t,
+    hGraph: cudaGraph_t,
+    resultInfo: *mut cudaGraphExecUpdateResultInfo,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraph_t,
+        *mut cudaGraphExecUpdateResultInfo,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecUpdate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hGraph, resultInfo) })
+}
+/// Uploads an executable graph in a stream.
+///
+/// Uploads `hGraphExec` to the device in `hStream` without executing it.
+/// Uploads of the same `hGraphExec` will be serialized. Each upload is
+/// ordered behind both any previous work in `hStream` and any previous
+/// launches of `hGraphExec`. Uses memory cached by `stream` to back the
+/// allocations owned by `graphExec`.
+///
+/// Launches an executable graph in a stream
+///
+/// Executes `graphExec` in `stream`. Only one instance of `graphExec` may
+/// be executing at a time. Each launch is ordered behind both any previous
+/// work in `stream` and any previous launches of `graphExec`. To execute a
+/// graph concurrently, it must be instantiated multiple times into
+/// multiple executable graphs.
+///
+/// If any allocations created by `graphExec` remain unfreed (from a
+/// previous launch) and `graphExec` was not instantiated with
+/// [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), the launch will
+/// fail with [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — Executable graph to upload
+/// - `stream`: `cudaStream_t` — Stream in which to upload the graph
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphLaunch(
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t, cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphLaunch")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graphExec, stream) })
+}
+/// Destroys an executable graph.
+///
+/// Destroys the executable graph specified by `graphExec`.
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — Executable graph to destroy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecDestroy(
+    graphExec: cudaGraphExec_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graphExec) })
+}
+/// Destroys a graph.
+///
+/// Destroys the graph specified by `graph`, as well as all of its nodes.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — Graph to destroy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraph_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph) })
+}
+/// Write a DOT file describing graph structure.
+///
+/// Using the provided `graph`, write to `path` a DOT formatted description
+/// of the graph. By default this includes the graph topology, node types,
+/// node id, kernel names and memcpy direction. `flags` can be specified to
+/// write more detailed information about each node type such as parameter
+/// values, kernel attributes, node and function handles.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — The graph to create a DOT file from
+/// - `path`: `const char*` — The path to write the DOT file to
+/// - `flags`: `unsigned int` — Flags from cudaGraphDebugDotFlags for specifying which additional node information to write
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphDebugDotPrint(
+    graph: cudaGraph_t,
+    path: *const ::core::ffi::c_char,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        *const ::core::ffi::c_char,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphDebugDotPrint")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, path, flags) })
+}
+/// Create a user object.
+///
+/// Create a user object with the specified destructor callback and initial
+/// reference count. The initial references are owned by the caller.
+///
+/// Destructor callbacks cannot make CUDA API calls and should avoid
+/// blocking behavior, as they are executed by a shared internal thread.
+/// Another thread may be signaled to perform such actions, if it does not
+/// block forward progress of tasks scheduled through CUDA.
+///
+/// See CUDA User Objects in the CUDA C++ Programming Guide for more
+/// information on user objects.
+///
+/// # Arguments
+///
+/// - `object_out`: `cudaUserObject_t*` (output) — Location to return the user object handle
+/// - `ptr`: `void*` — The pointer to pass to the destroy function
+/// - `destroy`: `cudaHostFn_t` — Callback to free the user object when it is no longer in use
+/// - `initialRefcount`: `unsigned int` — The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
+/// - `flags`: `unsigned int` — Currently it is required to pass [`cudaUserObjectNoDestructorSync`](crate::sys::cudaUserObjectFlags::CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC), which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
+/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
+/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
+/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaUserObjectCreate(
+    object_out: *mut cudaUserObject_t,
+    ptr: *mut ::core::ffi::c_void,
+    destroy: cudaHostFn_t,
+    initialRefcount: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaUserObject_t,
+        *mut ::core::ffi::c_void,
+        cudaHostFn_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaUserObjectCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(object_out, ptr, destroy, initialRefcount, flags) })
+}
+/// Retain a reference to a user object.
+///
+/// Retains new references to a user object. The new references are owned
+/// by the caller.
+///
+/// See CUDA User Objects in the CUDA C++ Programming Guide for more
+/// information on user objects.
+///
+/// # Arguments
+///
+/// - `object`: `cudaUserObject_t` — The object to retain
+/// - `count`: `unsigned int` — The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
+/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
+/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
+/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaUserObjectRetain(
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaUserObject_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaUserObjectRetain")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(object, count) })
+}
+/// Release a reference to a user object.
+///
+/// Releases user object references owned by the caller. The object's
+/// destructor is invoked if the reference count reaches zero.
+///
+/// It is undefined behavior to release references not owned by the caller,
+/// or to use a user object handle after all references are released.
+///
+/// See CUDA User Objects in the CUDA C++ Programming Guide for more
+/// information on user objects.
+///
+/// # Arguments
+///
+/// - `object`: `cudaUserObject_t` — The object to release
+/// - `count`: `unsigned int` — The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
+/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
+/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
+/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaUserObjectRelease(
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaUserObject_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaUserObjectRelease")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(object, count) })
+}
+/// Retain a reference to a user object from a graph.
+///
+/// Creates or moves user object references that will be owned by a CUDA
+/// graph.
+///
+/// See CUDA User Objects in the CUDA C++ Programming Guide for more
+/// information on user objects.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — The graph to associate the reference with
+/// - `object`: `cudaUserObject_t` — The user object to retain a reference for
+/// - `count`: `unsigned int` — The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
+/// - `flags`: `unsigned int` — The optional flag [`cudaGraphUserObjectMove`](crate::sys::cudaUserObjectRetainFlags::CUDA_GRAPH_USER_OBJECT_MOVE) transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
+/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
+/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
+/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphRetainUserObject(
+    graph: cudaGraph_t,
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        cudaUserObject_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphRetainUserObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, object, count, flags) })
+}
+/// Release a user object reference from a graph.
+///
+/// Releases user object references owned by a graph.
+///
+/// See CUDA User Objects in the CUDA C++ Programming Guide for more
+/// information on user objects.
+///
+/// # Arguments
+///
+/// - `graph`: `cudaGraph_t` — The graph that will release the reference
+/// - `object`: `cudaUserObject_t` — The user object to release a reference for
+/// - `count`: `unsigned int` — The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
+/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
+/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
+/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphReleaseUserObject(
+    graph: cudaGraph_t,
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraph_t,
+        cudaUserObject_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphReleaseUserObject")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graph, object, count) })
+}
+/// Adds a node of arbitrary type to a graph.
+///
+/// Creates a new node in `graph` described by `nodeParams` with
+/// `numDependencies` dependencies specified via `pDependencies`.
+/// `numDependencies` may be 0. `pDependencies` may be null if
+/// `numDependencies` is 0. `pDependencies` may not have any duplicate
+/// entries.
+///
+/// `nodeParams` is a tagged union. The node type should be specified in
+/// the `typename` field, and type-specific parameters in the corresponding
+/// union member. All unused bytes - that is, `reserved0` and all bytes
+/// past the utilized union member - must be set to zero. It is recommended
+/// to use brace initialization or memset to ensure all bytes are
+/// initialized.
+///
+/// Note that for some node types, `nodeParams` may contain "out
+/// parameters" which are modified during the call, such as
+/// `nodeParams->alloc.dptr`.
+///
+/// A handle to the new node will be returned in `phGraphNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `nodeParams`: `cudaGraphNodeParams*` — Specification of the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        *const cudaGraphEdgeData,
+        usize,
+        *mut cudaGraphNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            pGraphNode,
+            graph,
+            pDependencies,
+            dependencyData,
+            numDependencies,
+            nodeParams,
+        )
+    })
+}
+/// Update a graph node's parameters.
+///
+/// Sets the parameters of graph node `node` to `nodeParams`. The node type
+/// specified by `nodeParams->type` must match the type of `node`.
+/// `nodeParams` must be fully initialized and all unused bytes (reserved,
+/// padding) zeroed.
+///
+/// Modifying parameters is not supported for node types
+/// cudaGraphNodeTypeMemAlloc and cudaGraphNodeTypeMemFree.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `nodeParams`: `cudaGraphNodeParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeSetParams(
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaGraphNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, nodeParams) })
+}
+/// Returns a graph node's parameters.
+///
+/// Returns the parameters of graph node `node` in `*nodeParams`.
+///
+/// Any pointers returned in `*nodeParams` point to driver-owned memory
+/// associated with the node. This memory remains valid until the node is
+/// destroyed. Any memory pointed to from `*nodeParams` must not be
+/// modified.
+///
+/// The returned parameters are a description of the node, but may not be
+/// identical to the struct provided at creation and may not be suitable
+/// for direct creation of identical nodes. This is because parameters may
+/// be partially unspecified and filled in by the driver at creation, may
+/// reference non-copyable handles, or may describe ownership semantics or
+/// other parameters that govern behavior of node creation but are not part
+/// of the final functional descriptor.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `nodeParams`: `cudaGraphNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetParams(
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaGraphNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, nodeParams) })
+}
+/// Update a graph node's parameters in an instantiated graph.
+///
+/// Sets the parameters of a node in an executable graph `graphExec`. The
+/// node is identified by the corresponding node `node` in the non-
+/// executable graph from which the executable graph was instantiated.
+/// `node` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `graphExec`. Already
+/// enqueued or running launches of `graphExec` are not affected by this
+/// call. `node` is also not modified by this call.
+///
+/// Allowed changes to parameters on executable graphs are as follows:
+///
+/// **View CUDA Toolkit Documentation for a table example**
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — The executable graph in which to update the specified node
+/// - `node`: `cudaGraphNode_t` — Corresponding node from the graph from which graphExec was instantiated
+/// - `nodeParams`: `cudaGraphNodeParams*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecNodeSetParams(
+    graphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *mut cudaGraphNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graphExec, node, nodeParams) })
+}
+/// Create a conditional handle.
+///
+/// Creates a conditional handle associated with `hGraph`.
+///
+/// The conditional handle must be associated with a conditional node in
+/// this graph or one of its children.
+///
+/// Handles not associated with a conditional node may cause graph
+/// instantiation to fail.
+///
+/// # Arguments
+///
+/// - `pHandle_out`: `cudaGraphConditionalHandle*` (output) — Pointer used to return the handle to the caller.
+/// - `graph`: `cudaGraph_t` — Graph which will contain the conditional node using this handle.
+/// - `defaultLaunchValue`: `unsigned int` — Optional initial value for the conditional variable. Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set in `flags`.
+/// - `flags`: `unsigned int` — Currently must be cudaGraphCondAssignDefault or 0.
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuGraphAddNode`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphConditionalHandleCreate(
+    pHandle_out: *mut cudaGraphConditionalHandle,
+    graph: cudaGraph_t,
+    defaultLaunchValue: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphConditionalHandle,
+        cudaGraph_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphConditionalHandleCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pHandle_out, graph, defaultLaunchValue, flags) })
+}
+/// Create a conditional handle.
+///
+/// Creates a conditional handle associated with `hGraph`.
+///
+/// The conditional handle must be associated with a conditional node in
+/// this graph or one of its children.
+///
+/// Handles not associated with a conditional node may cause graph
+/// instantiation to fail.
+///
+/// # Arguments
+///
+/// - `pHandle_out`: `cudaGraphConditionalHandle*` (output) — Pointer used to return the handle to the caller.
+/// - `graph`: `cudaGraph_t` — Graph which will contain the conditional node using this handle.
+/// - `ctx`: `cudaExecutionContext_t` — Execution context for the handle and associated conditional node. If NULL, current context will be used.
+/// - `defaultLaunchValue`: `unsigned int` — Optional initial value for the conditional variable. Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set in `flags`.
+/// - `flags`: `unsigned int` — Currently must be cudaGraphCondAssignDefault or 0.
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuGraphAddNode`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphConditionalHandleCreate_v2(
+    pHandle_out: *mut cudaGraphConditionalHandle,
+    graph: cudaGraph_t,
+    ctx: cudaExecutionContext_t,
+    defaultLaunchValue: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphConditionalHandle,
+        cudaGraph_t,
+        cudaExecutionContext_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphConditionalHandleCreate_v2")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pHandle_out, graph, ctx, defaultLaunchValue, flags) })
+}
+/// Returns the requested driver API function pointer.
+///
+/// \[Deprecated\]
+///
+/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// requested flags.
+///
+/// For a requested driver symbol, if the CUDA version in which the driver
+/// symbol was introduced is less than or equal to the CUDA runtime
+/// version, the API will return the function pointer to the corresponding
+/// versioned driver function.
+///
+/// The pointer returned by the API should be cast to a function pointer
+/// matching the requested driver function's definition in the API header
+/// file. The function pointer typedef can be picked up from the
+/// corresponding typedefs header file. For example, cudaTypedefs.h
+/// consists of function pointer typedefs for driver APIs defined in
+/// cuda.h.
+///
+/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
+/// `funcPtr` if the requested driver function is valid and supported on
+/// the platform.
+///
+/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
+/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the platform, no ABI compatible driver function exists for the CUDA
+/// runtime version or if the driver symbol is invalid.
+///
+/// It will also set the optional `driverStatus` to one of the values in
+/// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
+/// meanings:
+///
+/// - [`cudaDriverEntryPointSuccess`](crate::sys::cudaDriverEntryPointQueryResult::SUCCESS) - The requested symbol was
+///   succesfully found based on input arguments and `pfn` is valid
+///
+/// - [`cudaDriverEntryPointSymbolNotFound`](crate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND) - The requested symbol
+///   was not found
+///
+/// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
+///   symbol was found but is not supported by the current runtime version
+///   (CUDART_VERSION)
+///
+/// The requested flags can be:
+///
+/// - [`cudaEnableDefault`](crate::sys::cudaGetDriverEntryPointFlags::DEFAULT): This is the default mode. This is
+///   equivalent to [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM) if the
+///   code is compiled with --default-stream per-thread compilation flag or
+///   the macro CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
+///   [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM) otherwise.
+///
+/// - [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM): This will enable the search for
+///   all driver symbols that match the requested driver symbol name except
+///   the corresponding per-thread versions.
+///
+/// - [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM): This will enable the
+///   search for all driver symbols that match the requested driver symbol
+///   name including the per-thread versions. If a per-thread version is
+///   not found, the API will return the legacy version of the driver
+///   function.
+///
+/// **Notes**
+///
+/// This API is deprecated and [`cudaGetDriverEntryPointByVersion`](crate::sys::cudaGetDriverEntryPointByVersion) (with a hardcoded `cudaVersion`) should be used instead.
+///
+/// # Arguments
+///
+/// - `symbol`: `const char*` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc. Note that the API will use the CUDA runtime version to return the address to the most recent ABI compatible driver symbol, `cuMemAlloc` or `cuMemAlloc_v2`.
+/// - `funcPtr`: `void**` (output) — Location to return the function pointer to the requested driver function
+/// - `flags`: `unsigned long long` — Flags to specify search options.
+/// - `driverStatus`: `cudaDriverEntryPointQueryResult*` (output) — Optional location to store the status of finding the symbol from the driver. See [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) for possible values.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuGetProcAddress`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDriverEntryPoint(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_char,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_ulonglong,
+        *mut cudaDriverEntryPointQueryResult,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDriverEntryPoint")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(symbol, funcPtr, flags, driverStatus) })
+}
+/// Returns the requested driver API function pointer by CUDA version.
+///
+/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// requested flags and CUDA driver version.
+///
+/// The CUDA version is specified as (1000 * major + 10 * minor), so CUDA
+/// 11.2 should be specified as 11020. For a requested driver symbol, if
+/// the specified CUDA version is greater than or equal to the CUDA version
+/// in which the driver symbol was introduced, this API will return the
+/// function pointer to the corresponding versioned function. If the
+/// specified CUDA version is greater than the driver version, the API will
+/// return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// The pointer returned by the API should be cast to a function pointer
+/// matching the requested driver function's definition in the API header
+/// file. The function pointer typedef can be picked up from the
+/// corresponding typedefs header file. For example, cudaTypedefs.h
+/// consists of function pointer typedefs for driver APIs defined in
+/// cuda.h.
+///
+/// For the case where the CUDA version requested is greater than the CUDA
+/// Toolkit installed, there may not be an appropriate function pointer
+/// typedef in the corresponding header file and may need a custom typedef
+/// to match the driver function signature returned. This can be done by
+/// getting the typedefs from a later toolkit or creating appropriately
+/// matching custom function typedefs.
+///
+/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
+/// `funcPtr` if the requested driver function is valid and supported on
+/// the platform.
+///
+/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
+/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the platform, no ABI compatible driver function exists for the
+/// requested version or if the driver symbol is invalid.
+///
+/// It will also set the optional `driverStatus` to one of the values in
+/// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
+/// meanings:
+///
+/// - [`cudaDriverEntryPointSuccess`](crate::sys::cudaDriverEntryPointQueryResult::SUCCESS) - The requested symbol was
+///   succesfully found based on input arguments and `pfn` is valid
+///
+/// - [`cudaDriverEntryPointSymbolNotFound`](crate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND) - The requested symbol
+///   was not found
+///
+/// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
+///   symbol was found but is not supported by the specified version
+///   `cudaVersion`
+///
+/// The requested flags can be:
+///
+/// - [`cudaEnableDefault`](crate::sys::cudaGetDriverEntryPointFlags::DEFAULT): This is the default mode. This is
+///   equivalent to [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM) if the
+///   code is compiled with --default-stream per-thread compilation flag or
+///   the macro CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
+///   [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM) otherwise.
+///
+/// - [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM): This will enable the search for
+///   all driver symbols that match the requested driver symbol name except
+///   the corresponding per-thread versions.
+///
+/// - [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM): This will enable the
+///   search for all driver symbols that match the requested driver symbol
+///   name including the per-thread versions. If a per-thread version is
+///   not found, the API will return the legacy version of the driver
+///   function.
+///
+/// # Arguments
+///
+/// - `symbol`: `const char*` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
+/// - `funcPtr`: `void**` (output) — Location to return the function pointer to the requested driver function
+/// - `cudaVersion`: `unsigned int` — The CUDA version to look for the requested driver symbol
+/// - `flags`: `unsigned long long` — Flags to specify search options.
+/// - `driverStatus`: `cudaDriverEntryPointQueryResult*` (output) — Optional location to store the status of finding the symbol from the driver. See [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) for possible values.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuGetProcAddress`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetDriverEntryPointByVersion(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    cudaVersion: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_char,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_ulonglong,
+        *mut cudaDriverEntryPointQueryResult,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetDriverEntryPointByVersion")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(symbol, funcPtr, cudaVersion, flags, driverStatus) })
+}
+/// Load a library with specified code and options.
+///
+/// Takes a pointer `code` and loads the corresponding library `library`
+/// based on the application defined library loading mode:
+///
+/// - If module loading is set to EAGER, via the environment variables
+///   described in "Module loading", `library` is loaded eagerly into all
+///   contexts at the time of the call and future contexts at the time of
+///   creation until the library is unloaded with
+///   [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
+///
+/// - If the environment variables are set to LAZY, `library` is not
+///   immediately loaded onto all existent contexts and will only be loaded
+///   when a function is needed for that context, such as a kernel launch.
+///
+/// These environment variables are described in the CUDA programming guide
+/// under the "CUDA environment variables" section.
+///
+/// The `code` may be a `cubin` or `fatbin` as output by nvcc, or a NULL-
+/// terminated `PTX`, either as output by nvcc or hand-written, or `Tile`
+/// IR data. A fatbin should also contain relocatable code when doing
+/// separate compilation. Please also see the documentation for nvrtc
+/// (<https://docs.nvidia.com/cuda/nvrtc/index.html>), nvjitlink
+/// (<https://docs.nvidia.com/cuda/nvjitlink/index.html>), and nvfatbin
+/// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
+/// on generating loadable code at runtime.
+///
+/// Options are passed as an array via `jitOptions` and any corresponding
+/// parameters are passed in `jitOptionsValues`. The number of total JIT
+/// options is supplied via `numJitOptions`. Any outputs will be returned
+/// via `jitOptionsValues`.
+///
+/// Library load options are passed as an array via `libraryOptions` and
+/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// number of total library load options is supplied via
+/// `numLibraryOptions`.
+///
+/// # Arguments
+///
+/// - `library`: `cudaLibrary_t*` (output) — Returned library
+/// - `code`: `const void*` — Code to load
+/// - `jitOptions`: `cudaJitOption*` — Options for JIT
+/// - `jitOptionsValues`: `void**` — Option values for JIT
+/// - `numJitOptions`: `unsigned int` — Number of options
+/// - `libraryOptions`: `cudaLibraryOption*` — Options for loading
+/// - `libraryOptionValues`: `void**` — Option values for loading
+/// - `numLibraryOptions`: `unsigned int` — Number of options for loading
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - `cuLibraryLoadData`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryLoadData(
+    library: *mut cudaLibrary_t,
+    code: *const ::core::ffi::c_void,
+    jitOptions: *mut cudaJitOption,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut cudaLibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaLibrary_t,
+        *const ::core::ffi::c_void,
+        *mut cudaJitOption,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+        *mut cudaLibraryOption,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryLoadData")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            library,
+            code,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    })
+}
+/// Load a library with specified file and options.
+///
+/// Takes a pointer `code` and loads the corresponding library `library`
+/// based on the application defined library loading mode:
+///
+/// - If module loading is set to EAGER, via the environment variables
+///   described in "Module loading", `library` is loaded eagerly into all
+///   contexts at the time of the call and future contexts at the time of
+///   creation until the library is unloaded with
+///   [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
+///
+/// - If the environment variables are set to LAZY, `library` is not
+///   immediately loaded onto all existent contexts and will only be loaded
+///   when a function is needed for that context, such as a kernel launch.
+///
+/// These environment variables are described in the CUDA programming guide
+/// under the "CUDA environment variables" section.
+///
+/// The file should be a `cubin` file as output by nvcc, or a `PTX` file
+/// either as output by nvcc or handwritten, or a `fatbin` file as output
+/// by nvcc or hand-written, or `Tile` IR file. A fatbin should also
+/// contain relocatable code when doing separate compilation. Please also
+/// see the documentation for nvrtc
+/// (<https://docs.nvidia.com/cuda/nvrtc/index.html>), nvjitlink
+/// (<https://docs.nvidia.com/cuda/nvjitlink/index.html>), and nvfatbin
+/// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
+/// on generating loadable code at runtime.
+///
+/// Options are passed as an array via `jitOptions` and any corresponding
+/// parameters are passed in `jitOptionsValues`. The number of total
+/// options is supplied via `numJitOptions`. Any outputs will be returned
+/// via `jitOptionsValues`.
+///
+/// Library load options are passed as an array via `libraryOptions` and
+/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// number of total library load options is supplied via
+/// `numLibraryOptions`.
+///
+/// # Arguments
+///
+/// - `library`: `cudaLibrary_t*` (output) — Returned library
+/// - `fileName`: `const char*` — File to load from
+/// - `jitOptions`: `cudaJitOption*` — Options for JIT
+/// - `jitOptionsValues`: `void**` — Option values for JIT
+/// - `numJitOptions`: `unsigned int` — Number of options
+/// - `libraryOptions`: `cudaLibraryOption*` — Options for loading
+/// - `libraryOptionValues`: `void**` — Option values for loading
+/// - `numLibraryOptions`: `unsigned int` — Number of options for loading
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - `cuLibraryLoadFromFile`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryLoadFromFile(
+    library: *mut cudaLibrary_t,
+    fileName: *const ::core::ffi::c_char,
+    jitOptions: *mut cudaJitOption,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut cudaLibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaLibrary_t,
+        *const ::core::ffi::c_char,
+        *mut cudaJitOption,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+        *mut cudaLibraryOption,
+        *mut *mut ::core::ffi::c_void,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryLoadFromFile")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(
+            library,
+            fileName,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    })
+}
+/// Unloads a library.
+///
+/// Unloads the library specified with `library`
+///
+/// # Arguments
+///
+/// - `library`: `cudaLibrary_t` — Library to unload
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - `cuLibraryUnload`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaLibrary_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryUnload")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(library) })
+}
+/// Returns a kernel handle.
+///
+/// Returns in `pKernel` the handle of the kernel with name `name` located
+/// in library `library`. If kernel handle is not found, the call returns
+/// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
+///
+/// # Arguments
+///
+/// - `pKernel`: `cudaKernel_t*` (output) — Returned kernel handle
+/// - `library`: `cudaLibrary_t` — Library to retrieve kernel from
+/// - `name`: `const char*` — Name of kernel to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - `cuLibraryGetKernel`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryGetKernel(
+    pKernel: *mut cudaKernel_t,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaKernel_t,
+        cudaLibrary_t,
+        *const ::core::ffi::c_char,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryGetKernel")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pKernel, library, name) })
+}
+/// Returns a global device pointer.
+///
+/// Returns in `*dptr` and `*bytes` the base pointer and size of the global
+/// with name `name` for the requested library `library` and the current
+/// device. If no global for the requested name `name` exists, the call
+/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
+/// `dptr` or `numbytes` (not both) can be NULL in which case it is
+/// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
+/// as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
+/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+///
+/// # Arguments
+///
+/// - `dptr`: `void**` (output) — Returned global device pointer for the requested library
+/// - `bytes`: `size_t*` (output) — Returned global size in bytes
+/// - `library`: `cudaLibrary_t` — Library to retrieve global from
+/// - `name`: `const char*` — Name of global to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorContextIsDestroyed`](crate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged)
+/// - `cuLibraryGetGlobal`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryGetGlobal(
+    dptr: *mut *mut ::core::ffi::c_void,
+    bytes: *mut usize,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        cudaLibrary_t,
+        *const ::core::ffi::c_char,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryGetGlobal")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dptr, bytes, library, name) })
+}
+/// Returns a pointer to managed memory.
+///
+/// Returns in `*dptr` and `*bytes` the base pointer and size of the
+/// managed memory with name `name` for the requested library `library`. If
+/// no managed memory with the requested name `name` exists, the call
+/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
+/// `dptr` or `numbytes` (not both) can be NULL in which case it is
+/// ignored. Note that managed memory for library `library` is shared
+/// across devices and is registered when the library is loaded. The
+/// returned `dptr` cannot be passed to the Symbol APIs such as
+/// `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
+/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+///
+/// # Arguments
+///
+/// - `dptr`: `void**` (output) — Returned pointer to the managed memory
+/// - `bytes`: `size_t*` (output) — Returned memory size in bytes
+/// - `library`: `cudaLibrary_t` — Library to retrieve managed memory from
+/// - `name`: `const char*` — Name of managed memory to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal)
+/// - `cuLibraryGetManaged`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryGetManaged(
+    dptr: *mut *mut ::core::ffi::c_void,
+    bytes: *mut usize,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        *mut usize,
+        cudaLibrary_t,
+        *const ::core::ffi::c_char,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryGetManaged")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(dptr, bytes, library, name) })
+}
+/// Returns a pointer to a unified function.
+///
+/// Returns in `*fptr` the function pointer to a unified function denoted
+/// by `symbol`. If no unified function with name `symbol` exists, the call
+/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). If there is no device with
+/// attribute `unifiedFunctionPointers` present in
+/// the system, the call may return [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
+///
+/// # Arguments
+///
+/// - `fptr`: `void**` (output) — Returned pointer to a unified function
+/// - `library`: `cudaLibrary_t` — Library to retrieve function pointer memory from
+/// - `symbol`: `const char*` — Name of function pointer to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - `cuLibraryGetUnifiedFunction`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryGetUnifiedFunction(
+    fptr: *mut *mut ::core::ffi::c_void,
+    library: cudaLibrary_t,
+    symbol: *const ::core::ffi::c_char,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut *mut ::core::ffi::c_void,
+        cudaLibrary_t,
+        *const ::core::ffi::c_char,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryGetUnifiedFunction")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(fptr, library, symbol) })
+}
+/// Returns the number of kernels within a library.
+///
+/// Returns in `count` the number of kernels in `lib`.
+///
+/// # Arguments
+///
+/// - `count`: `unsigned int*` (output) — Number of kernels found within the library
+/// - `lib`: `cudaLibrary_t` — Library to query
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - `cuLibraryGetKernelCount`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryGetKernelCount(
+    count: *mut ::core::ffi::c_uint,
+    lib: cudaLibrary_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_uint,
+        cudaLibrary_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryGetKernelCount")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(count, lib) })
+}
+/// Retrieve the kernel handles within a library.
+///
+/// Returns in `kernels` a maximum number of `numKernels` kernel handles
+/// within `lib`. The returned kernel handle becomes invalid when the
+/// library is unloaded.
+///
+/// # Arguments
+///
+/// - `kernels`: `cudaKernel_t*` (output) — Buffer where the kernel handles are returned to
+/// - `numKernels`: `unsigned int` — Maximum number of kernel handles may be returned to the buffer
+/// - `lib`: `cudaLibrary_t` — Library to query from
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount)
+/// - `cuLibraryEnumerateKernels`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLibraryEnumerateKernels(
+    kernels: *mut cudaKernel_t,
+    numKernels: ::core::ffi::c_uint,
+    lib: cudaLibrary_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaKernel_t,
+        ::core::ffi::c_uint,
+        cudaLibrary_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaLibraryEnumerateKernels")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(kernels, numKernels, lib) })
+}
+/// Sets information about a kernel.
+///
+/// This call sets the value of a specified attribute `attr` on the kernel
+/// `kernel` for the requested device `device` to an integer value
+/// specified by `value`. This function returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if
+/// the new value of the attribute could be successfully set. If the set
+/// fails, this call will return an error. Not all attributes can have
+/// values set. Attempting to set a value on a read-only attribute will
+/// result in an error ([`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE))
+///
+/// Note that attributes set using [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) will
+/// override the attribute set by this API irrespective of whether the call
+/// to [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) is made before or after this API
+/// call. Because of this and the stricter locking requirements mentioned
+/// below it is suggested that this call be used during the initialization
+/// path and not on each thread accessing `kernel` such as on kernel
+/// launches or on the critical path.
+///
+/// Valid values for `attr` are:
+///
+/// - [`cudaFuncAttributeMaxDynamicSharedMemorySize`](crate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE) - The
+///   requested maximum size in bytes of dynamically-allocated shared
+///   memory. The sum of this value and the function attribute
+///   `sharedSizeBytes` cannot exceed the device attribute
+///   [`cudaDevAttrMaxSharedMemoryPerBlockOptin`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN). The maximal size
+///   of requestable dynamic shared memory may differ by GPU architecture.
+///
+/// - [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) - On
+///   devices where the L1 cache and shared memory use the same hardware
+///   resources, this sets the shared memory carveout preference, in
+///   percent of the total shared memory. See
+///   [`cudaDevAttrMaxSharedMemoryPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR). This is only
+///   a hint, and the driver can choose a different ratio if required to
+///   execute the function.
+///
+/// - [`cudaFuncAttributeRequiredClusterWidth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH): The required
+///   cluster width in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeRequiredClusterHeight`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT): The required
+///   cluster height in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeRequiredClusterDepth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH): The required
+///   cluster depth in blocks. The width, height, and depth values must
+///   either all be 0 or all be positive. The validity of the cluster
+///   dimensions is checked at launch time. If the value is set during
+///   compile time, it cannot be set at runtime. Setting it at runtime will
+///   return cudaErrorNotPermitted.
+///
+/// - [`cudaFuncAttributeNonPortableClusterSizeAllowed`](crate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED): Indicates
+///   whether the function can be launched with non-portable cluster size.
+///   1 is allowed, 0 is disallowed.
+///
+/// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
+///   block scheduling policy of a function. The value type is
+///   cudaClusterSchedulingPolicy.
+///
+/// **Notes**
+///
+/// The API has stricter locking requirements in comparison to its legacy counterpart [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) due to device-wide semantics. If multiple threads are trying to set the same attribute on the same device simultaneously, the attribute setting will depend on the interleavings chosen by the OS scheduler and memory consistency.
+///
+/// # Arguments
+///
+/// - `kernel`: `cudaKernel_t` — Kernel to set attribute of
+/// - `attr`: `cudaFuncAttribute` — Attribute requested
+/// - `value`: `int` — Value to set
+/// - `device`: `int` — Device to set attribute of
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
+/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
+/// - [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel)
+/// - `cudaLaunchKernel`
+/// - [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
+/// - `cuKernelSetAttribute`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaKernelSetAttributeForDevice(
+    kernel: cudaKernel_t,
+    attr: cudaFuncAttribute,
+    value: ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaKernel_t,
+        cudaFuncAttribute,
+        ::core::ffi::c_int,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaKernelSetAttributeForDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(kernel, attr, value, device) })
+}
+/// Get device resources.
+///
+/// Get the `typename` resources available to the `device`. This may often
+/// be the starting point for further partitioning or configuring of
+/// resources.
+///
+/// Note: The API is not supported on 32-bit platforms.
+///
+/// # Arguments
+///
+/// - `device`: `int` — Device to get resource for
+/// - `resource`: `cudaDevResource*` (output) — Output pointer to a cudaDevResource structure
+/// - `type_`: `cudaDevResourceType` — Type of resource to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetDevResource`
+/// - [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource)
+/// - [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetDevResource(
+    device: ::core::ffi::c_int,
+    resource: *mut cudaDevResource,
+    type_: cudaDevResourceType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        *mut cudaDevResource,
+        cudaDevResourceType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetDevResource")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, resource, type_) })
+}
+/// Splits `cudaDevResourceTypeSm` resources.
+///
+/// Splits `cudaDevResourceTypeSm` resources into `nbGroups`, adhering to
+/// the minimum SM count specified in `minCount` and the usage flags in
+/// `flags`. If `result` is NULL, the API simulates a split and provides
+/// the amount of groups that would be created in `nbGroups`. Otherwise,
+/// `nbGroups` must point to the amount of elements in `result` and on
+/// return, the API will overwrite `nbGroups` with the amount actually
+/// created. The groups are written to the array in `result`. `nbGroups`
+/// can be less than the total amount if a smaller number of groups is
+/// needed.
+///
+/// This API is used to spatially partition the input resource. The input
+/// resource needs to come from one of
+/// [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource), or
+/// [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource). A limitation of the API is
+/// that the output results cannot be split again without first creating a
+/// descriptor and a green context with that descriptor.
+///
+/// When creating the groups, the API will take into account the
+/// performance and functional characteristics of the input resource, and
+/// guarantee a split that will create a disjoint set of symmetrical
+/// partitions. This may lead to fewer groups created than purely dividing
+/// the total SM count by the `minCount` due to cluster requirements or
+/// alignment and granularity requirements for the minCount. These
+/// requirements can be queried with [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource),
+/// or [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource) for
+/// [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM), using the `minSmPartitionSize` and
+/// `smCoscheduledAlignment` fields to determine minimum partition size and
+/// alignment granularity, respectively.
+///
+/// The `remainder` set does not have the same functional or performance
+/// guarantees as the groups in `result`. Its use should be carefully
+/// planned and future partitions of the `remainder` set are discouraged.
+///
+/// The following flags are supported:
+///
+/// - `cudaDevSmResourceSplitIgnoreSmCoscheduling` : Lower the minimum SM
+///   count and alignment, and treat each SM independent of its hierarchy.
+///   This allows more fine grained partitions but at the cost of advanced
+///   features (such as large clusters on compute capability 9.0+).
+///
+/// - `cudaDevSmResourceSplitMaxPotentialClusterSize` : Compute Capability
+///   9.0+ only. Attempt to create groups that may allow for maximally
+///   sized thread clusters. This can be queried post green context
+///   creation using `cudaOccupancyMaxPotentialClusterSize`.
+///
+/// A successful API call must either have:
+///
+/// - A valid array of `result` pointers of size passed in `nbGroups`, with
+///   `input` of type `cudaDevResourceTypeSm`. Value of `minCount` must be
+///   between 0 and the SM count specified in `input`. `remaining` may be
+///   NULL.
+///
+/// - NULL passed in for `result`, with a valid integer pointer in
+///   `nbGroups` and `input` of type `cudaDevResourceTypeSm`. Value of
+///   `minCount` must be between 0 and the SM count specified in `input`.
+///   `remaining` may be NULL. This queries the number of groups that would
+///   be created by the API.
+///
+/// Note: The API is not supported on 32-bit platforms.
+///
+/// # Arguments
+///
+/// - `result`: `cudaDevResource*` (output) — Output array of `cudaDevResource` resources. Can be NULL to query the number of groups.
+/// - `nbGroups`: `unsigned int*` — This is a pointer, specifying the number of groups that would be or should be created as described below.
+/// - `input`: `const cudaDevResource*` — Input SM resource to be split. Must be a valid `cudaDevSmResource` resource.
+/// - `remaining`: `cudaDevResource*` (output) — If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
+/// - `flags`: `unsigned int` — Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
+/// - `minCount`: `unsigned int` — Minimum number of SMs required
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDevSmResourceSplitByCount`
+/// - [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource)
+/// - [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDevSmResourceSplitByCount(
+    result: *mut cudaDevResource,
+    nbGroups: *mut ::core::ffi::c_uint,
+    input: *const cudaDevResource,
+    remaining: *mut cudaDevResource,
+    flags: ::core::ffi::c_uint,
+    minCount: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaDevResource,
+        *mut ::core::ffi::c_uint,
+        *const cudaDevResource,
+        *mut cudaDevResource,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDevSmResourceSplitByCount")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(result, nbGroups, input, remaining, flags, minCount) })
+}
+/// Splits a `cudaDevResourceTypeSm` resource into structured groups.
+///
+/// This API will split a resource of [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM)
+/// into `nbGroups` structured device resource groups (the `result` array),
+/// as well as an optional `remainder`, according to a set of requirements
+/// specified in the `groupParams` array. The term “structured” is a trait
+/// that specifies the `result` has SMs that are co-scheduled together.
+/// This co-scheduling can be specified via the `coscheduledSmCount` field
+/// of the `groupParams` structure, while the `smCount` will specify how
+/// many SMs are required in total for that result. The remainder is always
+/// “unstructured”, it does not have any set guarantees with respect to co-
+/// scheduling and those properties will need to either be queried via the
+/// occupancy set of APIs or further split into structured groups by this
+/// API.
+///
+/// The API has a discovery mode for use cases where it is difficult to
+/// know ahead of time what the SM count should be. Discovery happens when
+/// the `smCount` field of a given `groupParams` array entry is set to 0 -
+/// the smCount will be filled in by the API with the derived SM count
+/// according to the provided `groupParams` fields and constraints.
+/// Discovery can be used with both a valid result array and with a NULL
+/// `result` pointer value. The latter is useful in situations where the
+/// smCount will end up being zero, which is an invalid value to create a
+/// result entry with, but allowed for discovery purposes when the `result`
+/// is NULL.
+///
+/// The `groupParams` array is evaluated from index 0 to `nbGroups` - 1.
+/// For each index in the `groupParams` array, the API will evaluate which
+/// SMs may be a good fit based on constraints and assign those SMs to
+/// `result`. This evaluation order is important to consider when using
+/// discovery mode, as it helps discover the remaining SMs.
+///
+/// For a valid call:
+///
+/// - `result` should point to a `cudaDevResource` array of size
+///   `nbGroups`, or alternatively, may be NULL, if the developer wishes
+///   for only the groupParams entries to be updated
+///
+/// - `input` should be a valid [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM) resource
+///   that originates from querying the execution context, or device.
+///
+/// - The `remainder` group may be NULL.
+///
+/// - There are no API `flags` at this time, so the value passed in should
+///   be 0.
+///
+/// - A [`cudaDevSmResourceGroupParams`](crate::sys::cudaDevSmResourceGroupParams) array of size `nbGroups`.
+///   Each entry must be zero-initialized.
+///
+///   - `smCount:` must be either 0 or in the range of \[2,inputSmCount\]
+///   where inputSmCount is the amount of SMs the `input` resource has.
+///   `smCount` must be a multiple of 2, as well as a multiple of
+///   `coscheduledSmCount`. When assigning SMs to a group (and if results
+///   are expected by having the `result` parameter set), `smCount`
+///   cannot end up with 0 or a value less than `coscheduledSmCount`
+///   otherwise [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION) will be
+///   returned.
+///
+///   - `coscheduledSmCount:` allows grouping SMs together in order to be
+///   able to launch clusters on Compute Architecture 9.0+. The default
+///   value may be queried from the device’s
+///   [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM) resource (8 on Compute
+///   Architecture 9.0+ and 2 otherwise). The maximum is 32 on Compute
+///   Architecture 9.0+ and 2 otherwise.
+///
+///   - `preferredCoscheduledSmCount:` Attempts to merge
+///   `coscheduledSmCount` groups into larger groups, in order to make
+///   use of `preferredClusterDimensions` on Compute Architecture 10.0+.
+///   The default value is set to `coscheduledSmCount`.
+///
+///   - `flags:`
+///
+/// - `cudaDevSmResourceGroupBackfill:` lets `smCount` be a non-multiple of
+/// `coscheduledSmCount`, filling the difference between SM count and
+/// already assigned co-scheduled groupings with other SMs. This lets any
+/// resulting group behave similar to the `remainder` group for example.
+///
+/// Example params and their effect:
+///
+/// A groupParams array element is defined in the following order:
+///
+/// The difference between a catch-all param group as the last entry and
+/// the remainder is in two aspects:
+///
+/// - The remainder may be NULL / _TYPE_INVALID (if there are no SMs
+///   remaining), while a result group must always be valid.
+///
+/// - The remainder does not have a structure, while the result group will
+///   always need to adhere to a structure of coscheduledSmCount (even if
+///   its just 2), and therefore must always have enough coscheduled SMs to
+///   cover that requirement (even with the
+///   `cudaDevSmResourceGroupBackfill` flag enabled).
+///
+/// Splitting an input into N groups, can be accomplished by repeatedly
+/// splitting off 1 group and re-splitting the remainder (a bisect
+/// operation). However, it's recommended to accomplish this with a single
+/// call wherever possible.
+///
+/// # Arguments
+///
+/// - `result`: `cudaDevResource*` (output) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
+/// - `nbGroups`: `unsigned int` — Specifies the number of groups in `result` and `groupParams`
+/// - `input`: `const cudaDevResource*` — Input SM resource to be split. Must be a valid `cudaDevResourceTypeSm` resource.
+/// - `remainder`: `cudaDevResource*` (output) — If splitting the input resource leaves any SMs, the remainder is placed in here.
+/// - `flags`: `unsigned int` — Flags specifying how the API should behave. The value should be 0 for now.
+/// - `groupParams`: `cudaDevSmResourceGroupParams*` — Description of how the SMs should be split and assigned to the corresponding result entry.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDevSmResourceSplit`
+/// - [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource)
+/// - [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDevSmResourceSplit(
+    result: *mut cudaDevResource,
+    nbGroups: ::core::ffi::c_uint,
+    input: *const cudaDevResource,
+    remainder: *mut cudaDevResource,
+    flags: ::core::ffi::c_uint,
+    groupParams: *mut cudaDevSmResourceGroupParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaDevResource,
+        ::core::ffi::c_uint,
+        *const cudaDevResource,
+        *mut cudaDevResource,
+        ::core::ffi::c_uint,
+        *mut cudaDevSmResourceGroupParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDevSmResourceSplit")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(result, nbGroups, input, remainder, flags, groupParams) })
+}
+/// Generate a resource descriptor.
+///
+/// Generates a single resource descriptor with the set of resources
+/// specified in `resources`. The generated resource descriptor is
+/// necessary for the creation of green contexts via the
+/// [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate) API. Resources of the same type can be
+/// passed in, provided they meet the requirements as noted below.
+///
+/// A successful API call must have:
+///
+/// - A valid output pointer for the `phDesc` descriptor as well as a valid
+///   array of `resources` pointers, with the array size passed in
+///   `nbResources`. If multiple resources are provided in `resources`, the
+///   device they came from must be the same, otherwise
+///   [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION) is returned. If
+///   multiple resources are provided in `resources` and they are of type
+///   [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM), they must be outputs (whether
+///   `result` or `remaining`) from the same split API instance and have
+///   the same smCoscheduledAlignment values, otherwise
+///   [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION) is returned.
+///
+/// Note: The API is not supported on 32-bit platforms.
+///
+/// # Arguments
+///
+/// - `phDesc`: `cudaDevResourceDesc_t*` (output) — Output descriptor
+/// - `resources`: `cudaDevResource*` — Array of resources to be included in the descriptor
+/// - `nbResources`: `unsigned int` — Number of resources passed in `resources`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDevResourceGenerateDesc`
+/// - [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource)
+/// - [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource)
+/// - [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit)
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDevResourceGenerateDesc(
+    phDesc: *mut cudaDevResourceDesc_t,
+    resources: *mut cudaDevResource,
+    nbResources: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaDevResourceDesc_t,
+        *mut cudaDevResource,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDevResourceGenerateDesc")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(phDesc, resources, nbResources) })
+}
+/// Creates a green context with a specified set of resources.
+///
+/// This API creates a green context with the resources specified in the
+/// descriptor `desc` and returns it in the handle represented by `phCtx`.
+///
+/// This API retains the device’s primary context for the lifetime of the
+/// green context. The primary context will be released when the green
+/// context is destroyed. To avoid the overhead of repeated initialization
+/// and teardown, it is recommended to explicitly initialize the device's
+/// primary context ahead of time using [`cudaInitDevice`](crate::sys::cudaInitDevice). This
+/// ensures that the primary context remains initialized throughout the
+/// program’s lifetime, minimizing overhead during green context creation
+/// and destruction.
+///
+/// The API does not create a default stream for the green context.
+/// Developers are expected to create streams explicitly using
+/// [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate) to submit work to the green
+/// context.
+///
+/// Note: The API is not supported on 32-bit platforms.
+///
+/// # Arguments
+///
+/// - `phCtx`: `cudaExecutionContext_t*` (output) — Pointer for the output handle to the green context
+/// - `desc`: `cudaDevResourceDesc_t` — Descriptor generated via [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc) which contains the set of resources to be used
+/// - `device`: `int` — Device on which to create the green context.
+/// - `flags`: `unsigned int` — Green context creation flags. Must be 0, currently reserved for future use.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource)
+/// - [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+/// - [`cudaExecutionCtxGetDevResource`](crate::sys::cudaExecutionCtxGetDevResource)
+/// - [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy)
+/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// - [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGreenCtxCreate(
+    phCtx: *mut cudaExecutionContext_t,
+    desc: cudaDevResourceDesc_t,
+    device: ::core::ffi::c_int,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaExecutionContext_t,
+        cudaDevResourceDesc_t,
+        ::core::ffi::c_int,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGreenCtxCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(phCtx, desc, device, flags) })
+}
+/// Destroy a execution context.
+///
+/// Destroys the specified execution context `ctx`. It is the
+/// responsibility of the caller to ensure that no API call issues using
+/// `ctx` while [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy) is executing or
+/// subsequently.
+///
+/// If `ctx` is a green context, any resources provisioned for it (that
+/// were initially available via the resource descriptor) are released as
+/// well.
+///
+/// The API does not destroy streams created via
+/// [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate). Users are expected to destroy
+/// these streams explicitly using [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy) to avoid
+/// resource leaks. Once the execution context is destroyed, any subsequent
+/// API calls involving these streams will return
+/// [`cudaErrorStreamDetached`](crate::sys::cudaError_t::ERROR_STREAM_DETACHED) with the exception of the following
+/// APIs:
+///
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy). Note this is only supported on CUDA
+///   drivers 13.1 and above.
+///
+/// Additionally, the API will invalidate all active captures on these
+/// streams.
+///
+/// Passing in a `ctx` that was not explicitly created via CUDA Runtime
+/// APIs is not allowed and will result in undefined behavior.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to destroy (required parameter, see note below)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxDestroy(
+    ctx: cudaExecutionContext_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaExecutionContext_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxDestroy")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx) })
+}
+/// Get context resources.
+///
+/// Get the `typename` resources available to context represented by `ctx`.
+///
+/// Note: The API is not supported on 32-bit platforms.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to get resource for (required parameter, see note below)
+/// - `resource`: `cudaDevResource*` (output) — Output pointer to a cudaDevResource structure
+/// - `type_`: `cudaDevResourceType` — Type of resource to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetDevResource`](crate::sys::cudaDeviceGetDevResource)
+/// - [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxGetDevResource(
+    ctx: cudaExecutionContext_t,
+    resource: *mut cudaDevResource,
+    type_: cudaDevResourceType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaExecutionContext_t,
+        *mut cudaDevResource,
+        cudaDevResourceType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetDevResource")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx, resource, type_) })
+}
+/// Returns the device handle for the execution context.
+///
+/// Returns in `*device` the handle of the specified execution context's
+/// device. The execution context should not be NULL.
+///
+/// # Arguments
+///
+/// - `device`: `int*` (output) — Returned device handle for the specified execution context
+/// - `ctx`: `cudaExecutionContext_t` — Execution context for which to obtain the device (required parameter, see note below)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+/// - [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy)
+/// - `cuCtxGetDevice`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxGetDevice(
+    device: *mut ::core::ffi::c_int,
+    ctx: cudaExecutionContext_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut ::core::ffi::c_int,
+        cudaExecutionContext_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetDevice")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, ctx) })
+}
+/// Returns the unique Id associated with the execution context supplied.
+///
+/// Returns in `ctxId` the unique Id which is associated with a given
+/// context. The Id is unique for the life of the program for this instance
+/// of CUDA. The execution context should not be NULL.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Context for which to obtain the Id (required parameter, see note below)
+/// - `ctxId`: `unsigned long long*` (output) — Pointer to store the Id of the context
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+/// - [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy)
+/// - [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice)
+/// - `cuCtxGetId`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxGetId(
+    ctx: cudaExecutionContext_t,
+    ctxId: *mut ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaExecutionContext_t,
+        *mut ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetId")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx, ctxId) })
+}
+/// Creates a stream and initializes it for the given execution context.
+///
+/// The API creates a CUDA stream with the specified `flags` and
+/// `priority`, initializing it with resources as defined at the time of
+/// creating the specified `ctx`. Additionally, the API also enables work
+/// submitted to to the stream to be tracked under `ctx`.
+///
+/// The supported values for `flags` are:
+///
+/// - [`cudaStreamDefault`](crate::sys::StreamFlags::DEFAULT): Default stream creation flag. This
+///   would be [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) for streams created on a
+///   green context.
+///
+/// - [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING): Specifies that work running in the
+///   created stream may run concurrently with work in stream 0 (the NULL
+///   stream), and that the created stream should perform no implicit
+///   synchronization with stream 0
+///
+/// Specifying `priority` affects the scheduling priority of work in the
+/// stream. Priorities provide a hint to preferentially run work with
+/// higher priority when possible, but do not preempt already-running work
+/// or provide any other functional guarantee on execution order.
+/// `priority` follows a convention where lower numbers represent higher
+/// priorities. '0' represents default priority. The range of meaningful
+/// numerical priorities can be queried using
+/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange). If the specified priority
+/// is outside the numerical range returned by
+/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange), it will automatically be
+/// clamped to the lowest or the highest number in the range.
+///
+/// **Notes**
+///
+/// In the current implementation, only compute kernels launched in priority streams are affected by the stream's priority. Stream priorities have no effect on host-to-device and device-to-host memory operations.
+///
+/// # Arguments
+///
+/// - `phStream`: `cudaStream_t*` (output) — Returned stream handle
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to initialize the stream with (required parameter, see note below)
+/// - `flags`: `unsigned int` — Flags for stream creation
+/// - `priority`: `int` — Stream priority
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), `cudaErrorOutOfMemory`, [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+/// - [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange)
+/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
+/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
+/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
+/// - [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource)
+/// - `cudaLaunchKernel`
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
+/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
+/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxStreamCreate(
+    phStream: *mut cudaStream_t,
+    ctx: cudaExecutionContext_t,
+    flags: ::core::ffi::c_uint,
+    priority: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaStream_t,
+        cudaExecutionContext_t,
+        ::core::ffi::c_uint,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxStreamCreate")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(phStream, ctx, flags, priority) })
+}
+/// Block for the specified execution context's tasks to complete.
+///
+/// Blocks until the specified execution context has completed all
+/// preceding requested tasks. If the specified execution context is the
+/// device (primary) context obtained via
+/// [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx), green contexts that have been
+/// created on the device will also be synchronized.
+///
+/// The API returns an error if one of the preceding tasks failed.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to synchronize (required parameter, see note below)
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+/// - [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy)
+/// - [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize)
+/// - `cuCtxSynchronize_v2`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxSynchronize(
+    ctx: cudaExecutionContext_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaExecutionContext_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxSynchronize")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx) })
+}
+/// Get stream resources.
+///
+/// Get the `typename` resources available to the `hStream` and store them
+/// in `resource`.
+///
+/// Note: The API will return [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE) is
+/// `typename` is `cudaDevResourceTypeWorkqueueConfig` or
+/// `cudaDevResourceTypeWorkqueue`.
+///
+/// # Arguments
+///
+/// - `hStream`: `cudaStream_t` — Stream to get resource for
+/// - `resource`: `cudaDevResource*` (output) — Output pointer to a cudaDevResource structure
+/// - `type_`: `cudaDevResourceType` — Type of resource to retrieve
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`, [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorCallRequiresNewerDriver`](crate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGreenCtxCreate`](crate::sys::cudaGreenCtxCreate)
+/// - [`cudaExecutionCtxStreamCreate`](crate::sys::cudaExecutionCtxStreamCreate)
+/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
+/// - [`cudaDevSmResourceSplit`](crate::sys::cudaDevSmResourceSplit)
+/// - [`cudaDevResourceGenerateDesc`](crate::sys::cudaDevResourceGenerateDesc)
+/// - `cuStreamGetDevResource`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaStreamGetDevResource(
+    hStream: cudaStream_t,
+    resource: *mut cudaDevResource,
+    type_: cudaDevResourceType,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaStream_t,
+        *mut cudaDevResource,
+        cudaDevResourceType,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaStreamGetDevResource")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hStream, resource, type_) })
+}
+/// Records an event for the specified execution context.
+///
+/// Captures in `event` all the activities of the execution context `ctx`
+/// at the time of this call. `event` and `ctx` must be from the same CUDA
+/// device, otherwise `cudaErrorInvalidHandle` will be returned.
+/// Calls such as [`cudaEventQuery`](crate::sys::cudaEventQuery) or
+/// [`cudaExecutionCtxWaitEvent`](crate::sys::cudaExecutionCtxWaitEvent) will then examine or wait for
+/// completion of the work that was captured. Uses of `ctx` after this call
+/// do not modify `event`. If the execution context passed to `ctx` is the
+/// device (primary) context obtained via
+/// [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx), `event` will capture all the
+/// activities of the green contexts created on the device as well.
+///
+/// **Notes**
+///
+/// The API will return [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED) if the specified execution context `ctx` has a stream in the capture mode. In such a case, the call will invalidate all the conflicting captures.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to record event for (required parameter, see note below)
+/// - `event`: `cudaEvent_t` — Event to record
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - [`cudaExecutionCtxWaitEvent`](crate::sys::cudaExecutionCtxWaitEvent)
+/// - `cuCtxRecordEvent`
+/// - `cuGreenCtxRecordEvent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxRecordEvent(
+    ctx: cudaExecutionContext_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaExecutionContext_t,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxRecordEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx, event) })
+}
+/// Make an execution context wait on an event.
+///
+/// Makes all future work submitted to execution context `ctx` wait for all
+/// work captured in `event`. The synchronization will be performed on the
+/// device and will not block the calling CPU thread. See
+/// [`cudaExecutionCtxRecordEvent`](crate::sys::cudaExecutionCtxRecordEvent) for details on what is
+/// captured by an event. If the execution context passed to `ctx` is the
+/// device (primary) context obtained via
+/// [`cudaDeviceGetExecutionCtx`](crate::sys::cudaDeviceGetExecutionCtx), all green contexts created on
+/// the device will wait for `event` as well.
+///
+/// **Notes**
+///
+/// `event` may be from a different execution context or device than `ctx`.
+///
+/// The API will return [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED) and invalidate the capture if the specified event `event` is part of an ongoing capture sequence or if the specified execution context `ctx` has a stream in the capture mode.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t` — Execution context to wait for (required parameter, see note below)
+/// - `event`: `cudaEvent_t` — Event to wait on
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), `cudaErrorInvalidHandle`, [`cudaErrorStreamCaptureUnsupported`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaExecutionCtxRecordEvent`](crate::sys::cudaExecutionCtxRecordEvent)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - `cuCtxWaitEvent`
+/// - `cuGreenCtxWaitEvent`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaExecutionCtxWaitEvent(
+    ctx: cudaExecutionContext_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaExecutionContext_t,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaExecutionCtxWaitEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx, event) })
+}
+/// Returns the execution context for a device.
+///
+/// Returns in `ctx` the execution context for the specified device. This
+/// is the device's primary context. The returned context can then be
+/// passed to APIs that take in a cudaExecutionContext_t enabling explicit
+/// context-based programming without relying on thread-local state.
+///
+/// Passing the returned execution context to
+/// [`cudaExecutionCtxDestroy`](crate::sys::cudaExecutionCtxDestroy) is not allowed and will result in
+/// undefined behavior.
+///
+/// # Arguments
+///
+/// - `ctx`: `cudaExecutionContext_t*` (output) — Returns the device execution context
+/// - `device`: `int` — Device to get the execution context for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice)
+/// - [`cudaExecutionCtxGetId`](crate::sys::cudaExecutionCtxGetId)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetExecutionCtx(
+    ctx: *mut cudaExecutionContext_t,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaExecutionContext_t,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetExecutionCtx")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(ctx, device) })
+}
+/// Get pointer to device kernel that matches entry function `entryFuncAddr`.
+///
+/// Returns in `kernelPtr` the device kernel corresponding to the entry
+/// function `entryFuncAddr`.
+///
+/// Note that it is possible that there are multiple symbols belonging to
+/// different translation units with the same `entryFuncAddr` registered
+/// with this CUDA Runtime and so the order which the translation units are
+/// loaded and registered with the CUDA Runtime can lead to differing
+/// return pointers in `kernelPtr` . Suggested methods of ensuring
+/// uniqueness are to limit visibility of global device functions by using
+/// static or hidden visibility attribute in the respective translation
+/// units.
+///
+/// # Arguments
+///
+/// - `kernelPtr`: `cudaKernel_t*` (output) — Returns the device kernel
+/// - `entryFuncAddr`: `const void*` — Address of device entry function to search kernel for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetKernel`](crate::sys::cudaGetKernel)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetKernel(
+    kernelPtr: *mut cudaKernel_t,
+    entryFuncAddr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaKernel_t,
+        *const ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGetKernel")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(kernelPtr, entryFuncAddr) })
+}
+/// Disable profiling.
+///
+/// Disables profile collection by the active profiling tool for the
+/// current context. If profiling is already disabled, then
+/// [`cudaProfilerStop`](crate::sys::cudaProfilerStop) has no effect.
+///
+/// cudaProfilerStart and cudaProfilerStop APIs are used to
+/// programmatically control the profiling granularity by allowing
+/// profiling to be done only on selective pieces of code.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaProfilerStart`
+/// - `cuProfilerStop`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaProfilerStop")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn() })
+}
+/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+///
+/// Returns in maxWidthInElements the maximum number of elements allocatable in a 1D linear texture for given format descriptor fmtDesc.
+///
+/// # Arguments
+///
+/// - `maxWidthInElements`: `size_t*` — not described by the documentation
+/// - `fmtDesc`: `const cudaChannelFormatDesc*`
+/// - `device`: `int`
+///
+/// # See also
+///
+/// - `cuDeviceGetMaxTexture1DLinear`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    fmtDesc: *const cudaChannelFormatDesc,
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut usize,
+        *const cudaChannelFormatDesc,
+        ::core::ffi::c_int,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetTexture1DLinearMaxWidth")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(maxWidthInElements, fmtDesc, device) })
+}
+/// Returns the shared memory configuration for the current device.
+///
+/// This function will return in pConfig the current size of shared memory banks on the current device. On devices with configurable shared memory banks, cudaDeviceSetSharedMemConfig can be used to change this setting, so that all subsequent kernel launches will by default use the new bank size. When cudaDeviceGetSharedMemConfig is called on devices without configurable shared memory, it will return the fixed bank size of the hardware.
+///
+/// The returned bank configurations can be either:
+///
+/// # Arguments
+///
+/// - `pConfig`: `cudaSharedMemConfig*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetSharedMemConfig(
+    pConfig: *mut cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(*mut cudaSharedMemConfig) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetSharedMemConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pConfig) })
+}
+/// Sets the shared memory configuration for the current device.
+///
+/// On devices with configurable shared memory banks, this function will set the shared memory bank size which is used for all subsequent kernel launches. Any per-function setting of shared memory set via cudaFuncSetSharedMemConfig will override the device wide setting.
+///
+/// Changing the shared memory configuration between launches may introduce a device side synchronization point.
+///
+/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
+///
+/// This function will do nothing on devices with fixed shared memory bank size.
+///
+/// The supported bank configurations are:
+///
+/// # Arguments
+///
+/// - `config`: `cudaSharedMemConfig` — Requested cache configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetSharedMemConfig(
+    config: cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaSharedMemConfig) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSetSharedMemConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(config) })
+}
+/// Blocks until remote writes are visible to the specified scope.
+///
+/// Blocks until remote writes to the target context via mappings created through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are visible to the specified scope.
+///
+/// If the scope equals or lies within the scope indicated by cudaDevAttrGPUDirectRDMAWritesOrdering, the call will be a no-op and can be safely omitted for performance. This can be determined by comparing the numerical values between the two enums, with smaller scopes having smaller values.
+///
+/// Users may query support for this API via cudaDevAttrGPUDirectRDMAFlushWritesOptions.
+///
+/// # Arguments
+///
+/// - `target`: `cudaFlushGPUDirectRDMAWritesTarget`
+/// - `scope`: `cudaFlushGPUDirectRDMAWritesScope`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaFlushGPUDirectRDMAWritesTarget,
+        cudaFlushGPUDirectRDMAWritesScope,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceFlushGPUDirectRDMAWrites")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(target, scope) })
+}
+/// Records an event.
+///
+/// Captures in event the contents of stream at the time of this call. event and stream must be on the same CUDA context. Calls such as cudaEventQuery() or cudaStreamWaitEvent() will then examine or wait for completion of the work that was captured. Uses of stream after this call do not modify event. See note on default stream behavior for what is captured in the default case.
+///
+/// cudaEventRecordWithFlags() can be called multiple times on the same event and will overwrite the previously captured state. Other APIs such as cudaStreamWaitEvent() use the most recently captured state at the time of the API call, and are not affected by later calls to cudaEventRecordWithFlags(). Before the first call to cudaEventRecordWithFlags(), an event represents an empty set of work, so for example cudaEventQuery() would return cudaSuccess.
+///
+/// flags include:
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t`
+/// - `stream`: `cudaStream_t`
+/// - `flags`: `unsigned int`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventRecordWithFlags(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaEvent_t,
+        cudaStream_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaEventRecordWithFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(event, stream, flags) })
+}
+/// Sets the shared memory configuration for a device function.
+///
+/// On devices with configurable shared memory banks, this function will force all subsequent launches of the specified device function to have the given shared memory bank size configuration. On any given launch of the function, the shared memory configuration of the device will be temporarily changed if needed to suit the function’s preferred configuration. Changes in shared memory configuration between subsequent launches of functions, may introduce a device side synchronization point.
+///
+/// Any per-function setting of shared memory bank size set via cudaFuncSetSharedMemConfig will override the device wide setting set by cudaDeviceSetSharedMemConfig.
+///
+/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
+///
+/// This function will do nothing on devices with fixed shared memory bank size.
+///
+/// For templated functions, pass the function symbol as follows: func_name\<template_arg_0,…,template_arg_N\>
+///
+/// The supported bank configurations are:
+///
+/// # Arguments
+///
+/// - `func`: `const void*` — Device function symbol
+/// - `config`: `cudaSharedMemConfig` — Requested shared memory configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncSetSharedMemConfig(
+    func: *const ::core::ffi::c_void,
+    config: cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *const ::core::ffi::c_void,
+        cudaSharedMemConfig,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaFuncSetSharedMemConfig")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(func, config) })
+}
+/// Returns the layout properties of a sparse CUDA array.
+///
+/// Returns the layout properties of a sparse CUDA array in sparseProperties. If the CUDA array is not allocated with flag cudaArraySparse cudaErrorInvalidValue will be returned.
+///
+/// If the returned value in flags contains cudaArraySparsePropertiesSingleMipTail, then miptailSize represents the total size of the array. Otherwise, it will be zero. Also, the returned value in miptailFirstLevel is always zero. Note that the array must have been allocated using cudaMallocArray or cudaMalloc3DArray. For CUDA arrays obtained using cudaMipmappedArrayGetLevel, cudaErrorInvalidValue will be returned. Instead, cudaMipmappedArrayGetSparseProperties must be used to obtain the sparse properties of the entire CUDA mipmapped array to which array belongs to.
+///
+/// # Arguments
+///
+/// - `sparseProperties`: `cudaArraySparseProperties*` — not described by the documentation
+/// - `array`: `cudaArray_t` — The CUDA array to get the sparse properties of
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    array: cudaArray_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArraySparseProperties,
+        cudaArray_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaArrayGetSparseProperties")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(sparseProperties, array) })
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array.
+///
+/// Returns the sparse array layout properties in sparseProperties. If the CUDA mipmapped array is not allocated with flag cudaArraySparse cudaErrorInvalidValue will be returned.
+///
+/// For non-layered CUDA mipmapped arrays, miptailSize returns the size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth is less than that of the tile. For layered CUDA mipmapped arrays, if flags contains cudaArraySparsePropertiesSingleMipTail, then miptailSize specifies the size of the mip tail of all layers combined. Otherwise, miptailSize specifies mip tail size per layer. The returned value of miptailFirstLevel is valid only if miptailSize is non-zero.
+///
+/// # Arguments
+///
+/// - `sparseProperties`: `cudaArraySparseProperties*` — not described by the documentation
+/// - `mipmap`: `cudaMipmappedArray_t` — The CUDA mipmapped array to get the sparse properties of
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaArraySparseProperties,
+        cudaMipmappedArray_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaMipmappedArrayGetSparseProperties")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(sparseProperties, mipmap) })
+}
+/// The C function `cudaGraphAddMemcpyNode1D`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `dst`: `void*` — not described by the documentation
+/// - `src`: `const void*` — not described by the documentation
+/// - `count`: `size_t` — not described by the documentation
+/// - `kind`: `cudaMemcpyKind` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNode1D(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddMemcpyNode1D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe {
+        c_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind)
+    })
+}
+/// The C function `cudaGraphMemcpyNodeSetParams1D`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `dst`: `void*` — not described by the documentation
+/// - `src`: `const void*` — not described by the documentation
+/// - `count`: `size_t` — not described by the documentation
+/// - `kind`: `cudaMemcpyKind` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeSetParams1D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, dst, src, count, kind) })
+}
+/// The C function `cudaGraphAddEventRecordNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddEventRecordNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddEventRecordNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, event) })
+}
+/// The C function `cudaGraphEventRecordNodeGetEvent`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `event_out`: `cudaEvent_t*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventRecordNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphEventRecordNodeGetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, event_out) })
+}
+/// The C function `cudaGraphEventRecordNodeSetEvent`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventRecordNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphEventRecordNodeSetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, event) })
+}
+/// The C function `cudaGraphAddEventWaitNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddEventWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddEventWaitNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, event) })
+}
+/// The C function `cudaGraphEventWaitNodeGetEvent`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `event_out`: `cudaEvent_t*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventWaitNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphEventWaitNodeGetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, event_out) })
+}
+/// The C function `cudaGraphEventWaitNodeSetEvent`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventWaitNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaEvent_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphEventWaitNodeSetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, event) })
+}
+/// The C function `cudaGraphAddExternalSemaphoresSignalNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaExternalSemaphoreSignalNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddExternalSemaphoresSignalNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+}
+/// The C function `cudaGraphExternalSemaphoresSignalNodeGetParams`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `params_out`: `cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaExternalSemaphoreSignalNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresSignalNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, params_out) })
+}
+/// The C function `cudaGraphExternalSemaphoresSignalNodeSetParams`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaExternalSemaphoreSignalNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresSignalNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, nodeParams) })
+}
+/// The C function `cudaGraphAddExternalSemaphoresWaitNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *const cudaExternalSemaphoreWaitNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddExternalSemaphoresWaitNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+}
+/// The C function `cudaGraphExternalSemaphoresWaitNodeGetParams`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `params_out`: `cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaExternalSemaphoreWaitNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresWaitNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, params_out) })
+}
+/// The C function `cudaGraphExternalSemaphoresWaitNodeSetParams`.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *const cudaExternalSemaphoreWaitNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresWaitNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hNode, nodeParams) })
+}
+/// The C function `cudaGraphAddMemAllocNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `nodeParams`: `cudaMemAllocNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemAllocNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *mut cudaMemAllocNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddMemAllocNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+}
+/// The C function `cudaGraphMemAllocNodeGetParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `params_out`: `cudaMemAllocNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemAllocNodeGetParams(
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut cudaMemAllocNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemAllocNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, params_out) })
+}
+/// The C function `cudaGraphAddMemFreeNode`.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
+/// - `numDependencies`: `size_t` — not described by the documentation
+/// - `dptr`: `void*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemFreeNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dptr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphNode_t,
+        cudaGraph_t,
+        *const cudaGraphNode_t,
+        usize,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphAddMemFreeNode")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, dptr) })
+}
+/// The C function `cudaGraphMemFreeNodeGetParams`.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `dptr_out`: `void*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemFreeNodeGetParams(
+    node: cudaGraphNode_t,
+    dptr_out: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphMemFreeNodeGetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(node, dptr_out) })
+}
+/// The C function `cudaDeviceGraphMemTrim`.
+///
+/// # Arguments
+///
+/// - `device`: `int` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGraphMemTrim(
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGraphMemTrim")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device) })
+}
+/// The C function `cudaDeviceGetGraphMemAttribute`.
+///
+/// # Arguments
+///
+/// - `device`: `int` — not described by the documentation
+/// - `attr`: `cudaGraphMemAttributeType` — not described by the documentation
+/// - `value`: `void*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        cudaGraphMemAttributeType,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceGetGraphMemAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, attr, value) })
+}
+/// The C function `cudaDeviceSetGraphMemAttribute`.
+///
+/// # Arguments
+///
+/// - `device`: `int` — not described by the documentation
+/// - `attr`: `cudaGraphMemAttributeType` — not described by the documentation
+/// - `value`: `void*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        ::core::ffi::c_int,
+        cudaGraphMemAttributeType,
+        *mut ::core::ffi::c_void,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaDeviceSetGraphMemAttribute")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(device, attr, value) })
+}
+/// The C function `cudaGraphInstantiateWithFlags`.
+///
+/// # Arguments
+///
+/// - `pGraphExec`: `cudaGraphExec_t*` — not described by the documentation
+/// - `graph`: `cudaGraph_t` — not described by the documentation
+/// - `flags`: `unsigned long long` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphInstantiateWithFlags(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        *mut cudaGraphExec_t,
+        cudaGraph_t,
+        ::core::ffi::c_ulonglong,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphInstantiateWithFlags")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(pGraphExec, graph, flags) })
+}
+/// The C function `cudaGraphExecMemcpyNodeSetParams1D`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `dst`: `void*` — not described by the documentation
+/// - `src`: `const void*` — not described by the documentation
+/// - `count`: `size_t` — not described by the documentation
+/// - `kind`: `cudaMemcpyKind` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_void,
+        *const ::core::ffi::c_void,
+        usize,
+        cudaMemcpyKind,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecMemcpyNodeSetParams1D")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, dst, src, count, kind) })
+}
+/// The C function `cudaGraphExecChildGraphNodeSetParams`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `node`: `cudaGraphNode_t` — not described by the documentation
+/// - `childGraph`: `cudaGraph_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    childGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        cudaGraph_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecChildGraphNodeSetParams")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, node, childGraph) })
+}
+/// The C function `cudaGraphExecEventRecordNodeSetEvent`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecEventRecordNodeSetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, event) })
+}
+/// The C function `cudaGraphExecEventWaitNodeSetEvent`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `event`: `cudaEvent_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        cudaEvent_t,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphExecEventWaitNodeSetEvent")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, event) })
+}
+/// The C function `cudaGraphExecExternalSemaphoresSignalNodeSetParams`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaExternalSemaphoreSignalNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(
+            c"cudaGraphExecExternalSemaphoresSignalNodeSetParams",
+        )
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, nodeParams) })
+}
+/// The C function `cudaGraphExecExternalSemaphoresWaitNodeSetParams`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *const cudaExternalSemaphoreWaitNodeParams,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(
+            c"cudaGraphExecExternalSemaphoresWaitNodeSetParams",
+        )
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, nodeParams) })
+}
+/// The C function `cudaGraphNodeSetEnabled`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `isEnabled`: `unsigned int` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeSetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeSetEnabled")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, isEnabled) })
+}
+/// The C function `cudaGraphNodeGetEnabled`.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
+/// - `isEnabled`: `unsigned int*` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(
+        cudaGraphExec_t,
+        cudaGraphNode_t,
+        *mut ::core::ffi::c_uint,
+    ) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphNodeGetEnabled")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(hGraphExec, hNode, isEnabled) })
+}
+/// The C function `cudaGraphUpload`.
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — not described by the documentation
+/// - `stream`: `cudaStream_t` — not described by the documentation
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphUpload(
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t, cudaStream_t) -> cudaError_t;
+    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
+        crate::loader::LazySymbol::new(c"cudaGraphUpload")
+    };
+    let c_fn = SYMBOL.get()?;
+    Ok(unsafe { c_fn(graphExec, stream) })
+}

@@ -17,3 +17,3026 @@
     clippy::pedantic
 )]
 use super::*;
+/// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUdevResourceDesc_st {
+    _opaque: [u8; 0],
+}
+/// `CUevent_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUevent_st {
+    _opaque: [u8; 0],
+}
+/// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUexternalMemory_st {
+    _opaque: [u8; 0],
+}
+/// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUexternalSemaphore_st {
+    _opaque: [u8; 0],
+}
+/// `CUfunc_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUfunc_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphDeviceUpdatableNode_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphExec_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphNode_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraph_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraph_st {
+    _opaque: [u8; 0],
+}
+/// `CUkern_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUkern_st {
+    _opaque: [u8; 0],
+}
+/// `CUlib_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUlib_st {
+    _opaque: [u8; 0],
+}
+/// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUlogsCallbackEntry_st {
+    _opaque: [u8; 0],
+}
+/// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUmemPoolHandle_st {
+    _opaque: [u8; 0],
+}
+/// `CUstream_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUstream_st {
+    _opaque: [u8; 0],
+}
+/// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUuserObject_st {
+    _opaque: [u8; 0],
+}
+/// The C type `CUuuid_st`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUuuid_st {
+    /// \< CUDA definition of UUID
+    pub bytes: [::core::ffi::c_char; 16],
+}
+impl ::core::default::Default for CUuuid_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Specifies an access policy for a window, a contiguous extent of
+/// memory beginning at base_ptr and ending at base_ptr + num_bytes.
+/// Partition into many segments and assign segments such that. sum of
+/// "hit segments" / window == approx. ratio. sum of "miss segments" /
+/// window == approx 1-ratio. Segments and ratio specifications are
+/// fitted to the capabilities of the architecture. Accesses in a hit
+/// segment apply the hitProp access policy. Accesses in a miss segment
+/// apply the missProp access policy.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaAccessPolicyWindow {
+    /// Starting address of the access policy window. CUDA driver may align
+    /// it.
+    pub base_ptr: *mut ::core::ffi::c_void,
+    /// Size in bytes of the window policy. CUDA driver may restrict the
+    /// maximum size and alignment.
+    pub num_bytes: usize,
+    /// hitRatio specifies percentage of lines assigned hitProp, rest are
+    /// assigned missProp.
+    pub hitRatio: f32,
+    /// ::CUaccessProperty set for hit.
+    pub hitProp: cudaAccessProperty,
+    /// ::CUaccessProperty set for miss. Must be either NORMAL or
+    /// STREAMING.
+    pub missProp: cudaAccessProperty,
+}
+impl ::core::default::Default for cudaAccessPolicyWindow {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `cudaArray`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaArray {
+    _opaque: [u8; 0],
+}
+/// CUDA array and CUDA mipmapped array memory requirements
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArrayMemoryRequirements {
+    /// Total size of the array.
+    pub size: usize,
+    /// Alignment necessary for mapping the array.
+    pub alignment: usize,
+    pub reserved: [::core::ffi::c_uint; 4],
+}
+impl ::core::default::Default for cudaArrayMemoryRequirements {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Sparse CUDA array and CUDA mipmapped array properties
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArraySparseProperties {
+    pub tileExtent: cudaArraySparseProperties__bindgen_ty_1,
+    /// First mip level at which the mip tail begins
+    pub miptailFirstLevel: ::core::ffi::c_uint,
+    /// Total size of the mip tail.
+    pub miptailSize: ::core::ffi::c_ulonglong,
+    /// Flags will either be zero or cudaArraySparsePropertiesSingleMipTail
+    pub flags: ::core::ffi::c_uint,
+    pub reserved: [::core::ffi::c_uint; 4],
+}
+impl ::core::default::Default for cudaArraySparseProperties {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaArraySparseProperties`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArraySparseProperties__bindgen_ty_1 {
+    pub width: ::core::ffi::c_uint,
+    pub height: ::core::ffi::c_uint,
+    pub depth: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaArraySparseProperties__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaAsyncCallbackEntry {
+    _opaque: [u8; 0],
+}
+/// Information describing an async notification event
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaAsyncNotificationInfo {
+    /// The type of notification being sent
+    pub type_: cudaAsyncNotificationType,
+    /// Information about the notification. `typename` must be checked in
+    /// order to interpret this field.
+    pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
+}
+impl ::core::default::Default for cudaAsyncNotificationInfo {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
+    pub bytesOverBudget: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default for cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA Channel format descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaChannelFormatDesc {
+    /// x
+    pub x: ::core::ffi::c_int,
+    /// y
+    pub y: ::core::ffi::c_int,
+    /// z
+    pub z: ::core::ffi::c_int,
+    /// w
+    pub w: ::core::ffi::c_int,
+    /// Channel format kind
+    pub f: cudaChannelFormatKind,
+}
+impl ::core::default::Default for cudaChannelFormatDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Child graph node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaChildGraphNodeParams {
+    /// The child graph to clone into the node for node creation, or a
+    /// handle to the graph owned by the node for node query. The graph
+    /// must not contain conditional nodes. Graphs containing memory
+    /// allocation or memory free nodes must set the ownership to be moved
+    /// to the parent.
+    pub graph: cudaGraph_t,
+    /// The ownership relationship of the child graph node.
+    pub ownership: cudaGraphChildGraphNodeOwnership,
+}
+impl ::core::default::Default for cudaChildGraphNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA conditional node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaConditionalNodeParams {
+    /// Conditional node handle. Handles must be created in advance of
+    /// creating the node using cudaGraphConditionalHandleCreate.
+    pub handle: cudaGraphConditionalHandle,
+    /// Type of conditional node.
+    pub type_: cudaGraphConditionalNodeType,
+    /// Size of graph output array. Allowed values are 1 for
+    /// cudaGraphCondTypeWhile, 1 or 2 for cudaGraphCondTypeIf, or any
+    /// value greater than zero for cudaGraphCondTypeSwitch.
+    pub size: ::core::ffi::c_uint,
+    /// CUDA-owned array populated with conditional node child graphs
+    /// during creation of the node. Valid for the lifetime of the
+    /// conditional node. The contents of the graph(s) are subject to the
+    /// following constraints:   - Allowed node types are kernel nodes,
+    /// empty nodes, child graphs, memsets, memcopies, and conditionals.
+    /// This applies recursively to child graphs and conditional bodies.
+    /// - All kernels, including kernels in nested conditionals or child
+    /// graphs at any level, must belong to the same CUDA context.
+    /// These graphs may be populated using graph node creation APIs or
+    /// cudaStreamBeginCaptureToGraph. cudaGraphCondTypeIf: phGraph_out\[0\]
+    /// is executed when the condition is non-zero. If `size` == 2,
+    /// phGraph_out\[1\] will be executed when the condition is zero.
+    /// cudaGraphCondTypeWhile: phGraph_out\[0\] is executed as long as the
+    /// condition is non-zero. cudaGraphCondTypeSwitch: phGraph_out\[n\] is
+    /// executed when the condition is equal to n. If the condition \>=
+    /// `size`, no body graph is executed.
+    pub phGraph_out: *mut cudaGraph_t,
+    /// CUDA Execution Context
+    pub ctx: cudaExecutionContext_t,
+}
+impl ::core::default::Default for cudaConditionalNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// A tagged union describing different resources identified by the
+/// type field. This structure should not be directly modified outside
+/// of the API that created it. struct enumcudaDevResourceTypetype;
+/// union structcudaDevSmResourcesm;
+/// structcudaDevWorkqueueConfigResourcewqConfig;
+/// structcudaDevWorkqueueResourcewq; ; ;  - If `typename` is
+/// `cudaDevResourceTypeInvalid`, this resoure is not valid and cannot
+/// be further accessed.    - If `typename` is `cudaDevResourceTypeSm`,
+/// the cudaDevSmResource structure `sm` is filled in. For example,
+/// `sm.smCount` will reflect the amount of streaming multiprocessors
+/// available in this resource.    - If `typename` is
+/// `cudaDevResourceTypeWorkqueueConfig`, the
+/// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
+/// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
+/// cudaDevWorkqueueResource structure `wq` is filled in.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDevResource_st {
+    /// Type of resource, dictates which union field was last set
+    pub type_: cudaDevResourceType,
+    pub _internal_padding: [::core::ffi::c_uchar; 92],
+    pub __bindgen_anon_1: cudaDevResource_st__bindgen_ty_1,
+    pub nextResource: *mut cudaDevResource_st,
+}
+impl ::core::default::Default for cudaDevResource_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Data for SM-related resources All parameters in this structure are
+/// OUTPUT only. Do not write to any of the fields in this structure.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDevSmResource {
+    /// The amount of streaming multiprocessors available in this resource.
+    pub smCount: ::core::ffi::c_uint,
+    /// The minimum number of streaming multiprocessors required to
+    /// partition this resource.
+    pub minSmPartitionSize: ::core::ffi::c_uint,
+    /// The number of streaming multiprocessors in this resource that are
+    /// guaranteed to be co-scheduled on the same GPU processing cluster.
+    /// smCount will be a multiple of this value, unless the backfill flag
+    /// is set.
+    pub smCoscheduledAlignment: ::core::ffi::c_uint,
+    /// The flags set on this SM resource. For available flags see
+    /// cudaDevSmResourceGroup_flags.
+    pub flags: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaDevSmResource {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Input data for splitting SMs
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDevSmResourceGroupParams_st {
+    /// The amount of SMs available in this resource.
+    pub smCount: ::core::ffi::c_uint,
+    /// The amount of co-scheduled SMs grouped together for locality
+    /// purposes.
+    pub coscheduledSmCount: ::core::ffi::c_uint,
+    /// When possible, combine co-scheduled groups together into larger
+    /// groups of this size.
+    pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
+    /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
+    /// this this group is created.
+    pub flags: ::core::ffi::c_uint,
+    /// Reserved for future use - ensure this is is zero initialized.
+    pub reserved: [::core::ffi::c_uint; 12],
+}
+impl ::core::default::Default for cudaDevSmResourceGroupParams_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Data for workqueue configuration related resources
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDevWorkqueueConfigResource {
+    /// The device on which the workqueue resources are available
+    pub device: ::core::ffi::c_int,
+    /// The expected maximum number of concurrent stream-ordered workloads
+    pub wqConcurrencyLimit: ::core::ffi::c_uint,
+    /// The sharing scope for the workqueue resources
+    pub sharingScope: cudaDevWorkqueueConfigScope,
+}
+impl ::core::default::Default for cudaDevWorkqueueConfigResource {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Handle to a pre-existing workqueue related resource
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDevWorkqueueResource {
+    /// Reserved for future use
+    pub reserved: [::core::ffi::c_uchar; 40],
+}
+impl ::core::default::Default for cudaDevWorkqueueResource {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA device properties
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaDeviceProp {
+    /// ASCII string identifying device
+    pub name: [::core::ffi::c_char; 256],
+    /// 16-byte unique identifier
+    pub uuid: cudaUUID_t,
+    /// 8-byte locally unique identifier. Value is undefined on TCC and
+    /// non-Windows platforms
+    pub luid: [::core::ffi::c_char; 8],
+    /// LUID device node mask. Value is undefined on TCC and non-Windows
+    /// platforms
+    pub luidDeviceNodeMask: ::core::ffi::c_uint,
+    /// Global memory available on device in bytes
+    pub totalGlobalMem: usize,
+    /// Shared memory available per block in bytes
+    pub sharedMemPerBlock: usize,
+    /// 32-bit registers available per block
+    pub regsPerBlock: ::core::ffi::c_int,
+    /// Warp size in threads
+    pub warpSize: ::core::ffi::c_int,
+    /// Maximum pitch in bytes allowed by memory copies
+    pub memPitch: usize,
+    /// Maximum number of threads per block
+    pub maxThreadsPerBlock: ::core::ffi::c_int,
+    /// Maximum size of each dimension of a block
+    pub maxThreadsDim: [::core::ffi::c_int; 3],
+    /// Maximum size of each dimension of a grid
+    pub maxGridSize: [::core::ffi::c_int; 3],
+    /// Constant memory available on device in bytes
+    pub totalConstMem: usize,
+    /// Major compute capability
+    pub major: ::core::ffi::c_int,
+    /// Minor compute capability
+    pub minor: ::core::ffi::c_int,
+    /// Alignment requirement for textures
+    pub textureAlignment: usize,
+    /// Pitch alignment requirement for texture references bound to pitched
+    /// memory
+    pub texturePitchAlignment: usize,
+    /// Number of multiprocessors on device
+    pub multiProcessorCount: ::core::ffi::c_int,
+    /// Device is integrated as opposed to discrete
+    pub integrated: ::core::ffi::c_int,
+    /// Device can map host memory with
+    /// cudaHostAlloc/cudaHostGetDevicePointer
+    pub canMapHostMemory: ::core::ffi::c_int,
+    /// Maximum 1D texture size
+    pub maxTexture1D: ::core::ffi::c_int,
+    /// Maximum 1D mipmapped texture size
+    pub maxTexture1DMipmap: ::core::ffi::c_int,
+    /// Maximum 2D texture dimensions
+    pub maxTexture2D: [::core::ffi::c_int; 2],
+    /// Maximum 2D mipmapped texture dimensions
+    pub maxTexture2DMipmap: [::core::ffi::c_int; 2],
+    /// Maximum dimensions (width, height, pitch) for 2D textures bound to
+    /// pitched memory
+    pub maxTexture2DLinear: [::core::ffi::c_int; 3],
+    /// Maximum 2D texture dimensions if texture gather operations have to
+    /// be performed
+    pub maxTexture2DGather: [::core::ffi::c_int; 2],
+    /// Maximum 3D texture dimensions
+    pub maxTexture3D: [::core::ffi::c_int; 3],
+    /// Maximum alternate 3D texture dimensions
+    pub maxTexture3DAlt: [::core::ffi::c_int; 3],
+    /// Maximum Cubemap texture dimensions
+    pub maxTextureCubemap: ::core::ffi::c_int,
+    /// Maximum 1D layered texture dimensions
+    pub maxTexture1DLayered: [::core::ffi::c_int; 2],
+    /// Maximum 2D layered texture dimensions
+    pub maxTexture2DLayered: [::core::ffi::c_int; 3],
+    /// Maximum Cubemap layered texture dimensions
+    pub maxTextureCubemapLayered: [::core::ffi::c_int; 2],
+    /// Maximum 1D surface size
+    pub maxSurface1D: ::core::ffi::c_int,
+    /// Maximum 2D surface dimensions
+    pub maxSurface2D: [::core::ffi::c_int; 2],
+    /// Maximum 3D surface dimensions
+    pub maxSurface3D: [::core::ffi::c_int; 3],
+    /// Maximum 1D layered surface dimensions
+    pub maxSurface1DLayered: [::core::ffi::c_int; 2],
+    /// Maximum 2D layered surface dimensions
+    pub maxSurface2DLayered: [::core::ffi::c_int; 3],
+    /// Maximum Cubemap surface dimensions
+    pub maxSurfaceCubemap: ::core::ffi::c_int,
+    /// Maximum Cubemap layered surface dimensions
+    pub maxSurfaceCubemapLayered: [::core::ffi::c_int; 2],
+    /// Alignment requirements for surfaces
+    pub surfaceAlignment: usize,
+    /// Device can possibly execute multiple kernels concurrently
+    pub concurrentKernels: ::core::ffi::c_int,
+    /// Device has ECC support enabled
+    pub ECCEnabled: ::core::ffi::c_int,
+    /// PCI bus ID of the device
+    pub pciBusID: ::core::ffi::c_int,
+    /// PCI device ID of the device
+    pub pciDeviceID: ::core::ffi::c_int,
+    /// PCI domain ID of the device
+    pub pciDomainID: ::core::ffi::c_int,
+    /// 1 if device is a Tesla device using TCC driver, 0 otherwise
+    pub tccDriver: ::core::ffi::c_int,
+    /// Number of asynchronous engines
+    pub asyncEngineCount: ::core::ffi::c_int,
+    /// Device shares a unified address space with the host
+    pub unifiedAddressing: ::core::ffi::c_int,
+    /// Global memory bus width in bits
+    pub memoryBusWidth: ::core::ffi::c_int,
+    /// Size of L2 cache in bytes
+    pub l2CacheSize: ::core::ffi::c_int,
+    /// Device's maximum l2 persisting lines capacity setting in bytes
+    pub persistingL2CacheMaxSize: ::core::ffi::c_int,
+    /// Maximum resident threads per multiprocessor
+    pub maxThreadsPerMultiProcessor: ::core::ffi::c_int,
+    /// Device supports stream priorities
+    pub streamPrioritiesSupported: ::core::ffi::c_int,
+    /// Device supports caching globals in L1
+    pub globalL1CacheSupported: ::core::ffi::c_int,
+    /// Device supports caching locals in L1
+    pub localL1CacheSupported: ::core::ffi::c_int,
+    /// Shared memory available per multiprocessor in bytes
+    pub sharedMemPerMultiprocessor: usize,
+    /// 32-bit registers available per multiprocessor
+    pub regsPerMultiprocessor: ::core::ffi::c_int,
+    /// Device supports allocating managed memory on this system
+    pub managedMemory: ::core::ffi::c_int,
+    /// Device is on a multi-GPU board
+    pub isMultiGpuBoard: ::core::ffi::c_int,
+    /// Unique identifier for a group of devices on the same multi-GPU
+    /// board
+    pub multiGpuBoardGroupID: ::core::ffi::c_int,
+    /// Link between the device and the host supports native atomic
+    /// operations
+    pub hostNativeAtomicSupported: ::core::ffi::c_int,
+    /// Device supports coherently accessing pageable memory without
+    /// calling cudaHostRegister on it
+    pub pageableMemoryAccess: ::core::ffi::c_int,
+    /// Device can coherently access managed memory concurrently with the
+    /// CPU
+    pub concurrentManagedAccess: ::core::ffi::c_int,
+    /// Device supports Compute Preemption
+    pub computePreemptionSupported: ::core::ffi::c_int,
+    /// Device can access host registered memory at the same virtual
+    /// address as the CPU
+    pub canUseHostPointerForRegisteredMem: ::core::ffi::c_int,
+    /// Device supports launching cooperative kernels via
+    /// cudaLaunchCooperativeKernel
+    pub cooperativeLaunch: ::core::ffi::c_int,
+    /// Per device maximum shared memory per block usable by special opt in
+    pub sharedMemPerBlockOptin: usize,
+    /// Device accesses pageable memory via the host's page tables
+    pub pageableMemoryAccessUsesHostPageTables: ::core::ffi::c_int,
+    /// Host can directly access managed memory on the device without
+    /// migration.
+    pub directManagedMemAccessFromHost: ::core::ffi::c_int,
+    /// Maximum number of resident blocks per multiprocessor
+    pub maxBlocksPerMultiProcessor: ::core::ffi::c_int,
+    /// The maximum value of cudaAccessPolicyWindow::num_bytes.
+    pub accessPolicyMaxWindowSize: ::core::ffi::c_int,
+    /// Shared memory reserved by CUDA driver per block in bytes
+    pub reservedSharedMemPerBlock: usize,
+    /// Device supports host memory registration via cudaHostRegister.
+    pub hostRegisterSupported: ::core::ffi::c_int,
+    /// 1 if the device supports sparse CUDA arrays and sparse CUDA
+    /// mipmapped arrays, 0 otherwise
+    pub sparseCudaArraySupported: ::core::ffi::c_int,
+    /// Device supports using the cudaHostRegister flag
+    /// cudaHostRegisterReadOnly to register memory that must be mapped as
+    /// read-only to the GPU
+    pub hostRegisterReadOnlySupported: ::core::ffi::c_int,
+    /// External timeline semaphore interop is supported on the device
+    pub timelineSemaphoreInteropSupported: ::core::ffi::c_int,
+    /// 1 if the device supports using the cudaMallocAsync and cudaMemPool
+    /// family of APIs, 0 otherwise
+    pub memoryPoolsSupported: ::core::ffi::c_int,
+    /// 1 if the device supports GPUDirect RDMA APIs, 0 otherwise
+    pub gpuDirectRDMASupported: ::core::ffi::c_int,
+    /// Bitmask to be interpreted according to the
+    /// cudaFlushGPUDirectRDMAWritesOptions enum
+    pub gpuDirectRDMAFlushWritesOptions: ::core::ffi::c_uint,
+    /// See the cudaGPUDirectRDMAWritesOrdering enum for numerical values
+    pub gpuDirectRDMAWritesOrdering: ::core::ffi::c_int,
+    /// Bitmask of handle types supported with mempool-based IPC
+    pub memoryPoolSupportedHandleTypes: ::core::ffi::c_uint,
+    /// 1 if the device supports deferred mapping CUDA arrays and CUDA
+    /// mipmapped arrays
+    pub deferredMappingCudaArraySupported: ::core::ffi::c_int,
+    /// Device supports IPC Events.
+    pub ipcEventSupported: ::core::ffi::c_int,
+    /// Indicates device supports cluster launch
+    pub clusterLaunch: ::core::ffi::c_int,
+    /// Indicates device supports unified pointers
+    pub unifiedFunctionPointers: ::core::ffi::c_int,
+    /// NUMA configuration of a device: value is of type
+    /// cudaDeviceNumaConfig enum
+    pub deviceNumaConfig: ::core::ffi::c_int,
+    /// NUMA node ID of the GPU memory
+    pub deviceNumaId: ::core::ffi::c_int,
+    /// Indicates if contexts created on this device will be shared via MPS
+    pub mpsEnabled: ::core::ffi::c_int,
+    /// NUMA ID of the host node closest to the device or -1 when system
+    /// does not support NUMA
+    pub hostNumaId: ::core::ffi::c_int,
+    /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID
+    pub gpuPciDeviceID: ::core::ffi::c_uint,
+    /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem
+    /// vendor ID
+    pub gpuPciSubsystemID: ::core::ffi::c_uint,
+    /// 1 if the device supports HostNuma location IPC between nodes in a
+    /// multi-node system.
+    pub hostNumaMultinodeIpcSupported: ::core::ffi::c_int,
+    /// Reserved for future use
+    pub reserved: [::core::ffi::c_int; 56],
+}
+impl ::core::default::Default for cudaDeviceProp {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Event record node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaEventRecordNodeParams {
+    /// The event to record when the node executes
+    pub event: cudaEvent_t,
+}
+impl ::core::default::Default for cudaEventRecordNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Event wait node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaEventWaitNodeParams {
+    /// The event to wait on from the node
+    pub event: cudaEvent_t,
+}
+impl ::core::default::Default for cudaEventWaitNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaExecutionContext_st {
+    _opaque: [u8; 0],
+}
+/// CUDA extent  make_cudaExtent
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExtent {
+    /// Width in elements when referring to array memory, in bytes when
+    /// referring to linear memory
+    pub width: usize,
+    /// Height in elements
+    pub height: usize,
+    /// Depth in elements
+    pub depth: usize,
+}
+impl ::core::default::Default for cudaExtent {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External memory buffer descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalMemoryBufferDesc {
+    /// Offset into the memory object where the buffer's base is
+    pub offset: ::core::ffi::c_ulonglong,
+    /// Size of the buffer
+    pub size: ::core::ffi::c_ulonglong,
+    /// Flags reserved for future use. Must be zero.
+    pub flags: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalMemoryBufferDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External memory handle descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalMemoryHandleDesc {
+    /// Type of the handle
+    pub type_: cudaExternalMemoryHandleType,
+    pub handle: cudaExternalMemoryHandleDesc__bindgen_ty_1,
+    /// Size of the memory allocation
+    pub size: ::core::ffi::c_ulonglong,
+    /// Flags must either be zero or cudaExternalMemoryDedicated
+    pub flags: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalMemoryHandleDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalMemoryHandleDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    pub handle: *mut ::core::ffi::c_void,
+    pub name: *const ::core::ffi::c_void,
+}
+impl ::core::default::Default
+for cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External memory mipmap descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalMemoryMipmappedArrayDesc {
+    /// Offset into the memory object where the base level of the mipmap
+    /// chain is.
+    pub offset: ::core::ffi::c_ulonglong,
+    /// Format of base level of the mipmap chain
+    pub formatDesc: cudaChannelFormatDesc,
+    /// Dimensions of base level of the mipmap chain
+    pub extent: cudaExtent,
+    /// Flags associated with CUDA mipmapped arrays. See
+    /// cudaMallocMipmappedArray
+    pub flags: ::core::ffi::c_uint,
+    /// Total number of levels in the mipmap chain
+    pub numLevels: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalMemoryMipmappedArrayDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore handle descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreHandleDesc {
+    /// Type of the handle
+    pub type_: cudaExternalSemaphoreHandleType,
+    pub handle: cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
+    /// Flags reserved for the future. Must be zero.
+    pub flags: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalSemaphoreHandleDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    pub handle: *mut ::core::ffi::c_void,
+    pub name: *const ::core::ffi::c_void,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore signal node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalNodeParams {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore signal parameters.
+    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaExternalSemaphoreSignalNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore signal node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore signal parameters.
+    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaExternalSemaphoreSignalNodeParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore signal parameters, compatible with driver type
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalParams {
+    pub params: cudaExternalSemaphoreSignalParams__bindgen_ty_1,
+    /// Only when cudaExternalSemaphoreSignalParams is used to signal a
+    /// cudaExternalSemaphore_t of type
+    /// cudaExternalSemaphoreHandleTypeNvSciSync, the valid flag is
+    /// cudaExternalSemaphoreSignalSkipNvSciBufMemSync: which indicates
+    /// that while signaling the cudaExternalSemaphore_t, no memory
+    /// synchronization operations should be performed for any external
+    /// memory object imported as cudaExternalMemoryHandleTypeNvSciBuf. For
+    /// all other types of cudaExternalSemaphore_t, flags must be zero.
+    pub flags: ::core::ffi::c_uint,
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalSemaphoreSignalParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreSignalParams`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
+    pub fence: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciSync: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
+    pub keyedMutex: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
+    pub reserved: [::core::ffi::c_uint; 12],
+}
+impl ::core::default::Default for cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
+    pub value: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
+    pub key: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore wait node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitNodeParams {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore wait parameters.
+    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaExternalSemaphoreWaitNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore wait node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore wait parameters.
+    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaExternalSemaphoreWaitNodeParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// External semaphore wait parameters, compatible with driver type
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitParams {
+    pub params: cudaExternalSemaphoreWaitParams__bindgen_ty_1,
+    /// Only when cudaExternalSemaphoreSignalParams is used to signal a
+    /// cudaExternalSemaphore_t of type
+    /// cudaExternalSemaphoreHandleTypeNvSciSync, the valid flag is
+    /// cudaExternalSemaphoreSignalSkipNvSciBufMemSync: which indicates
+    /// that while waiting for the cudaExternalSemaphore_t, no memory
+    /// synchronization operations should be performed for any external
+    /// memory object imported as cudaExternalMemoryHandleTypeNvSciBuf. For
+    /// all other types of cudaExternalSemaphore_t, flags must be zero.
+    pub flags: ::core::ffi::c_uint,
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaExternalSemaphoreWaitParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreWaitParams`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
+    pub fence: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciSync: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
+    pub keyedMutex: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
+    pub reserved: [::core::ffi::c_uint; 10],
+}
+impl ::core::default::Default for cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
+    pub value: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
+    pub key: ::core::ffi::c_ulonglong,
+    pub timeoutMs: ::core::ffi::c_uint,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA function attributes
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaFuncAttributes {
+    /// The size in bytes of statically-allocated shared memory per block
+    /// required by this function. This does not include dynamically-
+    /// allocated shared memory requested by the user at runtime.
+    pub sharedSizeBytes: usize,
+    /// The size in bytes of user-allocated constant memory required by
+    /// this function.
+    pub constSizeBytes: usize,
+    /// The size in bytes of local memory used by each thread of this
+    /// function.
+    pub localSizeBytes: usize,
+    /// The maximum number of threads per block, beyond which a launch of
+    /// the function would fail. This number depends on both the function
+    /// and the device on which the function is currently loaded.
+    pub maxThreadsPerBlock: ::core::ffi::c_int,
+    /// The number of registers used by each thread of this function.
+    pub numRegs: ::core::ffi::c_int,
+    /// The PTX virtual architecture version for which the function was
+    /// compiled. This value is the major PTX version * 10 + the minor PTX
+    /// version, so a PTX version 1.3 function would return the value 13.
+    pub ptxVersion: ::core::ffi::c_int,
+    /// The binary architecture version for which the function was
+    /// compiled. This value is the major binary version * 10 + the minor
+    /// binary version, so a binary version 1.3 function would return the
+    /// value 13.
+    pub binaryVersion: ::core::ffi::c_int,
+    /// The attribute to indicate whether the function has been compiled
+    /// with user specified option "-Xptxas --dlcm=ca" set.
+    pub cacheModeCA: ::core::ffi::c_int,
+    /// The maximum size in bytes of dynamic shared memory per block for
+    /// this function. Any launch must have a dynamic shared memory size
+    /// smaller than this value.
+    pub maxDynamicSharedSizeBytes: ::core::ffi::c_int,
+    /// On devices where the L1 cache and shared memory use the same
+    /// hardware resources, this sets the shared memory carveout
+    /// preference, in percent of the maximum shared memory. Refer to
+    /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
+    /// and the driver can choose a different ratio if required to execute
+    /// the function. See cudaFuncSetAttribute
+    pub preferredShmemCarveout: ::core::ffi::c_int,
+    /// If this attribute is set, the kernel must launch with a valid
+    /// cluster dimension specified.
+    pub clusterDimMustBeSet: ::core::ffi::c_int,
+    /// The required cluster width/height/depth in blocks. The values must
+    /// either all be 0 or all be positive. The validity of the cluster
+    /// dimensions is otherwise checked at launch time.  If the value is
+    /// set during compile time, it cannot be set at runtime. Setting it at
+    /// runtime should return cudaErrorNotPermitted. See
+    /// cudaFuncSetAttribute
+    pub requiredClusterWidth: ::core::ffi::c_int,
+    pub requiredClusterHeight: ::core::ffi::c_int,
+    pub requiredClusterDepth: ::core::ffi::c_int,
+    /// The block scheduling policy of a function. See cudaFuncSetAttribute
+    pub clusterSchedulingPolicyPreference: ::core::ffi::c_int,
+    /// Whether the function can be launched with non-portable cluster
+    /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
+    /// may only function on the specific SKUs the program is tested on.
+    /// The launch might fail if the program is run on a different hardware
+    /// platform.  CUDA API provides cudaOccupancyMaxActiveClusters to
+    /// assist with checking whether the desired size can be launched on
+    /// the current device.  Portable Cluster Size  A portable cluster size
+    /// is guaranteed to be functional on all compute capabilities higher
+    /// than the target compute capability. The portable cluster size for
+    /// sm_90 is 8 blocks per cluster. This value may increase for future
+    /// compute capabilities.  The specific hardware unit may support
+    /// higher cluster sizes that’s not guaranteed to be portable. See
+    /// cudaFuncSetAttribute
+    pub nonPortableClusterSizeAllowed: ::core::ffi::c_int,
+    pub reserved0: ::core::ffi::c_int,
+    /// Reserved for future use.
+    pub reserved: [::core::ffi::c_int; 15],
+}
+impl ::core::default::Default for cudaFuncAttributes {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Optional annotation for edges in a CUDA graph. Note, all edges
+/// implicitly have annotations and default to a zero-initialized value
+/// if not specified. A zero-initialized struct indicates a standard
+/// full serialization of two nodes with memory visibility.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphEdgeData_st {
+    /// This indicates when the dependency is triggered from the upstream
+    /// node on the edge. The meaning is specfic to the node type. A value
+    /// of 0 in all cases means full completion of the upstream node, with
+    /// memory visibility to the downstream node or portion thereof
+    /// (indicated by `to_port`).   Only kernel nodes define non-zero
+    /// ports. A kernel node can use the following output port types:
+    /// cudaGraphKernelNodePortDefault,
+    /// cudaGraphKernelNodePortProgrammatic, or
+    /// cudaGraphKernelNodePortLaunchCompletion.
+    pub from_port: ::core::ffi::c_uchar,
+    /// This indicates what portion of the downstream node is dependent on
+    /// the upstream node or portion thereof (indicated by `from_port`).
+    /// The meaning is specific to the node type. A value of 0 in all cases
+    /// means the entirety of the downstream node is dependent on the
+    /// upstream work.   Currently no node types define non-zero ports.
+    /// Accordingly, this field must be set to zero.
+    pub to_port: ::core::ffi::c_uchar,
+    /// This should be populated with a value from cudaGraphDependencyType.
+    /// (It is typed as char due to compiler-specific layout of bitfields.)
+    /// See cudaGraphDependencyType.
+    pub type_: ::core::ffi::c_uchar,
+    /// These bytes are unused and must be zeroed. This ensures
+    /// compatibility if additional fields are added in the future.
+    pub reserved: [::core::ffi::c_uchar; 5],
+}
+impl ::core::default::Default for cudaGraphEdgeData_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Result information returned by cudaGraphExecUpdate
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphExecUpdateResultInfo_st {
+    /// Gives more specific detail when a cuda graph update fails.
+    pub result: cudaGraphExecUpdateResult,
+    /// The "to node" of the error edge when the topologies do not match.
+    /// The error node when the error is associated with a specific node.
+    /// NULL when the error is generic.
+    pub errorNode: cudaGraphNode_t,
+    /// The from node of error edge when the topologies do not match.
+    /// Otherwise NULL.
+    pub errorFromNode: cudaGraphNode_t,
+}
+impl ::core::default::Default for cudaGraphExecUpdateResultInfo_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Graph instantiation parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphInstantiateParams_st {
+    /// Instantiation flags
+    pub flags: ::core::ffi::c_ulonglong,
+    /// Upload stream
+    pub uploadStream: cudaStream_t,
+    /// The node which caused instantiation to fail, if any
+    pub errNode_out: cudaGraphNode_t,
+    /// Whether instantiation was successful. If it failed, the reason why
+    pub result_out: cudaGraphInstantiateResult,
+}
+impl ::core::default::Default for cudaGraphInstantiateParams_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Struct to specify a single node update to pass as part of a larger
+/// array to ::cudaGraphKernelNodeUpdatesApply
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphKernelNodeUpdate {
+    /// Node to update
+    pub node: cudaGraphDeviceNode_t,
+    /// Which type of update to apply. Determines how updateData is
+    /// interpreted
+    pub field: cudaGraphKernelNodeField,
+    /// Update data to apply. Which field is used depends on field's value
+    pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
+}
+impl ::core::default::Default for cudaGraphKernelNodeUpdate {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
+    pub pValue: *const ::core::ffi::c_void,
+    pub offset: usize,
+    pub size: usize,
+}
+impl ::core::default::Default for cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Graph node parameters. See cudaGraphAddNode.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphNodeParams {
+    /// Type of the node
+    pub type_: cudaGraphNodeType,
+    /// Reserved. Must be zero.
+    pub reserved0: [::core::ffi::c_int; 3],
+    pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
+    /// Reserved bytes. Must be zero.
+    pub reserved2: ::core::ffi::c_longlong,
+}
+impl ::core::default::Default for cudaGraphNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `cudaGraphicsResource`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaGraphicsResource {
+    _opaque: [u8; 0],
+}
+/// CUDA host node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaHostNodeParams {
+    /// The function to call when the node executes
+    pub fn_: cudaHostFn_t,
+    /// Argument to pass to the function
+    pub userData: *mut ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaHostNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA host node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaHostNodeParamsV2 {
+    /// The function to call when the node executes
+    pub fn_: cudaHostFn_t,
+    /// Argument to pass to the function
+    pub userData: *mut ::core::ffi::c_void,
+    /// The synchronization mode to use for the host task
+    pub syncMode: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaHostNodeParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA IPC event handle
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaIpcEventHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
+}
+impl ::core::default::Default for cudaIpcEventHandle_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA IPC memory handle
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaIpcMemHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
+}
+impl ::core::default::Default for cudaIpcMemHandle_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA GPU kernel node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaKernelNodeParams {
+    /// Kernel to launch
+    pub func: *mut ::core::ffi::c_void,
+    /// Grid dimensions
+    pub gridDim: dim3,
+    /// Block dimensions
+    pub blockDim: dim3,
+    /// Dynamic shared-memory size per thread block in bytes
+    pub sharedMemBytes: ::core::ffi::c_uint,
+    /// Array of pointers to individual kernel arguments
+    pub kernelParams: *mut *mut ::core::ffi::c_void,
+    /// Pointer to kernel arguments in the "extra" format
+    pub extra: *mut *mut ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaKernelNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA GPU kernel node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaKernelNodeParamsV2 {
+    pub __bindgen_anon_1: cudaKernelNodeParamsV2__bindgen_ty_1,
+    /// Grid dimensions
+    pub gridDim: dim3,
+    /// Block dimensions
+    pub blockDim: dim3,
+    /// Dynamic shared-memory size per thread block in bytes
+    pub sharedMemBytes: ::core::ffi::c_uint,
+    /// Array of pointers to individual kernel arguments
+    pub kernelParams: *mut *mut ::core::ffi::c_void,
+    /// Pointer to kernel arguments in the "extra" format
+    pub extra: *mut *mut ::core::ffi::c_void,
+    /// Context in which to run the kernel. If NULL will try to use the
+    /// current context.
+    pub ctx: cudaExecutionContext_t,
+    /// Type of handle passed in the func/kern/cuFunc union above
+    pub functionType: cudaKernelFunctionType,
+}
+impl ::core::default::Default for cudaKernelNodeParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
+    pub event: cudaEvent_t,
+    pub flags: ::core::ffi::c_int,
+    pub triggerAtBlockStart: ::core::ffi::c_int,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_3 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
+    pub event: cudaEvent_t,
+    pub flags: ::core::ffi::c_int,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_4 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
+    pub deviceUpdatable: ::core::ffi::c_int,
+    pub devNode: cudaGraphDeviceNode_t,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_5 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Launch attribute
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttribute_st {
+    /// Attribute to set
+    pub id: cudaLaunchAttributeID,
+    pub pad: [::core::ffi::c_char; 4],
+    /// Value of the attribute
+    pub val: cudaLaunchAttributeValue,
+}
+impl ::core::default::Default for cudaLaunchAttribute_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
+/// default, kernels are launched in domain 0. Kernel launched with
+/// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
+/// may also alter the domain ID with cudaLaunchMemSyncDomainMap for a
+/// specific stream / graph node / kernel launch. See
+/// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
+/// through cudaDevAttrMemSyncDomainCount.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchMemSyncDomainMap_st {
+    /// The default domain ID to use for designated kernels
+    pub default_: ::core::ffi::c_uchar,
+    /// The remote domain ID to use for designated kernels
+    pub remote: ::core::ffi::c_uchar,
+}
+impl ::core::default::Default for cudaLaunchMemSyncDomainMap_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memory access descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAccessDesc {
+    /// Location on which the request is to change it's accessibility
+    pub location: cudaMemLocation,
+    /// ::CUmemProt accessibility flags to set on the request
+    pub flags: cudaMemAccessFlags,
+}
+impl ::core::default::Default for cudaMemAccessDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memory allocation node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAllocNodeParams {
+    /// in: location where the allocation should reside (specified in
+    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
+    /// not supported. in: array of memory access descriptors. Used to
+    /// describe peer GPU access
+    pub poolProps: cudaMemPoolProps,
+    /// in: number of memory access descriptors. Must not exceed the number
+    /// of GPUs.
+    pub accessDescs: *const cudaMemAccessDesc,
+    /// in: Number of `accessDescs`s
+    pub accessDescCount: usize,
+    /// in: size in bytes of the requested allocation
+    pub bytesize: usize,
+    /// out: address of the allocation returned by CUDA
+    pub dptr: *mut ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaMemAllocNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memory allocation node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAllocNodeParamsV2 {
+    /// in: location where the allocation should reside (specified in
+    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
+    /// not supported. in: array of memory access descriptors. Used to
+    /// describe peer GPU access
+    pub poolProps: cudaMemPoolProps,
+    /// in: number of memory access descriptors. Must not exceed the number
+    /// of GPUs.
+    pub accessDescs: *const cudaMemAccessDesc,
+    /// in: Number of `accessDescs`s
+    pub accessDescCount: usize,
+    /// in: size in bytes of the requested allocation
+    pub bytesize: usize,
+    /// out: address of the allocation returned by CUDA
+    pub dptr: *mut ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaMemAllocNodeParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// The C type `cudaMemFabricHandle_st`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemFabricHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
+}
+impl ::core::default::Default for cudaMemFabricHandle_st {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memory free node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemFreeNodeParams {
+    /// in: the pointer to free
+    pub dptr: *mut ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaMemFreeNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Specifies a memory location.  To specify a gpu, set type =
+/// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
+/// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
+/// set id = host NUMA node id.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemLocation {
+    /// Specifies the location type, which modifies the meaning of id.
+    pub type_: cudaMemLocationType,
+    /// identifier for a given this location's ::CUmemLocationType.
+    pub id: ::core::ffi::c_int,
+}
+impl ::core::default::Default for cudaMemLocation {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Specifies the properties of allocations made from the pool.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemPoolProps {
+    /// Allocation type. Currently must be specified as
+    /// cudaMemAllocationTypePinned
+    pub allocType: cudaMemAllocationType,
+    /// Handle types that will be supported by allocations from the pool.
+    pub handleTypes: cudaMemAllocationHandleType,
+    /// Location allocations should reside.
+    pub location: cudaMemLocation,
+    /// Windows-specific LPSECURITYATTRIBUTES required when
+    /// cudaMemHandleTypeWin32 is specified. This security attribute
+    /// defines the scope of which exported allocations may be tranferred
+    /// to other processes. In all other cases, this field is required to
+    /// be zero.
+    pub win32SecurityAttributes: *mut ::core::ffi::c_void,
+    /// Maximum pool size. When set to 0, defaults to a system dependent
+    /// value.
+    pub maxSize: usize,
+    /// Bitmask indicating intended usage for the pool.
+    pub usage: ::core::ffi::c_ushort,
+    /// reserved for future use, must be 0
+    pub reserved: [::core::ffi::c_uchar; 54],
+}
+impl ::core::default::Default for cudaMemPoolProps {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Opaque data for exporting a pool allocation
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemPoolPtrExportData {
+    pub reserved: [::core::ffi::c_uchar; 64],
+}
+impl ::core::default::Default for cudaMemPoolPtrExportData {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// The C type `cudaMemcpy3DBatchOp`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DBatchOp {
+    /// Source memcpy operand.
+    pub src: cudaMemcpy3DOperand,
+    /// Destination memcpy operand.
+    pub dst: cudaMemcpy3DOperand,
+    /// Extents of the memcpy between src and dst. The width, height and
+    /// depth components must not be 0.
+    pub extent: cudaExtent,
+    /// Source access ordering to be observed for copy from src to dst.
+    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
+    /// Additional flags for copy from src to dst. See cudaMemcpyFlags.
+    pub flags: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaMemcpy3DBatchOp {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand {
+    pub type_: cudaMemcpy3DOperandType,
+    pub op: cudaMemcpy3DOperand__bindgen_ty_1,
+}
+impl ::core::default::Default for cudaMemcpy3DOperand {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
+    pub ptr: *mut ::core::ffi::c_void,
+    pub rowLength: usize,
+    pub layerHeight: usize,
+    pub locHint: cudaMemLocation,
+}
+impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
+    pub array: cudaArray_t,
+    pub offset: cudaOffset3D,
+}
+impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA 3D memory copying parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DParms {
+    /// Source memory address
+    pub srcArray: cudaArray_t,
+    /// Source position offset
+    pub srcPos: cudaPos,
+    /// Pitched source memory address
+    pub srcPtr: cudaPitchedPtr,
+    /// Destination memory address
+    pub dstArray: cudaArray_t,
+    /// Destination position offset
+    pub dstPos: cudaPos,
+    /// Pitched destination memory address
+    pub dstPtr: cudaPitchedPtr,
+    /// Requested memory copy size
+    pub extent: cudaExtent,
+    /// Type of transfer
+    pub kind: cudaMemcpyKind,
+}
+impl ::core::default::Default for cudaMemcpy3DParms {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA 3D cross-device memory copying parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DPeerParms {
+    /// Source memory address
+    pub srcArray: cudaArray_t,
+    /// Source position offset
+    pub srcPos: cudaPos,
+    /// Pitched source memory address
+    pub srcPtr: cudaPitchedPtr,
+    /// Source device
+    pub srcDevice: ::core::ffi::c_int,
+    /// Destination memory address
+    pub dstArray: cudaArray_t,
+    /// Destination position offset
+    pub dstPos: cudaPos,
+    /// Pitched destination memory address
+    pub dstPtr: cudaPitchedPtr,
+    /// Destination device
+    pub dstDevice: ::core::ffi::c_int,
+    /// Requested memory copy size
+    pub extent: cudaExtent,
+}
+impl ::core::default::Default for cudaMemcpy3DPeerParms {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Attributes specific to copies within a batch. For more details on
+/// usage see cudaMemcpyBatchAsync.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpyAttributes {
+    /// Source access ordering to be observed for copies with this
+    /// attribute.
+    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
+    /// Hint location for the source operand. Ignored when the pointers are
+    /// not managed memory or memory allocated outside CUDA.
+    pub srcLocHint: cudaMemLocation,
+    /// Hint location for the destination operand. Ignored when the
+    /// pointers are not managed memory or memory allocated outside CUDA.
+    pub dstLocHint: cudaMemLocation,
+    /// Additional flags for copies with this attribute. See
+    /// cudaMemcpyFlags.
+    pub flags: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaMemcpyAttributes {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Memcpy node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpyNodeParams {
+    /// Must be zero
+    pub flags: ::core::ffi::c_int,
+    /// Must be zero
+    pub reserved: ::core::ffi::c_int,
+    /// Context in which to run the memcpy. If NULL will try to use the
+    /// current context.
+    pub ctx: cudaExecutionContext_t,
+    /// Parameters for the memory copy
+    pub copyParams: cudaMemcpy3DParms,
+}
+impl ::core::default::Default for cudaMemcpyNodeParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA Memset node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemsetParams {
+    /// Destination device pointer
+    pub dst: *mut ::core::ffi::c_void,
+    /// Pitch of destination device pointer. Unused if height is 1
+    pub pitch: usize,
+    /// Value to be set
+    pub value: ::core::ffi::c_uint,
+    /// Size of each element in bytes. Must be 1, 2, or 4.
+    pub elementSize: ::core::ffi::c_uint,
+    /// Width of the row in elements
+    pub width: usize,
+    /// Number of rows
+    pub height: usize,
+}
+impl ::core::default::Default for cudaMemsetParams {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA Memset node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemsetParamsV2 {
+    /// Destination device pointer
+    pub dst: *mut ::core::ffi::c_void,
+    /// Pitch of destination device pointer. Unused if height is 1
+    pub pitch: usize,
+    /// Value to be set
+    pub value: ::core::ffi::c_uint,
+    /// Size of each element in bytes. Must be 1, 2, or 4.
+    pub elementSize: ::core::ffi::c_uint,
+    /// Width of the row in elements
+    pub width: usize,
+    /// Number of rows
+    pub height: usize,
+    /// Context in which to run the memset. If NULL will try to use the
+    /// current context.
+    pub ctx: cudaExecutionContext_t,
+}
+impl ::core::default::Default for cudaMemsetParamsV2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaMipmappedArray {
+    _opaque: [u8; 0],
+}
+/// Struct representing offset into a cudaArray_t in elements
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaOffset3D {
+    pub x: usize,
+    pub y: usize,
+    pub z: usize,
+}
+impl ::core::default::Default for cudaOffset3D {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA Pitched memory pointer  make_cudaPitchedPtr
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPitchedPtr {
+    /// Pointer to allocated memory
+    pub ptr: *mut ::core::ffi::c_void,
+    /// Pitch of allocated memory in bytes
+    pub pitch: usize,
+    /// Logical width of allocation in elements
+    pub xsize: usize,
+    /// Logical height of allocation in elements
+    pub ysize: usize,
+}
+impl ::core::default::Default for cudaPitchedPtr {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA pointer attributes
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPointerAttributes {
+    /// The type of memory - cudaMemoryTypeUnregistered,
+    /// cudaMemoryTypeHost, cudaMemoryTypeDevice or cudaMemoryTypeManaged.
+    pub type_: cudaMemoryType,
+    /// The device against which the memory was allocated or registered. If
+    /// the memory type is cudaMemoryTypeDevice then this identifies the
+    /// device on which the memory referred physically resides. If the
+    /// memory type is cudaMemoryTypeHost or::cudaMemoryTypeManaged then
+    /// this identifies the device which was current when the memory was
+    /// allocated or registered (and if that device is deinitialized then
+    /// this allocation will vanish with that device's state).
+    pub device: ::core::ffi::c_int,
+    /// The address which may be dereferenced on the current device to
+    /// access the memory or NULL if no such address exists.
+    pub devicePointer: *mut ::core::ffi::c_void,
+    /// The address which may be dereferenced on the host to access the
+    /// memory or NULL if no such address exists.  CUDA doesn't check if
+    /// unregistered memory is allocated so this field may contain invalid
+    /// pointer if an invalid pointer has been passed to CUDA.
+    pub hostPointer: *mut ::core::ffi::c_void,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_long; 8],
+}
+impl ::core::default::Default for cudaPointerAttributes {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA 3D position  make_cudaPos
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPos {
+    /// x
+    pub x: usize,
+    /// y
+    pub y: usize,
+    /// z
+    pub z: usize,
+}
+impl ::core::default::Default for cudaPos {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA resource descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc {
+    /// Resource type
+    pub resType: cudaResourceType,
+    pub res: cudaResourceDesc__bindgen_ty_1,
+    /// Flags (must be zero)
+    pub flags: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaResourceDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
+    pub array: cudaArray_t,
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
+    pub mipmap: cudaMipmappedArray_t,
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
+    pub devPtr: *mut ::core::ffi::c_void,
+    pub desc: cudaChannelFormatDesc,
+    pub sizeInBytes: usize,
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
+    pub devPtr: *mut ::core::ffi::c_void,
+    pub desc: cudaChannelFormatDesc,
+    pub width: usize,
+    pub height: usize,
+    pub pitchInBytes: usize,
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
+    pub reserved: [::core::ffi::c_int; 32],
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA resource view descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceViewDesc {
+    /// Resource view format
+    pub format: cudaResourceViewFormat,
+    /// Width of the resource view
+    pub width: usize,
+    /// Height of the resource view
+    pub height: usize,
+    /// Depth of the resource view
+    pub depth: usize,
+    /// First defined mipmap level
+    pub firstMipmapLevel: ::core::ffi::c_uint,
+    /// Last defined mipmap level
+    pub lastMipmapLevel: ::core::ffi::c_uint,
+    /// First layer index
+    pub firstLayer: ::core::ffi::c_uint,
+    /// Last layer index
+    pub lastLayer: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+impl ::core::default::Default for cudaResourceViewDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// CUDA texture descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaTextureDesc {
+    /// Texture address mode for up to 3 dimensions
+    pub addressMode: [cudaTextureAddressMode; 3],
+    /// Texture filter mode
+    pub filterMode: cudaTextureFilterMode,
+    /// Texture read mode
+    pub readMode: cudaTextureReadMode,
+    /// Perform sRGB-\>linear conversion during texture read
+    pub sRGB: ::core::ffi::c_int,
+    /// Texture Border Color
+    pub borderColor: [f32; 4],
+    /// Indicates whether texture reads are normalized or not
+    pub normalizedCoords: ::core::ffi::c_int,
+    /// Limit to the anisotropy ratio
+    pub maxAnisotropy: ::core::ffi::c_uint,
+    /// Mipmap filter mode
+    pub mipmapFilterMode: cudaTextureFilterMode,
+    /// Offset applied to the supplied mipmap level
+    pub mipmapLevelBias: f32,
+    /// Lower end of the mipmap level range to clamp access to
+    pub minMipmapLevelClamp: f32,
+    /// Upper end of the mipmap level range to clamp access to
+    pub maxMipmapLevelClamp: f32,
+    /// Disable any trilinear filtering optimizations.
+    pub disableTrilinearOptimization: ::core::ffi::c_int,
+    /// Enable seamless cube map filtering.
+    pub seamlessCubemap: ::core::ffi::c_int,
+}
+impl ::core::default::Default for cudaTextureDesc {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudalibraryHostUniversalFunctionAndDataTable {
+    pub functionTable: *mut ::core::ffi::c_void,
+    pub functionWindowSize: usize,
+    pub dataTable: *mut ::core::ffi::c_void,
+    pub dataWindowSize: usize,
+}
+impl ::core::default::Default for cudalibraryHostUniversalFunctionAndDataTable {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// `dim3`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct dim3 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for dim3 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaAsyncNotificationInfo`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
+    pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
+}
+impl ::core::default::Default for cudaAsyncNotificationInfo__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaDevResource_st`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaDevResource_st__bindgen_ty_1 {
+    pub sm: cudaDevSmResource,
+    pub wqConfig: cudaDevWorkqueueConfigResource,
+    pub wq: cudaDevWorkqueueResource,
+    pub _oversize: [::core::ffi::c_uchar; 40],
+}
+impl ::core::default::Default for cudaDevResource_st__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
+    pub fd: ::core::ffi::c_int,
+    pub win32: cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciBufObject: *const ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaExternalMemoryHandleDesc__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
+    pub fd: ::core::ffi::c_int,
+    pub win32: cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciSyncObj: *const ::core::ffi::c_void,
+}
+impl ::core::default::Default for cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
+    pub fence: *mut ::core::ffi::c_void,
+    pub reserved: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
+    pub fence: *mut ::core::ffi::c_void,
+    pub reserved: ::core::ffi::c_ulonglong,
+}
+impl ::core::default::Default
+for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
+    pub gridDim: dim3,
+    pub param: cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+    pub isEnabled: ::core::ffi::c_uint,
+}
+impl ::core::default::Default for cudaGraphKernelNodeUpdate__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaGraphNodeParams`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaGraphNodeParams__bindgen_ty_1 {
+    pub reserved1: [::core::ffi::c_longlong; 29],
+    pub kernel: cudaKernelNodeParamsV2,
+    pub memcpy: cudaMemcpyNodeParams,
+    pub memset: cudaMemsetParamsV2,
+    pub host: cudaHostNodeParamsV2,
+    pub graph: cudaChildGraphNodeParams,
+    pub eventWait: cudaEventWaitNodeParams,
+    pub eventRecord: cudaEventRecordNodeParams,
+    pub extSemSignal: cudaExternalSemaphoreSignalNodeParamsV2,
+    pub extSemWait: cudaExternalSemaphoreWaitNodeParamsV2,
+    pub alloc: cudaMemAllocNodeParamsV2,
+    pub free: cudaMemFreeNodeParams,
+    pub conditional: cudaConditionalNodeParams,
+}
+impl ::core::default::Default for cudaGraphNodeParams__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaKernelNodeParamsV2`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
+    pub func: *mut ::core::ffi::c_void,
+    pub kern: cudaKernel_t,
+    pub cuFunc: cudaFunction_t,
+}
+impl ::core::default::Default for cudaKernelNodeParamsV2__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// Launch attributes union; used as value field of cudaLaunchAttribute
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaLaunchAttributeValue {
+    pub pad: [::core::ffi::c_char; 64],
+    /// Value of launch attribute cudaLaunchAttributeAccessPolicyWindow.
+    pub accessPolicyWindow: cudaAccessPolicyWindow,
+    /// Value of launch attribute cudaLaunchAttributeCooperative. Nonzero
+    /// indicates a cooperative kernel (see cudaLaunchCooperativeKernel).
+    pub cooperative: ::core::ffi::c_int,
+    /// Value of launch attribute cudaLaunchAttributeSynchronizationPolicy.
+    /// cudaSynchronizationPolicy for work queued up in this stream.
+    pub syncPolicy: cudaSynchronizationPolicy,
+    /// Value of launch attribute cudaLaunchAttributeClusterDimension that
+    /// represents the desired cluster dimensions for the kernel. Opaque
+    /// type with the following fields: - `x` - The X dimension of the
+    /// cluster, in blocks. Must be a divisor of the grid X dimension.    -
+    /// `y` - The Y dimension of the cluster, in blocks. Must be a divisor
+    /// of the grid Y dimension.    - `z` - The Z dimension of the cluster,
+    /// in blocks. Must be a divisor of the grid Z dimension.
+    pub clusterDim: cudaLaunchAttributeValue__bindgen_ty_1,
+    /// Value of launch attribute
+    /// cudaLaunchAttributeClusterSchedulingPolicyPreference. Cluster
+    /// scheduling policy preference for the kernel.
+    pub clusterSchedulingPolicyPreference: cudaClusterSchedulingPolicy,
+    /// Value of launch attribute
+    /// cudaLaunchAttributeProgrammaticStreamSerialization.
+    pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
+    /// Value of launch attribute cudaLaunchAttributeProgrammaticEvent with
+    /// the following fields: - `cudaEvent_t` event - Event to fire when
+    /// all blocks trigger it.    - `int` flags; - Event record flags, see
+    /// ::cudaEventRecordWithFlags. Does not accept
+    /// cudaEventRecordExternal.    - `int` triggerAtBlockStart - If this
+    /// is set to non-0, each block launch will automatically trigger the
+    /// event.
+    pub programmaticEvent: cudaLaunchAttributeValue__bindgen_ty_2,
+    /// Value of launch attribute cudaLaunchAttributePriority. Execution
+    /// priority of the kernel.
+    pub priority: ::core::ffi::c_int,
+    /// Value of launch attribute cudaLaunchAttributeMemSyncDomainMap. See
+    /// cudaLaunchMemSyncDomainMap.
+    pub memSyncDomainMap: cudaLaunchMemSyncDomainMap,
+    /// Value of launch attribute cudaLaunchAttributeMemSyncDomain. See
+    /// cudaLaunchMemSyncDomain.
+    pub memSyncDomain: cudaLaunchMemSyncDomain,
+    /// Value of launch attribute
+    /// cudaLaunchAttributePreferredClusterDimension that represents the
+    /// desired preferred cluster dimensions for the kernel. Opaque type
+    /// with the following fields: - `x` - The X dimension of the preferred
+    /// cluster, in blocks. Must be a divisor of the grid X dimension, and
+    /// must be a multiple of the `x` field of
+    /// ::cudaLaunchAttributeValue::clusterDim.    - `y` - The Y dimension
+    /// of the preferred cluster, in blocks. Must be a divisor of the grid
+    /// Y dimension, and must be a multiple of the `y` field of
+    /// ::cudaLaunchAttributeValue::clusterDim.    - `z` - The Z dimension
+    /// of the preferred cluster, in blocks. Must be equal to the `z` field
+    /// of ::cudaLaunchAttributeValue::clusterDim.
+    pub preferredClusterDim: cudaLaunchAttributeValue__bindgen_ty_3,
+    /// Value of launch attribute cudaLaunchAttributeLaunchCompletionEvent
+    /// with the following fields: - `cudaEvent_t` event - Event to fire
+    /// when the last block launches.    - `int` flags - Event record
+    /// flags, see ::cudaEventRecordWithFlags. Does not accept
+    /// cudaEventRecordExternal.
+    pub launchCompletionEvent: cudaLaunchAttributeValue__bindgen_ty_4,
+    /// Value of launch attribute
+    /// cudaLaunchAttributeDeviceUpdatableKernelNode with the following
+    /// fields: - `int` deviceUpdatable - Whether or not the resulting
+    /// kernel node should be device-updatable.    -
+    /// `cudaGraphDeviceNode_t` devNode - Returns a handle to pass to the
+    /// various device-side update functions.
+    pub deviceUpdatableKernelNode: cudaLaunchAttributeValue__bindgen_ty_5,
+    /// Value of launch attribute
+    /// cudaLaunchAttributePreferredSharedMemoryCarveout.
+    pub sharedMemCarveout: ::core::ffi::c_uint,
+    /// Value of launch attribute
+    /// cudaLaunchAttributeNvlinkUtilCentricScheduling.
+    pub nvlinkUtilCentricScheduling: ::core::ffi::c_uint,
+    /// Value of launch attribute
+    /// cudaLaunchAttributePortableClusterSizeMode
+    pub portableClusterSizeMode: cudaLaunchAttributePortableClusterMode,
+    /// Value of launch attribute cudaLaunchAttributeSharedMemoryMode. See
+    /// cudaSharedMemoryMode for acceptable values.
+    pub sharedMemoryMode: cudaSharedMemoryMode,
+}
+impl ::core::default::Default for cudaLaunchAttributeValue {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaMemcpy3DOperand`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaMemcpy3DOperand__bindgen_ty_1 {
+    pub ptr: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+    pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
+}
+impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// An anonymous member type of [`cudaResourceDesc`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaResourceDesc__bindgen_ty_1 {
+    pub array: cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
+    pub mipmap: cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
+    pub linear: cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
+    pub pitch2D: cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
+    pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
+}
+impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1 {
+    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
+    fn default() -> Self {
+        unsafe { ::core::mem::zeroed() }
+    }
+}
+/// The C typedef `cudaArray_const_t`.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaArray_const_t(pub *const cudaArray);
+impl cudaArray_const_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *const cudaArray {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaArray_const_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaArray_const_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaArray_const_t", self.0)
+    }
+}
+/// CUDA array
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaArray_t(pub *mut cudaArray);
+impl cudaArray_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut cudaArray {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaArray_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaArray_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaArray_t", self.0)
+    }
+}
+/// Get memory address of class instance
+pub type cudaAsyncCallback = ::core::option::Option<
+    unsafe extern "C" fn(
+        arg1: *mut cudaAsyncNotificationInfo_t,
+        arg2: *mut ::core::ffi::c_void,
+        arg3: cudaAsyncCallbackHandle_t,
+    ),
+>;
+/// CUDA async callback handle
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
+impl cudaAsyncCallbackHandle_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut cudaAsyncCallbackEntry {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaAsyncCallbackHandle_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaAsyncCallbackHandle_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaAsyncCallbackHandle_t", self.0)
+    }
+}
+/// Information describing an async notification event
+pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
+/// A tagged union describing different resources identified by the
+/// type field. This structure should not be directly modified outside
+/// of the API that created it. struct enumcudaDevResourceTypetype;
+/// union structcudaDevSmResourcesm;
+/// structcudaDevWorkqueueConfigResourcewqConfig;
+/// structcudaDevWorkqueueResourcewq; ; ;  - If `typename` is
+/// `cudaDevResourceTypeInvalid`, this resoure is not valid and cannot
+/// be further accessed.    - If `typename` is `cudaDevResourceTypeSm`,
+/// the cudaDevSmResource structure `sm` is filled in. For example,
+/// `sm.smCount` will reflect the amount of streaming multiprocessors
+/// available in this resource.    - If `typename` is
+/// `cudaDevResourceTypeWorkqueueConfig`, the
+/// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
+/// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
+/// cudaDevWorkqueueResource structure `wq` is filled in.
+pub type cudaDevResource = cudaDevResource_st;
+/// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
+impl cudaDevResourceDesc_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUdevResourceDesc_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaDevResourceDesc_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaDevResourceDesc_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaDevResourceDesc_t", self.0)
+    }
+}
+/// Input data for splitting SMs
+pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
+/// CUDA event types
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaEvent_t(pub *mut CUevent_st);
+impl cudaEvent_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUevent_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaEvent_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaEvent_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaEvent_t", self.0)
+    }
+}
+/// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
+impl cudaExecutionContext_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut cudaExecutionContext_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaExecutionContext_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaExecutionContext_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaExecutionContext_t", self.0)
+    }
+}
+/// CUDA external memory
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaExternalMemory_t(pub *mut CUexternalMemory_st);
+impl cudaExternalMemory_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUexternalMemory_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaExternalMemory_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaExternalMemory_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaExternalMemory_t", self.0)
+    }
+}
+/// CUDA external semaphore
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
+impl cudaExternalSemaphore_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUexternalSemaphore_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaExternalSemaphore_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaExternalSemaphore_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaExternalSemaphore_t", self.0)
+    }
+}
+/// CUDA function
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaFunction_t(pub *mut CUfunc_st);
+impl cudaFunction_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUfunc_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaFunction_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaFunction_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaFunction_t", self.0)
+    }
+}
+/// CUDA handle for conditional graph nodes
+pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
+/// CUDA device node handle for device-side node update
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraphDeviceNode_t(pub *mut CUgraphDeviceUpdatableNode_st);
+impl cudaGraphDeviceNode_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUgraphDeviceUpdatableNode_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaGraphDeviceNode_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaGraphDeviceNode_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaGraphDeviceNode_t", self.0)
+    }
+}
+/// Optional annotation for edges in a CUDA graph. Note, all edges
+/// implicitly have annotations and default to a zero-initialized value
+/// if not specified. A zero-initialized struct indicates a standard
+/// full serialization of two nodes with memory visibility.
+pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
+/// Result information returned by cudaGraphExecUpdate
+pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
+/// The C typedef `cudaGraphExec_t`.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
+impl cudaGraphExec_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUgraphExec_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaGraphExec_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaGraphExec_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaGraphExec_t", self.0)
+    }
+}
+/// Graph instantiation parameters
+pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
+/// CUDA graph node.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
+impl cudaGraphNode_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUgraphNode_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaGraphNode_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaGraphNode_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaGraphNode_t", self.0)
+    }
+}
+/// CUDA graph
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraph_t(pub *mut CUgraph_st);
+impl cudaGraph_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUgraph_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaGraph_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaGraph_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaGraph_t", self.0)
+    }
+}
+/// CUDA graphics resource types
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
+impl cudaGraphicsResource_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut cudaGraphicsResource {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaGraphicsResource_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaGraphicsResource_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaGraphicsResource_t", self.0)
+    }
+}
+/// Get memory address of class instance
+pub type cudaHostFn_t = ::core::option::Option<
+    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
+>;
+/// CUDA IPC event handle
+pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
+/// CUDA IPC memory handle
+pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
+/// CUDA kernel
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaKernel_t(pub *mut CUkern_st);
+impl cudaKernel_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUkern_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaKernel_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaKernel_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaKernel_t", self.0)
+    }
+}
+/// Launch attribute
+pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
+/// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
+/// default, kernels are launched in domain 0. Kernel launched with
+/// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
+/// may also alter the domain ID with cudaLaunchMemSyncDomainMap for a
+/// specific stream / graph node / kernel launch. See
+/// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
+/// through cudaDevAttrMemSyncDomainCount.
+pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
+/// CUDA library
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaLibrary_t(pub *mut CUlib_st);
+impl cudaLibrary_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUlib_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaLibrary_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaLibrary_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaLibrary_t", self.0)
+    }
+}
+/// Get memory address of class instance
+pub type cudaLogIterator = ::core::ffi::c_uint;
+/// Get memory address of class instance
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
+impl cudaLogsCallbackHandle {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUlogsCallbackEntry_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaLogsCallbackHandle {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaLogsCallbackHandle {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaLogsCallbackHandle", self.0)
+    }
+}
+/// Get memory address of class instance
+pub type cudaLogsCallback_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        data: *mut ::core::ffi::c_void,
+        logLevel: cudaLogLevel,
+        message: *mut ::core::ffi::c_char,
+        length: usize,
+    ),
+>;
+/// The C typedef `cudaMemFabricHandle_t`.
+pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
+/// CUDA memory pool
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMemPool_t(pub *mut CUmemPoolHandle_st);
+impl cudaMemPool_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUmemPoolHandle_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaMemPool_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaMemPool_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaMemPool_t", self.0)
+    }
+}
+/// The C typedef `cudaMipmappedArray_const_t`.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
+impl cudaMipmappedArray_const_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *const cudaMipmappedArray {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaMipmappedArray_const_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaMipmappedArray_const_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaMipmappedArray_const_t", self.0)
+    }
+}
+/// CUDA mipmapped array
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
+impl cudaMipmappedArray_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut cudaMipmappedArray {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaMipmappedArray_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaMipmappedArray_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaMipmappedArray_t", self.0)
+    }
+}
+/// Get memory address of class instance
+pub type cudaStreamCallback_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        stream: cudaStream_t,
+        status: cudaError_t,
+        userData: *mut ::core::ffi::c_void,
+    ),
+>;
+/// CUDA stream
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaStream_t(pub *mut CUstream_st);
+impl cudaStream_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUstream_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaStream_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaStream_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaStream_t", self.0)
+    }
+}
+/// An opaque value that represents a CUDA Surface object
+pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
+/// An opaque value that represents a CUDA texture object
+pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
+/// The C typedef `cudaUUID_t`.
+pub type cudaUUID_t = CUuuid_st;
+/// CUDA user object for graphs
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaUserObject_t(pub *mut CUuserObject_st);
+impl cudaUserObject_t {
+    /// The null handle (for streams: the legacy default stream).
+    pub const fn null() -> Self {
+        Self(::core::ptr::null_mut::<()>() as _)
+    }
+    /// Whether this is the null handle.
+    pub fn is_null(self) -> bool {
+        self.0.is_null()
+    }
+    /// The raw pointer.
+    pub const fn as_ptr(self) -> *mut CUuserObject_st {
+        self.0
+    }
+}
+impl ::core::default::Default for cudaUserObject_t {
+    fn default() -> Self {
+        Self::null()
+    }
+}
+impl ::core::fmt::Debug for cudaUserObject_t {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        write!(f, "{}({:p})", "cudaUserObject_t", self.0)
+    }
+}

@@ -271,6 +271,17 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
                 continue;
             }
         }
+        // Field-list lines left in running text (`:returns: …`, `:param x: …`).
+        if let Some(field) = field_line(trimmed) {
+            let (label, body) = field;
+            md.push(if label.is_empty() {
+                inline(body, links)
+            } else {
+                format!("**{label}:** {}", inline(body, links))
+            });
+            i += 1;
+            continue;
+        }
         // A paragraph ending in `::` introduces a literal block.
         if trimmed.ends_with("::") && !trimmed.starts_with(".. ") {
             let (body, next) = indented_body(&lines, i + 1, indent_of(line));
@@ -306,6 +317,27 @@ pub fn convert(rst: &str, links: &dyn Links) -> Converted {
     }
     out.markdown = text.trim_end().to_string();
     out
+}
+
+/// A field-list line (`:returns: text`, `:param x: text`, `:rtype: T`) as (label, text).
+fn field_line(line: &str) -> Option<(String, &str)> {
+    let rest = line.strip_prefix(':')?;
+    let (name, body) = rest
+        .split_once(": ")
+        .or_else(|| rest.strip_suffix(':').map(|n| (n, "")))?;
+    if name.contains('`') || name.is_empty() || name.len() > 40 {
+        return None;
+    }
+    let mut words = name.split_whitespace();
+    let label = match (words.next()?, words.next()) {
+        ("returns" | "return", None) => "Returns".to_string(),
+        ("rtype", None) => "Return type".to_string(),
+        ("param" | "parameter", Some(p)) => format!("`{p}`"),
+        ("type", Some(p)) => format!("Type of `{p}`"),
+        ("raises" | "raise", _) => "Raises".to_string(),
+        _ => return None,
+    };
+    Some((label, body.trim()))
 }
 
 /// One ordinary line: indentation limited so Markdown never sees a code block, list
@@ -450,19 +482,29 @@ pub fn check(markdown: &str) -> Vec<String> {
                 for leftover in [
                     ":py:obj:",
                     ":py:func:",
+                    ":py:class:",
                     ":obj:`",
-                    ":param ",
-                    ":param:",
-                    ":type ",
-                    ":returns:",
-                    ":rtype:",
+                    ":func:`",
                     ".. seealso",
                     ".. note::",
                     ".. attribute::",
+                    ".. rubric::",
                 ] {
                     if t.contains(leftover) {
                         problems.push(format!(
                             "leftover RST `{leftover}` in: {}",
+                            t.chars().take(80).collect::<String>()
+                        ));
+                    }
+                }
+                // Field lists only count at the start of a text run or after a space.
+                for field in [":param ", ":param:", ":type ", ":returns:", ":rtype:"] {
+                    let hit = t
+                        .match_indices(field)
+                        .any(|(at, _)| at == 0 || t[..at].ends_with(char::is_whitespace));
+                    if hit {
+                        problems.push(format!(
+                            "leftover RST `{field}` in: {}",
                             t.chars().take(80).collect::<String>()
                         ));
                     }

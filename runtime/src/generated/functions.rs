@@ -1768,7 +1768,7 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 /// the error code is not recognized, "unrecognized error code" is
 /// returned.
 ///
-/// :returns: `char*` pointer to a NULL-terminated string
+/// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// # Arguments
 ///
@@ -1804,7 +1804,7 @@ pub unsafe fn cudaGetErrorName(
 /// Returns the description string for an error code. If the error code is
 /// not recognized, "unrecognized error code" is returned.
 ///
-/// :returns: `char*` pointer to a NULL-terminated string
+/// **Returns:** `char*` pointer to a NULL-terminated string
 ///
 /// # Arguments
 ///
@@ -10527,7 +10527,7 @@ pub unsafe fn cudaGetChannelDesc(
 /// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
 /// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
 ///
-/// :returns: Channel descriptor with format `f`
+/// **Returns:** Channel descriptor with format `f`
 ///
 /// # Arguments
 ///

@@ -1,6 +1,8 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, later `codegen`, `test`, …).
+//! `cargo xtask`: the command line over `codegen` (`ir`, `codegen`, `fetch-wheel`, `test`, …).
 
 mod codegen_cmd;
+mod test_cmd;
+mod wheel;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +28,17 @@ enum Command {
     Ir(IrArgs),
     /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
     Codegen(codegen_cmd::CodegenArgs),
+    /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
+    FetchWheel(FetchWheelArgs),
+    /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
+    Test,
+}
+
+#[derive(clap::Args)]
+struct FetchWheelArgs {
+    /// CUDA release (default: the newest release named in docs-src/manifest.toml).
+    #[arg(long)]
+    release: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -58,6 +71,8 @@ fn run() -> Result<ExitCode> {
     match cli.command {
         Command::Ir(args) => ir(args),
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
+        Command::FetchWheel(args) => fetch_wheel(args),
+        Command::Test => test_cmd::run(&workspace_root()),
     }
 }
 
@@ -111,4 +126,18 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
+    let root = workspace_root();
+    let release = match args.release.as_deref() {
+        Some(text) => codegen::ir::Release::parse(text)
+            .with_context(|| format!("--release `{text}` is not a release such as 13.2"))?,
+        None => wheel::newest_release(&root.join("docs-src"))?,
+    };
+    let w = wheel::fetch(&root, &release)?;
+    println!("CUDA {release} runtime wheel in {}", w.root.display());
+    println!("include: {}", w.include.display());
+    println!("library: {}", w.lib.display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,145 @@
+//! `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
+//!
+//! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
+//! not); `cargo fmt --all --check`; fetch the CUDA runtime wheel ([`crate::wheel`]);
+//! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
+//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
+//! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
+//! commands; it checks nothing itself.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::wheel;
+
+/// Environment variable the tests read: the wheel's `libcudart.so.13`.
+pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
+/// Environment variable the tests read: the wheel's include folder.
+pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
+
+/// Runs every step from the workspace `root`.
+pub fn run(root: &Path) -> Result<ExitCode> {
+    let started = Instant::now();
+    let mut timings: Vec<(&str, f64)> = Vec::new();
+    const STEPS: usize = 6;
+    let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
+        eprintln!("xtask test: [{n}/{STEPS}] {name}");
+        let t = Instant::now();
+        let outcome = f();
+        timings.push((name, t.elapsed().as_secs_f64()));
+        outcome.with_context(|| format!("xtask test: FAILED at step {n}/{STEPS} ({name})"))
+    };
+
+    step(1, "toolchain components", &mut || ensure_components())?;
+    step(2, "fmt", &mut || {
+        cargo(root, &["fmt", "--all", "--check"], &[])
+    })?;
+    let mut fetched = None;
+    step(3, "fetch wheel", &mut || {
+        let release = wheel::newest_release(&root.join("docs-src"))?;
+        let w = wheel::fetch(root, &release)?;
+        eprintln!("  include: {}", w.include.display());
+        eprintln!("  library: {}", w.lib.display());
+        fetched = Some(w);
+        Ok(())
+    })?;
+    let Some(w) = fetched else {
+        bail!("xtask test: the wheel step returned no wheel");
+    };
+    step(4, "clippy", &mut || {
+        let args = [
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ];
+        cargo(root, &args, &[])
+    })?;
+    let lib = w.lib.display().to_string();
+    let include = w.include.display().to_string();
+    step(5, "test", &mut || {
+        let env = [
+            (WHEEL_LIB_VAR, lib.as_str()),
+            (WHEEL_INCLUDE_VAR, include.as_str()),
+        ];
+        cargo(root, &["test", "--workspace"], &env)
+    })?;
+    step(6, "doc", &mut || {
+        let env = [("RUSTDOCFLAGS", "-D warnings")];
+        cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
+    })?;
+
+    let parts: Vec<String> = timings
+        .iter()
+        .map(|(name, secs)| format!("{name} {secs:.1}s"))
+        .collect();
+    println!(
+        "xtask test: all {STEPS} steps passed in {:.1}s ({})",
+        started.elapsed().as_secs_f64(),
+        parts.join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `cargo` that runs this xtask (`CARGO`), else the one on `PATH`.
+fn cargo_bin() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+}
+
+fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
+    let shown = format!("cargo {}", args.join(" "));
+    let env_shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    eprintln!("  $ {} {shown}", env_shown.join(" "));
+    let status = Command::new(cargo_bin())
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("could not run `{shown}`"))?;
+    if !status.success() {
+        bail!("`{shown}` failed ({status})");
+    }
+    Ok(())
+}
+
+/// Makes sure `cargo fmt` and `cargo clippy` work, installing the components with `rustup`
+/// when they are missing.
+fn ensure_components() -> Result<()> {
+    let works = |sub: &str| {
+        Command::new(cargo_bin())
+            .args([sub, "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let missing: Vec<&str> = [("fmt", "rustfmt"), ("clippy", "clippy")]
+        .into_iter()
+        .filter(|(sub, _)| !works(sub))
+        .map(|(_, component)| component)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("  $ rustup component add {}", missing.join(" "));
+    let status = Command::new("rustup")
+        .args(["component", "add"])
+        .args(&missing)
+        .status()
+        .with_context(|| {
+            format!(
+                "{} missing and rustup is not available to install them",
+                missing.join(" and ")
+            )
+        })?;
+    if !status.success() {
+        bail!(
+            "`rustup component add {}` failed ({status})",
+            missing.join(" ")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! `cargo xtask fetch-wheel`: downloads NVIDIA's `nvidia-cuda-runtime` wheel of the CUDA
+//! release the docs describe and unpacks it under `target/`, for the tests that need the real
+//! C headers and the real `libcudart`.
+//!
+//! The release is read from `docs-src/manifest.toml` (the newest `release` of its documents),
+//! never a constant here. The wheel is fetched with `python3 -m pip download` (override the
+//! interpreter with `PYTHON`) and unpacked with Python's `zipfile`; both steps are skipped when
+//! their result is already there. This module does not build or test anything.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use codegen::ir::Release;
+use codegen::load::ManifestEntry;
+use serde::Deserialize;
+
+/// The unpacked wheel: where its headers and its runtime library are.
+#[derive(Debug)]
+pub struct Wheel {
+    /// The folder the wheel was unpacked into (`target/cuda-wheel-13.2`).
+    pub root: PathBuf,
+    /// The folder holding `cuda_runtime_api.h` (`…/nvidia/cu13/include`).
+    pub include: PathBuf,
+    /// The runtime library (`…/nvidia/cu13/lib/libcudart.so.13`).
+    pub lib: PathBuf,
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    #[serde(default)]
+    document: Vec<ManifestEntry>,
+}
+
+/// The newest CUDA release stated by any document of `docs_src/manifest.toml`.
+pub fn newest_release(docs_src: &Path) -> Result<Release> {
+    let path = docs_src.join("manifest.toml");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest: Manifest =
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    manifest
+        .document
+        .iter()
+        .filter_map(|d| d.release.as_deref().and_then(Release::parse))
+        .max()
+        .with_context(|| format!("{}: no document states a release", path.display()))
+}
+
+/// The pip version pattern for a release: `13.2` → `13.2.*`, `13` → `13.*` (wheel versions
+/// carry NVIDIA's own patch numbers, `13.2.86`, so only major and minor are kept).
+pub fn pip_pattern(release: &Release) -> String {
+    let parts: Vec<String> = release.0.iter().take(2).map(u32::to_string).collect();
+    format!("{}.*", parts.join("."))
+}
+
+/// Downloads (unless a matching wheel is in `target/wheels`) and unpacks (unless already
+/// unpacked) the `nvidia-cuda-runtime` wheel of `release`.
+pub fn fetch(workspace: &Path, release: &Release) -> Result<Wheel> {
+    let short = short_release(release);
+    let root = workspace.join("target").join(format!("cuda-wheel-{short}"));
+    let major = release.0.first().copied().unwrap_or_default();
+    if let Ok(wheel) = locate(&root, major) {
+        return Ok(wheel);
+    }
+    let wheels = workspace.join("target").join("wheels");
+    let file = match find_wheel(&wheels, &short)? {
+        Some(f) => f,
+        None => {
+            download(&wheels, release)?;
+            find_wheel(&wheels, &short)?.with_context(|| {
+                format!(
+                    "pip reported success but {} holds no nvidia_cuda_runtime-{short}.* \
+                     manylinux x86_64 wheel",
+                    wheels.display()
+                )
+            })?
+        }
+    };
+    unpack(&file, &root)?;
+    locate(&root, major)
+}
+
+/// `13.2.1` → `13.2`.
+fn short_release(release: &Release) -> String {
+    let parts: Vec<String> = release.0.iter().take(2).map(u32::to_string).collect();
+    parts.join(".")
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+fn download(dir: &Path, release: &Release) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let spec = format!("nvidia-cuda-runtime=={}", pip_pattern(release));
+    eprintln!("fetch-wheel: pip download {spec} → {}", dir.display());
+    let status = Command::new(python())
+        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
+        .args(["--platform", "manylinux_2_17_x86_64"])
+        .arg("--disable-pip-version-check")
+        .arg("-d")
+        .arg(dir)
+        .arg(&spec)
+        .status()
+        .with_context(|| {
+            format!(
+                "running `{} -m pip` (is Python 3 with pip installed?)",
+                python()
+            )
+        })?;
+    if !status.success() {
+        bail!("`pip download {spec}` failed ({status}); it needs network access to PyPI");
+    }
+    Ok(())
+}
+
+/// The newest `nvidia_cuda_runtime-<short>.*` manylinux x86_64 wheel in `dir`, if any.
+fn find_wheel(dir: &Path, short: &str) -> Result<Option<PathBuf>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let prefix = format!("nvidia_cuda_runtime-{short}.");
+    let mut found: Vec<(Release, PathBuf)> = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("listing {}", dir.display()))?
+            .path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !(name.starts_with(&prefix)
+            && name.ends_with(".whl")
+            && name.contains("manylinux")
+            && name.contains("x86_64"))
+        {
+            continue;
+        }
+        // nvidia_cuda_runtime-13.2.86-py3-none-….whl: the second dash-separated field.
+        if let Some(version) = name.split('-').nth(1).and_then(Release::parse) {
+            found.push((version, path));
+        }
+    }
+    found.sort();
+    Ok(found.pop().map(|(_, p)| p))
+}
+
+/// Unpacks `wheel` into `root` through a temporary sibling folder, so that an interrupted
+/// run never leaves a half-filled `root`.
+fn unpack(wheel: &Path, root: &Path) -> Result<()> {
+    let tmp = root.with_extension("partial");
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
+    }
+    if root.exists() {
+        std::fs::remove_dir_all(root).with_context(|| format!("removing {}", root.display()))?;
+    }
+    eprintln!(
+        "fetch-wheel: unpacking {} → {}",
+        wheel.display(),
+        root.display()
+    );
+    let status = Command::new(python())
+        .args(["-m", "zipfile", "-e"])
+        .arg(wheel)
+        .arg(&tmp)
+        .status()
+        .with_context(|| format!("running `{} -m zipfile`", python()))?;
+    if !status.success() {
+        bail!("unpacking {} failed ({status})", wheel.display());
+    }
+    std::fs::rename(&tmp, root)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), root.display()))
+}
+
+/// Finds the headers and the library in an unpacked wheel: `nvidia/<any>/include` holding
+/// `cuda_runtime_api.h` and `nvidia/<any>/lib/libcudart.so.<major>`.
+fn locate(root: &Path, major: u32) -> Result<Wheel> {
+    let nvidia = root.join("nvidia");
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&nvidia)
+        .with_context(|| format!("listing {}", nvidia.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    subdirs.sort();
+    let lib_name = format!("libcudart.so.{major}");
+    for sub in &subdirs {
+        let include = sub.join("include");
+        let lib = sub.join("lib").join(&lib_name);
+        if include.join("cuda_runtime_api.h").is_file() && lib.is_file() {
+            return Ok(Wheel {
+                root: root.to_path_buf(),
+                include,
+                lib,
+            });
+        }
+    }
+    let names: Vec<String> = subdirs.iter().map(|p| p.display().to_string()).collect();
+    bail!(
+        "{}: no nvidia/*/include/cuda_runtime_api.h with nvidia/*/lib/{lib_name} (found: {})",
+        root.display(),
+        names.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pip_pattern_keeps_major_and_minor() {
+        let r = |s| Release::parse(s).unwrap();
+        assert_eq!(pip_pattern(&r("13.2")), "13.2.*");
+        assert_eq!(pip_pattern(&r("13.2.1")), "13.2.*");
+        assert_eq!(pip_pattern(&r("13")), "13.*");
+    }
+
+    #[test]
+    fn newest_release_of_the_docs_is_the_maximum_of_the_manifest() {
+        let dir = std::env::temp_dir().join(format!("xtask-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("manifest.toml"),
+            "[[document]]\nfile = \"a\"\nrelease = \"12.9\"\n\
+             [[document]]\nfile = \"b\"\nrelease = \"13.10\"\n\
+             [[document]]\nfile = \"c\"\nrelease = \"13.2\"\n\
+             [[document]]\nfile = \"d\"\n",
+        )
+        .unwrap();
+        let newest = newest_release(&dir).map(|r| r.to_string());
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(newest.unwrap(), "13.10");
+    }
+
+    #[test]
+    fn the_workspace_docs_name_a_release() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs-src");
+        let release = newest_release(&docs).unwrap();
+        assert!(release.0.len() >= 2, "{release}");
+    }
+
+    #[test]
+    fn find_wheel_picks_the_newest_matching_manylinux_x86_64_wheel() {
+        let dir = std::env::temp_dir().join(format!("xtask-wheels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "nvidia_cuda_runtime-13.2.51-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+            "nvidia_cuda_runtime-13.2.86-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+            "nvidia_cuda_runtime-13.2.86-py3-none-manylinux2014_aarch64.whl",
+            "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.whl",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let found = find_wheel(&dir, "13.2").unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let name = found
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.starts_with("nvidia_cuda_runtime-13.2.86-") && name.contains("x86_64"));
+    }
+}

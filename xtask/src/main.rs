@@ -1,6 +1,8 @@
-//! `cargo xtask`: the command line over `codegen` (`ir`, `codegen`, `fetch-wheel`, `test`, …).
+//! `cargo xtask`: the command line over `codegen` (`ir`, `codegen`, `coverage`, `fetch-wheel`,
+//! `test`, …).
 
 mod codegen_cmd;
+mod coverage_cmd;
 mod test_cmd;
 mod wheel;
 
@@ -28,6 +30,8 @@ enum Command {
     Ir(IrArgs),
     /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
     Codegen(codegen_cmd::CodegenArgs),
+    /// Audit docs × ABI × a live libcudart's exports: what is documented, bound, exported.
+    Coverage(coverage_cmd::CoverageArgs),
     /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
     FetchWheel(FetchWheelArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
@@ -71,6 +75,7 @@ fn run() -> Result<ExitCode> {
     match cli.command {
         Command::Ir(args) => ir(args),
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
+        Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Test => test_cmd::run(&workspace_root()),
     }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use codegen::coverage::{self, Class, Exports};
 use codegen::ir::Release;
 use codegen::report::OutputFormat;
@@ -200,20 +200,37 @@ fn library(lib: Option<&Path>) -> Result<(Exports, Option<i32>)> {
                 );
             }
             let exports = coverage::read_exports(path)?;
-            let opened = runtime::Library::open(path).with_context(|| {
-                format!("--lib {}: cannot open it as a CUDA runtime", path.display())
+            let opened = runtime::Library::open(path).map_err(|e| {
+                anyhow!(
+                    "--lib {}: cannot open it as a CUDA runtime: {}",
+                    path.display(),
+                    reasons(&e)
+                )
             })?;
             let version = opened.runtime_version().ok();
             Ok((exports, version))
         }
         None => {
-            let opened = runtime::Library::search()
-                .context("no CUDA runtime library found (give one with --lib or CUDART_PATH)")?;
+            let opened = runtime::Library::search().map_err(|e| {
+                anyhow!("no CUDA runtime library found (give one with --lib or set CUDART_PATH); tried: {}", reasons(&e))
+            })?;
             let file = loaded_file(opened.path())?;
             let exports = coverage::read_exports(&file)?;
             let version = opened.runtime_version().ok();
             Ok((exports, version))
         }
+    }
+}
+
+/// A loader error on one line: each candidate tried with its reason, `; `-separated.
+fn reasons(e: &runtime::Error) -> String {
+    match e {
+        runtime::Error::LibraryNotFound { tried } if !tried.is_empty() => tried
+            .iter()
+            .map(|(what, why)| format!("{what}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string().replace('\n', " "),
     }
 }
 

@@ -1,7 +1,8 @@
 //! `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
 //!
 //! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
-//! not); `cargo fmt --all --check`; fetch the CUDA runtime wheel ([`crate::wheel`]);
+//! not); `cargo fmt --all --check`; fetch the CUDA runtime wheel ([`crate::wheel`]); install
+//! Debian's `chromium` for the HTML report browser test when it is missing;
 //! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
 //! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
@@ -24,7 +25,7 @@ pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 6;
+    const STEPS: usize = 7;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         eprintln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -49,7 +50,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let Some(w) = fetched else {
         bail!("xtask test: the wheel step returned no wheel");
     };
-    step(4, "clippy", &mut || {
+    step(4, "chromium", &mut ensure_chromium)?;
+    step(5, "clippy", &mut || {
         let args = [
             "clippy",
             "--workspace",
@@ -62,14 +64,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
-    step(5, "test", &mut || {
+    step(6, "test", &mut || {
         let env = [
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
         ];
         cargo(root, &["test", "--workspace"], &env)
     })?;
-    step(6, "doc", &mut || {
+    step(7, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
     })?;
@@ -140,6 +142,37 @@ fn ensure_components() -> Result<()> {
             "`rustup component add {}` failed ({status})",
             missing.join(" ")
         );
+    }
+    Ok(())
+}
+
+/// Where the HTML report browser test (`tests/tests/html_report_browser.rs`) expects Debian's
+/// chromium.
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Installs Debian's `chromium` (`apt-get update`, `apt-get install -y chromium`) when
+/// [`CHROMIUM`] is absent. Not being root is not an error here: the step says so and the
+/// browser test then fails with its own message.
+fn ensure_chromium() -> Result<()> {
+    if Path::new(CHROMIUM).is_file() {
+        return Ok(());
+    }
+    let uid = Command::new("id").arg("-u").output().ok();
+    let root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        eprintln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
+        return Ok(());
+    }
+    for args in [&["update"][..], &["install", "-y", "chromium"][..]] {
+        eprintln!("  $ apt-get {}", args.join(" "));
+        let status = Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("could not run apt-get")?;
+        if !status.success() {
+            bail!("`apt-get {}` failed ({status})", args.join(" "));
+        }
     }
     Ok(())
 }

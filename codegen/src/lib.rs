@@ -4,11 +4,13 @@
 //!
 //! Data flow: [`parse`] (one document → [`ir::Api`]) → [`merge`] (several → one) →
 //! [`bind`] (join with the [`abi`] model) → [`emit`]; [`pipeline`] runs them all for
-//! `cargo xtask codegen`. [`diff`] compares two IRs and [`report`] renders reports.
+//! `cargo xtask codegen`. [`diff`] compares two IRs, [`coverage`] audits docs × ABI × a live
+//! library's exports, and [`report`] renders reports.
 //! Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
 pub mod abi;
 pub mod bind;
+pub mod coverage;
 pub mod diag;
 pub mod diff;
 pub mod emit;

@@ -1,8 +1,9 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
-//! `fetch-wheel` and `test`. Each command's logic lives in its own module.
+//! `coverage`, `fetch-wheel` and `test`. Each command's logic lives in its own module.
 
 mod abi_cmd;
 mod codegen_cmd;
+mod coverage_cmd;
 mod diff_cmd;
 mod test_cmd;
 mod wheel;
@@ -35,6 +36,8 @@ enum Command {
     Abi(abi_cmd::AbiArgs),
     /// Compare two API descriptions (documents or IR JSON) and report what changed.
     Diff(diff_cmd::DiffArgs),
+    /// Audit docs × ABI × a live libcudart's exports: what is documented, bound, exported.
+    Coverage(coverage_cmd::CoverageArgs),
     /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
     FetchWheel(FetchWheelArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
@@ -80,6 +83,7 @@ fn run() -> Result<ExitCode> {
         Command::Codegen(args) => codegen_cmd::run(args, &workspace_root()),
         Command::Abi(args) => abi_cmd::run(args, &workspace_root()),
         Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
+        Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Test => test_cmd::run(&workspace_root()),
     }

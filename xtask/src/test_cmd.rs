@@ -3,6 +3,7 @@
 //! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
 //! not); `cargo fmt --all --check`; `cargo xtask codegen --check` (the committed generated
 //! files are what the generator makes now); fetch the CUDA runtime wheel ([`crate::wheel`]);
+//! install Debian's `chromium` for the HTML report browser test when it is missing;
 //! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
 //! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
@@ -25,7 +26,7 @@ pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 7;
+    const STEPS: usize = 8;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         eprintln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -63,7 +64,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let Some(w) = fetched else {
         bail!("xtask test: the wheel step returned no wheel");
     };
-    step(5, "clippy", &mut || {
+    step(5, "chromium", &mut ensure_chromium)?;
+    step(6, "clippy", &mut || {
         let args = [
             "clippy",
             "--workspace",
@@ -76,14 +78,14 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
-    step(6, "test", &mut || {
+    step(7, "test", &mut || {
         let env = [
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
         ];
         cargo(root, &["test", "--workspace"], &env)
     })?;
-    step(7, "doc", &mut || {
+    step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
     })?;
@@ -154,6 +156,37 @@ fn ensure_components() -> Result<()> {
             "`rustup component add {}` failed ({status})",
             missing.join(" ")
         );
+    }
+    Ok(())
+}
+
+/// Where the HTML report browser test (`tests/tests/html_report_browser.rs`) expects Debian's
+/// chromium.
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Installs Debian's `chromium` (`apt-get update`, `apt-get install -y chromium`) when
+/// [`CHROMIUM`] is absent. Not being root is not an error here: the step says so and the
+/// browser test then fails with its own message.
+fn ensure_chromium() -> Result<()> {
+    if Path::new(CHROMIUM).is_file() {
+        return Ok(());
+    }
+    let uid = Command::new("id").arg("-u").output().ok();
+    let root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        eprintln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
+        return Ok(());
+    }
+    for args in [&["update"][..], &["install", "-y", "chromium"][..]] {
+        eprintln!("  $ apt-get {}", args.join(" "));
+        let status = Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("could not run apt-get")?;
+        if !status.success() {
+            bail!("`apt-get {}` failed ({status})", args.join(" "));
+        }
     }
     Ok(())
 }

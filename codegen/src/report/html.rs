@@ -5,6 +5,10 @@
 //! Stable hooks for tests and scripts: each table is `<table id="t-ID">`, each row
 //! `<tr data-name="NAME">` (plus `data-severity` when set), each cell `<td data-col="KEY">`;
 //! the search box is `<input id="search">`. All text is escaped.
+//!
+//! When the script has run, `<html>` carries `data-report-script="ready"`; a URL fragment
+//! `#q=TEXT` fills the search box on load (so a link, or a headless browser test, can open
+//! the page filtered).
 
 use std::fmt::Write;
 
@@ -36,6 +40,8 @@ box.addEventListener('input',function(){var q=box.value.trim().toLowerCase();
 document.querySelectorAll('table.filterable').forEach(function(table){var shown=0;
 Array.prototype.forEach.call(table.tBodies[0]?table.tBodies[0].rows:[],function(tr){var ok=q===''||tr.textContent.toLowerCase().indexOf(q)>=0;tr.hidden=!ok;if(ok)shown++;});
 var c=document.getElementById('c-'+table.id);if(c)c.textContent='('+shown+(q?' shown':'')+')';});});
+var m=/^#q=(.*)$/.exec(location.hash);if(m){box.value=decodeURIComponent(m[1]);box.dispatchEvent(new Event('input'));}
+document.documentElement.setAttribute('data-report-script','ready');
 })();"#;
 
 /// Renders `report` as a self-contained HTML page.

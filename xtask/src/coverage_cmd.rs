@@ -1,0 +1,252 @@
+//! `cargo xtask coverage [--lib PATH] [--docs PATH…] [--format md|json|html] [--out FILE]
+//! [--fail-on CLASS…]`: audits which documented functions the generated crate binds and the
+//! live `libcudart` exports ([`codegen::coverage`]), prints the totals and writes the report.
+//!
+//! The library is `--lib`, else the first one the runtime crate's search order opens
+//! (`CUDART_PATH`, the system loader, the install folders). Its exports are read from the ELF
+//! file before it is opened, so a file that is not an ELF shared library is an error without
+//! being loaded; its version comes from `cudaRuntimeGetVersion`. This module only wires the
+//! steps together; the audit itself lives in `codegen`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use codegen::coverage::{self, Class, Exports};
+use codegen::ir::Release;
+use codegen::report::OutputFormat;
+
+/// Arguments of `cargo xtask coverage`.
+#[derive(clap::Args)]
+pub struct CoverageArgs {
+    /// The CUDA runtime library to audit (default: the runtime crate's search order).
+    #[arg(long)]
+    pub lib: Option<PathBuf>,
+    /// Documentation files or folders (default: docs-src/).
+    #[arg(long, num_args = 1..)]
+    pub docs: Vec<PathBuf>,
+    /// Report format: md (default), json or html.
+    #[arg(long, default_value = "md")]
+    pub format: String,
+    /// Where to write the report (default: target/coverage.<ext>; `-` for standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Exit non-zero when any name falls in one of these classes (bound, not-exported,
+    /// no-abi, undocumented-per-thread, undocumented-versioned, undocumented-internal,
+    /// undocumented-other, abi-only, or `undocumented` for all four undocumented groups).
+    #[arg(long, num_args = 1.., value_name = "CLASS")]
+    pub fail_on: Vec<String>,
+}
+
+/// Prints a progress line on standard error.
+fn progress(started: Instant, what: &str) {
+    eprintln!(
+        "coverage: [{:>5.1}s] {what}",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Runs the command from the workspace `root`.
+pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
+    let started = Instant::now();
+    let format = OutputFormat::from_name(&args.format)
+        .with_context(|| format!("--format takes md, json or html, not `{}`", args.format))?;
+    let fail_on = fail_on_classes(&args.fail_on)?;
+    let docs = if args.docs.is_empty() {
+        vec![root.join("docs-src")]
+    } else {
+        args.docs
+    };
+    for d in &docs {
+        if !d.exists() {
+            bail!("--docs {}: no such file or folder", d.display());
+        }
+    }
+
+    progress(started, "reading the library's exported symbols");
+    let (exports, version) = library(args.lib.as_deref())?;
+    let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
+    progress(
+        started,
+        &format!(
+            "{}: CUDA runtime {version_shown}, {} exported functions",
+            exports.path,
+            exports.functions.len()
+        ),
+    );
+
+    progress(
+        started,
+        &format!("reading the documentation ({})", shown_paths(&docs)),
+    );
+    let api = codegen::merge::merge(codegen::load::load_all(&docs, None)?);
+    progress(
+        started,
+        &format!(
+            "{} documents, {} documented functions",
+            api.documents.len(),
+            api.functions.len()
+        ),
+    );
+
+    let release = match (codegen::pipeline::release_of(&api), version) {
+        (Some(r), _) => r,
+        (None, Some(v)) => {
+            let r = Release(vec![(v / 1000) as u32, ((v % 1000) / 10) as u32]);
+            progress(
+                started,
+                &format!("no document states a release; using the library's ({r})"),
+            );
+            r
+        }
+        (None, None) => {
+            bail!("no document states a CUDA release and the library's version is unknown")
+        }
+    };
+    progress(
+        started,
+        &format!("reading the ABI source for CUDA {release} (cargo metadata, cudarc)"),
+    );
+    let abi = codegen::abi::load_abi(&release)?;
+    progress(
+        started,
+        &format!("ABI: {} functions; classifying", abi.functions.len()),
+    );
+    let report = coverage::audit(&api, &abi, &exports, version);
+
+    let text = coverage::render::render(&report, format);
+    let out = args.out.unwrap_or_else(|| {
+        root.join("target")
+            .join(format!("coverage.{}", format.extension()))
+    });
+    if out.as_os_str() == "-" {
+        print!("{text}");
+        eprint!("{}", coverage::render::summary(&report));
+    } else {
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
+        print!("{}", coverage::render::summary(&report));
+        println!("report written to {}", out.display());
+    }
+
+    let failing: Vec<String> = fail_on
+        .iter()
+        .filter_map(|&c| {
+            let n = report.totals.count(c);
+            (n > 0).then(|| format!("{} {}", n, c.name()))
+        })
+        .collect();
+    if !failing.is_empty() {
+        eprintln!(
+            "coverage: failing because of --fail-on: {}",
+            failing.join(", ")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The classes named by `--fail-on`, or an error naming the unknown word and the known ones.
+fn fail_on_classes(words: &[String]) -> Result<Vec<Class>> {
+    let mut out = Vec::new();
+    for word in words
+        .iter()
+        .flat_map(|w| w.split(','))
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        match Class::select(word) {
+            Some(classes) => out.extend(
+                classes
+                    .into_iter()
+                    .filter(|c| !out.contains(c))
+                    .collect::<Vec<_>>(),
+            ),
+            None => {
+                let known: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
+                bail!(
+                    "--fail-on: unknown class `{word}` (known: {}, undocumented)",
+                    known.join(", ")
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn shown_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads the exports of the library (the given file, or the one the runtime crate finds)
+/// and its version.
+fn library(lib: Option<&Path>) -> Result<(Exports, Option<i32>)> {
+    match lib {
+        Some(path) => {
+            if !path.exists() {
+                bail!("--lib {}: no such file", path.display());
+            }
+            if path.is_dir() {
+                bail!(
+                    "--lib {}: is a folder; give the library file (libcudart.so.13)",
+                    path.display()
+                );
+            }
+            let exports = coverage::read_exports(path)?;
+            let opened = runtime::Library::open(path).map_err(|e| {
+                anyhow!(
+                    "--lib {}: cannot open it as a CUDA runtime: {}",
+                    path.display(),
+                    reasons(&e)
+                )
+            })?;
+            let version = opened.runtime_version().ok();
+            Ok((exports, version))
+        }
+        None => {
+            let opened = runtime::Library::search().map_err(|e| {
+                anyhow!("no CUDA runtime library found (give one with --lib or set CUDART_PATH); tried: {}", reasons(&e))
+            })?;
+            let file = loaded_file(opened.path())?;
+            let exports = coverage::read_exports(&file)?;
+            let version = opened.runtime_version().ok();
+            Ok((exports, version))
+        }
+    }
+}
+
+/// A loader error on one line: each candidate tried with its reason, `; `-separated.
+fn reasons(e: &runtime::Error) -> String {
+    match e {
+        runtime::Error::LibraryNotFound { tried } if !tried.is_empty() => tried
+            .iter()
+            .map(|(what, why)| format!("{what}: {why}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string().replace('\n', " "),
+    }
+}
+
+/// The file behind a library the loader opened: `opened` itself when it names a file, else
+/// (a bare name given to the system loader) the mapped file of that name in
+/// `/proc/self/maps`.
+fn loaded_file(opened: &str) -> Result<PathBuf> {
+    let path = PathBuf::from(opened);
+    if path.parent().is_some_and(|p| !p.as_os_str().is_empty()) {
+        return Ok(path);
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .with_context(|| format!("the system loader opened {opened}, but /proc/self/maps cannot tell which file it is; give it with --lib"))?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(opened)))
+        .with_context(|| format!("the system loader opened {opened}, but it is not among the mapped files; give it with --lib"))
+}

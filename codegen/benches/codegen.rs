@@ -43,12 +43,17 @@ fn bench(c: &mut Criterion) {
     });
 
     let out = std::env::temp_dir().join(format!("codegen-bench-{}", std::process::id()));
-    let opts = codegen::pipeline::Options { docs: docs.clone(), out_dir: out.clone(), check: false };
+    let opts = codegen::pipeline::Options {
+        docs: docs.clone(),
+        out_dir: out.clone(),
+        check: false,
+    };
     let mut group = c.benchmark_group("codegen");
     group.sample_size(10);
     group.bench_function("docs_to_files", |b| {
         b.iter(|| {
-            codegen::pipeline::run_with(api.clone(), &abi, release.clone(), &opts).expect("generates")
+            codegen::pipeline::run_with(api.clone(), &abi, release.clone(), &opts)
+                .expect("generates")
         })
     });
     group.bench_function("end_to_end", |b| {

@@ -31,7 +31,11 @@ static ALLOC: Counting = Counting;
 
 fn main() {
     let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
-    let paths = if args.is_empty() { vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs-src")] } else { args };
+    let paths = if args.is_empty() {
+        vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs-src")]
+    } else {
+        args
+    };
     let files = match codegen::load::list_documents(&paths) {
         Ok(f) => f,
         Err(e) => {
@@ -39,11 +43,17 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let inputs: Vec<(String, Vec<u8>)> = files.iter().filter_map(|p| Some((p.display().to_string(), std::fs::read(p).ok()?))).collect();
+    let inputs: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .filter_map(|p| Some((p.display().to_string(), std::fs::read(p).ok()?)))
+        .collect();
     let input_bytes: usize = inputs.iter().map(|(_, b)| b.len()).sum();
     let base = CURRENT.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    let apis = inputs.iter().map(|(n, b)| codegen::parse::parse_document(n, b, None)).collect();
+    let apis = inputs
+        .iter()
+        .map(|(n, b)| codegen::parse::parse_document(n, b, None))
+        .collect();
     let api = codegen::merge::merge(apis);
     let peak = PEAK.load(Ordering::Relaxed) - base;
     let kept = CURRENT.load(Ordering::Relaxed) - base;

@@ -30,12 +30,24 @@ fn every_documented_function_is_bound_or_listed_with_a_reason() {
     let mut listed = 0;
     for f in &api.functions {
         let is_bound = b.functions.iter().any(|g| g.name == f.name);
-        let unbound = b.unbound.iter().find(|u| u.kind == "function" && u.name == f.name);
-        assert_eq!(is_bound, abi.functions.contains_key(&f.name), "{}: bound iff the ABI declares it", f.name);
+        let unbound = b
+            .unbound
+            .iter()
+            .find(|u| u.kind == "function" && u.name == f.name);
+        assert_eq!(
+            is_bound,
+            abi.functions.contains_key(&f.name),
+            "{}: bound iff the ABI declares it",
+            f.name
+        );
         match (is_bound, unbound) {
             (true, None) => bound += 1,
             (false, Some(u)) => {
-                assert!(!u.reason.is_empty(), "{} is listed without a reason", f.name);
+                assert!(
+                    !u.reason.is_empty(),
+                    "{} is listed without a reason",
+                    f.name
+                );
                 listed += 1;
             }
             (b_, u) => panic!("{}: bound={b_} listed={}", f.name, u.is_some()),
@@ -45,15 +57,26 @@ fn every_documented_function_is_bound_or_listed_with_a_reason() {
     assert_eq!(bound + listed, api.functions.len());
     assert!(bound > 250, "only {bound} bound");
     // The interop and helper functions the ABI source lacks are among the listed ones.
-    for name in ["make_cudaPitchedPtr", "cudaGLGetDevices", "cudaVDPAUGetDevice"] {
-        assert!(b.unbound.iter().any(|u| u.name == name), "{name} is not listed");
+    for name in [
+        "make_cudaPitchedPtr",
+        "cudaGLGetDevices",
+        "cudaVDPAUGetDevice",
+    ] {
+        assert!(
+            b.unbound.iter().any(|u| u.name == name),
+            "{name} is not listed"
+        );
     }
 }
 
 #[test]
 fn parameters_follow_c_order_and_renamings_are_reported() {
     let b = codegen::bind::join(&seed_001(), &abi_13_2());
-    let f = b.functions.iter().find(|f| f.name == "cudaMallocPitch").expect("bound");
+    let f = b
+        .functions
+        .iter()
+        .find(|f| f.name == "cudaMallocPitch")
+        .expect("bound");
     let names: Vec<&str> = f.params.iter().map(|p| p.c_name.as_str()).collect();
     assert_eq!(names, ["devPtr", "pitch", "width", "height"]);
     // `devPtr` and `pitch` are `:returns:` outputs in the docs, inputs come from the signature.
@@ -64,18 +87,31 @@ fn parameters_follow_c_order_and_renamings_are_reported() {
     for r in &b.renamings {
         assert_ne!(r.rule, codegen::bind::Rule::Exact);
         assert!(
-            b.diagnostics.iter().any(|d| d.message.contains(&r.doc_name) && d.message.contains(&r.function)),
+            b.diagnostics
+                .iter()
+                .any(|d| d.message.contains(&r.doc_name) && d.message.contains(&r.function)),
             "renaming {r:?} has no diagnostic"
         );
     }
-    println!("{} renamings, e.g. {:?}", b.renamings.len(), b.renamings.first());
+    println!(
+        "{} renamings, e.g. {:?}",
+        b.renamings.len(),
+        b.renamings.first()
+    );
 }
 
 #[test]
 fn disagreements_are_diagnostics_with_locations() {
     let b = codegen::bind::join(&seed_001(), &abi_13_2());
-    for d in b.diagnostics.iter().filter(|d| d.severity <= Severity::Warning) {
-        assert!(!d.file.is_empty() && d.line > 0, "diagnostic without a location: {d}");
+    for d in b
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity <= Severity::Warning)
+    {
+        assert!(
+            !d.file.is_empty() && d.line > 0,
+            "diagnostic without a location: {d}"
+        );
     }
     // Enum values the docs state agree with the ABI for the same release, except where a
     // diagnostic says otherwise.
@@ -83,12 +119,19 @@ fn disagreements_are_diagnostics_with_locations() {
     let abi = abi_13_2();
     let mut compared = 0;
     for e in &api.enums {
-        let Some(ae) = abi.enum_named(&e.name) else { continue };
+        let Some(ae) = abi.enum_named(&e.name) else {
+            continue;
+        };
         for v in &e.variants {
             if let (Some(a), Some(d)) = (ae.value(&v.name), v.value) {
                 compared += 1;
                 if a != i128::from(d) {
-                    assert!(b.diagnostics.iter().any(|x| x.message.contains(&v.name)), "{}::{} differs silently", e.name, v.name);
+                    assert!(
+                        b.diagnostics.iter().any(|x| x.message.contains(&v.name)),
+                        "{}::{} differs silently",
+                        e.name,
+                        v.name
+                    );
                 }
             }
         }
@@ -102,11 +145,20 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
     let api = seed_001();
     let abi = abi_13_2();
     let dir = std::env::temp_dir().join(format!("join-emit-{}", std::process::id()));
-    let opts = codegen::pipeline::Options { docs: vec![], out_dir: dir.clone(), check: false };
-    let report = codegen::pipeline::run_with(api, &abi, Release(vec![13, 2]), &opts).expect("generates");
+    let opts = codegen::pipeline::Options {
+        docs: vec![],
+        out_dir: dir.clone(),
+        check: false,
+    };
+    let report =
+        codegen::pipeline::run_with(api, &abi, Release(vec![13, 2]), &opts).expect("generates");
     let functions = std::fs::read_to_string(dir.join("functions.rs")).expect("written");
     for f in &report.bindings.functions {
-        assert!(functions.contains(&format!("pub unsafe fn {}(", f.name)), "{} not emitted", f.name);
+        assert!(
+            functions.contains(&format!("pub unsafe fn {}(", f.name)),
+            "{} not emitted",
+            f.name
+        );
     }
     assert!(report.doc_problems.is_empty(), "{:?}", report.doc_problems);
     let enums = std::fs::read_to_string(dir.join("enums.rs")).expect("written");
@@ -115,6 +167,9 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
     let flags = std::fs::read_to_string(dir.join("flags.rs")).expect("written");
     assert!(flags.contains("bitflags::bitflags!") && flags.contains("HostAllocFlags"));
     let first = functions.lines().next().unwrap_or("");
-    assert!(first.starts_with("// @generated by `cargo xtask codegen`"), "{first}");
+    assert!(
+        first.starts_with("// @generated by `cargo xtask codegen`"),
+        "{first}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

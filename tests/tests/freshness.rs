@@ -12,7 +12,10 @@ fn generated_files_are_fresh() {
         check: true,
     };
     match codegen::pipeline::run(&opts) {
-        Ok(report) => assert!(!report.bindings.functions.is_empty(), "the generator bound no function"),
+        Ok(report) => assert!(
+            !report.bindings.functions.is_empty(),
+            "the generator bound no function"
+        ),
         Err(e) => panic!("{e}"),
     }
 }

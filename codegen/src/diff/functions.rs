@@ -68,8 +68,21 @@ fn compare_one(acc: &mut Acc, p: &Pair, o: &Function, n: &Function) {
         m
     };
     let (oi, ni) = (by_name(op), by_name(np));
+    // A name can stand twice (an in/out parameter is listed as an input and as an output):
+    // pair same name and same direction first; a direction change is only reported when the
+    // other side has the name in the other direction alone.
+    let find = |list: &'_ [Param], name: &str, dir: Direction| {
+        list.iter()
+            .position(|r| r.name == name && r.direction == dir)
+    };
     for q in op {
-        let Some(&j) = ni.get(&q.name) else { continue };
+        let j = match find(np, &q.name, q.direction) {
+            Some(j) => j,
+            None => match ni.get(&q.name) {
+                Some(&j) if find(op, &q.name, np[j].direction).is_none() => j,
+                _ => continue,
+            },
+        };
         let r = &np[j];
         match (q.direction, r.direction) {
             (Direction::In, Direction::Out) => acc.change(

@@ -35,7 +35,8 @@ enum Command {
     Abi(abi_cmd::AbiArgs),
     /// Compare two API descriptions (documents or IR JSON) and report what changed.
     Diff(diff_cmd::DiffArgs),
-    /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
+    /// Download and unpack the `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels (headers and
+    /// libcudart) into target/.
     FetchWheel(FetchWheelArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
     Test,

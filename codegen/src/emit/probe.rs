@@ -150,7 +150,7 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
             Some(format!(
                 "OFF({}, {})",
                 acc.root,
-                join(&acc.path, &f.name)
+                join(&acc.path, f.c_name())
             ))
         };
         let Some(c_off) = c_off else {
@@ -218,9 +218,9 @@ fn access(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, depth: usize) -
         });
     }
     let step = if is_array {
-        format!("{}[0]", field.name)
+        format!("{}[0]", field.c_name())
     } else {
-        field.name.clone()
+        field.c_name().to_string()
     };
     Some(Access {
         path: join(&pa.path, &step),
@@ -258,7 +258,7 @@ fn start(
         let ia = access(inner, by_abi, 0)?;
         return start(inner, &ia, by_abi, depth + 1);
     }
-    Some(format!("OFF({}, {})", a.root, join(&a.path, &first.name)))
+    Some(format!("OFF({}, {})", a.root, join(&a.path, first.c_name())))
 }
 
 /// The C++ probe source; `preamble` is the `//` comment block of every generated file.

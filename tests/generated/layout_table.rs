@@ -10,7 +10,7 @@
 
 /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
 /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
-pub const LAYOUT: [(&str, i128); 1347] = [
+pub static LAYOUT: &[(&str, i128)] = &[
     ("size CUuuid_st", ::core::mem::size_of::<::runtime::sys::CUuuid_st>() as i128),
     ("align CUuuid_st", ::core::mem::align_of::<::runtime::sys::CUuuid_st>() as i128),
     (

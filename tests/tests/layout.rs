@@ -83,10 +83,10 @@ fn layouts_and_enum_values_match_the_c_headers() {
     let mut mismatches = Vec::new();
     let mut missing = Vec::new();
     let (mut records, mut aligns, mut fields, mut values) = (0, 0, 0, 0);
-    for (key, rust) in LAYOUT {
+    for &(key, rust) in LAYOUT {
         match c.get(key) {
             None => missing.push(key),
-            Some(v) if *v != rust => mismatches.push(format!("{key}: C {v}, Rust {rust}")),
+            Some(&v) if v != rust => mismatches.push(format!("{key}: C {v}, Rust {rust}")),
             Some(_) => match key.split_once(' ').map(|(kind, _)| kind) {
                 Some("size") => records += 1,
                 Some("align") => aligns += 1,

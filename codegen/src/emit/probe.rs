@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::names::{ident, member_names};
@@ -116,8 +116,7 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
     } else {
         t.skipped.push((
             format!("size and align of {}", r.name),
-            "an unnamed member: C++ cannot name its type (its fields' offsets are compared)"
-                .into(),
+            "an unnamed member: C++ cannot name its type (its fields' offsets are compared)".into(),
         ));
     }
     let Some(base) = start(r, &acc, by_abi, 0) else {
@@ -132,8 +131,7 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
         if f.bitfield_unit {
             t.skipped.push((
                 at,
-                "bitfield storage: C bitfields have no offset (size and next field show it)"
-                    .into(),
+                "bitfield storage: C bitfields have no offset (size and next field show it)".into(),
             ));
             continue;
         }
@@ -154,7 +152,8 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
             ))
         };
         let Some(c_off) = c_off else {
-            t.skipped.push((at, "an unnamed member C cannot reach".into()));
+            t.skipped
+                .push((at, "an unnamed member C cannot reach".into()));
             continue;
         };
         let fid = ident(&f.name);
@@ -258,7 +257,11 @@ fn start(
         let ia = access(inner, by_abi, 0)?;
         return start(inner, &ia, by_abi, depth + 1);
     }
-    Some(format!("OFF({}, {})", a.root, join(&a.path, first.c_name())))
+    Some(format!(
+        "OFF({}, {})",
+        a.root,
+        join(&a.path, first.c_name())
+    ))
 }
 
 /// The C++ probe source; `preamble` is the `//` comment block of every generated file.
@@ -319,12 +322,14 @@ pub fn rust_table(t: &Tables) -> TokenStream {
         let v = &e.rust;
         quote! { (#key, #v), }
     });
-    let skipped = t.skipped.iter().map(|(what, why)| quote! { (#what, #why), });
-    let n = Literal::usize_unsuffixed(t.entries.len());
+    let skipped = t
+        .skipped
+        .iter()
+        .map(|(what, why)| quote! { (#what, #why), });
     quote! {
         /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
         /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
-        pub const LAYOUT: [(&str, i128); #n] = [#(#rows)*];
+        pub static LAYOUT: &[(&str, i128)] = &[#(#rows)*];
 
         /// `(item, reason)` for what is not compared.
         pub const SKIPPED: &[(&str, &str)] = &[#(#skipped)*];

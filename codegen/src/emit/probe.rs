@@ -374,10 +374,164 @@ pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abi::{AbiType, Field, Record, RecordKind};
+
+    fn field(name: &str, c: CType) -> Field {
+        Field {
+            name: name.into(),
+            ty: AbiType::new(String::new(), c),
+            bitfield_unit: name.starts_with("_bitfield_"),
+            line: 1,
+        }
+    }
+
+    fn named(n: &str) -> CType {
+        CType::Named { name: n.into() }
+    }
+
+    fn int() -> CType {
+        CType::Primitive { name: "int".into() }
+    }
+
+    fn record(
+        name: &str,
+        kind: RecordKind,
+        parent: Option<&str>,
+        fields: Vec<Field>,
+    ) -> BoundRecord {
+        BoundRecord {
+            name: name.into(),
+            abi: Record {
+                name: name.into(),
+                kind,
+                repr: vec!["C".into()],
+                opaque: fields.is_empty(),
+                fields,
+                parent: parent.map(str::to_string),
+                nested: Vec::new(),
+                aliases: Vec::new(),
+                line: 1,
+            },
+            doc: None,
+            field_docs: Vec::new(),
+            section: None,
+            source: None,
+        }
+    }
+
+    /// `struct P { int type; union { int x; int y; }; struct { int z; } s[2]; bits }` and an
+    /// opaque `Q`.
+    fn sample() -> Bindings {
+        let records = vec![
+            record(
+                "P",
+                RecordKind::Struct,
+                None,
+                vec![
+                    field("type_", int()),
+                    field("__bindgen_anon_1", named("P__bindgen_ty_1")),
+                    field(
+                        "s",
+                        CType::Array {
+                            of: Box::new(named("P__bindgen_ty_2")),
+                            len: 2,
+                        },
+                    ),
+                    field(
+                        "_bitfield_1",
+                        CType::Array {
+                            of: Box::new(CType::Primitive {
+                                name: "uint8_t".into(),
+                            }),
+                            len: 4,
+                        },
+                    ),
+                ],
+            ),
+            record(
+                "P__bindgen_ty_1",
+                RecordKind::Union,
+                Some("P"),
+                vec![field("x", int()), field("y", int())],
+            ),
+            record(
+                "P__bindgen_ty_2",
+                RecordKind::Struct,
+                Some("P"),
+                vec![field("z", int())],
+            ),
+            record("Q", RecordKind::Struct, None, Vec::new()),
+        ];
+        Bindings {
+            records,
+            ..Bindings::default()
+        }
+    }
+
+    fn cpp_of<'a>(t: &'a Tables, key: &str) -> Option<&'a str> {
+        t.entries
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| e.cpp.as_str())
+    }
 
     #[test]
-    fn join_paths() {
+    fn nested_records_are_reached_through_their_parent() {
+        let t = tables(&sample());
+        assert_eq!(cpp_of(&t, "size P"), Some("SIZE(P)"));
+        // A keyword field is named as C writes it.
+        assert_eq!(cpp_of(&t, "offset P.type_"), Some("OFF(P, type)"));
+        // An unnamed member starts where its first field does.
+        assert_eq!(cpp_of(&t, "offset P.__bindgen_anon_1"), Some("OFF(P, x)"));
+        assert_eq!(
+            cpp_of(&t, "offset P__bindgen_ty_1.y"),
+            Some("OFF(P, y) - OFF(P, x)")
+        );
+        assert_eq!(cpp_of(&t, "size P__bindgen_ty_1"), None);
+        // A record in an array is reached through its first element.
+        assert_eq!(
+            cpp_of(&t, "size P__bindgen_ty_2"),
+            Some("SIZE(MEMBER_T(P, s[0]))")
+        );
+        assert_eq!(
+            cpp_of(&t, "offset P__bindgen_ty_2.z"),
+            Some("OFF(P, s[0].z) - OFF(P, s[0])")
+        );
+        let rust = t
+            .entries
+            .iter()
+            .find(|e| e.key == "offset P.type_")
+            .map(|e| e.rust.to_string().replace(' ', ""));
+        assert_eq!(
+            rust.as_deref(),
+            Some("::core::mem::offset_of!(::runtime::sys::P,type_)asi128")
+        );
+    }
+
+    #[test]
+    fn what_is_not_compared_is_listed_with_a_reason() {
+        let t = tables(&sample());
+        let skipped: Vec<&str> = t.skipped.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(
+            skipped,
+            ["P._bitfield_1", "size and align of P__bindgen_ty_1", "Q"]
+        );
+        assert!(t.skipped.iter().all(|(_, why)| !why.is_empty()));
+        assert!(t.entries.iter().all(|e| !e.key.contains("_bitfield_")));
+        assert!(t.entries.iter().all(|e| !e.key.contains(" Q")));
+    }
+
+    #[test]
+    fn the_probe_prints_every_entry_and_the_count() {
+        let t = tables(&sample());
+        let cpp = cpp_source("// header\n", &t);
+        assert!(cpp.starts_with("// header\n"));
+        assert!(cpp.contains("#include <cuda_runtime_api.h>"));
+        assert!(cpp.contains(
+            r#"{"offset P__bindgen_ty_2.z", (long long)(OFF(P, s[0].z) - OFF(P, s[0]))},"#
+        ));
+        assert_eq!(cpp.matches("(long long)(").count(), t.entries.len());
+        assert!(cpp.contains(r#"std::printf("entries %zu\n""#));
         assert_eq!(join("", "a"), "a");
-        assert_eq!(join("res.array", "array"), "res.array.array");
     }
 }

@@ -1,6 +1,6 @@
 //! The whole generator run behind `cargo xtask codegen`: read the docs, merge, pick the CUDA
 //! release the docs describe, read the ABI for that release, join, emit, and write (or check)
-//! `runtime/src/generated/`.
+//! `runtime/src/generated/`, and the verification tables of `tests/generated/`.
 //!
 //! The release is the newest one the documents' manifest states; no release is a constant
 //! here. The summary this module renders is what the command prints.
@@ -34,6 +34,8 @@ pub struct Options {
     pub docs: Vec<PathBuf>,
     /// The folder to write (`runtime/src/generated`).
     pub out_dir: PathBuf,
+    /// The folder for the verification tables (`tests/generated`); `None` skips them.
+    pub tests_out_dir: Option<PathBuf>,
     /// Compare instead of writing; stale files are an error.
     pub check: bool,
 }
@@ -92,7 +94,11 @@ pub fn run_with(
         })
         .collect();
     let out = emit::generate(&bindings, &inputs)?;
-    let changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    let mut changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    if let Some(dir) = &opts.tests_out_dir {
+        let tests = emit::files::write_all(dir, &out.test_files, opts.check)?;
+        changed.extend(tests.into_iter().map(|f| format!("tests/generated/{f}")));
+    }
     Ok(Report {
         release,
         api,

@@ -1,6 +1,6 @@
 //! `cargo xtask codegen [--check] [--docs PATH…] [--list-unbound] [--deny warnings]`:
-//! regenerates `runtime/src/generated/` from the documentation and the ABI source, or
-//! checks that the committed files are fresh.
+//! regenerates `runtime/src/generated/` (and the verification tables in `tests/generated/`)
+//! from the documentation and the ABI source, or checks that the committed files are fresh.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +43,7 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
     let opts = codegen::pipeline::Options {
         docs,
         out_dir: root.join("runtime/src/generated"),
+        tests_out_dir: Some(root.join("tests/generated")),
         check: args.check,
     };
     let report = codegen::pipeline::run(&opts)?;

@@ -38,7 +38,8 @@ enum Command {
     Diff(diff_cmd::DiffArgs),
     /// Audit docs × ABI × a live libcudart's exports: what is documented, bound, exported.
     Coverage(coverage_cmd::CoverageArgs),
-    /// Download and unpack the `nvidia-cuda-runtime` wheel (headers and libcudart) into target/.
+    /// Download and unpack the `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels (headers and
+    /// libcudart) into target/.
     FetchWheel(FetchWheelArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
     Test,

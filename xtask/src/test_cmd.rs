@@ -43,6 +43,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         let opts = codegen::pipeline::Options {
             docs: vec![root.join("docs-src")],
             out_dir: root.join("runtime/src/generated"),
+            tests_out_dir: Some(root.join("tests/generated")),
             check: true,
         };
         let report = codegen::pipeline::run(&opts)?;

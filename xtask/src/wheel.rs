@@ -1,6 +1,8 @@
 //! `cargo xtask fetch-wheel`: downloads NVIDIA's `nvidia-cuda-runtime` wheel of the CUDA
-//! release the docs describe and unpacks it under `target/`, for the tests that need the real
-//! C headers and the real `libcudart`.
+//! release the docs describe, with the `nvidia-cuda-crt` wheel of the same release (the
+//! `crt/host_defines.h` … headers that `cuda_runtime_api.h` includes live there since CUDA
+//! 13), and unpacks both into one folder under `target/`, for the tests that need the real C
+//! headers and the real `libcudart`.
 //!
 //! The release is read from `docs-src/manifest.toml` (the newest `release` of its documents),
 //! never a constant here. The wheel is fetched with `python3 -m pip download` (override the
@@ -15,10 +17,14 @@ use codegen::ir::Release;
 use codegen::load::ManifestEntry;
 use serde::Deserialize;
 
-/// The unpacked wheel: where its headers and its runtime library are.
+/// The wheels unpacked together: the runtime (library and API headers) and the C runtime
+/// headers it includes.
+pub const PACKAGES: [&str; 2] = ["nvidia-cuda-runtime", "nvidia-cuda-crt"];
+
+/// The unpacked wheels: where their headers and the runtime library are.
 #[derive(Debug)]
 pub struct Wheel {
-    /// The folder the wheel was unpacked into (`target/cuda-wheel-13.2`).
+    /// The folder the wheels were unpacked into (`target/cuda-wheel-13.2`).
     pub root: PathBuf,
     /// The folder holding `cuda_runtime_api.h` (`…/nvidia/cu13/include`).
     pub include: PathBuf,
@@ -55,7 +61,7 @@ pub fn pip_pattern(release: &Release) -> String {
 }
 
 /// Downloads (unless a matching wheel is in `target/wheels`) and unpacks (unless already
-/// unpacked) the `nvidia-cuda-runtime` wheel of `release`.
+/// unpacked) the [`PACKAGES`] wheels of `release`.
 pub fn fetch(workspace: &Path, release: &Release) -> Result<Wheel> {
     let short = short_release(release);
     let root = workspace.join("target").join(format!("cuda-wheel-{short}"));
@@ -64,20 +70,25 @@ pub fn fetch(workspace: &Path, release: &Release) -> Result<Wheel> {
         return Ok(wheel);
     }
     let wheels = workspace.join("target").join("wheels");
-    let file = match find_wheel(&wheels, &short)? {
-        Some(f) => f,
-        None => {
-            download(&wheels, release)?;
-            find_wheel(&wheels, &short)?.with_context(|| {
-                format!(
-                    "pip reported success but {} holds no nvidia_cuda_runtime-{short}.* \
-                     manylinux x86_64 wheel",
-                    wheels.display()
-                )
-            })?
-        }
-    };
-    unpack(&file, &root)?;
+    let mut files = Vec::new();
+    for package in PACKAGES {
+        let dist = package.replace('-', "_");
+        let file = match find_wheel(&wheels, &dist, &short)? {
+            Some(f) => f,
+            None => {
+                download(&wheels, package, release)?;
+                find_wheel(&wheels, &dist, &short)?.with_context(|| {
+                    format!(
+                        "pip reported success but {} holds no {dist}-{short}.* \
+                         manylinux x86_64 wheel",
+                        wheels.display()
+                    )
+                })?
+            }
+        };
+        files.push(file);
+    }
+    unpack(&files, &root)?;
     locate(&root, major)
 }
 
@@ -91,9 +102,9 @@ fn python() -> String {
     std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string())
 }
 
-fn download(dir: &Path, release: &Release) -> Result<()> {
+fn download(dir: &Path, package: &str, release: &Release) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let spec = format!("nvidia-cuda-runtime=={}", pip_pattern(release));
+    let spec = format!("{package}=={}", pip_pattern(release));
     eprintln!("fetch-wheel: pip download {spec} → {}", dir.display());
     let status = Command::new(python())
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
@@ -115,12 +126,13 @@ fn download(dir: &Path, release: &Release) -> Result<()> {
     Ok(())
 }
 
-/// The newest `nvidia_cuda_runtime-<short>.*` manylinux x86_64 wheel in `dir`, if any.
-fn find_wheel(dir: &Path, short: &str) -> Result<Option<PathBuf>> {
+/// The newest `<dist>-<short>.*` manylinux x86_64 wheel in `dir` (`dist` is the package
+/// name with underscores, `nvidia_cuda_runtime`), if any.
+fn find_wheel(dir: &Path, dist: &str, short: &str) -> Result<Option<PathBuf>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(None);
     };
-    let prefix = format!("nvidia_cuda_runtime-{short}.");
+    let prefix = format!("{dist}-{short}.");
     let mut found: Vec<(Release, PathBuf)> = Vec::new();
     for entry in entries {
         let path = entry
@@ -145,9 +157,9 @@ fn find_wheel(dir: &Path, short: &str) -> Result<Option<PathBuf>> {
     Ok(found.pop().map(|(_, p)| p))
 }
 
-/// Unpacks `wheel` into `root` through a temporary sibling folder, so that an interrupted
+/// Unpacks `wheels` into `root` through a temporary sibling folder, so that an interrupted
 /// run never leaves a half-filled `root`.
-fn unpack(wheel: &Path, root: &Path) -> Result<()> {
+fn unpack(wheels: &[PathBuf], root: &Path) -> Result<()> {
     let tmp = root.with_extension("partial");
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
@@ -155,26 +167,28 @@ fn unpack(wheel: &Path, root: &Path) -> Result<()> {
     if root.exists() {
         std::fs::remove_dir_all(root).with_context(|| format!("removing {}", root.display()))?;
     }
-    eprintln!(
-        "fetch-wheel: unpacking {} → {}",
-        wheel.display(),
-        root.display()
-    );
-    let status = Command::new(python())
-        .args(["-m", "zipfile", "-e"])
-        .arg(wheel)
-        .arg(&tmp)
-        .status()
-        .with_context(|| format!("running `{} -m zipfile`", python()))?;
-    if !status.success() {
-        bail!("unpacking {} failed ({status})", wheel.display());
+    for wheel in wheels {
+        eprintln!(
+            "fetch-wheel: unpacking {} → {}",
+            wheel.display(),
+            root.display()
+        );
+        let status = Command::new(python())
+            .args(["-m", "zipfile", "-e"])
+            .arg(wheel)
+            .arg(&tmp)
+            .status()
+            .with_context(|| format!("running `{} -m zipfile`", python()))?;
+        if !status.success() {
+            bail!("unpacking {} failed ({status})", wheel.display());
+        }
     }
     std::fs::rename(&tmp, root)
         .with_context(|| format!("renaming {} to {}", tmp.display(), root.display()))
 }
 
-/// Finds the headers and the library in an unpacked wheel: `nvidia/<any>/include` holding
-/// `cuda_runtime_api.h` and `nvidia/<any>/lib/libcudart.so.<major>`.
+/// Finds the headers and the library in the unpacked wheels: `nvidia/<any>/include` holding
+/// `cuda_runtime_api.h` and `crt/host_defines.h`, and `nvidia/<any>/lib/libcudart.so.<major>`.
 fn locate(root: &Path, major: u32) -> Result<Wheel> {
     let nvidia = root.join("nvidia");
     let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&nvidia)
@@ -187,7 +201,10 @@ fn locate(root: &Path, major: u32) -> Result<Wheel> {
     for sub in &subdirs {
         let include = sub.join("include");
         let lib = sub.join("lib").join(&lib_name);
-        if include.join("cuda_runtime_api.h").is_file() && lib.is_file() {
+        if include.join("cuda_runtime_api.h").is_file()
+            && include.join("crt/host_defines.h").is_file()
+            && lib.is_file()
+        {
             return Ok(Wheel {
                 root: root.to_path_buf(),
                 include,
@@ -197,7 +214,8 @@ fn locate(root: &Path, major: u32) -> Result<Wheel> {
     }
     let names: Vec<String> = subdirs.iter().map(|p| p.display().to_string()).collect();
     bail!(
-        "{}: no nvidia/*/include/cuda_runtime_api.h with nvidia/*/lib/{lib_name} (found: {})",
+        "{}: no nvidia/*/include/ with cuda_runtime_api.h and crt/host_defines.h beside \
+         nvidia/*/lib/{lib_name} (found: {})",
         root.display(),
         names.join(", ")
     )
@@ -248,10 +266,11 @@ mod tests {
             "nvidia_cuda_runtime-13.2.86-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
             "nvidia_cuda_runtime-13.2.86-py3-none-manylinux2014_aarch64.whl",
             "nvidia_cuda_runtime-13.1.80-py3-none-manylinux2014_x86_64.whl",
+            "nvidia_cuda_crt-13.2.99-py3-none-manylinux2014_x86_64.whl",
         ] {
             std::fs::write(dir.join(name), b"").unwrap();
         }
-        let found = find_wheel(&dir, "13.2").unwrap();
+        let found = find_wheel(&dir, "nvidia_cuda_runtime", "13.2").unwrap();
         std::fs::remove_dir_all(&dir).ok();
         let name = found
             .unwrap()

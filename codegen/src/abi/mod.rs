@@ -117,10 +117,16 @@ impl Param {
     /// The name as C writes it: bindgen's trailing `_` after a Rust keyword is dropped
     /// (`fn_` → `fn`, `type_` → `type`); other names are returned as they are.
     pub fn c_name(&self) -> &str {
-        match self.name.strip_suffix('_') {
-            Some(stem) if RUST_KEYWORDS.contains(&stem) => stem,
-            _ => &self.name,
-        }
+        c_name(&self.name)
+    }
+}
+
+/// The name as C writes it of a name as bindgen kept it: bindgen's trailing `_` after a Rust
+/// keyword is dropped (`fn_` → `fn`, `type_` → `type`); other names are returned as they are.
+pub fn c_name(bindgen_name: &str) -> &str {
+    match bindgen_name.strip_suffix('_') {
+        Some(stem) if RUST_KEYWORDS.contains(&stem) => stem,
+        _ => bindgen_name,
     }
 }
 
@@ -174,6 +180,13 @@ pub struct Field {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bitfield_unit: bool,
     pub line: u32,
+}
+
+impl Field {
+    /// The name as C writes it (`type_` → `type`, see [`c_name`]).
+    pub fn c_name(&self) -> &str {
+        c_name(&self.name)
+    }
 }
 
 /// A C enum: bindgen's `#[repr(u32)] pub enum`, or a newtype struct with associated consts.

@@ -3,7 +3,8 @@
 //! Output is split by category, as `ash` does: [`types`] (records, handles, callbacks,
 //! aliases), [`enums`] (newtype enums and the error table), [`flags`] (bitflags groups and
 //! constants), [`functions`] (raw functions). [`files`] formats and writes or checks them;
-//! [`docs`] and [`names`] are shared by all.
+//! [`docs`] and [`names`] are shared by all. [`probe`] writes the verification tables of
+//! `tests/generated/` (layouts for the C++ probe, symbol and error-name lists).
 
 pub mod docs;
 pub mod enums;
@@ -11,6 +12,7 @@ pub mod files;
 pub mod flags;
 pub mod functions;
 pub mod names;
+pub mod probe;
 pub mod types;
 
 use quote::quote;
@@ -22,6 +24,8 @@ use files::{format_file, preamble, EmitError, GeneratedFile};
 #[derive(Debug)]
 pub struct Output {
     pub files: Vec<GeneratedFile>,
+    /// The verification tables for `tests/generated/`.
+    pub test_files: Vec<GeneratedFile>,
     /// Markdown problems found in generated comments (`item: problem`).
     pub doc_problems: Vec<String>,
     /// The flag groups made from constants.
@@ -84,8 +88,22 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         pub use types::*;
     };
     files.push(format_file("mod.rs", &pre, module)?);
+    let tables = probe::tables(b);
+    let test_files = vec![
+        GeneratedFile {
+            name: "layout_probe.cpp".into(),
+            contents: probe::cpp_source(&pre, &tables),
+        },
+        format_file("layout_table.rs", &pre, probe::rust_table(&tables))?,
+        format_file(
+            "symbols_table.rs",
+            &pre,
+            probe::symbols_table(b, "cudaError_t"),
+        )?,
+    ];
     Ok(Output {
         files,
+        test_files,
         doc_problems: problems.0,
         flag_groups: groups,
     })

@@ -46,6 +46,7 @@ fn bench(c: &mut Criterion) {
     let opts = codegen::pipeline::Options {
         docs: docs.clone(),
         out_dir: out.clone(),
+        tests_out_dir: None,
         check: false,
     };
     let mut group = c.benchmark_group("codegen");

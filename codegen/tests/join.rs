@@ -148,6 +148,7 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
     let opts = codegen::pipeline::Options {
         docs: vec![],
         out_dir: dir.clone(),
+        tests_out_dir: None,
         check: false,
     };
     let report =

@@ -9,6 +9,7 @@ fn generated_files_are_fresh() {
     let opts = codegen::pipeline::Options {
         docs: vec![root.join("docs-src")],
         out_dir: root.join("runtime/src/generated"),
+        tests_out_dir: Some(root.join("tests/generated")),
         check: true,
     };
     match codegen::pipeline::run(&opts) {

@@ -42,3 +42,9 @@ pub mod sys;
 
 pub use error::{check, Error, Result};
 pub use loader::{has_function, is_available, LazySymbol, Library};
+
+/// The typed layer, generated from the documentation: one function per documented C function
+/// whose parameters could all be given a Rust role (see the crate docs).
+#[rustfmt::skip]
+#[path = "generated/typed.rs"]
+pub mod api;

@@ -51,6 +51,9 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         for u in &report.bindings.unbound {
             println!("{} {} ({}): {}", u.kind, u.name, u.source, u.reason);
         }
+        for u in &report.untyped {
+            println!("no typed wrapper: {} ({}): {}", u.name, u.source, u.reason);
+        }
         for d in report.diagnostics() {
             println!("{d}");
         }

@@ -53,6 +53,8 @@ pub struct Report {
     pub typed_unsafe: usize,
     /// Bound functions without a typed wrapper, with the reason.
     pub untyped: Vec<emit::typed::Skipped>,
+    /// How each list parameter was paired with its count.
+    pub list_pairs: Vec<String>,
     /// Role diagnostics of the typed layer.
     pub role_diagnostics: Vec<Diagnostic>,
 }
@@ -111,6 +113,7 @@ pub fn run_with(
         typed: out.typed,
         typed_unsafe: out.typed_unsafe,
         untyped: out.untyped,
+        list_pairs: out.list_pairs,
         role_diagnostics: out.diagnostics,
     })
 }

@@ -314,9 +314,9 @@ fn resolve_inner(
                     } else {
                         Role::RawPointer
                     }
-                } else if to.pointer_depth() > 0 {
-                    Role::RawPointer
-                } else if matches!(inner, TypeExpr::Any) && !kinds.is_plain(to) {
+                } else if to.pointer_depth() > 0
+                    || (matches!(inner, TypeExpr::Any) && !kinds.is_plain(to))
+                {
                     Role::RawPointer
                 } else {
                     if !kinds.is_plain(to) {
@@ -559,4 +559,170 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroupRef]) -> Opt
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::AbiType;
+    use crate::ir::Source;
+    use crate::types::TypeRef;
+
+    fn prim(n: &str) -> CType {
+        CType::Primitive { name: n.into() }
+    }
+
+    fn ptr(to: CType, is_const: bool) -> CType {
+        CType::Pointer {
+            to: Box::new(to),
+            is_const,
+        }
+    }
+
+    fn p(name: &str, c: CType, dir: Option<Direction>, ty: &str, doc: &str) -> BoundParam {
+        BoundParam {
+            c_name: name.into(),
+            ty: AbiType::new(String::new(), c),
+            doc_name: dir.map(|_| name.to_string()),
+            direction: dir,
+            doc_type: dir.map(|_| TypeRef::parse(ty)),
+            doc: doc.into(),
+        }
+    }
+
+    fn f(params: Vec<BoundParam>, doc: &str) -> BoundFunction {
+        BoundFunction {
+            name: "cudaTest".into(),
+            section: None,
+            doc: doc.into(),
+            see_also: vec![],
+            errors: vec![],
+            params,
+            ret: AbiType::void(),
+            source: Source::new("t.txt", 7),
+        }
+    }
+
+    const IN: Option<Direction> = Some(Direction::In);
+    const OUT: Option<Direction> = Some(Direction::Out);
+
+    #[test]
+    fn outputs_strings_flags_and_lists_with_their_counts() {
+        let groups = vec![FlagGroupRef {
+            name: "EventFlags".into(),
+            bits: "u32".into(),
+            members: vec!["cudaEventDefault".into(), "cudaEventBlockingSync".into()],
+        }];
+        let func = f(
+            vec![
+                p("out", ptr(prim("int"), false), OUT, "int", "Returned value"),
+                p("name", ptr(prim("char"), true), IN, "bytes", "Name"),
+                p("flags", prim("unsigned int"), IN, "unsigned int", "Flags"),
+                p("a", ptr(prim("int"), true), IN, "list[int]", "First list"),
+                p(
+                    "b",
+                    ptr(prim("float"), true),
+                    IN,
+                    "list[float]",
+                    "Second list",
+                ),
+                p("numItems", prim("size_t"), IN, "size_t", "Number of items"),
+            ],
+            "Use :py:obj:`~.cudaEventBlockingSync` here.",
+        );
+        let r = resolve(&func, &TypeKinds::default(), &groups);
+        let roles = r.roles.expect("resolved");
+        assert_eq!(roles[0], Role::Out);
+        assert_eq!(roles[1], Role::CStr);
+        assert_eq!(
+            roles[2],
+            Role::Flags {
+                group: "EventFlags".into()
+            }
+        );
+        assert!(matches!(
+            &roles[3],
+            Role::Slice {
+                count: 5,
+                mutable: false,
+                ..
+            }
+        ));
+        assert!(matches!(&roles[4], Role::Slice { count: 5, .. }));
+        assert_eq!(roles[5], Role::Count { of: vec![3, 4] });
+    }
+
+    #[test]
+    fn ambiguous_counts_follow_c_order_and_undocumented_params_stay_unresolved() {
+        let func = f(
+            vec![
+                p("opts", ptr(prim("int"), false), IN, "list[int]", "Options"),
+                p(
+                    "numOpts",
+                    prim("unsigned int"),
+                    IN,
+                    "unsigned int",
+                    "Number of options",
+                ),
+                p("more", ptr(prim("int"), false), IN, "list[int]", "More"),
+                p(
+                    "numMore",
+                    prim("unsigned int"),
+                    IN,
+                    "unsigned int",
+                    "Number of more",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect("resolved");
+        assert!(
+            matches!(&roles[0], Role::Slice { count: 1, how, .. } if how.contains("after the list"))
+        );
+        assert!(matches!(&roles[2], Role::Slice { count: 3, .. }));
+
+        let func = f(
+            vec![
+                p("x", prim("int"), IN, "int", "x"),
+                p("hidden", ptr(prim("int"), false), None, "", ""),
+            ],
+            "",
+        );
+        let err = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect_err("guessed");
+        assert!(err.contains("`hidden` is not documented"), "{err}");
+    }
+
+    #[test]
+    fn an_output_list_with_an_in_out_count_is_optional() {
+        let func = f(
+            vec![
+                p("nodes", ptr(prim("int"), false), OUT, "list[int]", "Nodes"),
+                p(
+                    "numNodes",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "int",
+                    "See description",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect("resolved");
+        assert!(matches!(
+            &roles[0],
+            Role::Slice {
+                count: 1,
+                mutable: true,
+                optional: true,
+                ..
+            }
+        ));
+        assert_eq!(roles[1], Role::CountInOut { of: 0 });
+    }
 }

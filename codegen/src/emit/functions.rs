@@ -80,7 +80,6 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
 
 fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let name = ident(&f.name);
-    let c_name = &f.name;
     let md = raw_docs(f, names, problems);
     let doc = docs::attrs(&md);
     let params: Vec<TokenStream> = f

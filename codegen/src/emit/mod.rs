@@ -32,6 +32,8 @@ pub struct Output {
     pub typed_unsafe: usize,
     /// Bound functions without a typed wrapper, with the reason.
     pub untyped: Vec<typed::Skipped>,
+    /// How each list was paired with its count (`cudaX: list `a` ↔ count `n`: how`).
+    pub list_pairs: Vec<String>,
     /// Role diagnostics (one note per function without a typed wrapper).
     pub diagnostics: Vec<crate::diag::Diagnostic>,
 }
@@ -85,12 +87,13 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         .collect();
     let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
     let t = typed::emit(&b.functions, &roles, &names, &mut problems);
+    let list_pairs = typed::list_pairs(&b.functions, &roles);
     let body = t.tokens;
     files.push(format_file(
         "typed.rs",
         &pre,
         quote! {
-            #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic)]
+            #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
             #body
         },
     )?);
@@ -118,6 +121,7 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         typed: t.emitted,
         typed_unsafe: t.unsafe_count,
         untyped: t.skipped,
+        list_pairs,
         diagnostics: role_diags,
     })
 }

@@ -57,10 +57,10 @@ pub fn snake_case(c_name: &str) -> String {
         if c.is_ascii_uppercase() && i > 0 {
             let prev = chars[i - 1];
             let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
-            if prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower) {
-                if !out.ends_with('_') {
-                    out.push('_');
-                }
+            if (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower))
+                && !out.ends_with('_')
+            {
+                out.push('_');
             }
         }
         out.push(c.to_ascii_lowercase());
@@ -108,6 +108,24 @@ pub fn paths(functions: &[BoundFunction], roles: &[FunctionRoles]) -> HashMap<St
         .filter(|(_, r)| r.roles.is_ok())
         .map(|(f, _)| (f.name.clone(), format!("{API}::{}", snake_case(&f.name))))
         .collect()
+}
+
+/// One line per list parameter saying which count it was paired with and how.
+pub fn list_pairs(functions: &[BoundFunction], roles: &[FunctionRoles]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (f, r) in functions.iter().zip(roles) {
+        let Ok(rs) = &r.roles else { continue };
+        for (p, role) in f.params.iter().zip(rs) {
+            if let Role::Slice { count, how, .. } = role {
+                let c = f.params.get(*count).map_or("?", |c| c.c_name.as_str());
+                out.push(format!(
+                    "{}: list `{}` ↔ count `{c}`: {how}",
+                    f.name, p.c_name
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The `typed.rs` body.

@@ -24,7 +24,6 @@ pub fn emit(
 
 fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let ty = ident(&r.name);
-    let c_name = &r.name;
     let mut md = match &r.doc {
         Some(d) => docs::markdown(d, names, &r.name, problems),
         None => match &r.abi.parent {

@@ -8,7 +8,14 @@
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
 // ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
 
-#![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic)]
+#![allow(
+    non_snake_case,
+    unused_imports,
+    unused_unsafe,
+    clippy::all,
+    clippy::pedantic,
+    rustdoc::redundant_explicit_links
+)]
 /// Typed functions of the documentation section “Device Management”.
 pub mod device_management {
     use crate::sys::*;

@@ -50,6 +50,15 @@ pub struct Report {
     pub changed: Vec<String>,
     pub doc_problems: Vec<String>,
     pub flag_groups: usize,
+    /// Typed wrappers emitted, and how many are `unsafe`.
+    pub typed: usize,
+    pub typed_unsafe: usize,
+    /// Bound functions without a typed wrapper, with the reason.
+    pub untyped: Vec<emit::typed::Skipped>,
+    /// How each list parameter was paired with its count.
+    pub list_pairs: Vec<String>,
+    /// Role diagnostics of the typed layer.
+    pub role_diagnostics: Vec<Diagnostic>,
 }
 
 impl Report {
@@ -57,6 +66,7 @@ impl Report {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut all = self.api.diagnostics.clone();
         all.extend(self.bindings.diagnostics.iter().cloned());
+        all.extend(self.role_diagnostics.iter().cloned());
         all
     }
 }
@@ -106,6 +116,11 @@ pub fn run_with(
         changed,
         doc_problems: out.doc_problems,
         flag_groups: out.flag_groups.len(),
+        typed: out.typed,
+        typed_unsafe: out.typed_unsafe,
+        untyped: out.untyped,
+        list_pairs: out.list_pairs,
+        role_diagnostics: out.diagnostics,
     })
 }
 
@@ -153,6 +168,18 @@ pub fn render(r: &Report) -> String {
         b.typedefs.len(),
         b.constants.len(),
         r.flag_groups
+    );
+    let _ = writeln!(
+        s,
+        "typed wrappers:               {} ({} unsafe); without one: {}{}",
+        r.typed,
+        r.typed_unsafe,
+        r.untyped.len(),
+        if r.untyped.is_empty() {
+            ""
+        } else {
+            " (see `--list-unbound`)"
+        }
     );
     let unbound_fns: Vec<&str> = b
         .unbound

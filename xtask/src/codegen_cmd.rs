@@ -52,6 +52,12 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         for u in &report.bindings.unbound {
             println!("{} {} ({}): {}", u.kind, u.name, u.source, u.reason);
         }
+        for l in &report.list_pairs {
+            println!("list pair: {l}");
+        }
+        for u in &report.untyped {
+            println!("no typed wrapper: {} ({}): {}", u.name, u.source, u.reason);
+        }
         for d in report.diagnostics() {
             println!("{d}");
         }

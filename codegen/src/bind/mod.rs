@@ -8,6 +8,7 @@
 
 pub mod join;
 pub mod renames;
+pub mod roles;
 
 use serde::{Deserialize, Serialize};
 

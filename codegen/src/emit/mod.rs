@@ -13,6 +13,7 @@ pub mod flags;
 pub mod functions;
 pub mod names;
 pub mod probe;
+pub mod typed;
 pub mod types;
 
 use quote::quote;
@@ -30,6 +31,15 @@ pub struct Output {
     pub doc_problems: Vec<String>,
     /// The flag groups made from constants.
     pub flag_groups: Vec<flags::FlagGroup>,
+    /// Typed functions emitted, and how many of them are `unsafe`.
+    pub typed: usize,
+    pub typed_unsafe: usize,
+    /// Bound functions without a typed wrapper, with the reason.
+    pub untyped: Vec<typed::Skipped>,
+    /// How each list was paired with its count (`cudaX: list `a` ↔ count `n`: how`).
+    pub list_pairs: Vec<String>,
+    /// Role diagnostics (one note per function without a typed wrapper).
+    pub diagnostics: Vec<crate::diag::Diagnostic>,
 }
 
 /// Generates every file of `runtime/src/generated/` for `b`. `inputs` names the documents
@@ -71,6 +81,26 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         &pre,
         quote! { #allow use super::*; #body },
     )?);
+    let group_refs: Vec<crate::bind::roles::FlagGroupRef> = groups
+        .iter()
+        .map(|g| crate::bind::roles::FlagGroupRef {
+            name: g.name.clone(),
+            bits: g.bits.clone(),
+            members: g.members.iter().map(|m| m.0.clone()).collect(),
+        })
+        .collect();
+    let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
+    let t = typed::emit(&b.functions, &roles, &names, &mut problems);
+    let list_pairs = typed::list_pairs(&b.functions, &roles);
+    let body = t.tokens;
+    files.push(format_file(
+        "typed.rs",
+        &pre,
+        quote! {
+            #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
+            #body
+        },
+    )?);
     let module = quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
@@ -106,5 +136,10 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         test_files,
         doc_problems: problems.0,
         flag_groups: groups,
+        typed: t.emitted,
+        typed_unsafe: t.unsafe_count,
+        untyped: t.skipped,
+        list_pairs,
+        diagnostics: role_diags,
     })
 }

@@ -1,0 +1,728 @@
+//! Parameter roles: what each C parameter of a bound function is for, decided from the joined
+//! model (C type, documented direction and documented type), for the typed layer.
+//!
+//! The rules read structure only: pointer depth and constness, the documented direction
+//! (`:returns:` entries are outputs), `list[T]` and `Optional[T]` documented types, the kind of
+//! the named C type (enum, handle, callback, record), and the flag groups whose constants the
+//! documentation names. A slice's count parameter is found by structure: an integer parameter
+//! passed by value that is either undocumented or documented as a count ("number of", "count",
+//! "size of", "length"); when several are candidates, the one whose documentation names the
+//! list wins, and otherwise the role stays unresolved. Every unresolved parameter is a
+//! diagnostic, and its function gets no typed wrapper. This module does not emit code
+//! ([`crate::emit::typed`] does).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Bindings, BoundFunction, BoundParam};
+use crate::abi::{CType, TypedefKind};
+use crate::diag::{Diagnostic, Severity};
+use crate::ir::Direction;
+use crate::types::TypeExpr;
+
+/// The role of one C parameter in the typed wrapper.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Role {
+    /// A scalar, enum or plain record passed by value.
+    Value,
+    /// A handle passed by value (`cudaStream_t`): the caller must keep it alive.
+    Handle,
+    /// An integer of flags, typed as the `bitflags` group `group` (`EventFlags`).
+    Flags { group: String },
+    /// A `const char*` input: `&CStr`.
+    CStr,
+    /// A pointer to one record or scalar read by the function: `&T` (`&mut T` when the C
+    /// pointer is not const).
+    Ref { mutable: bool },
+    /// Like [`Role::Ref`] but documented `Optional[...]`: `Option<&T>` (NULL for `None`).
+    OptionalRef { mutable: bool },
+    /// A pointer to a scalar the function reads and writes back (an input documented by
+    /// value whose C type is a non-const pointer): `&mut T`.
+    InOut,
+    /// Written by the function and returned.
+    Out,
+    /// A returned `const char*` (`const char**` output): `&'static CStr`.
+    OutCStr,
+    /// A list: `&[T]`, `&mut [T]` when the function writes it; `count` is the index of the
+    /// C parameter carrying its length; `how` says how that pair was found.
+    Slice {
+        count: usize,
+        mutable: bool,
+        optional: bool,
+        how: String,
+    },
+    /// The length of the slices at these parameter indices (not a parameter of the wrapper).
+    Count { of: Vec<usize> },
+    /// A pointer to the length of the output list at `of`: the caller's capacity going in,
+    /// the number written coming back (returned). The list is optional: `None` asks for the
+    /// number only.
+    CountInOut { of: usize },
+    /// A raw pointer (device or host memory, `void*`): passed as is, makes the call unsafe.
+    RawPointer,
+    /// A C function pointer.
+    Callback,
+    /// The `void*` handed back to the callback.
+    UserData,
+}
+
+impl Role {
+    /// Whether a caller could cause undefined behaviour through this parameter.
+    pub fn is_unsafe(&self) -> bool {
+        matches!(
+            self,
+            Role::Handle | Role::RawPointer | Role::Callback | Role::UserData
+        )
+    }
+}
+
+/// The roles of one function, or why it has none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FunctionRoles {
+    pub function: String,
+    /// One role per C parameter, in C order, when every role was resolved.
+    pub roles: Result<Vec<Role>, String>,
+    /// Records passed in whose fields hold pointers or handles (they make the call unsafe).
+    pub unsafe_records: Vec<String>,
+}
+
+/// Roles for every bound function of `b`, with diagnostics for the unresolved ones.
+pub fn resolve_all(
+    b: &Bindings,
+    flag_groups: &[FlagGroupRef],
+) -> (Vec<FunctionRoles>, Vec<Diagnostic>) {
+    let kinds = TypeKinds::new(b);
+    let mut diags = Vec::new();
+    let out = b
+        .functions
+        .iter()
+        .map(|f| {
+            let r = resolve(f, &kinds, flag_groups);
+            if let Err(reason) = &r.roles {
+                diags.push(Diagnostic::at(
+                    Severity::Note,
+                    &f.source,
+                    format!("{}: no typed wrapper: {reason}", f.name),
+                ));
+            }
+            r
+        })
+        .collect();
+    (out, diags)
+}
+
+/// A flag group as the role resolver needs it: its type name, Rust bits type and the C names
+/// of its members.
+#[derive(Clone, Debug)]
+pub struct FlagGroupRef {
+    pub name: String,
+    pub bits: String,
+    pub members: Vec<String>,
+}
+
+/// What kind of item each C type name is.
+#[derive(Debug, Default)]
+pub struct TypeKinds {
+    kinds: HashMap<String, Kind>,
+    /// Record name → field types.
+    fields: HashMap<String, Vec<CType>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Enum,
+    Record,
+    Handle,
+    Callback,
+    Pointer,
+    Alias,
+}
+
+impl TypeKinds {
+    /// Reads the kinds of every enum, record and typedef of `b`.
+    pub fn new(b: &Bindings) -> TypeKinds {
+        let mut t = TypeKinds::default();
+        for e in &b.enums {
+            t.kinds.insert(e.abi.name.clone(), Kind::Enum);
+            t.kinds.insert(e.name.clone(), Kind::Enum);
+            for a in &e.aliases {
+                t.kinds.insert(a.clone(), Kind::Enum);
+            }
+        }
+        for r in &b.records {
+            let fields: Vec<CType> = r.abi.fields.iter().map(|f| f.ty.c.clone()).collect();
+            for n in std::iter::once(&r.name).chain(&r.abi.aliases) {
+                t.kinds.insert(n.clone(), Kind::Record);
+                t.fields.insert(n.clone(), fields.clone());
+            }
+        }
+        for td in &b.typedefs {
+            let k = match td.abi.kind {
+                TypedefKind::Handle => Kind::Handle,
+                TypedefKind::Callback => Kind::Callback,
+                TypedefKind::Pointer => Kind::Pointer,
+                TypedefKind::Alias => match td.abi.ty.c.base_name().and_then(|n| t.kinds.get(n)) {
+                    Some(k) if td.abi.ty.c.pointer_depth() == 0 => *k,
+                    _ if td.abi.ty.c.pointer_depth() > 0 => Kind::Pointer,
+                    _ => Kind::Alias,
+                },
+            };
+            t.kinds.entry(td.name.clone()).or_insert(k);
+            if k == Kind::Alias {
+                if let Some(base) = td.abi.ty.c.base_name() {
+                    if let Some(f) = t.fields.get(base).cloned() {
+                        t.kinds.insert(td.name.clone(), Kind::Record);
+                        t.fields.insert(td.name.clone(), f);
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    fn kind(&self, name: &str) -> Option<Kind> {
+        self.kinds.get(name).copied()
+    }
+
+    /// Whether values of `c` hold no pointer or handle (so passing one is always sound).
+    pub fn is_plain(&self, c: &CType) -> bool {
+        self.plain_at(c, 0)
+    }
+
+    fn plain_at(&self, c: &CType, depth: usize) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        match c {
+            CType::Primitive { .. } => true,
+            CType::Array { of, .. } => self.plain_at(of, depth + 1),
+            CType::Named { name } => match self.kind(name) {
+                Some(Kind::Enum | Kind::Alias) => true,
+                Some(Kind::Record) => self
+                    .fields
+                    .get(name)
+                    .is_some_and(|fs| fs.iter().all(|f| self.plain_at(f, depth + 1))),
+                _ => false,
+            },
+            CType::Pointer { .. } | CType::FnPtr { .. } | CType::Unknown { .. } => false,
+        }
+    }
+}
+
+fn is_integer(c: &CType) -> bool {
+    matches!(c, CType::Primitive { name } if matches!(name.as_str(),
+        "int" | "unsigned int" | "long" | "unsigned long" | "long long" | "unsigned long long"
+        | "size_t" | "uint32_t" | "int32_t" | "uint64_t" | "int64_t" | "short" | "unsigned short"))
+}
+
+fn is_char(c: &CType) -> bool {
+    matches!(c, CType::Primitive { name } if name == "char")
+}
+
+/// The documented type with `Optional[...]` removed, and whether it was optional.
+fn unwrap_optional(t: &TypeExpr) -> (&TypeExpr, bool) {
+    match t {
+        TypeExpr::Optional { of } => (unwrap_optional(of).0, true),
+        other => (other, false),
+    }
+}
+
+fn is_list(t: &TypeExpr) -> bool {
+    match t {
+        TypeExpr::List { .. } | TypeExpr::Tuple { .. } => true,
+        TypeExpr::Union { options } => options.iter().any(is_list),
+        TypeExpr::Optional { of } => is_list(of),
+        _ => false,
+    }
+}
+
+/// Whether a parameter's documentation describes a count.
+fn documented_as_count(doc: &str) -> bool {
+    let d = doc.to_ascii_lowercase();
+    ["number of", "count", "size of", "length of", "entries in"]
+        .iter()
+        .any(|k| d.contains(k))
+}
+
+/// Decides the roles of one function.
+pub fn resolve(f: &BoundFunction, kinds: &TypeKinds, groups: &[FlagGroupRef]) -> FunctionRoles {
+    let mut unsafe_records = Vec::new();
+    let roles = resolve_inner(f, kinds, groups, &mut unsafe_records);
+    FunctionRoles {
+        function: f.name.clone(),
+        roles,
+        unsafe_records,
+    }
+}
+
+fn resolve_inner(
+    f: &BoundFunction,
+    kinds: &TypeKinds,
+    groups: &[FlagGroupRef],
+    unsafe_records: &mut Vec<String>,
+) -> Result<Vec<Role>, String> {
+    let mut roles: Vec<Option<Role>> = vec![None; f.params.len()];
+    let mut slices: Vec<usize> = Vec::new();
+    let has_callback = f.params.iter().any(|p| is_callback(&p.ty.c, kinds));
+    for (i, p) in f.params.iter().enumerate() {
+        let dt = p.doc_type.as_ref().map(|t| &t.expr);
+        if is_callback(&p.ty.c, kinds) {
+            roles[i] = Some(Role::Callback);
+            continue;
+        }
+        if p.doc_name.is_none() {
+            // Undocumented: only a count (decided below) can be resolved without the docs.
+            continue;
+        }
+        let (inner, optional) = dt.map_or((&TypeExpr::Any, false), unwrap_optional);
+        let list = dt.is_some_and(is_list);
+        let role = match (&p.ty.c, p.direction) {
+            (CType::Pointer { .. }, _) if list => {
+                slices.push(i);
+                continue;
+            }
+            (CType::Pointer { to, .. }, Some(Direction::Out)) => {
+                if to.pointer_depth() == 1 && is_char(to.base()) && to.is_const_pointer() {
+                    Role::OutCStr
+                } else if matches!(**to, CType::Primitive { ref name } if name == "void") {
+                    // `void*` written by the function: a caller buffer of unstated size.
+                    Role::RawPointer
+                } else if matches!(**to, CType::FnPtr { .. }) || is_callback(to, kinds) {
+                    return Err(format!("`{}` returns a function pointer", p.c_name));
+                } else if to.pointer_depth() <= 1 {
+                    Role::Out
+                } else {
+                    return Err(format!(
+                        "`{}` is an output of pointer depth {} that is not a list",
+                        p.c_name,
+                        p.ty.c.pointer_depth()
+                    ));
+                }
+            }
+            (CType::Pointer { to, is_const }, _) => {
+                if **to
+                    == (CType::Primitive {
+                        name: "char".into(),
+                    })
+                    && *is_const
+                {
+                    Role::CStr
+                } else if matches!(**to, CType::Primitive { ref name } if name == "void") {
+                    if has_callback {
+                        Role::UserData
+                    } else {
+                        Role::RawPointer
+                    }
+                } else if to.pointer_depth() > 0
+                    || (matches!(inner, TypeExpr::Any) && !kinds.is_plain(to))
+                {
+                    Role::RawPointer
+                } else {
+                    if !kinds.is_plain(to) {
+                        if let Some(n) = to.base_name() {
+                            unsafe_records.push(n.to_string());
+                        }
+                    }
+                    let scalar = matches!(**to, CType::Primitive { .. })
+                        || matches!(**to, CType::Named { ref name } if kinds.kind(name) != Some(Kind::Record));
+                    if scalar && !*is_const && !optional {
+                        Role::InOut
+                    } else if optional {
+                        Role::OptionalRef {
+                            mutable: !*is_const,
+                        }
+                    } else {
+                        Role::Ref {
+                            mutable: !*is_const,
+                        }
+                    }
+                }
+            }
+            (CType::Named { name }, _) => match kinds.kind(name) {
+                Some(Kind::Handle | Kind::Pointer) => Role::Handle,
+                Some(Kind::Record) => {
+                    if !kinds.is_plain(&p.ty.c) {
+                        unsafe_records.push(name.clone());
+                    }
+                    Role::Value
+                }
+                Some(Kind::Enum | Kind::Alias) => Role::Value,
+                Some(Kind::Callback) => Role::Callback,
+                None => {
+                    return Err(format!(
+                        "`{}` has type `{name}`, which is not emitted",
+                        p.c_name
+                    ))
+                }
+            },
+            (CType::Primitive { .. }, _) => match flag_group(f, p, groups) {
+                Some(g) => Role::Flags { group: g },
+                None => Role::Value,
+            },
+            (CType::Array { .. } | CType::FnPtr { .. } | CType::Unknown { .. }, _) => {
+                return Err(format!("`{}` has C type `{}`", p.c_name, p.ty.c_text))
+            }
+        };
+        roles[i] = Some(role);
+    }
+    // Pair every list with its count.
+    let mut counts: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut in_out_counts: Vec<(usize, usize)> = Vec::new();
+    for &s in &slices {
+        let (c, how) = find_count(f, s, &roles, &slices)?;
+        let p = &f.params[s];
+        let in_out = roles[c] == Some(Role::InOut);
+        if in_out {
+            if in_out_counts.iter().any(|(k, _)| *k == c) {
+                return Err(format!(
+                    "several output lists share the in/out count `{}`",
+                    f.params[c].c_name
+                ));
+            }
+            in_out_counts.push((c, s));
+        }
+        let optional = in_out
+            || p.doc_type
+                .as_ref()
+                .is_some_and(|t| matches!(t.expr, TypeExpr::Optional { .. }));
+        let mutable = p.direction == Some(Direction::Out);
+        if let CType::Pointer { to, .. } = &p.ty.c {
+            if !kinds.is_plain(to) {
+                unsafe_records.push(to.c_text());
+            }
+        }
+        roles[s] = Some(Role::Slice {
+            count: c,
+            mutable,
+            optional,
+            how,
+        });
+        if !in_out {
+            counts.entry(c).or_default().push(s);
+        }
+    }
+    for (c, of) in in_out_counts {
+        roles[c] = Some(Role::CountInOut { of });
+    }
+    for (c, of) in counts {
+        roles[c] = Some(Role::Count { of });
+    }
+    if let Some(first) = roles.iter().position(Option::is_none) {
+        let p = &f.params[first];
+        return Err(if p.doc_name.is_none() {
+            format!("`{}` is not documented", p.c_name)
+        } else {
+            format!("no role for `{}` ({})", p.c_name, p.ty.c_text)
+        });
+    }
+    let roles: Vec<Role> = roles.into_iter().flatten().collect();
+    if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
+        return Err(
+            "several `void*` parameters beside a callback: which is the user data is not stated"
+                .into(),
+        );
+    }
+    Ok(roles)
+}
+
+fn is_callback(c: &CType, kinds: &TypeKinds) -> bool {
+    match c {
+        CType::FnPtr { .. } => true,
+        CType::Named { name } => kinds.kind(name) == Some(Kind::Callback),
+        _ => false,
+    }
+}
+
+/// The count parameter of the list at `slice`, and how it was found.
+fn find_count(
+    f: &BoundFunction,
+    slice: usize,
+    roles: &[Option<Role>],
+    slices: &[usize],
+) -> Result<(usize, String), String> {
+    let list = &f.params[slice];
+    let by_value = |i: usize, p: &BoundParam| {
+        is_integer(&p.ty.c)
+            && (p.doc_name.is_none() || documented_as_count(&p.doc))
+            && !matches!(roles[i], Some(Role::Flags { .. }))
+    };
+    // An output list may take its length through an integer pointer passed in (capacity in,
+    // count out): `cudaGraphGetNodes(graph, nodes, numNodes)`.
+    let in_out = |i: usize, p: &BoundParam| {
+        list.direction == Some(Direction::Out)
+            && roles[i] == Some(Role::InOut)
+            && matches!(&p.ty.c, CType::Pointer { to, .. } if is_integer(to))
+    };
+    let candidates: Vec<usize> = f
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| !slices.contains(i) && (by_value(*i, p) || in_out(*i, p)))
+        .map(|(i, _)| i)
+        .collect();
+    match candidates.as_slice() {
+        [] => Err(format!("no count parameter for the list `{}`", list.c_name)),
+        [one] => Ok((
+            *one,
+            format!(
+                "the only integer parameter {} (`{}`)",
+                if f.params[*one].doc_name.is_none() {
+                    "not documented"
+                } else {
+                    "documented as a count"
+                },
+                f.params[*one].c_name
+            ),
+        )),
+        many => {
+            let naming: Vec<usize> = many
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let doc = &f.params[i].doc;
+                    doc.contains(&format!("`{}`", list.c_name))
+                        || doc
+                            .split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| w == list.c_name)
+                })
+                .collect();
+            // C order: a count follows its lists, with only lists between them.
+            let following = many
+                .iter()
+                .copied()
+                .find(|&c| c > slice && (slice + 1..c).all(|j| slices.contains(&j)));
+            match (naming.as_slice(), following) {
+                ([one], _) => Ok((
+                    *one,
+                    format!(
+                        "the count parameter whose documentation names `{}` (`{}`)",
+                        list.c_name, f.params[*one].c_name
+                    ),
+                )),
+                ([], Some(c)) => Ok((
+                    c,
+                    format!(
+                        "the first count parameter after the list, with only lists between (`{}`)",
+                        f.params[c].c_name
+                    ),
+                )),
+                _ => {
+                    Err(format!(
+                    "the list `{}` has several candidate counts ({}) and no documentation names it",
+                    list.c_name,
+                    many.iter().map(|&i| f.params[i].c_name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+                }
+            }
+        }
+    }
+}
+
+/// The flag group for an integer parameter named like flags, from the constants its own
+/// documentation names, else the function's. `None` when no group (or several) is named.
+fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroupRef]) -> Option<String> {
+    if !p.c_name.to_ascii_lowercase().contains("flags") {
+        return None;
+    }
+    let rust_bits = match &p.ty.c {
+        CType::Primitive { name } => match name.as_str() {
+            "unsigned int" | "uint32_t" => "u32",
+            "unsigned long long" | "uint64_t" => "u64",
+            "int" | "int32_t" => "i32",
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mentioned = |text: &str| -> Vec<&FlagGroupRef> {
+        groups
+            .iter()
+            .filter(|g| g.bits == rust_bits)
+            .filter(|g| {
+                g.members.iter().any(|m| {
+                    text.match_indices(m.as_str()).any(|(at, _)| {
+                        !text[at + m.len()..]
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    })
+                })
+            })
+            .collect()
+    };
+    for text in [p.doc.as_str(), f.doc.as_str()] {
+        let m = mentioned(text);
+        match m.as_slice() {
+            [one] => return Some(one.name.clone()),
+            [] => continue,
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::AbiType;
+    use crate::ir::Source;
+    use crate::types::TypeRef;
+
+    fn prim(n: &str) -> CType {
+        CType::Primitive { name: n.into() }
+    }
+
+    fn ptr(to: CType, is_const: bool) -> CType {
+        CType::Pointer {
+            to: Box::new(to),
+            is_const,
+        }
+    }
+
+    fn p(name: &str, c: CType, dir: Option<Direction>, ty: &str, doc: &str) -> BoundParam {
+        BoundParam {
+            c_name: name.into(),
+            ty: AbiType::new(String::new(), c),
+            doc_name: dir.map(|_| name.to_string()),
+            direction: dir,
+            doc_type: dir.map(|_| TypeRef::parse(ty)),
+            doc: doc.into(),
+        }
+    }
+
+    fn f(params: Vec<BoundParam>, doc: &str) -> BoundFunction {
+        BoundFunction {
+            name: "cudaTest".into(),
+            section: None,
+            doc: doc.into(),
+            see_also: vec![],
+            errors: vec![],
+            params,
+            ret: AbiType::void(),
+            source: Source::new("t.txt", 7),
+        }
+    }
+
+    const IN: Option<Direction> = Some(Direction::In);
+    const OUT: Option<Direction> = Some(Direction::Out);
+
+    #[test]
+    fn outputs_strings_flags_and_lists_with_their_counts() {
+        let groups = vec![FlagGroupRef {
+            name: "EventFlags".into(),
+            bits: "u32".into(),
+            members: vec!["cudaEventDefault".into(), "cudaEventBlockingSync".into()],
+        }];
+        let func = f(
+            vec![
+                p("out", ptr(prim("int"), false), OUT, "int", "Returned value"),
+                p("name", ptr(prim("char"), true), IN, "bytes", "Name"),
+                p("flags", prim("unsigned int"), IN, "unsigned int", "Flags"),
+                p("a", ptr(prim("int"), true), IN, "list[int]", "First list"),
+                p(
+                    "b",
+                    ptr(prim("float"), true),
+                    IN,
+                    "list[float]",
+                    "Second list",
+                ),
+                p("numItems", prim("size_t"), IN, "size_t", "Number of items"),
+            ],
+            "Use :py:obj:`~.cudaEventBlockingSync` here.",
+        );
+        let r = resolve(&func, &TypeKinds::default(), &groups);
+        let roles = r.roles.expect("resolved");
+        assert_eq!(roles[0], Role::Out);
+        assert_eq!(roles[1], Role::CStr);
+        assert_eq!(
+            roles[2],
+            Role::Flags {
+                group: "EventFlags".into()
+            }
+        );
+        assert!(matches!(
+            &roles[3],
+            Role::Slice {
+                count: 5,
+                mutable: false,
+                ..
+            }
+        ));
+        assert!(matches!(&roles[4], Role::Slice { count: 5, .. }));
+        assert_eq!(roles[5], Role::Count { of: vec![3, 4] });
+    }
+
+    #[test]
+    fn ambiguous_counts_follow_c_order_and_undocumented_params_stay_unresolved() {
+        let func = f(
+            vec![
+                p("opts", ptr(prim("int"), false), IN, "list[int]", "Options"),
+                p(
+                    "numOpts",
+                    prim("unsigned int"),
+                    IN,
+                    "unsigned int",
+                    "Number of options",
+                ),
+                p("more", ptr(prim("int"), false), IN, "list[int]", "More"),
+                p(
+                    "numMore",
+                    prim("unsigned int"),
+                    IN,
+                    "unsigned int",
+                    "Number of more",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect("resolved");
+        assert!(
+            matches!(&roles[0], Role::Slice { count: 1, how, .. } if how.contains("after the list"))
+        );
+        assert!(matches!(&roles[2], Role::Slice { count: 3, .. }));
+
+        let func = f(
+            vec![
+                p("x", prim("int"), IN, "int", "x"),
+                p("hidden", ptr(prim("int"), false), None, "", ""),
+            ],
+            "",
+        );
+        let err = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect_err("guessed");
+        assert!(err.contains("`hidden` is not documented"), "{err}");
+    }
+
+    #[test]
+    fn an_output_list_with_an_in_out_count_is_optional() {
+        let func = f(
+            vec![
+                p("nodes", ptr(prim("int"), false), OUT, "list[int]", "Nodes"),
+                p(
+                    "numNodes",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "int",
+                    "See description",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &TypeKinds::default(), &[])
+            .roles
+            .expect("resolved");
+        assert!(matches!(
+            &roles[0],
+            Role::Slice {
+                count: 1,
+                mutable: true,
+                optional: true,
+                ..
+            }
+        ));
+        assert_eq!(roles[1], Role::CountInOut { of: 0 });
+    }
+}

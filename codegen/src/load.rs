@@ -2,7 +2,8 @@
 //! each document's publisher, module and CUDA release.
 //!
 //! A folder is read recursively in sorted order; `README*`, `NOTICE*`, `LICENSE*`,
-//! `manifest.toml` and hidden files are skipped. The release of a document is a setting of
+//! `manifest.toml` and hidden files are skipped, and so are documents whose manifest entry says
+//! `default = false` (they are read only when named directly). The release of a document is a setting of
 //! the docs source (its manifest entry), never a constant in the code.
 
 use std::path::{Path, PathBuf};
@@ -38,6 +39,10 @@ pub struct ManifestEntry {
     pub release: Option<String>,
     /// Forces a format (otherwise detected from the content).
     pub format: Option<String>,
+    /// `false`: skipped when a folder is read, read only when the file is named (a newer
+    /// release kept beside the default inputs). Absent means `true`.
+    #[serde(default)]
+    pub default: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -46,7 +51,8 @@ struct Manifest {
     document: Vec<ManifestEntry>,
 }
 
-/// Lists the document files under `paths` (files as given, folders recursively, sorted).
+/// Lists the document files under `paths` (files as given, folders recursively, sorted;
+/// in folders, documents marked `default = false` in their manifest are left out).
 pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
     for p in paths {
@@ -55,7 +61,14 @@ pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         }
         if p.is_dir() {
             let before = out.len();
-            walk(p, &mut out)?;
+            let mut found = Vec::new();
+            walk(p, &mut found)?;
+            for f in found {
+                let on_request = manifest_entry(&f)?.is_some_and(|e| e.default == Some(false));
+                if !on_request {
+                    out.push(f);
+                }
+            }
             if out.len() == before {
                 return Err(LoadError::Empty { path: p.clone() });
             }

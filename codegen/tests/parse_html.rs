@@ -487,6 +487,7 @@ fn codegen_on_the_html_page_does_not_crash() {
     let opts = codegen::pipeline::Options {
         docs: vec![std::path::PathBuf::from(format!("{DIR}/runtime.html"))],
         out_dir: out.clone(),
+        tests_out_dir: None,
         check: false,
     };
     match codegen::pipeline::run(&opts) {

@@ -51,6 +51,27 @@ struct Manifest {
     document: Vec<ManifestEntry>,
 }
 
+/// The newest CUDA release stated by the documents a default run reads (entries of
+/// `docs_src/manifest.toml` not marked `default = false`): the release the generated crate,
+/// the ABI and the test wheel are for.
+pub fn default_release(docs_src: &Path) -> Result<Option<Release>, LoadError> {
+    let path = docs_src.join("manifest.toml");
+    let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let manifest: Manifest = toml::from_str(&text).map_err(|e| LoadError::Manifest {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(manifest
+        .document
+        .iter()
+        .filter(|d| d.default != Some(false))
+        .filter_map(|d| d.release.as_deref().and_then(Release::parse))
+        .max())
+}
+
 /// Lists the document files under `paths` (files as given, folders recursively, sorted;
 /// in folders, documents marked `default = false` in their manifest are left out).
 pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {

@@ -14,8 +14,6 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use codegen::ir::Release;
-use codegen::load::ManifestEntry;
-use serde::Deserialize;
 
 /// The wheels unpacked together: the runtime (library and API headers) and the C runtime
 /// headers it includes.
@@ -32,25 +30,15 @@ pub struct Wheel {
     pub lib: PathBuf,
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    #[serde(default)]
-    document: Vec<ManifestEntry>,
-}
-
-/// The newest CUDA release stated by any document of `docs_src/manifest.toml`.
+/// The release the default documents of `docs_src/manifest.toml` describe (the newest of
+/// those not marked `default = false`): the release the generated crate is for.
 pub fn newest_release(docs_src: &Path) -> Result<Release> {
-    let path = docs_src.join("manifest.toml");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let manifest: Manifest =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    manifest
-        .document
-        .iter()
-        .filter_map(|d| d.release.as_deref().and_then(Release::parse))
-        .max()
-        .with_context(|| format!("{}: no document states a release", path.display()))
+    codegen::load::default_release(docs_src)?.with_context(|| {
+        format!(
+            "{}: no default document states a release",
+            docs_src.join("manifest.toml").display()
+        )
+    })
 }
 
 /// The pip version pattern for a release: `13.2` → `13.2.*`, `13` → `13.*` (wheel versions
@@ -242,11 +230,13 @@ mod tests {
             "[[document]]\nfile = \"a\"\nrelease = \"12.9\"\n\
              [[document]]\nfile = \"b\"\nrelease = \"13.10\"\n\
              [[document]]\nfile = \"c\"\nrelease = \"13.2\"\n\
-             [[document]]\nfile = \"d\"\n",
+             [[document]]\nfile = \"d\"\n\
+             [[document]]\nfile = \"e\"\nrelease = \"14.0\"\ndefault = false\n",
         )
         .unwrap();
         let newest = newest_release(&dir).map(|r| r.to_string());
         std::fs::remove_dir_all(&dir).ok();
+        // `e` is read only on request: it does not choose the wheel.
         assert_eq!(newest.unwrap(), "13.10");
     }
 

@@ -52,35 +52,10 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     for k in &b.constants {
         names.link(&k.name, format!("{}::{}", names::SYS, k.name));
     }
-    let mut problems = docs::DocProblems::default();
     let allow = quote! {
         #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
     };
-    let mut files = Vec::new();
-    let body = types::emit(&b.records, &b.typedefs, &names, &mut problems);
-    files.push(format_file(
-        "types.rs",
-        &pre,
-        quote! { #allow use super::*; #body },
-    )?);
-    let body = enums::emit(&b.enums, &names, &mut problems);
-    files.push(format_file(
-        "enums.rs",
-        &pre,
-        quote! { #allow use super::*; #body },
-    )?);
-    let body = enums::emit_error_table(&b.enums, "cudaError_t");
-    files.push(format_file("errors.rs", &pre, quote! { #allow #body })?);
-    let body = flags::emit(&groups, &b.constants, &names, &mut problems);
-    files.push(format_file("flags.rs", &pre, quote! { #allow #body })?);
-    let body = flags::emit_constants(&b.constants, &names, &mut problems);
-    files.push(format_file("constants.rs", &pre, quote! { #allow #body })?);
-    let body = functions::emit(&b.functions, &names, &mut problems);
-    files.push(format_file(
-        "functions.rs",
-        &pre,
-        quote! { #allow use super::*; #body },
-    )?);
+    let allow = allow.to_string();
     let group_refs: Vec<crate::bind::roles::FlagGroupRef> = groups
         .iter()
         .map(|g| crate::bind::roles::FlagGroupRef {
@@ -89,18 +64,62 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
             members: g.members.iter().map(|m| m.0.clone()).collect(),
         })
         .collect();
-    let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
-    let t = typed::emit(&b.functions, &roles, &names, &mut problems);
-    let list_pairs = typed::list_pairs(&b.functions, &roles);
-    let body = t.tokens;
-    files.push(format_file(
-        "typed.rs",
-        &pre,
-        quote! {
-            #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
-            #body
-        },
-    )?);
+    // The files are independent: build and format them on two threads (token streams are
+    // not `Send`, so each thread makes its own from the shared, read-only model).
+    let names = &names;
+    let groups_ref = &groups;
+    let pre_ref = &pre;
+    let allow_ref = &allow;
+    let raw = move || -> Result<(Vec<GeneratedFile>, Vec<String>), EmitError> {
+        let allow: proc_macro2::TokenStream = allow_ref.parse().unwrap_or_default();
+        let mut problems = docs::DocProblems::default();
+        let mut files = Vec::new();
+        let body = functions::emit(&b.functions, names, &mut problems);
+        files.push(format_file("functions.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        let body = enums::emit_error_table(&b.enums, "cudaError_t");
+        files.push(format_file("errors.rs", pre_ref, quote! { #allow #body })?);
+        let body = flags::emit(groups_ref, &b.constants, names, &mut problems);
+        files.push(format_file("flags.rs", pre_ref, quote! { #allow #body })?);
+        let body = flags::emit_constants(&b.constants, names, &mut problems);
+        files.push(format_file("constants.rs", pre_ref, quote! { #allow #body })?);
+        Ok((files, problems.0))
+    };
+    let typed_and_types = move || -> Result<_, EmitError> {
+        let allow: proc_macro2::TokenStream = allow_ref.parse().unwrap_or_default();
+        let mut problems = docs::DocProblems::default();
+        let mut files = Vec::new();
+        let body = types::emit(&b.records, &b.typedefs, names, &mut problems);
+        files.push(format_file("types.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        let body = enums::emit(&b.enums, names, &mut problems);
+        files.push(format_file("enums.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
+        let t = typed::emit(&b.functions, &roles, names, &mut problems);
+        let list_pairs = typed::list_pairs(&b.functions, &roles);
+        let body = t.tokens;
+        files.push(format_file(
+            "typed.rs",
+            pre_ref,
+            quote! {
+                #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
+                #body
+            },
+        )?);
+        Ok((files, problems.0, (t.emitted, t.unsafe_count, t.skipped), list_pairs, role_diags))
+    };
+    let (raw_result, typed_result) = std::thread::scope(|scope| {
+        let handle = scope.spawn(typed_and_types);
+        let raw_result = raw();
+        let typed_result = handle.join().unwrap_or_else(|_| {
+            Err(EmitError::Syntax { file: "typed.rs".into(), message: "the emitting thread panicked".into() })
+        });
+        (raw_result, typed_result)
+    });
+    let (mut files, mut doc_problems) = raw_result?;
+    let (typed_files, typed_problems, (typed_count, typed_unsafe, untyped), list_pairs, role_diags) = typed_result?;
+    // Keep the file order stable (it is the order of the summary's "wrote:" line).
+    files.splice(0..0, typed_files.iter().take(2).cloned());
+    files.extend(typed_files.into_iter().skip(2));
+    doc_problems.extend(typed_problems);
     let module = quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
@@ -134,11 +153,11 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
     Ok(Output {
         files,
         test_files,
-        doc_problems: problems.0,
+        doc_problems,
         flag_groups: groups,
-        typed: t.emitted,
-        typed_unsafe: t.unsafe_count,
-        untyped: t.skipped,
+        typed: typed_count,
+        typed_unsafe,
+        untyped,
         list_pairs,
         diagnostics: role_diags,
     })

@@ -75,13 +75,21 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         let mut problems = docs::DocProblems::default();
         let mut files = Vec::new();
         let body = functions::emit(&b.functions, names, &mut problems);
-        files.push(format_file("functions.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        files.push(format_file(
+            "functions.rs",
+            pre_ref,
+            quote! { #allow use super::*; #body },
+        )?);
         let body = enums::emit_error_table(&b.enums, "cudaError_t");
         files.push(format_file("errors.rs", pre_ref, quote! { #allow #body })?);
         let body = flags::emit(groups_ref, &b.constants, names, &mut problems);
         files.push(format_file("flags.rs", pre_ref, quote! { #allow #body })?);
         let body = flags::emit_constants(&b.constants, names, &mut problems);
-        files.push(format_file("constants.rs", pre_ref, quote! { #allow #body })?);
+        files.push(format_file(
+            "constants.rs",
+            pre_ref,
+            quote! { #allow #body },
+        )?);
         Ok((files, problems.0))
     };
     let typed_and_types = move || -> Result<_, EmitError> {
@@ -89,9 +97,17 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         let mut problems = docs::DocProblems::default();
         let mut files = Vec::new();
         let body = types::emit(&b.records, &b.typedefs, names, &mut problems);
-        files.push(format_file("types.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        files.push(format_file(
+            "types.rs",
+            pre_ref,
+            quote! { #allow use super::*; #body },
+        )?);
         let body = enums::emit(&b.enums, names, &mut problems);
-        files.push(format_file("enums.rs", pre_ref, quote! { #allow use super::*; #body })?);
+        files.push(format_file(
+            "enums.rs",
+            pre_ref,
+            quote! { #allow use super::*; #body },
+        )?);
         let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
         let t = typed::emit(&b.functions, &roles, names, &mut problems);
         let list_pairs = typed::list_pairs(&b.functions, &roles);
@@ -104,18 +120,28 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
                 #body
             },
         )?);
-        Ok((files, problems.0, (t.emitted, t.unsafe_count, t.skipped), list_pairs, role_diags))
+        Ok((
+            files,
+            problems.0,
+            (t.emitted, t.unsafe_count, t.skipped),
+            list_pairs,
+            role_diags,
+        ))
     };
     let (raw_result, typed_result) = std::thread::scope(|scope| {
         let handle = scope.spawn(typed_and_types);
         let raw_result = raw();
         let typed_result = handle.join().unwrap_or_else(|_| {
-            Err(EmitError::Syntax { file: "typed.rs".into(), message: "the emitting thread panicked".into() })
+            Err(EmitError::Syntax {
+                file: "typed.rs".into(),
+                message: "the emitting thread panicked".into(),
+            })
         });
         (raw_result, typed_result)
     });
     let (mut files, mut doc_problems) = raw_result?;
-    let (typed_files, typed_problems, (typed_count, typed_unsafe, untyped), list_pairs, role_diags) = typed_result?;
+    let (typed_files, typed_problems, (typed_count, typed_unsafe, untyped), list_pairs, role_diags) =
+        typed_result?;
     // Keep the file order stable (it is the order of the summary's "wrote:" line).
     files.splice(0..0, typed_files.iter().take(2).cloned());
     files.extend(typed_files.into_iter().skip(2));

@@ -181,6 +181,10 @@ pub fn render(r: &Report) -> String {
             " (see `--list-unbound`)"
         }
     );
+    if !r.untyped.is_empty() {
+        let names: Vec<&str> = r.untyped.iter().map(|u| u.name.as_str()).collect();
+        let _ = writeln!(s, "  without a typed wrapper: {}", abbreviate(&names, 10));
+    }
     let unbound_fns: Vec<&str> = b
         .unbound
         .iter()

@@ -1,61 +1,62 @@
 //! Best-effort line numbers for HTML elements.
 //!
-//! html5ever does not report where an element starts, so an element with an `id` is found by
-//! searching the source for `id="…"`. Elements come in document order, so the search goes on
-//! from the last hit and the whole page is scanned about once. An element without an `id`, or
-//! whose `id` is written with entities or other quoting, gets line 0 (its element path then
-//! locates it).
+//! html5ever does not report where an element starts, so the page source is scanned once for
+//! `id="…"` attributes and each id's line is kept in a map; an element is then located by its
+//! `id`. An element without an `id`, or whose `id` is written with entities or other quoting,
+//! gets line 0 (its element path then locates it). When an id occurs more than once, the
+//! first occurrence not yet handed out is used, so elements in document order get their own.
 
-/// Finds lines of `id` attributes in one page.
+use std::collections::HashMap;
+
+/// Lines of the `id` attributes of one page.
 pub struct Locator<'t> {
-    text: &'t str,
-    /// Byte offsets of line starts.
-    starts: Vec<usize>,
-    cursor: usize,
-    /// Searches that found nothing; after [`MAX_MISSES`] the locator stops searching.
-    misses: usize,
+    /// Each id's lines, in document order, and how many have been handed out.
+    lines: HashMap<&'t str, (Vec<u32>, usize)>,
 }
 
-/// Failed searches before the locator gives up (each costs a scan of the page).
-const MAX_MISSES: usize = 64;
-
 impl<'t> Locator<'t> {
-    /// A locator over the page source `text`.
+    /// A locator over the page source `text` (one pass over it).
     pub fn new(text: &'t str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        Locator {
-            text,
-            starts,
-            cursor: 0,
-            misses: 0,
+        let mut lines: HashMap<&'t str, (Vec<u32>, usize)> = HashMap::new();
+        let mut line = 1u32;
+        let mut counted = 0usize;
+        let mut from = 0usize;
+        const NEEDLE: &str = "id=\"";
+        while let Some(hit) = text.get(from..).and_then(|rest| rest.find(NEEDLE)) {
+            let at = from + hit;
+            let start = at + NEEDLE.len();
+            let Some(len) = text.get(start..).and_then(|rest| rest.find('"')) else {
+                break;
+            };
+            // Only a real attribute: `id="` after whitespace (not `data-id="` or `grid="`).
+            let attribute = at > 0 && text.as_bytes()[at - 1].is_ascii_whitespace();
+            if attribute {
+                line += text.as_bytes()[counted..at]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u32;
+                counted = at;
+                lines
+                    .entry(&text[start..start + len])
+                    .or_default()
+                    .0
+                    .push(line);
+            }
+            from = start + len;
         }
+        Locator { lines }
     }
 
     /// 1-based line of the element with `id`, or 0 when it cannot be found.
     pub fn line_of_id(&mut self, id: &str) -> u32 {
-        if id.is_empty() || self.misses >= MAX_MISSES {
-            return 0;
+        match self.lines.get_mut(id) {
+            Some((lines, used)) => {
+                let line = lines.get(*used).or(lines.last()).copied().unwrap_or(0);
+                *used += 1;
+                line
+            }
+            None => 0,
         }
-        let needle = format!("id=\"{id}\"");
-        let found = self
-            .text
-            .get(self.cursor..)
-            .and_then(|rest| rest.find(&needle))
-            .map(|p| p + self.cursor)
-            .or_else(|| self.text.get(..self.cursor)?.find(&needle));
-        let Some(pos) = found else {
-            self.misses += 1;
-            return 0;
-        };
-        self.cursor = pos + needle.len();
-        let line = self.starts.partition_point(|&s| s <= pos);
-        u32::try_from(line).unwrap_or(u32::MAX)
     }
 }
 

@@ -3,6 +3,8 @@
 //! coverage of a name set against itself, the ELF reader's errors, the renderers and the
 //! committed JSON schema.
 
+mod common;
+
 use codegen::abi::{self, Abi, AbiType};
 use codegen::coverage::{self, group, Class, Coverage, ExportError, Exports};
 use codegen::ir::{Api, Detail, Document, Format, Function, Release, Section, Source};
@@ -451,90 +453,7 @@ fn reports_show_totals_sections_and_rows() {
 
 // --- JSON schema -----------------------------------------------------------------------
 
-/// Checks `value` against `schema` for the subset of JSON Schema the coverage schema uses
-/// (type, const, enum, required, properties, additionalProperties: false, items, $ref,
-/// minimum, maximum). Returns the first violation.
-fn check(
-    root: &serde_json::Value,
-    schema: &serde_json::Value,
-    value: &serde_json::Value,
-    at: &str,
-) -> Result<(), String> {
-    use serde_json::Value;
-    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-        let name = r
-            .strip_prefix("#/$defs/")
-            .ok_or_else(|| format!("{at}: unsupported $ref {r}"))?;
-        let target = root["$defs"]
-            .get(name)
-            .ok_or_else(|| format!("{at}: unknown $ref {r}"))?;
-        return check(root, target, value, at);
-    }
-    if let Some(t) = schema.get("type").and_then(Value::as_str) {
-        let ok = match t {
-            "object" => value.is_object(),
-            "array" => value.is_array(),
-            "string" => value.is_string(),
-            "integer" => value.is_u64() || value.is_i64(),
-            "number" => value.is_number(),
-            "boolean" => value.is_boolean(),
-            other => return Err(format!("{at}: unsupported type {other}")),
-        };
-        if !ok {
-            return Err(format!("{at}: expected {t}, got {value}"));
-        }
-    }
-    if schema.get("const").is_some_and(|c| c != value) {
-        return Err(format!("{at}: not the constant"));
-    }
-    if schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .is_some_and(|e| !e.contains(value))
-    {
-        return Err(format!("{at}: {value} not in enum"));
-    }
-    let num = value.as_f64();
-    if let (Some(min), Some(v)) = (schema.get("minimum").and_then(Value::as_f64), num) {
-        if v < min {
-            return Err(format!("{at}: below minimum"));
-        }
-    }
-    if let (Some(max), Some(v)) = (schema.get("maximum").and_then(Value::as_f64), num) {
-        if v > max {
-            return Err(format!("{at}: above maximum"));
-        }
-    }
-    if let Some(obj) = value.as_object() {
-        let props = schema.get("properties").and_then(Value::as_object);
-        for req in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let k = req.as_str().unwrap_or_default();
-            if !obj.contains_key(k) {
-                return Err(format!("{at}: missing required key {k}"));
-            }
-        }
-        for (k, v) in obj {
-            match props.and_then(|p| p.get(k)) {
-                Some(s) => check(root, s, v, &format!("{at}.{k}"))?,
-                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
-                    return Err(format!("{at}: key {k} not in schema"))
-                }
-                None => {}
-            }
-        }
-    }
-    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
-        for (i, v) in arr.iter().enumerate() {
-            check(root, items, v, &format!("{at}[{i}]"))?;
-        }
-    }
-    Ok(())
-}
+use common::check;
 
 #[test]
 fn json_matches_the_committed_schema() {

@@ -37,7 +37,10 @@ const QUOTED_PARSE_ERRORS: usize = 3;
 
 /// Parses `text` and walks its main content into blocks.
 pub fn blocks(text: &str, diags: &mut Diagnostics) -> Vec<Block<'static>> {
-    let html = Html::parse_document(text);
+    let html = match article_only(text) {
+        Some(article) => Html::parse_document(&article),
+        None => Html::parse_document(text),
+    };
     let file = diags.file().to_string();
     let page = Source {
         file: file.clone(),
@@ -98,6 +101,26 @@ pub fn blocks(text: &str, diags: &mut Diagnostics) -> Vec<Block<'static>> {
         );
     }
     w.blocks
+}
+
+/// When the page has one `<article>`…`</article>` span, that span as a document of its own:
+/// the theme's navigation, sidebars and search around it are never parsed (about a fifth of
+/// a Sphinx page). A literal `</article>` cannot occur inside the article's text, where `<` is
+/// escaped, so the span ends at the last one. `None` (parse everything) otherwise.
+fn article_only(text: &str) -> Option<String> {
+    const OPEN: &str = "<article";
+    const CLOSE: &str = "</article>";
+    let start = text.find(OPEN)?;
+    let end = text.rfind(CLOSE)? + CLOSE.len();
+    if end <= start
+        || text[start + OPEN.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return None;
+    }
+    Some(format!(
+        "<!DOCTYPE html><html><body>{}</body></html>",
+        &text[start..end]
+    ))
 }
 
 /// The element holding the page's article.
@@ -380,4 +403,23 @@ fn nested_has_value(dl: ElementRef<'_>) -> bool {
         .find(|e| dom::is(*e, "dt"))
         .and_then(|dt| sig::read(dt).ok())
         .is_some_and(|s: Sig| s.has_value())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::article_only;
+
+    #[test]
+    fn only_the_article_is_parsed_when_there_is_one() {
+        let page = "<html><nav>menu</nav><article class=\"a\"><p>x &lt;/article&gt;</p></article><aside>toc</aside></html>";
+        let slice = article_only(page).expect("an article");
+        assert!(slice.contains("<article class=\"a\">") && slice.contains("&lt;/article&gt;"));
+        assert!(!slice.contains("menu") && !slice.contains("toc"));
+        assert_eq!(
+            article_only("<html><div role=\"main\">x</div></html>"),
+            None
+        );
+        assert_eq!(article_only("<articles>x</article>"), None);
+        assert_eq!(article_only("<article>cut off"), None);
+    }
 }

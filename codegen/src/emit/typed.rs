@@ -548,7 +548,7 @@ fn typed_docs(
         })
         .collect();
     if errs.is_empty() {
-        md.push_str("[`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none)");
+        md.push_str("[`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it)");
     } else {
         md.push_str("[`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists ");
         md.push_str(&errs.join(", "));

@@ -52,7 +52,7 @@ pub mod device_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -334,7 +334,7 @@ pub mod device_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -399,7 +399,7 @@ pub mod device_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -924,7 +924,7 @@ pub mod device_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -1842,7 +1842,7 @@ pub mod error_handling {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -1884,7 +1884,7 @@ pub mod error_handling {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -2266,7 +2266,7 @@ pub mod stream_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -6978,7 +6978,7 @@ pub mod memory_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # Safety
     ///
@@ -8739,7 +8739,7 @@ pub mod memory_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
     ///
     /// # Safety
     ///
@@ -8868,7 +8868,7 @@ pub mod memory_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
     ///
     /// # Safety
     ///
@@ -8978,7 +8978,7 @@ pub mod memory_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
     ///
     /// # Safety
     ///
@@ -9960,7 +9960,7 @@ pub mod stream_ordered_memory_allocator {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # Safety
     ///
@@ -11047,7 +11047,7 @@ pub mod graphics_interoperability {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # Safety
     ///
@@ -11243,7 +11243,7 @@ pub mod texture_object_management {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///
@@ -12016,7 +12016,7 @@ pub mod error_log_management_functions {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     #[doc(alias = "cudaLogsDumpToMemory")]
     #[inline]
     pub fn logs_dump_to_memory(
@@ -18137,7 +18137,7 @@ pub mod interactions_with_the_cuda_driver_api {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # Safety
     ///
@@ -18177,7 +18177,7 @@ pub mod profiler_control {
     ///
     /// # Errors
     ///
-    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists none). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+    /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
     ///
     /// # See also
     ///

@@ -40,6 +40,19 @@ pub struct Options {
     pub check: bool,
 }
 
+impl Options {
+    /// The workspace's own run: `docs-src/` into `runtime/src/generated/` and
+    /// `tests/generated/` under `root` (what `cargo xtask codegen [--check]` does).
+    pub fn workspace(root: &Path, check: bool) -> Options {
+        Options {
+            docs: vec![root.join("docs-src")],
+            out_dir: root.join("runtime/src/generated"),
+            tests_out_dir: Some(root.join("tests/generated")),
+            check,
+        }
+    }
+}
+
 /// What a run did.
 #[derive(Debug)]
 pub struct Report {

@@ -6,12 +6,7 @@ use std::path::PathBuf;
 #[test]
 fn generated_files_are_fresh() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let opts = codegen::pipeline::Options {
-        docs: vec![root.join("docs-src")],
-        out_dir: root.join("runtime/src/generated"),
-        tests_out_dir: Some(root.join("tests/generated")),
-        check: true,
-    };
+    let opts = codegen::pipeline::Options::workspace(&root, true);
     match codegen::pipeline::run(&opts) {
         Ok(report) => assert!(
             !report.bindings.functions.is_empty(),

@@ -42,9 +42,7 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
     };
     let opts = codegen::pipeline::Options {
         docs,
-        out_dir: root.join("runtime/src/generated"),
-        tests_out_dir: Some(root.join("tests/generated")),
-        check: args.check,
+        ..codegen::pipeline::Options::workspace(root, args.check)
     };
     let report = codegen::pipeline::run(&opts)?;
     print!("{}", codegen::pipeline::render(&report));

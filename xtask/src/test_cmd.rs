@@ -40,12 +40,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
     step(3, "codegen --check", &mut || {
-        let opts = codegen::pipeline::Options {
-            docs: vec![root.join("docs-src")],
-            out_dir: root.join("runtime/src/generated"),
-            tests_out_dir: Some(root.join("tests/generated")),
-            check: true,
-        };
+        let opts = codegen::pipeline::Options::workspace(root, true);
         let report = codegen::pipeline::run(&opts)?;
         eprintln!(
             "  generated files are fresh ({} functions bound)",

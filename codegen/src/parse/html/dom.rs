@@ -1,17 +1,134 @@
-//! Small helpers over `scraper` elements: tag and class tests, whitespace-collapsed text.
+//! The page tree both HTML parsers build ([`super::fast`], [`super::spec`]) and the walk reads.
 //!
-//! No parsing of HTML text happens here; everything reads the html5ever tree.
+//! An arena (`ego_tree`) of [`Node`]s: elements with their lower-case name, attributes (values
+//! decoded) and the line of their start tag, and text with character references decoded and
+//! line endings normalised. [`El`] is a borrowed element with the few queries the walk needs
+//! (tag, class, attribute, children, text). Nothing here parses HTML.
 
-use scraper::ElementRef;
+use std::borrow::Cow;
 
-/// Whether `el` has the class `class`.
-pub fn has_class(el: ElementRef<'_>, class: &str) -> bool {
-    el.value().classes().any(|c| c == class)
+use ego_tree::{NodeRef, Tree};
+
+/// One node of a page tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node<'t> {
+    /// The document (the tree's root).
+    Document,
+    Element(Element<'t>),
+    /// Decoded text.
+    Text(Cow<'t, str>),
+    /// A comment, doctype or processing instruction: kept, never read.
+    Other,
 }
 
-/// Whether `el` is a `tag` element.
-pub fn is(el: ElementRef<'_>, tag: &str) -> bool {
-    el.value().name() == tag
+/// An element: lower-case name, attributes in source order, and the 1-based line where its
+/// start tag ends (its `>`; where html5ever reports it, so both parsers give the same line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element<'t> {
+    pub name: Cow<'t, str>,
+    pub attrs: Vec<(Cow<'t, str>, Cow<'t, str>)>,
+    pub line: u32,
+}
+
+/// A page tree; its root is [`Node::Document`].
+pub type Page<'t> = Tree<Node<'t>>;
+
+/// A borrowed element of a page.
+#[derive(Clone, Copy, Debug)]
+pub struct El<'a, 't> {
+    node: NodeRef<'a, Node<'t>>,
+    el: &'a Element<'t>,
+}
+
+impl<'a, 't> El<'a, 't> {
+    /// `node` as an element, or `None` for text and other nodes.
+    pub fn wrap(node: NodeRef<'a, Node<'t>>) -> Option<Self> {
+        match node.value() {
+            Node::Element(el) => Some(El { node, el }),
+            _ => None,
+        }
+    }
+
+    /// The tree node.
+    pub fn node(self) -> NodeRef<'a, Node<'t>> {
+        self.node
+    }
+
+    /// The lower-case tag name.
+    pub fn name(self) -> &'a str {
+        &self.el.name
+    }
+
+    /// Whether this is a `tag` element.
+    pub fn is(self, tag: &str) -> bool {
+        self.name() == tag
+    }
+
+    /// 1-based line where the start tag ends (0 when unknown).
+    pub fn line(self) -> u32 {
+        self.el.line
+    }
+
+    /// The value of attribute `name` (lower case).
+    pub fn attr(self, name: &str) -> Option<&'a str> {
+        self.el
+            .attrs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| &**v)
+    }
+
+    /// The classes of the `class` attribute.
+    pub fn classes(self) -> impl Iterator<Item = &'a str> {
+        self.attr("class").unwrap_or("").split_ascii_whitespace()
+    }
+
+    /// Whether the element has class `class`.
+    pub fn has_class(self, class: &str) -> bool {
+        self.classes().any(|c| c == class)
+    }
+
+    /// The heading level of `h1`…`h6`.
+    pub fn heading_level(self) -> Option<u8> {
+        match self.name().as_bytes() {
+            [b'h', d @ b'1'..=b'6'] => Some(d - b'0'),
+            _ => None,
+        }
+    }
+
+    /// All child nodes.
+    pub fn children(self) -> impl Iterator<Item = NodeRef<'a, Node<'t>>> {
+        self.node.children()
+    }
+
+    /// Element children.
+    pub fn elements(self) -> impl Iterator<Item = El<'a, 't>> {
+        self.node.children().filter_map(El::wrap)
+    }
+
+    /// Descendant elements in document order (this one excluded).
+    pub fn descendant_elements(self) -> impl Iterator<Item = El<'a, 't>> {
+        self.node.descendants().skip(1).filter_map(El::wrap)
+    }
+
+    /// The texts of all descendants, in document order.
+    pub fn texts(self) -> impl Iterator<Item = &'a str> {
+        self.node.descendants().filter_map(|n| match n.value() {
+            Node::Text(t) => Some(&**t),
+            _ => None,
+        })
+    }
+
+    /// The text of the element and its descendants, whitespace collapsed and trimmed.
+    pub fn text(self) -> String {
+        let mut out = String::new();
+        for t in self.texts() {
+            push_collapsed(&mut out, t);
+        }
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+        out
+    }
 }
 
 /// Appends `s` to `out`, turning every run of whitespace into one space and dropping
@@ -28,31 +145,86 @@ pub fn push_collapsed(out: &mut String, s: &str) {
     }
 }
 
-/// The text of `el` and its descendants, whitespace collapsed and trimmed.
-pub fn text(el: ElementRef<'_>) -> String {
-    let mut out = String::new();
-    for t in el.text() {
-        push_collapsed(&mut out, t);
-    }
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
-    out
+/// The first element of `page` in document order that `pick` accepts.
+pub fn find<'a, 't>(
+    page: &'a Page<'t>,
+    mut pick: impl FnMut(El<'a, 't>) -> bool,
+) -> Option<El<'a, 't>> {
+    page.root()
+        .descendants()
+        .filter_map(El::wrap)
+        .find(|e| pick(*e))
 }
 
-/// The heading level of `h1`…`h6`.
-pub fn heading_level(el: ElementRef<'_>) -> Option<u8> {
-    match el.value().name() {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
+/// The element holding the page's article: the first `article`, else the first element with
+/// `role="main"`, else the first `div.body`, else `body`.
+pub fn main_content<'a, 't>(page: &'a Page<'t>) -> Option<El<'a, 't>> {
+    let mut role_main = None;
+    let mut div_body = None;
+    let mut body = None;
+    for el in page.root().descendants().filter_map(El::wrap) {
+        if el.is("article") {
+            return Some(el);
+        }
+        if role_main.is_none() && el.attr("role") == Some("main") {
+            role_main = Some(el);
+        }
+        if div_body.is_none() && el.is("div") && el.has_class("body") {
+            div_body = Some(el);
+        }
+        if body.is_none() && el.is("body") {
+            body = Some(el);
+        }
     }
+    role_main.or(div_body).or(body)
 }
 
-/// Element children of `el`.
-pub fn elements(el: ElementRef<'_>) -> impl Iterator<Item = ElementRef<'_>> {
-    el.children().filter_map(ElementRef::wrap)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el<'t>(name: &'t str, attrs: &[(&'t str, &'t str)], line: u32) -> Node<'t> {
+        Node::Element(Element {
+            name: name.into(),
+            attrs: attrs
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect(),
+            line,
+        })
+    }
+
+    #[test]
+    fn element_queries() {
+        let mut page = Page::new(Node::Document);
+        let mut root = page.root_mut();
+        let mut dl = root.append(el("dl", &[("class", " py  function "), ("id", "f")], 7));
+        dl.append(Node::Text("a \n b".into()));
+        dl.append(el("em", &[], 8)).append(Node::Text(" c ".into()));
+        dl.append(Node::Other);
+        let dl = find(&page, |e| e.is("dl")).expect("dl");
+        assert!(dl.has_class("py") && dl.has_class("function") && !dl.has_class("p"));
+        assert_eq!(dl.attr("id"), Some("f"));
+        assert_eq!(dl.line(), 7);
+        assert_eq!(dl.text(), "a b c");
+        assert_eq!(dl.elements().map(El::name).collect::<Vec<_>>(), ["em"]);
+        assert_eq!(dl.descendant_elements().count(), 1);
+        assert_eq!(dl.children().count(), 3);
+        assert_eq!(dl.heading_level(), None);
+        assert!(find(&page, |e| e.is("h2")).is_none());
+    }
+
+    #[test]
+    fn heading_levels() {
+        let mut page = Page::new(Node::Document);
+        page.root_mut().append(el("h3", &[], 1));
+        page.root_mut().append(el("h7", &[], 1));
+        let levels: Vec<Option<u8>> = page
+            .root()
+            .children()
+            .filter_map(El::wrap)
+            .map(El::heading_level)
+            .collect();
+        assert_eq!(levels, [Some(3), None]);
+    }
 }

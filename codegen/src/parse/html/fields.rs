@@ -13,18 +13,16 @@
 //! Links and literals become their text, so names the model lists (status codes) are read as
 //! plain words. Nothing here builds IR.
 
-use scraper::ElementRef;
-
-use super::dom::{self, has_class};
+use super::dom::El;
 
 /// The RST lines of field list `dl`, indented by `indent`.
-pub fn render(dl: ElementRef<'_>, indent: usize) -> Vec<String> {
+pub fn render(dl: El<'_, '_>, indent: usize) -> Vec<String> {
     let pad = " ".repeat(indent);
     let mut out = Vec::new();
     let mut label = String::new();
-    for el in dom::elements(dl) {
-        match el.value().name() {
-            "dt" => label = dom::text(el).trim_end_matches(':').trim().to_string(),
+    for el in dl.elements() {
+        match el.name() {
+            "dt" => label = el.text().trim_end_matches(':').trim().to_string(),
             "dd" => field(&label, el, &pad, &mut out),
             _ => {}
         }
@@ -33,15 +31,15 @@ pub fn render(dl: ElementRef<'_>, indent: usize) -> Vec<String> {
 }
 
 /// The items of a field body: the `li`s of its list, or the body itself.
-fn items(dd: ElementRef<'_>) -> Vec<ElementRef<'_>> {
-    let list = dom::elements(dd).find(|e| dom::is(*e, "ul") || dom::is(*e, "ol"));
+fn items<'a, 't>(dd: El<'a, 't>) -> Vec<El<'a, 't>> {
+    let list = dd.elements().find(|e| e.is("ul") || e.is("ol"));
     match list {
-        Some(l) => dom::elements(l).filter(|e| dom::is(*e, "li")).collect(),
+        Some(l) => l.elements().filter(|e| e.is("li")).collect(),
         None => vec![dd],
     }
 }
 
-fn field(label: &str, dd: ElementRef<'_>, pad: &str, out: &mut Vec<String>) {
+fn field(label: &str, dd: El<'_, '_>, pad: &str, out: &mut Vec<String>) {
     match label.to_ascii_lowercase().as_str() {
         "parameters" | "parameter" | "arguments" | "args" => {
             for item in items(dd) {
@@ -54,9 +52,9 @@ fn field(label: &str, dd: ElementRef<'_>, pad: &str, out: &mut Vec<String>) {
             }
         }
         "returns" | "return" => {
-            let has_list = dom::elements(dd).any(|e| dom::is(e, "ul") || dom::is(e, "ol"));
+            let has_list = dd.elements().any(|e| e.is("ul") || e.is("ol"));
             if !has_list {
-                out.push(format!("{pad}:returns: {}", dom::text(dd)));
+                out.push(format!("{pad}:returns: {}", dd.text()));
                 return;
             }
             let head = format!("{pad}:returns: ");
@@ -73,14 +71,14 @@ fn field(label: &str, dd: ElementRef<'_>, pad: &str, out: &mut Vec<String>) {
                 out.push(format!("{lead}{bullet}"));
             }
         }
-        "return type" | "rtype" => out.push(format!("{pad}:rtype: {}", dom::text(dd))),
-        "type" => out.push(format!("{pad}:type: {}", dom::text(dd))),
+        "return type" | "rtype" => out.push(format!("{pad}:rtype: {}", dd.text())),
+        "type" => out.push(format!("{pad}:type: {}", dd.text())),
         other => {
             let name: String = other
                 .chars()
                 .map(|c| if c.is_whitespace() { '-' } else { c })
                 .collect();
-            out.push(format!("{pad}:{name}: {}", dom::text(dd)));
+            out.push(format!("{pad}:{name}: {}", dd.text()));
         }
     }
 }
@@ -94,17 +92,15 @@ struct Item {
 }
 
 impl Item {
-    fn read(item: ElementRef<'_>) -> Item {
+    fn read(item: El<'_, '_>) -> Item {
         // The first element of the item's first paragraph tells its shape.
-        let para = dom::elements(item)
-            .find(|e| dom::is(*e, "p"))
-            .unwrap_or(item);
-        let first = dom::elements(para).next();
-        let text = dom::text(para);
+        let para = item.elements().find(|e| e.is("p")).unwrap_or(item);
+        let first = para.elements().next();
+        let text = para.text();
         let lead = first.filter(|f| {
-            matches!(f.value().name(), "strong" | "em")
-                && !has_class(*f, "property")
-                && text.starts_with(&dom::text(*f))
+            matches!(f.name(), "strong" | "em")
+                && !f.has_class("property")
+                && text.starts_with(&f.text())
         });
         let Some(lead) = lead else {
             return Item {
@@ -113,9 +109,9 @@ impl Item {
                 doc: text,
             };
         };
-        let head = dom::text(lead);
+        let head = lead.text();
         let rest = text[head.len()..].trim_start();
-        if dom::is(lead, "em") {
+        if lead.is("em") {
             return Item {
                 name: None,
                 ty: Some(head),
@@ -162,16 +158,13 @@ fn strip_dash(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{dom, spec};
     use super::*;
-    use scraper::Html;
 
     fn render_fragment(body: &str) -> Vec<String> {
-        let html = Html::parse_fragment(body);
-        let dl = html
-            .root_element()
-            .descendent_elements()
-            .find(|e| has_class(*e, "field-list"))
-            .expect("test input has a field list");
+        let (page, _) = spec::parse(body);
+        let dl =
+            dom::find(&page, |e| e.has_class("field-list")).expect("test input has a field list");
         render(dl, 0)
     }
 

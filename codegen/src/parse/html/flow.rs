@@ -12,10 +12,9 @@
 //! Blocks are separated by blank lines. The docstring model ([`crate::parse::docstring`])
 //! reads the result; nothing here interprets it.
 
-use scraper::node::Node;
-use scraper::ElementRef;
+use ego_tree::NodeRef;
 
-use super::dom::{self, has_class};
+use super::dom::{self, El, Node};
 use super::fields;
 
 /// Elements read as running text inside a paragraph.
@@ -49,20 +48,20 @@ impl Renderer {
     }
 
     /// Renders one node (text or element) at `indent`.
-    pub fn node(&mut self, node: ego_tree::NodeRef<'_, Node>, indent: usize) {
+    pub fn node(&mut self, node: NodeRef<'_, Node<'_>>, indent: usize) {
         match node.value() {
             Node::Text(t) => self.inline_text(t, indent),
             Node::Element(_) => {
-                if let Some(el) = ElementRef::wrap(node) {
+                if let Some(el) = El::wrap(node) {
                     self.element(el, indent);
                 }
             }
-            _ => {}
+            Node::Document | Node::Other => {}
         }
     }
 
     /// Renders the children of `el` at `indent`.
-    pub fn children(&mut self, el: ElementRef<'_>, indent: usize) {
+    pub fn children(&mut self, el: El<'_, '_>, indent: usize) {
         for child in el.children() {
             self.node(child, indent);
         }
@@ -111,29 +110,29 @@ impl Renderer {
         self.lines.push(String::new());
     }
 
-    fn element(&mut self, el: ElementRef<'_>, indent: usize) {
-        let name = el.value().name();
+    fn element(&mut self, el: El<'_, '_>, indent: usize) {
+        let name = el.name();
         if INLINE.contains(&name) {
-            if name == "a" && has_class(el, "headerlink") {
+            if name == "a" && el.has_class("headerlink") {
                 return;
             }
             if self.run.is_empty() {
                 self.run_indent = indent;
             }
-            for t in el.text() {
+            for t in el.texts() {
                 dom::push_collapsed(&mut self.run, t);
             }
             return;
         }
         self.flush();
         match name {
-            "p" if has_class(el, "rubric") => {
-                self.paragraph(indent, &format!(".. rubric:: {}", dom::text(el)));
+            "p" if el.has_class("rubric") => {
+                self.paragraph(indent, &format!(".. rubric:: {}", el.text()));
             }
-            "p" if has_class(el, "admonition-title") => {}
+            "p" if el.has_class("admonition-title") => {}
             "pre" => {
                 let mut text = String::new();
-                for t in el.text() {
+                for t in el.texts() {
                     text.push_str(t);
                 }
                 let lines: Vec<String> = text
@@ -144,17 +143,17 @@ impl Renderer {
                 self.raw(indent, lines);
             }
             "ul" | "ol" => self.list(el, indent, name == "ol"),
-            "div" | "aside" if has_class(el, "admonition") => self.admonition(el, indent),
-            "dl" if has_class(el, "field-list") => {
+            "div" | "aside" if el.has_class("admonition") => self.admonition(el, indent),
+            "dl" if el.has_class("field-list") => {
                 let lines = fields::render(el, indent);
                 self.marker = None;
                 self.lines.extend(lines);
                 self.lines.push(String::new());
             }
             "dl" => {
-                for item in dom::elements(el) {
-                    match item.value().name() {
-                        "dt" => self.paragraph(indent, &dom::text(item)),
+                for item in el.elements() {
+                    match item.name() {
+                        "dt" => self.paragraph(indent, &item.text()),
                         _ => {
                             self.children(item, indent + 3);
                             self.flush();
@@ -163,8 +162,8 @@ impl Renderer {
                 }
             }
             "table" => {
-                for row in el.descendent_elements().filter(|e| dom::is(*e, "tr")) {
-                    let cells: Vec<String> = dom::elements(row).map(dom::text).collect();
+                for row in el.descendant_elements().filter(|e| e.is("tr")) {
+                    let cells: Vec<String> = row.elements().map(El::text).collect();
                     self.paragraph(indent, &cells.join(" | "));
                 }
             }
@@ -176,14 +175,13 @@ impl Renderer {
         }
     }
 
-    fn list(&mut self, el: ElementRef<'_>, indent: usize, ordered: bool) {
+    fn list(&mut self, el: El<'_, '_>, indent: usize, ordered: bool) {
         self.marker = None;
         let mut n: i64 = el
-            .value()
             .attr("start")
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(1);
-        for li in dom::elements(el).filter(|e| dom::is(*e, "li")) {
+        for li in el.elements().filter(|e| e.is("li")) {
             self.marker = Some(if ordered {
                 format!("{n}. ")
             } else {
@@ -196,17 +194,17 @@ impl Renderer {
         }
     }
 
-    fn admonition(&mut self, el: ElementRef<'_>, indent: usize) {
+    fn admonition(&mut self, el: El<'_, '_>, indent: usize) {
         let kind = el
-            .value()
             .classes()
             .find(|c| *c != "admonition")
             .unwrap_or("admonition")
             .to_string();
         if kind == "seealso" {
-            let text: Vec<String> = dom::elements(el)
-                .filter(|e| !has_class(*e, "admonition-title"))
-                .map(dom::text)
+            let text: Vec<String> = el
+                .elements()
+                .filter(|e| !e.has_class("admonition-title"))
+                .map(El::text)
                 .filter(|t| !t.is_empty())
                 .collect();
             self.paragraph(indent, &format!(".. seealso:: {}", text.join(" ")));
@@ -220,13 +218,14 @@ impl Renderer {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec;
     use super::*;
-    use scraper::Html;
 
     fn render(body: &str) -> Vec<String> {
-        let html = Html::parse_fragment(body);
+        let (page, _) = spec::parse(&format!("<body>{body}</body>"));
+        let body = dom::find(&page, |e| e.is("body")).expect("body");
         let mut r = Renderer::new();
-        r.children(html.root_element(), 0);
+        r.children(body, 0);
         r.take()
     }
 

@@ -6,9 +6,7 @@
 //! (`= 252`, `= <E.X: 3>`, `: int`). The permalink (`a.headerlink`) is skipped.
 //! It does not decide what IR item the object becomes.
 
-use scraper::ElementRef;
-
-use super::dom::{self, has_class};
+use super::dom::El;
 use crate::parse::blocks::ObjectKind;
 
 /// What a `dt.sig` says.
@@ -60,8 +58,8 @@ impl Sig {
 }
 
 /// The object kind of a `dl.py` from its classes, or `None` for an unknown object type.
-pub fn kind_of(dl: ElementRef<'_>) -> Option<(ObjectKind, &str)> {
-    dl.value().classes().find_map(|c| {
+pub fn kind_of<'a>(dl: El<'a, '_>) -> Option<(ObjectKind, &'a str)> {
+    dl.classes().find_map(|c| {
         let kind = match c {
             "function" | "method" | "classmethod" | "staticmethod" => ObjectKind::Function,
             "class" | "exception" => ObjectKind::Class,
@@ -73,43 +71,43 @@ pub fn kind_of(dl: ElementRef<'_>) -> Option<(ObjectKind, &str)> {
 }
 
 /// Reads the signature of `dt`; `Err` when it names nothing.
-pub fn read(dt: ElementRef<'_>) -> Result<Sig, String> {
+pub fn read(dt: El<'_, '_>) -> Result<Sig, String> {
     let mut prename = String::new();
     let mut name = String::new();
     let mut params: Option<Vec<String>> = None;
     let mut trailing = String::new();
-    for el in dom::elements(dt) {
-        if dom::is(el, "a") && has_class(el, "headerlink") {
+    for el in dt.elements() {
+        if el.is("a") && el.has_class("headerlink") {
             continue;
         }
-        if has_class(el, "sig-prename") {
-            prename.push_str(&dom::text(el));
-        } else if has_class(el, "sig-name") {
-            name.push_str(&dom::text(el));
-        } else if has_class(el, "sig-paren") {
+        if el.has_class("sig-prename") {
+            prename.push_str(&el.text());
+        } else if el.has_class("sig-name") {
+            name.push_str(&el.text());
+        } else if el.has_class("sig-paren") {
             params.get_or_insert_with(Vec::new);
-        } else if has_class(el, "sig-param") {
-            params.get_or_insert_with(Vec::new).push(dom::text(el));
-        } else if dom::is(el, "dl") {
+        } else if el.has_class("sig-param") {
+            params.get_or_insert_with(Vec::new).push(el.text());
+        } else if el.is("dl") {
             // One parameter a line: `<dl><dd><em class="sig-param">…</em>,</dd></dl>`.
             let list = params.get_or_insert_with(Vec::new);
             list.extend(
-                el.descendent_elements()
-                    .filter(|e| has_class(*e, "sig-param"))
-                    .map(dom::text),
+                el.descendant_elements()
+                    .filter(|e| e.has_class("sig-param"))
+                    .map(El::text),
             );
-        } else if has_class(el, "property") && !name.is_empty() {
+        } else if el.has_class("property") && !name.is_empty() {
             if !trailing.is_empty() {
                 trailing.push(' ');
             }
-            trailing.push_str(&dom::text(el));
+            trailing.push_str(&el.text());
         }
     }
     let name = name.trim();
     if name.is_empty() {
         return Err(format!(
             "signature `{}` has no `sig-name`",
-            dom::text(dt).trim_end_matches('#')
+            dt.text().trim_end_matches('#')
         ));
     }
     Ok(Sig {

@@ -16,14 +16,10 @@
 //!   text rendering.
 //!
 //! Every block's [`Source`] has the element path from the article (`section[1]/section[3]/dl[12]`)
-//! and a best-effort line from [`super::locate`].
+//! and the line of the element's start tag. Which parser built the tree does not matter here.
 
-use scraper::node::Node;
-use scraper::{ElementRef, Html};
-
-use super::dom::{self, has_class};
+use super::dom::{self, El, Node, Page};
 use super::flow::Renderer;
-use super::locate::Locator;
 use super::sig::{self, Sig};
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::Source;
@@ -32,59 +28,27 @@ use crate::parse::blocks::{Block, DocLine, Heading, Object, ObjectKind};
 /// Deepest element nesting followed; deeper content is reported and skipped.
 const MAX_DEPTH: usize = 64;
 
-/// Most HTML parse errors quoted in the diagnostic that counts them.
-const QUOTED_PARSE_ERRORS: usize = 3;
-
-/// Parses `text` and walks its main content into blocks.
-pub fn blocks(text: &str, diags: &mut Diagnostics) -> Vec<Block<'static>> {
-    let html = match article_only(text) {
-        Some(article) => Html::parse_document(&article),
-        None => Html::parse_document(text),
-    };
+/// Walks the main content of `page` into blocks.
+pub fn blocks(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Block<'static>> {
     let file = diags.file().to_string();
-    let page = Source {
+    let whole = Source {
         file: file.clone(),
         line: 1,
         path: None,
     };
-    if !html.errors.is_empty() {
-        let quoted: Vec<&str> = html
-            .errors
-            .iter()
-            .take(QUOTED_PARSE_ERRORS)
-            .map(|e| e.as_ref())
-            .collect();
-        diags.at(
-            Severity::Note,
-            &page,
-            format!(
-                "the HTML parser recovered from {} error(s): {}",
-                html.errors.len(),
-                quoted.join("; ")
-            ),
-        );
-    }
-    if !text.trim_end().to_ascii_lowercase().ends_with("</html>") {
-        diags.at(
-            Severity::Warning,
-            &page,
-            "the page does not end with `</html>`; it may be truncated, and its last object incomplete",
-        );
-    }
-    let Some(main) = main_content(&html) else {
-        diags.at(Severity::Error, &page, "the page has no body to read");
+    let Some(main) = dom::main_content(page) else {
+        diags.at(Severity::Error, &whole, "the page has no body to read");
         return Vec::new();
     };
-    if dom::is(main, "body") {
+    if main.is("body") {
         diags.at(
             Severity::Warning,
-            &page,
+            &whole,
             "no main content element (`article`, `role=\"main\"`, `div.body`); reading the whole body",
         );
     }
     let mut w = Walker {
         file,
-        locate: Locator::new(text),
         blocks: Vec::new(),
         flow: Renderer::new(),
         diags,
@@ -96,54 +60,11 @@ pub fn blocks(text: &str, diags: &mut Diagnostics) -> Vec<Block<'static>> {
     if !w.blocks.iter().any(|b| matches!(b, Block::Object(_))) {
         w.diags.at(
             Severity::Error,
-            &page,
+            &whole,
             "no Sphinx Python API objects (`dl.py` with `dt.sig`) found in the page",
         );
     }
     w.blocks
-}
-
-/// When the page has one `<article>`…`</article>` span, that span as a document of its own:
-/// the theme's navigation, sidebars and search around it are never parsed (about a fifth of
-/// a Sphinx page). A literal `</article>` cannot occur inside the article's text, where `<` is
-/// escaped, so the span ends at the last one. `None` (parse everything) otherwise.
-fn article_only(text: &str) -> Option<String> {
-    const OPEN: &str = "<article";
-    const CLOSE: &str = "</article>";
-    let start = text.find(OPEN)?;
-    let end = text.rfind(CLOSE)? + CLOSE.len();
-    if end <= start
-        || text[start + OPEN.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
-    {
-        return None;
-    }
-    Some(format!(
-        "<!DOCTYPE html><html><body>{}</body></html>",
-        &text[start..end]
-    ))
-}
-
-/// The element holding the page's article.
-fn main_content(html: &Html) -> Option<ElementRef<'_>> {
-    let mut role_main = None;
-    let mut div_body = None;
-    let mut body = None;
-    for el in html.root_element().descendent_elements() {
-        let name = el.value().name();
-        if name == "article" {
-            return Some(el);
-        }
-        if role_main.is_none() && el.value().attr("role") == Some("main") {
-            role_main = Some(el);
-        }
-        if div_body.is_none() && name == "div" && has_class(el, "body") {
-            div_body = Some(el);
-        }
-        if body.is_none() && name == "body" {
-            body = Some(el);
-        }
-    }
-    role_main.or(div_body).or(body)
 }
 
 /// Sibling counters for element paths (`dl[12]`).
@@ -170,9 +91,8 @@ impl Siblings {
     }
 }
 
-struct Walker<'t, 'd> {
+struct Walker<'d> {
     file: String,
-    locate: Locator<'t>,
     blocks: Vec<Block<'static>>,
     /// Content waiting to be added to the last block.
     flow: Renderer,
@@ -181,11 +101,11 @@ struct Walker<'t, 'd> {
     depth_reported: bool,
 }
 
-impl Walker<'_, '_> {
-    fn source(&mut self, path: &str, id: Option<&str>) -> Source {
+impl Walker<'_> {
+    fn source(&self, path: &str, line: u32) -> Source {
         Source {
             file: self.file.clone(),
-            line: id.map_or(0, |id| self.locate.line_of_id(id)),
+            line,
             path: Some(path.to_string()),
         }
     }
@@ -218,13 +138,13 @@ impl Walker<'_, '_> {
         }));
     }
 
-    fn too_deep(&mut self, depth: usize, path: &str) -> bool {
+    fn too_deep(&mut self, depth: usize, path: &str, line: u32) -> bool {
         if depth <= MAX_DEPTH {
             return false;
         }
         if !self.depth_reported {
             self.depth_reported = true;
-            let src = self.source(path, None);
+            let src = self.source(path, line);
             self.diags.at(
                 Severity::Warning,
                 &src,
@@ -235,24 +155,24 @@ impl Walker<'_, '_> {
     }
 
     /// Walks a section-like container: headings, objects, nested sections and content.
-    fn container(&mut self, el: ElementRef<'_>, path: &str, depth: usize) {
-        if self.too_deep(depth, path) {
+    fn container(&mut self, el: El<'_, '_>, path: &str, depth: usize) {
+        if self.too_deep(depth, path, el.line()) {
             return;
         }
         let mut siblings = Siblings::default();
         for child in el.children() {
-            let Some(c) = ElementRef::wrap(child) else {
+            let Some(c) = El::wrap(child) else {
                 if let Node::Text(_) = child.value() {
                     self.flow.node(child, 0);
                 }
                 continue;
             };
-            let tag = c.value().name();
+            let tag = c.name();
             let here = siblings.path(path, tag);
-            if let Some(level) = dom::heading_level(c) {
+            if let Some(level) = c.heading_level() {
                 self.flush();
-                let source = self.source(&here, el.value().id());
-                let title = dom::text(c);
+                let source = self.source(&here, c.line());
+                let title = c.text();
                 let title = title.trim_end_matches('#').trim_end().to_string();
                 self.blocks.push(Block::Heading(Heading {
                     title: title.into(),
@@ -260,7 +180,7 @@ impl Walker<'_, '_> {
                     intro: Vec::new(),
                     source,
                 }));
-            } else if tag == "section" || (tag == "div" && has_class(c, "section")) {
+            } else if tag == "section" || (tag == "div" && c.has_class("section")) {
                 self.flush();
                 self.container(c, &here, depth + 1);
             } else if tag == "dl" && is_object(c) {
@@ -273,18 +193,18 @@ impl Walker<'_, '_> {
     }
 
     /// Walks a `dl` describing one object (or reports one of another domain).
-    fn object(&mut self, dl: ElementRef<'_>, path: &str, depth: usize) {
-        if self.too_deep(depth, path) {
+    fn object(&mut self, dl: El<'_, '_>, path: &str, depth: usize) {
+        if self.too_deep(depth, path, dl.line()) {
             return;
         }
-        let kind = if has_class(dl, "py") {
+        let kind = if dl.has_class("py") {
             sig::kind_of(dl)
         } else {
             None
         };
         let Some((kind, what)) = kind else {
-            let classes: Vec<&str> = dl.value().classes().collect();
-            let src = self.source(path, None);
+            let classes: Vec<&str> = dl.classes().collect();
+            let src = self.source(path, dl.line());
             self.diags.at(
                 Severity::Warning,
                 &src,
@@ -297,13 +217,13 @@ impl Walker<'_, '_> {
         };
         let mut siblings = Siblings::default();
         let mut open = false;
-        for c in dom::elements(dl) {
-            let tag = c.value().name();
+        for c in dl.elements() {
+            let tag = c.name();
             let here = siblings.path(path, tag);
             match tag {
                 "dt" => {
                     self.flush();
-                    let source = self.source(&here, c.value().id());
+                    let source = self.source(&here, c.line());
                     match sig::read(c) {
                         Ok(s) => {
                             open = true;
@@ -323,25 +243,25 @@ impl Walker<'_, '_> {
                 }
                 "dd" if open => self.body(c, &here, depth + 1),
                 "dd" => {}
-                _ => self.flow.node(*c, 0),
+                _ => self.flow.node(c.node(), 0),
             }
         }
         self.flush();
     }
 
     /// Walks the `dd` of an object: its docstring and nested objects.
-    fn body(&mut self, dd: ElementRef<'_>, path: &str, depth: usize) {
-        if self.too_deep(depth, path) {
+    fn body(&mut self, dd: El<'_, '_>, path: &str, depth: usize) {
+        if self.too_deep(depth, path, dd.line()) {
             return;
         }
         let mut siblings = Siblings::default();
         for child in dd.children() {
-            let Some(c) = ElementRef::wrap(child) else {
+            let Some(c) = El::wrap(child) else {
                 self.flow.node(child, 0);
                 continue;
             };
-            let here = siblings.path(path, c.value().name());
-            if !(dom::is(c, "dl") && is_object(c) && has_class(c, "py")) {
+            let here = siblings.path(path, c.name());
+            if !(c.is("dl") && is_object(c) && c.has_class("py")) {
                 self.flow.node(child, 0);
                 continue;
             }
@@ -360,11 +280,11 @@ impl Walker<'_, '_> {
 
     /// A nested attribute (without value) or method as an `.. attribute::`/`.. method::`
     /// entry of the current docstring.
-    fn member_entry(&mut self, dl: ElementRef<'_>, path: &str, method: bool) {
-        let sig = match dom::elements(dl).find(|e| dom::is(*e, "dt")).map(sig::read) {
+    fn member_entry(&mut self, dl: El<'_, '_>, path: &str, method: bool) {
+        let sig = match dl.elements().find(|e| e.is("dt")).map(sig::read) {
             Some(Ok(sig)) => sig,
             Some(Err(e)) => {
-                let src = self.source(path, None);
+                let src = self.source(path, dl.line());
                 return self
                     .diags
                     .at(Severity::Error, &src, format!("member skipped: {e}"));
@@ -379,7 +299,7 @@ impl Walker<'_, '_> {
         };
         self.flow.raw(0, [head]);
         let mut inner = Renderer::new();
-        for dd in dom::elements(dl).filter(|e| dom::is(*e, "dd")) {
+        for dd in dl.elements().filter(|e| e.is("dd")) {
             inner.children(dd, 3);
         }
         let mut lines = inner.take();
@@ -393,33 +313,14 @@ impl Walker<'_, '_> {
 }
 
 /// Whether `dl` describes an object: it has a `dt` with the `sig` class.
-fn is_object(dl: ElementRef<'_>) -> bool {
-    dom::elements(dl).any(|e| dom::is(e, "dt") && has_class(e, "sig"))
+fn is_object(dl: El<'_, '_>) -> bool {
+    dl.elements().any(|e| e.is("dt") && e.has_class("sig"))
 }
 
 /// Whether a nested data `dl` shows a value (enum members do).
-fn nested_has_value(dl: ElementRef<'_>) -> bool {
-    dom::elements(dl)
-        .find(|e| dom::is(*e, "dt"))
+fn nested_has_value(dl: El<'_, '_>) -> bool {
+    dl.elements()
+        .find(|e| e.is("dt"))
         .and_then(|dt| sig::read(dt).ok())
         .is_some_and(|s: Sig| s.has_value())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::article_only;
-
-    #[test]
-    fn only_the_article_is_parsed_when_there_is_one() {
-        let page = "<html><nav>menu</nav><article class=\"a\"><p>x &lt;/article&gt;</p></article><aside>toc</aside></html>";
-        let slice = article_only(page).expect("an article");
-        assert!(slice.contains("<article class=\"a\">") && slice.contains("&lt;/article&gt;"));
-        assert!(!slice.contains("menu") && !slice.contains("toc"));
-        assert_eq!(
-            article_only("<html><div role=\"main\">x</div></html>"),
-            None
-        );
-        assert_eq!(article_only("<articles>x</article>"), None);
-        assert_eq!(article_only("<article>cut off"), None);
-    }
 }

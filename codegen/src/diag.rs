@@ -59,6 +59,16 @@ impl Diagnostic {
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.path {
+            // `file:line: path:` so that editors jump to the line; the path locates the element.
+            Some(p) if self.line > 0 => write!(
+                f,
+                "{}:{}: {}: {}: {}",
+                self.file,
+                self.line,
+                p,
+                self.severity.name(),
+                self.message
+            ),
             Some(p) => write!(
                 f,
                 "{}:{}: {}: {}",
@@ -166,5 +176,32 @@ impl Counts {
             }
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_puts_file_and_line_first() {
+        let mut d = Diagnostic::at(
+            Severity::Warning,
+            &Source {
+                file: "p.html".into(),
+                line: 12,
+                path: Some("section[1]/dl[2]/dt[1]".into()),
+            },
+            "m",
+        );
+        assert_eq!(
+            d.to_string(),
+            "p.html:12: section[1]/dl[2]/dt[1]: warning: m"
+        );
+        d.line = 0;
+        assert_eq!(d.to_string(), "p.html:section[1]/dl[2]/dt[1]: warning: m");
+        d.path = None;
+        d.line = 3;
+        assert_eq!(d.to_string(), "p.html:3: warning: m");
     }
 }

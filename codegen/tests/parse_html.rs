@@ -5,6 +5,7 @@
 
 use codegen::diag::{Diagnostic, Severity};
 use codegen::ir::{Api, Direction, Format};
+use codegen::parse::html::TreeParser;
 use codegen::parse::{bindings_text, html, parse_document};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -228,6 +229,36 @@ fn html_ir_equals_text_ir_item_by_item() {
 }
 
 #[test]
+fn the_fast_path_and_html5ever_give_the_same_ir_provenance_included() {
+    let text = read("runtime.html");
+    let fast = html::parse("runtime.html", &text);
+    let standard = html::parse_with("runtime.html", &text, TreeParser::Standard);
+    // The page takes the fast path: no note says otherwise.
+    assert!(
+        !fast
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("html5ever")),
+        "{:?}",
+        fast.diagnostics
+    );
+    let (a, b) = (
+        serde_json::to_value(&fast).expect("IR serialises"),
+        serde_json::to_value(&standard).expect("IR serialises"),
+    );
+    if let Some(d) = first_difference("api", &a, &b) {
+        panic!("the two tree parsers give different IR (html = fast path, text = html5ever): {d}");
+    }
+    println!(
+        "same IR from both tree parsers: {} functions, {} enums, {} structs, {} diagnostics",
+        fast.functions.len(),
+        fast.enums.len(),
+        fast.structs.len(),
+        fast.diagnostics.len()
+    );
+}
+
+#[test]
 fn html_provenance_is_an_element_path_and_a_line() {
     let text = read("runtime.html");
     let api = html::parse("runtime.html", &text);
@@ -250,6 +281,34 @@ fn html_provenance_is_an_element_path_and_a_line() {
     assert!(
         line.contains(&format!("cudaError_t.{}\"", m.name)),
         "{line}"
+    );
+}
+
+#[test]
+fn docstring_problems_point_at_their_line_in_the_page() {
+    let text = read("runtime.html");
+    let api = html::parse("runtime.html", &text);
+    let found: Vec<&Diagnostic> = with(&api, Severity::Warning)
+        .into_iter()
+        .filter(|d| d.message.contains("`:param None:`"))
+        .collect();
+    assert_eq!(found.len(), 1, "{:?}", api.diagnostics);
+    let d = found[0];
+    let line = text.lines().nth(d.line as usize - 1).unwrap_or("");
+    assert!(
+        line.trim_start().starts_with(":param None:"),
+        "line {}: {line}",
+        d.line
+    );
+    // The element path of the object stays with it.
+    assert!(
+        d.path.as_deref().is_some_and(|p| p.ends_with("/dt[1]")),
+        "{d}"
+    );
+    assert!(
+        d.to_string()
+            .starts_with(&format!("runtime.html:{}: section[1]/", d.line)),
+        "{d}"
     );
 }
 

@@ -84,16 +84,16 @@ struct Builder<'d> {
     seen: HashMap<(Space, String), Slot>,
 }
 
-/// `file:line` of a docstring line: the block's source with that line, or the block's
-/// source itself for formats without lines.
+/// `file:line` of a docstring line: the block's source with that line (and the block's element
+/// path, for HTML), or the block's source itself when the line is unknown (0).
 fn at(block: &Source, line: u32) -> Source {
-    if block.path.is_some() || line == 0 {
+    if line == 0 {
         block.clone()
     } else {
         Source {
             file: block.file.clone(),
             line,
-            path: None,
+            path: block.path.clone(),
         }
     }
 }

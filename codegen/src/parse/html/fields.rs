@@ -11,12 +11,14 @@
 //! - any other field → `:name: text`, which the docstring model keeps as description.
 //!
 //! Links and literals become their text, so names the model lists (status codes) are read as
-//! plain words. Nothing here builds IR.
+//! plain words. Each line carries the page line of its item. Nothing here builds IR.
 
 use super::dom::El;
+use super::flow::line;
+use crate::parse::blocks::DocLine;
 
 /// The RST lines of field list `dl`, indented by `indent`.
-pub fn render(dl: El<'_, '_>, indent: usize) -> Vec<String> {
+pub fn render(dl: El<'_, '_>, indent: usize) -> Vec<DocLine<'static>> {
     let pad = " ".repeat(indent);
     let mut out = Vec::new();
     let mut label = String::new();
@@ -39,22 +41,23 @@ fn items<'a, 't>(dd: El<'a, 't>) -> Vec<El<'a, 't>> {
     }
 }
 
-fn field(label: &str, dd: El<'_, '_>, pad: &str, out: &mut Vec<String>) {
+fn field(label: &str, dd: El<'_, '_>, pad: &str, out: &mut Vec<DocLine<'static>>) {
+    let at = dd.line();
     match label.to_ascii_lowercase().as_str() {
         "parameters" | "parameter" | "arguments" | "args" => {
             for item in items(dd) {
                 let it = Item::read(item);
                 let name = it.name.as_deref().unwrap_or("_");
-                out.push(format!("{pad}:param {name}: {}", it.doc));
+                out.push(line(format!("{pad}:param {name}: {}", it.doc), item.line()));
                 if let Some(ty) = &it.ty {
-                    out.push(format!("{pad}:type {name}: {ty}"));
+                    out.push(line(format!("{pad}:type {name}: {ty}"), item.line()));
                 }
             }
         }
         "returns" | "return" => {
             let has_list = dd.elements().any(|e| e.is("ul") || e.is("ol"));
             if !has_list {
-                out.push(format!("{pad}:returns: {}", dd.text()));
+                out.push(line(format!("{pad}:returns: {}", dd.text()), at));
                 return;
             }
             let head = format!("{pad}:returns: ");
@@ -68,17 +71,17 @@ fn field(label: &str, dd: El<'_, '_>, pad: &str, out: &mut Vec<String>) {
                     (None, None) => format!("* {}", it.doc),
                 };
                 let lead = if i == 0 { &head } else { &cont };
-                out.push(format!("{lead}{bullet}"));
+                out.push(line(format!("{lead}{bullet}"), item.line()));
             }
         }
-        "return type" | "rtype" => out.push(format!("{pad}:rtype: {}", dd.text())),
-        "type" => out.push(format!("{pad}:type: {}", dd.text())),
+        "return type" | "rtype" => out.push(line(format!("{pad}:rtype: {}", dd.text()), at)),
+        "type" => out.push(line(format!("{pad}:type: {}", dd.text()), at)),
         other => {
             let name: String = other
                 .chars()
                 .map(|c| if c.is_whitespace() { '-' } else { c })
                 .collect();
-            out.push(format!("{pad}:{name}: {}", dd.text()));
+            out.push(line(format!("{pad}:{name}: {}", dd.text()), at));
         }
     }
 }
@@ -166,6 +169,9 @@ mod tests {
         let dl =
             dom::find(&page, |e| e.has_class("field-list")).expect("test input has a field list");
         render(dl, 0)
+            .into_iter()
+            .map(|l| l.text.into_owned())
+            .collect()
     }
 
     #[test]

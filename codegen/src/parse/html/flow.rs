@@ -9,13 +9,17 @@
 //!   body indented; a `rubric` paragraph gives `.. rubric:: text`;
 //! - a processed field list goes through [`super::fields`].
 //!
-//! Blocks are separated by blank lines. The docstring model ([`crate::parse::docstring`])
-//! reads the result; nothing here interprets it.
+//! Blocks are separated by blank lines. Each line carries the line of the page it comes from:
+//! a paragraph the line of its element, the `k`-th line of a `pre` block the `pre`'s line plus
+//! `k` (exact when the text starts on the `<pre>` line, as Sphinx writes it), blank separators
+//! 0. The docstring model ([`crate::parse::docstring`]) reads the result; nothing here
+//! interprets it.
 
 use ego_tree::NodeRef;
 
 use super::dom::{self, El, Node};
 use super::fields;
+use crate::parse::blocks::DocLine;
 
 /// Elements read as running text inside a paragraph.
 const INLINE: &[&str] = &[
@@ -24,13 +28,23 @@ const INLINE: &[&str] = &[
     "u", "var", "wbr",
 ];
 
+/// A rendered line and the page line it comes from.
+pub fn line(text: String, line: u32) -> DocLine<'static> {
+    DocLine {
+        text: text.into(),
+        line,
+    }
+}
+
 /// Collects lines of rendered content.
 #[derive(Debug, Default)]
 pub struct Renderer {
-    pub lines: Vec<String>,
+    pub lines: Vec<DocLine<'static>>,
     /// Running text not yet ended by a block.
     run: String,
     run_indent: usize,
+    /// The page line where the running text starts.
+    run_line: u32,
     /// A list marker for the next paragraph line.
     marker: Option<String>,
 }
@@ -42,7 +56,7 @@ impl Renderer {
     }
 
     /// Takes the lines rendered so far (ending the running text first).
-    pub fn take(&mut self) -> Vec<String> {
+    pub fn take(&mut self) -> Vec<DocLine<'static>> {
         self.flush();
         std::mem::take(&mut self.lines)
     }
@@ -50,7 +64,10 @@ impl Renderer {
     /// Renders one node (text or element) at `indent`.
     pub fn node(&mut self, node: NodeRef<'_, Node<'_>>, indent: usize) {
         match node.value() {
-            Node::Text(t) => self.inline_text(t, indent),
+            Node::Text(t) => {
+                let at = node.parent().and_then(El::wrap).map_or(0, El::line);
+                self.inline_text(t, indent, at);
+            }
             Node::Element(_) => {
                 if let Some(el) = El::wrap(node) {
                     self.element(el, indent);
@@ -67,12 +84,13 @@ impl Renderer {
         }
     }
 
-    fn inline_text(&mut self, t: &str, indent: usize) {
+    fn inline_text(&mut self, t: &str, indent: usize, at: u32) {
         if self.run.is_empty() {
             if t.trim().is_empty() {
                 return;
             }
             self.run_indent = indent;
+            self.run_line = at;
         }
         dom::push_collapsed(&mut self.run, t);
     }
@@ -82,32 +100,34 @@ impl Renderer {
         let text = self.run.trim().to_string();
         self.run.clear();
         if !text.is_empty() {
-            let indent = self.run_indent;
-            self.paragraph(indent, &text);
+            let (indent, at) = (self.run_indent, self.run_line);
+            self.paragraph(indent, &text, at);
         }
     }
 
-    /// Emits one paragraph line and a blank line.
-    pub fn paragraph(&mut self, indent: usize, text: &str) {
+    /// Emits one paragraph line (from page line `at`) and a blank line.
+    pub fn paragraph(&mut self, indent: usize, text: &str, at: u32) {
         let marker = self.marker.take().unwrap_or_default();
-        self.lines
-            .push(format!("{:indent$}{marker}{text}", "", indent = indent));
-        self.lines.push(String::new());
+        self.lines.push(line(
+            format!("{:indent$}{marker}{text}", "", indent = indent),
+            at,
+        ));
+        self.lines.push(line(String::new(), 0));
     }
 
     /// Emits lines as they are, indented.
-    pub fn raw(&mut self, indent: usize, lines: impl IntoIterator<Item = String>) {
+    pub fn raw(&mut self, indent: usize, lines: impl IntoIterator<Item = DocLine<'static>>) {
         self.flush();
         self.marker = None;
         for l in lines {
-            if l.is_empty() {
+            if l.text.is_empty() {
                 self.lines.push(l);
             } else {
-                self.lines
-                    .push(format!("{:indent$}{l}", "", indent = indent));
+                let text = format!("{:indent$}{}", "", l.text, indent = indent);
+                self.lines.push(line(text, l.line));
             }
         }
-        self.lines.push(String::new());
+        self.lines.push(line(String::new(), 0));
     }
 
     fn element(&mut self, el: El<'_, '_>, indent: usize) {
@@ -118,6 +138,7 @@ impl Renderer {
             }
             if self.run.is_empty() {
                 self.run_indent = indent;
+                self.run_line = el.line();
             }
             for t in el.texts() {
                 dom::push_collapsed(&mut self.run, t);
@@ -127,7 +148,7 @@ impl Renderer {
         self.flush();
         match name {
             "p" if el.has_class("rubric") => {
-                self.paragraph(indent, &format!(".. rubric:: {}", el.text()));
+                self.paragraph(indent, &format!(".. rubric:: {}", el.text()), el.line());
             }
             "p" if el.has_class("admonition-title") => {}
             "pre" => {
@@ -135,10 +156,12 @@ impl Renderer {
                 for t in el.texts() {
                     text.push_str(t);
                 }
-                let lines: Vec<String> = text
+                let first = el.line();
+                let lines: Vec<DocLine<'static>> = text
                     .trim_end_matches('\n')
                     .split('\n')
-                    .map(|l| l.trim_end_matches('\r').to_string())
+                    .zip(first..)
+                    .map(|(l, at)| line(l.trim_end_matches('\r').to_string(), at))
                     .collect();
                 self.raw(indent, lines);
             }
@@ -148,12 +171,12 @@ impl Renderer {
                 let lines = fields::render(el, indent);
                 self.marker = None;
                 self.lines.extend(lines);
-                self.lines.push(String::new());
+                self.lines.push(line(String::new(), 0));
             }
             "dl" => {
                 for item in el.elements() {
                     match item.name() {
-                        "dt" => self.paragraph(indent, &item.text()),
+                        "dt" => self.paragraph(indent, &item.text(), item.line()),
                         _ => {
                             self.children(item, indent + 3);
                             self.flush();
@@ -164,7 +187,7 @@ impl Renderer {
             "table" => {
                 for row in el.descendant_elements().filter(|e| e.is("tr")) {
                     let cells: Vec<String> = row.elements().map(El::text).collect();
-                    self.paragraph(indent, &cells.join(" | "));
+                    self.paragraph(indent, &cells.join(" | "), row.line());
                 }
             }
             "script" | "style" | "template" | "button" | "form" | "input" | "nav" => {}
@@ -207,10 +230,14 @@ impl Renderer {
                 .map(El::text)
                 .filter(|t| !t.is_empty())
                 .collect();
-            self.paragraph(indent, &format!(".. seealso:: {}", text.join(" ")));
+            self.paragraph(
+                indent,
+                &format!(".. seealso:: {}", text.join(" ")),
+                el.line(),
+            );
             return;
         }
-        self.paragraph(indent, &format!(".. {kind}::"));
+        self.paragraph(indent, &format!(".. {kind}::"), el.line());
         self.children(el, indent + 3);
         self.flush();
     }
@@ -221,12 +248,19 @@ mod tests {
     use super::super::spec;
     use super::*;
 
-    fn render(body: &str) -> Vec<String> {
+    fn render_lines(body: &str) -> Vec<(String, u32)> {
         let (page, _) = spec::parse(&format!("<body>{body}</body>"));
         let body = dom::find(&page, |e| e.is("body")).expect("body");
         let mut r = Renderer::new();
         r.children(body, 0);
         r.take()
+            .into_iter()
+            .map(|l| (l.text.into_owned(), l.line))
+            .collect()
+    }
+
+    fn render(body: &str) -> Vec<String> {
+        render_lines(body).into_iter().map(|(t, _)| t).collect()
     }
 
     #[test]
@@ -248,5 +282,20 @@ mod tests {
             "<div class=\"highlight\"><pre><span></span>Doc\n\n:param a: x\n   more\n</pre></div>",
         );
         assert_eq!(lines, ["Doc", "", ":param a: x", "   more", ""]);
+    }
+
+    #[test]
+    fn lines_come_from_the_page() {
+        let lines = render_lines("<p>one</p>\n<p>two <em>x</em></p>\n<pre><span></span>a\nb</pre>");
+        let numbered: Vec<(&str, u32)> = lines
+            .iter()
+            .filter(|(t, _)| !t.is_empty())
+            .map(|(t, n)| (t.as_str(), *n))
+            .collect();
+        assert_eq!(numbered, [("one", 1), ("two x", 2), ("a", 3), ("b", 4)]);
+        assert!(lines
+            .iter()
+            .filter(|(t, _)| t.is_empty())
+            .all(|(_, n)| *n == 0));
     }
 }

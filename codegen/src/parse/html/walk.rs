@@ -19,11 +19,11 @@
 //! and the line of the element's start tag. Which parser built the tree does not matter here.
 
 use super::dom::{self, El, Node, Page};
-use super::flow::Renderer;
+use super::flow::{self, Renderer};
 use super::sig::{self, Sig};
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::Source;
-use crate::parse::blocks::{Block, DocLine, Heading, Object, ObjectKind};
+use crate::parse::blocks::{Block, Heading, Object, ObjectKind};
 
 /// Deepest element nesting followed; deeper content is reported and skipped.
 const MAX_DEPTH: usize = 64;
@@ -113,7 +113,7 @@ impl Walker<'_> {
     /// Adds the pending content to the last block.
     fn flush(&mut self) {
         let lines = self.flow.take();
-        if lines.iter().all(|l| l.trim().is_empty()) {
+        if lines.iter().all(|l| l.text.trim().is_empty()) {
             return;
         }
         let doc = match self.blocks.last_mut() {
@@ -122,7 +122,8 @@ impl Walker<'_> {
             None => {
                 if !self.stray_reported {
                     self.stray_reported = true;
-                    let src = Source::new(self.file.clone(), 0);
+                    let first = lines.iter().map(|l| l.line).find(|&n| n > 0);
+                    let src = Source::new(self.file.clone(), first.unwrap_or(1));
                     self.diags.at(
                         Severity::Warning,
                         &src,
@@ -132,10 +133,7 @@ impl Walker<'_> {
                 return;
             }
         };
-        doc.extend(lines.into_iter().map(|text| DocLine {
-            text: text.into(),
-            line: 0,
-        }));
+        doc.extend(lines);
     }
 
     fn too_deep(&mut self, depth: usize, path: &str, line: u32) -> bool {
@@ -297,15 +295,19 @@ impl Walker<'_> {
         } else {
             format!(".. attribute:: {}", sig.short())
         };
-        self.flow.raw(0, [head]);
+        self.flow.raw(0, [flow::line(head, dl.line())]);
         let mut inner = Renderer::new();
         for dd in dl.elements().filter(|e| e.is("dd")) {
             inner.children(dd, 3);
         }
         let mut lines = inner.take();
-        if !method && !lines.iter().any(|l| l.trim_start().starts_with(":type:")) {
+        if !method
+            && !lines
+                .iter()
+                .any(|l| l.text.trim_start().starts_with(":type:"))
+        {
             if let Some(ty) = sig.annotation() {
-                lines.push(format!("   :type: {ty}"));
+                lines.push(flow::line(format!("   :type: {ty}"), dl.line()));
             }
         }
         self.flow.raw(0, lines);

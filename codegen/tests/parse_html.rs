@@ -465,6 +465,42 @@ fn unclosed_tags_are_recovered() {
     }
 }
 
+/// A page whose one docstring holds `depth` nested `div`s around some text.
+fn deeply_nested_page(depth: usize) -> String {
+    let object = concat!(
+        "<dl class=\"py function\"><dt class=\"sig sig-object py\" id=\"m.f\">",
+        "<span class=\"sig-prename\">m.</span><span class=\"sig-name\">f</span>",
+        "<span class=\"sig-paren\">(</span><span class=\"sig-paren\">)</span></dt><dd>"
+    );
+    format!(
+        "<!DOCTYPE html><html><body><article><section id=\"s\"><h2>S</h2>{object}{}deep text{}</dd></dl></section></article></body></html>",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    )
+}
+
+#[test]
+fn deep_nesting_is_reported_not_a_stack_overflow() {
+    // The fast path at 10,000 levels; html5ever at 2,000, since its scope checks cost time
+    // in proportion to the depth for every start tag (10,000 levels take it about 40 s in a
+    // debug build).
+    for (parser, depth) in [
+        (html::TreeParser::Auto, 10_000),
+        (html::TreeParser::Standard, 2_000),
+    ] {
+        let api = html::parse_with("deep.html", &deeply_nested_page(depth), parser);
+        let f = api.function("f").expect("the object is read");
+        assert!(f.doc.contains("deep text"), "{parser:?}: {}", f.doc);
+        assert!(
+            api.diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Warning && d.message.contains("nested deeper")),
+            "{parser:?}: {:?}",
+            api.diagnostics
+        );
+    }
+}
+
 #[test]
 fn a_page_of_another_sphinx_project() {
     let page = r##"<!DOCTYPE html><html><body><div class="sphinxsidebar">menu</div>

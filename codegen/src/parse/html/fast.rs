@@ -103,9 +103,9 @@ fn check_shape(page: &Page<'_>) -> Result<(), Rejection> {
             Node::Document | Node::Other => true,
         }
     }
-    let refuse = |line: u32, reason: &str| Rejection {
+    let refuse = |line: u32, what: &str| Rejection {
         line: line.max(1),
-        reason: format!("{reason}, which the standard moves into an implied `body`"),
+        reason: format!("{what}: the standard builds the page's `body` around such content"),
     };
     let mut html = None;
     for node in page.root().children().filter(|n| !blank(*n)) {
@@ -121,7 +121,7 @@ fn check_shape(page: &Page<'_>) -> Result<(), Rejection> {
         }
     }
     let Some(html) = html else {
-        return Err(refuse(1, "no `<html>` element: content"));
+        return Err(refuse(1, "no `<html>` element"));
     };
     let mut body = false;
     let mut head = false;
@@ -139,7 +139,7 @@ fn check_shape(page: &Page<'_>) -> Result<(), Rejection> {
         }
     }
     if !body {
-        return Err(refuse(html.line(), "no `<body>` element: content"));
+        return Err(refuse(html.line(), "no `<body>` element"));
     }
     Ok(())
 }

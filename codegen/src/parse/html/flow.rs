@@ -36,6 +36,9 @@ pub fn line(text: String, line: u32) -> DocLine<'static> {
     }
 }
 
+/// Deepest element nesting rendered as structure; deeper content is read as plain text.
+pub const MAX_DEPTH: usize = 64;
+
 /// Collects lines of rendered content.
 #[derive(Debug, Default)]
 pub struct Renderer {
@@ -47,6 +50,10 @@ pub struct Renderer {
     run_line: u32,
     /// A list marker for the next paragraph line.
     marker: Option<String>,
+    /// Element nesting of the content being rendered.
+    depth: usize,
+    /// The line of the first element nested deeper than [`MAX_DEPTH`], once met.
+    too_deep: Option<u32>,
 }
 
 impl Renderer {
@@ -77,11 +84,26 @@ impl Renderer {
         }
     }
 
-    /// Renders the children of `el` at `indent`.
+    /// Renders the children of `el` at `indent`; below [`MAX_DEPTH`] levels, their text only.
     pub fn children(&mut self, el: El<'_, '_>, indent: usize) {
+        if self.depth >= MAX_DEPTH {
+            self.too_deep.get_or_insert(el.line());
+            for t in el.texts() {
+                self.inline_text(t, indent, el.line());
+            }
+            return;
+        }
+        self.depth += 1;
         for child in el.children() {
             self.node(child, indent);
         }
+        self.depth -= 1;
+    }
+
+    /// The line of the first element nested deeper than [`MAX_DEPTH`], if one was met since
+    /// the last call.
+    pub fn take_too_deep(&mut self) -> Option<u32> {
+        self.too_deep.take()
     }
 
     fn inline_text(&mut self, t: &str, indent: usize, at: u32) {

@@ -54,6 +54,7 @@ pub fn blocks(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Block<'static>> {
         diags,
         stray_reported: false,
         depth_reported: false,
+        flow_depth_reported: false,
     };
     w.container(main, "", 0);
     w.flush();
@@ -99,6 +100,7 @@ struct Walker<'d> {
     diags: &'d mut Diagnostics,
     stray_reported: bool,
     depth_reported: bool,
+    flow_depth_reported: bool,
 }
 
 impl Walker<'_> {
@@ -110,9 +112,29 @@ impl Walker<'_> {
         }
     }
 
+    /// Reports content `renderer` read as plain text because it was nested too deep.
+    fn report_depth(&mut self, renderer_too_deep: Option<u32>) {
+        if let Some(line) = renderer_too_deep {
+            if !self.flow_depth_reported {
+                self.flow_depth_reported = true;
+                let src = Source::new(self.file.clone(), line);
+                self.diags.at(
+                    Severity::Warning,
+                    &src,
+                    format!(
+                        "content nested deeper than {} levels is read as plain text",
+                        flow::MAX_DEPTH
+                    ),
+                );
+            }
+        }
+    }
+
     /// Adds the pending content to the last block.
     fn flush(&mut self) {
         let lines = self.flow.take();
+        let deep = self.flow.take_too_deep();
+        self.report_depth(deep);
         if lines.iter().all(|l| l.text.trim().is_empty()) {
             return;
         }
@@ -301,6 +323,7 @@ impl Walker<'_> {
             inner.children(dd, 3);
         }
         let mut lines = inner.take();
+        self.report_depth(inner.take_too_deep());
         if !method
             && !lines
                 .iter()

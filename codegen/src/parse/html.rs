@@ -11,7 +11,7 @@
 //! - [`spec`]: html5ever, the standard's parser, for every other page (damaged, truncated, or
 //!   using markup the standard rebuilds); a note says why the fast path was not taken;
 //! - [`walk`]: finds the article, walks `section`s, headings and `dl.py` objects; element paths
-//!   and the start tags' lines for provenance;
+//!   and the lines of the start tags for provenance;
 //! - [`sig`]: the signature of a `dt.sig` (`sig-prename`, `sig-name`, `sig-param`, the
 //!   trailing `= value` or `: type` property);
 //! - [`flow`]: docstring and intro content to lines: `pre` blocks verbatim (raw RST), processed

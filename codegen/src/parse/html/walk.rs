@@ -5,7 +5,7 @@
 //! outside it (navigation, sidebars, search, header and footer) is never visited.
 //!
 //! Inside it, in document order:
-//! - `h1`…`h6` → a [`Heading`] of that level; its `section`'s `id` gives its line;
+//! - `h1`…`h6` → a [`Heading`] of that level;
 //! - `dl.py` (function, method, class, exception, data, attribute, property) → an [`Object`]
 //!   per `dt.sig`; the `dd` gives its docstring. In a `dd`, a nested `dl.py` that shows a
 //!   value (`X = <E.X: 3>`, enum members) or is a class becomes an object of its own after its
@@ -16,7 +16,8 @@
 //!   text rendering.
 //!
 //! Every block's [`Source`] has the element path from the article (`section[1]/section[3]/dl[12]`)
-//! and the line of the element's start tag. Which parser built the tree does not matter here.
+//! and the line where the element's start tag ends. Which parser built the tree does not
+//! matter here.
 
 use super::dom::{self, El, Node, Page};
 use super::flow::{self, Renderer};

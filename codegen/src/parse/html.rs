@@ -70,13 +70,9 @@ pub fn parse_with(file: &str, text: &str, parser: TreeParser) -> Api {
         );
     }
     let fast = match parser {
-        TreeParser::Auto => Some(fast::parse(text)),
-        TreeParser::Standard => None,
-    };
-    let blocks = match fast {
-        Some(Ok(page)) => walk::blocks(&page, &mut diags),
-        rejected => {
-            if let Some(Err(why)) = rejected {
+        TreeParser::Auto => match fast::parse(text) {
+            Ok(page) => Some(page),
+            Err(why) => {
                 diags.at(
                     Severity::Note,
                     &at(why.line),
@@ -85,7 +81,14 @@ pub fn parse_with(file: &str, text: &str, parser: TreeParser) -> Api {
                         why.reason
                     ),
                 );
+                None
             }
+        },
+        TreeParser::Standard => None,
+    };
+    let blocks = match fast {
+        Some(page) => walk::blocks(&page, &mut diags),
+        None => {
             let (page, errors) = spec::parse(text);
             if let Some(first) = errors.first() {
                 let quoted: Vec<String> = errors

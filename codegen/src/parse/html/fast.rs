@@ -98,7 +98,7 @@ pub fn parse(text: &str) -> Result<Page<'_>, Rejection> {
 fn check_shape(page: &Page<'_>) -> Result<(), Rejection> {
     fn blank(node: ego_tree::NodeRef<'_, Node<'_>>) -> bool {
         match node.value() {
-            Node::Text(t) => t.bytes().all(|b| b" \t\n\r\x0c".contains(&b)),
+            Node::Text(t) => t.bytes().all(subset::is_space),
             Node::Element(_) => false,
             Node::Document | Node::Other => true,
         }
@@ -501,10 +501,6 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':' | b'+')
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\n' | b'\t' | b'\r' | b'\x0c')
-}
-
 impl StartTag {
     fn read(bytes: &[u8], at: usize) -> Result<StartTag, String> {
         let byte = |i: usize| bytes.get(i).copied();
@@ -519,7 +515,7 @@ impl StartTag {
         let mut attrs: Vec<((usize, usize), (usize, usize))> = Vec::new();
         let mut spaced = false;
         loop {
-            while byte(i).is_some_and(is_space) {
+            while byte(i).is_some_and(subset::is_space) {
                 spaced = true;
                 i += 1;
             }
@@ -575,7 +571,7 @@ impl StartTag {
                 let value = (j + 1, j + 1 + len);
                 i = j + len + 2;
                 spaced = false;
-                if !matches!(byte(i), Some(b'>' | b'/')) && !byte(i).is_some_and(is_space) {
+                if !matches!(byte(i), Some(b'>' | b'/')) && !byte(i).is_some_and(subset::is_space) {
                     return Err("an attribute value not followed by a space".into());
                 }
                 value

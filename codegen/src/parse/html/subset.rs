@@ -70,6 +70,11 @@ pub fn denied(name: &str) -> bool {
     DENIED.binary_search(&name).is_ok()
 }
 
+/// The HTML standard's ASCII whitespace (space, tab, LF, CR, form feed).
+pub fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r' | b'\x0c')
+}
+
 /// How an element's content is tokenized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Content {
@@ -298,7 +303,7 @@ impl<'t> Open<'t> {
     /// Whether text may appear here (only whitespace in `head`; `html` is checked with the
     /// page's shape).
     pub fn check_text(&self, text: &[u8]) -> Result<(), String> {
-        let blank = text.iter().all(|b| b" \t\n\r\x0c".contains(b));
+        let blank = text.iter().copied().all(is_space);
         match self.parent() {
             Some("head") if !blank => {
                 Err("text directly inside `<head>`, which the standard moves into `body`".into())

@@ -1,8 +1,7 @@
-//! Benchmark: the 13.3.0 Sphinx HTML page (2.2 MB) to IR, by the default reading (the fast
-//! `tl` path, which this page takes) and by html5ever alone, with the bare tree costs of both
-//! parsers and the text rendering of the same page through the text front end for comparison.
+//! Benchmark: the 13.3.0 Sphinx HTML page (2.2 MB) to IR, with html5ever's bare tree cost and
+//! the text rendering of the same page through the text front end for comparison.
 
-use codegen::parse::html::{self, TreeParser};
+use codegen::parse::html;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn read(name: &str) -> String {
@@ -18,18 +17,6 @@ fn html_page(c: &mut Criterion) {
     let text = read("runtime.txt");
     c.bench_function("html runtime.html to IR", |b| {
         b.iter(|| html::parse("runtime.html", std::hint::black_box(&page)))
-    });
-    c.bench_function("html runtime.html to IR, html5ever only", |b| {
-        b.iter(|| {
-            html::parse_with(
-                "runtime.html",
-                std::hint::black_box(&page),
-                TreeParser::Standard,
-            )
-        })
-    });
-    c.bench_function("tl tree of runtime.html only", |b| {
-        b.iter(|| tl::parse(std::hint::black_box(&page), tl::ParserOptions::default()))
     });
     c.bench_function("html5ever tree of runtime.html only", |b| {
         b.iter(|| scraper::Html::parse_document(std::hint::black_box(&page)))

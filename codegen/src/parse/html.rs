@@ -1,15 +1,13 @@
 //! Parser for Sphinx-built HTML API pages (the `cuda.bindings.runtime` page and pages like it).
 //!
 //! A second front end beside [`super::bindings_text`]. The page becomes a tree
-//! ([`dom::Page`]) by one of two parsers, its main article is walked once into the neutral
+//! ([`dom::Page`]) by html5ever, its main article is walked once into the neutral
 //! [`Block`](super::blocks::Block) sequence, and the shared builder [`super::bindings_build`]
 //! turns the blocks into IR, reading docstrings with [`super::docstring`]. So both front ends
 //! share one docstring model.
 //!
-//! - [`fast`]: `tl` builds the tree when the page lies in the [`subset`] of HTML where `tl`
-//!   and the HTML standard agree, checked byte by byte (8× faster than html5ever);
-//! - [`spec`]: html5ever, the standard's parser, for every other page (damaged, truncated, or
-//!   using markup the standard rebuilds); a note says why the fast path was not taken;
+//! - [`spec`]: html5ever, the HTML standard's parser, through a small tree sink of ours, so a
+//!   damaged or truncated page is recovered as a browser would;
 //! - [`walk`]: finds the article, walks `section`s, headings and `dl.py` objects; element paths
 //!   and the lines of the start tags for provenance;
 //! - [`sig`]: the signature of a `dt.sig` (`sig-prename`, `sig-name`, `sig-param`, the
@@ -23,43 +21,22 @@
 //! read. Nothing here lists CUDA names.
 
 mod dom;
-mod fast;
 mod fields;
 mod flow;
 mod sig;
 mod spec;
-mod subset;
 mod walk;
-
-#[cfg(test)]
-mod agree;
 
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::{Api, Source};
 
 use super::bindings_build;
 
-/// Which parser builds the page tree.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TreeParser {
-    /// `tl` when the page is in the subset where it and the standard agree, else html5ever.
-    #[default]
-    Auto,
-    /// html5ever for every page.
-    Standard,
-}
-
 /// Most HTML parse errors quoted in the diagnostic that counts them.
 const QUOTED_PARSE_ERRORS: usize = 3;
 
 /// Parses a Sphinx HTML page.
 pub fn parse(file: &str, text: &str) -> Api {
-    parse_with(file, text, TreeParser::Auto)
-}
-
-/// Parses a Sphinx HTML page, building its tree with `parser`.
-pub fn parse_with(file: &str, text: &str, parser: TreeParser) -> Api {
     let mut diags = Diagnostics::new(file);
     let at = |line: u32| Source::new(file, line.max(1));
     if !text.trim_end().to_ascii_lowercase().ends_with("</html>") {
@@ -69,46 +46,24 @@ pub fn parse_with(file: &str, text: &str, parser: TreeParser) -> Api {
             "the page does not end with `</html>`; it may be truncated, and its last object incomplete",
         );
     }
-    let fast = match parser {
-        TreeParser::Auto => match fast::parse(text) {
-            Ok(page) => Some(page),
-            Err(why) => {
-                diags.at(
-                    Severity::Note,
-                    &at(why.line),
-                    format!(
-                        "read with html5ever, the HTML standard's parser, not the fast path: {}",
-                        why.reason
-                    ),
-                );
-                None
-            }
-        },
-        TreeParser::Standard => None,
-    };
-    let blocks = match fast {
-        Some(page) => walk::blocks(&page, &mut diags),
-        None => {
-            let (page, errors) = spec::parse(text);
-            if let Some(first) = errors.first() {
-                let quoted: Vec<String> = errors
-                    .iter()
-                    .take(QUOTED_PARSE_ERRORS)
-                    .map(|e| format!("line {}: {}", e.line, e.message))
-                    .collect();
-                diags.at(
-                    Severity::Note,
-                    &at(first.line),
-                    format!(
-                        "the HTML parser recovered from {} error(s): {}",
-                        errors.len(),
-                        quoted.join("; ")
-                    ),
-                );
-            }
-            walk::blocks(&page, &mut diags)
-        }
-    };
+    let (page, errors) = spec::parse(text);
+    if let Some(first) = errors.first() {
+        let quoted: Vec<String> = errors
+            .iter()
+            .take(QUOTED_PARSE_ERRORS)
+            .map(|e| format!("line {}: {}", e.line, e.message))
+            .collect();
+        diags.at(
+            Severity::Note,
+            &at(first.line),
+            format!(
+                "the HTML parser recovered from {} error(s): {}",
+                errors.len(),
+                quoted.join("; ")
+            ),
+        );
+    }
+    let blocks = walk::blocks(&page, &mut diags);
     let mut api = bindings_build::build(&blocks, &mut diags);
     api.diagnostics = diags.into_vec();
     api

@@ -1,4 +1,4 @@
-//! The page tree both HTML parsers build ([`super::fast`], [`super::spec`]) and the walk reads.
+//! The page tree [`super::spec`] builds and the walk reads.
 //!
 //! An arena (`ego_tree`) of [`Node`]s: elements with their lower-case name, attributes (values
 //! decoded) and the line of their start tag, and text with character references decoded and
@@ -145,6 +145,7 @@ pub fn push_collapsed(out: &mut String, s: &str) {
     }
 }
 
+#[cfg(test)]
 /// The first element of `page` in document order that `pick` accepts.
 pub fn find<'a, 't>(
     page: &'a Page<'t>,

@@ -1,9 +1,9 @@
-//! The reference parser: html5ever, the HTML standard's tokenizer and tree construction, into
-//! a [`Page`].
+//! The page parser: html5ever, the HTML standard's tokenizer and tree construction, into a
+//! [`Page`].
 //!
-//! Used for every page the fast path ([`super::fast`]) does not accept: truncated pages,
-//! unclosed or misnested tags, tables, forms of markup whose tree the standard rebuilds. It
-//! parses the whole page and recovers exactly as a browser does. Scripting is off, as for a
+//! Every page goes through it: well-formed Sphinx pages, and truncated pages, unclosed or
+//! misnested tags, tables, forms of markup whose tree the standard rebuilds. It parses the
+//! whole page and recovers exactly as a browser does. Scripting is off, as for a
 //! reader without JavaScript: `<noscript>` content is markup.
 //!
 //! A small [`TreeSink`] builds the arena: each element keeps the line html5ever was at when it

@@ -43,12 +43,7 @@ fn bench(c: &mut Criterion) {
     });
 
     let out = std::env::temp_dir().join(format!("codegen-bench-{}", std::process::id()));
-    let opts = codegen::pipeline::Options {
-        docs: docs.clone(),
-        out_dir: out.clone(),
-        tests_out_dir: None,
-        check: false,
-    };
+    let opts = codegen::pipeline::Options::standalone(docs.clone(), out.clone());
     let mut group = c.benchmark_group("codegen");
     group.sample_size(10);
     group.bench_function("docs_to_files", |b| {

@@ -45,25 +45,48 @@ pub struct ManifestEntry {
     pub default: Option<bool>,
 }
 
+/// One `[[crate]]` entry of `docs-src/manifest.toml`: a crate of the workspace that
+/// `cargo xtask codegen` writes.
+#[derive(Clone, Debug, Deserialize)]
+pub struct CrateEntry {
+    /// Package and library name (`cudart13`).
+    pub name: String,
+    /// The crate folder, relative to the workspace root (`cudart13`).
+    pub dir: String,
+    /// Its documents, relative to the manifest's folder; the newest release they state is the
+    /// crate's release.
+    pub docs: Vec<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Manifest {
     #[serde(default)]
     document: Vec<ManifestEntry>,
+    #[serde(default, rename = "crate")]
+    crates: Vec<CrateEntry>,
+}
+
+fn read_manifest(path: &Path) -> Result<Manifest, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| LoadError::Manifest {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// The crates `docs_src/manifest.toml` lists (`[[crate]]` entries), in order.
+pub fn crates(docs_src: &Path) -> Result<Vec<CrateEntry>, LoadError> {
+    Ok(read_manifest(&docs_src.join("manifest.toml"))?.crates)
 }
 
 /// The newest CUDA release stated by the documents a default run reads (entries of
 /// `docs_src/manifest.toml` not marked `default = false`): the release the generated crate,
 /// the ABI and the test wheel are for.
 pub fn default_release(docs_src: &Path) -> Result<Option<Release>, LoadError> {
-    let path = docs_src.join("manifest.toml");
-    let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let manifest: Manifest = toml::from_str(&text).map_err(|e| LoadError::Manifest {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let manifest = read_manifest(&docs_src.join("manifest.toml"))?;
     Ok(manifest
         .document
         .iter()
@@ -135,14 +158,7 @@ pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
         let Some(d) = dir else { break };
         let m = d.join("manifest.toml");
         if m.is_file() {
-            let text = std::fs::read_to_string(&m).map_err(|source| LoadError::Io {
-                path: m.clone(),
-                source,
-            })?;
-            let manifest: Manifest = toml::from_str(&text).map_err(|e| LoadError::Manifest {
-                path: m.clone(),
-                message: e.to_string(),
-            })?;
+            let manifest = read_manifest(&m)?;
             for entry in manifest.document {
                 let candidate = std::fs::canonicalize(d.join(&entry.file))
                     .unwrap_or_else(|_| d.join(&entry.file));

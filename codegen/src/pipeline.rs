@@ -1,9 +1,10 @@
 //! The whole generator run behind `cargo xtask codegen`: read the docs, merge, pick the CUDA
-//! release the docs describe, read the ABI for that release, join, emit, and write (or check)
-//! `runtime/src/generated/`, and the verification tables of `tests/generated/`.
+//! release the docs describe, read the ABI for that release, bind, emit a complete crate, and
+//! write it (or check that the committed one is fresh).
 //!
-//! The release is the newest one the documents' manifest states; no release is a constant
-//! here. The summary this module renders is what the command prints.
+//! The release is the newest one the documents state (or `--release`); no release is a
+//! constant here. A run with error diagnostics writes nothing. The summary this module renders
+//! is what the command prints.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use crate::abi::{self, Abi};
 use crate::bind::{self, Bindings};
 use crate::diag::{Counts, Diagnostic, Severity};
 use crate::emit;
+use crate::emit::package::Package;
 use crate::ir::{Api, Release};
 
 /// A failure that stops the run (as opposed to diagnostics, which are reported).
@@ -19,12 +21,19 @@ use crate::ir::{Api, Release};
 pub enum PipelineError {
     #[error(transparent)]
     Load(#[from] crate::load::LoadError),
-    #[error("no document states a CUDA release (add `release = \"13.2\"` to its entry in docs-src/manifest.toml)")]
+    #[error("no document states a CUDA release (add `release = \"13.2\"` to its entry in docs-src/manifest.toml, or pass --release)")]
     NoRelease,
     #[error(transparent)]
     Abi(#[from] abi::LocateError),
     #[error(transparent)]
     Emit(#[from] emit::files::EmitError),
+    /// The run found errors in its inputs and wrote nothing; the report says what they are.
+    #[error("{count} error diagnostic(s) (first: {first}); nothing was written: fix the inputs (all diagnostics: --list-unbound)")]
+    Errors {
+        count: usize,
+        first: String,
+        report: Box<Report>,
+    },
 }
 
 /// What to run.
@@ -32,24 +41,47 @@ pub enum PipelineError {
 pub struct Options {
     /// Documentation files or folders.
     pub docs: Vec<PathBuf>,
-    /// The folder to write (`runtime/src/generated`).
+    /// The crate folder to write.
     pub out_dir: PathBuf,
-    /// The folder for the verification tables (`tests/generated`); `None` skips them.
-    pub tests_out_dir: Option<PathBuf>,
+    /// The crate's name (default: `cudart<major>`).
+    pub crate_name: Option<String>,
+    /// The CUDA release (default: the newest one the documents state).
+    pub release: Option<Release>,
+    /// Write a crate outside the generator's workspace (with its own `[workspace]`).
+    pub standalone: bool,
     /// Compare instead of writing; stale files are an error.
     pub check: bool,
 }
 
 impl Options {
-    /// The workspace's own run: `docs-src/` into `runtime/src/generated/` and
-    /// `tests/generated/` under `root` (what `cargo xtask codegen [--check]` does).
-    pub fn workspace(root: &Path, check: bool) -> Options {
+    /// A crate of its own from `docs` into `out_dir`, its release and name taken from the
+    /// documents (what `cargo xtask codegen --docs … --out DIR` does).
+    pub fn standalone(docs: Vec<PathBuf>, out_dir: PathBuf) -> Options {
         Options {
-            docs: vec![root.join("docs-src")],
-            out_dir: root.join("runtime/src/generated"),
-            tests_out_dir: Some(root.join("tests/generated")),
-            check,
+            docs,
+            out_dir,
+            crate_name: None,
+            release: None,
+            standalone: true,
+            check: false,
         }
+    }
+
+    /// The workspace's own runs: one per `[[crate]]` of `docs-src/manifest.toml` under
+    /// `root` (what `cargo xtask codegen [--check]` does).
+    pub fn workspace(root: &Path, check: bool) -> Result<Vec<Options>, crate::load::LoadError> {
+        let docs_src = root.join("docs-src");
+        Ok(crate::load::crates(&docs_src)?
+            .into_iter()
+            .map(|c| Options {
+                docs: c.docs.iter().map(|d| docs_src.join(d)).collect(),
+                out_dir: root.join(&c.dir),
+                crate_name: Some(c.name),
+                release: None,
+                standalone: false,
+                check,
+            })
+            .collect())
     }
 }
 
@@ -57,29 +89,21 @@ impl Options {
 #[derive(Debug)]
 pub struct Report {
     pub release: Release,
+    /// The crate written (or checked).
+    pub package: Package,
     pub api: Api,
     pub bindings: Bindings,
     /// Files written (or, with `check`, none: staleness is an error).
     pub changed: Vec<String>,
+    /// Markdown problems found in the generated rustdoc.
     pub doc_problems: Vec<String>,
-    pub flag_groups: usize,
-    /// Typed wrappers emitted, and how many are `unsafe`.
-    pub typed: usize,
-    pub typed_unsafe: usize,
-    /// Bound functions without a typed wrapper, with the reason.
-    pub untyped: Vec<emit::typed::Skipped>,
-    /// How each list parameter was paired with its count.
-    pub list_pairs: Vec<String>,
-    /// Role diagnostics of the typed layer.
-    pub role_diagnostics: Vec<Diagnostic>,
 }
 
 impl Report {
-    /// All diagnostics of the run: parsing, merging, ABI, join, and doc problems.
+    /// All diagnostics of the run: parsing, merging, ABI, join and roles.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut all = self.api.diagnostics.clone();
         all.extend(self.bindings.diagnostics.iter().cloned());
-        all.extend(self.role_diagnostics.iter().cloned());
         all
     }
 }
@@ -92,9 +116,27 @@ pub fn release_of(api: &Api) -> Option<Release> {
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     let api = crate::merge::merge(crate::load::load_all(&opts.docs, None)?);
-    let release = release_of(&api).ok_or(PipelineError::NoRelease)?;
+    let release = match &opts.release {
+        Some(r) => r.clone(),
+        None => release_of(&api).ok_or(PipelineError::NoRelease)?,
+    };
     let abi = abi::load_abi(&release)?;
     run_with(api, &abi, release, opts)
+}
+
+/// The crate a run writes: its name, version and release.
+pub fn package_for(release: &Release, opts: &Options) -> Package {
+    let major = release.0.first().copied().unwrap_or(0);
+    Package {
+        name: opts
+            .crate_name
+            .clone()
+            .unwrap_or_else(|| format!("cudart{major}")),
+        version: emit::package::VERSION.to_string(),
+        release: release.to_string(),
+        major,
+        standalone: opts.standalone,
+    }
 }
 
 /// [`run`] with the IR and ABI already read (for tests and benchmarks).
@@ -104,7 +146,8 @@ pub fn run_with(
     release: Release,
     opts: &Options,
 ) -> Result<Report, PipelineError> {
-    let bindings = bind::join(&api, abi);
+    let bindings = bind::bind(&api, abi);
+    let package = package_for(&release, opts);
     let inputs: Vec<String> = api
         .documents
         .iter()
@@ -116,25 +159,29 @@ pub fn run_with(
             }
         })
         .collect();
-    let out = emit::generate(&bindings, &inputs)?;
-    let mut changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
-    if let Some(dir) = &opts.tests_out_dir {
-        let tests = emit::files::write_all(dir, &out.test_files, opts.check)?;
-        changed.extend(tests.into_iter().map(|f| format!("tests/generated/{f}")));
-    }
-    Ok(Report {
+    let out = emit::generate(&bindings, &package, &inputs)?;
+    let mut report = Report {
         release,
+        package,
         api,
         bindings,
-        changed,
+        changed: Vec::new(),
         doc_problems: out.doc_problems,
-        flag_groups: out.flag_groups.len(),
-        typed: out.typed,
-        typed_unsafe: out.typed_unsafe,
-        untyped: out.untyped,
-        list_pairs: out.list_pairs,
-        role_diagnostics: out.diagnostics,
-    })
+    };
+    let errors: Vec<Diagnostic> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if let Some(first) = errors.first() {
+        return Err(PipelineError::Errors {
+            count: errors.len(),
+            first: first.to_string(),
+            report: Box::new(report),
+        });
+    }
+    report.changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    Ok(report)
 }
 
 /// A path shown relative to the workspace (`docs-src/…`) so generated files do not depend on
@@ -154,7 +201,8 @@ pub fn render(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "CUDA {} from {} document(s); ABI: {}",
+        "{}: CUDA {} from {} document(s); ABI: {}",
+        r.package.name,
         r.release,
         r.api.documents.len(),
         b.abi_source
@@ -180,22 +228,23 @@ pub fn render(r: &Report) -> String {
         b.enums.len(),
         b.typedefs.len(),
         b.constants.len(),
-        r.flag_groups
+        b.flag_groups.len()
     );
+    let untyped = b.untyped();
+    let typed = b.functions.len() - untyped.len();
+    let typed_unsafe = b.functions.iter().filter(|f| f.typed.is_unsafe()).count();
     let _ = writeln!(
         s,
-        "typed wrappers:               {} ({} unsafe); without one: {}{}",
-        r.typed,
-        r.typed_unsafe,
-        r.untyped.len(),
-        if r.untyped.is_empty() {
+        "typed wrappers:               {typed} ({typed_unsafe} unsafe); without one: {}{}",
+        untyped.len(),
+        if untyped.is_empty() {
             ""
         } else {
             " (see `--list-unbound`)"
         }
     );
-    if !r.untyped.is_empty() {
-        let names: Vec<&str> = r.untyped.iter().map(|u| u.name.as_str()).collect();
+    if !untyped.is_empty() {
+        let names: Vec<&str> = untyped.iter().map(|u| u.name).collect();
         let _ = writeln!(s, "  without a typed wrapper: {}", abbreviate(&names, 10));
     }
     let unbound_fns: Vec<&str> = b

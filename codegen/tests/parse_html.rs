@@ -542,12 +542,10 @@ fn default_false_documents_are_read_only_when_named() {
 #[test]
 fn codegen_on_the_html_page_does_not_crash() {
     let out = std::env::temp_dir().join(format!("codegen-html-{}", std::process::id()));
-    let opts = codegen::pipeline::Options {
-        docs: vec![std::path::PathBuf::from(format!("{DIR}/runtime.html"))],
-        out_dir: out.clone(),
-        tests_out_dir: None,
-        check: false,
-    };
+    let opts = codegen::pipeline::Options::standalone(
+        vec![std::path::PathBuf::from(format!("{DIR}/runtime.html"))],
+        out.clone(),
+    );
     match codegen::pipeline::run(&opts) {
         Ok(report) => {
             assert_eq!(report.release.to_string(), "13.3");

@@ -80,7 +80,7 @@ fn exports_read_with_object_equal_nm_defined_functions() {
 fn real_library_classification_covers_every_name_once() {
     let lib = wheel_lib();
     let exports = coverage::read_exports(&lib).unwrap();
-    let opened = runtime::Library::open(&lib).expect("opening the wheel's libcudart");
+    let opened = cudart13::Library::open(&lib).expect("opening the wheel's libcudart");
     let version = opened
         .runtime_version()
         .expect("cudaRuntimeGetVersion works without a GPU");
@@ -149,7 +149,7 @@ fn a_name_set_covered_against_itself_is_all_bound() {
     let lib = wheel_lib();
     let exports = coverage::read_exports(&lib).unwrap();
     let release = codegen::ir::Release::parse(&coverage::version_text(
-        runtime::Library::open(&lib)
+        cudart13::Library::open(&lib)
             .unwrap()
             .runtime_version()
             .unwrap(),
@@ -203,5 +203,5 @@ fn a_non_elf_file_is_an_error_not_a_panic() {
         other => panic!("expected NotElf, got {other:?}"),
     }
     // The runtime crate's loader refuses it with an error too.
-    assert!(runtime::Library::open(&fake).is_err());
+    assert!(cudart13::Library::open(&fake).is_err());
 }

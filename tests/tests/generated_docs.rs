@@ -1,4 +1,5 @@
-//! Walks the doc comments of every generated file (`runtime/src/generated/*.rs`) and fails on
+//! Walks the doc comments of every generated file (`cudart13/src/sys/*.rs`, `src/api.rs`) and
+//! fails on
 //! reStructuredText left over from the documentation: roles (`:py:obj:`, `:obj:`,
 //! `:py:func:`), field lists (`:param`, `:type`, `:returns:`) and directives (`.. seealso`,
 //! `.. note`).
@@ -19,8 +20,16 @@ const LEFTOVERS: &[&str] = &[
     ".. attribute",
 ];
 
-fn generated_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../runtime/src/generated")
+fn generated_files() -> Vec<PathBuf> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cudart13/src");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(src.join("sys"))
+        .expect("cudart13/src/sys")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.push(src.join("api.rs"));
+    files.sort();
+    files
 }
 
 /// Whether `doc` has `pattern` as RST: not inside a Rust path (`Params::params::x` holds
@@ -45,12 +54,7 @@ fn the_leftover_check_tells_rst_from_rust_paths() {
 
 #[test]
 fn generated_docs_have_no_leftover_rst() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(generated_dir())
-        .expect("runtime/src/generated")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    files.sort();
+    let files = generated_files();
     assert!(files.len() >= 7, "only {} generated files", files.len());
     let mut doc_lines = 0;
     let mut found = Vec::new();

@@ -1,4 +1,4 @@
-//! End-to-end tests of the typed API (`runtime::api`) on a real GPU.
+//! End-to-end tests of the typed API (`cudart13::api`) on a real GPU.
 //!
 //! They run only with `CUDA_GPU_TESTS=1` (each test otherwise returns at once after printing
 //! "skipped: no GPU"); `scripts/gpu-test.sh` builds this binary and says how to run it on a
@@ -8,13 +8,13 @@
 use std::ffi::{c_void, CString};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use runtime::api;
-use runtime::sys::{
+use cudart13::api;
+use cudart13::sys::{
     cudaDeviceAttr, cudaError_t, cudaExtent, cudaHostNodeParams, cudaKernelNodeParams,
     cudaMemAllocationType, cudaMemLocation, cudaMemLocationType, cudaMemPoolAttr, cudaMemPoolProps,
     cudaMemcpy3DParms, cudaMemcpyKind, cudaPitchedPtr, cudaStream_t, dim3, EventFlags, StreamFlags,
 };
-use runtime::Error;
+use cudart13::Error;
 
 /// Whether GPU tests are enabled; prints the skip line otherwise.
 fn gpu() -> bool {
@@ -392,7 +392,7 @@ fn graph_with_host_and_memcpy_nodes() {
         .expect("host node");
         let n = api::graph_get_nodes(graph, None).expect("count nodes");
         assert_eq!(n, 4);
-        let mut nodes = vec![runtime::sys::cudaGraphNode_t::default(); n];
+        let mut nodes = vec![cudart13::sys::cudaGraphNode_t::default(); n];
         assert_eq!(
             api::graph_get_nodes(graph, Some(&mut nodes)).expect("nodes"),
             4

@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use runtime::{check, Error, LazySymbol, Library};
+use cudart13::{check, Error, LazySymbol, Library};
 
 type GetErrorName = unsafe extern "C" fn(c_int) -> *const c_char;
 type GetDeviceCount = unsafe extern "C" fn(*mut c_int) -> c_int;
@@ -148,10 +148,10 @@ fn cudart_path_and_global_probes() {
     let global = Library::get().expect("the global library through CUDART_PATH");
     assert_eq!(Path::new(global.path()), lib_path);
 
-    assert!(runtime::is_available());
-    assert!(runtime::has_function("cudaMalloc"));
-    assert!(!runtime::has_function("cudaNoSuchFunction"));
-    assert!(!runtime::has_function("cuda\0Malloc"));
+    assert!(cudart13::is_available());
+    assert!(cudart13::has_function("cudaMalloc"));
+    assert!(!cudart13::has_function("cudaNoSuchFunction"));
+    assert!(!cudart13::has_function("cuda\0Malloc"));
 
     // With the global library loaded, error codes get the library's names.
     let e = Error::from_code(1);
@@ -176,8 +176,8 @@ fn child_global_probes_without_a_library() {
         Ok("1"),
         "run by global_probes_without_a_library_are_errors only"
     );
-    assert!(!runtime::is_available());
-    assert!(!runtime::has_function("cudaMalloc"));
+    assert!(!cudart13::is_available());
+    assert!(!cudart13::has_function("cudaMalloc"));
     let first = Library::get().expect_err("loaded a library from a missing CUDART_PATH");
     assert!(matches!(first, Error::LibraryNotFound { .. }), "{first:?}");
     assert_eq!(Library::get().expect_err("second call"), first);

@@ -1,4 +1,4 @@
-//! The typed layer (`runtime::api`) against the real `libcudart.so.13` of NVIDIA's wheel, on a
+//! The typed layer (`cudart13::api`) against the real `libcudart.so.13` of NVIDIA's wheel, on a
 //! machine without a GPU (`cargo xtask test` sets `CUDART_WHEEL_LIB`).
 //!
 //! The typed functions use the global library, found through `CUDART_PATH`; every test sets
@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Once;
 
-use runtime::api;
-use runtime::sys::cudaError_t;
-use runtime::Error;
+use cudart13::api;
+use cudart13::sys::cudaError_t;
+use cudart13::Error;
 
 fn wheel_lib() -> PathBuf {
     match std::env::var_os("CUDART_WHEEL_LIB") {
@@ -40,7 +40,7 @@ fn runtime_version_through_the_typed_api() {
     use_wheel();
     let v = api::runtime_get_version().expect("runtime_get_version");
     assert_eq!(v / 1000, 13, "cudaRuntimeGetVersion gave {v}");
-    let lib = runtime::Library::get().expect("global library");
+    let lib = cudart13::Library::get().expect("global library");
     assert_eq!(lib.runtime_version().ok(), Some(v));
     assert_eq!(std::path::Path::new(lib.path()), wheel_lib());
 }

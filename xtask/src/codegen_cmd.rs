@@ -1,12 +1,14 @@
-//! `cargo xtask codegen [--check] [--docs PATH…] [--list-unbound] [--deny warnings]`:
-//! regenerates `runtime/src/generated/` (and the verification tables in `tests/generated/`)
-//! from the documentation and the ABI source, or checks that the committed files are fresh.
+//! `cargo xtask codegen`: writes the workspace's crates (the `[[crate]]` entries of
+//! `docs-src/manifest.toml`) from their documents and the ABI, or checks that the committed
+//! ones are fresh; with `--docs … --out DIR`, writes one complete crate anywhere.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use codegen::diag::Counts;
+use codegen::ir::Release;
+use codegen::pipeline::{Options, PipelineError, Report};
 
 /// Arguments of `cargo xtask codegen`.
 #[derive(clap::Args)]
@@ -14,60 +16,131 @@ pub struct CodegenArgs {
     /// Fail (without writing) when the committed generated files are stale.
     #[arg(long)]
     pub check: bool,
-    /// Documentation files or folders (default: docs-src/).
+    /// Documentation files or folders for one crate (with `--out`).
     #[arg(long, num_args = 1..)]
     pub docs: Vec<PathBuf>,
+    /// Write one complete crate into this folder (a crate of its own, outside the workspace).
+    #[arg(long, requires = "docs")]
+    pub out: Option<PathBuf>,
+    /// The CUDA release of that crate (default: the newest release its documents state).
+    #[arg(long, requires = "out")]
+    pub release: Option<String>,
+    /// The crate's name (default: `cudart<major>`).
+    #[arg(long, requires = "out")]
+    pub name: Option<String>,
     /// Print every documented item that got no binding, with the reason.
     #[arg(long)]
     pub list_unbound: bool,
     /// `--deny warnings` fails on warnings as well as errors.
     #[arg(long, value_name = "LEVEL")]
     pub deny: Option<String>,
-    /// Where to write the bindings model as JSON (for review and other tools).
+    /// Where to write the bindings model as JSON (for review and other tools); with several
+    /// crates, `<stem>-<crate>.json` for each.
     #[arg(long)]
     pub bindings_json: Option<PathBuf>,
 }
 
 /// Runs the command.
-pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
+pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
     let deny_warnings = match args.deny.as_deref() {
         None => false,
         Some("warnings") => true,
         Some(other) => bail!("--deny takes `warnings`, not `{other}`"),
     };
-    let docs = if args.docs.is_empty() {
-        vec![root.join("docs-src")]
-    } else {
-        args.docs
+    let runs = match &args.out {
+        Some(out) => {
+            let release =
+                match &args.release {
+                    Some(r) => Some(Release::parse(r).ok_or_else(|| {
+                        anyhow::anyhow!("--release {r}: not a release such as 13.2")
+                    })?),
+                    None => None,
+                };
+            vec![Options {
+                docs: args.docs.clone(),
+                out_dir: out.clone(),
+                crate_name: args.name.clone(),
+                release,
+                standalone: true,
+                check: args.check,
+            }]
+        }
+        None if !args.docs.is_empty() => {
+            bail!("--docs needs --out DIR: the workspace's crates take their documents from docs-src/manifest.toml")
+        }
+        None => Options::workspace(root, args.check)?,
     };
-    let opts = codegen::pipeline::Options {
-        docs,
-        ..codegen::pipeline::Options::workspace(root, args.check)
-    };
-    let report = codegen::pipeline::run(&opts)?;
-    print!("{}", codegen::pipeline::render(&report));
-    if args.list_unbound {
-        for u in &report.bindings.unbound {
-            println!("{} {} ({}): {}", u.kind, u.name, u.source, u.reason);
+    let several = runs.len() > 1;
+    let mut failed = false;
+    for opts in &runs {
+        let report = match codegen::pipeline::run(opts) {
+            Ok(report) => report,
+            Err(PipelineError::Errors { report, .. }) => {
+                failed = true;
+                print_report(&report, &args);
+                println!(
+                    "{}: error diagnostics: nothing was written",
+                    report.package.name
+                );
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        print_report(&report, &args);
+        if let Some(path) = &args.bindings_json {
+            let path = if several {
+                json_path_for(path, &report.package.name)
+            } else {
+                path.clone()
+            };
+            std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
+            println!("bindings model written to {}", path.display());
         }
-        for l in &report.list_pairs {
-            println!("list pair: {l}");
-        }
-        for u in &report.untyped {
-            println!("no typed wrapper: {} ({}): {}", u.name, u.source, u.reason);
-        }
-        for d in report.diagnostics() {
-            println!("{d}");
-        }
+        let c = Counts::of(&report.diagnostics());
+        failed |= c.errors > 0 || (deny_warnings && c.warnings > 0);
     }
-    if let Some(path) = args.bindings_json {
-        std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
-        println!("bindings model written to {}", path.display());
-    }
-    let c = Counts::of(&report.diagnostics());
-    Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {
+    Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn print_report(report: &Report, args: &CodegenArgs) {
+    print!("{}", codegen::pipeline::render(report));
+    if args.list_unbound {
+        let mut lines = Vec::new();
+        for u in &report.bindings.unbound {
+            lines.push(format!(
+                "{} {} ({}): {}",
+                u.kind, u.name, u.source, u.reason
+            ));
+        }
+        for l in report.bindings.list_pairs() {
+            lines.push(format!("list pair: {l}"));
+        }
+        for u in report.bindings.untyped() {
+            lines.push(format!(
+                "no typed wrapper: {} ({}): {}",
+                u.name, u.source, u.reason
+            ));
+        }
+        for d in report.diagnostics() {
+            lines.push(d.to_string());
+        }
+        for l in lines {
+            println!("{l}");
+        }
+    }
+}
+
+/// `bindings.json` + `cudart12` → `bindings-cudart12.json`.
+fn json_path_for(path: &Path, crate_name: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "bindings".into(), |s| s.to_string_lossy().into_owned());
+    let ext = path
+        .extension()
+        .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+    path.with_file_name(format!("{stem}-{crate_name}{ext}"))
 }

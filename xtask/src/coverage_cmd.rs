@@ -185,68 +185,24 @@ fn shown_paths(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// Reads the exports of the library (the given file, or the one the runtime crate finds)
-/// and its version.
+/// Reads the exports of the library (the given file, or the one `CUDART_PATH` or the system
+/// loader finds) and its version.
+///
+/// A given file is read as ELF (its exports) before it is opened, so a file that is no
+/// shared library is named as such and never handed to the system loader.
 fn library(lib: Option<&Path>) -> Result<(Exports, Option<i32>)> {
-    match lib {
-        Some(path) => {
-            if !path.exists() {
-                bail!("--lib {}: no such file", path.display());
-            }
-            if path.is_dir() {
-                bail!(
-                    "--lib {}: is a folder; give the library file (libcudart.so.13)",
-                    path.display()
-                );
-            }
-            let exports = coverage::read_exports(path)?;
-            let opened = runtime::Library::open(path).map_err(|e| {
-                anyhow!(
-                    "--lib {}: cannot open it as a CUDA runtime: {}",
-                    path.display(),
-                    reasons(&e)
-                )
-            })?;
-            let version = opened.runtime_version().ok();
-            Ok((exports, version))
+    if let Some(path) = lib {
+        if path.is_dir() {
+            bail!("--lib {}: is a folder; give the library file (libcudart.so.<major>)", path.display());
         }
-        None => {
-            let opened = runtime::Library::search().map_err(|e| {
-                anyhow!("no CUDA runtime library found (give one with --lib or set CUDART_PATH); tried: {}", reasons(&e))
-            })?;
-            let file = loaded_file(opened.path())?;
-            let exports = coverage::read_exports(&file)?;
-            let version = opened.runtime_version().ok();
-            Ok((exports, version))
+        if !path.exists() {
+            bail!("--lib {}: no such file", path.display());
         }
+        let exports = coverage::read_exports(path)?;
+        let live = coverage::live::open(Some(path)).map_err(|e| anyhow!("--lib: {e}"))?;
+        return Ok((exports, live.version));
     }
-}
-
-/// A loader error on one line: each candidate tried with its reason, `; `-separated.
-fn reasons(e: &runtime::Error) -> String {
-    match e {
-        runtime::Error::LibraryNotFound { tried } if !tried.is_empty() => tried
-            .iter()
-            .map(|(what, why)| format!("{what}: {why}"))
-            .collect::<Vec<_>>()
-            .join("; "),
-        other => other.to_string().replace('\n', " "),
-    }
-}
-
-/// The file behind a library the loader opened: `opened` itself when it names a file, else
-/// (a bare name given to the system loader) the mapped file of that name in
-/// `/proc/self/maps`.
-fn loaded_file(opened: &str) -> Result<PathBuf> {
-    let path = PathBuf::from(opened);
-    if path.parent().is_some_and(|p| !p.as_os_str().is_empty()) {
-        return Ok(path);
-    }
-    let maps = std::fs::read_to_string("/proc/self/maps")
-        .with_context(|| format!("the system loader opened {opened}, but /proc/self/maps cannot tell which file it is; give it with --lib"))?;
-    maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .map(PathBuf::from)
-        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(opened)))
-        .with_context(|| format!("the system loader opened {opened}, but it is not among the mapped files; give it with --lib"))
+    let live = coverage::live::open(None)?;
+    let exports = coverage::read_exports(&live.path)?;
+    Ok((exports, live.version))
 }

@@ -176,6 +176,7 @@ impl<'a> Joiner<'a> {
             params,
             ret: c.ret.clone(),
             source: f.source.clone(),
+            typed: super::Typed::default(),
         }
     }
 

@@ -1,12 +1,17 @@
-//! The join of the documentation IR with the ABI: the bindings model the emitter reads.
+//! The bindings model: the documentation IR joined with the ABI, complete with every decision
+//! the emitter needs, so that [`crate::emit`] only renders it.
 //!
-//! [`join`] matches each documented function, enum, struct and typedef to what the ABI
-//! source declares for the same release, matches parameters by name through the reviewed
-//! rules of [`renames`], and compares what both sides state (enum values, field order,
-//! parameter counts), reporting every disagreement as a diagnostic. Items only one side has
-//! are listed with the reason, never dropped silently. Emission is [`crate::emit`]'s job.
+//! [`bind`] runs the steps in order: [`join`] matches each documented function, enum, struct
+//! and typedef to what the ABI declares for the same release, matches parameters by name
+//! through the reviewed rules of [`renames`], and compares what both sides state (enum values,
+//! field order, parameter counts), reporting every disagreement as a diagnostic; [`flags`]
+//! groups the constants into flag types; [`roles`] decides each function's typed wrapper (or
+//! why it has none), with the Rust names of [`naming`]. Items only one side has are listed
+//! with the reason, never dropped silently.
 
+pub mod flags;
 pub mod join;
+pub mod naming;
 pub mod renames;
 pub mod roles;
 
@@ -17,8 +22,21 @@ use crate::diag::Diagnostic;
 use crate::ir::{Direction, Document, Release, Source};
 use crate::types::TypeRef;
 
+pub use flags::FlagGroup;
 pub use join::join;
 pub use renames::Rule;
+pub use roles::{Role, Typed};
+
+use crate::abi::Abi;
+use crate::ir::Api;
+
+/// Joins `api` with `abi` and makes every decision the emitter needs: the complete model.
+pub fn bind(api: &Api, abi: &Abi) -> Bindings {
+    let mut b = join(api, abi);
+    b.flag_groups = flags::groups(&b.constants);
+    roles::resolve_all(&mut b);
+    b
+}
 
 /// Everything the emitter needs, for one CUDA release.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -37,6 +55,8 @@ pub struct Bindings {
     pub typedefs: Vec<BoundTypedef>,
     /// Documented integer constants the ABI also declares.
     pub constants: Vec<BoundConstant>,
+    /// The constants grouped into flag types.
+    pub flag_groups: Vec<FlagGroup>,
     /// Documented items the ABI lacks, with the reason.
     pub unbound: Vec<Unbound>,
     /// ABI functions the documentation does not describe.
@@ -61,6 +81,9 @@ pub struct BoundFunction {
     pub params: Vec<BoundParam>,
     pub ret: AbiType,
     pub source: Source,
+    /// The typed wrapper, or why there is none (decided by [`roles::resolve_all`]).
+    #[serde(default)]
+    pub typed: Typed,
 }
 
 /// One C parameter and its documentation, when the docs describe it.
@@ -149,4 +172,50 @@ pub struct Renaming {
     pub c_name: String,
     pub rule: Rule,
     pub source: Source,
+}
+
+/// A bound function without a typed wrapper, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Untyped<'a> {
+    pub name: &'a str,
+    pub source: &'a Source,
+    pub reason: &'a str,
+}
+
+impl Bindings {
+    /// The bound functions that have no typed wrapper, with the reason.
+    pub fn untyped(&self) -> Vec<Untyped<'_>> {
+        self.functions
+            .iter()
+            .filter_map(|f| match &f.typed {
+                Typed::Skipped { reason } => Some(Untyped {
+                    name: &f.name,
+                    source: &f.source,
+                    reason,
+                }),
+                Typed::Wrapper { .. } => None,
+            })
+            .collect()
+    }
+
+    /// One line per list parameter of a typed wrapper, saying which count it was paired with
+    /// and how (`cudaX: list `a` ↔ count `n`: how`).
+    pub fn list_pairs(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.functions {
+            let Typed::Wrapper { roles, .. } = &f.typed else {
+                continue;
+            };
+            for (p, role) in f.params.iter().zip(roles) {
+                if let Role::Slice { count, how, .. } = role {
+                    let c = f.params.get(*count).map_or("?", |c| c.c_name.as_str());
+                    out.push(format!(
+                        "{}: list `{}` ↔ count `{c}`: {how}",
+                        f.name, p.c_name
+                    ));
+                }
+            }
+        }
+        out
+    }
 }

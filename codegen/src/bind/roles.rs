@@ -15,6 +15,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::flags::FlagGroup;
+use super::naming::snake_case;
 use super::{Bindings, BoundFunction, BoundParam};
 use crate::abi::{CType, TypedefKind};
 use crate::diag::{Diagnostic, Severity};
@@ -67,8 +69,27 @@ pub enum Role {
     UserData,
 }
 
+/// What the typed layer makes of a bound function: a wrapper with one role per C parameter,
+/// or no wrapper and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "typed", rename_all = "snake_case")]
+pub enum Typed {
+    /// A typed wrapper named `rust_name`.
+    Wrapper {
+        /// The wrapper's name (`stream_create_with_flags`).
+        rust_name: String,
+        /// One role per C parameter, in C order.
+        roles: Vec<Role>,
+        /// Records passed in whose fields hold pointers or handles (they make the call unsafe).
+        unsafe_records: Vec<String>,
+    },
+    /// No typed wrapper; the raw function is still there.
+    Skipped { reason: String },
+}
+
 impl Role {
-    /// Whether a caller could cause undefined behaviour through this parameter.
+    /// Whether a caller could cause undefined behaviour through this parameter (a raw
+    /// pointer, a handle that may be dead, a callback or its user data).
     pub fn is_unsafe(&self) -> bool {
         matches!(
             self,
@@ -77,48 +98,65 @@ impl Role {
     }
 }
 
-/// The roles of one function, or why it has none.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct FunctionRoles {
-    pub function: String,
-    /// One role per C parameter, in C order, when every role was resolved.
-    pub roles: Result<Vec<Role>, String>,
-    /// Records passed in whose fields hold pointers or handles (they make the call unsafe).
-    pub unsafe_records: Vec<String>,
+impl Typed {
+    /// Whether the wrapper is an `unsafe fn`: a parameter's role is unsafe, or a record
+    /// passed in holds pointers or handles. `false` without a wrapper.
+    pub fn is_unsafe(&self) -> bool {
+        match self {
+            Typed::Wrapper {
+                roles,
+                unsafe_records,
+                ..
+            } => !unsafe_records.is_empty() || roles.iter().any(Role::is_unsafe),
+            Typed::Skipped { .. } => false,
+        }
+    }
 }
 
-/// Roles for every bound function of `b`, with diagnostics for the unresolved ones.
-pub fn resolve_all(
-    b: &Bindings,
-    flag_groups: &[FlagGroupRef],
-) -> (Vec<FunctionRoles>, Vec<Diagnostic>) {
+impl Default for Typed {
+    fn default() -> Self {
+        Typed::Skipped {
+            reason: "roles not resolved".into(),
+        }
+    }
+}
+
+/// Decides the typed wrapper of every bound function of `b` (setting each one's
+/// [`BoundFunction::typed`]), with a note for each function left without one.
+pub fn resolve_all(b: &mut Bindings) {
     let kinds = TypeKinds::new(b);
-    let mut diags = Vec::new();
-    let out = b
-        .functions
-        .iter()
-        .map(|f| {
-            let r = resolve(f, &kinds, flag_groups);
-            if let Err(reason) = &r.roles {
-                diags.push(Diagnostic::at(
-                    Severity::Note,
-                    &f.source,
-                    format!("{}: no typed wrapper: {reason}", f.name),
-                ));
+    let mut taken: HashMap<String, String> = HashMap::new();
+    let mut decided = Vec::with_capacity(b.functions.len());
+    for f in &b.functions {
+        let mut unsafe_records = Vec::new();
+        let typed = match resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records) {
+            Err(reason) => Typed::Skipped { reason },
+            Ok(roles) => {
+                let rust_name = snake_case(&f.name);
+                match taken.insert(rust_name.clone(), f.name.clone()) {
+                    Some(other) => Typed::Skipped {
+                        reason: format!("its Rust name `{rust_name}` is taken by `{other}`"),
+                    },
+                    None => Typed::Wrapper {
+                        rust_name,
+                        roles,
+                        unsafe_records,
+                    },
+                }
             }
-            r
-        })
-        .collect();
-    (out, diags)
-}
-
-/// A flag group as the role resolver needs it: its type name, Rust bits type and the C names
-/// of its members.
-#[derive(Clone, Debug)]
-pub struct FlagGroupRef {
-    pub name: String,
-    pub bits: String,
-    pub members: Vec<String>,
+        };
+        if let Typed::Skipped { reason } = &typed {
+            b.diagnostics.push(Diagnostic::at(
+                Severity::Note,
+                &f.source,
+                format!("{}: no typed wrapper: {reason}", f.name),
+            ));
+        }
+        decided.push(typed);
+    }
+    for (f, typed) in b.functions.iter_mut().zip(decided) {
+        f.typed = typed;
+    }
 }
 
 /// What kind of item each C type name is.
@@ -245,21 +283,10 @@ fn documented_as_count(doc: &str) -> bool {
         .any(|k| d.contains(k))
 }
 
-/// Decides the roles of one function.
-pub fn resolve(f: &BoundFunction, kinds: &TypeKinds, groups: &[FlagGroupRef]) -> FunctionRoles {
-    let mut unsafe_records = Vec::new();
-    let roles = resolve_inner(f, kinds, groups, &mut unsafe_records);
-    FunctionRoles {
-        function: f.name.clone(),
-        roles,
-        unsafe_records,
-    }
-}
-
 fn resolve_inner(
     f: &BoundFunction,
     kinds: &TypeKinds,
-    groups: &[FlagGroupRef],
+    groups: &[FlagGroup],
     unsafe_records: &mut Vec<String>,
 ) -> Result<Vec<Role>, String> {
     let mut roles: Vec<Option<Role>> = vec![None; f.params.len()];
@@ -521,7 +548,7 @@ fn find_count(
 
 /// The flag group for an integer parameter named like flags, from the constants its own
 /// documentation names, else the function's. `None` when no group (or several) is named.
-fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroupRef]) -> Option<String> {
+fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroup]) -> Option<String> {
     if !p.c_name.to_ascii_lowercase().contains("flags") {
         return None;
     }
@@ -534,12 +561,12 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroupRef]) -> Opt
         },
         _ => return None,
     };
-    let mentioned = |text: &str| -> Vec<&FlagGroupRef> {
+    let mentioned = |text: &str| -> Vec<&FlagGroup> {
         groups
             .iter()
             .filter(|g| g.bits == rust_bits)
             .filter(|g| {
-                g.members.iter().any(|m| {
+                g.members.iter().map(|(c, _, _)| c).any(|m| {
                     text.match_indices(m.as_str()).any(|(at, _)| {
                         !text[at + m.len()..]
                             .chars()
@@ -600,7 +627,12 @@ mod tests {
             params,
             ret: AbiType::void(),
             source: Source::new("t.txt", 7),
+            typed: Typed::default(),
         }
+    }
+
+    fn resolve(f: &BoundFunction, groups: &[FlagGroup]) -> Result<Vec<Role>, String> {
+        resolve_inner(f, &TypeKinds::default(), groups, &mut Vec::new())
     }
 
     const IN: Option<Direction> = Some(Direction::In);
@@ -608,10 +640,14 @@ mod tests {
 
     #[test]
     fn outputs_strings_flags_and_lists_with_their_counts() {
-        let groups = vec![FlagGroupRef {
+        let groups = vec![FlagGroup {
             name: "EventFlags".into(),
+            prefix: "cudaEvent".into(),
             bits: "u32".into(),
-            members: vec!["cudaEventDefault".into(), "cudaEventBlockingSync".into()],
+            members: vec![
+                ("cudaEventDefault".into(), "DEFAULT".into(), 0),
+                ("cudaEventBlockingSync".into(), "BLOCKING_SYNC".into(), 1),
+            ],
         }];
         let func = f(
             vec![
@@ -630,8 +666,7 @@ mod tests {
             ],
             "Use :py:obj:`~.cudaEventBlockingSync` here.",
         );
-        let r = resolve(&func, &TypeKinds::default(), &groups);
-        let roles = r.roles.expect("resolved");
+        let roles = resolve(&func, &groups).expect("resolved");
         assert_eq!(roles[0], Role::Out);
         assert_eq!(roles[1], Role::CStr);
         assert_eq!(
@@ -675,9 +710,7 @@ mod tests {
             ],
             "",
         );
-        let roles = resolve(&func, &TypeKinds::default(), &[])
-            .roles
-            .expect("resolved");
+        let roles = resolve(&func, &[]).expect("resolved");
         assert!(
             matches!(&roles[0], Role::Slice { count: 1, how, .. } if how.contains("after the list"))
         );
@@ -690,9 +723,7 @@ mod tests {
             ],
             "",
         );
-        let err = resolve(&func, &TypeKinds::default(), &[])
-            .roles
-            .expect_err("guessed");
+        let err = resolve(&func, &[]).expect_err("guessed");
         assert!(err.contains("`hidden` is not documented"), "{err}");
     }
 
@@ -711,9 +742,7 @@ mod tests {
             ],
             "",
         );
-        let roles = resolve(&func, &TypeKinds::default(), &[])
-            .roles
-            .expect("resolved");
+        let roles = resolve(&func, &[]).expect("resolved");
         assert!(matches!(
             &roles[0],
             Role::Slice {

@@ -12,17 +12,38 @@ use crate::rustdoc::{self, Links};
 #[derive(Debug, Default)]
 pub struct DocProblems(pub Vec<String>);
 
-/// `#[doc = "..."]` attributes for `markdown`, one per line (prettyplease prints `///`).
+/// `#[doc = "..."]` attributes for `markdown`, one per line (prettyplease prints `///`);
+/// blank lines before and after the text are left out.
 pub fn attrs(markdown: &str) -> TokenStream {
-    let lines = markdown.lines().map(|l| {
-        let l = if l.is_empty() {
-            String::new()
-        } else {
-            format!(" {l}")
-        };
-        quote! { #[doc = #l] }
-    });
-    quote! { #(#lines)* }
+    let lines = doc_lines(markdown);
+    quote! { #(#[doc = #lines])* }
+}
+
+/// `#![doc = "..."]` inner attributes for `markdown` (prettyplease prints `//!`).
+pub fn inner_attrs(markdown: &str) -> TokenStream {
+    let lines = doc_lines(markdown);
+    quote! { #(#![doc = #lines])* }
+}
+
+/// The lines of `markdown` as doc-attribute strings (a leading space before each non-empty
+/// line), without blank lines at either end.
+fn doc_lines(markdown: &str) -> Vec<String> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let first = lines.iter().position(|l| !l.trim().is_empty());
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    let (Some(first), Some(last)) = (first, last) else {
+        return Vec::new();
+    };
+    lines[first..=last]
+        .iter()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!(" {l}")
+            }
+        })
+        .collect()
 }
 
 /// Converts RST `text` to Markdown, checks it, and records problems under `item`.

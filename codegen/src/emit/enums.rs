@@ -1,25 +1,28 @@
 //! Enums as `#[repr(transparent)]` newtypes over the C integer with associated constants
 //! (the `ash` style): a value a newer driver returns is never undefined behaviour, and
-//! `Debug` prints the member's C name or the number. Also the table of `cudaError_t` names
+//! `Debug` prints the member's C name or the number (the crate's `c_enum!` macro). Also the table of `cudaError_t` names
 //! and documented meanings that the runtime's error type reads.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::docs::{self, DocProblems};
-use super::names::{ident, member_names, Names};
+use super::names::{ident, Names};
+use crate::bind::naming::member_names;
 use crate::bind::BoundEnum;
 
 /// The `enums.rs` file body.
 pub fn emit(enums: &[BoundEnum], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items: Vec<TokenStream> = enums.iter().map(|e| one(e, names, problems)).collect();
+    let items: Vec<TokenStream> = enums
+        .iter()
+        .map(|e| enum_item(e, names, problems))
+        .collect();
     quote! { #(#items)* }
 }
 
-fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream {
+fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let ty = ident(&e.name);
     let repr = ident(&e.abi.repr);
-    let c_name = &e.name;
     let text = e.doc.clone().unwrap_or_default();
     let mut md = docs::markdown(&text, names, &e.name, problems);
     if e.doc.is_none() {
@@ -66,12 +69,6 @@ fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream 
         impl #ty {
             #(#consts)*
 
-            /// Wraps a raw C value, known or not.
-            pub const fn from_raw(raw: #repr) -> Self { Self(raw) }
-
-            /// The raw C value.
-            pub const fn as_raw(self) -> #repr { self.0 }
-
             /// The C name of this value, or `None` for a value this crate does not know.
             pub const fn name(self) -> ::core::option::Option<&'static str> {
                 match self.0 {
@@ -81,14 +78,7 @@ fn one(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream 
             }
         }
 
-        impl ::core::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                match self.name() {
-                    ::core::option::Option::Some(name) => f.write_str(name),
-                    ::core::option::Option::None => write!(f, "{}({})", #c_name, self.0),
-                }
-            }
-        }
+        c_enum!(#ty, #repr);
 
         #(#aliases)*
     }

@@ -49,11 +49,54 @@ pub fn format_file(
         file: name.to_string(),
         message: e.to_string(),
     })?;
-    let body = prettyplease::unparse(&file);
+    let body = comments(&prettyplease::unparse(&file));
     Ok(GeneratedFile {
         name: name.to_string(),
         contents: format!("{preamble}\n{body}"),
     })
+}
+
+/// The marker emitters write where the output needs a `//` comment (comments inside `quote!`
+/// never reach the tokens): `__comment!("SAFETY: …");` as a statement or item.
+pub const COMMENT_MARKER: &str = "__comment!";
+
+/// A `//` comment in the formatted output: `__comment!("text");` tokens, which [`format_file`]
+/// turns into `// text` after formatting.
+pub fn comment(text: &str) -> TokenStream {
+    quote::quote! { __comment!(#text); }
+}
+
+/// `text` with every line that is a [`COMMENT_MARKER`] statement turned into `//` comment
+/// lines at the same indentation.
+fn comments(text: &str) -> String {
+    if !text.contains(COMMENT_MARKER) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let literal = trimmed
+            .strip_prefix(COMMENT_MARKER)
+            .and_then(|rest| rest.strip_prefix('('))
+            .and_then(|rest| rest.strip_suffix(");"))
+            .and_then(|lit| syn::parse_str::<syn::LitStr>(lit).ok());
+        match literal {
+            Some(lit) => {
+                for l in lit.value().lines() {
+                    out.push_str(indent);
+                    out.push_str("// ");
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// The comment block every generated file starts with.
@@ -70,44 +113,100 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
     s
 }
 
-/// Writes `files` into `dir`, or in `check` mode compares them with what is there.
+/// Writes `files` into the crate folder `dir`, or in `check` mode compares them with what is
+/// there. Returns the paths written (empty when up to date).
 ///
-/// Files in `dir` that are not in `files` (left over from an older generator) are removed,
-/// or reported as stale in check mode. Returns the names written (empty when up to date).
+/// The generator owns the folder: a file under it that is not in `files` (left over from an
+/// older generator) is removed, or reported as stale in check mode. `target/`, `Cargo.lock`
+/// and hidden files (what building the crate leaves) are not the generator's and stay.
+///
+/// Writing is staged: every changed file is first written beside its destination under a
+/// temporary name, and only when all of them are written are they renamed into place, so a
+/// failure part-way (a full disk, a read-only file) leaves the crate as it was.
 pub fn write_all(
     dir: &Path,
     files: &[GeneratedFile],
     check: bool,
 ) -> Result<Vec<String>, EmitError> {
     let mut changed = Vec::new();
+    let mut writes: Vec<(&GeneratedFile, PathBuf)> = Vec::new();
     for f in files {
         let path = dir.join(&f.name);
-        let current = std::fs::read_to_string(&path).ok();
-        if current.as_deref() != Some(f.contents.as_str()) {
+        let current = std::fs::read(&path).ok();
+        if current.as_deref() != Some(f.contents.as_bytes()) {
             changed.push(f.name.clone());
-            if !check {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
-                }
-                std::fs::write(&path, &f.contents).map_err(io(&path))?;
-            }
+            writes.push((f, path));
         }
     }
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for entry in rd.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".rs") && !files.iter().any(|f| f.name == name) {
-                changed.push(format!("{name} (no longer generated)"));
-                if !check {
-                    std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
-                }
-            }
-        }
+    let mut stale = Vec::new();
+    owned_files(dir, dir, &mut stale);
+    stale.retain(|rel| !files.iter().any(|f| &f.name == rel));
+    stale.sort();
+    changed.extend(
+        stale
+            .iter()
+            .map(|rel| format!("{rel} (no longer generated)")),
+    );
+    if check {
+        return if changed.is_empty() {
+            Ok(changed)
+        } else {
+            Err(EmitError::Stale(changed))
+        };
     }
-    if check && !changed.is_empty() {
-        return Err(EmitError::Stale(changed));
+    let staged: Vec<(PathBuf, &PathBuf)> = writes
+        .iter()
+        .map(|(f, path)| {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            let tmp = path.with_file_name(format!(
+                ".{}.codegen-new",
+                path.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            ));
+            std::fs::write(&tmp, &f.contents).map_err(io(&tmp))?;
+            Ok((tmp, path))
+        })
+        .collect::<Result<_, EmitError>>()
+        .inspect_err(|_| remove_staged(&writes))?;
+    for (tmp, path) in &staged {
+        std::fs::rename(tmp, path).map_err(io(path))?;
+    }
+    for rel in &stale {
+        let path = dir.join(rel);
+        std::fs::remove_file(&path).map_err(io(&path))?;
     }
     Ok(changed)
+}
+
+/// Removes the temporary files of a staged write that failed.
+fn remove_staged(writes: &[(&GeneratedFile, PathBuf)]) {
+    for (_, path) in writes {
+        if let Some(name) = path.file_name() {
+            let tmp = path.with_file_name(format!(".{}.codegen-new", name.to_string_lossy()));
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// The files under `dir` the generator owns, as `/`-separated paths relative to `root`.
+fn owned_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in rd.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || (dir == root && (name == "target" || name == "Cargo.lock")) {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            owned_files(root, &path, out);
+        } else if let Ok(rel) = path.strip_prefix(root) {
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +243,87 @@ mod tests {
         assert!(
             err.to_string().contains("old.rs") && err.to_string().contains("cargo xtask codegen")
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn comment_markers_become_comments_at_their_indentation() {
+        let c = comment("SAFETY: a \"quoted\" reason");
+        let f = format_file("c.rs", "", quote! { fn f() -> u8 { #c unsafe { g() } } })
+            .expect("formats");
+        assert!(
+            f.contents
+                .contains("    // SAFETY: a \"quoted\" reason\n    unsafe { g() }"),
+            "{}",
+            f.contents
+        );
+        assert!(!f.contents.contains(COMMENT_MARKER));
+    }
+
+    #[test]
+    fn a_crate_folder_is_written_whole_and_build_output_is_left_alone() {
+        let dir = std::env::temp_dir().join(format!("codegen-crate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = vec![
+            GeneratedFile {
+                name: "Cargo.toml".into(),
+                contents: "[package]\n".into(),
+            },
+            GeneratedFile {
+                name: "src/sys/a.rs".into(),
+                contents: "// a\n".into(),
+            },
+        ];
+        let written = write_all(&dir, &files, false).expect("writes");
+        assert_eq!(written, ["Cargo.toml", "src/sys/a.rs"]);
+        std::fs::create_dir_all(dir.join("target/debug")).expect("target");
+        std::fs::write(dir.join("target/debug/x"), "").expect("build output");
+        std::fs::write(dir.join("Cargo.lock"), "").expect("lock");
+        std::fs::write(dir.join("src/sys/old.rs"), "").expect("stale");
+        let err = write_all(&dir, &files, true).expect_err("old.rs is stale");
+        assert!(
+            err.to_string()
+                .contains("src/sys/old.rs (no longer generated)"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains("target"), "{err}");
+        write_all(&dir, &files, false).expect("removes the stale file");
+        assert!(!dir.join("src/sys/old.rs").exists());
+        assert!(dir.join("target/debug/x").exists() && dir.join("Cargo.lock").exists());
+        assert!(write_all(&dir, &files, true).expect("fresh").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_write_that_fails_part_way_leaves_the_folder_as_it_was() {
+        let dir = std::env::temp_dir().join(format!("codegen-staged-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join("a.rs"), "old a").expect("a");
+        // `b` cannot be written: a folder stands where its parent folder should be.
+        std::fs::write(dir.join("blocked"), "a file, not a folder").expect("blocker");
+        let files = vec![
+            GeneratedFile {
+                name: "a.rs".into(),
+                contents: "new a".into(),
+            },
+            GeneratedFile {
+                name: "blocked/b.rs".into(),
+                contents: "b".into(),
+            },
+        ];
+        assert!(write_all(&dir, &files, false).is_err());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("a.rs")).expect("a"),
+            "old a"
+        );
+        let leftovers: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".codegen-new"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,6 +1,7 @@
 //! One raw `unsafe` function per bound C function. Each resolves its symbol lazily through
-//! the runtime's loader (cached after the first call) and returns the C result, or the
-//! loader's error when the library or the symbol is missing — never a panic.
+//! the crate's loader (cached after the first call; the crate's `dynamic_call!` macro) and
+//! returns the C result, or the loader's error when the library or the symbol is missing —
+//! never a panic.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -14,7 +15,10 @@ use crate::rustdoc::Links;
 
 /// The `functions.rs` file body.
 pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items: Vec<TokenStream> = functions.iter().map(|f| one(f, names, problems)).collect();
+    let items: Vec<TokenStream> = functions
+        .iter()
+        .map(|f| function(f, names, problems))
+        .collect();
     quote! { #(#items)* }
 }
 
@@ -78,7 +82,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
     md
 }
 
-fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
+fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let name = ident(&f.name);
     let md = raw_docs(f, names, problems);
     let doc = docs::attrs(&md);
@@ -91,8 +95,6 @@ fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStr
             quote! { #id: #t }
         })
         .collect();
-    let types = f.params.iter().map(|p| rust_type(&p.ty.c, names));
-    let args = f.params.iter().map(|p| ident(&p.c_name));
     let ret = match &f.ret.c {
         CType::Primitive { name } if name == "void" => quote! { () },
         other => rust_type(other, names),
@@ -101,11 +103,7 @@ fn one(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStr
     quote! {
         #doc
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
-            type FnPtr = unsafe extern "C" fn(#(#types),*) -> #ret;
-            // SAFETY: `FnPtr` is the C signature of the symbol in the ABI source for this release.
-            static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe { crate::loader::LazySymbol::new(#symbol) };
-            let c_fn = SYMBOL.get()?;
-            Ok(unsafe { c_fn(#(#args),*) })
+            dynamic_call!(#symbol, fn(#(#params),*) -> #ret)
         }
     }
 }

@@ -1,10 +1,14 @@
-//! Emitting the `runtime` crate's generated files from the bindings model.
+//! Rendering the bindings model as the generated files of the crate. Every decision (what is
+//! bound, flag groups, parameter roles, names, skip reasons) was made in [`crate::bind`]:
+//! this module only turns the finished model into formatted Rust.
 //!
 //! Output is split by category, as `ash` does: [`types`] (records, handles, callbacks,
-//! aliases), [`enums`] (newtype enums and the error table), [`flags`] (bitflags groups and
-//! constants), [`functions`] (raw functions). [`files`] formats and writes or checks them;
-//! [`docs`] and [`names`] are shared by all. [`probe`] writes the verification tables of
-//! `tests/generated/` (layouts for the C++ probe, symbol and error-name lists).
+//! aliases), [`enums`] (newtype enums and the error table), [`flags`] (bitflags types and
+//! constants), [`functions`] (raw functions), [`typed`] (the typed layer). [`package`] makes
+//! them a complete crate (`Cargo.toml`, `lib.rs`, the template's hand-written files);
+//! [`files`] formats and writes or checks them; [`docs`] and [`names`] are shared by all.
+//! [`probe`] writes the crate's audit tables (layouts for the C++ probe, symbol and error-name
+//! lists).
 
 pub mod docs;
 pub mod enums;
@@ -12,144 +16,102 @@ pub mod files;
 pub mod flags;
 pub mod functions;
 pub mod names;
+pub mod package;
 pub mod probe;
 pub mod typed;
 pub mod types;
 
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::bind::Bindings;
+use docs::DocProblems;
 use files::{format_file, preamble, EmitError, GeneratedFile};
+use names::Names;
 
 /// What [`generate`] produced.
 #[derive(Debug)]
 pub struct Output {
+    /// Every file of the crate, by path relative to the crate folder.
     pub files: Vec<GeneratedFile>,
-    /// The verification tables for `tests/generated/`.
-    pub test_files: Vec<GeneratedFile>,
     /// Markdown problems found in generated comments (`item: problem`).
     pub doc_problems: Vec<String>,
-    /// The flag groups made from constants.
-    pub flag_groups: Vec<flags::FlagGroup>,
-    /// Typed functions emitted, and how many of them are `unsafe`.
-    pub typed: usize,
-    pub typed_unsafe: usize,
-    /// Bound functions without a typed wrapper, with the reason.
-    pub untyped: Vec<typed::Skipped>,
-    /// How each list was paired with its count (`cudaX: list `a` ↔ count `n`: how`).
-    pub list_pairs: Vec<String>,
-    /// Role diagnostics (one note per function without a typed wrapper).
-    pub diagnostics: Vec<crate::diag::Diagnostic>,
 }
 
-/// Generates every file of `runtime/src/generated/` for `b`. `inputs` names the documents
-/// (with releases) for the preamble.
-pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
+/// One generated file: its name and how its body is built from the model.
+type Job = (
+    &'static str,
+    fn(&Bindings, &Names, &mut DocProblems) -> TokenStream,
+);
+
+/// The files of the raw layer and the typed layer, in the order they are listed.
+const JOBS: [Job; 7] = [
+    ("src/sys/enums.rs", |b, n, p| enums::emit(&b.enums, n, p)),
+    ("src/sys/types.rs", |b, n, p| {
+        types::emit(&b.records, &b.typedefs, n, p)
+    }),
+    ("src/sys/functions.rs", |b, n, p| {
+        functions::emit(&b.functions, n, p)
+    }),
+    ("src/sys/errors.rs", |b, _, _| {
+        enums::emit_error_table(&b.enums, "cudaError_t")
+    }),
+    ("src/sys/flags.rs", |b, n, p| {
+        flags::emit(&b.flag_groups, &b.constants, n, p)
+    }),
+    ("src/sys/constants.rs", |b, n, p| {
+        flags::emit_constants(&b.constants, n, p)
+    }),
+    ("src/api.rs", |b, n, p| typed::emit(&b.functions, n, p)),
+];
+
+/// Renders every generated file of `b`. `inputs` names the documents (with releases) for the
+/// preamble.
+pub fn generate(
+    b: &Bindings,
+    pkg: &package::Package,
+    inputs: &[String],
+) -> Result<Output, EmitError> {
     let pre = preamble(inputs, &b.abi_source);
-    let mut names = names::Names::new(b);
-    let groups = flags::groups(&b.constants);
-    flags::register_links(&groups, &mut names);
-    for k in &b.constants {
-        names.link(&k.name, format!("{}::{}", names::SYS, k.name));
-    }
-    let allow = quote! {
-        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
-    };
-    let allow = allow.to_string();
-    let group_refs: Vec<crate::bind::roles::FlagGroupRef> = groups
-        .iter()
-        .map(|g| crate::bind::roles::FlagGroupRef {
-            name: g.name.clone(),
-            bits: g.bits.clone(),
-            members: g.members.iter().map(|m| m.0.clone()).collect(),
-        })
-        .collect();
-    // The files are independent: build and format them on two threads (token streams are
-    // not `Send`, so each thread makes its own from the shared, read-only model).
-    let names = &names;
-    let groups_ref = &groups;
-    let pre_ref = &pre;
-    let allow_ref = &allow;
-    let raw = move || -> Result<(Vec<GeneratedFile>, Vec<String>), EmitError> {
-        let allow: proc_macro2::TokenStream = allow_ref.parse().unwrap_or_default();
-        let mut problems = docs::DocProblems::default();
-        let mut files = Vec::new();
-        let body = functions::emit(&b.functions, names, &mut problems);
-        files.push(format_file(
-            "functions.rs",
-            pre_ref,
-            quote! { #allow use super::*; #body },
-        )?);
-        let body = enums::emit_error_table(&b.enums, "cudaError_t");
-        files.push(format_file("errors.rs", pre_ref, quote! { #allow #body })?);
-        let body = flags::emit(groups_ref, &b.constants, names, &mut problems);
-        files.push(format_file("flags.rs", pre_ref, quote! { #allow #body })?);
-        let body = flags::emit_constants(&b.constants, names, &mut problems);
-        files.push(format_file(
-            "constants.rs",
-            pre_ref,
-            quote! { #allow #body },
-        )?);
-        Ok((files, problems.0))
-    };
-    let typed_and_types = move || -> Result<_, EmitError> {
-        let allow: proc_macro2::TokenStream = allow_ref.parse().unwrap_or_default();
-        let mut problems = docs::DocProblems::default();
-        let mut files = Vec::new();
-        let body = types::emit(&b.records, &b.typedefs, names, &mut problems);
-        files.push(format_file(
-            "types.rs",
-            pre_ref,
-            quote! { #allow use super::*; #body },
-        )?);
-        let body = enums::emit(&b.enums, names, &mut problems);
-        files.push(format_file(
-            "enums.rs",
-            pre_ref,
-            quote! { #allow use super::*; #body },
-        )?);
-        let (roles, role_diags) = crate::bind::roles::resolve_all(b, &group_refs);
-        let t = typed::emit(&b.functions, &roles, names, &mut problems);
-        let list_pairs = typed::list_pairs(&b.functions, &roles);
-        let body = t.tokens;
-        files.push(format_file(
-            "typed.rs",
-            pre_ref,
+    let names = Names::for_bindings(b);
+    let rendered = parallel_map(&JOBS, |(name, body)| {
+        let mut problems = DocProblems::default();
+        let tokens = body(b, &names, &mut problems);
+        let head = if *name == "src/api.rs" {
+            quote! { #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)] }
+        } else {
             quote! {
-                #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)]
-                #body
-            },
-        )?);
-        Ok((
-            files,
-            problems.0,
-            (t.emitted, t.unsafe_count, t.skipped),
-            list_pairs,
-            role_diags,
-        ))
-    };
-    let (raw_result, typed_result) = std::thread::scope(|scope| {
-        let handle = scope.spawn(typed_and_types);
-        let raw_result = raw();
-        let typed_result = handle.join().unwrap_or_else(|_| {
-            Err(EmitError::Syntax {
-                file: "typed.rs".into(),
-                message: "the emitting thread panicked".into(),
-            })
-        });
-        (raw_result, typed_result)
+                #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
+                use super::*;
+            }
+        };
+        let file = format_file(name, &pre, quote! { #head #tokens })?;
+        Ok::<_, EmitError>((file, problems.0))
     });
-    let (mut files, mut doc_problems) = raw_result?;
-    let (typed_files, typed_problems, (typed_count, typed_unsafe, untyped), list_pairs, role_diags) =
-        typed_result?;
-    // Keep the file order stable (it is the order of the summary's "wrote:" line).
-    files.splice(0..0, typed_files.iter().take(2).cloned());
-    files.extend(typed_files.into_iter().skip(2));
-    doc_problems.extend(typed_problems);
+    let mut files = Vec::new();
+    let mut doc_problems = Vec::new();
+    for (r, (name, _)) in rendered.into_iter().zip(&JOBS) {
+        let (file, problems) = r.ok_or_else(|| EmitError::Syntax {
+            file: (*name).to_string(),
+            message: "the emitter panicked while building it (a bug: please report it)".into(),
+        })??;
+        files.push(file);
+        doc_problems.extend(problems);
+    }
+    let release = pkg.release.as_str();
+    let major = pkg.major;
+    let library =
+        format!(" Its major: the runtime library this crate opens is `libcudart.so.{major}`.");
     let module = quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
         #![allow(unused_imports)]
+
+        /// The CUDA release these bindings were generated for.
+        pub const CUDA_RELEASE: &str = #release;
+        #[doc = #library]
+        pub const CUDA_MAJOR: u32 = #major;
+
         mod constants;
         pub(crate) mod errors;
         mod enums;
@@ -162,29 +124,69 @@ pub fn generate(b: &Bindings, inputs: &[String]) -> Result<Output, EmitError> {
         pub use functions::*;
         pub use types::*;
     };
-    files.push(format_file("mod.rs", &pre, module)?);
+    files.push(format_file("src/sys/mod.rs", &pre, module)?);
     let tables = probe::tables(b);
-    let test_files = vec![
-        GeneratedFile {
-            name: "layout_probe.cpp".into(),
-            contents: probe::cpp_source(&pre, &tables),
-        },
-        format_file("layout_table.rs", &pre, probe::rust_table(&tables))?,
-        format_file(
-            "symbols_table.rs",
-            &pre,
-            probe::symbols_table(b, "cudaError_t"),
-        )?,
-    ];
+    files.push(GeneratedFile {
+        name: "tests/audit/layout_probe.cpp".into(),
+        contents: probe::cpp_source(&pre, &tables),
+    });
+    let krate = names::ident(&pkg.name.replace('-', "_"));
+    let (include_var, lib_var) = pkg.audit_vars();
+    let layout = probe::rust_table(&tables);
+    let symbols = probe::symbols_table(b, "cudaError_t");
+    let audit_tables = quote! {
+        //! What the audit test compares, for this crate's release.
+        #![allow(dead_code)]
+
+        /// The crate under audit.
+        pub use ::#krate as krate;
+
+        /// The variable naming the release's include folder (holding `cuda_runtime_api.h`).
+        pub const INCLUDE_VAR: &str = #include_var;
+        /// The variable naming the release's `libcudart` file.
+        pub const LIB_VAR: &str = #lib_var;
+
+        #layout
+        #symbols
+    };
+    files.push(format_file("tests/audit/tables.rs", &pre, audit_tables)?);
+    files.extend(package::files(pkg, &pre, &b.abi_source)?);
     Ok(Output {
         files,
-        test_files,
         doc_problems,
-        flag_groups: groups,
-        typed: typed_count,
-        typed_unsafe,
-        untyped,
-        list_pairs,
-        diagnostics: role_diags,
     })
+}
+
+/// `f` over `items` on up to two threads (the machine this runs on has two cores), results
+/// in `items`' order; `None` where `f` panicked. Token streams are not `Send`, so each call
+/// builds its own from the shared, read-only model and returns plain data.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 2);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+            done.push((i, r.ok()));
+        }
+    };
+    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut done = work();
+        for h in helpers {
+            done.extend(h.join().unwrap_or_default());
+        }
+        for (i, r) in done {
+            slots[i] = r;
+        }
+    });
+    slots
 }

@@ -1,14 +1,14 @@
-//! Names of emitted items: Rust spellings of enum members and flag groups, the C-type to
-//! Rust-type mapping, and the table that resolves a documentation name to the Rust path of
-//! the item emitted for it (for intra-doc links).
+//! Names in emitted code: identifiers, the C-type to Rust-type mapping, and the table that
+//! resolves a documentation name to the Rust path of the item emitted for it (for intra-doc
+//! links). The Rust names themselves are decided in the model ([`crate::bind::naming`]).
 
 use std::collections::HashMap;
 
-use heck::ToShoutySnakeCase;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use crate::abi::CType;
+use crate::bind::naming::member_names;
 use crate::bind::Bindings;
 
 /// The module path under which the raw layer is reachable (`runtime::sys`).
@@ -24,77 +24,6 @@ pub fn ident(name: &str) -> Ident {
     } else {
         Ident::new_raw(name, Span::call_site())
     }
-}
-
-/// Rust names for the members of an enum: SCREAMING_SNAKE_CASE with the prefix all members
-/// share removed (`cudaMemcpyHostToDevice` → `HOST_TO_DEVICE`). Falls back to the whole
-/// member name where stripping would give an empty, numeric or colliding name.
-pub fn member_names(members: &[&str]) -> Vec<String> {
-    let prefix = if members.len() >= 2 {
-        common_word_prefix(members)
-    } else {
-        String::new()
-    };
-    let mut out: Vec<String> = members
-        .iter()
-        .map(|m| {
-            let rest = &m[prefix.len().min(m.len())..];
-            let candidate = rest.to_shouty_snake_case();
-            if candidate.is_empty() || candidate.starts_with(|c: char| c.is_ascii_digit()) {
-                m.trim_start_matches("cuda").to_shouty_snake_case()
-            } else {
-                candidate
-            }
-        })
-        .collect();
-    // Collisions (after prefix stripping) fall back to the full member names.
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for n in &out {
-        *counts.entry(n.clone()).or_default() += 1;
-    }
-    for (i, n) in out.iter_mut().enumerate() {
-        if counts[n.as_str()] > 1
-            || n.starts_with(|c: char| c.is_ascii_digit())
-            || syn::parse_str::<Ident>(n).is_err()
-        {
-            *n = members[i].to_shouty_snake_case();
-        }
-    }
-    out
-}
-
-/// The longest prefix of whole camel-case words all `names` share (`cudaMemcpy` for
-/// `cudaMemcpyHostToHost`, `cudaMemcpyDeviceToHost`).
-pub fn common_word_prefix(names: &[&str]) -> String {
-    let Some(first) = names.first() else {
-        return String::new();
-    };
-    let mut len = first.len();
-    for n in &names[1..] {
-        len = len.min(
-            first
-                .bytes()
-                .zip(n.bytes())
-                .take_while(|(a, b)| a == b)
-                .count(),
-        );
-    }
-    // Back off to a word boundary: the next character of every name starts a word.
-    while len > 0 {
-        let boundary = names.iter().all(|n| match n.as_bytes().get(len) {
-            Some(c) => {
-                c.is_ascii_uppercase()
-                    || *c == b'_'
-                    || c.is_ascii_digit() && !n.as_bytes()[len - 1].is_ascii_digit()
-            }
-            None => false,
-        });
-        if boundary {
-            break;
-        }
-        len -= 1;
-    }
-    first[..len].to_string()
 }
 
 /// The Rust type for a C type of the ABI, naming emitted items by their emitted names.
@@ -194,8 +123,8 @@ pub struct Names {
 }
 
 impl Names {
-    /// Builds the table for `b`; flag members are added by the flags emitter.
-    pub fn new(b: &Bindings) -> Names {
+    /// Builds the table for `b`: every emitted item, enum member, flag member and constant.
+    pub fn for_bindings(b: &Bindings) -> Names {
         let mut n = Names::default();
         for e in &b.enums {
             n.types.insert(e.abi.name.clone(), e.name.clone());
@@ -219,6 +148,14 @@ impl Names {
         }
         for f in &b.functions {
             n.link(&f.name, format!("{SYS}::{}", f.name));
+        }
+        for g in &b.flag_groups {
+            for (c, r, _) in &g.members {
+                n.link(c, format!("{SYS}::{}::{r}", g.name));
+            }
+        }
+        for k in &b.constants {
+            n.link(&k.name, format!("{SYS}::{}", k.name));
         }
         n
     }
@@ -248,29 +185,6 @@ impl crate::rustdoc::Links for Names {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn member_names_strip_the_shared_prefix() {
-        assert_eq!(
-            member_names(&[
-                "cudaMemcpyHostToHost",
-                "cudaMemcpyHostToDevice",
-                "cudaMemcpyDefault"
-            ]),
-            vec!["HOST_TO_HOST", "HOST_TO_DEVICE", "DEFAULT"]
-        );
-        assert_eq!(
-            member_names(&["cudaSuccess", "cudaErrorInvalidValue"]),
-            vec!["SUCCESS", "ERROR_INVALID_VALUE"]
-        );
-        // A numeric remainder keeps more of the name.
-        let n = member_names(&["cudaFormat1", "cudaFormat2"]);
-        assert!(
-            n.iter()
-                .all(|x| !x.starts_with(|c: char| c.is_ascii_digit())),
-            "{n:?}"
-        );
-    }
 
     #[test]
     fn keywords_become_raw_identifiers() {

@@ -26,8 +26,9 @@ use std::fmt::Write;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::names::{ident, member_names};
+use super::names::ident;
 use crate::abi::CType;
+use crate::bind::naming::member_names;
 use crate::bind::{Bindings, BoundRecord};
 
 /// One comparison: the key both sides print, and how each side computes its value.
@@ -78,7 +79,7 @@ pub fn tables(b: &Bindings) -> Tables {
             t.entries.push(Entry {
                 key: format!("value {}.{}", e.name, v.name),
                 cpp: v.name.clone(),
-                rust: quote! { ::runtime::sys::#ty::#k.as_raw() as i128 },
+                rust: quote! { krate::sys::#ty::#k.as_raw() as i128 },
             });
         }
     }
@@ -106,12 +107,12 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
         t.entries.push(Entry {
             key: format!("size {}", r.name),
             cpp: format!("SIZE({c_ty})"),
-            rust: quote! { ::core::mem::size_of::<::runtime::sys::#ty>() as i128 },
+            rust: quote! { ::core::mem::size_of::<krate::sys::#ty>() as i128 },
         });
         t.entries.push(Entry {
             key: format!("align {}", r.name),
             cpp: format!("ALIGN({c_ty})"),
-            rust: quote! { ::core::mem::align_of::<::runtime::sys::#ty>() as i128 },
+            rust: quote! { ::core::mem::align_of::<krate::sys::#ty>() as i128 },
         });
     } else {
         t.skipped.push((
@@ -164,7 +165,7 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
             } else {
                 format!("{c_off} - {base}")
             },
-            rust: quote! { ::core::mem::offset_of!(::runtime::sys::#ty, #fid) as i128 },
+            rust: quote! { ::core::mem::offset_of!(krate::sys::#ty, #fid) as i128 },
         });
     }
 }
@@ -269,9 +270,9 @@ pub fn cpp_source(preamble: &str, t: &Tables) -> String {
     let mut s = String::from(preamble);
     s.push_str(
         "//
-// Layout probe: prints `key value` for every entry of tests/generated/layout_table.rs,
-// computed by the C++ compiler from the CUDA headers. Built and run by tests/tests/layout.rs:
-//   c++ -std=c++17 -I$CUDA_WHEEL_INCLUDE layout_probe.cpp
+// Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
+// computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
+//   c++ -std=c++17 -I<the release's include folder> layout_probe.cpp
 // C++ rather than C: struct tags and typedef names are both type names, and `decltype`
 // reaches the anonymous records through their parent's fields.
 
@@ -355,7 +356,7 @@ pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
                 .map(|(v, rust)| {
                     let k = ident(&rust);
                     let c = &v.name;
-                    quote! { (::runtime::sys::#ty::#k, #c), }
+                    quote! { (krate::sys::#ty::#k, #c), }
                 })
                 .collect()
         }
@@ -363,11 +364,11 @@ pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
     };
     let ty = ident(errors.map_or(error_enum, |e| e.name.as_str()));
     quote! {
-        /// The C names of all emitted raw functions (`runtime::sys::cudaXxx`).
+        /// The C names of all emitted raw functions (`sys::cudaXxx`).
         pub const FUNCTIONS: &[&str] = &[#(#fns),*];
 
         /// Every emitted error constant with its C name (its `#[doc(alias)]`).
-        pub const ERRORS: &[(::runtime::sys::#ty, &str)] = &[#(#error_rows)*];
+        pub const ERRORS: &[(krate::sys::#ty, &str)] = &[#(#error_rows)*];
     }
 }
 
@@ -504,7 +505,7 @@ mod tests {
             .map(|e| e.rust.to_string().replace(' ', ""));
         assert_eq!(
             rust.as_deref(),
-            Some("::core::mem::offset_of!(::runtime::sys::P,type_)asi128")
+            Some("::core::mem::offset_of!(krate::sys::P,type_)asi128")
         );
     }
 

@@ -1,14 +1,12 @@
-//! The typed layer (`runtime::api`): one safe-where-possible Rust function per bound C
-//! function whose parameter roles were all resolved ([`crate::bind::roles`]).
+//! The typed layer (`api`): one safe-where-possible Rust function per bound C function that
+//! the model gave a typed wrapper ([`crate::bind::Typed`]).
 //!
-//! Functions are grouped in one module per documentation section (`api::stream_management`)
-//! and re-exported at `api`'s root, so `api::stream_create_with_flags` and
-//! `api::stream_management::stream_create_with_flags` are the same item. Names are the C name
-//! without `cuda`, in snake case ([`snake_case`]). Outputs are returned (several as a tuple,
-//! in C order), lists become slices with their counts computed, `cudaError_t` goes through
-//! `crate::check`. A function is `unsafe` when a parameter's role lets a caller cause
-//! undefined behaviour (raw pointer, handle, callback, user data, a record holding pointers).
-//! This module does not decide roles; functions without roles are returned as skipped.
+//! The module is flat, so an item's path never depends on a documentation section title
+//! (NVIDIA re-titles sections); the module docs list the functions by section. Outputs are
+//! returned (several as a tuple, in C order), lists become slices with their counts computed,
+//! `cudaError_t` goes through `crate::check`. A function is `unsafe` when a parameter's role
+//! lets a caller cause undefined behaviour (raw pointer, handle, callback, user data, a record
+//! holding pointers). This module decides nothing: roles and names come from the model.
 
 use std::collections::HashMap;
 
@@ -18,72 +16,12 @@ use quote::quote;
 use super::docs::{self, DocProblems};
 use super::names::{ident, rust_type, Names};
 use crate::abi::CType;
-use crate::bind::roles::{FunctionRoles, Role};
-use crate::bind::{BoundFunction, BoundParam};
-use crate::ir::Source;
+use crate::bind::naming::param_name;
+use crate::bind::{BoundFunction, BoundParam, Role, Typed};
 use crate::rustdoc::Links;
 
 /// The module path of the typed layer.
 pub const API: &str = "crate::api";
-
-/// A bound function that got no typed wrapper.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skipped {
-    pub name: String,
-    pub source: Source,
-    pub reason: String,
-}
-
-/// The typed layer's file body and what it left out.
-#[derive(Debug)]
-pub struct Typed {
-    pub tokens: TokenStream,
-    /// Number of typed functions emitted.
-    pub emitted: usize,
-    /// How many of them are `unsafe`.
-    pub unsafe_count: usize,
-    pub skipped: Vec<Skipped>,
-}
-
-/// `cudaStreamCreateWithFlags` → `stream_create_with_flags`, `cudaMemcpy2DAsync` →
-/// `memcpy2d_async`, `cudaDeviceGetP2PAttribute` → `device_get_p2p_attribute`: a word starts
-/// at an upper-case letter after a lower-case one, or at the last capital of an acronym that
-/// is followed by a lower-case letter; digits stay with the word before them.
-pub fn snake_case(c_name: &str) -> String {
-    let s = c_name.strip_prefix("cuda").unwrap_or(c_name);
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
-            if (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower))
-                && !out.ends_with('_')
-            {
-                out.push('_');
-            }
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
-}
-
-/// The module name of a documentation section (`Stream Ordered Memory Allocator` →
-/// `stream_ordered_memory_allocator`).
-pub fn module_name(section: Option<&str>) -> String {
-    let words: Vec<String> = section
-        .unwrap_or("other")
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let name = words.join("_");
-    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("section_{name}")
-    } else {
-        name
-    }
-}
 
 /// Links that prefer the typed item of a C function, then the raw item.
 pub struct TypedLinks<'a> {
@@ -100,107 +38,66 @@ impl Links for TypedLinks<'_> {
     }
 }
 
-/// The typed paths of the functions that will be emitted (for links from every file).
-pub fn paths(functions: &[BoundFunction], roles: &[FunctionRoles]) -> HashMap<String, String> {
+/// The typed paths of the functions that have a wrapper (for links from every file).
+pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
     functions
         .iter()
-        .zip(roles)
-        .filter(|(_, r)| r.roles.is_ok())
-        .map(|(f, _)| (f.name.clone(), format!("{API}::{}", snake_case(&f.name))))
+        .filter_map(|f| match &f.typed {
+            Typed::Wrapper { rust_name, .. } => {
+                Some((f.name.clone(), format!("{API}::{rust_name}")))
+            }
+            Typed::Skipped { .. } => None,
+        })
         .collect()
 }
 
-/// One line per list parameter saying which count it was paired with and how.
-pub fn list_pairs(functions: &[BoundFunction], roles: &[FunctionRoles]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (f, r) in functions.iter().zip(roles) {
-        let Ok(rs) = &r.roles else { continue };
-        for (p, role) in f.params.iter().zip(rs) {
-            if let Role::Slice { count, how, .. } = role {
-                let c = f.params.get(*count).map_or("?", |c| c.c_name.as_str());
-                out.push(format!(
-                    "{}: list `{}` ↔ count `{c}`: {how}",
-                    f.name, p.c_name
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// The `typed.rs` body.
-pub fn emit(
-    functions: &[BoundFunction],
-    roles: &[FunctionRoles],
-    names: &Names,
-    problems: &mut DocProblems,
-) -> Typed {
+/// The `typed.rs` body: the wrappers in documentation order, and a module doc listing them
+/// by documentation section.
+pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
     let links = TypedLinks {
         names,
-        typed: paths(functions, roles),
+        typed: paths(functions),
     };
-    let mut modules: Vec<(String, Option<String>, Vec<TokenStream>)> = Vec::new();
-    let mut skipped = Vec::new();
-    let mut seen: HashMap<String, String> = HashMap::new();
-    let mut emitted = 0;
-    let mut unsafe_count = 0;
-    for (f, r) in functions.iter().zip(roles) {
-        let roles = match &r.roles {
-            Ok(roles) => roles,
-            Err(reason) => {
-                skipped.push(Skipped {
-                    name: f.name.clone(),
-                    source: f.source.clone(),
-                    reason: reason.clone(),
-                });
-                continue;
-            }
-        };
-        let rust = snake_case(&f.name);
-        if let Some(other) = seen.insert(rust.clone(), f.name.clone()) {
-            skipped.push(Skipped {
-                name: f.name.clone(),
-                source: f.source.clone(),
-                reason: format!("its Rust name `{rust}` is taken by `{other}`"),
-            });
+    let mut items = Vec::new();
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for f in functions {
+        let Typed::Wrapper {
+            rust_name,
+            roles,
+            unsafe_records,
+        } = &f.typed
+        else {
             continue;
-        }
-        let (tokens, is_unsafe) = one(f, roles, &r.unsafe_records, &rust, names, &links, problems);
-        emitted += 1;
-        unsafe_count += usize::from(is_unsafe);
-        let m = module_name(f.section.as_deref());
-        match modules.iter_mut().find(|(n, _, _)| *n == m) {
-            Some((_, _, items)) => items.push(tokens),
-            None => modules.push((m, f.section.clone(), vec![tokens])),
-        }
-    }
-    let mods = modules.iter().map(|(m, section, items)| {
-        let id = ident(m);
-        let doc = docs::attrs(&format!(
-            "Typed functions of the documentation section “{}”.",
-            section.as_deref().unwrap_or("other")
+        };
+        items.push(function(
+            f,
+            rust_name,
+            roles,
+            unsafe_records,
+            &links,
+            problems,
         ));
-        quote! {
-            #doc
-            pub mod #id {
-                use crate::sys::*;
-                #(#items)*
-            }
-            pub use #id::*;
+        let title = f.section.clone().unwrap_or_else(|| "Other".to_string());
+        let entry = format!("[`{rust_name}`]({API}::{rust_name})");
+        match sections.iter_mut().find(|(t, _)| *t == title) {
+            Some((_, list)) => list.push(entry),
+            None => sections.push((title, vec![entry])),
         }
-    });
-    Typed {
-        tokens: quote! { #(#mods)* },
-        emitted,
-        unsafe_count,
-        skipped,
     }
-}
-
-/// The Rust name of a parameter.
-fn param_name(p: &BoundParam) -> String {
-    let s = snake_case(&p.c_name);
-    s.trim_start_matches('_').to_string()
+    let mut md = String::from(
+        "The typed layer: one function per raw function whose parameters could all be given \
+         a Rust role from the documentation (see the crate documentation). The functions, by \
+         section of the CUDA documentation:",
+    );
+    for (title, list) in &sections {
+        md.push_str(&format!("\n\n**{title}**: {}", list.join(", ")));
+    }
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        use crate::sys::*;
+        #(#items)*
+    }
 }
 
 fn pointee(c: &CType) -> Option<&CType> {
@@ -221,16 +118,15 @@ struct Parts {
     slices: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn one(
+fn function(
     f: &BoundFunction,
+    rust: &str,
     roles: &[Role],
     unsafe_records: &[String],
-    rust: &str,
-    names: &Names,
     links: &TypedLinks<'_>,
     problems: &mut DocProblems,
-) -> (TokenStream, bool) {
+) -> TokenStream {
+    let names = links.names;
     let mut parts = Parts {
         params: Vec::new(),
         pre: Vec::new(),
@@ -241,8 +137,14 @@ fn one(
         safety: Vec::new(),
         slices: false,
     };
-    for (i, (p, role)) in f.params.iter().zip(roles).enumerate() {
-        param(f, i, p, role, roles, names, links, problems, &mut parts);
+    let ctx = ParamContext {
+        f,
+        roles,
+        names,
+        links,
+    };
+    for (p, role) in f.params.iter().zip(roles) {
+        param(&ctx, p, role, problems, &mut parts);
     }
     let c_fn = ident(&f.name);
     let c_name = &f.name;
@@ -276,7 +178,8 @@ fn one(
             "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
         ));
     }
-    let is_unsafe = !parts.safety.is_empty();
+    let is_unsafe = f.typed.is_unsafe();
+    debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
     let (ret_ty, ret_val) = match parts.outs.len() {
         0 => (quote! { () }, quote! { () }),
         1 => {
@@ -298,7 +201,7 @@ fn one(
     } else {
         quote! {}
     };
-    let tokens = quote! {
+    quote! {
         #doc
         #[doc(alias = #c_name)]
         #[inline]
@@ -307,27 +210,35 @@ fn one(
             #status
             Ok(#ret_val)
         }
-    };
-    (tokens, is_unsafe)
+    }
 }
 
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every parameter of one function is emitted against.
+struct ParamContext<'a> {
+    f: &'a BoundFunction,
+    roles: &'a [Role],
+    names: &'a Names,
+    links: &'a TypedLinks<'a>,
+}
+
 fn param(
-    f: &BoundFunction,
-    _index: usize,
+    ctx: &ParamContext<'_>,
     p: &BoundParam,
     role: &Role,
-    roles: &[Role],
-    names: &Names,
-    links: &TypedLinks<'_>,
     problems: &mut DocProblems,
     parts: &mut Parts,
 ) {
-    let rn = param_name(p);
+    let ParamContext {
+        f,
+        roles,
+        names,
+        links,
+    } = *ctx;
+    let rn = param_name(&p.c_name);
     let id = ident(&rn);
     let cty = rust_type(&p.ty.c, names);
     let doc = docs::markdown(
@@ -451,7 +362,7 @@ fn param(
             } else {
                 quote! { ::core::ptr::null_mut() }
             };
-            let count_name = param_name(&f.params[*count]);
+            let count_name = param_name(&f.params[*count].c_name);
             if *optional {
                 parts
                     .params
@@ -467,13 +378,13 @@ fn param(
             }
         }
         Role::CountInOut { of } => {
-            let sid = ident(&param_name(&f.params[*of]));
+            let sid = ident(&param_name(&f.params[*of].c_name));
             parts.pre.push(quote! {
                 let mut #id: #pt = <#pt>::try_from(#sid.as_ref().map_or(0, |s| s.len())).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
             });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((quote! { #id }, quote! { #pt }));
-            let list = param_name(&f.params[*of]);
+            let list = param_name(&f.params[*of].c_name);
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of `{list}`, 0 when `None`){sep}{doc}"));
         }
@@ -481,7 +392,7 @@ fn param(
             let lens: Vec<TokenStream> = of
                 .iter()
                 .map(|&s| {
-                    let sid = ident(&param_name(&f.params[s]));
+                    let sid = ident(&param_name(&f.params[s].c_name));
                     match &roles[s] {
                         Role::Slice { optional: true, .. } => {
                             quote! { #sid.as_ref().map(|s| s.len()) }
@@ -568,39 +479,4 @@ fn typed_docs(
         md.push_str(&see);
     }
     md
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snake_case_is_predictable() {
-        assert_eq!(snake_case("cudaGetDeviceCount"), "get_device_count");
-        assert_eq!(
-            snake_case("cudaStreamCreateWithFlags"),
-            "stream_create_with_flags"
-        );
-        assert_eq!(snake_case("cudaMemcpy2DAsync"), "memcpy2d_async");
-        assert_eq!(
-            snake_case("cudaDeviceGetP2PAttribute"),
-            "device_get_p2p_attribute"
-        );
-        assert_eq!(snake_case("cudaIpcOpenMemHandle"), "ipc_open_mem_handle");
-        assert_eq!(
-            snake_case("cudaGraphConditionalHandleCreate_v2"),
-            "graph_conditional_handle_create_v2"
-        );
-        assert_eq!(snake_case("devPtr"), "dev_ptr");
-        assert_eq!(snake_case("pHandle_out"), "p_handle_out");
-    }
-
-    #[test]
-    fn module_names_come_from_sections() {
-        assert_eq!(
-            module_name(Some("Stream Ordered Memory Allocator")),
-            "stream_ordered_memory_allocator"
-        );
-        assert_eq!(module_name(None), "other");
-    }
 }

@@ -82,14 +82,7 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
         #[derive(Clone, Copy)]
         pub #kw #ty { #(#fields)* }
 
-        impl ::core::default::Default for #ty {
-            /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-            fn default() -> Self {
-                // SAFETY: every field is an integer, float, raw pointer, nullable function
-                // pointer, array or record of those, all of which are valid when zeroed.
-                unsafe { ::core::mem::zeroed() }
-            }
-        }
+        zeroed_default!(#ty);
     }
 }
 
@@ -103,7 +96,6 @@ fn bitfield_storage(c: &CType, names: &Names) -> TokenStream {
 
 fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let ty = ident(&t.name);
-    let c_name = &t.name;
     let mut md = match &t.doc {
         Some(d) => docs::markdown(d, names, &t.name, problems),
         None => format!("The C typedef `{}`.", t.name),
@@ -130,24 +122,7 @@ fn typedef(t: &BoundTypedef, names: &Names, problems: &mut DocProblems) -> Token
                 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
                 pub struct #ty(pub #ptr);
 
-                impl #ty {
-                    /// The null handle (for streams: the legacy default stream).
-                    pub const fn null() -> Self { Self(::core::ptr::null_mut::<()>() as _) }
-                    /// Whether this is the null handle.
-                    pub fn is_null(self) -> bool { self.0.is_null() }
-                    /// The raw pointer.
-                    pub const fn as_ptr(self) -> #ptr { self.0 }
-                }
-
-                impl ::core::default::Default for #ty {
-                    fn default() -> Self { Self::null() }
-                }
-
-                impl ::core::fmt::Debug for #ty {
-                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        write!(f, "{}({:p})", #c_name, self.0)
-                    }
-                }
+                c_handle!(#ty, #ptr);
             }
         }
         _ => {

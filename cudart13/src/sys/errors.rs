@@ -16,6 +16,7 @@
     clippy::all,
     clippy::pedantic
 )]
+use super::*;
 /// The C name and the documentation's first sentence for a `cudaError_t` code.
 pub(crate) fn error_info(
     code: i64,

@@ -17,8 +17,6 @@
     clippy::pedantic
 )]
 use super::*;
-///
-///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -28,14 +26,6 @@ impl cudaLogLevel {
     pub const ERROR: Self = Self(0);
     #[doc(alias = "cudaLogLevelWarning")]
     pub const WARNING: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -45,14 +35,7 @@ impl cudaLogLevel {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLogLevel {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaLogLevel", self.0),
-        }
-    }
-}
+c_enum!(cudaLogLevel, u32);
 /// Another name of [`cudaLogLevel`].
 pub type CUDAlogLevel_enum = cudaLogLevel;
 /// Specifies performance hint with [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
@@ -72,14 +55,6 @@ impl cudaAccessProperty {
     /// Persisting access is more likely to persist in cache.
     #[doc(alias = "cudaAccessPropertyPersisting")]
     pub const PERSISTING: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -90,16 +65,7 @@ impl cudaAccessProperty {
         }
     }
 }
-impl ::core::fmt::Debug for cudaAccessProperty {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaAccessProperty", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaAccessProperty, u32);
 /// Types of async notification that can occur
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -110,14 +76,6 @@ impl cudaAsyncNotificationType {
     /// Sent when the process has exceeded its device memory budget
     #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
     pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -126,16 +84,7 @@ impl cudaAsyncNotificationType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaAsyncNotificationType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaAsyncNotificationType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaAsyncNotificationType, u32);
 /// Another name of [`cudaAsyncNotificationType`].
 pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// CUDA-valid Atomic Operations
@@ -171,14 +120,6 @@ impl cudaAtomicOperation {
     pub const FLOAT_MIN: Self = Self(11);
     #[doc(alias = "cudaAtomicOperationFloatMax")]
     pub const FLOAT_MAX: Self = Self(12);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -199,16 +140,7 @@ impl cudaAtomicOperation {
         }
     }
 }
-impl ::core::fmt::Debug for cudaAtomicOperation {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaAtomicOperation", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaAtomicOperation, u32);
 /// CUDA-valid Atomic Operation capabilities
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -230,14 +162,6 @@ impl cudaAtomicOperationCapability {
     pub const SCALAR128: Self = Self(32);
     #[doc(alias = "cudaAtomicCapabilityVector32x4")]
     pub const VECTOR32X4: Self = Self(64);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -252,16 +176,7 @@ impl cudaAtomicOperationCapability {
         }
     }
 }
-impl ::core::fmt::Debug for cudaAtomicOperationCapability {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaAtomicOperationCapability", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaAtomicOperationCapability, u32);
 /// CUDA cooperative group scope
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -278,14 +193,6 @@ impl cudaCGScope {
     /// Reserved
     #[doc(alias = "cudaCGScopeReserved")]
     pub const RESERVED: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -296,14 +203,7 @@ impl cudaCGScope {
         }
     }
 }
-impl ::core::fmt::Debug for cudaCGScope {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaCGScope", self.0),
-        }
-    }
-}
+c_enum!(cudaCGScope, u32);
 /// Channel format kind
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -407,14 +307,6 @@ impl cudaChannelFormatKind {
     /// 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -550,16 +442,7 @@ impl cudaChannelFormatKind {
         }
     }
 }
-impl ::core::fmt::Debug for cudaChannelFormatKind {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaChannelFormatKind", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaChannelFormatKind, u32);
 /// Cluster scheduling policies. These may be passed to
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
@@ -577,14 +460,6 @@ impl cudaClusterSchedulingPolicy {
     /// allow the hardware to load-balance the blocks in a cluster to the SMs
     #[doc(alias = "cudaClusterSchedulingPolicyLoadBalancing")]
     pub const LOAD_BALANCING: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -595,16 +470,7 @@ impl cudaClusterSchedulingPolicy {
         }
     }
 }
-impl ::core::fmt::Debug for cudaClusterSchedulingPolicy {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaClusterSchedulingPolicy", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaClusterSchedulingPolicy, u32);
 /// CUDA device compute modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -624,14 +490,6 @@ impl cudaComputeMode {
     /// Compute-exclusive-process mode (Many threads in one process will be able to use cudaSetDevice() with this device)
     #[doc(alias = "cudaComputeModeExclusiveProcess")]
     pub const EXCLUSIVE_PROCESS: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -643,16 +501,7 @@ impl cudaComputeMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaComputeMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaComputeMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaComputeMode, u32);
 /// Type of resource
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -671,14 +520,6 @@ impl cudaDevResourceType {
     /// Pre-existing workqueue related information
     #[doc(alias = "cudaDevResourceTypeWorkqueue")]
     pub const WORKQUEUE: Self = Self(10000);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -690,16 +531,7 @@ impl cudaDevResourceType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDevResourceType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDevResourceType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDevResourceType, u32);
 /// Flags for a CUdevSmResource group
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -712,14 +544,6 @@ impl cudaDevSmResourceGroup_flags {
     /// Lets smCount be a non-multiple of minCoscheduledCount, filling the difference with other SMs.
     #[doc(alias = "cudaDevSmResourceGroupBackfill")]
     pub const BACKFILL: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -729,18 +553,7 @@ impl cudaDevSmResourceGroup_flags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDevSmResourceGroup_flags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDevSmResourceGroup_flags", self.0)
-            }
-        }
-    }
-}
-///
-///
+c_enum!(cudaDevSmResourceGroup_flags, u32);
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -750,14 +563,6 @@ impl cudaDevSmResourceSplitByCount_flags {
     pub const IGNORE_SM_COSCHEDULING: Self = Self(1);
     #[doc(alias = "cudaDevSmResourceSplitMaxPotentialClusterSize")]
     pub const MAX_POTENTIAL_CLUSTER_SIZE: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -775,16 +580,7 @@ impl cudaDevSmResourceSplitByCount_flags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDevSmResourceSplitByCount_flags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDevSmResourceSplitByCount_flags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDevSmResourceSplitByCount_flags, u32);
 /// Sharing scope for workqueues
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -798,14 +594,6 @@ impl cudaDevWorkqueueConfigScope {
     /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
     #[doc(alias = "cudaDevWorkqueueConfigScopeGreenCtxBalanced")]
     pub const GREEN_CTX_BALANCED: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -819,16 +607,7 @@ impl cudaDevWorkqueueConfigScope {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDevWorkqueueConfigScope {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDevWorkqueueConfigScope", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDevWorkqueueConfigScope, u32);
 /// CUDA device attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -1236,14 +1015,6 @@ impl cudaDeviceAttr {
     pub const ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: Self = Self(147);
     #[doc(alias = "cudaDevAttrMax")]
     pub const MAX: Self = Self(148);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -1443,14 +1214,7 @@ impl cudaDeviceAttr {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDeviceAttr {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaDeviceAttr", self.0),
-        }
-    }
-}
+c_enum!(cudaDeviceAttr, u32);
 /// CUDA device NUMA config
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -1464,14 +1228,6 @@ impl cudaDeviceNumaConfig {
     /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
     #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
     pub const NUMA_NODE: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -1481,16 +1237,7 @@ impl cudaDeviceNumaConfig {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDeviceNumaConfig {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDeviceNumaConfig", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDeviceNumaConfig, u32);
 /// CUDA device P2P attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -1513,14 +1260,6 @@ impl cudaDeviceP2PAttr {
     /// Only some CUDA-valid atomic operations over the link are supported.
     #[doc(alias = "cudaDevP2PAttrOnlyPartialNativeAtomicSupported")]
     pub const ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: Self = Self(5);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -1537,16 +1276,7 @@ impl cudaDeviceP2PAttr {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDeviceP2PAttr {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDeviceP2PAttr", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDeviceP2PAttr, u32);
 /// Enum for status from obtaining driver entry points, used with
 /// `cudaApiGetDriverEntryPoint`
 ///
@@ -1564,14 +1294,6 @@ impl cudaDriverEntryPointQueryResult {
     /// Search for symbol was found but version wasn’t great enough
     #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
     pub const VERSION_NOT_SUFFICENT: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -1582,16 +1304,7 @@ impl cudaDriverEntryPointQueryResult {
         }
     }
 }
-impl ::core::fmt::Debug for cudaDriverEntryPointQueryResult {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaDriverEntryPointQueryResult", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaDriverEntryPointQueryResult, u32);
 /// impl_private CUDA error types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2006,14 +1719,6 @@ impl cudaError_t {
     pub const ERROR_UNKNOWN: Self = Self(999);
     #[doc(alias = "cudaErrorApiFailureBase")]
     pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2159,14 +1864,7 @@ impl cudaError_t {
         }
     }
 }
-impl ::core::fmt::Debug for cudaError_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaError_t", self.0),
-        }
-    }
-}
+c_enum!(cudaError_t, u32);
 /// Another name of [`cudaError_t`].
 pub type cudaError = cudaError_t;
 /// External memory handle types
@@ -2200,14 +1898,6 @@ impl cudaExternalMemoryHandleType {
     /// Handle is an NvSciBuf object
     #[doc(alias = "cudaExternalMemoryHandleTypeNvSciBuf")]
     pub const NV_SCI_BUF: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2235,16 +1925,7 @@ impl cudaExternalMemoryHandleType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaExternalMemoryHandleType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaExternalMemoryHandleType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaExternalMemoryHandleType, u32);
 /// External semaphore handle types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2282,14 +1963,6 @@ impl cudaExternalSemaphoreHandleType {
     /// Handle is an opaque handle file descriptor referencing a timeline semaphore
     #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32")]
     pub const TIMELINE_SEMAPHORE_WIN32: Self = Self(10);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2333,16 +2006,7 @@ impl cudaExternalSemaphoreHandleType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaExternalSemaphoreHandleType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaExternalSemaphoreHandleType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaExternalSemaphoreHandleType, u32);
 /// CUDA GPUDirect RDMA flush writes APIs supported on the device
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2356,14 +2020,6 @@ impl cudaFlushGPUDirectRDMAWritesOptions {
     /// The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the CUDA device.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
     pub const MEM_OPS: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2373,16 +2029,7 @@ impl cudaFlushGPUDirectRDMAWritesOptions {
         }
     }
 }
-impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesOptions {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesOptions", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaFlushGPUDirectRDMAWritesOptions, u32);
 /// CUDA GPUDirect RDMA flush writes scopes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2396,14 +2043,6 @@ impl cudaFlushGPUDirectRDMAWritesScope {
     /// Blocks until remote writes are visible to all CUDA device contexts.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2415,16 +2054,7 @@ impl cudaFlushGPUDirectRDMAWritesScope {
         }
     }
 }
-impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesScope {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesScope", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaFlushGPUDirectRDMAWritesScope, u32);
 /// CUDA GPUDirect RDMA flush writes targets
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2435,14 +2065,6 @@ impl cudaFlushGPUDirectRDMAWritesTarget {
     /// Sets the target for cudaDeviceFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
     pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2455,16 +2077,7 @@ impl cudaFlushGPUDirectRDMAWritesTarget {
         }
     }
 }
-impl ::core::fmt::Debug for cudaFlushGPUDirectRDMAWritesTarget {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaFlushGPUDirectRDMAWritesTarget", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaFlushGPUDirectRDMAWritesTarget, u32);
 /// CUDA function attributes that can be set using
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
@@ -2499,14 +2112,6 @@ impl cudaFuncAttribute {
     pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
     #[doc(alias = "cudaFuncAttributeMax")]
     pub const MAX: Self = Self(16);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2539,16 +2144,7 @@ impl cudaFuncAttribute {
         }
     }
 }
-impl ::core::fmt::Debug for cudaFuncAttribute {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaFuncAttribute", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaFuncAttribute, u32);
 /// CUDA function cache configurations
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2568,14 +2164,6 @@ impl cudaFuncCache {
     /// Prefer equal size L1 cache and shared memory
     #[doc(alias = "cudaFuncCachePreferEqual")]
     pub const EQUAL: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2587,14 +2175,7 @@ impl cudaFuncCache {
         }
     }
 }
-impl ::core::fmt::Debug for cudaFuncCache {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaFuncCache", self.0),
-        }
-    }
-}
+c_enum!(cudaFuncCache, u32);
 /// CUDA GPUDirect RDMA flush writes ordering features of the device
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2611,14 +2192,6 @@ impl cudaGPUDirectRDMAWritesOrdering {
     /// Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device.
     #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2631,16 +2204,7 @@ impl cudaGPUDirectRDMAWritesOrdering {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGPUDirectRDMAWritesOrdering {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGPUDirectRDMAWritesOrdering", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGPUDirectRDMAWritesOrdering, u32);
 /// Flags to specify search options to be used with
 /// [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint) For more details see
 /// `cuGetProcAddress`
@@ -2659,14 +2223,6 @@ impl cudaGetDriverEntryPointFlags {
     /// Search for per-thread versions of driver symbols.
     #[doc(alias = "cudaEnablePerThreadDefaultStream")]
     pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2677,16 +2233,7 @@ impl cudaGetDriverEntryPointFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGetDriverEntryPointFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGetDriverEntryPointFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGetDriverEntryPointFlags, u32);
 /// Child graph node ownership
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2705,14 +2252,6 @@ impl cudaGraphChildGraphNodeOwnership {
     /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
     #[doc(alias = "cudaGraphChildGraphOwnershipInvalid")]
     pub const INVALID: Self = Self(-1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: i32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> i32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2723,18 +2262,7 @@ impl cudaGraphChildGraphNodeOwnership {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphChildGraphNodeOwnership {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphChildGraphNodeOwnership", self.0)
-            }
-        }
-    }
-}
-///
-///
+c_enum!(cudaGraphChildGraphNodeOwnership, i32);
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -2743,14 +2271,6 @@ impl cudaGraphConditionalHandleFlags {
     /// Apply default handle value when graph is launched.
     #[doc(alias = "cudaGraphCondAssignDefault")]
     pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2759,16 +2279,7 @@ impl cudaGraphConditionalHandleFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphConditionalHandleFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphConditionalHandleFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphConditionalHandleFlags, u32);
 /// CUDA conditional node types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2785,14 +2296,6 @@ impl cudaGraphConditionalNodeType {
     /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
     #[doc(alias = "cudaGraphCondTypeSwitch")]
     pub const SWITCH: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2803,16 +2306,7 @@ impl cudaGraphConditionalNodeType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphConditionalNodeType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphConditionalNodeType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphConditionalNodeType, u32);
 /// CUDA Graph debug write options
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2853,14 +2347,6 @@ impl cudaGraphDebugDotFlags {
     /// Adds cudaConditionalNodeParams to output
     #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
     pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2895,16 +2381,7 @@ impl cudaGraphDebugDotFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphDebugDotFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphDebugDotFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphDebugDotFlags, u32);
 /// Type annotations that can be applied to graph edges as part of
 /// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
 ///
@@ -2919,14 +2396,6 @@ impl cudaGraphDependencyType {
     /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
     #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -2936,16 +2405,7 @@ impl cudaGraphDependencyType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphDependencyType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphDependencyType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphDependencyType, u32);
 /// Another name of [`cudaGraphDependencyType`].
 pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 /// CUDA Graph Update error types
@@ -2982,14 +2442,6 @@ impl cudaGraphExecUpdateResult {
     /// The update failed because the node attributes changed in a way that is not supported
     #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
     pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3014,16 +2466,7 @@ impl cudaGraphExecUpdateResult {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphExecUpdateResult {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphExecUpdateResult", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphExecUpdateResult, u32);
 /// Flags for instantiating a graph
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3051,14 +2494,6 @@ impl cudaGraphInstantiateFlags {
     /// Run the graph using the per-node priority attributes rather than the priority of the stream it is launched into.
     #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
     pub const USE_NODE_PRIORITY: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3070,16 +2505,7 @@ impl cudaGraphInstantiateFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphInstantiateFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphInstantiateFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphInstantiateFlags, u32);
 /// Graph instantiation results
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3105,14 +2531,6 @@ impl cudaGraphInstantiateResult {
     /// One or more conditional handles are not associated with conditional nodes
     #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
     pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3138,16 +2556,7 @@ impl cudaGraphInstantiateResult {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphInstantiateResult {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphInstantiateResult", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphInstantiateResult, u32);
 /// Specifies the field to update when performing multiple node updates
 /// from the device
 ///
@@ -3168,14 +2577,6 @@ impl cudaGraphKernelNodeField {
     /// Node enable/disable
     #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
     pub const ENABLED: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3187,16 +2588,7 @@ impl cudaGraphKernelNodeField {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphKernelNodeField {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphKernelNodeField", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphKernelNodeField, u32);
 /// Graph memory attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3216,14 +2608,6 @@ impl cudaGraphMemAttributeType {
     /// (value type = cuuint64_t) High watermark of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
     #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
     pub const RESERVED_MEM_HIGH: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3235,16 +2619,7 @@ impl cudaGraphMemAttributeType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphMemAttributeType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphMemAttributeType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphMemAttributeType, u32);
 /// CUDA Graph node types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3315,14 +2690,6 @@ impl cudaGraphNodeType {
     pub const CONDITIONAL: Self = Self(13);
     #[doc(alias = "cudaGraphNodeTypeCount")]
     pub const COUNT: Self = Self(14);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3344,16 +2711,7 @@ impl cudaGraphNodeType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphNodeType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphNodeType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphNodeType, u32);
 /// CUDA graphics interop array indices for cube maps
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3379,14 +2737,6 @@ impl cudaGraphicsCubeFace {
     /// Negative Z face of cubemap
     #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
     pub const NEGATIVE_Z: Self = Self(5);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3400,16 +2750,7 @@ impl cudaGraphicsCubeFace {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphicsCubeFace {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphicsCubeFace", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphicsCubeFace, u32);
 /// CUDA graphics interop map flags
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3426,14 +2767,6 @@ impl cudaGraphicsMapFlags {
     /// CUDA will only write to and will not read from this resource
     #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3444,16 +2777,7 @@ impl cudaGraphicsMapFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphicsMapFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphicsMapFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphicsMapFlags, u32);
 /// CUDA graphics interop register flags
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3476,14 +2800,6 @@ impl cudaGraphicsRegisterFlags {
     /// CUDA will perform texture gather operations on this resource
     #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
     pub const TEXTURE_GATHER: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3498,16 +2814,7 @@ impl cudaGraphicsRegisterFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaGraphicsRegisterFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaGraphicsRegisterFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaGraphicsRegisterFlags, u32);
 /// Flags for host task sync mode
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3519,14 +2826,6 @@ impl cudaHostTaskSyncMode {
     pub const BLOCKING: Self = Self(0);
     #[doc(alias = "cudaHostTaskSpinWait")]
     pub const SPIN_WAIT: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3536,16 +2835,7 @@ impl cudaHostTaskSyncMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaHostTaskSyncMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaHostTaskSyncMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaHostTaskSyncMode, u32);
 /// Online compiler and linker options
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3672,14 +2962,6 @@ impl cudaJitOption {
     /// Applies to: compiler only
     #[doc(alias = "cudaJitOverrideDirectiveValues")]
     pub const OVERRIDE_DIRECTIVE_VALUES: Self = Self(33);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3704,14 +2986,7 @@ impl cudaJitOption {
         }
     }
 }
-impl ::core::fmt::Debug for cudaJitOption {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaJitOption", self.0),
-        }
-    }
-}
+c_enum!(cudaJitOption, u32);
 /// Caching modes for dlcm
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3728,14 +3003,6 @@ impl cudaJit_CacheMode {
     /// Compile with L1 cache enabled
     #[doc(alias = "cudaJitCacheOptionCA")]
     pub const CA: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3746,16 +3013,7 @@ impl cudaJit_CacheMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaJit_CacheMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaJit_CacheMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaJit_CacheMode, u32);
 /// Cubin matching fallback strategies
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3769,14 +3027,6 @@ impl cudaJit_Fallback {
     /// Prefer to fall back to compatible binary code if exact match not found
     #[doc(alias = "cudaPreferBinary")]
     pub const BINARY: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3786,16 +3036,7 @@ impl cudaJit_Fallback {
         }
     }
 }
-impl ::core::fmt::Debug for cudaJit_Fallback {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaJit_Fallback", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaJit_Fallback, u32);
 /// CUDA Kernel Function Handle Type
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3815,14 +3056,6 @@ impl cudaKernelFunctionType {
     /// Function handle is a cudaFunction_t
     #[doc(alias = "cudaKernelFunctionTypeFunction")]
     pub const FUNCTION: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3834,16 +3067,7 @@ impl cudaKernelFunctionType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaKernelFunctionType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaKernelFunctionType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaKernelFunctionType, u32);
 /// Launch attributes enum; used as id field of
 /// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute)
 ///
@@ -3930,14 +3154,6 @@ impl cudaLaunchAttributeID {
     /// Valid for graph nodes, launches. This indicates that the kernel launch is allowed to use a non-portable shared memory mode.
     #[doc(alias = "cudaLaunchAttributeSharedMemoryMode")]
     pub const SHARED_MEMORY_MODE: Self = Self(18);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -3993,16 +3209,7 @@ impl cudaLaunchAttributeID {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLaunchAttributeID {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaLaunchAttributeID", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaLaunchAttributeID, u32);
 /// Enum for defining applicability of portable cluster size, used with
 /// `cudaLaunchKernelEx`
 ///
@@ -4020,14 +3227,6 @@ impl cudaLaunchAttributePortableClusterMode {
     /// Specifies that the cluster size requested may be a non-portable size
     #[doc(alias = "cudaLaunchPortableClusterModeAllowNonPortable")]
     pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4046,16 +3245,7 @@ impl cudaLaunchAttributePortableClusterMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLaunchAttributePortableClusterMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaLaunchAttributePortableClusterMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaLaunchAttributePortableClusterMode, u32);
 /// Memory Synchronization Domain  A kernel can be launched in a
 /// specified memory synchronization domain that affects all memory
 /// operations issued by that kernel. A memory barrier issued in one
@@ -4086,14 +3276,6 @@ impl cudaLaunchMemSyncDomain {
     /// Launch kernels in the remote domain
     #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
     pub const REMOTE: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4103,16 +3285,7 @@ impl cudaLaunchMemSyncDomain {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLaunchMemSyncDomain {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaLaunchMemSyncDomain", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaLaunchMemSyncDomain, u32);
 /// Library options to be specified with
 /// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
 /// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
@@ -4127,14 +3300,6 @@ impl cudaLibraryOption {
     /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
     #[doc(alias = "cudaLibraryBinaryIsPreserved")]
     pub const BINARY_IS_PRESERVED: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4148,16 +3313,7 @@ impl cudaLibraryOption {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLibraryOption {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaLibraryOption", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaLibraryOption, u32);
 /// CUDA Limits
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4186,14 +3342,6 @@ impl cudaLimit {
     /// A size in bytes for L2 persisting lines cache size
     #[doc(alias = "cudaLimitPersistingL2CacheSize")]
     pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4208,14 +3356,7 @@ impl cudaLimit {
         }
     }
 }
-impl ::core::fmt::Debug for cudaLimit {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaLimit", self.0),
-        }
-    }
-}
+c_enum!(cudaLimit, u32);
 /// Specifies the memory protection flags for mapping.
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4232,14 +3373,6 @@ impl cudaMemAccessFlags {
     /// Make the address range read-write accessible
     #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
     pub const READ_WRITE: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4250,16 +3383,7 @@ impl cudaMemAccessFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemAccessFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemAccessFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemAccessFlags, u32);
 /// Flags for specifying particular handle types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4282,14 +3406,6 @@ impl cudaMemAllocationHandleType {
     /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
     #[doc(alias = "cudaMemHandleTypeFabric")]
     pub const FABRIC: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4302,16 +3418,7 @@ impl cudaMemAllocationHandleType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemAllocationHandleType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemAllocationHandleType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemAllocationHandleType, u32);
 /// Defines the allocation types available
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4329,14 +3436,6 @@ impl cudaMemAllocationType {
     pub const MANAGED: Self = Self(2);
     #[doc(alias = "cudaMemAllocationTypeMax")]
     pub const MAX: Self = Self(2147483647);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4348,16 +3447,7 @@ impl cudaMemAllocationType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemAllocationType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemAllocationType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemAllocationType, u32);
 /// Specifies the type of location
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4385,14 +3475,6 @@ impl cudaMemLocationType {
     /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
     #[doc(alias = "cudaMemLocationTypeNone")]
     pub const NONE: Self = Self(0);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4406,16 +3488,7 @@ impl cudaMemLocationType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemLocationType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemLocationType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemLocationType, u32);
 /// CUDA memory pool attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4465,14 +3538,6 @@ impl cudaMemPoolAttr {
     /// (value type = int) Indicates whether the pool has hardware compresssion enabled
     #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
     pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4496,16 +3561,7 @@ impl cudaMemPoolAttr {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemPoolAttr {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemPoolAttr", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemPoolAttr, u32);
 /// CUDA range attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4537,14 +3593,6 @@ impl cudaMemRangeAttribute {
     /// The last location id to which the range was prefetched
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
     pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4574,16 +3622,7 @@ impl cudaMemRangeAttribute {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemRangeAttribute {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemRangeAttribute", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemRangeAttribute, u32);
 /// These flags allow applications to convey the operand type for
 /// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
 ///
@@ -4600,14 +3639,6 @@ impl cudaMemcpy3DOperandType {
     pub const ARRAY: Self = Self(2);
     #[doc(alias = "cudaMemcpyOperandTypeMax")]
     pub const MAX: Self = Self(2147483647);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4618,16 +3649,7 @@ impl cudaMemcpy3DOperandType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemcpy3DOperandType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemcpy3DOperandType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemcpy3DOperandType, u32);
 /// Flags to specify for copies within a batch. For more details see
 /// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
@@ -4641,14 +3663,6 @@ impl cudaMemcpyFlags {
     /// Hint to the driver to try and overlap the copy with compute work on the SMs.
     #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
     pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4658,16 +3672,7 @@ impl cudaMemcpyFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemcpyFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemcpyFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemcpyFlags, u32);
 /// CUDA memory copy types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4690,14 +3695,6 @@ impl cudaMemcpyKind {
     /// Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing
     #[doc(alias = "cudaMemcpyDefault")]
     pub const DEFAULT: Self = Self(4);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4710,16 +3707,7 @@ impl cudaMemcpyKind {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemcpyKind {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaMemcpyKind", self.0),
-        }
-    }
-}
-///
-///
+c_enum!(cudaMemcpyKind, u32);
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -4739,14 +3727,6 @@ impl cudaMemcpySrcAccessOrder {
     pub const ANY: Self = Self(3);
     #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
     pub const MAX: Self = Self(2147483647);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4759,16 +3739,7 @@ impl cudaMemcpySrcAccessOrder {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemcpySrcAccessOrder {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemcpySrcAccessOrder", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemcpySrcAccessOrder, u32);
 /// CUDA Memory Advise values
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4794,14 +3765,6 @@ impl cudaMemoryAdvise {
     /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
     #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
     pub const UNSET_ACCESSED_BY: Self = Self(6);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4815,16 +3778,7 @@ impl cudaMemoryAdvise {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemoryAdvise {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaMemoryAdvise", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaMemoryAdvise, u32);
 /// CUDA memory types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4844,14 +3798,6 @@ impl cudaMemoryType {
     /// Managed memory
     #[doc(alias = "cudaMemoryTypeManaged")]
     pub const MANAGED: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4863,14 +3809,7 @@ impl cudaMemoryType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaMemoryType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => write!(f, "{}({})", "cudaMemoryType", self.0),
-        }
-    }
-}
+c_enum!(cudaMemoryType, u32);
 /// CUDA resource types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4890,14 +3829,6 @@ impl cudaResourceType {
     /// Pitch 2D resource
     #[doc(alias = "cudaResourceTypePitch2D")]
     pub const PITCH2_D: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -4909,16 +3840,7 @@ impl cudaResourceType {
         }
     }
 }
-impl ::core::fmt::Debug for cudaResourceType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaResourceType", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaResourceType, u32);
 /// CUDA texture resource view formats
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5031,14 +3953,6 @@ impl cudaResourceViewFormat {
     /// Block compressed 7
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
     pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5099,16 +4013,7 @@ impl cudaResourceViewFormat {
         }
     }
 }
-impl ::core::fmt::Debug for cudaResourceViewFormat {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaResourceViewFormat", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaResourceViewFormat, u32);
 /// Shared memory carveout configurations. These may be passed to
 /// cudaFuncSetAttribute
 ///
@@ -5126,14 +4031,6 @@ impl cudaSharedCarveout {
     /// Prefer maximum available L1 cache, minimum shared memory
     #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
     pub const MAX_L1: Self = Self(0);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: i32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> i32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5144,16 +4041,7 @@ impl cudaSharedCarveout {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSharedCarveout {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSharedCarveout", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaSharedCarveout, i32);
 /// CUDA shared memory configuration \[Deprecated\]
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5167,14 +4055,6 @@ impl cudaSharedMemConfig {
     pub const FOUR_BYTE: Self = Self(1);
     #[doc(alias = "cudaSharedMemBankSizeEightByte")]
     pub const EIGHT_BYTE: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5185,16 +4065,7 @@ impl cudaSharedMemConfig {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSharedMemConfig {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSharedMemConfig", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaSharedMemConfig, u32);
 /// Shared memory related attributes for use with
 /// `cuLaunchKernelEx`
 ///
@@ -5212,14 +4083,6 @@ impl cudaSharedMemoryMode {
     /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
     #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
     pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5230,16 +4093,7 @@ impl cudaSharedMemoryMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSharedMemoryMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSharedMemoryMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaSharedMemoryMode, u32);
 /// Possible modes for stream capture thread interactions. For more
 /// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
 /// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
@@ -5255,14 +4109,6 @@ impl cudaStreamCaptureMode {
     pub const THREAD_LOCAL: Self = Self(1);
     #[doc(alias = "cudaStreamCaptureModeRelaxed")]
     pub const RELAXED: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5273,16 +4119,7 @@ impl cudaStreamCaptureMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaStreamCaptureMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaStreamCaptureMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaStreamCaptureMode, u32);
 /// Possible stream capture statuses returned by
 /// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
 ///
@@ -5300,14 +4137,6 @@ impl cudaStreamCaptureStatus {
     /// Stream is part of a capture sequence that has been invalidated, but not terminated
     #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
     pub const INVALIDATED: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5318,16 +4147,7 @@ impl cudaStreamCaptureStatus {
         }
     }
 }
-impl ::core::fmt::Debug for cudaStreamCaptureStatus {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaStreamCaptureStatus", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaStreamCaptureStatus, u32);
 /// Flags for [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5341,14 +4161,6 @@ impl cudaStreamUpdateCaptureDependenciesFlags {
     /// Replace the dependency set with the new nodes
     #[doc(alias = "cudaStreamSetCaptureDependencies")]
     pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5358,16 +4170,7 @@ impl cudaStreamUpdateCaptureDependenciesFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaStreamUpdateCaptureDependenciesFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaStreamUpdateCaptureDependenciesFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaStreamUpdateCaptureDependenciesFlags, u32);
 /// CUDA Surface boundary modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5384,14 +4187,6 @@ impl cudaSurfaceBoundaryMode {
     /// Trap boundary mode
     #[doc(alias = "cudaBoundaryModeTrap")]
     pub const TRAP: Self = Self(2);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5402,16 +4197,7 @@ impl cudaSurfaceBoundaryMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSurfaceBoundaryMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSurfaceBoundaryMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaSurfaceBoundaryMode, u32);
 /// CUDA Surface format modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5425,14 +4211,6 @@ impl cudaSurfaceFormatMode {
     /// Auto format mode
     #[doc(alias = "cudaFormatModeAuto")]
     pub const AUTO: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5442,18 +4220,7 @@ impl cudaSurfaceFormatMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSurfaceFormatMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSurfaceFormatMode", self.0)
-            }
-        }
-    }
-}
-///
-///
+c_enum!(cudaSurfaceFormatMode, u32);
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -5467,14 +4234,6 @@ impl cudaSynchronizationPolicy {
     pub const YIELD: Self = Self(3);
     #[doc(alias = "cudaSyncPolicyBlockingSync")]
     pub const BLOCKING_SYNC: Self = Self(4);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5486,16 +4245,7 @@ impl cudaSynchronizationPolicy {
         }
     }
 }
-impl ::core::fmt::Debug for cudaSynchronizationPolicy {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaSynchronizationPolicy", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaSynchronizationPolicy, u32);
 /// CUDA texture address modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5515,14 +4265,6 @@ impl cudaTextureAddressMode {
     /// Border address mode
     #[doc(alias = "cudaAddressModeBorder")]
     pub const BORDER: Self = Self(3);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5534,16 +4276,7 @@ impl cudaTextureAddressMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaTextureAddressMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaTextureAddressMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaTextureAddressMode, u32);
 /// CUDA texture filter modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5557,14 +4290,6 @@ impl cudaTextureFilterMode {
     /// Linear filter mode
     #[doc(alias = "cudaFilterModeLinear")]
     pub const LINEAR: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5574,16 +4299,7 @@ impl cudaTextureFilterMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaTextureFilterMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaTextureFilterMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaTextureFilterMode, u32);
 /// CUDA texture read modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5597,14 +4313,6 @@ impl cudaTextureReadMode {
     /// Read texture as normalized float
     #[doc(alias = "cudaReadModeNormalizedFloat")]
     pub const NORMALIZED_FLOAT: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5614,16 +4322,7 @@ impl cudaTextureReadMode {
         }
     }
 }
-impl ::core::fmt::Debug for cudaTextureReadMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaTextureReadMode", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaTextureReadMode, u32);
 /// Flags for user objects for graphs
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5634,14 +4333,6 @@ impl cudaUserObjectFlags {
     /// Indicates the destructor execution is not synchronized by any CUDA handle.
     #[doc(alias = "cudaUserObjectNoDestructorSync")]
     pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5650,16 +4341,7 @@ impl cudaUserObjectFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaUserObjectFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaUserObjectFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaUserObjectFlags, u32);
 /// Flags for retaining user object references for graphs
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -5670,14 +4352,6 @@ impl cudaUserObjectRetainFlags {
     /// Transfer references from the caller rather than creating new references.
     #[doc(alias = "cudaGraphUserObjectMove")]
     pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
-    /// Wraps a raw C value, known or not.
-    pub const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-    /// The raw C value.
-    pub const fn as_raw(self) -> u32 {
-        self.0
-    }
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
@@ -5686,13 +4360,4 @@ impl cudaUserObjectRetainFlags {
         }
     }
 }
-impl ::core::fmt::Debug for cudaUserObjectRetainFlags {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        match self.name() {
-            ::core::option::Option::Some(name) => f.write_str(name),
-            ::core::option::Option::None => {
-                write!(f, "{}({})", "cudaUserObjectRetainFlags", self.0)
-            }
-        }
-    }
-}
+c_enum!(cudaUserObjectRetainFlags, u32);

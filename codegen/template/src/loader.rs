@@ -8,11 +8,13 @@
 //! 1. `CUDART_PATH`, when set and not empty: a library file, or a folder holding one. It is
 //!    authoritative: when it is set, nothing else is tried, so a wrong setting is an error
 //!    rather than a silent fallback to another library.
-//! 2. The system loader: `libcudart.so.13`, then `libcudart.so` (Windows: `cudart64_13.dll`).
+//! 2. The system loader: `libcudart.so.@MAJOR@`, then `libcudart.so` (Windows:
+//!    `cudart64_@MAJOR@.dll`); the major is this crate's CUDA release's ([`crate::sys::CUDA_MAJOR`]).
 //! 3. The usual install folders: `/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`,
-//!    `$CUDA_HOME/lib64`, `/usr/local/cuda-13*/lib64` (newest first),
+//!    `$CUDA_HOME/lib64`, `/usr/local/cuda-@MAJOR@*/lib64` (newest first),
 //!    `/usr/lib/<arch>-linux-gnu` (Windows: `%CUDA_PATH%\bin\x64`, `%CUDA_PATH%\bin` and
-//!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13*\bin[\x64]`, any `cudart64_13*.dll`).
+//!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v@MAJOR@*\bin[\x64]`, any
+//!    `cudart64_@MAJOR@*.dll`).
 //!
 //! This module does not know any CUDA function but the two it needs to identify a runtime
 //! (`cudaRuntimeGetVersion`) and does not cache symbols: [`LazySymbol`] (used by the generated
@@ -27,12 +29,16 @@ use crate::error::{check, Error, Result};
 /// Environment variable naming the library file, or a folder holding it.
 pub const CUDART_PATH_VAR: &str = "CUDART_PATH";
 
-/// The library names given to the system loader, in order.
-const SYSTEM_NAMES: &[&str] = if cfg!(windows) {
-    &["cudart64_13.dll"]
-} else {
-    &["libcudart.so.13", "libcudart.so"]
-};
+/// The library names given to the system loader, in order: the major release's file, then
+/// (not on Windows) the unversioned development link.
+fn system_names() -> Vec<String> {
+    let major = crate::sys::CUDA_MAJOR;
+    if cfg!(windows) {
+        vec![format!("cudart64_{major}.dll")]
+    } else {
+        vec![format!("libcudart.so.{major}"), "libcudart.so".to_string()]
+    }
+}
 
 /// The process-wide library, opened on first use; a failure is kept too, so that probing
 /// again is cheap and gives the same answer.
@@ -88,8 +94,8 @@ impl Library {
             }
             return Err(Error::LibraryNotFound { tried });
         }
-        for name in SYSTEM_NAMES {
-            match Library::try_open(Path::new(name)) {
+        for name in system_names() {
+            match Library::try_open(Path::new(&name)) {
                 Ok(lib) => return Ok(lib),
                 Err(why) => tried.push((format!("{name} (system loader)"), why)),
             }
@@ -299,17 +305,19 @@ fn try_folder(dir: &Path, tried: &mut Vec<(String, String)>) -> Option<Library> 
 }
 
 /// What a library file is called here, for messages.
-fn library_file_kinds() -> &'static str {
+fn library_file_kinds() -> String {
+    let major = crate::sys::CUDA_MAJOR;
     if cfg!(windows) {
-        "cudart64_13*.dll"
+        format!("cudart64_{major}*.dll")
     } else {
-        "libcudart.so.13 or libcudart.so"
+        format!("libcudart.so.{major} or libcudart.so")
     }
 }
 
 /// The CUDA runtime library files present in `dir`, best first.
 fn library_files_in(dir: &Path) -> Vec<PathBuf> {
     if cfg!(windows) {
+        let prefix = format!("cudart64_{}", crate::sys::CUDA_MAJOR);
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
@@ -319,14 +327,14 @@ fn library_files_in(dir: &Path) -> Vec<PathBuf> {
                 p.file_name()
                     .and_then(|n| n.to_str())
                     .map(|n| n.to_ascii_lowercase())
-                    .is_some_and(|n| n.starts_with("cudart64_13") && n.ends_with(".dll"))
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".dll"))
             })
             .collect();
         files.sort();
         files.reverse();
         files
     } else {
-        SYSTEM_NAMES
+        system_names()
             .iter()
             .map(|name| dir.join(name))
             .filter(|p| p.is_file())
@@ -348,7 +356,7 @@ fn install_folders() -> Vec<PathBuf> {
             dirs.push(root.join("bin"));
         }
         let toolkits = Path::new(r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA");
-        for root in versioned_children(toolkits, "v13") {
+        for root in versioned_children(toolkits, &format!("v{}", crate::sys::CUDA_MAJOR)) {
             dirs.push(root.join("bin").join("x64"));
             dirs.push(root.join("bin"));
         }
@@ -360,7 +368,8 @@ fn install_folders() -> Vec<PathBuf> {
         {
             dirs.push(root.join("lib64"));
         }
-        for root in versioned_children(Path::new("/usr/local"), "cuda-13") {
+        let prefix = format!("cuda-{}", crate::sys::CUDA_MAJOR);
+        for root in versioned_children(Path::new("/usr/local"), &prefix) {
             dirs.push(root.join("lib64"));
         }
         dirs.push(PathBuf::from(format!(

@@ -8,9 +8,9 @@
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
 // ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
 //
-// Layout probe: prints `key value` for every entry of tests/generated/layout_table.rs,
-// computed by the C++ compiler from the CUDA headers. Built and run by tests/tests/layout.rs:
-//   c++ -std=c++17 -I$CUDA_WHEEL_INCLUDE layout_probe.cpp
+// Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
+// computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
+//   c++ -std=c++17 -I<the release's include folder> layout_probe.cpp
 // C++ rather than C: struct tags and typedef names are both type names, and `decltype`
 // reaches the anonymous records through their parent's fields.
 

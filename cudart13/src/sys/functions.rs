@@ -58,12 +58,7 @@ use super::*;
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceReset")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaDeviceReset", fn () -> cudaError_t)
 }
 /// Wait for compute device to finish.
 ///
@@ -87,12 +82,7 @@ pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSynchronize")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaDeviceSynchronize", fn () -> cudaError_t)
 }
 /// Set resource limits.
 ///
@@ -192,12 +182,9 @@ pub unsafe fn cudaDeviceSetLimit(
     limit: cudaLimit,
     value: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaLimit, usize) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSetLimit")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(limit, value) })
+    dynamic_call!(
+        c"cudaDeviceSetLimit", fn (limit : cudaLimit, value : usize) -> cudaError_t
+    )
 }
 /// Return resource limits.
 ///
@@ -251,12 +238,10 @@ pub unsafe fn cudaDeviceGetLimit(
     pValue: *mut usize,
     limit: cudaLimit,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut usize, cudaLimit) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetLimit")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pValue, limit) })
+    dynamic_call!(
+        c"cudaDeviceGetLimit", fn (pValue : * mut usize, limit : cudaLimit) ->
+        cudaError_t
+    )
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
@@ -311,12 +296,10 @@ pub unsafe fn cudaDeviceGetLimit(
 pub unsafe fn cudaDeviceGetCacheConfig(
     pCacheConfig: *mut cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaFuncCache) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetCacheConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pCacheConfig) })
+    dynamic_call!(
+        c"cudaDeviceGetCacheConfig", fn (pCacheConfig : * mut cudaFuncCache) ->
+        cudaError_t
+    )
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
@@ -359,15 +342,10 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
     leastPriority: *mut ::core::ffi::c_int,
     greatestPriority: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        *mut ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetStreamPriorityRange")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(leastPriority, greatestPriority) })
+    dynamic_call!(
+        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut
+        ::core::ffi::c_int, greatestPriority : * mut ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Sets the preferred cache configuration for the current device.
 ///
@@ -422,12 +400,9 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
 pub unsafe fn cudaDeviceSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaFuncCache) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSetCacheConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(cacheConfig) })
+    dynamic_call!(
+        c"cudaDeviceSetCacheConfig", fn (cacheConfig : cudaFuncCache) -> cudaError_t
+    )
 }
 /// Returns a handle to a compute device.
 ///
@@ -457,15 +432,10 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
     device: *mut ::core::ffi::c_int,
     pciBusId: *const ::core::ffi::c_char,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        *const ::core::ffi::c_char,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetByPCIBusId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, pciBusId) })
+    dynamic_call!(
+        c"cudaDeviceGetByPCIBusId", fn (device : * mut ::core::ffi::c_int, pciBusId : *
+        const ::core::ffi::c_char) -> cudaError_t
+    )
 }
 /// Returns a PCI Bus Id string for the device.
 ///
@@ -500,16 +470,10 @@ pub unsafe fn cudaDeviceGetPCIBusId(
     len: ::core::ffi::c_int,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_char,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetPCIBusId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pciBusId, len, device) })
+    dynamic_call!(
+        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut ::core::ffi::c_char, len :
+        ::core::ffi::c_int, device : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Gets an interprocess handle for a previously allocated event.
 ///
@@ -563,15 +527,10 @@ pub unsafe fn cudaIpcGetEventHandle(
     handle: *mut cudaIpcEventHandle_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaIpcEventHandle_t,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaIpcGetEventHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(handle, event) })
+    dynamic_call!(
+        c"cudaIpcGetEventHandle", fn (handle : * mut cudaIpcEventHandle_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// Opens an interprocess event handle for use in the current process.
 ///
@@ -621,15 +580,10 @@ pub unsafe fn cudaIpcOpenEventHandle(
     event: *mut cudaEvent_t,
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaEvent_t,
-        cudaIpcEventHandle_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaIpcOpenEventHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event, handle) })
+    dynamic_call!(
+        c"cudaIpcOpenEventHandle", fn (event : * mut cudaEvent_t, handle :
+        cudaIpcEventHandle_t) -> cudaError_t
+    )
 }
 /// Gets an interprocess memory handle for an existing device memory allocation.
 ///
@@ -676,15 +630,10 @@ pub unsafe fn cudaIpcGetMemHandle(
     handle: *mut cudaIpcMemHandle_t,
     devPtr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaIpcMemHandle_t,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaIpcGetMemHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(handle, devPtr) })
+    dynamic_call!(
+        c"cudaIpcGetMemHandle", fn (handle : * mut cudaIpcMemHandle_t, devPtr : * mut
+        ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
 ///
@@ -758,16 +707,10 @@ pub unsafe fn cudaIpcOpenMemHandle(
     handle: cudaIpcMemHandle_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        cudaIpcMemHandle_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaIpcOpenMemHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, handle, flags) })
+    dynamic_call!(
+        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut ::core::ffi::c_void, handle :
+        cudaIpcMemHandle_t, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
 ///
@@ -811,12 +754,9 @@ pub unsafe fn cudaIpcOpenMemHandle(
 pub unsafe fn cudaIpcCloseMemHandle(
     devPtr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaIpcCloseMemHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr) })
+    dynamic_call!(
+        c"cudaIpcCloseMemHandle", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
@@ -879,17 +819,11 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
     userData: *mut ::core::ffi::c_void,
     callback: *mut cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        cudaAsyncCallback,
-        *mut ::core::ffi::c_void,
-        *mut cudaAsyncCallbackHandle_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceRegisterAsyncNotification")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, callbackFunc, userData, callback) })
+    dynamic_call!(
+        c"cudaDeviceRegisterAsyncNotification", fn (device : ::core::ffi::c_int,
+        callbackFunc : cudaAsyncCallback, userData : * mut ::core::ffi::c_void, callback
+        : * mut cudaAsyncCallbackHandle_t) -> cudaError_t
+    )
 }
 /// Unregisters an async notification callback.
 ///
@@ -916,15 +850,10 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
     device: ::core::ffi::c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        cudaAsyncCallbackHandle_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceUnregisterAsyncNotification")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, callback) })
+    dynamic_call!(
+        c"cudaDeviceUnregisterAsyncNotification", fn (device : ::core::ffi::c_int,
+        callback : cudaAsyncCallbackHandle_t) -> cudaError_t
+    )
 }
 /// Returns the number of compute-capable devices.
 ///
@@ -954,12 +883,9 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 pub unsafe fn cudaGetDeviceCount(
     count: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDeviceCount")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(count) })
+    dynamic_call!(
+        c"cudaGetDeviceCount", fn (count : * mut ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns information about the compute-device.
 ///
@@ -992,15 +918,10 @@ pub unsafe fn cudaGetDeviceProperties(
     prop: *mut cudaDeviceProp,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaDeviceProp,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDeviceProperties")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(prop, device) })
+    dynamic_call!(
+        c"cudaGetDeviceProperties", fn (prop : * mut cudaDeviceProp, device :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns information about the device.
 ///
@@ -1035,16 +956,10 @@ pub unsafe fn cudaDeviceGetAttribute(
     attr: cudaDeviceAttr,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        cudaDeviceAttr,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(value, attr, device) })
+    dynamic_call!(
+        c"cudaDeviceGetAttribute", fn (value : * mut ::core::ffi::c_int, attr :
+        cudaDeviceAttr, device : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Queries details about atomic operations supported between the device and host.
 ///
@@ -1089,17 +1004,11 @@ pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
     count: ::core::ffi::c_uint,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_uint,
-        *const cudaAtomicOperation,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetHostAtomicCapabilities")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(capabilities, operations, count, device) })
+    dynamic_call!(
+        c"cudaDeviceGetHostAtomicCapabilities", fn (capabilities : * mut
+        ::core::ffi::c_uint, operations : * const cudaAtomicOperation, count :
+        ::core::ffi::c_uint, device : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns the default mempool of a device.
 ///
@@ -1132,15 +1041,10 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetDefaultMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, device) })
+    dynamic_call!(
+        c"cudaDeviceGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, device :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Sets the current memory pool of a device.
 ///
@@ -1179,12 +1083,10 @@ pub unsafe fn cudaDeviceSetMemPool(
     device: ::core::ffi::c_int,
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int, cudaMemPool_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSetMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, memPool) })
+    dynamic_call!(
+        c"cudaDeviceSetMemPool", fn (device : ::core::ffi::c_int, memPool :
+        cudaMemPool_t) -> cudaError_t
+    )
 }
 /// Gets the current mempool for a device.
 ///
@@ -1217,15 +1119,10 @@ pub unsafe fn cudaDeviceGetMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, device) })
+    dynamic_call!(
+        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Queries attributes of the link between two devices.
 ///
@@ -1285,17 +1182,11 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
     srcDevice: ::core::ffi::c_int,
     dstDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        cudaDeviceP2PAttr,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetP2PAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(value, attr, srcDevice, dstDevice) })
+    dynamic_call!(
+        c"cudaDeviceGetP2PAttribute", fn (value : * mut ::core::ffi::c_int, attr :
+        cudaDeviceP2PAttr, srcDevice : ::core::ffi::c_int, dstDevice :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Queries details about atomic operations supported between two devices.
 ///
@@ -1344,18 +1235,12 @@ pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
     srcDevice: ::core::ffi::c_int,
     dstDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_uint,
-        *const cudaAtomicOperation,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetP2PAtomicCapabilities")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(capabilities, operations, count, srcDevice, dstDevice) })
+    dynamic_call!(
+        c"cudaDeviceGetP2PAtomicCapabilities", fn (capabilities : * mut
+        ::core::ffi::c_uint, operations : * const cudaAtomicOperation, count :
+        ::core::ffi::c_uint, srcDevice : ::core::ffi::c_int, dstDevice :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Select compute-device which best matches criteria.
 ///
@@ -1386,15 +1271,10 @@ pub unsafe fn cudaChooseDevice(
     device: *mut ::core::ffi::c_int,
     prop: *const cudaDeviceProp,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        *const cudaDeviceProp,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaChooseDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, prop) })
+    dynamic_call!(
+        c"cudaChooseDevice", fn (device : * mut ::core::ffi::c_int, prop : * const
+        cudaDeviceProp) -> cudaError_t
+    )
 }
 /// Initialize device to be used for GPU executions.
 ///
@@ -1438,16 +1318,10 @@ pub unsafe fn cudaInitDevice(
     deviceFlags: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaInitDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, deviceFlags, flags) })
+    dynamic_call!(
+        c"cudaInitDevice", fn (device : ::core::ffi::c_int, deviceFlags :
+        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Set device to be used for GPU executions.
 ///
@@ -1502,12 +1376,7 @@ pub unsafe fn cudaInitDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaSetDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device) })
+    dynamic_call!(c"cudaSetDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
 }
 /// Returns which device is currently being used.
 ///
@@ -1535,12 +1404,9 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 pub unsafe fn cudaGetDevice(
     device: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device) })
+    dynamic_call!(
+        c"cudaGetDevice", fn (device : * mut ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Sets flags to be used for device executions.
 ///
@@ -1632,12 +1498,7 @@ pub unsafe fn cudaGetDevice(
 pub unsafe fn cudaSetDeviceFlags(
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(::core::ffi::c_uint) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaSetDeviceFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(flags) })
+    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : ::core::ffi::c_uint) -> cudaError_t)
 }
 /// Gets the flags for the current device.
 ///
@@ -1690,12 +1551,9 @@ pub unsafe fn cudaSetDeviceFlags(
 pub unsafe fn cudaGetDeviceFlags(
     flags: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_uint) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDeviceFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(flags) })
+    dynamic_call!(
+        c"cudaGetDeviceFlags", fn (flags : * mut ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Returns the last error from a runtime call.
 ///
@@ -1722,12 +1580,7 @@ pub unsafe fn cudaGetDeviceFlags(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetLastError")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaGetLastError", fn () -> cudaError_t)
 }
 /// Returns the last error from a runtime call.
 ///
@@ -1755,12 +1608,7 @@ pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaPeekAtLastError")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaPeekAtLastError", fn () -> cudaError_t)
 }
 /// Returns the string representation of an error code enum name.
 ///
@@ -1792,12 +1640,9 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 pub unsafe fn cudaGetErrorName(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
-    type FnPtr = unsafe extern "C" fn(cudaError_t) -> *const ::core::ffi::c_char;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetErrorName")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(error) })
+    dynamic_call!(
+        c"cudaGetErrorName", fn (error : cudaError_t) -> * const ::core::ffi::c_char
+    )
 }
 /// Returns the description string for an error code.
 ///
@@ -1828,12 +1673,9 @@ pub unsafe fn cudaGetErrorName(
 pub unsafe fn cudaGetErrorString(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
-    type FnPtr = unsafe extern "C" fn(cudaError_t) -> *const ::core::ffi::c_char;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetErrorString")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(error) })
+    dynamic_call!(
+        c"cudaGetErrorString", fn (error : cudaError_t) -> * const ::core::ffi::c_char
+    )
 }
 /// Create an asynchronous stream.
 ///
@@ -1872,12 +1714,7 @@ pub unsafe fn cudaGetErrorString(
 pub unsafe fn cudaStreamCreate(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pStream) })
+    dynamic_call!(c"cudaStreamCreate", fn (pStream : * mut cudaStream_t) -> cudaError_t)
 }
 /// Create an asynchronous stream.
 ///
@@ -1926,15 +1763,10 @@ pub unsafe fn cudaStreamCreateWithFlags(
     pStream: *mut cudaStream_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaStream_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamCreateWithFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pStream, flags) })
+    dynamic_call!(
+        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Create an asynchronous stream with the specified priority.
 ///
@@ -1994,16 +1826,10 @@ pub unsafe fn cudaStreamCreateWithPriority(
     flags: ::core::ffi::c_uint,
     priority: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaStream_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamCreateWithPriority")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pStream, flags, priority) })
+    dynamic_call!(
+        c"cudaStreamCreateWithPriority", fn (pStream : * mut cudaStream_t, flags :
+        ::core::ffi::c_uint, priority : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Query the priority of a stream.
 ///
@@ -2039,15 +1865,10 @@ pub unsafe fn cudaStreamGetPriority(
     hStream: cudaStream_t,
     priority: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetPriority")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, priority) })
+    dynamic_call!(
+        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Query the flags of a stream.
 ///
@@ -2078,15 +1899,10 @@ pub unsafe fn cudaStreamGetFlags(
     hStream: cudaStream_t,
     flags: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, flags) })
+    dynamic_call!(
+        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Query the Id of a stream.
 ///
@@ -2132,15 +1948,10 @@ pub unsafe fn cudaStreamGetId(
     hStream: cudaStream_t,
     streamId: *mut ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, streamId) })
+    dynamic_call!(
+        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut
+        ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// Query the device of a stream.
 ///
@@ -2171,15 +1982,10 @@ pub unsafe fn cudaStreamGetDevice(
     hStream: cudaStream_t,
     device: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, device) })
+    dynamic_call!(
+        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Resets all persisting lines in cache to normal status.
 ///
@@ -2198,12 +2004,7 @@ pub unsafe fn cudaStreamGetDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaCtxResetPersistingL2Cache")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaCtxResetPersistingL2Cache", fn () -> cudaError_t)
 }
 /// Copies attributes from source stream to destination stream.
 ///
@@ -2230,12 +2031,10 @@ pub unsafe fn cudaStreamCopyAttributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaStream_t, cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamCopyAttributes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, src) })
+    dynamic_call!(
+        c"cudaStreamCopyAttributes", fn (dst : cudaStream_t, src : cudaStream_t) ->
+        cudaError_t
+    )
 }
 /// Queries stream attribute.
 ///
@@ -2264,16 +2063,10 @@ pub unsafe fn cudaStreamGetAttribute(
     attr: cudaLaunchAttributeID,
     value_out: *mut cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaLaunchAttributeID,
-        *mut cudaLaunchAttributeValue,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, attr, value_out) })
+    dynamic_call!(
+        c"cudaStreamGetAttribute", fn (hStream : cudaStream_t, attr :
+        cudaLaunchAttributeID, value_out : * mut cudaLaunchAttributeValue) -> cudaError_t
+    )
 }
 /// Sets stream attribute.
 ///
@@ -2303,16 +2096,10 @@ pub unsafe fn cudaStreamSetAttribute(
     attr: cudaLaunchAttributeID,
     value: *const cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaLaunchAttributeID,
-        *const cudaLaunchAttributeValue,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamSetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, attr, value) })
+    dynamic_call!(
+        c"cudaStreamSetAttribute", fn (hStream : cudaStream_t, attr :
+        cudaLaunchAttributeID, value : * const cudaLaunchAttributeValue) -> cudaError_t
+    )
 }
 /// Destroys and cleans up an asynchronous stream.
 ///
@@ -2345,12 +2132,7 @@ pub unsafe fn cudaStreamSetAttribute(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream) })
+    dynamic_call!(c"cudaStreamDestroy", fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Make a compute stream wait on an event.
 ///
@@ -2395,16 +2177,10 @@ pub unsafe fn cudaStreamWaitEvent(
     event: cudaEvent_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaEvent_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamWaitEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, event, flags) })
+    dynamic_call!(
+        c"cudaStreamWaitEvent", fn (stream : cudaStream_t, event : cudaEvent_t, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Add a callback to a compute stream.
 ///
@@ -2486,17 +2262,11 @@ pub unsafe fn cudaStreamAddCallback(
     userData: *mut ::core::ffi::c_void,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaStreamCallback_t,
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamAddCallback")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, callback, userData, flags) })
+    dynamic_call!(
+        c"cudaStreamAddCallback", fn (stream : cudaStream_t, callback :
+        cudaStreamCallback_t, userData : * mut ::core::ffi::c_void, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Waits for stream tasks to complete.
 ///
@@ -2527,12 +2297,7 @@ pub unsafe fn cudaStreamAddCallback(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamSynchronize")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream) })
+    dynamic_call!(c"cudaStreamSynchronize", fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Queries an asynchronous stream for completion status.
 ///
@@ -2565,12 +2330,7 @@ pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaE
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamQuery")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream) })
+    dynamic_call!(c"cudaStreamQuery", fn (stream : cudaStream_t) -> cudaError_t)
 }
 /// Attach memory to a stream asynchronously.
 ///
@@ -2672,17 +2432,10 @@ pub unsafe fn cudaStreamAttachMemAsync(
     length: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamAttachMemAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, devPtr, length, flags) })
+    dynamic_call!(
+        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut
+        ::core::ffi::c_void, length : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Begins graph capture on a stream.
 ///
@@ -2728,15 +2481,10 @@ pub unsafe fn cudaStreamBeginCapture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaStreamCaptureMode,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamBeginCapture")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, mode) })
+    dynamic_call!(
+        c"cudaStreamBeginCapture", fn (stream : cudaStream_t, mode :
+        cudaStreamCaptureMode) -> cudaError_t
+    )
 }
 /// Begins graph capture on a stream to an existing graph.
 ///
@@ -2791,21 +2539,12 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
     numDependencies: usize,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphEdgeData,
-        usize,
-        cudaStreamCaptureMode,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamBeginCaptureToGraph")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(stream, graph, dependencies, dependencyData, numDependencies, mode)
-    })
+    dynamic_call!(
+        c"cudaStreamBeginCaptureToGraph", fn (stream : cudaStream_t, graph : cudaGraph_t,
+        dependencies : * const cudaGraphNode_t, dependencyData : * const
+        cudaGraphEdgeData, numDependencies : usize, mode : cudaStreamCaptureMode) ->
+        cudaError_t
+    )
 }
 /// Swaps the stream capture interaction mode for a thread.
 ///
@@ -2869,12 +2608,10 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
 pub unsafe fn cudaThreadExchangeStreamCaptureMode(
     mode: *mut cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaStreamCaptureMode) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaThreadExchangeStreamCaptureMode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(mode) })
+    dynamic_call!(
+        c"cudaThreadExchangeStreamCaptureMode", fn (mode : * mut cudaStreamCaptureMode)
+        -> cudaError_t
+    )
 }
 /// Ends capture on a stream, returning the captured graph.
 ///
@@ -2911,12 +2648,10 @@ pub unsafe fn cudaStreamEndCapture(
     stream: cudaStream_t,
     pGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaStream_t, *mut cudaGraph_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamEndCapture")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, pGraph) })
+    dynamic_call!(
+        c"cudaStreamEndCapture", fn (stream : cudaStream_t, pGraph : * mut cudaGraph_t)
+        -> cudaError_t
+    )
 }
 /// Returns a stream's capture status.
 ///
@@ -2966,15 +2701,10 @@ pub unsafe fn cudaStreamIsCapturing(
     stream: cudaStream_t,
     pCaptureStatus: *mut cudaStreamCaptureStatus,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut cudaStreamCaptureStatus,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamIsCapturing")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, pCaptureStatus) })
+    dynamic_call!(
+        c"cudaStreamIsCapturing", fn (stream : cudaStream_t, pCaptureStatus : * mut
+        cudaStreamCaptureStatus) -> cudaError_t
+    )
 }
 /// Query a stream's capture state.
 ///
@@ -3029,30 +2759,13 @@ pub unsafe fn cudaStreamGetCaptureInfo(
     edgeData_out: *mut *const cudaGraphEdgeData,
     numDependencies_out: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut cudaStreamCaptureStatus,
-        *mut ::core::ffi::c_ulonglong,
-        *mut cudaGraph_t,
-        *mut *const cudaGraphNode_t,
-        *mut *const cudaGraphEdgeData,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetCaptureInfo")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            stream,
-            captureStatus_out,
-            id_out,
-            graph_out,
-            dependencies_out,
-            edgeData_out,
-            numDependencies_out,
-        )
-    })
+    dynamic_call!(
+        c"cudaStreamGetCaptureInfo", fn (stream : cudaStream_t, captureStatus_out : * mut
+        cudaStreamCaptureStatus, id_out : * mut ::core::ffi::c_ulonglong, graph_out : *
+        mut cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out :
+        * mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) ->
+        cudaError_t
+    )
 }
 /// Update the set of dependencies in a capturing stream.
 ///
@@ -3100,18 +2813,11 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
     numDependencies: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut cudaGraphNode_t,
-        *const cudaGraphEdgeData,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamUpdateCaptureDependencies")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, dependencies, dependencyData, numDependencies, flags) })
+    dynamic_call!(
+        c"cudaStreamUpdateCaptureDependencies", fn (stream : cudaStream_t, dependencies :
+        * mut cudaGraphNode_t, dependencyData : * const cudaGraphEdgeData,
+        numDependencies : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Creates an event object.
 ///
@@ -3142,12 +2848,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event) })
+    dynamic_call!(c"cudaEventCreate", fn (event : * mut cudaEvent_t) -> cudaError_t)
 }
 /// Creates an event object with the specified flags.
 ///
@@ -3197,15 +2898,10 @@ pub unsafe fn cudaEventCreateWithFlags(
     event: *mut cudaEvent_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaEvent_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventCreateWithFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event, flags) })
+    dynamic_call!(
+        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Records an event.
 ///
@@ -3252,12 +2948,10 @@ pub unsafe fn cudaEventRecord(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaEvent_t, cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventRecord")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event, stream) })
+    dynamic_call!(
+        c"cudaEventRecord", fn (event : cudaEvent_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
 }
 /// Records an event.
 ///
@@ -3327,12 +3021,7 @@ pub unsafe fn cudaEventRecord(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventQuery")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event) })
+    dynamic_call!(c"cudaEventQuery", fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Waits for an event to complete.
 ///
@@ -3368,12 +3057,7 @@ pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventSynchronize")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event) })
+    dynamic_call!(c"cudaEventSynchronize", fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Destroys an event object.
 ///
@@ -3406,12 +3090,7 @@ pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaErro
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event) })
+    dynamic_call!(c"cudaEventDestroy", fn (event : cudaEvent_t) -> cudaError_t)
 }
 /// Computes the elapsed time between events.
 ///
@@ -3467,12 +3146,10 @@ pub unsafe fn cudaEventElapsedTime(
     start: cudaEvent_t,
     end: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut f32, cudaEvent_t, cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventElapsedTime")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ms, start, end) })
+    dynamic_call!(
+        c"cudaEventElapsedTime", fn (ms : * mut f32, start : cudaEvent_t, end :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// Imports an external memory object.
 ///
@@ -3617,15 +3294,10 @@ pub unsafe fn cudaImportExternalMemory(
     extMem_out: *mut cudaExternalMemory_t,
     memHandleDesc: *const cudaExternalMemoryHandleDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaExternalMemory_t,
-        *const cudaExternalMemoryHandleDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaImportExternalMemory")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extMem_out, memHandleDesc) })
+    dynamic_call!(
+        c"cudaImportExternalMemory", fn (extMem_out : * mut cudaExternalMemory_t,
+        memHandleDesc : * const cudaExternalMemoryHandleDesc) -> cudaError_t
+    )
 }
 /// Maps a buffer onto an imported memory object.
 ///
@@ -3678,16 +3350,11 @@ pub unsafe fn cudaExternalMemoryGetMappedBuffer(
     extMem: cudaExternalMemory_t,
     bufferDesc: *const cudaExternalMemoryBufferDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        cudaExternalMemory_t,
-        *const cudaExternalMemoryBufferDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExternalMemoryGetMappedBuffer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, extMem, bufferDesc) })
+    dynamic_call!(
+        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut
+        ::core::ffi::c_void, extMem : cudaExternalMemory_t, bufferDesc : * const
+        cudaExternalMemoryBufferDesc) -> cudaError_t
+    )
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
 ///
@@ -3744,16 +3411,11 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
     extMem: cudaExternalMemory_t,
     mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMipmappedArray_t,
-        cudaExternalMemory_t,
-        *const cudaExternalMemoryMipmappedArrayDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExternalMemoryGetMappedMipmappedArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(mipmap, extMem, mipmapDesc) })
+    dynamic_call!(
+        c"cudaExternalMemoryGetMappedMipmappedArray", fn (mipmap : * mut
+        cudaMipmappedArray_t, extMem : cudaExternalMemory_t, mipmapDesc : * const
+        cudaExternalMemoryMipmappedArrayDesc) -> cudaError_t
+    )
 }
 /// Destroys an external memory object.
 ///
@@ -3782,12 +3444,9 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
 pub unsafe fn cudaDestroyExternalMemory(
     extMem: cudaExternalMemory_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaExternalMemory_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDestroyExternalMemory")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extMem) })
+    dynamic_call!(
+        c"cudaDestroyExternalMemory", fn (extMem : cudaExternalMemory_t) -> cudaError_t
+    )
 }
 /// Imports an external semaphore.
 ///
@@ -3927,15 +3586,10 @@ pub unsafe fn cudaImportExternalSemaphore(
     extSem_out: *mut cudaExternalSemaphore_t,
     semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaExternalSemaphore_t,
-        *const cudaExternalSemaphoreHandleDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaImportExternalSemaphore")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extSem_out, semHandleDesc) })
+    dynamic_call!(
+        c"cudaImportExternalSemaphore", fn (extSem_out : * mut cudaExternalSemaphore_t,
+        semHandleDesc : * const cudaExternalSemaphoreHandleDesc) -> cudaError_t
+    )
 }
 /// Signals a set of external semaphore objects.
 ///
@@ -4051,17 +3705,11 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
     numExtSems: ::core::ffi::c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const cudaExternalSemaphore_t,
-        *const cudaExternalSemaphoreSignalParams,
-        ::core::ffi::c_uint,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaSignalExternalSemaphoresAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extSemArray, paramsArray, numExtSems, stream) })
+    dynamic_call!(
+        c"cudaSignalExternalSemaphoresAsync", fn (extSemArray : * const
+        cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreSignalParams,
+        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Waits on a set of external semaphore objects.
 ///
@@ -4150,17 +3798,11 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
     numExtSems: ::core::ffi::c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const cudaExternalSemaphore_t,
-        *const cudaExternalSemaphoreWaitParams,
-        ::core::ffi::c_uint,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaWaitExternalSemaphoresAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extSemArray, paramsArray, numExtSems, stream) })
+    dynamic_call!(
+        c"cudaWaitExternalSemaphoresAsync", fn (extSemArray : * const
+        cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreWaitParams,
+        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Destroys an external semaphore.
 ///
@@ -4188,12 +3830,10 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
 pub unsafe fn cudaDestroyExternalSemaphore(
     extSem: cudaExternalSemaphore_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaExternalSemaphore_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDestroyExternalSemaphore")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(extSem) })
+    dynamic_call!(
+        c"cudaDestroyExternalSemaphore", fn (extSem : cudaExternalSemaphore_t) ->
+        cudaError_t
+    )
 }
 /// Sets the preferred cache configuration for a device function.
 ///
@@ -4254,15 +3894,10 @@ pub unsafe fn cudaFuncSetCacheConfig(
     func: *const ::core::ffi::c_void,
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        cudaFuncCache,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFuncSetCacheConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(func, cacheConfig) })
+    dynamic_call!(
+        c"cudaFuncSetCacheConfig", fn (func : * const ::core::ffi::c_void, cacheConfig :
+        cudaFuncCache) -> cudaError_t
+    )
 }
 /// Find out attributes for a given function.
 ///
@@ -4298,15 +3933,10 @@ pub unsafe fn cudaFuncGetAttributes(
     attr: *mut cudaFuncAttributes,
     func: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaFuncAttributes,
-        *const ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFuncGetAttributes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(attr, func) })
+    dynamic_call!(
+        c"cudaFuncGetAttributes", fn (attr : * mut cudaFuncAttributes, func : * const
+        ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Set attributes for a given function.
 ///
@@ -4386,16 +4016,10 @@ pub unsafe fn cudaFuncSetAttribute(
     attr: cudaFuncAttribute,
     value: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        cudaFuncAttribute,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFuncSetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(func, attr, value) })
+    dynamic_call!(
+        c"cudaFuncSetAttribute", fn (func : * const ::core::ffi::c_void, attr :
+        cudaFuncAttribute, value : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns the number of parameters used by the function.
 ///
@@ -4418,15 +4042,10 @@ pub unsafe fn cudaFuncGetParamCount(
     func: *const ::core::ffi::c_void,
     paramCount: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFuncGetParamCount")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(func, paramCount) })
+    dynamic_call!(
+        c"cudaFuncGetParamCount", fn (func : * const ::core::ffi::c_void, paramCount : *
+        mut usize) -> cudaError_t
+    )
 }
 /// Enqueues a host function call in a stream.
 ///
@@ -4500,16 +4119,10 @@ pub unsafe fn cudaLaunchHostFunc(
     fn_: cudaHostFn_t,
     userData: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaHostFn_t,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLaunchHostFunc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, fn_, userData) })
+    dynamic_call!(
+        c"cudaLaunchHostFunc", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData :
+        * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Enqueues a host function call in a stream.
 ///
@@ -4585,17 +4198,10 @@ pub unsafe fn cudaLaunchHostFunc_v2(
     userData: *mut ::core::ffi::c_void,
     syncMode: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        cudaHostFn_t,
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLaunchHostFunc_v2")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(stream, fn_, userData, syncMode) })
+    dynamic_call!(
+        c"cudaLaunchHostFunc_v2", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData
+        : * mut ::core::ffi::c_void, syncMode : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Returns occupancy for a device function.
 ///
@@ -4632,17 +4238,11 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     blockSize: ::core::ffi::c_int,
     dynamicSMemSize: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        *const ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaOccupancyMaxActiveBlocksPerMultiprocessor")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(numBlocks, func, blockSize, dynamicSMemSize) })
+    dynamic_call!(
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut
+        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
+        ::core::ffi::c_int, dynamicSMemSize : usize) -> cudaError_t
+    )
 }
 /// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
 ///
@@ -4678,17 +4278,11 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     numBlocks: ::core::ffi::c_int,
     blockSize: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut usize,
-        *const ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaOccupancyAvailableDynamicSMemPerBlock")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dynamicSmemSize, func, numBlocks, blockSize) })
+    dynamic_call!(
+        c"cudaOccupancyAvailableDynamicSMemPerBlock", fn (dynamicSmemSize : * mut usize,
+        func : * const ::core::ffi::c_void, numBlocks : ::core::ffi::c_int, blockSize :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
@@ -4742,20 +4336,12 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     dynamicSMemSize: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        *const ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(
-            c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
-        )
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(numBlocks, func, blockSize, dynamicSMemSize, flags) })
+    dynamic_call!(
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", fn (numBlocks : * mut
+        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
+        ::core::ffi::c_int, dynamicSMemSize : usize, flags : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
 ///
@@ -4891,16 +4477,10 @@ pub unsafe fn cudaMallocManaged(
     size: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocManaged")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, size, flags) })
+    dynamic_call!(
+        c"cudaMallocManaged", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
+        flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Allocate memory on the device.
 ///
@@ -4941,15 +4521,10 @@ pub unsafe fn cudaMalloc(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMalloc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, size) })
+    dynamic_call!(
+        c"cudaMalloc", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize) ->
+        cudaError_t
+    )
 }
 /// Allocates page-locked memory on the host.
 ///
@@ -5002,15 +4577,10 @@ pub unsafe fn cudaMallocHost(
     ptr: *mut *mut ::core::ffi::c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocHost")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr, size) })
+    dynamic_call!(
+        c"cudaMallocHost", fn (ptr : * mut * mut ::core::ffi::c_void, size : usize) ->
+        cudaError_t
+    )
 }
 /// Allocates pitched memory on the device.
 ///
@@ -5065,17 +4635,10 @@ pub unsafe fn cudaMallocPitch(
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        usize,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocPitch")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, pitch, width, height) })
+    dynamic_call!(
+        c"cudaMallocPitch", fn (devPtr : * mut * mut ::core::ffi::c_void, pitch : * mut
+        usize, width : usize, height : usize) -> cudaError_t
+    )
 }
 /// Allocate an array on the device.
 ///
@@ -5151,18 +4714,11 @@ pub unsafe fn cudaMallocArray(
     height: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArray_t,
-        *const cudaChannelFormatDesc,
-        usize,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(array, desc, width, height, flags) })
+    dynamic_call!(
+        c"cudaMallocArray", fn (array : * mut cudaArray_t, desc : * const
+        cudaChannelFormatDesc, width : usize, height : usize, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Frees memory on the device.
 ///
@@ -5216,12 +4772,7 @@ pub unsafe fn cudaMallocArray(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFree")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr) })
+    dynamic_call!(c"cudaFree", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
 /// Frees page-locked memory.
 ///
@@ -5253,12 +4804,7 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFreeHost")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr) })
+    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
 /// Frees an array on the device.
 ///
@@ -5288,12 +4834,7 @@ pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaE
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaArray_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFreeArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(array) })
+    dynamic_call!(c"cudaFreeArray", fn (array : cudaArray_t) -> cudaError_t)
 }
 /// Frees a mipmapped array on the device.
 ///
@@ -5325,12 +4866,10 @@ pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
 pub unsafe fn cudaFreeMipmappedArray(
     mipmappedArray: cudaMipmappedArray_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaMipmappedArray_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFreeMipmappedArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(mipmappedArray) })
+    dynamic_call!(
+        c"cudaFreeMipmappedArray", fn (mipmappedArray : cudaMipmappedArray_t) ->
+        cudaError_t
+    )
 }
 /// Allocates page-locked memory on the host.
 ///
@@ -5412,16 +4951,10 @@ pub unsafe fn cudaHostAlloc(
     size: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaHostAlloc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pHost, size, flags) })
+    dynamic_call!(
+        c"cudaHostAlloc", fn (pHost : * mut * mut ::core::ffi::c_void, size : usize,
+        flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Registers an existing host memory range for use by CUDA.
 ///
@@ -5536,16 +5069,10 @@ pub unsafe fn cudaHostRegister(
     size: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaHostRegister")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr, size, flags) })
+    dynamic_call!(
+        c"cudaHostRegister", fn (ptr : * mut ::core::ffi::c_void, size : usize, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
 ///
@@ -5574,12 +5101,9 @@ pub unsafe fn cudaHostRegister(
 pub unsafe fn cudaHostUnregister(
     ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_void) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaHostUnregister")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr) })
+    dynamic_call!(
+        c"cudaHostUnregister", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
 ///
@@ -5635,16 +5159,10 @@ pub unsafe fn cudaHostGetDevicePointer(
     pHost: *mut ::core::ffi::c_void,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaHostGetDevicePointer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pDevice, pHost, flags) })
+    dynamic_call!(
+        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut ::core::ffi::c_void, pHost
+        : * mut ::core::ffi::c_void, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
 ///
@@ -5672,15 +5190,10 @@ pub unsafe fn cudaHostGetFlags(
     pFlags: *mut ::core::ffi::c_uint,
     pHost: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_uint,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaHostGetFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pFlags, pHost) })
+    dynamic_call!(
+        c"cudaHostGetFlags", fn (pFlags : * mut ::core::ffi::c_uint, pHost : * mut
+        ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
 ///
@@ -5732,12 +5245,10 @@ pub unsafe fn cudaMalloc3D(
     pitchedDevPtr: *mut cudaPitchedPtr,
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaPitchedPtr, cudaExtent) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMalloc3D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pitchedDevPtr, extent) })
+    dynamic_call!(
+        c"cudaMalloc3D", fn (pitchedDevPtr : * mut cudaPitchedPtr, extent : cudaExtent)
+        -> cudaError_t
+    )
 }
 /// Allocate an array on the device.
 ///
@@ -5858,17 +5369,11 @@ pub unsafe fn cudaMalloc3DArray(
     extent: cudaExtent,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArray_t,
-        *const cudaChannelFormatDesc,
-        cudaExtent,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMalloc3DArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(array, desc, extent, flags) })
+    dynamic_call!(
+        c"cudaMalloc3DArray", fn (array : * mut cudaArray_t, desc : * const
+        cudaChannelFormatDesc, extent : cudaExtent, flags : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Allocate a mipmapped array on the device.
 ///
@@ -5992,18 +5497,11 @@ pub unsafe fn cudaMallocMipmappedArray(
     numLevels: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMipmappedArray_t,
-        *const cudaChannelFormatDesc,
-        cudaExtent,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocMipmappedArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(mipmappedArray, desc, extent, numLevels, flags) })
+    dynamic_call!(
+        c"cudaMallocMipmappedArray", fn (mipmappedArray : * mut cudaMipmappedArray_t,
+        desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels :
+        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
@@ -6045,16 +5543,10 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
     mipmappedArray: cudaMipmappedArray_const_t,
     level: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArray_t,
-        cudaMipmappedArray_const_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetMipmappedArrayLevel")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(levelArray, mipmappedArray, level) })
+    dynamic_call!(
+        c"cudaGetMipmappedArrayLevel", fn (levelArray : * mut cudaArray_t, mipmappedArray
+        : cudaMipmappedArray_const_t, level : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Copies data between 3D objects.
 ///
@@ -6147,12 +5639,7 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*const cudaMemcpy3DParms) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(p) })
+    dynamic_call!(c"cudaMemcpy3D", fn (p : * const cudaMemcpy3DParms) -> cudaError_t)
 }
 /// Copies memory between devices.
 ///
@@ -6190,12 +5677,9 @@ pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaErr
 pub unsafe fn cudaMemcpy3DPeer(
     p: *const cudaMemcpy3DPeerParms,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*const cudaMemcpy3DPeerParms) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3DPeer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(p) })
+    dynamic_call!(
+        c"cudaMemcpy3DPeer", fn (p : * const cudaMemcpy3DPeerParms) -> cudaError_t
+    )
 }
 /// Copies data between 3D objects.
 ///
@@ -6303,15 +5787,10 @@ pub unsafe fn cudaMemcpy3DAsync(
     p: *const cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const cudaMemcpy3DParms,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3DAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(p, stream) })
+    dynamic_call!(
+        c"cudaMemcpy3DAsync", fn (p : * const cudaMemcpy3DParms, stream : cudaStream_t)
+        -> cudaError_t
+    )
 }
 /// Copies memory between devices asynchronously.
 ///
@@ -6344,15 +5823,10 @@ pub unsafe fn cudaMemcpy3DPeerAsync(
     p: *const cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const cudaMemcpy3DPeerParms,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3DPeerAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(p, stream) })
+    dynamic_call!(
+        c"cudaMemcpy3DPeerAsync", fn (p : * const cudaMemcpy3DPeerParms, stream :
+        cudaStream_t) -> cudaError_t
+    )
 }
 /// Gets free and total device memory.
 ///
@@ -6393,12 +5867,9 @@ pub unsafe fn cudaMemGetInfo(
     free: *mut usize,
     total: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut usize, *mut usize) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemGetInfo")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(free, total) })
+    dynamic_call!(
+        c"cudaMemGetInfo", fn (free : * mut usize, total : * mut usize) -> cudaError_t
+    )
 }
 /// Gets info about the specified cudaArray.
 ///
@@ -6432,17 +5903,11 @@ pub unsafe fn cudaArrayGetInfo(
     flags: *mut ::core::ffi::c_uint,
     array: cudaArray_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaChannelFormatDesc,
-        *mut cudaExtent,
-        *mut ::core::ffi::c_uint,
-        cudaArray_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaArrayGetInfo")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(desc, extent, flags, array) })
+    dynamic_call!(
+        c"cudaArrayGetInfo", fn (desc : * mut cudaChannelFormatDesc, extent : * mut
+        cudaExtent, flags : * mut ::core::ffi::c_uint, array : cudaArray_t) ->
+        cudaError_t
+    )
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
@@ -6484,16 +5949,10 @@ pub unsafe fn cudaArrayGetPlane(
     hArray: cudaArray_t,
     planeIdx: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArray_t,
-        cudaArray_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaArrayGetPlane")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pPlaneArray, hArray, planeIdx) })
+    dynamic_call!(
+        c"cudaArrayGetPlane", fn (pPlaneArray : * mut cudaArray_t, hArray : cudaArray_t,
+        planeIdx : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Returns the memory requirements of a CUDA array.
 ///
@@ -6529,16 +5988,11 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
     array: cudaArray_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArrayMemoryRequirements,
-        cudaArray_t,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaArrayGetMemoryRequirements")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memoryRequirements, array, device) })
+    dynamic_call!(
+        c"cudaArrayGetMemoryRequirements", fn (memoryRequirements : * mut
+        cudaArrayMemoryRequirements, array : cudaArray_t, device : ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
 ///
@@ -6574,16 +6028,11 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     mipmap: cudaMipmappedArray_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArrayMemoryRequirements,
-        cudaMipmappedArray_t,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMipmappedArrayGetMemoryRequirements")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memoryRequirements, mipmap, device) })
+    dynamic_call!(
+        c"cudaMipmappedArrayGetMemoryRequirements", fn (memoryRequirements : * mut
+        cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
@@ -6683,17 +6132,10 @@ pub unsafe fn cudaMemcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, src, count, kind) })
+    dynamic_call!(
+        c"cudaMemcpy", fn (dst : * mut ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// Copies memory between two devices.
 ///
@@ -6738,18 +6180,11 @@ pub unsafe fn cudaMemcpyPeer(
     srcDevice: ::core::ffi::c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        *const ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpyPeer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dstDevice, src, srcDevice, count) })
+    dynamic_call!(
+        c"cudaMemcpyPeer", fn (dst : * mut ::core::ffi::c_void, dstDevice :
+        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
+        ::core::ffi::c_int, count : usize) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -6814,20 +6249,11 @@ pub unsafe fn cudaMemcpy2D(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        *const ::core::ffi::c_void,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dpitch, src, spitch, width, height, kind) })
+    dynamic_call!(
+        c"cudaMemcpy2D", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src : *
+        const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -6893,21 +6319,11 @@ pub unsafe fn cudaMemcpy2DToArray(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaArray_t,
-        usize,
-        usize,
-        *const ::core::ffi::c_void,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DToArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, wOffset, hOffset, src, spitch, width, height, kind) })
+    dynamic_call!(
+        c"cudaMemcpy2DToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
+        src : * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize,
+        kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -6973,21 +6389,11 @@ pub unsafe fn cudaMemcpy2DFromArray(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        cudaArray_const_t,
-        usize,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DFromArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind) })
+    dynamic_call!(
+        c"cudaMemcpy2DFromArray", fn (dst : * mut ::core::ffi::c_void, dpitch : usize,
+        src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height
+        : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -7053,34 +6459,11 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaArray_t,
-        usize,
-        usize,
-        cudaArray_const_t,
-        usize,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DArrayToArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            dst,
-            wOffsetDst,
-            hOffsetDst,
-            src,
-            wOffsetSrc,
-            hOffsetSrc,
-            width,
-            height,
-            kind,
-        )
-    })
+    dynamic_call!(
+        c"cudaMemcpy2DArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize,
+        hOffsetDst : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc :
+        usize, width : usize, height : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -7149,18 +6532,11 @@ pub unsafe fn cudaMemcpyAsync(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemcpyKind,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpyAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, src, count, kind, stream) })
+    dynamic_call!(
+        c"cudaMemcpyAsync", fn (dst : * mut ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind, stream : cudaStream_t)
+        -> cudaError_t
+    )
 }
 /// Copies memory between two devices asynchronously.
 ///
@@ -7205,19 +6581,11 @@ pub unsafe fn cudaMemcpyPeerAsync(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        *const ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpyPeerAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dstDevice, src, srcDevice, count, stream) })
+    dynamic_call!(
+        c"cudaMemcpyPeerAsync", fn (dst : * mut ::core::ffi::c_void, dstDevice :
+        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
+        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Performs a batch of memory copies asynchronously.
 ///
@@ -7318,21 +6686,12 @@ pub unsafe fn cudaMemcpyBatchAsync(
     numAttrs: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const *mut ::core::ffi::c_void,
-        *const *const ::core::ffi::c_void,
-        *const usize,
-        usize,
-        *mut cudaMemcpyAttributes,
-        *mut usize,
-        usize,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpyBatchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream) })
+    dynamic_call!(
+        c"cudaMemcpyBatchAsync", fn (dsts : * const * mut ::core::ffi::c_void, srcs : *
+        const * const ::core::ffi::c_void, sizes : * const usize, count : usize, attrs :
+        * mut cudaMemcpyAttributes, attrsIdxs : * mut usize, numAttrs : usize, stream :
+        cudaStream_t) -> cudaError_t
+    )
 }
 /// Performs a batch of 3D memory copies asynchronously.
 ///
@@ -7435,17 +6794,11 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        usize,
-        *mut cudaMemcpy3DBatchOp,
-        ::core::ffi::c_ulonglong,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3DBatchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(numOps, opList, flags, stream) })
+    dynamic_call!(
+        c"cudaMemcpy3DBatchAsync", fn (numOps : usize, opList : * mut
+        cudaMemcpy3DBatchOp, flags : ::core::ffi::c_ulonglong, stream : cudaStream_t) ->
+        cudaError_t
+    )
 }
 /// Performs asynchronous memory copy operation with the specified
 /// attributes.
@@ -7485,18 +6838,11 @@ pub unsafe fn cudaMemcpyWithAttributesAsync(
     attr: *mut cudaMemcpyAttributes,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        *mut cudaMemcpyAttributes,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpyWithAttributesAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, src, size, attr, stream) })
+    dynamic_call!(
+        c"cudaMemcpyWithAttributesAsync", fn (dst : * mut ::core::ffi::c_void, src : *
+        const ::core::ffi::c_void, size : usize, attr : * mut cudaMemcpyAttributes,
+        stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Performs 3D asynchronous memory copy with the specified attributes.
 ///
@@ -7530,16 +6876,10 @@ pub unsafe fn cudaMemcpy3DWithAttributesAsync(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemcpy3DBatchOp,
-        ::core::ffi::c_ulonglong,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy3DWithAttributesAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(op, flags, stream) })
+    dynamic_call!(
+        c"cudaMemcpy3DWithAttributesAsync", fn (op : * mut cudaMemcpy3DBatchOp, flags :
+        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -7616,21 +6956,11 @@ pub unsafe fn cudaMemcpy2DAsync(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        *const ::core::ffi::c_void,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dpitch, src, spitch, width, height, kind, stream) })
+    dynamic_call!(
+        c"cudaMemcpy2DAsync", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src :
+        * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind
+        : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -7704,22 +7034,11 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaArray_t,
-        usize,
-        usize,
-        *const ::core::ffi::c_void,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DToArrayAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) })
+    dynamic_call!(
+        c"cudaMemcpy2DToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        usize, src : * const ::core::ffi::c_void, spitch : usize, width : usize, height :
+        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Copies data between host and device.
 ///
@@ -7793,22 +7112,11 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        cudaArray_const_t,
-        usize,
-        usize,
-        usize,
-        usize,
-        cudaMemcpyKind,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemcpy2DFromArrayAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) })
+    dynamic_call!(
+        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, dpitch :
+        usize, src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize,
+        height : usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -7842,16 +7150,10 @@ pub unsafe fn cudaMemset(
     value: ::core::ffi::c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemset")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, value, count) })
+    dynamic_call!(
+        c"cudaMemset", fn (devPtr : * mut ::core::ffi::c_void, value :
+        ::core::ffi::c_int, count : usize) -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -7897,18 +7199,10 @@ pub unsafe fn cudaMemset2D(
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_int,
-        usize,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemset2D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, pitch, value, width, height) })
+    dynamic_call!(
+        c"cudaMemset2D", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize, value :
+        ::core::ffi::c_int, width : usize, height : usize) -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -7965,16 +7259,10 @@ pub unsafe fn cudaMemset3D(
     value: ::core::ffi::c_int,
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaPitchedPtr,
-        ::core::ffi::c_int,
-        cudaExtent,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemset3D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pitchedDevPtr, value, extent) })
+    dynamic_call!(
+        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : ::core::ffi::c_int,
+        extent : cudaExtent) -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -8021,17 +7309,10 @@ pub unsafe fn cudaMemsetAsync(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        ::core::ffi::c_int,
-        usize,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemsetAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, value, count, stream) })
+    dynamic_call!(
+        c"cudaMemsetAsync", fn (devPtr : * mut ::core::ffi::c_void, value :
+        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -8085,19 +7366,11 @@ pub unsafe fn cudaMemset2DAsync(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        ::core::ffi::c_int,
-        usize,
-        usize,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemset2DAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, pitch, value, width, height, stream) })
+    dynamic_call!(
+        c"cudaMemset2DAsync", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize,
+        value : ::core::ffi::c_int, width : usize, height : usize, stream : cudaStream_t)
+        -> cudaError_t
+    )
 }
 /// Initializes or sets device memory to a value.
 ///
@@ -8162,17 +7435,10 @@ pub unsafe fn cudaMemset3DAsync(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaPitchedPtr,
-        ::core::ffi::c_int,
-        cudaExtent,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemset3DAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pitchedDevPtr, value, extent, stream) })
+    dynamic_call!(
+        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value :
+        ::core::ffi::c_int, extent : cudaExtent, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Prefetches memory to the specified destination location.
 ///
@@ -8282,18 +7548,11 @@ pub unsafe fn cudaMemPrefetchAsync(
     flags: ::core::ffi::c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemLocation,
-        ::core::ffi::c_uint,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPrefetchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, count, location, flags, stream) })
+    dynamic_call!(
+        c"cudaMemPrefetchAsync", fn (devPtr : * const ::core::ffi::c_void, count : usize,
+        location : cudaMemLocation, flags : ::core::ffi::c_uint, stream : cudaStream_t)
+        -> cudaError_t
+    )
 }
 /// Performs a batch of memory prefetches asynchronously.
 ///
@@ -8353,32 +7612,12 @@ pub unsafe fn cudaMemPrefetchBatchAsync(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        usize,
-        *mut cudaMemLocation,
-        *mut usize,
-        usize,
-        ::core::ffi::c_ulonglong,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPrefetchBatchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            dptrs,
-            sizes,
-            count,
-            prefetchLocs,
-            prefetchLocIdxs,
-            numPrefetchLocs,
-            flags,
-            stream,
-        )
-    })
+    dynamic_call!(
+        c"cudaMemPrefetchBatchAsync", fn (dptrs : * mut * mut ::core::ffi::c_void, sizes
+        : * mut usize, count : usize, prefetchLocs : * mut cudaMemLocation,
+        prefetchLocIdxs : * mut usize, numPrefetchLocs : usize, flags :
+        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Performs a batch of memory discards asynchronously.
 ///
@@ -8427,18 +7666,11 @@ pub unsafe fn cudaMemDiscardBatchAsync(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        usize,
-        ::core::ffi::c_ulonglong,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemDiscardBatchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dptrs, sizes, count, flags, stream) })
+    dynamic_call!(
+        c"cudaMemDiscardBatchAsync", fn (dptrs : * mut * mut ::core::ffi::c_void, sizes :
+        * mut usize, count : usize, flags : ::core::ffi::c_ulonglong, stream :
+        cudaStream_t) -> cudaError_t
+    )
 }
 /// Performs a batch of memory discards and prefetches asynchronously.
 ///
@@ -8506,32 +7738,12 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        usize,
-        *mut cudaMemLocation,
-        *mut usize,
-        usize,
-        ::core::ffi::c_ulonglong,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemDiscardAndPrefetchBatchAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            dptrs,
-            sizes,
-            count,
-            prefetchLocs,
-            prefetchLocIdxs,
-            numPrefetchLocs,
-            flags,
-            stream,
-        )
-    })
+    dynamic_call!(
+        c"cudaMemDiscardAndPrefetchBatchAsync", fn (dptrs : * mut * mut
+        ::core::ffi::c_void, sizes : * mut usize, count : usize, prefetchLocs : * mut
+        cudaMemLocation, prefetchLocIdxs : * mut usize, numPrefetchLocs : usize, flags :
+        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Advise about the usage of a given memory range.
 ///
@@ -8727,17 +7939,10 @@ pub unsafe fn cudaMemAdvise(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemoryAdvise,
-        cudaMemLocation,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemAdvise")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, count, advice, location) })
+    dynamic_call!(
+        c"cudaMemAdvise", fn (devPtr : * const ::core::ffi::c_void, count : usize, advice
+        : cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
+    )
 }
 /// Query an attribute of a given memory range.
 ///
@@ -8879,18 +8084,11 @@ pub unsafe fn cudaMemRangeGetAttribute(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        usize,
-        cudaMemRangeAttribute,
-        *const ::core::ffi::c_void,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemRangeGetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(data, dataSize, attribute, devPtr, count) })
+    dynamic_call!(
+        c"cudaMemRangeGetAttribute", fn (data : * mut ::core::ffi::c_void, dataSize :
+        usize, attribute : cudaMemRangeAttribute, devPtr : * const ::core::ffi::c_void,
+        count : usize) -> cudaError_t
+    )
 }
 /// Query attributes of a given memory range.
 ///
@@ -8953,19 +8151,11 @@ pub unsafe fn cudaMemRangeGetAttributes(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        *mut cudaMemRangeAttribute,
-        usize,
-        *const ::core::ffi::c_void,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemRangeGetAttributes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(data, dataSizes, attributes, numAttributes, devPtr, count) })
+    dynamic_call!(
+        c"cudaMemRangeGetAttributes", fn (data : * mut * mut ::core::ffi::c_void,
+        dataSizes : * mut usize, attributes : * mut cudaMemRangeAttribute, numAttributes
+        : usize, devPtr : * const ::core::ffi::c_void, count : usize) -> cudaError_t
+    )
 }
 /// Allocates memory with stream ordered semantics.
 ///
@@ -9014,16 +8204,10 @@ pub unsafe fn cudaMallocAsync(
     size: usize,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, size, hStream) })
+    dynamic_call!(
+        c"cudaMallocAsync", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
+        hStream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Frees memory with stream ordered semantics.
 ///
@@ -9057,15 +8241,10 @@ pub unsafe fn cudaFreeAsync(
     devPtr: *mut ::core::ffi::c_void,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFreeAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, hStream) })
+    dynamic_call!(
+        c"cudaFreeAsync", fn (devPtr : * mut ::core::ffi::c_void, hStream : cudaStream_t)
+        -> cudaError_t
+    )
 }
 /// Tries to release memory back to the OS.
 ///
@@ -9107,12 +8286,10 @@ pub unsafe fn cudaMemPoolTrimTo(
     memPool: cudaMemPool_t,
     minBytesToKeep: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaMemPool_t, usize) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolTrimTo")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, minBytesToKeep) })
+    dynamic_call!(
+        c"cudaMemPoolTrimTo", fn (memPool : cudaMemPool_t, minBytesToKeep : usize) ->
+        cudaError_t
+    )
 }
 /// Sets attributes of a memory pool.
 ///
@@ -9179,16 +8356,10 @@ pub unsafe fn cudaMemPoolSetAttribute(
     attr: cudaMemPoolAttr,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaMemPool_t,
-        cudaMemPoolAttr,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolSetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, attr, value) })
+    dynamic_call!(
+        c"cudaMemPoolSetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
+        value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Gets attributes of a memory pool.
 ///
@@ -9292,16 +8463,10 @@ pub unsafe fn cudaMemPoolGetAttribute(
     attr: cudaMemPoolAttr,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaMemPool_t,
-        cudaMemPoolAttr,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolGetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, attr, value) })
+    dynamic_call!(
+        c"cudaMemPoolGetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
+        value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Controls visibility of pools between devices.
 ///
@@ -9330,16 +8495,10 @@ pub unsafe fn cudaMemPoolSetAccess(
     descList: *const cudaMemAccessDesc,
     count: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaMemPool_t,
-        *const cudaMemAccessDesc,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolSetAccess")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, descList, count) })
+    dynamic_call!(
+        c"cudaMemPoolSetAccess", fn (memPool : cudaMemPool_t, descList : * const
+        cudaMemAccessDesc, count : usize) -> cudaError_t
+    )
 }
 /// Returns the accessibility of a pool from a device.
 ///
@@ -9365,16 +8524,10 @@ pub unsafe fn cudaMemPoolGetAccess(
     memPool: cudaMemPool_t,
     location: *mut cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemAccessFlags,
-        cudaMemPool_t,
-        *mut cudaMemLocation,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolGetAccess")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(flags, memPool, location) })
+    dynamic_call!(
+        c"cudaMemPoolGetAccess", fn (flags : * mut cudaMemAccessFlags, memPool :
+        cudaMemPool_t, location : * mut cudaMemLocation) -> cudaError_t
+    )
 }
 /// Creates a memory pool.
 ///
@@ -9472,15 +8625,10 @@ pub unsafe fn cudaMemPoolCreate(
     memPool: *mut cudaMemPool_t,
     poolProps: *const cudaMemPoolProps,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        *const cudaMemPoolProps,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, poolProps) })
+    dynamic_call!(
+        c"cudaMemPoolCreate", fn (memPool : * mut cudaMemPool_t, poolProps : * const
+        cudaMemPoolProps) -> cudaError_t
+    )
 }
 /// Destroys the specified memory pool.
 ///
@@ -9518,12 +8666,7 @@ pub unsafe fn cudaMemPoolCreate(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaMemPool_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool) })
+    dynamic_call!(c"cudaMemPoolDestroy", fn (memPool : cudaMemPool_t) -> cudaError_t)
 }
 /// Returns the default memory pool for a given location and allocation type.
 ///
@@ -9566,16 +8709,10 @@ pub unsafe fn cudaMemGetDefaultMemPool(
     location: *mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        *mut cudaMemLocation,
-        cudaMemAllocationType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemGetDefaultMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, location, type_) })
+    dynamic_call!(
+        c"cudaMemGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, location : * mut
+        cudaMemLocation, type_ : cudaMemAllocationType) -> cudaError_t
+    )
 }
 /// Gets the current memory pool for a given memory location and allocation type.
 ///
@@ -9624,16 +8761,10 @@ pub unsafe fn cudaMemGetMemPool(
     location: *mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        *mut cudaMemLocation,
-        cudaMemAllocationType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemGetMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, location, type_) })
+    dynamic_call!(
+        c"cudaMemGetMemPool", fn (memPool : * mut cudaMemPool_t, location : * mut
+        cudaMemLocation, type_ : cudaMemAllocationType) -> cudaError_t
+    )
 }
 /// Sets the current memory pool for a memory location and allocation type.
 ///
@@ -9692,16 +8823,10 @@ pub unsafe fn cudaMemSetMemPool(
     type_: cudaMemAllocationType,
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemLocation,
-        cudaMemAllocationType,
-        cudaMemPool_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemSetMemPool")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(location, type_, memPool) })
+    dynamic_call!(
+        c"cudaMemSetMemPool", fn (location : * mut cudaMemLocation, type_ :
+        cudaMemAllocationType, memPool : cudaMemPool_t) -> cudaError_t
+    )
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
 ///
@@ -9745,17 +8870,10 @@ pub unsafe fn cudaMallocFromPoolAsync(
     memPool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        usize,
-        cudaMemPool_t,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMallocFromPoolAsync")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr, size, memPool, stream) })
+    dynamic_call!(
+        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut ::core::ffi::c_void, size :
+        usize, memPool : cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Exports a memory pool to the requested handle type.
 ///
@@ -9799,17 +8917,11 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
     handleType: cudaMemAllocationHandleType,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_void,
-        cudaMemPool_t,
-        cudaMemAllocationHandleType,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolExportToShareableHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(shareableHandle, memPool, handleType, flags) })
+    dynamic_call!(
+        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut
+        ::core::ffi::c_void, memPool : cudaMemPool_t, handleType :
+        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// imports a memory pool from a shared handle.
 ///
@@ -9847,17 +8959,11 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
     handleType: cudaMemAllocationHandleType,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPool_t,
-        *mut ::core::ffi::c_void,
-        cudaMemAllocationHandleType,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolImportFromShareableHandle")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(memPool, shareableHandle, handleType, flags) })
+    dynamic_call!(
+        c"cudaMemPoolImportFromShareableHandle", fn (memPool : * mut cudaMemPool_t,
+        shareableHandle : * mut ::core::ffi::c_void, handleType :
+        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Export data to share a memory pool allocation between processes.
 ///
@@ -9889,15 +8995,10 @@ pub unsafe fn cudaMemPoolExportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
     ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMemPoolPtrExportData,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolExportPointer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(exportData, ptr) })
+    dynamic_call!(
+        c"cudaMemPoolExportPointer", fn (exportData : * mut cudaMemPoolPtrExportData, ptr
+        : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Import a memory pool allocation from another process.
 ///
@@ -9938,16 +9039,10 @@ pub unsafe fn cudaMemPoolImportPointer(
     memPool: cudaMemPool_t,
     exportData: *mut cudaMemPoolPtrExportData,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        cudaMemPool_t,
-        *mut cudaMemPoolPtrExportData,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMemPoolImportPointer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ptr, memPool, exportData) })
+    dynamic_call!(
+        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut ::core::ffi::c_void, memPool :
+        cudaMemPool_t, exportData : * mut cudaMemPoolPtrExportData) -> cudaError_t
+    )
 }
 /// Returns attributes about a specified pointer.
 ///
@@ -10014,15 +9109,10 @@ pub unsafe fn cudaPointerGetAttributes(
     attributes: *mut cudaPointerAttributes,
     ptr: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaPointerAttributes,
-        *const ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaPointerGetAttributes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(attributes, ptr) })
+    dynamic_call!(
+        c"cudaPointerGetAttributes", fn (attributes : * mut cudaPointerAttributes, ptr :
+        * const ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
@@ -10055,16 +9145,10 @@ pub unsafe fn cudaDeviceCanAccessPeer(
     device: ::core::ffi::c_int,
     peerDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceCanAccessPeer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(canAccessPeer, device, peerDevice) })
+    dynamic_call!(
+        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut ::core::ffi::c_int, device
+        : ::core::ffi::c_int, peerDevice : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Enables direct access to memory allocations on a peer device.
 ///
@@ -10114,15 +9198,10 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
     peerDevice: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceEnablePeerAccess")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(peerDevice, flags) })
+    dynamic_call!(
+        c"cudaDeviceEnablePeerAccess", fn (peerDevice : ::core::ffi::c_int, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Disables direct access to memory allocations on a peer device.
 ///
@@ -10150,12 +9229,10 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 pub unsafe fn cudaDeviceDisablePeerAccess(
     peerDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceDisablePeerAccess")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(peerDevice) })
+    dynamic_call!(
+        c"cudaDeviceDisablePeerAccess", fn (peerDevice : ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Unregisters a graphics resource for access by CUDA.
 ///
@@ -10188,12 +9265,10 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 pub unsafe fn cudaGraphicsUnregisterResource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphicsResource_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsUnregisterResource")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(resource) })
+    dynamic_call!(
+        c"cudaGraphicsUnregisterResource", fn (resource : cudaGraphicsResource_t) ->
+        cudaError_t
+    )
 }
 /// Set usage flags for mapping a graphics resource.
 ///
@@ -10239,15 +9314,10 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
     resource: cudaGraphicsResource_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphicsResource_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsResourceSetMapFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(resource, flags) })
+    dynamic_call!(
+        c"cudaGraphicsResourceSetMapFlags", fn (resource : cudaGraphicsResource_t, flags
+        : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Map graphics resources for access by CUDA.
 ///
@@ -10292,16 +9362,10 @@ pub unsafe fn cudaGraphicsMapResources(
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        *mut cudaGraphicsResource_t,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsMapResources")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(count, resources, stream) })
+    dynamic_call!(
+        c"cudaGraphicsMapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Unmap graphics resources.
 ///
@@ -10342,16 +9406,10 @@ pub unsafe fn cudaGraphicsUnmapResources(
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        *mut cudaGraphicsResource_t,
-        cudaStream_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsUnmapResources")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(count, resources, stream) })
+    dynamic_call!(
+        c"cudaGraphicsUnmapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
+    )
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
@@ -10378,16 +9436,11 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
     size: *mut usize,
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        cudaGraphicsResource_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsResourceGetMappedPointer")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(devPtr, size, resource) })
+    dynamic_call!(
+        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut
+        ::core::ffi::c_void, size : * mut usize, resource : cudaGraphicsResource_t) ->
+        cudaError_t
+    )
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
@@ -10428,17 +9481,11 @@ pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     arrayIndex: ::core::ffi::c_uint,
     mipLevel: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArray_t,
-        cudaGraphicsResource_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsSubResourceGetMappedArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(array, resource, arrayIndex, mipLevel) })
+    dynamic_call!(
+        c"cudaGraphicsSubResourceGetMappedArray", fn (array : * mut cudaArray_t, resource
+        : cudaGraphicsResource_t, arrayIndex : ::core::ffi::c_uint, mipLevel :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
@@ -10471,15 +9518,10 @@ pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaMipmappedArray_t,
-        cudaGraphicsResource_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphicsResourceGetMappedMipmappedArray")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(mipmappedArray, resource) })
+    dynamic_call!(
+        c"cudaGraphicsResourceGetMappedMipmappedArray", fn (mipmappedArray : * mut
+        cudaMipmappedArray_t, resource : cudaGraphicsResource_t) -> cudaError_t
+    )
 }
 /// Get the channel descriptor of an array.
 ///
@@ -10506,15 +9548,10 @@ pub unsafe fn cudaGetChannelDesc(
     desc: *mut cudaChannelFormatDesc,
     array: cudaArray_const_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaChannelFormatDesc,
-        cudaArray_const_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetChannelDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(desc, array) })
+    dynamic_call!(
+        c"cudaGetChannelDesc", fn (desc : * mut cudaChannelFormatDesc, array :
+        cudaArray_const_t) -> cudaError_t
+    )
 }
 /// Returns a channel descriptor using the specified format.
 ///
@@ -10558,18 +9595,11 @@ pub unsafe fn cudaCreateChannelDesc(
     w: ::core::ffi::c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-        cudaChannelFormatKind,
-    ) -> cudaChannelFormatDesc;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaCreateChannelDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(x, y, z, w, f) })
+    dynamic_call!(
+        c"cudaCreateChannelDesc", fn (x : ::core::ffi::c_int, y : ::core::ffi::c_int, z :
+        ::core::ffi::c_int, w : ::core::ffi::c_int, f : cudaChannelFormatKind) ->
+        cudaChannelFormatDesc
+    )
 }
 /// Creates a texture object.
 ///
@@ -10800,17 +9830,11 @@ pub unsafe fn cudaCreateTextureObject(
     pTexDesc: *const cudaTextureDesc,
     pResViewDesc: *const cudaResourceViewDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaTextureObject_t,
-        *const cudaResourceDesc,
-        *const cudaTextureDesc,
-        *const cudaResourceViewDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaCreateTextureObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc) })
+    dynamic_call!(
+        c"cudaCreateTextureObject", fn (pTexObject : * mut cudaTextureObject_t, pResDesc
+        : * const cudaResourceDesc, pTexDesc : * const cudaTextureDesc, pResViewDesc : *
+        const cudaResourceViewDesc) -> cudaError_t
+    )
 }
 /// Destroys a texture object.
 ///
@@ -10835,12 +9859,9 @@ pub unsafe fn cudaCreateTextureObject(
 pub unsafe fn cudaDestroyTextureObject(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaTextureObject_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDestroyTextureObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(texObject) })
+    dynamic_call!(
+        c"cudaDestroyTextureObject", fn (texObject : cudaTextureObject_t) -> cudaError_t
+    )
 }
 /// Returns a texture object's resource descriptor.
 ///
@@ -10868,15 +9889,10 @@ pub unsafe fn cudaGetTextureObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaResourceDesc,
-        cudaTextureObject_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetTextureObjectResourceDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pResDesc, texObject) })
+    dynamic_call!(
+        c"cudaGetTextureObjectResourceDesc", fn (pResDesc : * mut cudaResourceDesc,
+        texObject : cudaTextureObject_t) -> cudaError_t
+    )
 }
 /// Returns a texture object's texture descriptor.
 ///
@@ -10904,15 +9920,10 @@ pub unsafe fn cudaGetTextureObjectTextureDesc(
     pTexDesc: *mut cudaTextureDesc,
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaTextureDesc,
-        cudaTextureObject_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetTextureObjectTextureDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pTexDesc, texObject) })
+    dynamic_call!(
+        c"cudaGetTextureObjectTextureDesc", fn (pTexDesc : * mut cudaTextureDesc,
+        texObject : cudaTextureObject_t) -> cudaError_t
+    )
 }
 /// Returns a texture object's resource view descriptor.
 ///
@@ -10941,15 +9952,10 @@ pub unsafe fn cudaGetTextureObjectResourceViewDesc(
     pResViewDesc: *mut cudaResourceViewDesc,
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaResourceViewDesc,
-        cudaTextureObject_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetTextureObjectResourceViewDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pResViewDesc, texObject) })
+    dynamic_call!(
+        c"cudaGetTextureObjectResourceViewDesc", fn (pResViewDesc : * mut
+        cudaResourceViewDesc, texObject : cudaTextureObject_t) -> cudaError_t
+    )
 }
 /// Creates a surface object.
 ///
@@ -10985,15 +9991,10 @@ pub unsafe fn cudaCreateSurfaceObject(
     pSurfObject: *mut cudaSurfaceObject_t,
     pResDesc: *const cudaResourceDesc,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaSurfaceObject_t,
-        *const cudaResourceDesc,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaCreateSurfaceObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pSurfObject, pResDesc) })
+    dynamic_call!(
+        c"cudaCreateSurfaceObject", fn (pSurfObject : * mut cudaSurfaceObject_t, pResDesc
+        : * const cudaResourceDesc) -> cudaError_t
+    )
 }
 /// Destroys a surface object.
 ///
@@ -11018,12 +10019,9 @@ pub unsafe fn cudaCreateSurfaceObject(
 pub unsafe fn cudaDestroySurfaceObject(
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaSurfaceObject_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDestroySurfaceObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(surfObject) })
+    dynamic_call!(
+        c"cudaDestroySurfaceObject", fn (surfObject : cudaSurfaceObject_t) -> cudaError_t
+    )
 }
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
 ///
@@ -11048,15 +10046,10 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaResourceDesc,
-        cudaSurfaceObject_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetSurfaceObjectResourceDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pResDesc, surfObject) })
+    dynamic_call!(
+        c"cudaGetSurfaceObjectResourceDesc", fn (pResDesc : * mut cudaResourceDesc,
+        surfObject : cudaSurfaceObject_t) -> cudaError_t
+    )
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
@@ -11087,12 +10080,10 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 pub unsafe fn cudaDriverGetVersion(
     driverVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDriverGetVersion")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(driverVersion) })
+    dynamic_call!(
+        c"cudaDriverGetVersion", fn (driverVersion : * mut ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Returns the CUDA Runtime version.
 ///
@@ -11126,12 +10117,10 @@ pub unsafe fn cudaDriverGetVersion(
 pub unsafe fn cudaRuntimeGetVersion(
     runtimeVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut ::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaRuntimeGetVersion")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(runtimeVersion) })
+    dynamic_call!(
+        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Register a callback function to receive error log messages.
 ///
@@ -11153,16 +10142,11 @@ pub unsafe fn cudaLogsRegisterCallback(
     userData: *mut ::core::ffi::c_void,
     callback_out: *mut cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaLogsCallback_t,
-        *mut ::core::ffi::c_void,
-        *mut cudaLogsCallbackHandle,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLogsRegisterCallback")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(callbackFunc, userData, callback_out) })
+    dynamic_call!(
+        c"cudaLogsRegisterCallback", fn (callbackFunc : cudaLogsCallback_t, userData : *
+        mut ::core::ffi::c_void, callback_out : * mut cudaLogsCallbackHandle) ->
+        cudaError_t
+    )
 }
 /// Unregister a log message callback.
 ///
@@ -11180,12 +10164,10 @@ pub unsafe fn cudaLogsRegisterCallback(
 pub unsafe fn cudaLogsUnregisterCallback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaLogsCallbackHandle) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLogsUnregisterCallback")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(callback) })
+    dynamic_call!(
+        c"cudaLogsUnregisterCallback", fn (callback : cudaLogsCallbackHandle) ->
+        cudaError_t
+    )
 }
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
 ///
@@ -11205,15 +10187,10 @@ pub unsafe fn cudaLogsCurrent(
     iterator_out: *mut cudaLogIterator,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaLogIterator,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLogsCurrent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(iterator_out, flags) })
+    dynamic_call!(
+        c"cudaLogsCurrent", fn (iterator_out : * mut cudaLogIterator, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Dump accumulated driver logs into a file.
 ///
@@ -11245,16 +10222,10 @@ pub unsafe fn cudaLogsDumpToFile(
     pathToFile: *const ::core::ffi::c_char,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaLogIterator,
-        *const ::core::ffi::c_char,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLogsDumpToFile")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(iterator, pathToFile, flags) })
+    dynamic_call!(
+        c"cudaLogsDumpToFile", fn (iterator : * mut cudaLogIterator, pathToFile : * const
+        ::core::ffi::c_char, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Dump accumulated driver logs into a buffer.
 ///
@@ -11317,17 +10288,11 @@ pub unsafe fn cudaLogsDumpToMemory(
     size: *mut usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaLogIterator,
-        *mut ::core::ffi::c_char,
-        *mut usize,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLogsDumpToMemory")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(iterator, buffer, size, flags) })
+    dynamic_call!(
+        c"cudaLogsDumpToMemory", fn (iterator : * mut cudaLogIterator, buffer : * mut
+        ::core::ffi::c_char, size : * mut usize, flags : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Creates a graph.
 ///
@@ -11364,15 +10329,10 @@ pub unsafe fn cudaGraphCreate(
     pGraph: *mut cudaGraph_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraph_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraph, flags) })
+    dynamic_call!(
+        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : ::core::ffi::c_uint)
+        -> cudaError_t
+    )
 }
 /// Creates a kernel execution node and adds it to a graph.
 ///
@@ -11471,18 +10431,11 @@ pub unsafe fn cudaGraphAddKernelNode(
     numDependencies: usize,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaKernelNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddKernelNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphAddKernelNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        pNodeParams : * const cudaKernelNodeParams) -> cudaError_t
+    )
 }
 /// Returns a kernel node's parameters.
 ///
@@ -11520,15 +10473,10 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaKernelNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphKernelNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
+        cudaKernelNodeParams) -> cudaError_t
+    )
 }
 /// Sets a kernel node's parameters.
 ///
@@ -11557,15 +10505,10 @@ pub unsafe fn cudaGraphKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaKernelNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphKernelNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        const cudaKernelNodeParams) -> cudaError_t
+    )
 }
 /// Copies attributes from source node to destination node.
 ///
@@ -11592,12 +10535,10 @@ pub unsafe fn cudaGraphKernelNodeCopyAttributes(
     hDst: cudaGraphNode_t,
     hSrc: cudaGraphNode_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaGraphNode_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeCopyAttributes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hDst, hSrc) })
+    dynamic_call!(
+        c"cudaGraphKernelNodeCopyAttributes", fn (hDst : cudaGraphNode_t, hSrc :
+        cudaGraphNode_t) -> cudaError_t
+    )
 }
 /// Queries node attribute.
 ///
@@ -11626,16 +10567,10 @@ pub unsafe fn cudaGraphKernelNodeGetAttribute(
     attr: cudaLaunchAttributeID,
     value_out: *mut cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        cudaLaunchAttributeID,
-        *mut cudaLaunchAttributeValue,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeGetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, attr, value_out) })
+    dynamic_call!(
+        c"cudaGraphKernelNodeGetAttribute", fn (hNode : cudaGraphNode_t, attr :
+        cudaLaunchAttributeID, value_out : * mut cudaLaunchAttributeValue) -> cudaError_t
+    )
 }
 /// Sets node attribute.
 ///
@@ -11664,16 +10599,10 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
     attr: cudaLaunchAttributeID,
     value: *const cudaLaunchAttributeValue,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        cudaLaunchAttributeID,
-        *const cudaLaunchAttributeValue,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphKernelNodeSetAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, attr, value) })
+    dynamic_call!(
+        c"cudaGraphKernelNodeSetAttribute", fn (hNode : cudaGraphNode_t, attr :
+        cudaLaunchAttributeID, value : * const cudaLaunchAttributeValue) -> cudaError_t
+    )
 }
 /// Creates a memcpy node and adds it to a graph.
 ///
@@ -11731,18 +10660,11 @@ pub unsafe fn cudaGraphAddMemcpyNode(
     numDependencies: usize,
     pCopyParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaMemcpy3DParms,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddMemcpyNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) })
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        pCopyParams : * const cudaMemcpy3DParms) -> cudaError_t
+    )
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
 ///
@@ -11889,15 +10811,10 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaMemcpy3DParms,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
+        cudaMemcpy3DParms) -> cudaError_t
+    )
 }
 /// Sets a memcpy node's parameters.
 ///
@@ -11929,15 +10846,10 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaMemcpy3DParms,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        const cudaMemcpy3DParms) -> cudaError_t
+    )
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device.
 ///
@@ -12050,18 +10962,11 @@ pub unsafe fn cudaGraphAddMemsetNode(
     numDependencies: usize,
     pMemsetParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaMemsetParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddMemsetNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) })
+    dynamic_call!(
+        c"cudaGraphAddMemsetNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        pMemsetParams : * const cudaMemsetParams) -> cudaError_t
+    )
 }
 /// Returns a memset node's parameters.
 ///
@@ -12090,15 +10995,10 @@ pub unsafe fn cudaGraphMemsetNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaMemsetParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemsetNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphMemsetNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
+        cudaMemsetParams) -> cudaError_t
+    )
 }
 /// Sets a memset node's parameters.
 ///
@@ -12127,15 +11027,10 @@ pub unsafe fn cudaGraphMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaMemsetParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemsetNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphMemsetNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : *
+        const cudaMemsetParams) -> cudaError_t
+    )
 }
 /// Creates a host execution node and adds it to a graph.
 ///
@@ -12185,18 +11080,11 @@ pub unsafe fn cudaGraphAddHostNode(
     numDependencies: usize,
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaHostNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddHostNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphAddHostNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        pNodeParams : * const cudaHostNodeParams) -> cudaError_t
+    )
 }
 /// Returns a host node's parameters.
 ///
@@ -12225,15 +11113,10 @@ pub unsafe fn cudaGraphHostNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaHostNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphHostNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphHostNodeGetParams", fn (node : cudaGraphNode_t, pNodeParams : * mut
+        cudaHostNodeParams) -> cudaError_t
+    )
 }
 /// Sets a host node's parameters.
 ///
@@ -12262,15 +11145,10 @@ pub unsafe fn cudaGraphHostNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaHostNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphHostNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphHostNodeSetParams", fn (node : cudaGraphNode_t, pNodeParams : * const
+        cudaHostNodeParams) -> cudaError_t
+    )
 }
 /// Creates a child graph node and adds it to a graph.
 ///
@@ -12322,18 +11200,11 @@ pub unsafe fn cudaGraphAddChildGraphNode(
     numDependencies: usize,
     childGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        cudaGraph_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddChildGraphNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph) })
+    dynamic_call!(
+        c"cudaGraphAddChildGraphNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        childGraph : cudaGraph_t) -> cudaError_t
+    )
 }
 /// Gets a handle to the embedded graph of a child graph node.
 ///
@@ -12365,12 +11236,10 @@ pub unsafe fn cudaGraphChildGraphNodeGetGraph(
     node: cudaGraphNode_t,
     pGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaGraph_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphChildGraphNodeGetGraph")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pGraph) })
+    dynamic_call!(
+        c"cudaGraphChildGraphNodeGetGraph", fn (node : cudaGraphNode_t, pGraph : * mut
+        cudaGraph_t) -> cudaError_t
+    )
 }
 /// Creates an empty node and adds it to a graph.
 ///
@@ -12418,17 +11287,11 @@ pub unsafe fn cudaGraphAddEmptyNode(
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddEmptyNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies) })
+    dynamic_call!(
+        c"cudaGraphAddEmptyNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize) ->
+        cudaError_t
+    )
 }
 /// Creates an event record node and adds it to a graph.
 ///
@@ -12865,12 +11728,10 @@ pub unsafe fn cudaGraphClone(
     pGraphClone: *mut cudaGraph_t,
     originalGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaGraph_t, cudaGraph_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphClone")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphClone, originalGraph) })
+    dynamic_call!(
+        c"cudaGraphClone", fn (pGraphClone : * mut cudaGraph_t, originalGraph :
+        cudaGraph_t) -> cudaError_t
+    )
 }
 /// Finds a cloned version of a node.
 ///
@@ -12905,16 +11766,10 @@ pub unsafe fn cudaGraphNodeFindInClone(
     originalNode: cudaGraphNode_t,
     clonedGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraphNode_t,
-        cudaGraph_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeFindInClone")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pNode, originalNode, clonedGraph) })
+    dynamic_call!(
+        c"cudaGraphNodeFindInClone", fn (pNode : * mut cudaGraphNode_t, originalNode :
+        cudaGraphNode_t, clonedGraph : cudaGraph_t) -> cudaError_t
+    )
 }
 /// Returns a node's type.
 ///
@@ -12950,15 +11805,10 @@ pub unsafe fn cudaGraphNodeGetType(
     node: cudaGraphNode_t,
     pType: *mut cudaGraphNodeType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaGraphNodeType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetType")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pType) })
+    dynamic_call!(
+        c"cudaGraphNodeGetType", fn (node : cudaGraphNode_t, pType : * mut
+        cudaGraphNodeType) -> cudaError_t
+    )
 }
 /// Returns the graph that contains a given graph node.
 ///
@@ -12986,12 +11836,10 @@ pub unsafe fn cudaGraphNodeGetContainingGraph(
     hNode: cudaGraphNode_t,
     phGraph: *mut cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaGraph_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetContainingGraph")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, phGraph) })
+    dynamic_call!(
+        c"cudaGraphNodeGetContainingGraph", fn (hNode : cudaGraphNode_t, phGraph : * mut
+        cudaGraph_t) -> cudaError_t
+    )
 }
 /// Returns the node id of a given graph node.
 ///
@@ -13020,15 +11868,10 @@ pub unsafe fn cudaGraphNodeGetLocalId(
     hNode: cudaGraphNode_t,
     nodeId: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetLocalId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, nodeId) })
+    dynamic_call!(
+        c"cudaGraphNodeGetLocalId", fn (hNode : cudaGraphNode_t, nodeId : * mut
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Returns an id used by tools to identify a given node.
 ///
@@ -13053,15 +11896,10 @@ pub unsafe fn cudaGraphNodeGetToolsId(
     hNode: cudaGraphNode_t,
     toolsNodeId: *mut ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetToolsId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, toolsNodeId) })
+    dynamic_call!(
+        c"cudaGraphNodeGetToolsId", fn (hNode : cudaGraphNode_t, toolsNodeId : * mut
+        ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// Returns the id of a given graph.
 ///
@@ -13089,15 +11927,10 @@ pub unsafe fn cudaGraphGetId(
     hGraph: cudaGraph_t,
     graphID: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *mut ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphGetId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraph, graphID) })
+    dynamic_call!(
+        c"cudaGraphGetId", fn (hGraph : cudaGraph_t, graphID : * mut ::core::ffi::c_uint)
+        -> cudaError_t
+    )
 }
 /// Returns the id of a given graph exec.
 ///
@@ -13125,15 +11958,10 @@ pub unsafe fn cudaGraphExecGetId(
     hGraphExec: cudaGraphExec_t,
     graphID: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        *mut ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecGetId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, graphID) })
+    dynamic_call!(
+        c"cudaGraphExecGetId", fn (hGraphExec : cudaGraphExec_t, graphID : * mut
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Returns a graph's nodes.
 ///
@@ -13171,16 +11999,10 @@ pub unsafe fn cudaGraphGetNodes(
     nodes: *mut cudaGraphNode_t,
     numNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *mut cudaGraphNode_t,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphGetNodes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, nodes, numNodes) })
+    dynamic_call!(
+        c"cudaGraphGetNodes", fn (graph : cudaGraph_t, nodes : * mut cudaGraphNode_t,
+        numNodes : * mut usize) -> cudaError_t
+    )
 }
 /// Returns a graph's root nodes.
 ///
@@ -13218,16 +12040,10 @@ pub unsafe fn cudaGraphGetRootNodes(
     pRootNodes: *mut cudaGraphNode_t,
     pNumRootNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *mut cudaGraphNode_t,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphGetRootNodes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, pRootNodes, pNumRootNodes) })
+    dynamic_call!(
+        c"cudaGraphGetRootNodes", fn (graph : cudaGraph_t, pRootNodes : * mut
+        cudaGraphNode_t, pNumRootNodes : * mut usize) -> cudaError_t
+    )
 }
 /// Returns a graph's dependency edges.
 ///
@@ -13276,18 +12092,11 @@ pub unsafe fn cudaGraphGetEdges(
     edgeData: *mut cudaGraphEdgeData,
     numEdges: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *mut cudaGraphNode_t,
-        *mut cudaGraphNode_t,
-        *mut cudaGraphEdgeData,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphGetEdges")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, from, to, edgeData, numEdges) })
+    dynamic_call!(
+        c"cudaGraphGetEdges", fn (graph : cudaGraph_t, from : * mut cudaGraphNode_t, to :
+        * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, numEdges : * mut
+        usize) -> cudaError_t
+    )
 }
 /// Returns a node's dependencies.
 ///
@@ -13333,17 +12142,11 @@ pub unsafe fn cudaGraphNodeGetDependencies(
     edgeData: *mut cudaGraphEdgeData,
     pNumDependencies: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaGraphNode_t,
-        *mut cudaGraphEdgeData,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetDependencies")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pDependencies, edgeData, pNumDependencies) })
+    dynamic_call!(
+        c"cudaGraphNodeGetDependencies", fn (node : cudaGraphNode_t, pDependencies : *
+        mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, pNumDependencies : * mut
+        usize) -> cudaError_t
+    )
 }
 /// Returns a node's dependent nodes.
 ///
@@ -13389,17 +12192,11 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
     edgeData: *mut cudaGraphEdgeData,
     pNumDependentNodes: *mut usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaGraphNode_t,
-        *mut cudaGraphEdgeData,
-        *mut usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetDependentNodes")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, pDependentNodes, edgeData, pNumDependentNodes) })
+    dynamic_call!(
+        c"cudaGraphNodeGetDependentNodes", fn (node : cudaGraphNode_t, pDependentNodes :
+        * mut cudaGraphNode_t, edgeData : * mut cudaGraphEdgeData, pNumDependentNodes : *
+        mut usize) -> cudaError_t
+    )
 }
 /// Adds dependency edges to a graph.
 ///
@@ -13439,18 +12236,11 @@ pub unsafe fn cudaGraphAddDependencies(
     edgeData: *const cudaGraphEdgeData,
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphEdgeData,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddDependencies")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, from, to, edgeData, numDependencies) })
+    dynamic_call!(
+        c"cudaGraphAddDependencies", fn (graph : cudaGraph_t, from : * const
+        cudaGraphNode_t, to : * const cudaGraphNode_t, edgeData : * const
+        cudaGraphEdgeData, numDependencies : usize) -> cudaError_t
+    )
 }
 /// Removes dependency edges from a graph.
 ///
@@ -13493,18 +12283,11 @@ pub unsafe fn cudaGraphRemoveDependencies(
     edgeData: *const cudaGraphEdgeData,
     numDependencies: usize,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphEdgeData,
-        usize,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphRemoveDependencies")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, from, to, edgeData, numDependencies) })
+    dynamic_call!(
+        c"cudaGraphRemoveDependencies", fn (graph : cudaGraph_t, from : * const
+        cudaGraphNode_t, to : * const cudaGraphNode_t, edgeData : * const
+        cudaGraphEdgeData, numDependencies : usize) -> cudaError_t
+    )
 }
 /// Remove a node from the graph.
 ///
@@ -13535,12 +12318,7 @@ pub unsafe fn cudaGraphRemoveDependencies(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphDestroyNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node) })
+    dynamic_call!(c"cudaGraphDestroyNode", fn (node : cudaGraphNode_t) -> cudaError_t)
 }
 /// Creates an executable graph from a graph.
 ///
@@ -13633,16 +12411,10 @@ pub unsafe fn cudaGraphInstantiate(
     graph: cudaGraph_t,
     flags: ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphExec_t,
-        cudaGraph_t,
-        ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphInstantiate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphExec, graph, flags) })
+    dynamic_call!(
+        c"cudaGraphInstantiate", fn (pGraphExec : * mut cudaGraphExec_t, graph :
+        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// Creates an executable graph from a graph.
 ///
@@ -13847,16 +12619,11 @@ pub unsafe fn cudaGraphInstantiateWithParams(
     graph: cudaGraph_t,
     instantiateParams: *mut cudaGraphInstantiateParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphExec_t,
-        cudaGraph_t,
-        *mut cudaGraphInstantiateParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphInstantiateWithParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphExec, graph, instantiateParams) })
+    dynamic_call!(
+        c"cudaGraphInstantiateWithParams", fn (pGraphExec : * mut cudaGraphExec_t, graph
+        : cudaGraph_t, instantiateParams : * mut cudaGraphInstantiateParams) ->
+        cudaError_t
+    )
 }
 /// Query the instantiation flags of an executable graph.
 ///
@@ -13887,15 +12654,10 @@ pub unsafe fn cudaGraphExecGetFlags(
     graphExec: cudaGraphExec_t,
     flags: *mut ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        *mut ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecGetFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graphExec, flags) })
+    dynamic_call!(
+        c"cudaGraphExecGetFlags", fn (graphExec : cudaGraphExec_t, flags : * mut
+        ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// Sets the parameters for a kernel node in the given graphExec.
 ///
@@ -13969,16 +12731,10 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaKernelNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecKernelNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecKernelNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, pNodeParams : * const cudaKernelNodeParams) -> cudaError_t
+    )
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
 ///
@@ -14038,16 +12794,10 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemcpy3DParms,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaMemcpy3DParms,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecMemcpyNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, pNodeParams : * const cudaMemcpy3DParms) -> cudaError_t
+    )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
 ///
@@ -14215,16 +12965,10 @@ pub unsafe fn cudaGraphExecMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaMemsetParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecMemsetNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecMemsetNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, pNodeParams : * const cudaMemsetParams) -> cudaError_t
+    )
 }
 /// Sets the parameters for a host node in the given graphExec.
 ///
@@ -14271,16 +13015,10 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaHostNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaHostNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecHostNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, pNodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecHostNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, pNodeParams : * const cudaHostNodeParams) -> cudaError_t
+    )
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
@@ -14620,16 +13358,10 @@ pub unsafe fn cudaGraphExecUpdate(
     hGraph: cudaGraph_t,
     resultInfo: *mut cudaGraphExecUpdateResultInfo,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraph_t,
-        *mut cudaGraphExecUpdateResultInfo,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecUpdate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hGraph, resultInfo) })
+    dynamic_call!(
+        c"cudaGraphExecUpdate", fn (hGraphExec : cudaGraphExec_t, hGraph : cudaGraph_t,
+        resultInfo : * mut cudaGraphExecUpdateResultInfo) -> cudaError_t
+    )
 }
 /// Uploads an executable graph in a stream.
 ///
@@ -14677,12 +13409,10 @@ pub unsafe fn cudaGraphLaunch(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t, cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphLaunch")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graphExec, stream) })
+    dynamic_call!(
+        c"cudaGraphLaunch", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
 }
 /// Destroys an executable graph.
 ///
@@ -14708,12 +13438,9 @@ pub unsafe fn cudaGraphLaunch(
 pub unsafe fn cudaGraphExecDestroy(
     graphExec: cudaGraphExec_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graphExec) })
+    dynamic_call!(
+        c"cudaGraphExecDestroy", fn (graphExec : cudaGraphExec_t) -> cudaError_t
+    )
 }
 /// Destroys a graph.
 ///
@@ -14735,12 +13462,7 @@ pub unsafe fn cudaGraphExecDestroy(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraph_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph) })
+    dynamic_call!(c"cudaGraphDestroy", fn (graph : cudaGraph_t) -> cudaError_t)
 }
 /// Write a DOT file describing graph structure.
 ///
@@ -14768,16 +13490,10 @@ pub unsafe fn cudaGraphDebugDotPrint(
     path: *const ::core::ffi::c_char,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        *const ::core::ffi::c_char,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphDebugDotPrint")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, path, flags) })
+    dynamic_call!(
+        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const
+        ::core::ffi::c_char, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Create a user object.
 ///
@@ -14822,18 +13538,11 @@ pub unsafe fn cudaUserObjectCreate(
     initialRefcount: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaUserObject_t,
-        *mut ::core::ffi::c_void,
-        cudaHostFn_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaUserObjectCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(object_out, ptr, destroy, initialRefcount, flags) })
+    dynamic_call!(
+        c"cudaUserObjectCreate", fn (object_out : * mut cudaUserObject_t, ptr : * mut
+        ::core::ffi::c_void, destroy : cudaHostFn_t, initialRefcount :
+        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Retain a reference to a user object.
 ///
@@ -14867,15 +13576,10 @@ pub unsafe fn cudaUserObjectRetain(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaUserObject_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaUserObjectRetain")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(object, count) })
+    dynamic_call!(
+        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Release a reference to a user object.
 ///
@@ -14912,15 +13616,10 @@ pub unsafe fn cudaUserObjectRelease(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaUserObject_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaUserObjectRelease")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(object, count) })
+    dynamic_call!(
+        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Retain a reference to a user object from a graph.
 ///
@@ -14958,17 +13657,10 @@ pub unsafe fn cudaGraphRetainUserObject(
     count: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        cudaUserObject_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphRetainUserObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, object, count, flags) })
+    dynamic_call!(
+        c"cudaGraphRetainUserObject", fn (graph : cudaGraph_t, object : cudaUserObject_t,
+        count : ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Release a user object reference from a graph.
 ///
@@ -15003,16 +13695,10 @@ pub unsafe fn cudaGraphReleaseUserObject(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraph_t,
-        cudaUserObject_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphReleaseUserObject")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graph, object, count) })
+    dynamic_call!(
+        c"cudaGraphReleaseUserObject", fn (graph : cudaGraph_t, object :
+        cudaUserObject_t, count : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Adds a node of arbitrary type to a graph.
 ///
@@ -15065,28 +13751,12 @@ pub unsafe fn cudaGraphAddNode(
     numDependencies: usize,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        *const cudaGraphEdgeData,
-        usize,
-        *mut cudaGraphNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            pGraphNode,
-            graph,
-            pDependencies,
-            dependencyData,
-            numDependencies,
-            nodeParams,
-        )
-    })
+    dynamic_call!(
+        c"cudaGraphAddNode", fn (pGraphNode : * mut cudaGraphNode_t, graph : cudaGraph_t,
+        pDependencies : * const cudaGraphNode_t, dependencyData : * const
+        cudaGraphEdgeData, numDependencies : usize, nodeParams : * mut
+        cudaGraphNodeParams) -> cudaError_t
+    )
 }
 /// Update a graph node's parameters.
 ///
@@ -15120,15 +13790,10 @@ pub unsafe fn cudaGraphNodeSetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaGraphNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphNodeSetParams", fn (node : cudaGraphNode_t, nodeParams : * mut
+        cudaGraphNodeParams) -> cudaError_t
+    )
 }
 /// Returns a graph node's parameters.
 ///
@@ -15170,15 +13835,10 @@ pub unsafe fn cudaGraphNodeGetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaGraphNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphNodeGetParams", fn (node : cudaGraphNode_t, nodeParams : * mut
+        cudaGraphNodeParams) -> cudaError_t
+    )
 }
 /// Update a graph node's parameters in an instantiated graph.
 ///
@@ -15219,16 +13879,10 @@ pub unsafe fn cudaGraphExecNodeSetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *mut cudaGraphNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graphExec, node, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecNodeSetParams", fn (graphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, nodeParams : * mut cudaGraphNodeParams) -> cudaError_t
+    )
 }
 /// Create a conditional handle.
 ///
@@ -15264,17 +13918,11 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
     defaultLaunchValue: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphConditionalHandle,
-        cudaGraph_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphConditionalHandleCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pHandle_out, graph, defaultLaunchValue, flags) })
+    dynamic_call!(
+        c"cudaGraphConditionalHandleCreate", fn (pHandle_out : * mut
+        cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue :
+        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Create a conditional handle.
 ///
@@ -15312,18 +13960,12 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
     defaultLaunchValue: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphConditionalHandle,
-        cudaGraph_t,
-        cudaExecutionContext_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphConditionalHandleCreate_v2")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pHandle_out, graph, ctx, defaultLaunchValue, flags) })
+    dynamic_call!(
+        c"cudaGraphConditionalHandleCreate_v2", fn (pHandle_out : * mut
+        cudaGraphConditionalHandle, graph : cudaGraph_t, ctx : cudaExecutionContext_t,
+        defaultLaunchValue : ::core::ffi::c_uint, flags : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Returns the requested driver API function pointer.
 ///
@@ -15413,17 +14055,11 @@ pub unsafe fn cudaGetDriverEntryPoint(
     flags: ::core::ffi::c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_char,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_ulonglong,
-        *mut cudaDriverEntryPointQueryResult,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDriverEntryPoint")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(symbol, funcPtr, flags, driverStatus) })
+    dynamic_call!(
+        c"cudaGetDriverEntryPoint", fn (symbol : * const ::core::ffi::c_char, funcPtr : *
+        mut * mut ::core::ffi::c_void, flags : ::core::ffi::c_ulonglong, driverStatus : *
+        mut cudaDriverEntryPointQueryResult) -> cudaError_t
+    )
 }
 /// Returns the requested driver API function pointer by CUDA version.
 ///
@@ -15519,18 +14155,12 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
     flags: ::core::ffi::c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_char,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_ulonglong,
-        *mut cudaDriverEntryPointQueryResult,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetDriverEntryPointByVersion")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(symbol, funcPtr, cudaVersion, flags, driverStatus) })
+    dynamic_call!(
+        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const ::core::ffi::c_char,
+        funcPtr : * mut * mut ::core::ffi::c_void, cudaVersion : ::core::ffi::c_uint,
+        flags : ::core::ffi::c_ulonglong, driverStatus : * mut
+        cudaDriverEntryPointQueryResult) -> cudaError_t
+    )
 }
 /// Load a library with specified code and options.
 ///
@@ -15603,32 +14233,13 @@ pub unsafe fn cudaLibraryLoadData(
     libraryOptionValues: *mut *mut ::core::ffi::c_void,
     numLibraryOptions: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaLibrary_t,
-        *const ::core::ffi::c_void,
-        *mut cudaJitOption,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-        *mut cudaLibraryOption,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryLoadData")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            library,
-            code,
-            jitOptions,
-            jitOptionsValues,
-            numJitOptions,
-            libraryOptions,
-            libraryOptionValues,
-            numLibraryOptions,
-        )
-    })
+    dynamic_call!(
+        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const
+        ::core::ffi::c_void, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
+        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
+        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
+        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Load a library with specified file and options.
 ///
@@ -15702,32 +14313,13 @@ pub unsafe fn cudaLibraryLoadFromFile(
     libraryOptionValues: *mut *mut ::core::ffi::c_void,
     numLibraryOptions: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaLibrary_t,
-        *const ::core::ffi::c_char,
-        *mut cudaJitOption,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-        *mut cudaLibraryOption,
-        *mut *mut ::core::ffi::c_void,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryLoadFromFile")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(
-            library,
-            fileName,
-            jitOptions,
-            jitOptionsValues,
-            numJitOptions,
-            libraryOptions,
-            libraryOptionValues,
-            numLibraryOptions,
-        )
-    })
+    dynamic_call!(
+        c"cudaLibraryLoadFromFile", fn (library : * mut cudaLibrary_t, fileName : * const
+        ::core::ffi::c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
+        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
+        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
+        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Unloads a library.
 ///
@@ -15751,12 +14343,7 @@ pub unsafe fn cudaLibraryLoadFromFile(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaLibrary_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryUnload")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(library) })
+    dynamic_call!(c"cudaLibraryUnload", fn (library : cudaLibrary_t) -> cudaError_t)
 }
 /// Returns a kernel handle.
 ///
@@ -15789,16 +14376,10 @@ pub unsafe fn cudaLibraryGetKernel(
     library: cudaLibrary_t,
     name: *const ::core::ffi::c_char,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaKernel_t,
-        cudaLibrary_t,
-        *const ::core::ffi::c_char,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryGetKernel")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pKernel, library, name) })
+    dynamic_call!(
+        c"cudaLibraryGetKernel", fn (pKernel : * mut cudaKernel_t, library :
+        cudaLibrary_t, name : * const ::core::ffi::c_char) -> cudaError_t
+    )
 }
 /// Returns a global device pointer.
 ///
@@ -15839,17 +14420,11 @@ pub unsafe fn cudaLibraryGetGlobal(
     library: cudaLibrary_t,
     name: *const ::core::ffi::c_char,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        cudaLibrary_t,
-        *const ::core::ffi::c_char,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryGetGlobal")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dptr, bytes, library, name) })
+    dynamic_call!(
+        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
+        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
+        cudaError_t
+    )
 }
 /// Returns a pointer to managed memory.
 ///
@@ -15892,17 +14467,11 @@ pub unsafe fn cudaLibraryGetManaged(
     library: cudaLibrary_t,
     name: *const ::core::ffi::c_char,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        *mut usize,
-        cudaLibrary_t,
-        *const ::core::ffi::c_char,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryGetManaged")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(dptr, bytes, library, name) })
+    dynamic_call!(
+        c"cudaLibraryGetManaged", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
+        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
+        cudaError_t
+    )
 }
 /// Returns a pointer to a unified function.
 ///
@@ -15937,16 +14506,10 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
     library: cudaLibrary_t,
     symbol: *const ::core::ffi::c_char,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut *mut ::core::ffi::c_void,
-        cudaLibrary_t,
-        *const ::core::ffi::c_char,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryGetUnifiedFunction")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(fptr, library, symbol) })
+    dynamic_call!(
+        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut ::core::ffi::c_void,
+        library : cudaLibrary_t, symbol : * const ::core::ffi::c_char) -> cudaError_t
+    )
 }
 /// Returns the number of kernels within a library.
 ///
@@ -15975,15 +14538,10 @@ pub unsafe fn cudaLibraryGetKernelCount(
     count: *mut ::core::ffi::c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_uint,
-        cudaLibrary_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryGetKernelCount")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(count, lib) })
+    dynamic_call!(
+        c"cudaLibraryGetKernelCount", fn (count : * mut ::core::ffi::c_uint, lib :
+        cudaLibrary_t) -> cudaError_t
+    )
 }
 /// Retrieve the kernel handles within a library.
 ///
@@ -16014,16 +14572,10 @@ pub unsafe fn cudaLibraryEnumerateKernels(
     numKernels: ::core::ffi::c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaKernel_t,
-        ::core::ffi::c_uint,
-        cudaLibrary_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaLibraryEnumerateKernels")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(kernels, numKernels, lib) })
+    dynamic_call!(
+        c"cudaLibraryEnumerateKernels", fn (kernels : * mut cudaKernel_t, numKernels :
+        ::core::ffi::c_uint, lib : cudaLibrary_t) -> cudaError_t
+    )
 }
 /// Sets information about a kernel.
 ///
@@ -16123,17 +14675,11 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
     value: ::core::ffi::c_int,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaKernel_t,
-        cudaFuncAttribute,
-        ::core::ffi::c_int,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaKernelSetAttributeForDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(kernel, attr, value, device) })
+    dynamic_call!(
+        c"cudaKernelSetAttributeForDevice", fn (kernel : cudaKernel_t, attr :
+        cudaFuncAttribute, value : ::core::ffi::c_int, device : ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Get device resources.
 ///
@@ -16168,16 +14714,10 @@ pub unsafe fn cudaDeviceGetDevResource(
     resource: *mut cudaDevResource,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        *mut cudaDevResource,
-        cudaDevResourceType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetDevResource")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, resource, type_) })
+    dynamic_call!(
+        c"cudaDeviceGetDevResource", fn (device : ::core::ffi::c_int, resource : * mut
+        cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
+    )
 }
 /// Splits `cudaDevResourceTypeSm` resources.
 ///
@@ -16272,19 +14812,12 @@ pub unsafe fn cudaDevSmResourceSplitByCount(
     flags: ::core::ffi::c_uint,
     minCount: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaDevResource,
-        *mut ::core::ffi::c_uint,
-        *const cudaDevResource,
-        *mut cudaDevResource,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDevSmResourceSplitByCount")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(result, nbGroups, input, remaining, flags, minCount) })
+    dynamic_call!(
+        c"cudaDevSmResourceSplitByCount", fn (result : * mut cudaDevResource, nbGroups :
+        * mut ::core::ffi::c_uint, input : * const cudaDevResource, remaining : * mut
+        cudaDevResource, flags : ::core::ffi::c_uint, minCount : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
@@ -16415,19 +14948,12 @@ pub unsafe fn cudaDevSmResourceSplit(
     flags: ::core::ffi::c_uint,
     groupParams: *mut cudaDevSmResourceGroupParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaDevResource,
-        ::core::ffi::c_uint,
-        *const cudaDevResource,
-        *mut cudaDevResource,
-        ::core::ffi::c_uint,
-        *mut cudaDevSmResourceGroupParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDevSmResourceSplit")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(result, nbGroups, input, remainder, flags, groupParams) })
+    dynamic_call!(
+        c"cudaDevSmResourceSplit", fn (result : * mut cudaDevResource, nbGroups :
+        ::core::ffi::c_uint, input : * const cudaDevResource, remainder : * mut
+        cudaDevResource, flags : ::core::ffi::c_uint, groupParams : * mut
+        cudaDevSmResourceGroupParams) -> cudaError_t
+    )
 }
 /// Generate a resource descriptor.
 ///
@@ -16478,16 +15004,11 @@ pub unsafe fn cudaDevResourceGenerateDesc(
     resources: *mut cudaDevResource,
     nbResources: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaDevResourceDesc_t,
-        *mut cudaDevResource,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDevResourceGenerateDesc")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(phDesc, resources, nbResources) })
+    dynamic_call!(
+        c"cudaDevResourceGenerateDesc", fn (phDesc : * mut cudaDevResourceDesc_t,
+        resources : * mut cudaDevResource, nbResources : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
 }
 /// Creates a green context with a specified set of resources.
 ///
@@ -16540,17 +15061,11 @@ pub unsafe fn cudaGreenCtxCreate(
     device: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaExecutionContext_t,
-        cudaDevResourceDesc_t,
-        ::core::ffi::c_int,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGreenCtxCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(phCtx, desc, device, flags) })
+    dynamic_call!(
+        c"cudaGreenCtxCreate", fn (phCtx : * mut cudaExecutionContext_t, desc :
+        cudaDevResourceDesc_t, device : ::core::ffi::c_int, flags : ::core::ffi::c_uint)
+        -> cudaError_t
+    )
 }
 /// Destroy a execution context.
 ///
@@ -16598,12 +15113,9 @@ pub unsafe fn cudaGreenCtxCreate(
 pub unsafe fn cudaExecutionCtxDestroy(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaExecutionContext_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxDestroy")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx) })
+    dynamic_call!(
+        c"cudaExecutionCtxDestroy", fn (ctx : cudaExecutionContext_t) -> cudaError_t
+    )
 }
 /// Get context resources.
 ///
@@ -16636,16 +15148,10 @@ pub unsafe fn cudaExecutionCtxGetDevResource(
     resource: *mut cudaDevResource,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaExecutionContext_t,
-        *mut cudaDevResource,
-        cudaDevResourceType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetDevResource")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx, resource, type_) })
+    dynamic_call!(
+        c"cudaExecutionCtxGetDevResource", fn (ctx : cudaExecutionContext_t, resource : *
+        mut cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
+    )
 }
 /// Returns the device handle for the execution context.
 ///
@@ -16674,15 +15180,10 @@ pub unsafe fn cudaExecutionCtxGetDevice(
     device: *mut ::core::ffi::c_int,
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut ::core::ffi::c_int,
-        cudaExecutionContext_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetDevice")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, ctx) })
+    dynamic_call!(
+        c"cudaExecutionCtxGetDevice", fn (device : * mut ::core::ffi::c_int, ctx :
+        cudaExecutionContext_t) -> cudaError_t
+    )
 }
 /// Returns the unique Id associated with the execution context supplied.
 ///
@@ -16713,15 +15214,10 @@ pub unsafe fn cudaExecutionCtxGetId(
     ctx: cudaExecutionContext_t,
     ctxId: *mut ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaExecutionContext_t,
-        *mut ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxGetId")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx, ctxId) })
+    dynamic_call!(
+        c"cudaExecutionCtxGetId", fn (ctx : cudaExecutionContext_t, ctxId : * mut
+        ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// Creates a stream and initializes it for the given execution context.
 ///
@@ -16793,17 +15289,11 @@ pub unsafe fn cudaExecutionCtxStreamCreate(
     flags: ::core::ffi::c_uint,
     priority: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaStream_t,
-        cudaExecutionContext_t,
-        ::core::ffi::c_uint,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxStreamCreate")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(phStream, ctx, flags, priority) })
+    dynamic_call!(
+        c"cudaExecutionCtxStreamCreate", fn (phStream : * mut cudaStream_t, ctx :
+        cudaExecutionContext_t, flags : ::core::ffi::c_uint, priority :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Block for the specified execution context's tasks to complete.
 ///
@@ -16836,12 +15326,9 @@ pub unsafe fn cudaExecutionCtxStreamCreate(
 pub unsafe fn cudaExecutionCtxSynchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaExecutionContext_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxSynchronize")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx) })
+    dynamic_call!(
+        c"cudaExecutionCtxSynchronize", fn (ctx : cudaExecutionContext_t) -> cudaError_t
+    )
 }
 /// Get stream resources.
 ///
@@ -16879,16 +15366,10 @@ pub unsafe fn cudaStreamGetDevResource(
     resource: *mut cudaDevResource,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaStream_t,
-        *mut cudaDevResource,
-        cudaDevResourceType,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaStreamGetDevResource")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hStream, resource, type_) })
+    dynamic_call!(
+        c"cudaStreamGetDevResource", fn (hStream : cudaStream_t, resource : * mut
+        cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
+    )
 }
 /// Records an event for the specified execution context.
 ///
@@ -16930,15 +15411,10 @@ pub unsafe fn cudaExecutionCtxRecordEvent(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaExecutionContext_t,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxRecordEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx, event) })
+    dynamic_call!(
+        c"cudaExecutionCtxRecordEvent", fn (ctx : cudaExecutionContext_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// Make an execution context wait on an event.
 ///
@@ -16980,15 +15456,10 @@ pub unsafe fn cudaExecutionCtxWaitEvent(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaExecutionContext_t,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaExecutionCtxWaitEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx, event) })
+    dynamic_call!(
+        c"cudaExecutionCtxWaitEvent", fn (ctx : cudaExecutionContext_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// Returns the execution context for a device.
 ///
@@ -17022,15 +15493,10 @@ pub unsafe fn cudaDeviceGetExecutionCtx(
     ctx: *mut cudaExecutionContext_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaExecutionContext_t,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetExecutionCtx")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(ctx, device) })
+    dynamic_call!(
+        c"cudaDeviceGetExecutionCtx", fn (ctx : * mut cudaExecutionContext_t, device :
+        ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
 ///
@@ -17066,15 +15532,10 @@ pub unsafe fn cudaGetKernel(
     kernelPtr: *mut cudaKernel_t,
     entryFuncAddr: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaKernel_t,
-        *const ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGetKernel")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(kernelPtr, entryFuncAddr) })
+    dynamic_call!(
+        c"cudaGetKernel", fn (kernelPtr : * mut cudaKernel_t, entryFuncAddr : * const
+        ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// Disable profiling.
 ///
@@ -17099,12 +15560,7 @@ pub unsafe fn cudaGetKernel(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn() -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaProfilerStop")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn() })
+    dynamic_call!(c"cudaProfilerStop", fn () -> cudaError_t)
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
@@ -17128,16 +15584,11 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
     fmtDesc: *const cudaChannelFormatDesc,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut usize,
-        *const cudaChannelFormatDesc,
-        ::core::ffi::c_int,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetTexture1DLinearMaxWidth")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(maxWidthInElements, fmtDesc, device) })
+    dynamic_call!(
+        c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
+        fmtDesc : * const cudaChannelFormatDesc, device : ::core::ffi::c_int) ->
+        cudaError_t
+    )
 }
 /// Returns the shared memory configuration for the current device.
 ///
@@ -17155,12 +15606,10 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
 pub unsafe fn cudaDeviceGetSharedMemConfig(
     pConfig: *mut cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(*mut cudaSharedMemConfig) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetSharedMemConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pConfig) })
+    dynamic_call!(
+        c"cudaDeviceGetSharedMemConfig", fn (pConfig : * mut cudaSharedMemConfig) ->
+        cudaError_t
+    )
 }
 /// Sets the shared memory configuration for the current device.
 ///
@@ -17188,12 +15637,9 @@ pub unsafe fn cudaDeviceGetSharedMemConfig(
 pub unsafe fn cudaDeviceSetSharedMemConfig(
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaSharedMemConfig) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSetSharedMemConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(config) })
+    dynamic_call!(
+        c"cudaDeviceSetSharedMemConfig", fn (config : cudaSharedMemConfig) -> cudaError_t
+    )
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
@@ -17219,15 +15665,11 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaFlushGPUDirectRDMAWritesTarget,
-        cudaFlushGPUDirectRDMAWritesScope,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceFlushGPUDirectRDMAWrites")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(target, scope) })
+    dynamic_call!(
+        c"cudaDeviceFlushGPUDirectRDMAWrites", fn (target :
+        cudaFlushGPUDirectRDMAWritesTarget, scope : cudaFlushGPUDirectRDMAWritesScope) ->
+        cudaError_t
+    )
 }
 /// Records an event.
 ///
@@ -17255,16 +15697,10 @@ pub unsafe fn cudaEventRecordWithFlags(
     stream: cudaStream_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaEvent_t,
-        cudaStream_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaEventRecordWithFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(event, stream, flags) })
+    dynamic_call!(
+        c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
+        flags : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// Sets the shared memory configuration for a device function.
 ///
@@ -17296,15 +15732,10 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
     func: *const ::core::ffi::c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *const ::core::ffi::c_void,
-        cudaSharedMemConfig,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaFuncSetSharedMemConfig")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(func, config) })
+    dynamic_call!(
+        c"cudaFuncSetSharedMemConfig", fn (func : * const ::core::ffi::c_void, config :
+        cudaSharedMemConfig) -> cudaError_t
+    )
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
@@ -17324,15 +15755,10 @@ pub unsafe fn cudaArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     array: cudaArray_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArraySparseProperties,
-        cudaArray_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaArrayGetSparseProperties")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(sparseProperties, array) })
+    dynamic_call!(
+        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
+    )
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array.
 ///
@@ -17352,15 +15778,10 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     mipmap: cudaMipmappedArray_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaArraySparseProperties,
-        cudaMipmappedArray_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaMipmappedArrayGetSparseProperties")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(sparseProperties, mipmap) })
+    dynamic_call!(
+        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddMemcpyNode1D`.
 ///
@@ -17388,23 +15809,12 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddMemcpyNode1D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe {
-        c_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind)
-    })
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dst : * mut ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphMemcpyNodeSetParams1D`.
 ///
@@ -17426,18 +15836,11 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemcpyNodeSetParams1D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, dst, src, count, kind) })
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
+        ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddEventRecordNode`.
 ///
@@ -17459,18 +15862,11 @@ pub unsafe fn cudaGraphAddEventRecordNode(
     numDependencies: usize,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddEventRecordNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, event) })
+    dynamic_call!(
+        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphEventRecordNodeGetEvent`.
 ///
@@ -17486,12 +15882,10 @@ pub unsafe fn cudaGraphEventRecordNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphEventRecordNodeGetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, event_out) })
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
+        mut cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphEventRecordNodeSetEvent`.
 ///
@@ -17507,12 +15901,10 @@ pub unsafe fn cudaGraphEventRecordNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphEventRecordNodeSetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, event) })
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddEventWaitNode`.
 ///
@@ -17534,18 +15926,11 @@ pub unsafe fn cudaGraphAddEventWaitNode(
     numDependencies: usize,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddEventWaitNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, event) })
+    dynamic_call!(
+        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphEventWaitNodeGetEvent`.
 ///
@@ -17561,12 +15946,10 @@ pub unsafe fn cudaGraphEventWaitNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, *mut cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphEventWaitNodeGetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, event_out) })
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphEventWaitNodeSetEvent`.
 ///
@@ -17582,12 +15965,10 @@ pub unsafe fn cudaGraphEventWaitNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphNode_t, cudaEvent_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphEventWaitNodeSetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, event) })
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddExternalSemaphoresSignalNode`.
 ///
@@ -17609,18 +15990,12 @@ pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
     numDependencies: usize,
     nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaExternalSemaphoreSignalNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddExternalSemaphoresSignalNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExternalSemaphoresSignalNodeGetParams`.
 ///
@@ -17636,15 +16011,10 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaExternalSemaphoreSignalNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresSignalNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, params_out) })
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExternalSemaphoresSignalNodeSetParams`.
 ///
@@ -17660,15 +16030,10 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaExternalSemaphoreSignalNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresSignalNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddExternalSemaphoresWaitNode`.
 ///
@@ -17690,18 +16055,12 @@ pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
     numDependencies: usize,
     nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *const cudaExternalSemaphoreWaitNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddExternalSemaphoresWaitNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExternalSemaphoresWaitNodeGetParams`.
 ///
@@ -17717,15 +16076,10 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaExternalSemaphoreWaitNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresWaitNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, params_out) })
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExternalSemaphoresWaitNodeSetParams`.
 ///
@@ -17741,15 +16095,10 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *const cudaExternalSemaphoreWaitNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExternalSemaphoresWaitNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hNode, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddMemAllocNode`.
 ///
@@ -17771,18 +16120,11 @@ pub unsafe fn cudaGraphAddMemAllocNode(
     numDependencies: usize,
     nodeParams: *mut cudaMemAllocNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *mut cudaMemAllocNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddMemAllocNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphMemAllocNodeGetParams`.
 ///
@@ -17798,15 +16140,10 @@ pub unsafe fn cudaGraphMemAllocNodeGetParams(
     node: cudaGraphNode_t,
     params_out: *mut cudaMemAllocNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut cudaMemAllocNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemAllocNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, params_out) })
+    dynamic_call!(
+        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
+        cudaMemAllocNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphAddMemFreeNode`.
 ///
@@ -17828,18 +16165,11 @@ pub unsafe fn cudaGraphAddMemFreeNode(
     numDependencies: usize,
     dptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphNode_t,
-        cudaGraph_t,
-        *const cudaGraphNode_t,
-        usize,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphAddMemFreeNode")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphNode, graph, pDependencies, numDependencies, dptr) })
+    dynamic_call!(
+        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dptr : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphMemFreeNodeGetParams`.
 ///
@@ -17855,15 +16185,10 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
     node: cudaGraphNode_t,
     dptr_out: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphMemFreeNodeGetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(node, dptr_out) })
+    dynamic_call!(
+        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
+        ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// The C function `cudaDeviceGraphMemTrim`.
 ///
@@ -17877,12 +16202,9 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 pub unsafe fn cudaDeviceGraphMemTrim(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(::core::ffi::c_int) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGraphMemTrim")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device) })
+    dynamic_call!(
+        c"cudaDeviceGraphMemTrim", fn (device : ::core::ffi::c_int) -> cudaError_t
+    )
 }
 /// The C function `cudaDeviceGetGraphMemAttribute`.
 ///
@@ -17900,16 +16222,10 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
     attr: cudaGraphMemAttributeType,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        cudaGraphMemAttributeType,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceGetGraphMemAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, attr, value) })
+    dynamic_call!(
+        c"cudaDeviceGetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
+        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// The C function `cudaDeviceSetGraphMemAttribute`.
 ///
@@ -17927,16 +16243,10 @@ pub unsafe fn cudaDeviceSetGraphMemAttribute(
     attr: cudaGraphMemAttributeType,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        ::core::ffi::c_int,
-        cudaGraphMemAttributeType,
-        *mut ::core::ffi::c_void,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaDeviceSetGraphMemAttribute")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(device, attr, value) })
+    dynamic_call!(
+        c"cudaDeviceSetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
+        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphInstantiateWithFlags`.
 ///
@@ -17954,16 +16264,10 @@ pub unsafe fn cudaGraphInstantiateWithFlags(
     graph: cudaGraph_t,
     flags: ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        *mut cudaGraphExec_t,
-        cudaGraph_t,
-        ::core::ffi::c_ulonglong,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphInstantiateWithFlags")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(pGraphExec, graph, flags) })
+    dynamic_call!(
+        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
+        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecMemcpyNodeSetParams1D`.
 ///
@@ -17987,19 +16291,11 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_void,
-        *const ::core::ffi::c_void,
-        usize,
-        cudaMemcpyKind,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecMemcpyNodeSetParams1D")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, dst, src, count, kind) })
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, dst : * mut ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecChildGraphNodeSetParams`.
 ///
@@ -18017,16 +16313,10 @@ pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
     node: cudaGraphNode_t,
     childGraph: cudaGraph_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        cudaGraph_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecChildGraphNodeSetParams")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, node, childGraph) })
+    dynamic_call!(
+        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecEventRecordNodeSetEvent`.
 ///
@@ -18044,16 +16334,10 @@ pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
     hNode: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecEventRecordNodeSetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, event) })
+    dynamic_call!(
+        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
+        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecEventWaitNodeSetEvent`.
 ///
@@ -18071,16 +16355,10 @@ pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
     hNode: cudaGraphNode_t,
     event: cudaEvent_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        cudaEvent_t,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphExecEventWaitNodeSetEvent")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, event) })
+    dynamic_call!(
+        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecExternalSemaphoresSignalNodeSetParams`.
 ///
@@ -18098,18 +16376,11 @@ pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaExternalSemaphoreSignalNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(
-            c"cudaGraphExecExternalSemaphoresSignalNodeSetParams",
-        )
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphExecExternalSemaphoresWaitNodeSetParams`.
 ///
@@ -18127,18 +16398,11 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *const cudaExternalSemaphoreWaitNodeParams,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(
-            c"cudaGraphExecExternalSemaphoresWaitNodeSetParams",
-        )
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, nodeParams) })
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphNodeSetEnabled`.
 ///
@@ -18156,16 +16420,10 @@ pub unsafe fn cudaGraphNodeSetEnabled(
     hNode: cudaGraphNode_t,
     isEnabled: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeSetEnabled")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, isEnabled) })
+    dynamic_call!(
+        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphNodeGetEnabled`.
 ///
@@ -18183,16 +16441,10 @@ pub unsafe fn cudaGraphNodeGetEnabled(
     hNode: cudaGraphNode_t,
     isEnabled: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(
-        cudaGraphExec_t,
-        cudaGraphNode_t,
-        *mut ::core::ffi::c_uint,
-    ) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphNodeGetEnabled")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(hGraphExec, hNode, isEnabled) })
+    dynamic_call!(
+        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : * mut ::core::ffi::c_uint) -> cudaError_t
+    )
 }
 /// The C function `cudaGraphUpload`.
 ///
@@ -18208,10 +16460,8 @@ pub unsafe fn cudaGraphUpload(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
-    type FnPtr = unsafe extern "C" fn(cudaGraphExec_t, cudaStream_t) -> cudaError_t;
-    static SYMBOL: crate::loader::LazySymbol<FnPtr> = unsafe {
-        crate::loader::LazySymbol::new(c"cudaGraphUpload")
-    };
-    let c_fn = SYMBOL.get()?;
-    Ok(unsafe { c_fn(graphExec, stream) })
+    dynamic_call!(
+        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
 }

@@ -16,6 +16,7 @@
     clippy::all,
     clippy::pedantic
 )]
+use super::*;
 /// Default page-locked allocation flag
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::HostAllocFlags::DEFAULT).

@@ -11,6 +11,10 @@
 //! The raw layer: every type, constant and function the documentation describes and
 //! the ABI declares, under its C name.
 #![allow(unused_imports)]
+/// The CUDA release these bindings were generated for.
+pub const CUDA_RELEASE: &str = "13.2";
+/// Its major: the runtime library this crate opens is `libcudart.so.13`.
+pub const CUDA_MAJOR: u32 = 13u32;
 mod constants;
 pub(crate) mod errors;
 mod enums;

@@ -3,9 +3,8 @@
 //!
 //! This module does not load anything and does not know the list of CUDA error codes: the
 //! name and description of a code come from the crate-private `describe`, which asks the
-//! generated table first (once `cargo xtask codegen` emits it) and otherwise the
-//! already-loaded global library's own `cudaGetErrorName` / `cudaGetErrorString`. It never
-//! panics.
+//! generated table (`sys::errors`) first and otherwise the already-loaded global library's
+//! own `cudaGetErrorName` / `cudaGetErrorString`. It never panics.
 
 use std::ffi::{c_char, c_int, CStr};
 
@@ -16,7 +15,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// No function of this crate panics or aborts on a missing library, a missing symbol or a
 /// failing CUDA call: each of those is one of these variants.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+///
+/// `Debug` prints the same text as `Display`, so that `fn main() -> Result<()>` shows a
+/// readable message rather than the variant's fields.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// No CUDA runtime library could be opened. `tried` lists every candidate (a path or a
@@ -51,6 +53,12 @@ pub enum Error {
         /// The documentation's sentence for the code, when known.
         description: Option<&'static str>,
     },
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl Error {
@@ -92,8 +100,7 @@ pub fn check(code: i32) -> Result<()> {
 /// The name and description of a `cudaError_t` code, or `None` when unknown.
 ///
 /// Order of lookup:
-/// 1. the generated table — **plug-in point**: once `runtime/src/generated/` exists, this
-///    body becomes `crate::generated::error_info(code).or_else(|| from_loaded_library(code))`;
+/// 1. the generated table of the documented codes (`sys::errors`);
 /// 2. the global library's own `cudaGetErrorName` / `cudaGetErrorString`, only when it is
 ///    already loaded (this never triggers a load).
 pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
@@ -154,7 +161,8 @@ fn render_not_found(tried: &[(String, String)]) -> String {
     }
     s.push_str(
         "\nSet CUDART_PATH to the libcudart file (or the folder holding it), or install the \
-         CUDA 13 runtime (the CUDA Toolkit, or `pip install nvidia-cuda-runtime`).",
+         CUDA runtime of this crate's major release (the CUDA Toolkit, or NVIDIA's \
+         `nvidia-cuda-runtime` wheel from PyPI).",
     );
     s
 }
@@ -205,6 +213,15 @@ mod tests {
             version: None,
         };
         assert!(unknown.to_string().contains("version unknown"));
+    }
+
+    #[test]
+    fn debug_reads_like_display() {
+        let e = Error::LibraryNotFound {
+            tried: vec![("libcudart.so".into(), "not found".into())],
+        };
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(!format!("{e:?}").contains("LibraryNotFound {"));
     }
 
     #[test]

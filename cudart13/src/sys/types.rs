@@ -99,12 +99,7 @@ pub struct CUuuid_st {
     /// \< CUDA definition of UUID
     pub bytes: [::core::ffi::c_char; 16],
 }
-impl ::core::default::Default for CUuuid_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(CUuuid_st);
 /// Specifies an access policy for a window, a contiguous extent of
 /// memory beginning at base_ptr and ending at base_ptr + num_bytes.
 /// Partition into many segments and assign segments such that. sum of
@@ -131,12 +126,7 @@ pub struct cudaAccessPolicyWindow {
     /// STREAMING.
     pub missProp: cudaAccessProperty,
 }
-impl ::core::default::Default for cudaAccessPolicyWindow {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaAccessPolicyWindow);
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaArray {
@@ -152,12 +142,7 @@ pub struct cudaArrayMemoryRequirements {
     pub alignment: usize,
     pub reserved: [::core::ffi::c_uint; 4],
 }
-impl ::core::default::Default for cudaArrayMemoryRequirements {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaArrayMemoryRequirements);
 /// Sparse CUDA array and CUDA mipmapped array properties
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -171,12 +156,7 @@ pub struct cudaArraySparseProperties {
     pub flags: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 4],
 }
-impl ::core::default::Default for cudaArraySparseProperties {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaArraySparseProperties);
 /// An anonymous member type of [`cudaArraySparseProperties`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -185,12 +165,7 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
     pub height: ::core::ffi::c_uint,
     pub depth: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaArraySparseProperties__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
@@ -206,24 +181,14 @@ pub struct cudaAsyncNotificationInfo {
     /// order to interpret this field.
     pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
 }
-impl ::core::default::Default for cudaAsyncNotificationInfo {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaAsyncNotificationInfo);
 /// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
     pub bytesOverBudget: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default for cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
 /// CUDA Channel format descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -239,12 +204,7 @@ pub struct cudaChannelFormatDesc {
     /// Channel format kind
     pub f: cudaChannelFormatKind,
 }
-impl ::core::default::Default for cudaChannelFormatDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaChannelFormatDesc);
 /// Child graph node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -258,12 +218,7 @@ pub struct cudaChildGraphNodeParams {
     /// The ownership relationship of the child graph node.
     pub ownership: cudaGraphChildGraphNodeOwnership,
 }
-impl ::core::default::Default for cudaChildGraphNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaChildGraphNodeParams);
 /// CUDA conditional node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -297,12 +252,7 @@ pub struct cudaConditionalNodeParams {
     /// CUDA Execution Context
     pub ctx: cudaExecutionContext_t,
 }
-impl ::core::default::Default for cudaConditionalNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaConditionalNodeParams);
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -327,12 +277,7 @@ pub struct cudaDevResource_st {
     pub __bindgen_anon_1: cudaDevResource_st__bindgen_ty_1,
     pub nextResource: *mut cudaDevResource_st,
 }
-impl ::core::default::Default for cudaDevResource_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevResource_st);
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
 #[repr(C)]
@@ -352,12 +297,7 @@ pub struct cudaDevSmResource {
     /// cudaDevSmResourceGroup_flags.
     pub flags: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaDevSmResource {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevSmResource);
 /// Input data for splitting SMs
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -376,12 +316,7 @@ pub struct cudaDevSmResourceGroupParams_st {
     /// Reserved for future use - ensure this is is zero initialized.
     pub reserved: [::core::ffi::c_uint; 12],
 }
-impl ::core::default::Default for cudaDevSmResourceGroupParams_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevSmResourceGroupParams_st);
 /// Data for workqueue configuration related resources
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -393,12 +328,7 @@ pub struct cudaDevWorkqueueConfigResource {
     /// The sharing scope for the workqueue resources
     pub sharingScope: cudaDevWorkqueueConfigScope,
 }
-impl ::core::default::Default for cudaDevWorkqueueConfigResource {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevWorkqueueConfigResource);
 /// Handle to a pre-existing workqueue related resource
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -406,12 +336,7 @@ pub struct cudaDevWorkqueueResource {
     /// Reserved for future use
     pub reserved: [::core::ffi::c_uchar; 40],
 }
-impl ::core::default::Default for cudaDevWorkqueueResource {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevWorkqueueResource);
 /// CUDA device properties
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -626,12 +551,7 @@ pub struct cudaDeviceProp {
     /// Reserved for future use
     pub reserved: [::core::ffi::c_int; 56],
 }
-impl ::core::default::Default for cudaDeviceProp {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDeviceProp);
 /// Event record node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -639,12 +559,7 @@ pub struct cudaEventRecordNodeParams {
     /// The event to record when the node executes
     pub event: cudaEvent_t,
 }
-impl ::core::default::Default for cudaEventRecordNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaEventRecordNodeParams);
 /// Event wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -652,12 +567,7 @@ pub struct cudaEventWaitNodeParams {
     /// The event to wait on from the node
     pub event: cudaEvent_t,
 }
-impl ::core::default::Default for cudaEventWaitNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaEventWaitNodeParams);
 /// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaExecutionContext_st {
@@ -675,12 +585,7 @@ pub struct cudaExtent {
     /// Depth in elements
     pub depth: usize,
 }
-impl ::core::default::Default for cudaExtent {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExtent);
 /// External memory buffer descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -694,12 +599,7 @@ pub struct cudaExternalMemoryBufferDesc {
     /// Must be zero
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalMemoryBufferDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalMemoryBufferDesc);
 /// External memory handle descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -714,12 +614,7 @@ pub struct cudaExternalMemoryHandleDesc {
     /// Must be zero
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalMemoryHandleDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalMemoryHandleDesc);
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -727,13 +622,7 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub handle: *mut ::core::ffi::c_void,
     pub name: *const ::core::ffi::c_void,
 }
-impl ::core::default::Default
-for cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External memory mipmap descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -753,12 +642,7 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
     /// Must be zero
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalMemoryMipmappedArrayDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
 /// External semaphore handle descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -771,12 +655,7 @@ pub struct cudaExternalSemaphoreHandleDesc {
     /// Must be zero
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalSemaphoreHandleDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreHandleDesc);
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -784,13 +663,7 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub handle: *mut ::core::ffi::c_void,
     pub name: *const ::core::ffi::c_void,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
 /// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -803,12 +676,7 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
     /// paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaExternalSemaphoreSignalNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
 /// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -821,12 +689,7 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     /// paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaExternalSemaphoreSignalNodeParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore signal parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -843,12 +706,7 @@ pub struct cudaExternalSemaphoreSignalParams {
     pub flags: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalSemaphoreSignalParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalParams);
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -858,38 +716,21 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
     pub keyedMutex: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
     pub reserved: [::core::ffi::c_uint; 12],
 }
-impl ::core::default::Default for cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
     pub value: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
     pub key: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
 /// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -902,12 +743,7 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
     /// paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaExternalSemaphoreWaitNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
 /// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -920,12 +756,7 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     /// paramsArray.
     pub numExtSems: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaExternalSemaphoreWaitNodeParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// External semaphore wait parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -942,12 +773,7 @@ pub struct cudaExternalSemaphoreWaitParams {
     pub flags: ::core::ffi::c_uint,
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaExternalSemaphoreWaitParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitParams);
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -957,25 +783,14 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
     pub keyedMutex: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
     pub reserved: [::core::ffi::c_uint; 10],
 }
-impl ::core::default::Default for cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
     pub value: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -983,13 +798,7 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
     pub key: ::core::ffi::c_ulonglong,
     pub timeoutMs: ::core::ffi::c_uint,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
 /// CUDA function attributes
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1065,12 +874,7 @@ pub struct cudaFuncAttributes {
     /// Reserved for future use.
     pub reserved: [::core::ffi::c_int; 15],
 }
-impl ::core::default::Default for cudaFuncAttributes {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaFuncAttributes);
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
@@ -1103,12 +907,7 @@ pub struct cudaGraphEdgeData_st {
     /// compatibility if additional fields are added in the future.
     pub reserved: [::core::ffi::c_uchar; 5],
 }
-impl ::core::default::Default for cudaGraphEdgeData_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphEdgeData_st);
 /// Result information returned by cudaGraphExecUpdate
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1123,12 +922,7 @@ pub struct cudaGraphExecUpdateResultInfo_st {
     /// Otherwise NULL.
     pub errorFromNode: cudaGraphNode_t,
 }
-impl ::core::default::Default for cudaGraphExecUpdateResultInfo_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphExecUpdateResultInfo_st);
 /// Graph instantiation parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1142,12 +936,7 @@ pub struct cudaGraphInstantiateParams_st {
     /// Whether instantiation was successful. If it failed, the reason why
     pub result_out: cudaGraphInstantiateResult,
 }
-impl ::core::default::Default for cudaGraphInstantiateParams_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphInstantiateParams_st);
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
 #[repr(C)]
@@ -1161,12 +950,7 @@ pub struct cudaGraphKernelNodeUpdate {
     /// Update data to apply. Which field is used depends on field's value
     pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
 }
-impl ::core::default::Default for cudaGraphKernelNodeUpdate {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphKernelNodeUpdate);
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1175,12 +959,7 @@ pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
     pub offset: usize,
     pub size: usize,
 }
-impl ::core::default::Default for cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
 /// Graph node parameters. See cudaGraphAddNode.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1193,12 +972,7 @@ pub struct cudaGraphNodeParams {
     /// Reserved bytes. Must be zero.
     pub reserved2: ::core::ffi::c_longlong,
 }
-impl ::core::default::Default for cudaGraphNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphNodeParams);
 /// `cudaGraphicsResource`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaGraphicsResource {
@@ -1213,12 +987,7 @@ pub struct cudaHostNodeParams {
     /// Argument to pass to the function
     pub userData: *mut ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaHostNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaHostNodeParams);
 /// CUDA host node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1230,36 +999,21 @@ pub struct cudaHostNodeParamsV2 {
     /// The synchronization mode to use for the host task
     pub syncMode: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaHostNodeParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaHostNodeParamsV2);
 /// CUDA IPC event handle
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaIpcEventHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
-impl ::core::default::Default for cudaIpcEventHandle_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaIpcEventHandle_st);
 /// CUDA IPC memory handle
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaIpcMemHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
-impl ::core::default::Default for cudaIpcMemHandle_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaIpcMemHandle_st);
 /// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1277,12 +1031,7 @@ pub struct cudaKernelNodeParams {
     /// Pointer to kernel arguments in the "extra" format
     pub extra: *mut *mut ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaKernelNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaKernelNodeParams);
 /// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1304,12 +1053,7 @@ pub struct cudaKernelNodeParamsV2 {
     /// Type of handle passed in the func/kern/cuFunc union above
     pub functionType: cudaKernelFunctionType,
 }
-impl ::core::default::Default for cudaKernelNodeParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaKernelNodeParamsV2);
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1318,12 +1062,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
     pub y: ::core::ffi::c_uint,
     pub z: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_1);
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1332,12 +1071,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
     pub flags: ::core::ffi::c_int,
     pub triggerAtBlockStart: ::core::ffi::c_int,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_2);
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1346,12 +1080,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
     pub y: ::core::ffi::c_uint,
     pub z: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_3 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_3);
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1359,12 +1088,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
     pub event: cudaEvent_t,
     pub flags: ::core::ffi::c_int,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_4 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_4);
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1372,12 +1096,7 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
     pub deviceUpdatable: ::core::ffi::c_int,
     pub devNode: cudaGraphDeviceNode_t,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue__bindgen_ty_5 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
 /// Launch attribute
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1388,12 +1107,7 @@ pub struct cudaLaunchAttribute_st {
     /// Value of the attribute
     pub val: cudaLaunchAttributeValue,
 }
-impl ::core::default::Default for cudaLaunchAttribute_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttribute_st);
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
@@ -1409,12 +1123,7 @@ pub struct cudaLaunchMemSyncDomainMap_st {
     /// The remote domain ID to use for designated kernels
     pub remote: ::core::ffi::c_uchar,
 }
-impl ::core::default::Default for cudaLaunchMemSyncDomainMap_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchMemSyncDomainMap_st);
 /// Memory access descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1424,12 +1133,7 @@ pub struct cudaMemAccessDesc {
     /// ::CUmemProt accessibility flags to set on the request
     pub flags: cudaMemAccessFlags,
 }
-impl ::core::default::Default for cudaMemAccessDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemAccessDesc);
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1449,12 +1153,7 @@ pub struct cudaMemAllocNodeParams {
     /// out: address of the allocation returned by CUDA
     pub dptr: *mut ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaMemAllocNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemAllocNodeParams);
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1474,24 +1173,14 @@ pub struct cudaMemAllocNodeParamsV2 {
     /// out: address of the allocation returned by CUDA
     pub dptr: *mut ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaMemAllocNodeParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemAllocNodeParamsV2);
 /// The C type `cudaMemFabricHandle_st`.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemFabricHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
-impl ::core::default::Default for cudaMemFabricHandle_st {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemFabricHandle_st);
 /// Memory free node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1499,12 +1188,7 @@ pub struct cudaMemFreeNodeParams {
     /// in: the pointer to free
     pub dptr: *mut ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaMemFreeNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemFreeNodeParams);
 /// Specifies a memory location.  To specify a gpu, set type =
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
@@ -1517,12 +1201,7 @@ pub struct cudaMemLocation {
     /// identifier for a given this location's ::CUmemLocationType.
     pub id: ::core::ffi::c_int,
 }
-impl ::core::default::Default for cudaMemLocation {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemLocation);
 /// Specifies the properties of allocations made from the pool.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1548,24 +1227,14 @@ pub struct cudaMemPoolProps {
     /// reserved for future use, must be 0
     pub reserved: [::core::ffi::c_uchar; 54],
 }
-impl ::core::default::Default for cudaMemPoolProps {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemPoolProps);
 /// Opaque data for exporting a pool allocation
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemPoolPtrExportData {
     pub reserved: [::core::ffi::c_uchar; 64],
 }
-impl ::core::default::Default for cudaMemPoolPtrExportData {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemPoolPtrExportData);
 /// The C type `cudaMemcpy3DBatchOp`.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1582,12 +1251,7 @@ pub struct cudaMemcpy3DBatchOp {
     /// Additional flags for copy from src to dst. See cudaMemcpyFlags.
     pub flags: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaMemcpy3DBatchOp {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DBatchOp);
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1595,12 +1259,7 @@ pub struct cudaMemcpy3DOperand {
     pub type_: cudaMemcpy3DOperandType,
     pub op: cudaMemcpy3DOperand__bindgen_ty_1,
 }
-impl ::core::default::Default for cudaMemcpy3DOperand {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DOperand);
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1610,12 +1269,7 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
     pub layerHeight: usize,
     pub locHint: cudaMemLocation,
 }
-impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1623,12 +1277,7 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub array: cudaArray_t,
     pub offset: cudaOffset3D,
 }
-impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
 /// CUDA 3D memory copying parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1650,12 +1299,7 @@ pub struct cudaMemcpy3DParms {
     /// Type of transfer
     pub kind: cudaMemcpyKind,
 }
-impl ::core::default::Default for cudaMemcpy3DParms {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DParms);
 /// CUDA 3D cross-device memory copying parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1679,12 +1323,7 @@ pub struct cudaMemcpy3DPeerParms {
     /// Requested memory copy size
     pub extent: cudaExtent,
 }
-impl ::core::default::Default for cudaMemcpy3DPeerParms {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DPeerParms);
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
 #[repr(C)]
@@ -1703,12 +1342,7 @@ pub struct cudaMemcpyAttributes {
     /// cudaMemcpyFlags.
     pub flags: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaMemcpyAttributes {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpyAttributes);
 /// Memcpy node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1723,12 +1357,7 @@ pub struct cudaMemcpyNodeParams {
     /// Parameters for the memory copy
     pub copyParams: cudaMemcpy3DParms,
 }
-impl ::core::default::Default for cudaMemcpyNodeParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpyNodeParams);
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1746,12 +1375,7 @@ pub struct cudaMemsetParams {
     /// Number of rows
     pub height: usize,
 }
-impl ::core::default::Default for cudaMemsetParams {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemsetParams);
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1772,12 +1396,7 @@ pub struct cudaMemsetParamsV2 {
     /// current context.
     pub ctx: cudaExecutionContext_t,
 }
-impl ::core::default::Default for cudaMemsetParamsV2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemsetParamsV2);
 /// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaMipmappedArray {
@@ -1791,12 +1410,7 @@ pub struct cudaOffset3D {
     pub y: usize,
     pub z: usize,
 }
-impl ::core::default::Default for cudaOffset3D {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaOffset3D);
 /// CUDA Pitched memory pointer  make_cudaPitchedPtr
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1810,12 +1424,7 @@ pub struct cudaPitchedPtr {
     /// Logical height of allocation in elements
     pub ysize: usize,
 }
-impl ::core::default::Default for cudaPitchedPtr {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaPitchedPtr);
 /// CUDA pointer attributes
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1842,12 +1451,7 @@ pub struct cudaPointerAttributes {
     /// Must be zero
     pub reserved: [::core::ffi::c_long; 8],
 }
-impl ::core::default::Default for cudaPointerAttributes {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaPointerAttributes);
 /// CUDA 3D position  make_cudaPos
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1859,12 +1463,7 @@ pub struct cudaPos {
     /// z
     pub z: usize,
 }
-impl ::core::default::Default for cudaPos {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaPos);
 /// CUDA resource descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1875,36 +1474,21 @@ pub struct cudaResourceDesc {
     /// Flags (must be zero)
     pub flags: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaResourceDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc);
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
     pub array: cudaArray_t,
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
     pub mipmap: cudaMipmappedArray_t,
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2);
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1913,12 +1497,7 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
     pub desc: cudaChannelFormatDesc,
     pub sizeInBytes: usize,
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3);
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1929,24 +1508,14 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
     pub height: usize,
     pub pitchInBytes: usize,
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
     pub reserved: [::core::ffi::c_int; 32],
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
 /// CUDA resource view descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1970,12 +1539,7 @@ pub struct cudaResourceViewDesc {
     /// Must be zero
     pub reserved: [::core::ffi::c_uint; 16],
 }
-impl ::core::default::Default for cudaResourceViewDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceViewDesc);
 /// CUDA texture descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2007,12 +1571,7 @@ pub struct cudaTextureDesc {
     /// Enable seamless cube map filtering.
     pub seamlessCubemap: ::core::ffi::c_int,
 }
-impl ::core::default::Default for cudaTextureDesc {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaTextureDesc);
 /// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2022,12 +1581,7 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
     pub dataTable: *mut ::core::ffi::c_void,
     pub dataWindowSize: usize,
 }
-impl ::core::default::Default for cudalibraryHostUniversalFunctionAndDataTable {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
 /// `dim3`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2036,24 +1590,14 @@ pub struct dim3 {
     pub y: ::core::ffi::c_uint,
     pub z: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for dim3 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(dim3);
 /// An anonymous member type of [`cudaAsyncNotificationInfo`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
     pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
 }
-impl ::core::default::Default for cudaAsyncNotificationInfo__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1);
 /// An anonymous member type of [`cudaDevResource_st`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2063,12 +1607,7 @@ pub union cudaDevResource_st__bindgen_ty_1 {
     pub wq: cudaDevWorkqueueResource,
     pub _oversize: [::core::ffi::c_uchar; 40],
 }
-impl ::core::default::Default for cudaDevResource_st__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaDevResource_st__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2077,12 +1616,7 @@ pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
     pub win32: cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
     pub nvSciBufObject: *const ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaExternalMemoryHandleDesc__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2091,12 +1625,7 @@ pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
     pub win32: cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
     pub nvSciSyncObj: *const ::core::ffi::c_void,
 }
-impl ::core::default::Default for cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2104,13 +1633,7 @@ pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
     pub fence: *mut ::core::ffi::c_void,
     pub reserved: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2);
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2118,13 +1641,7 @@ pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
     pub fence: *mut ::core::ffi::c_void,
     pub reserved: ::core::ffi::c_ulonglong,
 }
-impl ::core::default::Default
-for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2);
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2133,12 +1650,7 @@ pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
     pub param: cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
     pub isEnabled: ::core::ffi::c_uint,
 }
-impl ::core::default::Default for cudaGraphKernelNodeUpdate__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1);
 /// An anonymous member type of [`cudaGraphNodeParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2157,12 +1669,7 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub free: cudaMemFreeNodeParams,
     pub conditional: cudaConditionalNodeParams,
 }
-impl ::core::default::Default for cudaGraphNodeParams__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaGraphNodeParams__bindgen_ty_1);
 /// An anonymous member type of [`cudaKernelNodeParamsV2`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2171,12 +1678,7 @@ pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
     pub kern: cudaKernel_t,
     pub cuFunc: cudaFunction_t,
 }
-impl ::core::default::Default for cudaKernelNodeParamsV2__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaKernelNodeParamsV2__bindgen_ty_1);
 /// Launch attributes union; used as value field of cudaLaunchAttribute
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2261,12 +1763,7 @@ pub union cudaLaunchAttributeValue {
     /// cudaSharedMemoryMode for acceptable values.
     pub sharedMemoryMode: cudaSharedMemoryMode,
 }
-impl ::core::default::Default for cudaLaunchAttributeValue {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaLaunchAttributeValue);
 /// An anonymous member type of [`cudaMemcpy3DOperand`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2274,12 +1771,7 @@ pub union cudaMemcpy3DOperand__bindgen_ty_1 {
     pub ptr: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
     pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
 }
-impl ::core::default::Default for cudaMemcpy3DOperand__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1);
 /// An anonymous member type of [`cudaResourceDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -2290,72 +1782,21 @@ pub union cudaResourceDesc__bindgen_ty_1 {
     pub pitch2D: cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
     pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
 }
-impl ::core::default::Default for cudaResourceDesc__bindgen_ty_1 {
-    /// All bytes zero: null pointers, zero sizes, the zero value of each enum.
-    fn default() -> Self {
-        unsafe { ::core::mem::zeroed() }
-    }
-}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1);
 /// The C typedef `cudaArray_const_t`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_const_t(pub *const cudaArray);
-impl cudaArray_const_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *const cudaArray {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaArray_const_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaArray_const_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaArray_const_t", self.0)
-    }
-}
+c_handle!(cudaArray_const_t, * const cudaArray);
 /// CUDA array
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_t(pub *mut cudaArray);
-impl cudaArray_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut cudaArray {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaArray_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaArray_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaArray_t", self.0)
-    }
-}
+c_handle!(cudaArray_t, * mut cudaArray);
 /// Get memory address of class instance
 pub type cudaAsyncCallback = ::core::option::Option<
     unsafe extern "C" fn(
@@ -2370,30 +1811,7 @@ pub type cudaAsyncCallback = ::core::option::Option<
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
-impl cudaAsyncCallbackHandle_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut cudaAsyncCallbackEntry {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaAsyncCallbackHandle_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaAsyncCallbackHandle_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaAsyncCallbackHandle_t", self.0)
-    }
-}
+c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// A tagged union describing different resources identified by the
@@ -2418,30 +1836,7 @@ pub type cudaDevResource = cudaDevResource_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
-impl cudaDevResourceDesc_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUdevResourceDesc_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaDevResourceDesc_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaDevResourceDesc_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaDevResourceDesc_t", self.0)
-    }
-}
+c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
 /// Input data for splitting SMs
 pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// CUDA event types
@@ -2450,150 +1845,35 @@ pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEvent_t(pub *mut CUevent_st);
-impl cudaEvent_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUevent_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaEvent_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaEvent_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaEvent_t", self.0)
-    }
-}
+c_handle!(cudaEvent_t, * mut CUevent_st);
 /// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
-impl cudaExecutionContext_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut cudaExecutionContext_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaExecutionContext_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaExecutionContext_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaExecutionContext_t", self.0)
-    }
-}
+c_handle!(cudaExecutionContext_t, * mut cudaExecutionContext_st);
 /// CUDA external memory
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalMemory_t(pub *mut CUexternalMemory_st);
-impl cudaExternalMemory_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUexternalMemory_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaExternalMemory_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaExternalMemory_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaExternalMemory_t", self.0)
-    }
-}
+c_handle!(cudaExternalMemory_t, * mut CUexternalMemory_st);
 /// CUDA external semaphore
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
-impl cudaExternalSemaphore_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUexternalSemaphore_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaExternalSemaphore_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaExternalSemaphore_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaExternalSemaphore_t", self.0)
-    }
-}
+c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
 /// CUDA function
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaFunction_t(pub *mut CUfunc_st);
-impl cudaFunction_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUfunc_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaFunction_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaFunction_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaFunction_t", self.0)
-    }
-}
+c_handle!(cudaFunction_t, * mut CUfunc_st);
 /// CUDA handle for conditional graph nodes
 pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
 /// CUDA device node handle for device-side node update
@@ -2602,30 +1882,7 @@ pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraphDeviceNode_t(pub *mut CUgraphDeviceUpdatableNode_st);
-impl cudaGraphDeviceNode_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUgraphDeviceUpdatableNode_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaGraphDeviceNode_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaGraphDeviceNode_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaGraphDeviceNode_t", self.0)
-    }
-}
+c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
@@ -2639,30 +1896,7 @@ pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
-impl cudaGraphExec_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUgraphExec_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaGraphExec_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaGraphExec_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaGraphExec_t", self.0)
-    }
-}
+c_handle!(cudaGraphExec_t, * mut CUgraphExec_st);
 /// Graph instantiation parameters
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 /// CUDA graph node.
@@ -2671,90 +1905,21 @@ pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
-impl cudaGraphNode_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUgraphNode_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaGraphNode_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaGraphNode_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaGraphNode_t", self.0)
-    }
-}
+c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 /// CUDA graph
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraph_t(pub *mut CUgraph_st);
-impl cudaGraph_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUgraph_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaGraph_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaGraph_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaGraph_t", self.0)
-    }
-}
+c_handle!(cudaGraph_t, * mut CUgraph_st);
 /// CUDA graphics resource types
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
-impl cudaGraphicsResource_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut cudaGraphicsResource {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaGraphicsResource_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaGraphicsResource_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaGraphicsResource_t", self.0)
-    }
-}
+c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
 /// Get memory address of class instance
 pub type cudaHostFn_t = ::core::option::Option<
     unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
@@ -2769,30 +1934,7 @@ pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaKernel_t(pub *mut CUkern_st);
-impl cudaKernel_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUkern_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaKernel_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaKernel_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaKernel_t", self.0)
-    }
-}
+c_handle!(cudaKernel_t, * mut CUkern_st);
 /// Launch attribute
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
@@ -2809,30 +1951,7 @@ pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLibrary_t(pub *mut CUlib_st);
-impl cudaLibrary_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUlib_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaLibrary_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaLibrary_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaLibrary_t", self.0)
-    }
-}
+c_handle!(cudaLibrary_t, * mut CUlib_st);
 /// Get memory address of class instance
 pub type cudaLogIterator = ::core::ffi::c_uint;
 /// Get memory address of class instance
@@ -2841,30 +1960,7 @@ pub type cudaLogIterator = ::core::ffi::c_uint;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
-impl cudaLogsCallbackHandle {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUlogsCallbackEntry_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaLogsCallbackHandle {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaLogsCallbackHandle {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaLogsCallbackHandle", self.0)
-    }
-}
+c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
 /// Get memory address of class instance
 pub type cudaLogsCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
@@ -2882,90 +1978,21 @@ pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMemPool_t(pub *mut CUmemPoolHandle_st);
-impl cudaMemPool_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUmemPoolHandle_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaMemPool_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaMemPool_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaMemPool_t", self.0)
-    }
-}
+c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
 /// The C typedef `cudaMipmappedArray_const_t`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
-impl cudaMipmappedArray_const_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *const cudaMipmappedArray {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaMipmappedArray_const_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaMipmappedArray_const_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaMipmappedArray_const_t", self.0)
-    }
-}
+c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// CUDA mipmapped array
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
-impl cudaMipmappedArray_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut cudaMipmappedArray {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaMipmappedArray_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaMipmappedArray_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaMipmappedArray_t", self.0)
-    }
-}
+c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 /// Get memory address of class instance
 pub type cudaStreamCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
@@ -2980,30 +2007,7 @@ pub type cudaStreamCallback_t = ::core::option::Option<
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaStream_t(pub *mut CUstream_st);
-impl cudaStream_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUstream_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaStream_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaStream_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaStream_t", self.0)
-    }
-}
+c_handle!(cudaStream_t, * mut CUstream_st);
 /// An opaque value that represents a CUDA Surface object
 pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
 /// An opaque value that represents a CUDA texture object
@@ -3016,27 +2020,4 @@ pub type cudaUUID_t = CUuuid_st;
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
-impl cudaUserObject_t {
-    /// The null handle (for streams: the legacy default stream).
-    pub const fn null() -> Self {
-        Self(::core::ptr::null_mut::<()>() as _)
-    }
-    /// Whether this is the null handle.
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    /// The raw pointer.
-    pub const fn as_ptr(self) -> *mut CUuserObject_st {
-        self.0
-    }
-}
-impl ::core::default::Default for cudaUserObject_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-impl ::core::fmt::Debug for cudaUserObject_t {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        write!(f, "{}({:p})", "cudaUserObject_t", self.0)
-    }
-}
+c_handle!(cudaUserObject_t, * mut CUuserObject_st);

@@ -1,0 +1,147 @@
+//! The emitted crate as a whole: `Cargo.toml`, `src/lib.rs`, the hand-written files copied
+//! from the template ([`crate::template`]) with their placeholders filled, and the layout of
+//! the generated files (`src/sys/…`, `src/api.rs`, `tests/audit/…`) in the crate folder.
+//!
+//! A crate is named for itself (library name = package name). A workspace member takes its
+//! `[workspace]` from the enclosing workspace; a standalone crate (`--out DIR`) gets an empty
+//! `[workspace]` table so that it builds on its own wherever DIR is.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::docs;
+use super::files::{format_file, EmitError, GeneratedFile};
+use crate::template::{self, Values};
+
+/// What names and places an emitted crate.
+#[derive(Clone, Debug)]
+pub struct Package {
+    /// Package and library name (`cudart13`).
+    pub name: String,
+    /// The crate's version.
+    pub version: String,
+    /// The CUDA release it binds (`13.2`).
+    pub release: String,
+    /// Its major (`13`): the `libcudart.so.<major>` it opens.
+    pub major: u32,
+    /// Write an empty `[workspace]` table (a crate outside the generator's workspace).
+    pub standalone: bool,
+}
+
+/// The version of every crate this generator emits.
+pub const VERSION: &str = "0.2.0";
+
+impl Package {
+    fn values<'a>(&'a self, abi: &'a str) -> Values<'a> {
+        Values {
+            crate_name: &self.name,
+            major: self.major,
+            release: &self.release,
+            version: &self.version,
+            abi,
+        }
+    }
+
+    /// The variables naming the release's include folder and library for the audit tests
+    /// (`CUDART13_AUDIT_INCLUDE`, `CUDART13_AUDIT_LIB`).
+    pub fn audit_vars(&self) -> (String, String) {
+        let stem = self.name.to_ascii_uppercase().replace('-', "_");
+        (format!("{stem}_AUDIT_INCLUDE"), format!("{stem}_AUDIT_LIB"))
+    }
+}
+
+/// The files of the crate that are not rendered from the model: `Cargo.toml`, `src/lib.rs`,
+/// the template copies. `abi` describes the ABI source (for NOTICE).
+pub fn files(pkg: &Package, preamble: &str, abi: &str) -> Result<Vec<GeneratedFile>, EmitError> {
+    let values = pkg.values(abi);
+    let mut out = vec![GeneratedFile {
+        name: "Cargo.toml".into(),
+        contents: cargo_toml(pkg, preamble),
+    }];
+    out.push(format_file("src/lib.rs", preamble, lib_rs(pkg, abi))?);
+    for (path, text) in template::COPIED {
+        let body = template::render(text, &values);
+        let contents = if path.ends_with(".rs") {
+            format!(
+                "// Copied by `cargo xtask codegen` from the generator's codegen/template/{path}:\n\
+                 // edit the template, not this copy.\n\n{body}"
+            )
+        } else {
+            body
+        };
+        out.push(GeneratedFile {
+            name: (*path).to_string(),
+            contents,
+        });
+    }
+    Ok(out)
+}
+
+fn cargo_toml(pkg: &Package, preamble: &str) -> String {
+    let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut s = preamble.replace("// ", "# ").replace("//\n", "#\n");
+    s.push('\n');
+    s.push_str("[package]\n");
+    s.push_str(&format!("name = {}\n", quoted(&pkg.name)));
+    s.push_str(&format!("version = {}\n", quoted(&pkg.version)));
+    s.push_str(&format!(
+        "description = {}\n",
+        quoted(&format!(
+            "CUDA Runtime API bindings for CUDA {}, generated from NVIDIA's documentation, loaded at run time",
+            pkg.release
+        ))
+    ));
+    s.push_str(
+        "edition = \"2021\"\n\
+         rust-version = \"1.80\"\n\
+         license = \"MIT OR Apache-2.0\"\n\
+         readme = \"README.md\"\n\
+         keywords = [\"cuda\", \"gpu\", \"ffi\", \"bindings\"]\n\
+         categories = [\"external-ffi-bindings\", \"hardware-support\"]\n\
+         include = [\"src/**/*.rs\", \"tests/**/*\", \"Cargo.toml\", \"NOTICE\", \"README.md\"]\n\
+         \n\
+         [dependencies]\n\
+         bitflags = \"2\"\n\
+         libloading = \"0.8\"\n\
+         thiserror = \"2\"\n\
+         \n\
+         [package.metadata.docs.rs]\n\
+         targets = [\"x86_64-unknown-linux-gnu\"]\n",
+    );
+    if pkg.standalone {
+        s.push_str(
+            "\n# A crate of its own, not a member of an enclosing workspace.\n[workspace]\n",
+        );
+    }
+    s
+}
+
+fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
+    let md = template::render(template::CRATE_DOCS, &pkg.values(abi));
+    let doc = docs::inner_attrs(&md);
+    quote! {
+        #doc
+        #![deny(missing_docs)]
+
+        #[macro_use]
+        mod macros;
+
+        pub mod error;
+        pub mod loader;
+
+        /// The raw layer, generated from the documentation: every documented type, constant and
+        /// function the ABI declares, under its C name (`sys::cudaMalloc`, `sys::cudaMemcpyKind`).
+        #[allow(missing_docs)]
+        #[rustfmt::skip]
+        pub mod sys;
+
+        /// The typed layer, generated from the documentation: one function per documented C
+        /// function whose parameters could all be given a Rust role (see the crate docs).
+        #[rustfmt::skip]
+        pub mod api;
+
+        pub use error::{check, Error, Result};
+        pub use loader::{has_function, is_available, LazySymbol, Library};
+        pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
+    }
+}

@@ -1,0 +1,85 @@
+//! The hand-written files of every emitted crate, kept in `codegen/template/` and embedded
+//! in the generator, so that `cargo xtask codegen --out DIR` writes a complete crate from any
+//! checkout. They may hold the placeholders `@CRATE@`, `@MAJOR@`, `@RELEASE@`, `@VERSION@`
+//! and `@ABI@` (in comments and Markdown only), which [`render`] fills in; nothing else
+//! changes between the template and its copies.
+
+/// `(path in the emitted crate, template text)` of every file copied into the crate.
+pub const COPIED: &[(&str, &str)] = &[
+    ("README.md", include_str!("../template/README.md")),
+    ("NOTICE", include_str!("../template/NOTICE")),
+    ("src/error.rs", include_str!("../template/src/error.rs")),
+    ("src/loader.rs", include_str!("../template/src/loader.rs")),
+    ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
+];
+
+/// The crate documentation (the body of the generated `src/lib.rs`'s `//!` comment).
+pub const CRATE_DOCS: &str = include_str!("../template/lib.md");
+
+/// The values of the placeholders for one emitted crate.
+#[derive(Clone, Debug)]
+pub struct Values<'a> {
+    pub crate_name: &'a str,
+    pub major: u32,
+    pub release: &'a str,
+    pub version: &'a str,
+    pub abi: &'a str,
+}
+
+/// `text` with every placeholder replaced.
+pub fn render(text: &str, v: &Values<'_>) -> String {
+    text.replace("@CRATE@", v.crate_name)
+        .replace("@MAJOR@", &v.major.to_string())
+        .replace("@RELEASE@", v.release)
+        .replace("@VERSION@", v.version)
+        .replace("@ABI@", v.abi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_file_is_embedded() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("template");
+        let mut on_disk = Vec::new();
+        let mut stack = vec![dir.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("template folder").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    let rel = p.strip_prefix(&dir).expect("inside").to_string_lossy();
+                    on_disk.push(rel.replace('\\', "/"));
+                }
+            }
+        }
+        on_disk.sort();
+        let mut embedded: Vec<String> = COPIED.iter().map(|(p, _)| p.to_string()).collect();
+        embedded.push("lib.md".into());
+        embedded.sort();
+        assert_eq!(
+            on_disk, embedded,
+            "codegen/template/ and template::COPIED differ"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_filled() {
+        let v = Values {
+            crate_name: "cudart12",
+            major: 12,
+            release: "12.8",
+            version: "0.2.0",
+            abi: "x",
+        };
+        for (path, text) in COPIED {
+            let out = render(text, &v);
+            for p in ["@CRATE@", "@MAJOR@", "@RELEASE@", "@VERSION@", "@ABI@"] {
+                assert!(!out.contains(p), "{path} keeps {p}");
+            }
+        }
+    }
+}

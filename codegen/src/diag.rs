@@ -41,6 +41,14 @@ pub struct Diagnostic {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     pub message: String,
+    /// How many lines of the document this diagnostic reports as unread (not taken into the
+    /// IR); 0 for every other diagnostic. See [`crate::parse::unread`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unread: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Diagnostic {
@@ -52,6 +60,7 @@ impl Diagnostic {
             line: source.line,
             path: source.path.clone(),
             message: message.into(),
+            unread: 0,
         }
     }
 }
@@ -142,12 +151,18 @@ impl Diagnostics {
             line,
             path: None,
             message: message.into(),
+            unread: 0,
         });
     }
 
     /// The diagnostics pushed so far.
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.list
+    }
+
+    /// Pushes a diagnostic built elsewhere (one with an unread-line count).
+    pub fn push_diagnostic(&mut self, d: Diagnostic) {
+        self.list.push(d);
     }
 
     /// Diagnostics pushed so far, by reference.
@@ -162,6 +177,8 @@ pub struct Counts {
     pub errors: usize,
     pub warnings: usize,
     pub notes: usize,
+    /// Lines reported as unread, summed over the diagnostics that report them.
+    pub unread: u64,
 }
 
 impl Counts {
@@ -169,6 +186,7 @@ impl Counts {
     pub fn of(list: &[Diagnostic]) -> Counts {
         let mut c = Counts::default();
         for d in list {
+            c.unread += u64::from(d.unread);
             match d.severity {
                 Severity::Error => c.errors += 1,
                 Severity::Warning => c.warnings += 1,

@@ -9,11 +9,24 @@
 //!   matching `:param`, by name, else by position with a note), then the named `:returns:`
 //!   bullets as outputs; an unnamed value bullet (`* *bytes* -- …`) is the C return value and
 //!   becomes `rtype` (its text is kept at the end of the doc as a `:returns:` line);
-//! - a class object → an [`Enum`] (`(value: int)`), a [`Struct`] (`(void_ptr _ptr=0)`, its
-//!   `.. attribute::` entries as fields) or a [`Typedef`] (`(*args, **kwargs)` or no
-//!   arguments, attributes kept as fields);
-//! - a data object → an enum member of the enum just opened (`X = <E.X: 3>`), a
-//!   [`Constant`] (`runtime.X = 2`) or an [`Alias`] (`runtime.X = <enum 'Y'>`).
+//! - a class object with the data objects of its body: the data objects the page nests in it,
+//!   or, where the format cannot tell, those right after it whose name is unqualified or
+//!   qualified by the class (`X = 0`, `cudaE.X = 0`) or whose value names it (`<E.X: 3>`).
+//!   Such a `NAME = VALUE` is a member, never a module constant. The class is
+//!   - an [`Enum`] when its body holds members (data objects, or `NAME = VALUE` lines and
+//!     valued attributes in its docstring), or when its header is an enum constructor (first
+//!     parameter `value`: `(value: int)`, `(value, names=None, *, module=None, …)`), whatever
+//!     else the header says;
+//!   - else a [`Struct`] (`(void_ptr _ptr=0)`), its attributes in any form the docstring model
+//!     reads as fields; or a [`Typedef`] (`(*args, **kwargs)` or no arguments, attributes kept
+//!     as fields);
+//! - any other data object → a [`Constant`] (`runtime.X = 2`) or an [`Alias`]
+//!   (`runtime.X = <enum 'Y'>`).
+//!
+//! No line is lost silently: after reading an object's docstring, the lines its kind cannot
+//! hold (a function's attributes, an enum's fields, a constant's fields, anything the
+//! docstring model left unread) are reported as runs by [`super::unread`]. An enum without
+//! members and a record whose attribute-like lines gave no field are warnings too.
 //!
 //! Repeated names are reported (a note when the repeat is identical, a warning otherwise)
 //! and the first definition is kept. Docstrings are read by [`super::docstring`]. Nothing
@@ -31,9 +44,10 @@ use crate::types::{TypeExpr, TypeRef};
 /// Deepest bracket nesting a type text may have before it is left unparsed.
 const MAX_TYPE_NESTING: usize = 16;
 
-use super::blocks::{Block, Heading, Object, ObjectKind};
-use super::docstring::{self, Docstring};
+use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
+use super::docstring::{self, Docstring, Part};
 use super::signature::{self, DataValue, SigParam};
+use super::unread;
 
 /// Builds the IR items of `blocks`, reporting problems into `diags`.
 pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
@@ -41,16 +55,56 @@ pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
         api: Api::default(),
         diags,
         section: None,
-        open_enum: None,
         seen: HashMap::new(),
     };
-    for block in blocks {
-        match block {
+    let mut i = 0;
+    while i < blocks.len() {
+        match &blocks[i] {
             Block::Heading(h) => b.heading(h),
-            Block::Object(o) => b.object(o),
+            Block::Object(o) if o.kind == ObjectKind::Class => {
+                let members = class_members(o, &blocks[i + 1..]);
+                b.class(o, &members);
+                i += members.len();
+            }
+            Block::Object(o) if o.kind == ObjectKind::Function => b.function(o),
+            Block::Object(o) => b.data(o),
         }
+        i += 1;
     }
     b.api
+}
+
+/// The data objects of `class`'s body among the blocks after it (`rest`): those the page
+/// nests in it; where the format cannot tell, the run of data objects right after it whose
+/// name is unqualified or qualified by the class, or whose value names the class.
+fn class_members<'r, 'a>(class: &Object<'a>, rest: &'r [Block<'a>]) -> Vec<&'r Object<'a>> {
+    let short = signature::split_call(&class.signature)
+        .ok()
+        .map(|c| signature::short_name(c.qualified));
+    rest.iter()
+        .map_while(|b| match b {
+            Block::Object(o) if o.kind == ObjectKind::Data && belongs(o, short) => Some(o),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether data object `o` belongs to the body of the class named `class` (short name).
+fn belongs(o: &Object<'_>, class: Option<&str>) -> bool {
+    if let Some(nested) = o.in_class {
+        return nested;
+    }
+    let Ok((qualified, value)) = signature::parse_data(&o.signature) else {
+        return false;
+    };
+    let Some((qualifier, _)) = qualified.rsplit_once('.') else {
+        return true;
+    };
+    let names_class = match &value {
+        DataValue::Member { enum_name, .. } => Some(enum_name.as_str()) == class,
+        _ => false,
+    };
+    names_class || Some(signature::short_name(qualifier)) == class
 }
 
 /// Name spaces in which a repeated name is a duplicate.
@@ -79,8 +133,6 @@ struct Builder<'d> {
     api: Api,
     diags: &'d mut Diagnostics,
     section: Option<String>,
-    /// The enum whose members may follow (index into `api.enums`).
-    open_enum: Option<usize>,
     seen: HashMap<(Space, String), Slot>,
 }
 
@@ -108,6 +160,20 @@ impl Builder<'_> {
             self.diags
                 .at(p.severity, &at(source, p.line), p.message.clone());
         }
+    }
+
+    /// Reports the lines of `lines` (read into `doc`) that an object described by `what`
+    /// does not hold: the parts outside `accept`, and what the docstring model left unread.
+    fn report_unread(
+        &mut self,
+        what: &str,
+        source: &Source,
+        lines: &[DocLine<'_>],
+        doc: &Docstring,
+        accept: &[Part],
+    ) {
+        let runs = doc.unread(lines, accept);
+        unread::report(self.diags, source, what, &runs);
     }
 
     /// Parses type text, reporting text that is not a type; nesting deeper than
@@ -189,13 +255,19 @@ impl Builder<'_> {
     }
 
     fn heading(&mut self, h: &Heading<'_>) {
-        self.open_enum = None;
-        if h.level < 2 {
-            return;
-        }
         let name = h.title.trim().to_string();
         let doc = docstring::parse(&h.intro);
         self.report_problems(&h.source, &doc);
+        self.report_unread(
+            &format!("heading `{name}`"),
+            &h.source,
+            &h.intro,
+            &doc,
+            Part::TEXT,
+        );
+        if h.level < 2 {
+            return;
+        }
         self.section = Some(name.clone());
         let slot = Slot::Section(self.api.sections.len());
         if let Some(first) = self.claim(Space::Section, &name, slot) {
@@ -207,17 +279,6 @@ impl Builder<'_> {
             doc: doc.doc_text(),
             source: h.source.clone(),
         });
-    }
-
-    fn object(&mut self, o: &Object<'_>) {
-        if o.kind != ObjectKind::Data {
-            self.open_enum = None;
-        }
-        match o.kind {
-            ObjectKind::Function => self.function(o),
-            ObjectKind::Class => self.class(o),
-            ObjectKind::Data => self.data(o),
-        }
     }
 
     fn function(&mut self, o: &Object<'_>) {
@@ -244,6 +305,13 @@ impl Builder<'_> {
         }
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
+        self.report_unread(
+            &format!("function `{name}`"),
+            &o.source,
+            &o.doc,
+            &doc,
+            Part::FUNCTION,
+        );
         let mut params = self.inputs(&name, &inputs, &doc, &o.source);
         let mut rtype = doc
             .rtype
@@ -447,11 +515,19 @@ impl Builder<'_> {
         fields
     }
 
-    fn class(&mut self, o: &Object<'_>) {
+    fn class(&mut self, o: &Object<'_>, members: &[&Object<'_>]) {
         let call = match signature::split_call(&o.signature) {
             Ok(c) => c,
             Err(e) => {
-                return self.report(Severity::Error, &o.source, format!("class skipped: {e}"))
+                self.report(Severity::Error, &o.source, format!("class skipped: {e}"));
+                for m in members {
+                    self.report(
+                        Severity::Error,
+                        &m.source,
+                        format!("member `{}` of a skipped class skipped", m.signature),
+                    );
+                }
+                return;
             }
         };
         let name = signature::short_name(call.qualified).to_string();
@@ -468,37 +544,36 @@ impl Builder<'_> {
         };
         let source = o.source.clone();
         let section = self.section.clone();
-        let is_enum = single
-            .as_ref()
-            .is_some_and(|p| p.name == "value" && p.stated_type() == Some("int"));
+        // Python's enum constructor: `(value: int)`, `(value, names=None, *, module=None, …)`.
+        let enum_header = args
+            .first()
+            .and_then(|a| signature::parse_param(a).ok())
+            .is_some_and(|p| p.name == "value" && p.default.is_none());
         let is_struct = single.as_ref().is_some_and(|p| p.name == "_ptr");
         let is_opaque = args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**");
-        if is_enum {
-            let slot = Slot::Enum(self.api.enums.len());
-            if let Some(first) = self.claim(Space::Type, &name, slot) {
-                return self.duplicate("class", &name, first, &source, false);
-            }
-            if !doc.attributes.is_empty() {
+        let has_members = !members.is_empty() || !doc.members.is_empty();
+        if has_members || enum_header {
+            if is_struct {
                 self.report(
                     Severity::Warning,
                     &source,
-                    format!("enum `{name}` lists attributes; they are ignored"),
+                    format!("class `{name}` has a struct's header but members; read as an enum"),
                 );
             }
-            self.open_enum = Some(self.api.enums.len());
-            self.api.enums.push(Enum {
-                name,
-                qualified_name,
-                section,
-                doc: doc.doc_text(),
-                variants: Vec::new(),
-                detail: Detail::Full,
-                source: source.clone(),
-                sources: vec![source],
-            });
-            return;
+            return self.enum_class(o, &doc, members, name, qualified_name);
         }
+        let what = format!("class `{name}`");
+        self.report_unread(&what, &source, &o.doc, &doc, Part::RECORD);
         let fields = self.fields(&name, &doc, &source);
+        if fields.is_empty() {
+            if let Some((line, text)) = doc.attribute_like(&o.doc) {
+                self.report(
+                    Severity::Warning,
+                    &at(&source, line),
+                    format!("{what} has attribute-like lines but no fields: `{text}`"),
+                );
+            }
+        }
         if is_struct {
             let slot = Slot::Struct(self.api.structs.len());
             if let Some(first) = self.claim(Space::Type, &name, slot) {
@@ -550,11 +625,99 @@ impl Builder<'_> {
         });
     }
 
+    /// An enum class with the members of its body: those its docstring writes, then the data
+    /// objects after it.
+    fn enum_class(
+        &mut self,
+        o: &Object<'_>,
+        doc: &Docstring,
+        members: &[&Object<'_>],
+        name: String,
+        qualified_name: String,
+    ) {
+        let source = o.source.clone();
+        self.report_unread(&format!("enum `{name}`"), &source, &o.doc, doc, Part::ENUM);
+        let idx = self.api.enums.len();
+        let slot = Slot::Enum(idx);
+        if let Some(first) = self.claim(Space::Type, &name, slot) {
+            self.duplicate("class", &name, first, &source, false);
+            for m in members {
+                self.report(
+                    Severity::Warning,
+                    &m.source,
+                    format!(
+                        "member `{}` of the repeated class `{name}` skipped",
+                        m.signature
+                    ),
+                );
+            }
+            return;
+        }
+        self.api.enums.push(Enum {
+            name: name.clone(),
+            qualified_name,
+            section: self.section.clone(),
+            doc: doc.doc_text(),
+            variants: Vec::new(),
+            detail: Detail::Full,
+            source: source.clone(),
+            sources: vec![source.clone()],
+        });
+        for m in &doc.members {
+            let src = at(&source, m.line);
+            self.member(idx, &m.name, None, m.value.clone(), m.doc.clone(), src);
+        }
+        for m in members {
+            self.member_object(idx, m);
+        }
+        if self.api.enums[idx].variants.is_empty() {
+            let has_text = o.doc.iter().any(|l| !l.text.trim().is_empty());
+            let message = if has_text {
+                format!("enum class `{name}` has text but no members")
+            } else {
+                format!("enum class `{name}` has no members")
+            };
+            self.report(Severity::Warning, &source, message);
+        }
+    }
+
+    /// A data object of an enum class's body: a member.
+    fn member_object(&mut self, idx: usize, o: &Object<'_>) {
+        let (qualified, value) = match signature::parse_data(&o.signature) {
+            Ok(d) => d,
+            Err(e) => {
+                return self.report(
+                    Severity::Error,
+                    &o.source,
+                    format!("enum member skipped: {e}"),
+                )
+            }
+        };
+        let name = signature::short_name(qualified);
+        let doc = docstring::parse(&o.doc);
+        self.report_problems(&o.source, &doc);
+        let what = format!("member `{}.{name}`", self.api.enums[idx].name);
+        self.report_unread(&what, &o.source, &o.doc, &doc, Part::TEXT);
+        let (shown, value) = match value {
+            DataValue::Integer(v) => (None, Ok(v)),
+            DataValue::Member {
+                enum_name,
+                member,
+                value,
+            } => (Some((enum_name, member)), value),
+            DataValue::Alias { kind, target } => (
+                None,
+                Err(format!("value `<{kind} '{target}'>` is not an integer")),
+            ),
+            DataValue::Other(v) => (None, Err(format!("value `{v}` is not an integer"))),
+        };
+        self.member(idx, name, shown, value, doc.doc_text(), o.source.clone());
+    }
+
     fn data(&mut self, o: &Object<'_>) {
         let (qualified, value) = match signature::parse_data(&o.signature) {
             Ok(d) => d,
             Err(e) => {
-                self.open_enum = None;
                 return self.report(
                     Severity::Error,
                     &o.source,
@@ -565,16 +728,20 @@ impl Builder<'_> {
         let name = signature::short_name(qualified).to_string();
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
+        self.report_unread(
+            &format!("data `{qualified}`"),
+            &o.source,
+            &o.doc,
+            &doc,
+            Part::TEXT,
+        );
         let source = o.source.clone();
-        if !matches!(value, DataValue::Member { .. }) {
-            self.open_enum = None;
-        }
         match value {
-            DataValue::Member {
-                enum_name,
-                member,
-                value,
-            } => self.member(&name, &enum_name, &member, value, doc, source),
+            DataValue::Member { .. } => self.report(
+                Severity::Error,
+                &source,
+                format!("enum member `{name}` outside an enum class; skipped"),
+            ),
             DataValue::Integer(value) => {
                 let slot = Slot::Constant(self.api.constants.len());
                 if let Some(first) = self.claim(Space::Constant, &name, slot) {
@@ -620,38 +787,35 @@ impl Builder<'_> {
         }
     }
 
+    /// Adds member `name` to enum `idx`. `shown` is the enum and member name its value repr
+    /// states (`<E.X: 3>`), checked against the enum and `name`.
     fn member(
         &mut self,
+        idx: usize,
         name: &str,
-        enum_name: &str,
-        member: &str,
+        shown: Option<(String, String)>,
         value: Result<i64, String>,
-        doc: Docstring,
+        doc: String,
         source: Source,
     ) {
-        let Some(idx) = self.open_enum else {
-            return self.report(
-                Severity::Error,
-                &source,
-                format!("enum member `{name}` outside an enum class; skipped"),
-            );
-        };
         let e = &self.api.enums[idx];
         let mut problems = Vec::new();
-        if e.name != enum_name {
-            problems.push((
-                Severity::Warning,
-                format!(
-                    "member `{name}` names enum `{enum_name}` but follows `{}`",
-                    e.name
-                ),
-            ));
-        }
-        if member != name {
-            problems.push((
-                Severity::Warning,
-                format!("member `{name}` shows the name `{member}` in its value"),
-            ));
+        if let Some((enum_name, member)) = &shown {
+            if &e.name != enum_name {
+                problems.push((
+                    Severity::Warning,
+                    format!(
+                        "member `{name}` names enum `{enum_name}` but follows `{}`",
+                        e.name
+                    ),
+                ));
+            }
+            if member != name {
+                problems.push((
+                    Severity::Warning,
+                    format!("member `{name}` shows the name `{member}` in its value"),
+                ));
+            }
         }
         let value = match value {
             Ok(v) => Some(v),
@@ -680,7 +844,7 @@ impl Builder<'_> {
         self.api.enums[idx].variants.push(Variant {
             name: name.to_string(),
             value,
-            doc: doc.doc_text(),
+            doc,
             source,
         });
     }

@@ -5,6 +5,8 @@
 //! 1. **Front end** ([`scan`], this module): the lines are cut into the neutral
 //!    [`Block`](super::blocks::Block) sequence. At column 0 it recognises, by shape only:
 //!    - `class dotted.Name(args)#` and `class dotted.Name#` → a class object;
+//!      `class dotted.Name(` alone, one parameter a line, then `)#` → a class with a
+//!      multi-line header (Sphinx writes long enum constructor headers so);
 //!    - `dotted.name(params)#` → a function; `dotted.name(` alone, one parameter a line,
 //!      then `)#` → a function with a multi-line signature;
 //!    - `dotted.name = value#` → a data object (constants, aliases, enum members);
@@ -44,10 +46,10 @@ enum Start<'a> {
     Heading(&'a str),
     Class(&'a str),
     Function(&'a str),
-    /// `dotted.name(` alone.
-    MultiLine(&'a str),
-    /// `dotted.name(args…` with no `)#`.
-    Unclosed(&'a str),
+    /// `dotted.name(` alone, or `class dotted.Name(` alone (the kind says which).
+    MultiLine(ObjectKind, &'a str),
+    /// `dotted.name(args…` or `class dotted.Name(args…` with no `)#`.
+    Unclosed(ObjectKind, &'a str),
     Data(&'a str),
 }
 
@@ -99,15 +101,19 @@ fn start_of<'a>(lines: &[&'a str], i: usize) -> Option<Start<'a>> {
         }
         return None;
     }
+    let (kind, l) = match l.strip_prefix("class ") {
+        Some(rest) => (ObjectKind::Class, rest.trim_start()),
+        None => (ObjectKind::Function, l),
+    };
     if let Some(name) = l.strip_suffix('(') {
         if is_dotted_ident(name) {
-            return Some(Start::MultiLine(name));
+            return Some(Start::MultiLine(kind, name));
         }
     }
     if let Some(open) = l.find('(') {
         let name = &l[..open];
-        if name.contains('.') && is_dotted_ident(name) {
-            return Some(Start::Unclosed(l));
+        if (name.contains('.') || kind == ObjectKind::Class) && is_dotted_ident(name) {
+            return Some(Start::Unclosed(kind, l));
         }
     }
     None
@@ -152,6 +158,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 signature,
                 doc: Vec::new(),
                 source: source.clone(),
+                in_class: None,
             })
         };
         match start {
@@ -167,7 +174,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
             Start::Class(sig) => blocks.push(object(ObjectKind::Class, Cow::Borrowed(sig))),
             Start::Function(sig) => blocks.push(object(ObjectKind::Function, Cow::Borrowed(sig))),
             Start::Data(sig) => blocks.push(object(ObjectKind::Data, Cow::Borrowed(sig))),
-            Start::Unclosed(l) => {
+            Start::Unclosed(kind, l) => {
                 diags.error(
                     line_no(i),
                     format!(
@@ -179,11 +186,11 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
                 } else {
                     Cow::Owned(format!("{l})"))
                 };
-                blocks.push(object(ObjectKind::Function, sig));
+                blocks.push(object(kind, sig));
             }
-            Start::MultiLine(name) => {
+            Start::MultiLine(kind, name) => {
                 let (sig, next) = multi_line(&lines, i, name, diags);
-                blocks.push(object(ObjectKind::Function, Cow::Owned(sig)));
+                blocks.push(object(kind, Cow::Owned(sig)));
                 i = next;
                 continue;
             }

@@ -69,6 +69,11 @@ pub struct Object<'a> {
     /// The docstring lines after the signature.
     pub doc: Vec<DocLine<'a>>,
     pub source: Source,
+    /// Whether the page nests this object in the class object before it: `Some(true)` for
+    /// an enum member's `dl` inside the class's `dd` (HTML), `Some(false)` for an object known
+    /// to stand on its own, `None` where the format cannot tell (the text rendering, where
+    /// the builder goes by the shape of the name).
+    pub in_class: Option<bool>,
 }
 
 /// One block of a page.

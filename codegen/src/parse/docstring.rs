@@ -3,23 +3,40 @@
 //! [`parse`] reads the docstring lines of one object (a slice of [`DocLine`]s, however they
 //! were obtained) into a [`Docstring`]:
 //!
-//! - description paragraphs (everything that is not one of the parts below, kept as RST);
+//! - description paragraphs (prose before the structured part, kept as RST);
 //! - `:param x: doc` and `:type x: T` fields (`:param T x:` also gives a type);
 //! - `:returns:` as either a plain list of status codes, or bullets: a leading unnamed bullet
 //!   `* *cudaError_t* -- statuses` (the status), then `* **name** (type) -- doc` outputs with
 //!   continuation lines, and unnamed values `* *bytes* -- doc`;
-//! - `:rtype: T`; a bare `:type: T` (attribute bodies);
-//! - `.. seealso::` name lists, `.. attribute:: name` with an indented body (read recursively:
-//!   its description and `:type:`), `.. method:: sig` with a body, `.. rubric:: Notes` and
-//!   the note paragraphs after it.
+//! - `:rtype: T`; a bare `:type: T` and `:value: V` (attribute bodies);
+//! - `.. seealso::` name lists, `.. method:: sig` with a body, `.. rubric:: Notes` and the
+//!   note paragraphs after it;
+//! - attributes, in every form Sphinx pages write them: `.. attribute:: name` (or
+//!   `.. py:attribute::`) with an indented body (read recursively: its description and
+//!   `:type:`); numpydoc / definition-list items `name : type` with an indented description
+//!   (also a bare `name` or `name (type)` term followed at once by an indented body), under an
+//!   optional `Attributes` / `----------` section header; info fields `:ivar name: doc`
+//!   (`:var:`, `:cvar:`, `:ivar T name:`) with `:vartype name: T`. A dotted name keeps its last
+//!   part;
+//! - enum members written inside the body: `NAME = VALUE` lines (an integer or `<E.X: 3>`,
+//!   an optional `#`), and attributes with a `:value:`.
+//!
+//! **What each line was read as** is recorded in [`Docstring::parts`], one [`Part`] per input
+//! line. Lines the model does not understand are [`Part::Unread`]: an unknown field, a Sphinx
+//! object directive it does not read, a signature fragment, and any text after the structured
+//! part began (a field, an object directive, a definition, a member) outside a Notes rubric.
+//! The caller, which knows what the object can hold, turns the parts it does not accept into
+//! unread runs with [`Docstring::unread`] ([`super::unread`] reports them).
 //!
 //! It does not know what object the docstring belongs to, nor build IR items: that is
-//! [`super::bindings_build`]'s job. Problems (an unknown field, a malformed bullet) are
-//! returned as [`Problem`]s with the line they were found on; nothing here panics.
+//! [`super::bindings_build`]'s job. Problems (a malformed bullet, a bad name) are returned as
+//! [`Problem`]s with the line they were found on; nothing here panics.
 
 use crate::diag::Severity;
 
 use super::blocks::DocLine;
+use super::signature::{self, DataValue};
+use super::unread::{Run, Runs};
 
 /// How deep `.. attribute::` bodies are read recursively before being kept as plain text.
 const MAX_DEPTH: usize = 4;
@@ -75,6 +92,54 @@ pub struct AttributeDoc {
     pub line: u32,
 }
 
+/// An enum member written inside a class body (`NAME = 3`, or an attribute with `:value: 3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberDoc {
+    /// The member's name (the last part of a dotted name).
+    pub name: String,
+    /// The value, or why it is not an integer.
+    pub value: Result<i64, String>,
+    /// The indented description under it.
+    pub doc: String,
+    pub line: u32,
+}
+
+/// What one docstring line was read as (see [`Docstring::parts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// An empty line.
+    Blank,
+    /// Description or notes text, a `.. seealso::`, a rubric, an admonition.
+    Prose,
+    /// A `:param:` or `:type name:` field.
+    Param,
+    /// A `:returns:` or `:rtype:` field.
+    Returns,
+    /// A bare `:type:` or `:value:` field (the options of an attribute body).
+    Option,
+    /// An attribute in any of its forms, with its body.
+    Attribute,
+    /// A `.. method::` entry with its body.
+    Method,
+    /// An enum member written in the body.
+    Member,
+    /// Not understood.
+    Unread,
+}
+
+impl Part {
+    /// What a function's docstring may hold.
+    pub const FUNCTION: &'static [Part] = &[Part::Prose, Part::Param, Part::Returns];
+    /// What a struct's or another class's docstring may hold.
+    pub const RECORD: &'static [Part] = &[Part::Prose, Part::Attribute, Part::Method];
+    /// What an enum class's docstring may hold.
+    pub const ENUM: &'static [Part] = &[Part::Prose, Part::Method, Part::Member];
+    /// What a data object's docstring or a heading's intro may hold.
+    pub const TEXT: &'static [Part] = &[Part::Prose];
+    /// What an attribute's or a member's body may hold.
+    const BODY: &'static [Part] = &[Part::Prose, Part::Option];
+}
+
 /// A `.. method:: sig` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MethodDoc {
@@ -107,10 +172,16 @@ pub struct Docstring {
     /// Names listed by `.. seealso::`, in order.
     pub see_also: Vec<String>,
     pub attributes: Vec<AttributeDoc>,
+    /// Enum members written in the body.
+    pub members: Vec<MemberDoc>,
     pub methods: Vec<MethodDoc>,
     /// Paragraphs after `.. rubric:: Notes`.
     pub notes: String,
+    /// A bare `:value:` field (in attribute bodies).
+    pub value: Option<Located>,
     pub problems: Vec<Problem>,
+    /// What each line given to [`parse`] was read as, one entry per line.
+    pub parts: Vec<Part>,
 }
 
 impl Docstring {
@@ -122,6 +193,33 @@ impl Docstring {
     /// The `:type` field for `name`.
     pub fn param_type(&self, name: &str) -> Option<&FieldDoc> {
         self.param_types.iter().find(|p| p.name == name)
+    }
+
+    /// The runs of `lines` (the lines this docstring was parsed from) whose part is not in
+    /// `accept`: what an object of that kind leaves unread. [`Part::Unread`] and
+    /// [`Part::Blank`] need not be listed.
+    pub fn unread(&self, lines: &[DocLine<'_>], accept: &[Part]) -> Vec<Run> {
+        let mut runs = Runs::new();
+        for (l, part) in lines.iter().zip(&self.parts) {
+            match part {
+                Part::Blank => {}
+                p if *p != Part::Unread && accept.contains(p) => runs.read(),
+                _ => runs.unread(l.line, &l.text),
+            }
+        }
+        runs.into_runs()
+    }
+
+    /// The first line of `lines` (the lines this docstring was parsed from) that looks like an
+    /// attribute definition (`name : type`, `:ivar x:`, `.. attribute:: x`, `x (int) -- doc`)
+    /// but was left unread or taken for prose: a class without fields but with such a line
+    /// lost them. Returns its line and text.
+    pub fn attribute_like(&self, lines: &[DocLine<'_>]) -> Option<(u32, String)> {
+        lines
+            .iter()
+            .zip(&self.parts)
+            .find(|(l, p)| matches!(p, Part::Unread | Part::Prose) && looks_attribute_like(&l.text))
+            .map(|(l, _)| (l.line, l.text.trim().to_string()))
     }
 
     /// The description followed by the notes (under a `.. rubric:: Notes` line), as RST.
@@ -330,44 +428,105 @@ fn clean_name(raw: &str) -> Option<String> {
     is_ident(last).then(|| last.to_string())
 }
 
+/// Names of Sphinx object directives (without their `py:` domain) that declare an object of
+/// their own; in a docstring, those not read as attributes or methods are unread.
+const OBJECT_DIRECTIVES: &[&str] = &[
+    "data",
+    "function",
+    "class",
+    "exception",
+    "property",
+    "classmethod",
+    "staticmethod",
+    "decorator",
+    "module",
+    "currentmodule",
+    "type",
+];
+
+/// Numpydoc section titles whose definition items are attributes.
+const ATTRIBUTE_SECTIONS: &[&str] = &["attributes", "members", "fields"];
+
+/// Where `parse_view` sends prose lines.
+struct Texts<'s> {
+    description: Vec<&'s str>,
+    notes: Vec<&'s str>,
+    in_notes: bool,
+}
+
+impl<'s> Texts<'s> {
+    fn push(&mut self, lines: &[Ln<'s>]) {
+        let target = if self.in_notes {
+            &mut self.notes
+        } else {
+            &mut self.description
+        };
+        target.extend(lines.iter().map(|l| l.text));
+    }
+}
+
 fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
-    let mut doc = Docstring::default();
-    let mut description: Vec<&str> = Vec::new();
-    let mut notes: Vec<&str> = Vec::new();
-    let mut in_notes = false;
+    let mut doc = Docstring {
+        parts: vec![Part::Blank; lines.len()],
+        ..Docstring::default()
+    };
+    let mut texts = Texts {
+        description: Vec::new(),
+        notes: Vec::new(),
+        in_notes: false,
+    };
+    // Set once a field, an object directive, a definition or a member is read: text after
+    // that point (outside a Notes rubric) is not description but unread.
+    let mut structured = false;
     let mut i = 0;
     while i < lines.len() {
         let l = lines[i];
         let text = l.text;
+        if is_blank(text) {
+            texts.push(&lines[i..=i]);
+            i += 1;
+            continue;
+        }
         if let Some((name, arg, rest)) = split_field(text) {
             let end = body_end(lines, i + 1);
             let cont = &lines[i + 1..end];
-            if field(&mut doc, name, arg, rest, l, cont) {
-                in_notes = false;
+            let part = field(&mut doc, name, arg, rest, l, cont);
+            if part == Part::Unread {
+                texts.push(&lines[i..end]);
             } else {
-                let target = if in_notes {
-                    &mut notes
-                } else {
-                    &mut description
-                };
-                target.extend(lines[i..end].iter().map(|l| l.text));
+                texts.in_notes = false;
             }
+            doc.mark(i..end, lines, part);
+            // Options (`:type:`, `:value:`) may come before the text of an attribute body.
+            structured |= part != Part::Option;
             i = end;
             continue;
         }
         if let Some((name, arg)) = split_directive(text) {
             let end = body_end(lines, i + 1);
             let body = &lines[i + 1..end];
-            in_notes = false;
-            match name {
-                "seealso" => doc.see_also.extend(names_in(&join_words(arg, body))),
+            texts.in_notes = false;
+            let bare = name.strip_prefix("py:").unwrap_or(name);
+            let part = match bare {
+                "seealso" => {
+                    doc.see_also.extend(names_in(&join_words(arg, body)));
+                    Part::Prose
+                }
                 "rubric"
                     if arg.eq_ignore_ascii_case("notes")
                         && body.iter().all(|b| is_blank(b.text)) =>
                 {
-                    in_notes = true;
+                    texts.in_notes = true;
+                    structured = true;
+                    Part::Prose
                 }
-                "attribute" => attribute(&mut doc, arg, l.line, body, depth),
+                "attribute" => {
+                    let parts = attribute(&mut doc, arg, None, l.line, body, depth);
+                    doc.parts[i..end].copy_from_slice(&parts);
+                    structured = true;
+                    i = end;
+                    continue;
+                }
                 "method" => {
                     let body = dedent(body);
                     let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
@@ -376,25 +535,171 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
                         doc: tidy(&texts),
                         line: l.line,
                     });
+                    structured = true;
+                    Part::Method
                 }
-                _ => description.extend(lines[i..end].iter().map(|l| l.text)),
-            }
+                _ if name.contains(':') || OBJECT_DIRECTIVES.contains(&bare) => {
+                    structured = true;
+                    texts.push(&lines[i..end]);
+                    Part::Unread
+                }
+                _ => {
+                    texts.push(&lines[i..end]);
+                    Part::Prose
+                }
+            };
+            doc.mark(i..end, lines, part);
             i = end;
             continue;
         }
-        if in_notes {
-            notes.push(text);
-        } else {
-            description.push(text);
+        if indent(text) == 0 {
+            if let Some(title) = section_title(lines, i) {
+                let part = if ATTRIBUTE_SECTIONS.contains(&title.to_ascii_lowercase().as_str()) {
+                    Part::Attribute
+                } else {
+                    texts.push(&lines[i..i + 2]);
+                    Part::Unread
+                };
+                doc.mark(i..i + 2, lines, part);
+                structured = true;
+                i += 2;
+                continue;
+            }
+            if let Some((name, ty)) = definition(lines, i) {
+                let end = body_end(lines, i + 1);
+                let parts = attribute(&mut doc, name, ty, l.line, &lines[i + 1..end], depth);
+                doc.parts[i..end].copy_from_slice(&parts);
+                structured = true;
+                i = end;
+                continue;
+            }
+            if let Some((name, value)) = member_line(text) {
+                let end = body_end(lines, i + 1);
+                let parts = member(&mut doc, name, value, l.line, &lines[i + 1..end], depth);
+                doc.parts[i..end].copy_from_slice(&parts);
+                structured = true;
+                i = end;
+                continue;
+            }
+            if looks_like_signature(text) {
+                texts.in_notes = false;
+                texts.push(&lines[i..=i]);
+                doc.parts[i] = Part::Unread;
+                structured = true;
+                i += 1;
+                continue;
+            }
         }
+        texts.push(&lines[i..=i]);
+        doc.parts[i] = if structured && !texts.in_notes {
+            Part::Unread
+        } else {
+            Part::Prose
+        };
         i += 1;
     }
-    doc.description = tidy(&description);
-    doc.notes = tidy(&notes);
+    doc.description = tidy(&texts.description);
+    doc.notes = tidy(&texts.notes);
     doc
 }
 
-/// Records field `name`; returns false when the field is not one this model knows.
+impl Docstring {
+    /// Marks the non-blank lines `range` of `lines` as `part`.
+    fn mark(&mut self, range: std::ops::Range<usize>, lines: &[Ln<'_>], part: Part) {
+        for k in range {
+            if !is_blank(lines[k].text) {
+                self.parts[k] = part;
+            }
+        }
+    }
+}
+
+/// The title of a numpydoc section header at line `i`: a short title line followed by an
+/// underline of `-` or `=` at least as long as three characters.
+fn section_title<'s>(lines: &[Ln<'s>], i: usize) -> Option<&'s str> {
+    let title = lines[i].text.trim();
+    let under = lines.get(i + 1)?.text.trim();
+    let is_underline =
+        under.len() >= 3 && (under.bytes().all(|b| b == b'-') || under.bytes().all(|b| b == b'='));
+    let is_title = !title.is_empty()
+        && title.len() <= 40
+        && title.chars().all(|c| c.is_ascii_alphabetic() || c == ' ');
+    (is_underline && is_title && indent(lines[i + 1].text) == 0).then_some(title)
+}
+
+/// A definition-list item at line `i`: `term : classifier` (numpydoc; the description under
+/// it is optional), or a bare `term` or `term (type)` followed at once by an indented line
+/// (an RST definition list). The term is an identifier, possibly dotted (its last part is
+/// the name). Returns the name and the type.
+fn definition<'s>(lines: &[Ln<'s>], i: usize) -> Option<(&'s str, Option<&'s str>)> {
+    let t = lines[i].text.trim_end();
+    if let Some((term, ty)) = t.split_once(" : ") {
+        let (term, ty) = (term.trim(), ty.trim());
+        return (signature::is_dotted_ident(term) && !ty.is_empty())
+            .then(|| (signature::short_name(term), Some(ty)));
+    }
+    let next_indented = lines
+        .get(i + 1)
+        .is_some_and(|n| !is_blank(n.text) && indent(n.text) > 0);
+    if !next_indented {
+        return None;
+    }
+    if signature::is_dotted_ident(t) {
+        return Some((signature::short_name(t), None));
+    }
+    let (term, ty) = t.strip_suffix(')')?.split_once(" (")?;
+    (signature::is_dotted_ident(term) && !ty.trim().is_empty())
+        .then(|| (signature::short_name(term), Some(ty.trim())))
+}
+
+/// `NAME = VALUE` (an optional trailing `#`) where the value is an integer or an enum member
+/// repr `<E.X: 3>`: an enum member written in a class body. Returns the name and the value.
+fn member_line(text: &str) -> Option<(&str, Result<i64, String>)> {
+    let t = text.trim();
+    let t = t.strip_suffix('#').unwrap_or(t).trim_end();
+    let (name, value) = signature::parse_data(t).ok()?;
+    let value = match value {
+        DataValue::Integer(n) => Ok(n),
+        DataValue::Member { value, .. } => value,
+        _ => return None,
+    };
+    Some((signature::short_name(name), value))
+}
+
+/// A line that looks like an object's signature line rather than text: `class dotted.Name…`,
+/// or one ending in Sphinx's `)#` permalink marker. Front ends take real signatures out of
+/// docstrings, so one found here is a fragment of a signature they did not recognise.
+fn looks_like_signature(text: &str) -> bool {
+    let t = text.trim_end();
+    if let Some(rest) = t.strip_prefix("class ") {
+        let name = rest.split(['(', '#', ':', ' ']).next().unwrap_or("");
+        return signature::is_dotted_ident(name);
+    }
+    t.ends_with(")#")
+}
+
+/// Whether a line has the shape of an attribute definition in any form this model reads, or
+/// of a Google-style `name (type): doc` / `name -- doc` item.
+fn looks_attribute_like(text: &str) -> bool {
+    let t = text.trim();
+    if let Some((name, _, _)) = split_field(t) {
+        return matches!(name, "ivar" | "var" | "cvar" | "vartype");
+    }
+    if let Some((name, _)) = split_directive(t) {
+        return name.strip_prefix("py:").unwrap_or(name) == "attribute";
+    }
+    let end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(t.len());
+    let (head, rest) = t.split_at(end);
+    signature::is_dotted_ident(head)
+        && [" : ", " (", ": ", " -- ", " \u{2013} "]
+            .iter()
+            .any(|sep| rest.starts_with(sep))
+}
+
+/// Records field `name`; returns what its lines were read as ([`Part::Unread`] for a field
+/// this model does not know).
 fn field(
     doc: &mut Docstring,
     name: &str,
@@ -402,7 +707,7 @@ fn field(
     rest: &str,
     at: Ln<'_>,
     cont: &[Ln<'_>],
-) -> bool {
+) -> Part {
     let line = at.line;
     match name {
         "param" | "parameter" | "arg" => {
@@ -414,7 +719,7 @@ fn field(
                     line,
                     format!("`:{name} {arg}:` does not name a parameter"),
                 ));
-                return true;
+                return Part::Param;
             }
             if let Some(ty) = words.next().map(str::trim).filter(|t| !t.is_empty()) {
                 doc.param_types.push(FieldDoc {
@@ -428,20 +733,27 @@ fn field(
                 text: join_words(rest, cont),
                 line,
             });
+            Part::Param
         }
-        "type" if arg.is_empty() => {
-            if doc.ty.is_some() {
+        "type" | "value" if arg.is_empty() => {
+            let slot = if name == "type" {
+                &mut doc.ty
+            } else {
+                &mut doc.value
+            };
+            if slot.is_some() {
                 doc.problems.push(problem(
                     Severity::Warning,
                     line,
-                    "a second `:type:` field; keeping the first",
+                    format!("a second `:{name}:` field; keeping the first"),
                 ));
             } else {
-                doc.ty = Some(Located {
+                *slot = Some(Located {
                     text: join_words(rest, cont),
                     line,
                 });
             }
+            Part::Option
         }
         "type" => {
             if !is_ident(arg) {
@@ -450,13 +762,55 @@ fn field(
                     line,
                     format!("`:type {arg}:` does not name a parameter"),
                 ));
-                return true;
+                return Part::Param;
             }
             doc.param_types.push(FieldDoc {
                 name: arg.to_string(),
                 text: join_words(rest, cont),
                 line,
             });
+            Part::Param
+        }
+        "ivar" | "var" | "cvar" | "vartype" => {
+            let mut words = arg.rsplitn(2, ' ');
+            let aname = words.next().unwrap_or("").trim();
+            if !signature::is_dotted_ident(aname) {
+                doc.problems.push(problem(
+                    Severity::Warning,
+                    line,
+                    format!("`:{name} {arg}:` does not name an attribute"),
+                ));
+                return Part::Unread;
+            }
+            let aname = signature::short_name(aname);
+            let text = join_words(rest, cont);
+            let (ty, text) = match (name, words.next().map(str::trim)) {
+                ("vartype", _) => (Some(text), None),
+                (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
+                _ => (None, Some(text)),
+            };
+            let a = match doc.attributes.iter().position(|a| a.name == aname) {
+                Some(k) => &mut doc.attributes[k],
+                None => {
+                    doc.attributes.push(AttributeDoc {
+                        name: aname.to_string(),
+                        doc: String::new(),
+                        ty: None,
+                        line,
+                    });
+                    let last = doc.attributes.len() - 1;
+                    &mut doc.attributes[last]
+                }
+            };
+            if let Some(t) = ty.filter(|t| !t.is_empty()) {
+                a.ty.get_or_insert(t);
+            }
+            if let Some(t) = text.filter(|t| !t.is_empty()) {
+                if a.doc.is_empty() {
+                    a.doc = t;
+                }
+            }
+            Part::Attribute
         }
         "returns" | "return" => {
             if doc.returns.is_some() {
@@ -470,6 +824,7 @@ fn field(
                 let first_col = (rest.as_ptr() as usize).saturating_sub(at.text.as_ptr() as usize);
                 doc.returns = Some(returns(rest, first_col, line, cont, &mut doc.problems));
             }
+            Part::Returns
         }
         "rtype" => {
             if doc.rtype.is_some() {
@@ -484,17 +839,10 @@ fn field(
                     line,
                 });
             }
+            Part::Returns
         }
-        _ => {
-            doc.problems.push(problem(
-                Severity::Warning,
-                line,
-                format!("unknown field `:{name}:` kept as description text"),
-            ));
-            return false;
-        }
+        _ => Part::Unread,
     }
-    true
 }
 
 fn problem(severity: Severity, line: u32, message: impl Into<String>) -> Problem {
@@ -505,14 +853,16 @@ fn problem(severity: Severity, line: u32, message: impl Into<String>) -> Problem
     }
 }
 
-fn attribute(doc: &mut Docstring, name: &str, line: u32, body: &[Ln<'_>], depth: usize) {
-    if !is_ident(name) {
-        doc.problems.push(problem(
-            Severity::Warning,
-            line,
-            format!("`.. attribute:: {name}` does not name an attribute"),
-        ));
-    }
+/// Reads the indented `body` of an attribute or member at depth `depth`: its description,
+/// `:type:` and `:value:`, and what each body line was read as ([`Part::Unread`] for what a
+/// body may not hold, `read` for the rest). Below [`MAX_DEPTH`] the body is kept as text.
+fn read_body(
+    doc: &mut Docstring,
+    line: u32,
+    body: &[Ln<'_>],
+    depth: usize,
+    read: Part,
+) -> (Docstring, Vec<Part>) {
     let body = dedent(body);
     if depth >= MAX_DEPTH {
         doc.problems.push(problem(
@@ -521,22 +871,99 @@ fn attribute(doc: &mut Docstring, name: &str, line: u32, body: &[Ln<'_>], depth:
             "attribute bodies nested too deep; kept as text",
         ));
         let texts: Vec<&str> = body.iter().map(|b| b.text).collect();
-        doc.attributes.push(AttributeDoc {
-            name: name.to_string(),
-            doc: tidy(&texts),
-            ty: None,
-            line,
-        });
-        return;
+        let inner = Docstring {
+            description: tidy(&texts),
+            ..Docstring::default()
+        };
+        let parts = body
+            .iter()
+            .map(|b| if is_blank(b.text) { Part::Blank } else { read })
+            .collect();
+        return (inner, parts);
     }
     let inner = parse_view(&body, depth + 1);
     doc.problems.extend(inner.problems.iter().cloned());
+    let parts = inner
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Blank => Part::Blank,
+            p if Part::BODY.contains(p) => read,
+            _ => Part::Unread,
+        })
+        .collect();
+    (inner, parts)
+}
+
+/// Reads an attribute named `name` (`ty` from a classifier) with its `body`; an attribute with
+/// a `:value:` is an enum member. Returns the parts of the head line and the body lines.
+fn attribute(
+    doc: &mut Docstring,
+    name: &str,
+    ty: Option<&str>,
+    line: u32,
+    body: &[Ln<'_>],
+    depth: usize,
+) -> Vec<Part> {
+    let short = signature::short_name(name.trim());
+    if !signature::is_dotted_ident(name.trim()) {
+        doc.problems.push(problem(
+            Severity::Warning,
+            line,
+            format!("`{name}` does not name an attribute"),
+        ));
+    }
+    let (inner, body_parts) = read_body(doc, line, body, depth, Part::Attribute);
+    if let Some(value) = &inner.value {
+        let value = signature::parse_int(&value.text)
+            .ok_or_else(|| format!("value `{}` is not an integer", value.text));
+        doc.members.push(MemberDoc {
+            name: short.to_string(),
+            value,
+            doc: inner.doc_text(),
+            line,
+        });
+        let mut parts = vec![Part::Member];
+        parts.extend(body_parts.iter().map(|p| match p {
+            Part::Attribute => Part::Member,
+            other => *other,
+        }));
+        return parts;
+    }
     doc.attributes.push(AttributeDoc {
-        name: name.to_string(),
+        name: short.to_string(),
         doc: inner.doc_text(),
-        ty: inner.ty.map(|t| t.text).filter(|t| !t.is_empty()),
+        ty: ty
+            .map(str::to_string)
+            .or(inner.ty.map(|t| t.text))
+            .filter(|t| !t.is_empty()),
         line,
     });
+    let mut parts = vec![Part::Attribute];
+    parts.extend(body_parts);
+    parts
+}
+
+/// Reads an enum member `name = value` with its indented `body`. Returns the parts of the
+/// member line and the body lines.
+fn member(
+    doc: &mut Docstring,
+    name: &str,
+    value: Result<i64, String>,
+    line: u32,
+    body: &[Ln<'_>],
+    depth: usize,
+) -> Vec<Part> {
+    let (inner, body_parts) = read_body(doc, line, body, depth, Part::Member);
+    doc.members.push(MemberDoc {
+        name: name.to_string(),
+        value,
+        doc: inner.doc_text(),
+        line,
+    });
+    let mut parts = vec![Part::Member];
+    parts.extend(body_parts);
+    parts
 }
 
 /// Reads a `:returns:` body. `first` is the text after `:returns:` on its line, which starts
@@ -734,8 +1161,149 @@ mod tests {
         ));
         assert!(d.description.starts_with(":py:obj:"));
         assert!(d.description.contains(": a definition"));
-        assert_eq!(d.problems.len(), 1);
-        assert_eq!(d.problems[0].line, 3);
+        assert!(d.problems.is_empty(), "{:?}", d.problems);
+        // The unknown field is kept as text, and unread.
+        assert_eq!(d.parts, [Part::Prose, Part::Prose, Part::Unread]);
+    }
+
+    /// `(line, part)` of each non-blank line.
+    fn parts_of(text: &str) -> (Docstring, Vec<(u32, Part)>) {
+        let ls = lines(text);
+        let d = parse(&ls);
+        let parts = ls
+            .iter()
+            .zip(&d.parts)
+            .filter(|(l, _)| !l.text.trim().is_empty())
+            .map(|(l, p)| (l.line, *p))
+            .collect();
+        (d, parts)
+    }
+
+    fn fields(d: &Docstring) -> Vec<(&str, Option<&str>, &str)> {
+        d.attributes
+            .iter()
+            .map(|a| (a.name.as_str(), a.ty.as_deref(), a.doc.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn numpydoc_and_definition_list_attributes() {
+        let text = "A struct\n\n.. attribute:: x\n\n   x doc\n\n   :type: int\n\ny : list[int]\n    y doc\n\n\nz : cudaPos\nm.w\n    w doc\n\n    :type: float\nv (unsigned int)\n    v doc\n\n.. method:: getPtr()\n\n   Get memory address";
+        let (d, parts) = parts_of(text);
+        assert_eq!(
+            fields(&d),
+            [
+                ("x", Some("int"), "x doc"),
+                ("y", Some("list[int]"), "y doc"),
+                ("z", Some("cudaPos"), ""),
+                ("w", Some("float"), "w doc"),
+                ("v", Some("unsigned int"), "v doc"),
+            ]
+        );
+        assert_eq!(d.description, "A struct");
+        assert!(parts[1..]
+            .iter()
+            .all(|(_, p)| matches!(p, Part::Attribute | Part::Method)));
+        assert!(d.unread(&lines(text), Part::RECORD).is_empty());
+        // A function holds no attributes: the same lines are unread there, one run.
+        let runs = d.unread(&lines(text), Part::FUNCTION);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(
+            (runs[0].line, runs[0].first.as_str()),
+            (3, ".. attribute:: x")
+        );
+    }
+
+    #[test]
+    fn info_field_attributes_and_numpydoc_section() {
+        let text = "Doc\n\n:ivar x: the x\n:vartype x: int\n:ivar unsigned int y: the y\n:vartype z: cudaPos\n\nAttributes\n----------\nw : float\n    the w";
+        let (d, parts) = parts_of(text);
+        assert_eq!(
+            fields(&d),
+            [
+                ("x", Some("int"), "the x"),
+                ("y", Some("unsigned int"), "the y"),
+                ("z", Some("cudaPos"), ""),
+                ("w", Some("float"), "the w"),
+            ]
+        );
+        assert!(parts[1..].iter().all(|(_, p)| *p == Part::Attribute));
+    }
+
+    #[test]
+    fn members_in_the_body() {
+        let text = "An enum\n\nA = 0#\n\n    first\nE.B = <E.B: 1>\n.. attribute:: C\n\n   :value: -2\n\n   third";
+        let (d, parts) = parts_of(text);
+        let members: Vec<(&str, Result<i64, String>, &str)> = d
+            .members
+            .iter()
+            .map(|m| (m.name.as_str(), m.value.clone(), m.doc.as_str()))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                ("A", Ok(0), "first"),
+                ("B", Ok(1), ""),
+                ("C", Ok(-2), "third")
+            ]
+        );
+        assert!(parts[1..].iter().all(|(_, p)| *p == Part::Member));
+        assert!(d.unread(&lines(text), Part::ENUM).is_empty());
+        assert_eq!(d.unread(&lines(text), Part::RECORD).len(), 1);
+    }
+
+    #[test]
+    fn text_after_the_structured_part_is_unread() {
+        let text = "Doc\n\n:param a: x\n\nstray text\nmore\n\n.. rubric:: Notes\n\nA note.\n\n:frobnicate: x\nclass m.Broken(\nvalue,\n)#";
+        let (d, parts) = parts_of(text);
+        assert_eq!(
+            parts,
+            [
+                (1, Part::Prose),
+                (3, Part::Param),
+                (5, Part::Unread),
+                (6, Part::Unread),
+                (8, Part::Prose),
+                (10, Part::Prose),
+                (12, Part::Unread),
+                (13, Part::Unread),
+                (14, Part::Unread),
+                (15, Part::Unread),
+            ]
+        );
+        let runs = d.unread(&lines(text), Part::FUNCTION);
+        let runs: Vec<(u32, u32)> = runs.iter().map(|r| (r.line, r.count)).collect();
+        assert_eq!(runs, [(5, 2), (12, 4)]);
+        // Unread text stays in the doc: nothing the page says is dropped from the IR.
+        assert!(d.description.contains("stray text"));
+    }
+
+    #[test]
+    fn object_directives_are_unread_admonitions_are_prose() {
+        let (_, parts) = parts_of(
+            "Doc\n\n.. note::\n\n   A note\n\n.. py:data:: X\n\n   :value: 3\n\n.. code-block:: c\n\n   x",
+        );
+        assert_eq!(
+            parts,
+            [
+                (1, Part::Prose),
+                (3, Part::Prose),
+                (5, Part::Prose),
+                (7, Part::Unread),
+                (9, Part::Unread),
+                (11, Part::Prose),
+                (13, Part::Prose),
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_is_not_taken_for_definitions() {
+        let (d, parts) = parts_of(
+            "Returns the value of x.\nSee cudaMalloc for more:\n\n- a : b item\n  continued\nvalue\n\n    an indented block after a blank line",
+        );
+        assert!(d.attributes.is_empty());
+        assert!(parts.iter().all(|(_, p)| *p == Part::Prose), "{parts:?}");
     }
 
     #[test]

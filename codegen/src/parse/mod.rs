@@ -14,6 +14,7 @@ pub mod detect;
 pub mod docstring;
 pub mod html;
 pub mod signature;
+pub mod unread;
 
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Document, Format};

@@ -206,15 +206,16 @@ impl Walker<'_> {
                 self.container(c, &here, depth + 1);
             } else if tag == "dl" && is_object(c) {
                 self.flush();
-                self.object(c, &here, depth + 1);
+                self.object(c, &here, depth + 1, false);
             } else {
                 self.flow.node(child, 0);
             }
         }
     }
 
-    /// Walks a `dl` describing one object (or reports one of another domain).
-    fn object(&mut self, dl: El<'_, '_>, path: &str, depth: usize) {
+    /// Walks a `dl` describing one object (or reports one of another domain); `nested` when
+    /// it lies in the body of another object.
+    fn object(&mut self, dl: El<'_, '_>, path: &str, depth: usize, nested: bool) {
         if self.too_deep(depth, path, dl.line()) {
             return;
         }
@@ -253,6 +254,7 @@ impl Walker<'_> {
                                 signature: s.text().into(),
                                 doc: Vec::new(),
                                 source,
+                                in_class: Some(nested),
                             }));
                         }
                         Err(e) => {
@@ -293,7 +295,7 @@ impl Walker<'_> {
                 Some((ObjectKind::Function, _)) => self.member_entry(c, &here, true),
                 _ => {
                     self.flush();
-                    self.object(c, &here, depth + 1);
+                    self.object(c, &here, depth + 1, true);
                 }
             }
         }

@@ -276,10 +276,13 @@ pub fn render(r: &Report) -> String {
     let c = Counts::of(&all);
     let _ = writeln!(
         s,
-        "diagnostics: {} error(s), {} warning(s), {} note(s)",
-        c.errors, c.warnings, c.notes
+        "diagnostics: {} error(s), {} warning(s), {} note(s); unread lines: {}",
+        c.errors, c.warnings, c.notes, c.unread
     );
     for d in all.iter().filter(|d| d.severity == Severity::Error).take(8) {
+        let _ = writeln!(s, "  {d}");
+    }
+    for d in all.iter().filter(|d| d.unread > 0).take(4) {
         let _ = writeln!(s, "  {d}");
     }
     if r.changed.is_empty() {

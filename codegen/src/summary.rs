@@ -1,5 +1,6 @@
 //! The one-screen summary printed after reading documents: item counts per kind for each
-//! source document, and diagnostics by severity with the first few errors and warnings.
+//! source document, diagnostics by severity with the first few errors and warnings, and the
+//! number of document lines reported as unread (see [`crate::parse::unread`]).
 
 use std::fmt::Write;
 
@@ -149,8 +150,8 @@ pub fn render(api: &Api) -> String {
     let counts = Counts::of(&api.diagnostics);
     let _ = writeln!(
         out,
-        "diagnostics: {} error(s), {} warning(s), {} note(s)",
-        counts.errors, counts.warnings, counts.notes
+        "diagnostics: {} error(s), {} warning(s), {} note(s); unread lines: {}",
+        counts.errors, counts.warnings, counts.notes, counts.unread
     );
     for sev in [Severity::Error, Severity::Warning] {
         let list: Vec<_> = api

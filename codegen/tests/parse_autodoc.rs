@@ -222,15 +222,28 @@ fn cupy_entries_and_c_functions() {
 }
 
 #[test]
-fn unknown_directive_is_a_note() {
+fn unknown_directive_is_reported_unread() {
     let text = "Sec\n===\n\n.. a comment\n.. note:: hello\n\n   body\n\n.. autofunction:: m.f\n";
     let api = autodoc::parse("x.rst", text);
     assert_eq!(api.functions.len(), 1);
     assert_eq!(api.functions[0].section.as_deref(), Some("Sec"));
     let d = &api.diagnostics[0];
-    assert_eq!((d.severity, d.line), (Severity::Note, 5));
+    assert_eq!((d.severity, d.line, d.unread), (Severity::Warning, 5, 2));
     assert!(api.sections[0].doc.is_empty());
-    assert!(d.message.contains("note"));
+    assert!(d.message.contains("directive `note`"), "{}", d.message);
+}
+
+#[test]
+fn page_structure_directives_are_notes_and_stray_text_is_unread() {
+    let text = "stray\ntext\n\nSec\n===\n\n.. module:: m\n\n.. autofunction:: m.f\n";
+    let api = autodoc::parse("x.rst", text);
+    assert_eq!(api.functions.len(), 1);
+    let got: Vec<(Severity, u32, u32)> = api
+        .diagnostics
+        .iter()
+        .map(|d| (d.severity, d.line, d.unread))
+        .collect();
+    assert_eq!(got, [(Severity::Note, 7, 0), (Severity::Warning, 1, 2)]);
 }
 
 #[test]

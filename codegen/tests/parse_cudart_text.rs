@@ -359,3 +359,22 @@ proptest! {
         assert_diags_in_range(&api, FILE, &text[..cut]);
     }
 }
+
+#[test]
+fn stray_text_and_a_repeated_part_are_reported_unread() {
+    let text = "stray line\n\nStreams#\n\ncuda.cudart.f(int a)#\n\nDoc.\n\nParameters\n\na (int) – x\n\nReturns\n\ncudaSuccess\n\nParameters\n\nb (int) – y\n";
+    let api = cudart_text::parse("u.txt", text);
+    assert_eq!(api.functions.len(), 1);
+    let unread: Vec<(u32, u32)> = api
+        .diagnostics
+        .iter()
+        .filter(|d| d.unread > 0)
+        .map(|d| (d.line, d.unread))
+        .collect();
+    assert_eq!(unread, [(1, 1), (17, 2)]);
+    assert!(api
+        .diagnostics
+        .iter()
+        .filter(|d| d.unread > 0)
+        .all(|d| d.severity == Severity::Warning));
+}

@@ -7,8 +7,11 @@
 //! `c:function` blocks carry a C declaration whose parameters are read (all inputs).
 //!
 //! It does not run Sphinx or import modules: what autodoc would pull from docstrings is not
-//! in the source and stays unknown. Other directives are reported as notes and skipped. A
-//! heading with nothing under it but further headings (the page title) is not a section.
+//! in the source and stays unknown. Directives that state no API (`module`, `toctree`, …) are
+//! noted and skipped; any other directive's block, and text before the first heading, are
+//! reported unread ([`super::unread`]). Directive options and RST comments configure the
+//! page and are not API text. A heading with nothing under it but further headings (the page
+//! title) is not a section.
 
 use std::collections::HashMap;
 
@@ -17,6 +20,23 @@ use crate::ir::{
     Api, Detail, Direction, Entry, Enum, Function, Param, Section, Typedef, TypedefKind,
 };
 use crate::types::TypeRef;
+
+use super::unread::{self, Runs};
+
+/// Directives that state no API (page structure, cross-reference settings): skipped with a
+/// note. Any other directive this parser does not read is reported unread.
+const NO_CONTENT: &[&str] = &[
+    "module",
+    "currentmodule",
+    "toctree",
+    "contents",
+    "highlight",
+    "index",
+    "default-role",
+    "default-domain",
+    "py:module",
+    "py:currentmodule",
+];
 
 /// Characters RST accepts for section adornments (the common ones).
 const ADORNMENT: &[char] = &[
@@ -47,6 +67,8 @@ struct Parser<'a> {
     styles: Vec<(char, bool)>,
     /// First line of every name seen, per kind, for duplicate reports.
     seen: HashMap<(&'static str, String), u32>,
+    /// Text before the first heading: it belongs to no section and is unread.
+    preamble: Runs,
 }
 
 struct OpenSection {
@@ -90,17 +112,21 @@ impl<'a> Parser<'a> {
                 i += 1;
                 continue;
             }
-            if !line.trim().is_empty() {
-                self.section_text(line.trim());
-            } else {
-                self.section_text("");
-            }
+            self.section_text(i, line.trim());
             i += 1;
         }
         self.close_section(None);
     }
 
-    fn finish(self) -> Api {
+    fn finish(mut self) -> Api {
+        let runs = std::mem::take(&mut self.preamble).into_runs();
+        let first = self.diags.source(1);
+        unread::report(
+            &mut self.diags,
+            &first,
+            "text before the first heading",
+            &runs,
+        );
         let mut api = self.api;
         api.diagnostics = self.diags.into_vec();
         api
@@ -186,11 +212,16 @@ impl<'a> Parser<'a> {
         });
     }
 
-    fn section_text(&mut self, t: &str) {
-        if let Some(s) = &mut self.open {
-            if !t.is_empty() || !s.doc.is_empty() {
-                s.doc.push(t.to_string());
+    /// Adds line `i` (trimmed `t`) to the open section's text; with no section open, it is
+    /// unread.
+    fn section_text(&mut self, i: usize, t: &str) {
+        match &mut self.open {
+            Some(s) => {
+                if !t.is_empty() || !s.doc.is_empty() {
+                    s.doc.push(t.to_string());
+                }
             }
+            None => self.preamble.unread(lineno(i), t),
         }
     }
 
@@ -221,10 +252,23 @@ impl<'a> Parser<'a> {
             }
             "autosummary" => self.autosummary(&block),
             "c:function" => self.c_function(d, &block, line),
-            other => {
+            other if NO_CONTENT.contains(&other) => {
                 self.diags.note(
                     line,
-                    format!("directive `{other}` is not read; its block is skipped"),
+                    format!("directive `{other}` states no API; its block is skipped"),
+                );
+            }
+            other => {
+                let mut runs = Runs::new();
+                for k in i..block.end {
+                    runs.unread(lineno(k), self.lines[k]);
+                }
+                let at = self.diags.source(line);
+                unread::report(
+                    &mut self.diags,
+                    &at,
+                    &format!("directive `{other}`"),
+                    &runs.into_runs(),
                 );
             }
         }

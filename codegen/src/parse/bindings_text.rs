@@ -13,7 +13,7 @@
 //!    - `Title#` between blank lines → a heading (the first line of the page is its title).
 //!
 //!    Every other line belongs to the docstring (or heading intro) above it, with its line
-//!    number. A signature that does not close (`dotted.name(a, b` or a multi-line one with
+//!    number; lines before the first heading or object are reported unread. A signature that does not close (`dotted.name(a, b` or a multi-line one with
 //!    no `)#`) is an error diagnostic; the parameters read so far are kept.
 //! 2. **Builder** ([`super::bindings_build`]) turns blocks into IR items, reading docstrings
 //!    with [`super::docstring`]. Both are shared with the HTML front end.
@@ -28,6 +28,7 @@ use crate::ir::Api;
 use super::bindings_build;
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
 use super::signature::is_dotted_ident;
+use super::unread::{self, Runs};
 
 /// Longest multi-line signature, in lines, before it counts as unclosed.
 const MAX_SIGNATURE_LINES: usize = 256;
@@ -127,7 +128,8 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
         .collect();
     let file = diags.file().to_string();
     let mut blocks: Vec<Block<'a>> = Vec::new();
-    let mut stray_reported = false;
+    // Text before the first heading or object belongs to nothing: it is unread.
+    let mut preamble = Runs::new();
     let mut seen_content = false;
     let mut i = 0;
     while i < lines.len() {
@@ -140,14 +142,7 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
             match blocks.last_mut() {
                 Some(Block::Heading(h)) => h.intro.push(DocLine::new(lines[i], line_no(i))),
                 Some(Block::Object(o)) => o.doc.push(DocLine::new(lines[i], line_no(i))),
-                None if !is_blank(lines[i]) && !stray_reported => {
-                    stray_reported = true;
-                    diags.warning(
-                        line_no(i),
-                        "text before the first heading or object is ignored",
-                    );
-                }
-                None => {}
+                None => preamble.unread(line_no(i), lines[i]),
             }
             i += 1;
             continue;
@@ -197,6 +192,13 @@ pub fn scan<'a>(text: &'a str, diags: &mut Diagnostics) -> Vec<Block<'a>> {
         }
         i += 1;
     }
+    let first = crate::ir::Source::new(file, 1);
+    unread::report(
+        diags,
+        &first,
+        "text before the first heading or object",
+        &preamble.into_runs(),
+    );
     blocks
 }
 

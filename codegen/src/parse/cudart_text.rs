@@ -11,6 +11,10 @@
 //! rendering glued them to other text are learnt from the page itself. It does not recover
 //! what the rendering lost (many `Returns` parts are empty; a note says so). A file cut off
 //! inside its last entry is kept as far as it goes and reported.
+//!
+//! No line is dropped silently ([`super::unread`]): an entry's description, labelled parts,
+//! a class's text and its methods (`getPtr()#` with their text; the IR keeps no methods) are
+//! read; text before the first heading and a repeated label's part are reported unread.
 
 mod items;
 
@@ -20,6 +24,8 @@ use crate::diag::Diagnostics;
 use crate::ir::{Api, Detail, Direction, Function, Param, Section, Typedef, TypedefKind};
 use crate::types::TypeRef;
 use items::{glued_type, param_item, signature_params, status_codes, SigParam};
+
+use super::unread::{self, Runs};
 
 /// The labels that open an entry's parts.
 const LABELS: [&str; 5] = ["Parameters", "Returns", "Return type", "See also", "Notes"];
@@ -66,6 +72,8 @@ fn lineno(i: usize) -> u32 {
 /// Splits the page into headings and entries.
 fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
     let mut blocks: Vec<Block<'a>> = Vec::new();
+    // Text before the first heading or entry belongs to nothing: it is unread.
+    let mut preamble = Runs::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -117,14 +125,18 @@ fn scan<'a>(lines: &[&'a str], diags: &mut Diagnostics) -> Vec<Block<'a>> {
             });
         } else if let Some(b) = blocks.last_mut() {
             b.body.push((lineno(i), line));
-        } else if !line.trim().is_empty() {
-            diags.note(
-                lineno(i),
-                "text before the first heading or entry is ignored",
-            );
+        } else {
+            preamble.unread(lineno(i), line);
         }
         i += 1;
     }
+    let first = diags.source(1);
+    unread::report(
+        diags,
+        &first,
+        "text before the first heading or entry",
+        &preamble.into_runs(),
+    );
     blocks
 }
 
@@ -383,11 +395,20 @@ impl Builder {
             return;
         }
         let parts = Parts::split(&b.body);
-        for (k, (label, n, _)) in parts.by_label.iter().enumerate() {
+        for (k, (label, n, lines)) in parts.by_label.iter().enumerate() {
             if parts.by_label[..k].iter().any(|p| p.0 == *label) {
-                self.diags.warning(
-                    *n,
-                    format!("second `{label}` part in `{name}`; only the first is read"),
+                // Only the first part of a label is read: the label and its lines are unread.
+                let mut runs = Runs::new();
+                runs.unread(*n, label);
+                for (ln, l) in lines {
+                    runs.unread(*ln, l);
+                }
+                let at = self.diags.source(*n);
+                unread::report(
+                    &mut self.diags,
+                    &at,
+                    &format!("second `{label}` part of `{name}`"),
+                    &runs.into_runs(),
                 );
             }
         }

@@ -7,8 +7,11 @@
 //!   `:param name: doc` and, with a type, `:type name: type`;
 //! - `Returns` → a list of bullets (`*type* – doc`, `**name** (type) – doc`) giving a bulleted
 //!   `:returns:` field, or one paragraph giving `:returns: text`;
+//! - `Variables` (from `:ivar:`/`:vartype:`) → `:ivar name: doc` and `:vartype name: type`
+//!   per item, which the docstring model reads as attributes;
 //! - `Return type` → `:rtype: type`; `Type` → `:type: type`;
-//! - any other field → `:name: text`, which the docstring model keeps as description.
+//! - any other field → `:name: text`, which the docstring model keeps as description text and
+//!   reports unread.
 //!
 //! Links and literals become their text, so names the model lists (status codes) are read as
 //! plain words. Each line carries the page line of its item. Nothing here builds IR.
@@ -72,6 +75,16 @@ fn field(label: &str, dd: El<'_, '_>, pad: &str, out: &mut Vec<DocLine<'static>>
                 };
                 let lead = if i == 0 { &head } else { &cont };
                 out.push(line(format!("{lead}{bullet}"), item.line()));
+            }
+        }
+        "variables" | "variable" => {
+            for item in items(dd) {
+                let it = Item::read(item);
+                let name = it.name.as_deref().unwrap_or("_");
+                out.push(line(format!("{pad}:ivar {name}: {}", it.doc), item.line()));
+                if let Some(ty) = &it.ty {
+                    out.push(line(format!("{pad}:vartype {name}: {ty}"), item.line()));
+                }
             }
         }
         "return type" | "rtype" => out.push(line(format!("{pad}:rtype: {}", dd.text()), at)),
@@ -202,6 +215,21 @@ mod tests {
                 "          * **ptr** (int) -- The pointer",
                 ":rtype: cudaError_t",
             ]
+        );
+    }
+
+    #[test]
+    fn variables_are_info_fields() {
+        let lines = render_fragment(concat!(
+            "<dl class=\"field-list simple\"><dt>Variables<span class=\"colon\">:</span></dt>",
+            "<dd><ul class=\"simple\">",
+            "<li><p><strong>x</strong> (<em>int</em>) &#8211; The x</p></li>",
+            "<li><p><strong>y</strong> &#8211; The y</p></li>",
+            "</ul></dd></dl>",
+        ));
+        assert_eq!(
+            lines,
+            [":ivar x: The x", ":vartype x: int", ":ivar y: The y"]
         );
     }
 

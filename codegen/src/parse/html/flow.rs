@@ -7,7 +7,9 @@
 //! - `blockquote` and plain `div` wrappers are transparent;
 //! - a `seealso` admonition gives `.. seealso:: text`, another admonition `.. kind::` with its
 //!   body indented; a `rubric` paragraph gives `.. rubric:: text`;
-//! - a processed field list goes through [`super::fields`].
+//! - a processed field list goes through [`super::fields`]; a definition list gives each term
+//!   (`term : classifier` when it has one) with its definition indented under it at once, as
+//!   RST writes one.
 //!
 //! Blocks are separated by blank lines. Each line carries the line of the page it comes from:
 //! a paragraph the line of its element, the `k`-th line of a `pre` block the `pre`'s line plus
@@ -198,7 +200,11 @@ impl Renderer {
             "dl" => {
                 for item in el.elements() {
                     match item.name() {
-                        "dt" => self.paragraph(indent, &item.text(), item.line()),
+                        // The term, then its definition indented at once (no blank line), as
+                        // an RST definition list writes it.
+                        "dt" => self
+                            .lines
+                            .push(line(format!("{:indent$}{}", "", term(item)), item.line())),
                         _ => {
                             self.children(item, indent + 3);
                             self.flush();
@@ -265,6 +271,30 @@ impl Renderer {
     }
 }
 
+/// The text of a definition list's term: `term : classifier` when docutils marks classifiers
+/// (`span.classifier`, after an optional `span.classifier-delimiter`).
+fn term(dt: El<'_, '_>) -> String {
+    let mut out = String::new();
+    for child in dt.children() {
+        match El::wrap(child) {
+            Some(c) if c.has_class("classifier-delimiter") => {}
+            Some(c) if c.has_class("classifier") => {
+                let t = out.trim_end().len();
+                out.truncate(t);
+                out.push_str(" : ");
+                out.push_str(c.text().trim());
+            }
+            Some(c) => dom::push_collapsed(&mut out, &c.text()),
+            None => {
+                if let Node::Text(t) = child.value() {
+                    dom::push_collapsed(&mut out, t);
+                }
+            }
+        }
+    }
+    out.trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::spec;
@@ -296,6 +326,17 @@ mod tests {
             .filter(|l| !l.is_empty())
             .collect();
         assert_eq!(text, ["a x<y b\u{2014}c", "  • one", "    2. two", "q"]);
+    }
+
+    #[test]
+    fn definition_lists_keep_classifiers() {
+        let lines = render(
+            "<dl class=\"simple\"><dt>y<span class=\"classifier\">int</span></dt><dd><p>the y</p></dd><dt>z<span class=\"classifier-delimiter\">:</span> <span class=\"classifier\">list[int]</span></dt><dd><p>the z</p></dd></dl>",
+        );
+        assert_eq!(
+            lines,
+            ["y : int", "   the y", "", "z : list[int]", "   the z", ""]
+        );
     }
 
     #[test]

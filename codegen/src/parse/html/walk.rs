@@ -25,6 +25,7 @@ use super::sig::{self, Sig};
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::Source;
 use crate::parse::blocks::{Block, Heading, Object, ObjectKind};
+use crate::parse::unread::{self, Runs};
 
 /// Deepest element nesting followed; deeper content is reported and skipped.
 const MAX_DEPTH: usize = 64;
@@ -53,7 +54,6 @@ pub fn blocks(page: &Page<'_>, diags: &mut Diagnostics) -> Vec<Block<'static>> {
         blocks: Vec::new(),
         flow: Renderer::new(),
         diags,
-        stray_reported: false,
         depth_reported: false,
         flow_depth_reported: false,
     };
@@ -99,7 +99,6 @@ struct Walker<'d> {
     /// Content waiting to be added to the last block.
     flow: Renderer,
     diags: &'d mut Diagnostics,
-    stray_reported: bool,
     depth_reported: bool,
     flow_depth_reported: bool,
 }
@@ -143,16 +142,17 @@ impl Walker<'_> {
             Some(Block::Heading(h)) => &mut h.intro,
             Some(Block::Object(o)) => &mut o.doc,
             None => {
-                if !self.stray_reported {
-                    self.stray_reported = true;
-                    let first = lines.iter().map(|l| l.line).find(|&n| n > 0);
-                    let src = Source::new(self.file.clone(), first.unwrap_or(1));
-                    self.diags.at(
-                        Severity::Warning,
-                        &src,
-                        "text before the first heading or object is ignored",
-                    );
+                let mut runs = Runs::new();
+                for l in &lines {
+                    runs.unread(l.line, &l.text);
                 }
+                let src = Source::new(self.file.clone(), 1);
+                unread::report(
+                    self.diags,
+                    &src,
+                    "text before the first heading or object",
+                    &runs.into_runs(),
+                );
                 return;
             }
         };

@@ -15,8 +15,8 @@
 //!   Such a `NAME = VALUE` is a member, never a module constant. The class is
 //!   - an [`Enum`] when its body holds members (data objects, or `NAME = VALUE` lines and
 //!     valued attributes in its docstring), or when its header is an enum constructor (first
-//!     parameter `value`: `(value: int)`, `(value, names=None, *, module=None, …)`), whatever
-//!     else the header says;
+//!     parameter `value`: `(value: int)`, `(value, names=None, *, module=None, …)`; or an
+//!     `enum` base class: `(IntEnum)`), whatever else the header says;
 //!   - else a [`Struct`] (`(void_ptr _ptr=0)`), its attributes in any form the docstring model
 //!     reads as fields; or a [`Typedef`] (`(*args, **kwargs)` or no arguments, attributes kept
 //!     as fields);
@@ -544,11 +544,13 @@ impl Builder<'_> {
         };
         let source = o.source.clone();
         let section = self.section.clone();
-        // Python's enum constructor: `(value: int)`, `(value, names=None, *, module=None, …)`.
+        // Python's enum constructor (`(value: int)`, `(value, names=None, *, module=None, …)`),
+        // or an enum base class of Python's `enum` module (`(IntEnum)`, `(enum.IntFlag)`).
         let enum_header = args
             .first()
             .and_then(|a| signature::parse_param(a).ok())
-            .is_some_and(|p| p.name == "value" && p.default.is_none());
+            .is_some_and(|p| p.name == "value" && p.default.is_none())
+            || matches!(args.as_slice(), [base] if is_enum_base(base));
         let is_struct = single.as_ref().is_some_and(|p| p.name == "_ptr");
         let is_opaque = args.len() == 2 && args[0].starts_with("*") && args[1].starts_with("**");
         let has_members = !members.is_empty() || !doc.members.is_empty();
@@ -874,6 +876,16 @@ fn looks_renamed(signature: &str, documented: &str) -> bool {
         || b.contains(&a)
         || common(&mut a.bytes().zip(b.bytes())) >= 3
         || common(&mut a.bytes().rev().zip(b.bytes().rev())) >= 3
+}
+
+/// Whether a class header's only argument names a base class of Python's `enum` module.
+fn is_enum_base(arg: &str) -> bool {
+    let arg = arg.trim();
+    signature::is_dotted_ident(arg)
+        && matches!(
+            signature::short_name(arg),
+            "Enum" | "IntEnum" | "Flag" | "IntFlag" | "StrEnum"
+        )
 }
 
 /// Fields equal apart from where they were read.

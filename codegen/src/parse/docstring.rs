@@ -15,7 +15,8 @@
 //!   `.. py:attribute::`) with an indented body (read recursively: its description and
 //!   `:type:`); numpydoc / definition-list items `name : type` with an indented description
 //!   (also a bare `name` or `name (type)` term followed at once by an indented body), under an
-//!   optional `Attributes` / `----------` section header; info fields `:ivar name: doc`
+//!   optional `Attributes` / `----------` section header; Google-style `Attributes:` sections
+//!   of `name (type): doc` items; info fields `:ivar name: doc`
 //!   (`:var:`, `:cvar:`, `:ivar T name:`) with `:vartype name: T`. A dotted name keeps its last
 //!   part;
 //! - enum members written inside the body: `NAME = VALUE` lines (an integer or `<E.X: 3>`,
@@ -565,6 +566,11 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
                 i += 2;
                 continue;
             }
+            if let Some(end) = google_section(&mut doc, lines, i) {
+                structured = true;
+                i = end;
+                continue;
+            }
             if let Some((name, ty)) = definition(lines, i) {
                 let end = body_end(lines, i + 1);
                 let parts = attribute(&mut doc, name, ty, l.line, &lines[i + 1..end], depth);
@@ -625,6 +631,66 @@ fn section_title<'s>(lines: &[Ln<'s>], i: usize) -> Option<&'s str> {
         && title.len() <= 40
         && title.chars().all(|c| c.is_ascii_alphabetic() || c == ' ');
     (is_underline && is_title && indent(lines[i + 1].text) == 0).then_some(title)
+}
+
+/// A Google-style section at line `i`: `Attributes:` (or another title of
+/// [`ATTRIBUTE_SECTIONS`]) with an indented list of `name (type): doc` or `name: doc` items,
+/// continuation lines indented further. Reads the items as attributes and returns the index
+/// of the first line after the section; lines that are not items are unread.
+fn google_section(doc: &mut Docstring, lines: &[Ln<'_>], i: usize) -> Option<usize> {
+    let title = lines[i].text.trim().strip_suffix(':')?;
+    if !ATTRIBUTE_SECTIONS.contains(&title.to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let end = body_end(lines, i + 1);
+    if end == i + 1 {
+        return None;
+    }
+    doc.parts[i] = Part::Attribute;
+    let body = dedent(&lines[i + 1..end]);
+    let mut k = 0;
+    while k < body.len() {
+        let l = body[k];
+        if is_blank(l.text) {
+            k += 1;
+            continue;
+        }
+        let item_end = body_end(&body, k + 1);
+        let item = google_item(l.text).filter(|_| indent(l.text) == 0);
+        let part = match item {
+            Some((name, ty, first)) => {
+                doc.attributes.push(AttributeDoc {
+                    name: signature::short_name(name).to_string(),
+                    doc: join_words(first, &body[k + 1..item_end]),
+                    ty: ty.map(str::to_string),
+                    line: l.line,
+                });
+                Part::Attribute
+            }
+            None => Part::Unread,
+        };
+        for j in k..item_end {
+            if !is_blank(body[j].text) {
+                doc.parts[i + 1 + j] = part;
+            }
+        }
+        k = item_end;
+    }
+    Some(end)
+}
+
+/// One Google-style item: `name (type): doc` or `name: doc`.
+fn google_item(text: &str) -> Option<(&str, Option<&str>, &str)> {
+    let (head, rest) = text.split_once(':')?;
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    let head = head.trim();
+    let (name, ty) = match head.strip_suffix(')').and_then(|h| h.split_once(" (")) {
+        Some((n, t)) => (n.trim(), Some(t.trim()).filter(|t| !t.is_empty())),
+        None => (head, None),
+    };
+    signature::is_dotted_ident(name).then_some((name, ty, rest.trim()))
 }
 
 /// A definition-list item at line `i`: `term : classifier` (numpydoc; the description under
@@ -688,12 +754,21 @@ fn looks_attribute_like(text: &str) -> bool {
     if let Some((name, _)) = split_directive(t) {
         return name.strip_prefix("py:").unwrap_or(name) == "attribute";
     }
+    // A list item (`* `, `- `, `• `) and emphasis around the name (`**x**`, `*x*`, `` `x` ``)
+    // do not change the shape.
+    let t = ["* ", "- ", "\u{2022} "]
+        .iter()
+        .find_map(|b| t.strip_prefix(b))
+        .unwrap_or(t)
+        .trim_start();
+    let t = t.trim_start_matches(['*', '`']);
     let end = t
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
         .unwrap_or(t.len());
     let (head, rest) = t.split_at(end);
+    let rest = rest.trim_start_matches(['*', '`']);
     signature::is_dotted_ident(head)
-        && [" : ", " (", ": ", " -- ", " \u{2013} "]
+        && [" : ", " (", ": ", " -- ", " \u{2013} ", " = "]
             .iter()
             .any(|sep| rest.starts_with(sep))
 }
@@ -1228,6 +1303,30 @@ mod tests {
             ]
         );
         assert!(parts[1..].iter().all(|(_, p)| *p == Part::Attribute));
+    }
+
+    #[test]
+    fn google_style_attributes() {
+        let text = "Doc\n\nAttributes:\n    x (int): The x,\n        continued.\n    y: The y.\n    - not an item\n";
+        let (d, parts) = parts_of(text);
+        assert_eq!(
+            fields(&d),
+            [
+                ("x", Some("int"), "The x, continued."),
+                ("y", None, "The y.")
+            ]
+        );
+        assert_eq!(
+            parts,
+            [
+                (1, Part::Prose),
+                (3, Part::Attribute),
+                (4, Part::Attribute),
+                (5, Part::Attribute),
+                (6, Part::Attribute),
+                (7, Part::Unread),
+            ]
+        );
     }
 
     #[test]

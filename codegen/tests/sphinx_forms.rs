@@ -634,7 +634,7 @@ fn all_reported(what: &str, outcomes: &[Outcome]) {
         .collect();
     assert!(silent.is_empty(), "{what}: silently changed: {silent:?}");
     assert!(
-        outcomes.iter().any(|o| *o == Outcome::Reported),
+        outcomes.contains(&Outcome::Reported),
         "{what}: nothing reported"
     );
 }

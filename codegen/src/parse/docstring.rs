@@ -183,6 +183,8 @@ pub struct Docstring {
     pub problems: Vec<Problem>,
     /// What each line given to [`parse`] was read as, one entry per line.
     pub parts: Vec<Part>,
+    /// Index into `attributes` by name, for info fields that name an attribute again.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 impl Docstring {
@@ -610,6 +612,14 @@ fn parse_view(lines: &[Ln<'_>], depth: usize) -> Docstring {
 }
 
 impl Docstring {
+    /// Adds an attribute; returns its index. The first of a name is the one info fields find.
+    fn push_attribute(&mut self, a: AttributeDoc) -> usize {
+        let k = self.attributes.len();
+        self.by_name.entry(a.name.clone()).or_insert(k);
+        self.attributes.push(a);
+        k
+    }
+
     /// Marks the non-blank lines `range` of `lines` as `part`.
     fn mark(&mut self, range: std::ops::Range<usize>, lines: &[Ln<'_>], part: Part) {
         for k in range {
@@ -659,7 +669,7 @@ fn google_section(doc: &mut Docstring, lines: &[Ln<'_>], i: usize) -> Option<usi
         let item = google_item(l.text).filter(|_| indent(l.text) == 0);
         let part = match item {
             Some((name, ty, first)) => {
-                doc.attributes.push(AttributeDoc {
+                doc.push_attribute(AttributeDoc {
                     name: signature::short_name(name).to_string(),
                     doc: join_words(first, &body[k + 1..item_end]),
                     ty: ty.map(str::to_string),
@@ -669,8 +679,8 @@ fn google_section(doc: &mut Docstring, lines: &[Ln<'_>], i: usize) -> Option<usi
             }
             None => Part::Unread,
         };
-        for j in k..item_end {
-            if !is_blank(body[j].text) {
+        for (j, l) in body.iter().enumerate().take(item_end).skip(k) {
+            if !is_blank(l.text) {
                 doc.parts[i + 1 + j] = part;
             }
         }
@@ -846,6 +856,7 @@ fn field(
             });
             Part::Param
         }
+        // An info field names an attribute; `:vartype:` types one (read before or after).
         "ivar" | "var" | "cvar" | "vartype" => {
             let mut words = arg.rsplitn(2, ' ');
             let aname = words.next().unwrap_or("").trim();
@@ -864,19 +875,16 @@ fn field(
                 (_, Some(t)) if !t.is_empty() => (Some(t.to_string()), Some(text)),
                 _ => (None, Some(text)),
             };
-            let a = match doc.attributes.iter().position(|a| a.name == aname) {
-                Some(k) => &mut doc.attributes[k],
-                None => {
-                    doc.attributes.push(AttributeDoc {
-                        name: aname.to_string(),
-                        doc: String::new(),
-                        ty: None,
-                        line,
-                    });
-                    let last = doc.attributes.len() - 1;
-                    &mut doc.attributes[last]
-                }
+            let k = match doc.by_name.get(aname) {
+                Some(&k) => k,
+                None => doc.push_attribute(AttributeDoc {
+                    name: aname.to_string(),
+                    doc: String::new(),
+                    ty: None,
+                    line,
+                }),
             };
+            let a = &mut doc.attributes[k];
             if let Some(t) = ty.filter(|t| !t.is_empty()) {
                 a.ty.get_or_insert(t);
             }
@@ -1005,7 +1013,7 @@ fn attribute(
         }));
         return parts;
     }
-    doc.attributes.push(AttributeDoc {
+    doc.push_attribute(AttributeDoc {
         name: short.to_string(),
         doc: inner.doc_text(),
         ty: ty
@@ -1303,6 +1311,15 @@ mod tests {
             ]
         );
         assert!(parts[1..].iter().all(|(_, p)| *p == Part::Attribute));
+    }
+
+    #[test]
+    fn vartype_types_an_attribute_of_another_form() {
+        let (d, _) = parts_of(".. attribute:: x\n\n   the x\n\n:vartype x: int\n:vartype y: float");
+        assert_eq!(
+            fields(&d),
+            [("x", Some("int"), "the x"), ("y", Some("float"), "")]
+        );
     }
 
     #[test]

@@ -1630,7 +1630,7 @@ pub fn init_device(
 /// [`cudaHostRegister`](crate::api::host_register) will have its lifetime associated with
 /// `device`. Any streams or events created from this host thread will be
 /// associated with `device`. Any kernels launched from this host thread
-/// using the \<\<\<\>\>\> operator or `cudaLaunchKernel` will be
+/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel) will be
 /// executed on `device`.
 ///
 /// This call may be made from any host thread, to any device, and at any
@@ -1792,7 +1792,7 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - `cudaSetValidDevices`
+/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -6676,14 +6676,14 @@ pub unsafe fn get_mipmapped_array_level(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3D`
@@ -6836,14 +6836,14 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3DAsync`
@@ -7268,7 +7268,7 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 ///   [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties), `cuMemMapArrayAsync`
 ///
-///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`, `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
+///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol), [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync), [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
 ///
@@ -7406,14 +7406,14 @@ pub unsafe fn memcpy_peer(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2D")]
@@ -7483,14 +7483,14 @@ pub unsafe fn memcpy2d(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DToArray")]
@@ -7570,14 +7570,14 @@ pub unsafe fn memcpy2d_to_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DFromArray")]
@@ -7656,14 +7656,14 @@ pub unsafe fn memcpy2d_from_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DArrayToArray")]
@@ -7751,13 +7751,13 @@ pub unsafe fn memcpy2d_array_to_array(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpyAsync`
 /// - `cuMemcpyDtoHAsync`
 /// - `cuMemcpyHtoDAsync`
@@ -8328,13 +8328,13 @@ pub unsafe fn memcpy3d_with_attributes_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2DAsync`
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
@@ -8393,8 +8393,8 @@ pub unsafe fn memcpy2d_async(
 /// may overlap with operations in other streams.
 ///
 /// [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async),
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
@@ -8427,8 +8427,8 @@ pub unsafe fn memcpy2d_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
@@ -8489,8 +8489,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
 /// may overlap with operations in other streams.
 ///
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
@@ -8523,8 +8523,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
@@ -12647,7 +12647,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -12739,7 +12739,7 @@ pub unsafe fn graph_add_kernel_node(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 #[doc(alias = "cudaGraphKernelNodeGetParams")]
@@ -12782,7 +12782,7 @@ pub unsafe fn graph_kernel_node_get_params(
 /// # See also
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 #[doc(alias = "cudaGraphKernelNodeSetParams")]
@@ -12973,8 +12973,8 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
@@ -13135,13 +13135,13 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// # See also
 ///
-/// - `cudaMemcpyToSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
@@ -13149,13 +13149,13 @@ pub unsafe fn graph_add_memcpy_node(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
@@ -13220,8 +13220,8 @@ pub unsafe fn graph_memcpy_node_get_params(
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
@@ -14082,7 +14082,7 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
 /// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -14112,7 +14112,7 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
 /// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -15369,8 +15369,8 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
@@ -15508,11 +15508,11 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// # See also
 ///
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
@@ -15524,11 +15524,11 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
@@ -17439,8 +17439,8 @@ pub unsafe fn library_get_kernel(
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
 /// `dptr` or `numbytes` (not both) can be NULL in which case it is
 /// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
-/// as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// as [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
 ///
@@ -17502,8 +17502,8 @@ pub unsafe fn library_get_global(
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
 /// returned `dptr` cannot be passed to the Symbol APIs such as
-/// `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
@@ -17808,7 +17808,7 @@ pub unsafe fn library_enumerate_kernels(
 /// - [`cudaLibraryLoadFromFile`](crate::api::library_load_from_file)
 /// - [`cudaLibraryUnload`](crate::api::library_unload)
 /// - [`cudaLibraryGetKernel`](crate::api::library_get_kernel)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaFuncSetAttribute`](crate::api::func_set_attribute)
 /// - `cuKernelSetAttribute`
 #[doc(alias = "cudaKernelSetAttributeForDevice")]
@@ -17920,7 +17920,7 @@ pub fn device_get_dev_resource(
 /// - `cudaDevSmResourceSplitMaxPotentialClusterSize` : Compute Capability
 ///   9.0+ only. Attempt to create groups that may allow for maximally
 ///   sized thread clusters. This can be queried post green context
-///   creation using `cudaOccupancyMaxPotentialClusterSize`.
+///   creation using [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
 ///
 /// A successful API call must either have:
 ///
@@ -18599,7 +18599,7 @@ pub unsafe fn execution_ctx_get_id(
 /// - [`cudaStreamGetPriority`](crate::api::stream_get_priority)
 /// - [`cudaStreamGetDevice`](crate::api::stream_get_device)
 /// - [`cudaStreamGetDevResource`](crate::api::stream_get_dev_resource)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaEventRecord`](crate::api::event_record)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaStreamQuery`](crate::api::stream_query)

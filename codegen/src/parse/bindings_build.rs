@@ -45,7 +45,7 @@ use crate::types::{TypeExpr, TypeRef};
 const MAX_TYPE_NESTING: usize = 16;
 
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
-use super::docstring::{self, Docstring, Part};
+use super::docstring::{self, Docstring, Holder};
 use super::signature::{self, DataValue, SigParam};
 use super::unread;
 
@@ -162,17 +162,17 @@ impl Builder<'_> {
         }
     }
 
-    /// Reports the lines of `lines` (read into `doc`) that an object described by `what`
-    /// does not hold: the parts outside `accept`, and what the docstring model left unread.
+    /// Reports the lines of `lines` (read into `doc`) that the object described by `what`, of
+    /// kind `holder`, leaves unread.
     fn report_unread(
         &mut self,
         what: &str,
         source: &Source,
         lines: &[DocLine<'_>],
         doc: &Docstring,
-        accept: &[Part],
+        holder: Holder,
     ) {
-        let runs = doc.unread(lines, accept);
+        let runs = doc.unread(lines, holder);
         unread::report(self.diags, source, what, &runs);
     }
 
@@ -263,7 +263,7 @@ impl Builder<'_> {
             &h.source,
             &h.intro,
             &doc,
-            Part::TEXT,
+            Holder::Text,
         );
         if h.level < 2 {
             return;
@@ -310,7 +310,7 @@ impl Builder<'_> {
             &o.source,
             &o.doc,
             &doc,
-            Part::FUNCTION,
+            Holder::Function,
         );
         let mut params = self.inputs(&name, &inputs, &doc, &o.source);
         let mut rtype = doc
@@ -565,7 +565,7 @@ impl Builder<'_> {
             return self.enum_class(o, &doc, members, name, qualified_name);
         }
         let what = format!("class `{name}`");
-        self.report_unread(&what, &source, &o.doc, &doc, Part::RECORD);
+        self.report_unread(&what, &source, &o.doc, &doc, Holder::Record);
         let fields = self.fields(&name, &doc, &source);
         if fields.is_empty() {
             if let Some((line, text)) = doc.attribute_like(&o.doc) {
@@ -638,7 +638,13 @@ impl Builder<'_> {
         qualified_name: String,
     ) {
         let source = o.source.clone();
-        self.report_unread(&format!("enum `{name}`"), &source, &o.doc, doc, Part::ENUM);
+        self.report_unread(
+            &format!("enum `{name}`"),
+            &source,
+            &o.doc,
+            doc,
+            Holder::Enum,
+        );
         let idx = self.api.enums.len();
         let slot = Slot::Enum(idx);
         if let Some(first) = self.claim(Space::Type, &name, slot) {
@@ -699,7 +705,7 @@ impl Builder<'_> {
         let doc = docstring::parse(&o.doc);
         self.report_problems(&o.source, &doc);
         let what = format!("member `{}.{name}`", self.api.enums[idx].name);
-        self.report_unread(&what, &o.source, &o.doc, &doc, Part::TEXT);
+        self.report_unread(&what, &o.source, &o.doc, &doc, Holder::Text);
         let (shown, value) = match value {
             DataValue::Integer(v) => (None, Ok(v)),
             DataValue::Member {
@@ -735,7 +741,7 @@ impl Builder<'_> {
             &o.source,
             &o.doc,
             &doc,
-            Part::TEXT,
+            Holder::Text,
         );
         let source = o.source.clone();
         match value {

@@ -26,8 +26,8 @@
 //! line. Lines the model does not understand are [`Part::Unread`]: an unknown field, a Sphinx
 //! object directive it does not read, a signature fragment, and any text after the structured
 //! part began (a field, an object directive, a definition, a member) outside a Notes rubric.
-//! The caller, which knows what the object can hold, turns the parts it does not accept into
-//! unread runs with [`Docstring::unread`] ([`super::unread`] reports them).
+//! The caller, which knows what the object is ([`Holder`]), turns the parts it cannot hold
+//! into unread runs with [`Docstring::unread`] ([`super::unread`] reports them).
 //!
 //! It does not know what object the docstring belongs to, nor build IR items: that is
 //! [`super::bindings_build`]'s job. Problems (a malformed bullet, a bad name) are returned as
@@ -129,16 +129,41 @@ pub enum Part {
 }
 
 impl Part {
-    /// What a function's docstring may hold.
-    pub const FUNCTION: &'static [Part] = &[Part::Prose, Part::Param, Part::Returns];
-    /// What a struct's or another class's docstring may hold.
-    pub const RECORD: &'static [Part] = &[Part::Prose, Part::Attribute, Part::Method];
-    /// What an enum class's docstring may hold.
-    pub const ENUM: &'static [Part] = &[Part::Prose, Part::Method, Part::Member];
-    /// What a data object's docstring or a heading's intro may hold.
-    pub const TEXT: &'static [Part] = &[Part::Prose];
     /// What an attribute's or a member's body may hold.
     const BODY: &'static [Part] = &[Part::Prose, Part::Option];
+}
+
+/// The kind of object a docstring belongs to, which decides what the docstring may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// A function: description, parameters, returns.
+    Function,
+    /// A struct or another class: description, attributes, methods.
+    Record,
+    /// An enum class: description, methods, members.
+    Enum,
+    /// A data object or a heading's intro: description only.
+    Text,
+}
+
+impl Holder {
+    /// Whether a docstring of this holder may hold a `part`.
+    pub fn accepts(self, part: Part) -> bool {
+        let parts: &[Part] = match self {
+            Holder::Function => &[Part::Prose, Part::Param, Part::Returns],
+            Holder::Record => &[Part::Prose, Part::Attribute, Part::Method],
+            Holder::Enum => &[Part::Prose, Part::Method, Part::Member],
+            Holder::Text => &[Part::Prose],
+        };
+        parts.contains(&part)
+    }
+
+    /// Whether the holder is a class: class descriptions on real pages hold no line shaped
+    /// like an attribute definition, so in a class such a line of prose is a field or member
+    /// in a form not read, and unread.
+    fn is_class(self) -> bool {
+        matches!(self, Holder::Record | Holder::Enum)
+    }
 }
 
 /// A `.. method:: sig` entry.
@@ -198,15 +223,19 @@ impl Docstring {
         self.param_types.iter().find(|p| p.name == name)
     }
 
-    /// The runs of `lines` (the lines this docstring was parsed from) whose part is not in
-    /// `accept`: what an object of that kind leaves unread. [`Part::Unread`] and
-    /// [`Part::Blank`] need not be listed.
-    pub fn unread(&self, lines: &[DocLine<'_>], accept: &[Part]) -> Vec<Run> {
+    /// The runs of `lines` (the lines this docstring was parsed from) that an object of kind
+    /// `holder` leaves unread: lines whose part it does not accept, lines the model could not
+    /// read ([`Part::Unread`]), and in a class, prose shaped like an attribute definition
+    /// (`x (int) -- doc`, `* **x** -- doc`, `x: doc`).
+    pub fn unread(&self, lines: &[DocLine<'_>], holder: Holder) -> Vec<Run> {
         let mut runs = Runs::new();
         for (l, part) in lines.iter().zip(&self.parts) {
             match part {
                 Part::Blank => {}
-                p if *p != Part::Unread && accept.contains(p) => runs.read(),
+                Part::Prose if holder.is_class() && looks_attribute_like(&l.text) => {
+                    runs.unread(l.line, &l.text)
+                }
+                p if *p != Part::Unread && holder.accepts(*p) => runs.read(),
                 _ => runs.unread(l.line, &l.text),
             }
         }
@@ -1287,9 +1316,9 @@ mod tests {
         assert!(parts[1..]
             .iter()
             .all(|(_, p)| matches!(p, Part::Attribute | Part::Method)));
-        assert!(d.unread(&lines(text), Part::RECORD).is_empty());
+        assert!(d.unread(&lines(text), Holder::Record).is_empty());
         // A function holds no attributes: the same lines are unread there, one run.
-        let runs = d.unread(&lines(text), Part::FUNCTION);
+        let runs = d.unread(&lines(text), Holder::Function);
         assert_eq!(runs.len(), 1);
         assert_eq!(
             (runs[0].line, runs[0].first.as_str()),
@@ -1364,8 +1393,8 @@ mod tests {
             ]
         );
         assert!(parts[1..].iter().all(|(_, p)| *p == Part::Member));
-        assert!(d.unread(&lines(text), Part::ENUM).is_empty());
-        assert_eq!(d.unread(&lines(text), Part::RECORD).len(), 1);
+        assert!(d.unread(&lines(text), Holder::Enum).is_empty());
+        assert_eq!(d.unread(&lines(text), Holder::Record).len(), 1);
     }
 
     #[test]
@@ -1387,7 +1416,7 @@ mod tests {
                 (15, Part::Unread),
             ]
         );
-        let runs = d.unread(&lines(text), Part::FUNCTION);
+        let runs = d.unread(&lines(text), Holder::Function);
         let runs: Vec<(u32, u32)> = runs.iter().map(|r| (r.line, r.count)).collect();
         assert_eq!(runs, [(5, 2), (12, 4)]);
         // Unread text stays in the doc: nothing the page says is dropped from the IR.
@@ -1411,6 +1440,20 @@ mod tests {
                 (13, Part::Prose),
             ]
         );
+    }
+
+    #[test]
+    fn attribute_shaped_prose_is_unread_in_a_class_only() {
+        let text = "A struct\n\n* **x** (*int*) -- the x\ny: the y";
+        let d = parse(&lines(text));
+        assert!(d.attributes.is_empty());
+        let runs = d.unread(&lines(text), Holder::Record);
+        assert_eq!(
+            runs.iter().map(|r| (r.line, r.count)).collect::<Vec<_>>(),
+            [(3, 2)]
+        );
+        assert!(d.unread(&lines(text), Holder::Function).is_empty());
+        assert_eq!(d.attribute_like(&lines(text)).map(|l| l.0), Some(3));
     }
 
     #[test]

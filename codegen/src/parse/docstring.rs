@@ -229,15 +229,17 @@ impl Docstring {
     /// (`x (int) -- doc`, `* **x** -- doc`, `x: doc`).
     pub fn unread(&self, lines: &[DocLine<'_>], holder: Holder) -> Vec<Run> {
         let mut runs = Runs::new();
+        // Whether the last non-blank line was unread: prose indented under it continues it.
+        let mut in_run = false;
         for (l, part) in lines.iter().zip(&self.parts) {
-            match part {
-                Part::Blank => {}
-                Part::Prose if holder.is_class() && looks_attribute_like(&l.text) => {
-                    runs.unread(l.line, &l.text)
-                }
-                p if *p != Part::Unread && holder.accepts(*p) => runs.read(),
-                _ => runs.unread(l.line, &l.text),
-            }
+            let unread = match part {
+                Part::Blank => continue,
+                Part::Prose if holder.is_class() && looks_attribute_like(&l.text) => true,
+                Part::Prose if in_run && indent(&l.text) > 0 => true,
+                p => *p == Part::Unread || !holder.accepts(*p),
+            };
+            runs.line(l.line, &l.text, !unread);
+            in_run = unread;
         }
         runs.into_runs()
     }
@@ -1444,13 +1446,13 @@ mod tests {
 
     #[test]
     fn attribute_shaped_prose_is_unread_in_a_class_only() {
-        let text = "A struct\n\n* **x** (*int*) -- the x\ny: the y";
+        let text = "A struct\n\n* **x** (*int*) -- the x\n  continued\ny: the y";
         let d = parse(&lines(text));
         assert!(d.attributes.is_empty());
         let runs = d.unread(&lines(text), Holder::Record);
         assert_eq!(
             runs.iter().map(|r| (r.line, r.count)).collect::<Vec<_>>(),
-            [(3, 2)]
+            [(3, 3)]
         );
         assert!(d.unread(&lines(text), Holder::Function).is_empty());
         assert_eq!(d.attribute_like(&lines(text)).map(|l| l.0), Some(3));

@@ -217,8 +217,7 @@ fn cudarc(release: &Release, out: Option<PathBuf>, root: &Path) -> Result<ExitCo
 mod tests {
     use super::*;
 
-    /// Set by `cargo xtask test` once it has fetched the wheels and libclang.
-    const CHECK_VAR: &str = "CUDART_ABI_CHECK";
+    use crate::test_cmd::{ABI_CHECKED, ABI_CHECK_VAR as CHECK_VAR, ABI_LIBCLANG_VAR};
 
     /// The committed snapshots of 12.8 and 13.2 are what the headers give now, byte for byte.
     /// Needs the unpacked wheels and libclang (`cargo xtask test` provides both); skipped with
@@ -235,9 +234,12 @@ mod tests {
             eprintln!("skipped: {CHECK_VAR}=1 is not set (`cargo xtask test` sets it after fetching the 12.8 and 13.2 wheels and libclang)");
             return;
         }
-        let libclang = libclang::find(root)
-            .expect("no libclang: LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
-        for release in ["12.8", "13.2"] {
+        let libclang = std::env::var_os(ABI_LIBCLANG_VAR)
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .or_else(|| libclang::find(root))
+            .expect("no libclang: CUDART_ABI_LIBCLANG and LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
+        for release in ABI_CHECKED {
             let release = Release::parse(release).unwrap();
             let path = snapshot::path(root, &release);
             let committed = snapshot::load(&path).unwrap_or_else(|e| panic!("{e}"));

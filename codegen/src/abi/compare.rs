@@ -3,7 +3,8 @@
 //!
 //! For every function both declare: return type, parameter count, and each parameter's name
 //! and C type in order. For every record: kind, opacity, field names, types and order, and the
-//! size, alignment and field offsets where both sides know them. For every enum: the
+//! size, alignment and field offsets: clang's numbers where a model has them (bindgen's layout
+//! tests), else computed from the model's own field types ([`super::layout`]). For every enum: the
 //! representation and every enumerator's value. For typedefs: the type; for constants: the
 //! value. Items only one side declares are differences too. Each difference is reported with
 //! what differs; judging *why* is the caller's (the cudarc test keeps a reviewed table of
@@ -11,6 +12,7 @@
 
 use std::fmt;
 
+use super::layout;
 use super::{Abi, Field, Record};
 
 /// What kind of item a difference is about.
@@ -79,8 +81,10 @@ pub struct Counts {
     pub parameters: usize,
     pub records: usize,
     pub fields: usize,
-    /// Records whose size and alignment both sides know.
+    /// Records whose size and alignment both sides know (recorded or computed).
     pub layouts: usize,
+    /// … of which at least one side's numbers were computed from its field types.
+    pub layouts_computed: usize,
     /// Fields whose offset both sides know.
     pub offsets: usize,
     pub enums: usize,
@@ -159,7 +163,7 @@ pub fn compare(left: &Abi, right: &Abi) -> Comparison {
             continue;
         };
         c.counts.records += 1;
-        let details = record_details(&mut c.counts, l, r);
+        let details = record_details(&mut c.counts, (left, l), (right, r));
         changed(&mut c, ItemKind::Record, name, details);
     }
 
@@ -252,7 +256,47 @@ fn changed(c: &mut Comparison, item: ItemKind, name: &str, details: Vec<String>)
     }
 }
 
-fn record_details(counts: &mut Counts, l: &Record, r: &Record) -> Vec<String> {
+/// A record's size, alignment and field offsets (by field name): clang's when recorded,
+/// else computed; `computed` says which.
+struct SideLayout {
+    size: u64,
+    align: u64,
+    offsets: Vec<(String, Option<u64>)>,
+    computed: bool,
+}
+
+fn side_layout(abi: &Abi, r: &Record) -> Option<SideLayout> {
+    if let (Some(size), Some(align)) = (r.size, r.align) {
+        return Some(SideLayout {
+            size,
+            align,
+            offsets: r
+                .fields
+                .iter()
+                .map(|f| (f.name.clone(), f.offset))
+                .collect(),
+            computed: false,
+        });
+    }
+    let l = layout::record_layout(abi, &r.name)?;
+    Some(SideLayout {
+        size: l.size,
+        align: l.align,
+        offsets: r
+            .fields
+            .iter()
+            .zip(l.offsets)
+            .map(|(f, o)| (f.name.clone(), Some(o)))
+            .collect(),
+        computed: true,
+    })
+}
+
+fn record_details(
+    counts: &mut Counts,
+    (left, l): (&Abi, &Record),
+    (right, r): (&Abi, &Record),
+) -> Vec<String> {
     let mut details = Vec::new();
     if l.kind != r.kind {
         details.push(format!("{:?} vs {:?}", l.kind, r.kind));
@@ -260,13 +304,29 @@ fn record_details(counts: &mut Counts, l: &Record, r: &Record) -> Vec<String> {
     if l.opaque != r.opaque {
         details.push(format!("opaque: {} vs {}", l.opaque, r.opaque));
     }
-    if let (Some(a), Some(b)) = (l.size, r.size) {
+    if let (Some(a), Some(b)) = (side_layout(left, l), side_layout(right, r)) {
         counts.layouts += 1;
-        if a != b {
-            details.push(format!("size {a} vs {b}"));
+        if a.computed || b.computed {
+            counts.layouts_computed += 1;
         }
-        if l.align != r.align {
-            details.push(format!("alignment {:?} vs {:?}", l.align, r.align));
+        if a.size != b.size {
+            details.push(format!("size {} vs {}", a.size, b.size));
+        }
+        if a.align != b.align {
+            details.push(format!("alignment {} vs {}", a.align, b.align));
+        }
+        for (name, x) in &a.offsets {
+            let y = b
+                .offsets
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, o)| *o);
+            if let (Some(x), Some(y)) = (x, y) {
+                counts.offsets += 1;
+                if *x != y {
+                    details.push(format!("field `{name}` at offset {x} vs {y}"));
+                }
+            }
         }
     }
     let names = |fs: &[Field]| fs.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
@@ -287,12 +347,6 @@ fn record_details(counts: &mut Counts, l: &Record, r: &Record) -> Vec<String> {
                 "field `{}`: `{}` vs `{}`",
                 a.name, a.ty.c_text, b.ty.c_text
             ));
-        }
-        if let (Some(x), Some(y)) = (a.offset, b.offset) {
-            counts.offsets += 1;
-            if x != y {
-                details.push(format!("field `{}` at offset {x} vs {y}", a.name));
-            }
         }
     }
     details
@@ -362,6 +416,17 @@ mod tests {
             .any(|s| s.contains("`B` = 2 vs 3") && s.contains("enumerator `C` only on the right")));
         assert!(shown.contains(&"constant `K`: 3 vs 4".to_string()));
         assert_eq!(c.counts.layouts, 1);
+        // Both sides recorded the offset of `b` only.
         assert_eq!(c.counts.offsets, 1);
+        assert_eq!(c.counts.layouts_computed, 0);
+        // Without layout tests on one side, its numbers are computed from its field types.
+        let plain = read("#[repr(C)] pub struct S { pub a: ::core::ffi::c_int, pub b: u8 }\n");
+        let c = compare(&a, &plain);
+        assert_eq!((c.counts.layouts, c.counts.layouts_computed), (1, 1));
+        assert!(
+            c.differences.iter().all(|d| !d.detail.contains("offset")),
+            "{:?}",
+            c.differences
+        );
     }
 }

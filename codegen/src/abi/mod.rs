@@ -9,7 +9,8 @@
 //! [`load_abi`]), which is the independent cross-check ([`compare`]).
 //!
 //! This module holds the data types (serde-serialisable) and the entry points. `#[cfg]`
-//! evaluation is [`cfg`], Rust-to-C type mapping is [`ctype`], the links between items
+//! evaluation is [`cfg`], Rust-to-C type mapping is [`ctype`], C layout rules are [`layout`],
+//! the links between items
 //! (aliases, handles, nested anonymous types) are made in [`link`], and `#define`s are sorted
 //! into renames by [`macros`]. It does not join with the documentation IR; that is a later step.
 
@@ -18,6 +19,7 @@ pub mod compare;
 pub mod ctype;
 #[cfg(feature = "headers")]
 pub mod headers;
+pub mod layout;
 pub mod link;
 pub mod locate;
 pub mod macros;

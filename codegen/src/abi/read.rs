@@ -570,9 +570,9 @@ impl Reader {
         }
     }
 
-    /// bindgen's compile-time layout test of one record: `const _: () = { ["Size of X"][size_of
-    /// - 24usize]; ["Alignment of X"][…]; ["Offset of field: X::f"][… - 8usize]; };`. Each
-    /// check becomes a [`LayoutFact`], applied by [`Reader::apply_layout`] once every record
+    /// bindgen's compile-time layout test of one record:
+    /// `const _: () = { ["Size of X"][size_of::<X>() - 24usize]; ["Alignment of X"][…];
+    /// ["Offset of field: X::f"][… - 8usize]; };`. Each check becomes a [`LayoutFact`], applied by [`Reader::apply_layout`] once every record
     /// is read; a statement of another shape is reported.
     fn layout_test(&mut self, c: &syn::ItemConst, at: u32) {
         let Expr::Block(block) = &*c.expr else {

@@ -113,40 +113,68 @@ pub fn differences(old: &Abi, new: &Abi, limit: usize) -> Vec<String> {
         format!("{:?}", old.packages),
         format!("{:?}", new.packages),
     );
-    fn maps<T: PartialEq>(
-        out: &mut Vec<String>,
-        kind: &str,
-        a: &indexmap::IndexMap<String, T>,
-        b: &indexmap::IndexMap<String, T>,
-    ) {
-        for (name, x) in a {
-            match b.get(name) {
-                None => out.push(format!("{kind} `{name}` removed")),
-                Some(y) if x != y => out.push(format!("{kind} `{name}` changed")),
-                Some(_) => {}
+    let compared = super::compare::compare(old, new);
+    for d in &compared.differences {
+        out.push(
+            d.to_string()
+                .replace("only on the left", "removed")
+                .replace("only on the right", "added"),
+        );
+    }
+    let explained = |kind: &str, name: &str| {
+        compared
+            .differences
+            .iter()
+            .any(|d| d.item.name() == kind && d.name == name)
+    };
+    // What `compare` does not look at: places, links, names of second spellings.
+    let mut maps = |kind: &str, a: Vec<(&String, String)>, b: Vec<(&String, String)>| {
+        for (name, x) in &a {
+            if let Some((_, y)) = b.iter().find(|(n, _)| n == name) {
+                if x != y && !explained(kind, name) {
+                    out.push(format!("{kind} `{name}` changed (place or links)"));
+                }
             }
+        }
+        let order_a: Vec<&&String> = a
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| b.iter().any(|(m, _)| m == *n))
+            .collect();
+        let order_b: Vec<&&String> = b
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| a.iter().any(|(m, _)| m == *n))
+            .collect();
+        if order_a != order_b {
+            out.push(format!("{kind}s are in another order"));
+        }
+    };
+    fn dbg<T: std::fmt::Debug>(m: &indexmap::IndexMap<String, T>) -> Vec<(&String, String)> {
+        m.iter().map(|(k, v)| (k, format!("{v:?}"))).collect()
+    }
+    maps("function", dbg(&old.functions), dbg(&new.functions));
+    maps("record", dbg(&old.records), dbg(&new.records));
+    maps("enum", dbg(&old.enums), dbg(&new.enums));
+    maps("typedef", dbg(&old.typedefs), dbg(&new.typedefs));
+    maps("constant", dbg(&old.constants), dbg(&new.constants));
+    maps("rename", dbg(&old.renames), dbg(&new.renames));
+    maps(
+        "macro alias",
+        dbg(&old.macro_aliases),
+        dbg(&new.macro_aliases),
+    );
+    for (kind, a, b) in [
+        ("rename", &old.renames, &new.renames),
+        ("macro alias", &old.macro_aliases, &new.macro_aliases),
+    ] {
+        for name in a.keys().filter(|n| !b.contains_key(*n)) {
+            out.push(format!("{kind} `{name}` removed"));
         }
         for name in b.keys().filter(|n| !a.contains_key(*n)) {
             out.push(format!("{kind} `{name}` added"));
         }
-        let order_a: Vec<&String> = a.keys().filter(|k| b.contains_key(*k)).collect();
-        let order_b: Vec<&String> = b.keys().filter(|k| a.contains_key(*k)).collect();
-        if order_a != order_b {
-            out.push(format!("{kind}s are in another order"));
-        }
     }
-    maps(&mut out, "function", &old.functions, &new.functions);
-    maps(&mut out, "record", &old.records, &new.records);
-    maps(&mut out, "enum", &old.enums, &new.enums);
-    maps(&mut out, "typedef", &old.typedefs, &new.typedefs);
-    maps(&mut out, "constant", &old.constants, &new.constants);
-    maps(&mut out, "rename", &old.renames, &new.renames);
-    maps(
-        &mut out,
-        "macro alias",
-        &old.macro_aliases,
-        &new.macro_aliases,
-    );
     if old.diagnostics != new.diagnostics {
         out.push(format!(
             "diagnostics differ ({} → {})",

@@ -129,7 +129,12 @@ pub fn resolve_all(b: &mut Bindings) {
     let mut decided = Vec::with_capacity(b.functions.len());
     for f in &b.functions {
         let mut unsafe_records = Vec::new();
-        let typed = match resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records) {
+        let resolved = if f.documented {
+            resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records)
+        } else {
+            Err("no document describes it (only the ABI declares it)".to_string())
+        };
+        let typed = match resolved {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
                 let rust_name = snake_case(&f.name);
@@ -627,6 +632,7 @@ mod tests {
             params,
             ret: AbiType::void(),
             source: Source::new("t.txt", 7),
+            documented: true,
             typed: Typed::default(),
         }
     }

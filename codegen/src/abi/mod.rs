@@ -4,12 +4,12 @@
 //! constants, and the `#define` renames in effect.
 //!
 //! Two sources fill it, both bindgen output read by [`read`]: the release's own headers from
-//! NVIDIA's wheels ([`headers`], behind the `headers` feature; `cargo xtask abi` runs it and
+//! NVIDIA's wheels (`headers`, behind the `headers` cargo feature; `cargo xtask abi` runs it and
 //! commits the result as a [`snapshot`]), and cudarc's pinned bindgen module ([`locate`],
 //! [`load_abi`]), which is the independent cross-check ([`compare`]).
 //!
 //! This module holds the data types (serde-serialisable) and the entry points. `#[cfg]`
-//! evaluation is [`cfg`], Rust-to-C type mapping is [`ctype`], C layout rules are [`layout`],
+//! evaluation is [`cfg`](mod@cfg), Rust-to-C type mapping is [`ctype`], C layout rules are [`layout`],
 //! the links between items
 //! (aliases, handles, nested anonymous types) are made in [`link`], and `#define`s are sorted
 //! into renames by [`macros`]. It does not join with the documentation IR; that is a later step.

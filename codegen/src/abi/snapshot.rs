@@ -5,7 +5,7 @@
 //! This module names the file of a release, reads one back with errors that say what to do,
 //! and writes the JSON deterministically (pretty, `\n` line ends, a trailing newline; the
 //! model holds no absolute paths or timestamps). It does not make snapshots; see
-//! [`super::headers`].
+//! `super::headers` (feature `headers`).
 
 use std::path::{Path, PathBuf};
 

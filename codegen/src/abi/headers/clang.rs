@@ -5,7 +5,7 @@
 //!
 //! Anonymous records are named as bindgen names them (`cudaResourceDesc__bindgen_ty_1`: the
 //! enclosing type's name and the anonymous type's position among its anonymous children;
-//! `typedef struct { … } X;` takes the typedef's name); [`super::relocate`] checks each
+//! `typedef struct { … } X;` takes the typedef's name); `read_headers` checks each
 //! against the fields bindgen gave it. This module only reads; it knows no CUDA names.
 
 use std::collections::HashMap;

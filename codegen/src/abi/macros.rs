@@ -132,6 +132,7 @@ pub fn classify(abi: &mut Abi, macros: &[MacroDef]) -> Vec<Diagnostic> {
                 file: m.header.clone().unwrap_or_default(),
                 line: m.line,
                 path: None,
+                unread: 0,
                 message: format!("macro `{}` {what}; not in the ABI model", m.name),
             });
         }

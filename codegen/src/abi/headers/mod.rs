@@ -169,6 +169,7 @@ pub fn read_headers(spec: &HeaderSpec) -> Result<Abi, HeadersError> {
             file: String::new(),
             line: 0,
             path: None,
+            unread: 0,
             message: format!("clang: {e}"),
         })
         .collect();
@@ -393,6 +394,7 @@ fn relocate(abi: &mut Abi, places: &clang::Locations, diags: &mut Vec<Diagnostic
             file: BINDGEN_OUTPUT.to_string(),
             line: 0,
             path: None,
+            unread: 0,
             message: format!(
                 "{what}: no declaration found in the headers; its line is bindgen's output's"
             ),
@@ -458,6 +460,7 @@ fn left_out(abi: &Abi, places: &clang::Locations) -> Vec<Diagnostic> {
             file: header,
             line,
             path: None,
+            unread: 0,
             message: format!("{} {reason}: {}", names.len(), names.join(", ")),
         })
         .collect()

@@ -63,7 +63,11 @@ fn every_documented_function_is_bound_or_listed_with_a_reason() {
         b.unbound.iter().any(|u| u.name == "make_cudaPitchedPtr"),
         "make_cudaPitchedPtr is not listed"
     );
-    for name in ["cudaGLGetDevices", "cudaVDPAUGetDevice", "cudaProfilerStart"] {
+    for name in [
+        "cudaGLGetDevices",
+        "cudaVDPAUGetDevice",
+        "cudaProfilerStart",
+    ] {
         assert!(
             b.functions.iter().any(|f| f.name == name),
             "{name} is not bound"

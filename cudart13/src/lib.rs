@@ -115,6 +115,25 @@ pub mod sys;
 /// function whose parameters could all be given a Rust role (see the crate docs).
 #[rustfmt::skip]
 pub mod api;
-pub use error::{check, Error, Result};
+pub mod device;
+pub mod event;
+pub mod graph;
+pub mod kernel;
+pub mod memory;
+#[cfg(feature = "nvtx")]
+pub mod nvtx;
+pub mod profiler;
+pub mod stream;
+pub mod texture;
+pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+pub use error::{check, set_drop_error_hook, Error, Result};
+pub use event::Event;
+pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
+pub use kernel::{Dim3, Kernel, KernelArg, Launch, LaunchConfig, Module};
 pub use loader::{has_function, is_available, LazySymbol, Library};
+pub use memory::{
+    DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut, ManagedBuffer,
+    MemPool, PinnedBuffer, PinnedPool,
+};
+pub use stream::Stream;
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};

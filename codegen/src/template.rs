@@ -14,7 +14,10 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/device.rs", include_str!("../template/src/device.rs")),
     ("src/stream.rs", include_str!("../template/src/stream.rs")),
     ("src/event.rs", include_str!("../template/src/event.rs")),
-    ("src/memory/mod.rs", include_str!("../template/src/memory/mod.rs")),
+    (
+        "src/memory/mod.rs",
+        include_str!("../template/src/memory/mod.rs"),
+    ),
     (
         "src/memory/allocator.rs",
         include_str!("../template/src/memory/allocator.rs"),
@@ -31,11 +34,17 @@ pub const COPIED: &[(&str, &str)] = &[
         "src/memory/pinned.rs",
         include_str!("../template/src/memory/pinned.rs"),
     ),
-    ("src/memory/pool.rs", include_str!("../template/src/memory/pool.rs")),
+    (
+        "src/memory/pool.rs",
+        include_str!("../template/src/memory/pool.rs"),
+    ),
     ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
     ("src/graph.rs", include_str!("../template/src/graph.rs")),
     ("src/texture.rs", include_str!("../template/src/texture.rs")),
-    ("src/profiler.rs", include_str!("../template/src/profiler.rs")),
+    (
+        "src/profiler.rs",
+        include_str!("../template/src/profiler.rs"),
+    ),
     ("src/nvtx.rs", include_str!("../template/src/nvtx.rs")),
     ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
 ];

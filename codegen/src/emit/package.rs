@@ -164,10 +164,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
         pub use kernel::{Dim3, Kernel, KernelArg, Launch, LaunchConfig, Module};
         pub use loader::{has_function, is_available, LazySymbol, Library};
-        pub use memory::{
-            DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut, ManagedBuffer,
-            MemPool, PinnedBuffer, PinnedPool,
-        };
+        pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
+        pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
         pub use stream::Stream;
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
     }

@@ -295,6 +295,23 @@ impl Device {
     }
 }
 
+/// The CUDA version the installed driver supports (`cudaDriverGetVersion`): `1000 * major +
+/// 10 * minor` (13.0 is `13000`); 0 without a driver.
+pub fn driver_version() -> Result<i32> {
+    let mut v: c_int = 0;
+    // SAFETY: one int is written through a valid pointer.
+    status(unsafe { sys::cudaDriverGetVersion(&mut v) })?;
+    Ok(v)
+}
+
+/// The loaded runtime's version (`cudaRuntimeGetVersion`), as [`driver_version`].
+pub fn runtime_version() -> Result<i32> {
+    let mut v: c_int = 0;
+    // SAFETY: one int is written through a valid pointer.
+    status(unsafe { sys::cudaRuntimeGetVersion(&mut v) })?;
+    Ok(v)
+}
+
 /// Restores the previously current device when dropped (see [`Device::guard`]).
 ///
 /// The current device is per host thread, so the guard is neither `Send` nor `Sync`.

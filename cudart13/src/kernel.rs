@@ -290,6 +290,24 @@ impl Kernel {
         Ok(u32::try_from(n).unwrap_or(0))
     }
 
+    /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
+    /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
+    /// `launch`. For clusters, cooperative launches and priorities use the builder
+    /// ([`Stream::launch`]).
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[inline]
+    pub unsafe fn launch<'a>(
+        &'a self,
+        stream: &'a Stream,
+        config: LaunchConfig,
+        args: impl KernelArgs<'a>,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { stream.launch(self).config(config).args(args).run() }
+    }
+
     /// The kernel's name as the module knows it (`cudaFuncGetName`).
     pub fn name(&self) -> Result<String> {
         let mut name: *const c_char = std::ptr::null();
@@ -428,6 +446,44 @@ unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
     }
 }
 
+/// A list of kernel arguments at once: `()` and tuples of up to 12 references to
+/// [`KernelArg`]s, in the kernel's parameter order (`(&a, &b, &c, &n)`).
+pub trait KernelArgs<'a> {
+    /// Appends the arguments to `launch`, in order.
+    fn push_onto(self, launch: Launch<'a>) -> Launch<'a>;
+}
+
+impl<'a> KernelArgs<'a> for () {
+    #[inline]
+    fn push_onto(self, launch: Launch<'a>) -> Launch<'a> {
+        launch
+    }
+}
+
+macro_rules! kernel_args_tuple {
+    ($($t:ident $v:ident),+) => {
+        impl<'a, $($t: KernelArg + ?Sized),+> KernelArgs<'a> for ($(&'a $t,)+) {
+            #[inline]
+            fn push_onto(self, launch: Launch<'a>) -> Launch<'a> {
+                let ($($v,)+) = self;
+                launch$(.arg($v))+
+            }
+        }
+    };
+}
+kernel_args_tuple!(A a);
+kernel_args_tuple!(A a, B b);
+kernel_args_tuple!(A a, B b, C c);
+kernel_args_tuple!(A a, B b, C c, D d);
+kernel_args_tuple!(A a, B b, C c, D d, E e);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+
 /// Arguments stored inline, without allocating, up to this many; more spill to a `Vec`.
 pub const INLINE_ARGS: usize = 16;
 
@@ -548,6 +604,12 @@ impl<'a> Launch<'a> {
     pub fn arg<A: KernelArg + ?Sized>(mut self, arg: &'a A) -> Self {
         self.args.push(arg.arg_ptr());
         self
+    }
+
+    /// Several arguments at once, in order (a tuple of references; see [`KernelArgs`]).
+    #[inline]
+    pub fn args(self, args: impl KernelArgs<'a>) -> Self {
+        args.push_onto(self)
     }
 
     /// Thread-block clusters of this shape (`cudaLaunchAttributeClusterDimension`; compute
@@ -711,6 +773,8 @@ mod tests {
             assert_eq!(*ptrs[3].cast::<[u8; 2]>(), [1, 2]);
         }
         assert!(!launch.has_attributes());
+        let tupled = stream.launch(&kernel).args((&buf, &n, &scale, &pair));
+        assert_eq!(tupled.arg_pointers(), ptrs);
         assert_eq!(launch.grid, Dim3::new(4, 1, 1));
         assert_eq!(launch.block, Dim3::new(32, 2, 1));
         let launch = launch.cluster(2).cooperative(true);

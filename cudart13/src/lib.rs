@@ -129,7 +129,7 @@ pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
 pub use error::{check, set_drop_error_hook, Error, Result};
 pub use event::Event;
 pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
-pub use kernel::{Dim3, Kernel, KernelArg, Launch, LaunchConfig, Module};
+pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
 pub use loader::{has_function, is_available, LazySymbol, Library};
 pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
 pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};

@@ -292,8 +292,14 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
             return Ok(());
         }
         let block = &*self.block;
-        let event = block.event()?;
         let capturing = stream.capture_status()? != sys::cudaStreamCaptureStatus::NONE;
+        let event = if capturing && block.event.get().is_none() {
+            // Creating an event is not captured work; relaxed mode makes sure a global
+            // capture does not count it as a potentially unsafe call.
+            relaxed_capture_mode(|| block.event())?
+        } else {
+            block.event()?
+        };
         if !capturing && block.state.load(Ordering::Acquire) & RECORDED != 0 {
             // Order this copy after the earlier ones, so that one event covers them all.
             stream.wait_event(event)?;
@@ -322,6 +328,19 @@ impl<T: DeviceCopy> PinnedBuffer<T> {
         block.state.fetch_or(flags, Ordering::AcqRel);
         Ok(())
     }
+}
+
+/// Runs `f` with this thread's capture interaction mode relaxed
+/// (`cudaThreadExchangeStreamCaptureMode`), restoring the previous mode afterwards.
+fn relaxed_capture_mode<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let mut mode = sys::cudaStreamCaptureMode::RELAXED;
+    // SAFETY: one mode value is read and written.
+    status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) })?;
+    let result = f();
+    // SAFETY: as above; restores the previous mode.
+    let restored = status(unsafe { sys::cudaThreadExchangeStreamCaptureMode(&mut mode) });
+    let value = result?;
+    restored.map(|()| value)
 }
 
 impl PinnedBlock {

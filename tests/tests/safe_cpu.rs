@@ -289,7 +289,7 @@ fn cupy_names() -> Vec<String> {
         if let Some(sig) = t.strip_prefix(".. c:function::") {
             let before_paren = sig.split('(').next().unwrap_or("");
             let name = before_paren
-                .rsplit(|c: char| c == ' ' || c == '*')
+                .rsplit([' ', '*'])
                 .next()
                 .unwrap_or("");
             names.push(name.to_string());

@@ -50,10 +50,32 @@ pub fn range_pop() -> i32 {
 
 /// A range open until the returned value is dropped (push now, pop on drop).
 pub fn range(message: &str) -> Range {
-    Range(::nvtx::LocalRange::new(attributes(message, None)))
+    Range {
+        _range: ::nvtx::LocalRange::new(attributes(message, None)),
+    }
 }
 
 /// A scoped range (see [`range`]); not `Send`, as NVTX thread ranges belong to a thread.
 #[derive(Debug)]
 #[must_use = "the range closes when this value is dropped"]
-pub struct Range(::nvtx::LocalRange);
+pub struct Range {
+    _range: ::nvtx::LocalRange,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_without_a_tool_are_harmless() {
+        mark("mark");
+        mark_color("red mark", 0x00FF_0000);
+        let depth = range_push("outer");
+        range_push_color("inner", 0xFF00_FF00);
+        range_pop();
+        range_pop();
+        let _ = depth;
+        let scoped = range("scoped");
+        drop(scoped);
+    }
+}

@@ -10,15 +10,17 @@ use crate::error::{report_drop_error, status, Result};
 use crate::loader::LazySymbol;
 use crate::sys;
 
+/// `cudaProfilerStart` and `cudaProfilerStop` are exported by every libcudart but are not
+/// in every ABI snapshot the raw layer is generated from (cudarc's bindings lack
+/// `cudaProfilerStart`), so both are resolved here through the loader, as the generated
+/// functions are.
+type ProfilerFn = unsafe extern "C" fn() -> sys::cudaError_t;
+
 /// Starts profile collection (`cudaProfilerStart`).
 pub fn start() -> Result<()> {
-    // `cudaProfilerStart` is exported by every libcudart but not (yet) in the ABI snapshot
-    // the raw layer is generated from (cudarc's bindings lack it), so it is resolved here
-    // through the loader, as the generated functions are.
-    type Start = unsafe extern "C" fn() -> sys::cudaError_t;
-    // SAFETY: `cudaError_t cudaProfilerStart(void)` in every CUDA release (its header
-    // `cuda_profiler_api.h`).
-    static START: LazySymbol<Start> = unsafe { LazySymbol::new(c"cudaProfilerStart") };
+    // SAFETY: `cudaError_t cudaProfilerStart(void)` in every CUDA release
+    // (`cuda_profiler_api.h`).
+    static START: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStart") };
     let start = START.get()?;
     // SAFETY: a value-only call.
     status(Ok(unsafe { start() }))
@@ -26,8 +28,11 @@ pub fn start() -> Result<()> {
 
 /// Stops profile collection (`cudaProfilerStop`).
 pub fn stop() -> Result<()> {
+    // SAFETY: `cudaError_t cudaProfilerStop(void)` in every CUDA release.
+    static STOP: LazySymbol<ProfilerFn> = unsafe { LazySymbol::new(c"cudaProfilerStop") };
+    let stop = STOP.get()?;
     // SAFETY: a value-only call.
-    status(unsafe { sys::cudaProfilerStop() })
+    status(Ok(unsafe { stop() }))
 }
 
 /// Profiles until the returned guard is dropped (`cudaProfilerStart` now,

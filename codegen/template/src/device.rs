@@ -122,9 +122,10 @@ impl Device {
     /// between CUDA majors; the attributes do not).
     pub fn properties(self) -> Result<DeviceProperties> {
         let mut raw = sys::cudaDeviceProp::default();
-        // SAFETY: the record is written in full by the runtime; it is this crate's release's
-        // layout.
-        status(unsafe { sys::cudaGetDeviceProperties(&mut raw, self.ordinal) })?;
+        let get = get_device_properties()?;
+        // SAFETY: the function fills this crate's release's `cudaDeviceProp` layout (see
+        // `get_device_properties`).
+        status(Ok(unsafe { get(&mut raw, self.ordinal) }))?;
         let name_bytes: Vec<u8> = raw
             .name
             .iter()
@@ -307,6 +308,29 @@ pub fn runtime_version() -> Result<i32> {
     // SAFETY: one int is written through a valid pointer.
     status(unsafe { sys::cudaRuntimeGetVersion(&mut v) })?;
     Ok(v)
+}
+
+type GetDeviceProperties =
+    unsafe extern "C" fn(*mut sys::cudaDeviceProp, c_int) -> sys::cudaError_t;
+
+/// The runtime's `cudaGetDeviceProperties` for this crate's `cudaDeviceProp` layout. CUDA 12
+/// headers define `cudaGetDeviceProperties` as `cudaGetDeviceProperties_v2` (the symbol
+/// without the suffix fills the older CUDA 11 layout); CUDA 13 exports only the unsuffixed
+/// name, with the new layout. The raw layer binds one or the other depending on the release,
+/// so the symbol is chosen here by the crate's major.
+fn get_device_properties() -> Result<GetDeviceProperties> {
+    // SAFETY: both have the C signature `cudaError_t (struct cudaDeviceProp*, int)`, with
+    // the layout of their release's header.
+    static V13: crate::loader::LazySymbol<GetDeviceProperties> =
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties") };
+    // SAFETY: as above.
+    static V2: crate::loader::LazySymbol<GetDeviceProperties> =
+        unsafe { crate::loader::LazySymbol::new(c"cudaGetDeviceProperties_v2") };
+    if sys::CUDA_MAJOR >= 13 {
+        V13.get()
+    } else {
+        V2.get()
+    }
 }
 
 /// Restores the previously current device when dropped (see [`Device::guard`]).

@@ -461,7 +461,11 @@ mod tests {
         }) as StreamCallback));
         // SAFETY: `user` is a leaked `StreamCallback` box, passed once.
         unsafe {
-            stream_callback_trampoline(sys::cudaStream_t::null(), sys::cudaError_t(1), user.cast())
+            stream_callback_trampoline(
+                sys::cudaStream_t::null(),
+                sys::cudaError_t::from_raw(1),
+                user.cast(),
+            )
         };
     }
 }

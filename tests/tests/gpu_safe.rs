@@ -693,6 +693,10 @@ fn kernels_from_ptx_bytes_and_files_attributes_occupancy_and_launch_forms() {
     let from_file = Module::from_file(&path).expect("PTX file");
     std::fs::remove_file(&path).ok();
     let file_kernel = from_file.kernel("add_one").expect("kernel from file");
+    from_file
+        .close()
+        .expect("a module with a live kernel is kept");
+    from_bytes.close().expect("unload");
 
     let attrs = kernel.attributes().expect("attributes");
     println!("add_one: {attrs:?}");

@@ -288,10 +288,7 @@ fn cupy_names() -> Vec<String> {
         let t = line.trim();
         if let Some(sig) = t.strip_prefix(".. c:function::") {
             let before_paren = sig.split('(').next().unwrap_or("");
-            let name = before_paren
-                .rsplit([' ', '*'])
-                .next()
-                .unwrap_or("");
+            let name = before_paren.rsplit([' ', '*']).next().unwrap_or("");
             names.push(name.to_string());
             in_summary = false;
         } else if t.starts_with(".. autosummary::") {

@@ -148,6 +148,20 @@ impl Module {
         self.inner.raw
     }
 
+    /// Unloads the module now (if no clone and no kernel of it is left) and returns the
+    /// error, where dropping would report it to the hook; with clones or kernels alive
+    /// nothing is unloaded and this returns `Ok`.
+    pub fn close(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => {
+                let raw = std::mem::ManuallyDrop::new(inner).raw;
+                // SAFETY: the last reference to an owned library; unloaded once.
+                status(unsafe { sys::cudaLibraryUnload(raw) })
+            }
+            Err(_) => Ok(()),
+        }
+    }
+
     /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
     /// or `cudaErrorSymbolNotFound`.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {

@@ -547,7 +547,9 @@ impl Stream {
     /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
     /// `synchronize`) fail and invalidate the capture. Copies to and from
     /// [`PinnedBuffer`](crate::memory::PinnedBuffer)s, kernel launches, memsets and
-    /// device copies are captured.
+    /// device copies are captured; so are allocations and frees of device buffers on the
+    /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
+    /// buffers a graph reuses before the capture, and drop them after it.
     pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
         // SAFETY: the stream is alive.
         status(unsafe { sys::cudaStreamBeginCapture(self.as_raw(), mode) })?;

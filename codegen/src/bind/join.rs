@@ -26,13 +26,7 @@ pub fn join(api: &Api, abi: &Abi) -> Bindings {
         needed: BTreeSet::new(),
     };
     j.out.release = abi.release.clone();
-    j.out.abi_source = match &abi.cudarc_version {
-        Some(v) => format!(
-            "cudarc {v} `src/runtime/sys/mod.rs`, feature `{}`",
-            abi.feature
-        ),
-        None => format!("{} (feature `{}`)", abi.file, abi.feature),
-    };
+    j.out.abi_source = abi.origin.clone();
     j.out.documents = api.documents.clone();
     j.functions();
     j.constants();
@@ -63,9 +57,10 @@ impl<'a> Joiner<'a> {
 
     fn functions(&mut self) {
         for f in &self.api.functions {
-            match self.abi.functions.get(&f.name) {
-                Some(c) => {
-                    let bound = self.bind_function(f, c);
+            match self.abi.function_for(&f.name) {
+                Some((c, symbol)) => {
+                    let mut bound = self.bind_function(f, c);
+                    bound.symbol = symbol.to_string();
                     for p in &bound.params {
                         self.need(&p.ty.c);
                     }
@@ -81,7 +76,7 @@ impl<'a> Joiner<'a> {
                     } else if f.name.starts_with("make_") {
                         "an inline helper of the C headers, not an exported symbol; the ABI source does not declare it".to_string()
                     } else {
-                        format!("not declared by the ABI source for feature `{}` (interop API or not in this release)", self.abi.feature)
+                        format!("not declared by the ABI source ({}) (interop API or not in this release)", self.abi.origin)
                     };
                     self.out.unbound.push(Unbound {
                         name: f.name.clone(),
@@ -94,11 +89,15 @@ impl<'a> Joiner<'a> {
         }
         // Functions only the ABI declares are bound too, under their C name, so that nothing
         // the release declares is missing from the crate; the summary names them.
-        let documented: BTreeSet<&str> =
-            self.api.functions.iter().map(|f| f.name.as_str()).collect();
         let abi = self.abi;
+        let bound: BTreeSet<&str> = self
+            .api
+            .functions
+            .iter()
+            .filter_map(|f| abi.function_for(&f.name).map(|(c, _)| c.name.as_str()))
+            .collect();
         for (name, c) in &abi.functions {
-            if documented.contains(name.as_str()) {
+            if bound.contains(name.as_str()) {
                 continue;
             }
             let bound = BoundFunction {
@@ -120,7 +119,8 @@ impl<'a> Joiner<'a> {
                     })
                     .collect(),
                 ret: c.ret.clone(),
-                source: Source::new(abi.file.clone(), c.line),
+                source: Source::new(c.header.clone().unwrap_or_else(|| abi.file.clone()), c.line),
+                symbol: name.clone(),
                 documented: false,
                 typed: super::Typed::default(),
             };
@@ -206,6 +206,7 @@ impl<'a> Joiner<'a> {
             params,
             ret: c.ret.clone(),
             source: f.source.clone(),
+            symbol: c.name.clone(),
             documented: true,
             typed: super::Typed::default(),
         }
@@ -274,10 +275,7 @@ impl<'a> Joiner<'a> {
                 None => self.out.unbound.push(Unbound {
                     name: k.name.clone(),
                     kind: "constant".into(),
-                    reason: format!(
-                        "not declared by the ABI source for feature `{}`",
-                        self.abi.feature
-                    ),
+                    reason: format!("not declared by the ABI source ({})", self.abi.origin),
                     source: k.source.clone(),
                 }),
             }
@@ -304,10 +302,7 @@ impl<'a> Joiner<'a> {
                 self.out.unbound.push(Unbound {
                     name: e.name.clone(),
                     kind: "enum".into(),
-                    reason: format!(
-                        "no enum of that name in the ABI source for feature `{}`",
-                        abi.feature
-                    ),
+                    reason: format!("no enum of that name in the ABI source ({})", abi.origin),
                     source: e.source.clone(),
                 });
             }
@@ -326,8 +321,8 @@ impl<'a> Joiner<'a> {
                     name: s.name.clone(),
                     kind: "struct".into(),
                     reason: format!(
-                        "no struct or union of that name in the ABI source for feature `{}`",
-                        abi.feature
+                        "no struct or union of that name in the ABI source ({})",
+                        abi.origin
                     ),
                     source: s.source.clone(),
                 });
@@ -345,10 +340,7 @@ impl<'a> Joiner<'a> {
                 self.out.unbound.push(Unbound {
                     name: t.name.clone(),
                     kind: "typedef".into(),
-                    reason: format!(
-                        "no type of that name in the ABI source for feature `{}`",
-                        abi.feature
-                    ),
+                    reason: format!("no type of that name in the ABI source ({})", abi.origin),
                     source: t.source.clone(),
                 });
             }

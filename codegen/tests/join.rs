@@ -158,7 +158,9 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
     }
     assert!(report.doc_problems.is_empty(), "{:?}", report.doc_problems);
     let enums = std::fs::read_to_string(dir.join("src/sys/enums.rs")).expect("written");
-    assert!(enums.contains("#[repr(transparent)]") && enums.contains("c_enum!(cudaMemcpyKind, u32);"));
+    assert!(
+        enums.contains("#[repr(transparent)]") && enums.contains("c_enum!(cudaMemcpyKind, u32);")
+    );
     assert!(enums.contains("#[doc(alias = \"cudaMemcpyHostToDevice\")]"));
     let flags = std::fs::read_to_string(dir.join("src/sys/flags.rs")).expect("written");
     assert!(flags.contains("impl ::bitflags::Flags for HostAllocFlags"));
@@ -166,7 +168,13 @@ fn emitted_raw_layer_has_every_bound_function_with_docs() {
     // A complete crate, named for itself, that builds on its own.
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("written");
     assert!(manifest.contains("name = \"cudart13\"") && manifest.contains("\n[workspace]\n"));
-    for f in ["src/lib.rs", "src/loader.rs", "src/error.rs", "src/macros.rs", "tests/audit.rs"] {
+    for f in [
+        "src/lib.rs",
+        "src/loader.rs",
+        "src/error.rs",
+        "src/macros.rs",
+        "tests/audit.rs",
+    ] {
         assert!(dir.join(f).is_file(), "{f} missing");
     }
     let first = functions.lines().next().unwrap_or("");

@@ -193,7 +193,10 @@ fn shown_paths(paths: &[PathBuf]) -> String {
 fn library(lib: Option<&Path>) -> Result<(Exports, Option<i32>)> {
     if let Some(path) = lib {
         if path.is_dir() {
-            bail!("--lib {}: is a folder; give the library file (libcudart.so.<major>)", path.display());
+            bail!(
+                "--lib {}: is a folder; give the library file (libcudart.so.<major>)",
+                path.display()
+            );
         }
         if !path.exists() {
             bail!("--lib {}: no such file", path.display());

@@ -126,7 +126,7 @@ impl<'a> Joiner<'a> {
                     .enumerate()
                     .filter(|(ci, _)| !taken[*ci])
                     .filter_map(|(ci, cp)| {
-                        renames::matches(&dp.name, &cp.c_name).map(|r| (rule_rank(r), ci, r))
+                        renames::matches(&dp.name, &cp.c_name).map(|r| (r.rank(), ci, r))
                     })
                     .min_by_key(|(rank, ci, _)| (*rank, *ci));
                 match best {
@@ -153,7 +153,7 @@ impl<'a> Joiner<'a> {
                         Severity::Warning,
                         &f.source,
                         format!(
-                            "{}: documented {} parameter `{}` matches no C parameter (C has: {})",
+                            "{}: documented {}parameter `{}` matches no C parameter (C has: {})",
                             f.name,
                             direction_word(dp.direction),
                             dp.name,
@@ -509,20 +509,10 @@ impl<'a> Joiner<'a> {
     }
 }
 
-fn rule_rank(r: Rule) -> u8 {
-    match r {
-        Rule::Exact => 0,
-        Rule::KeywordEscape => 1,
-        Rule::Case => 2,
-        Rule::HungarianPrefix => 3,
-        Rule::Synonym => 4,
-        Rule::OnlyRemaining => 5,
-    }
-}
-
 fn direction_word(d: Direction) -> &'static str {
     match d {
-        Direction::In => "input",
-        Direction::Out => "output",
+        Direction::In => "input ",
+        Direction::Out => "output ",
+        Direction::Unstated => "",
     }
 }

@@ -183,6 +183,7 @@ impl<'a> Parser<'a> {
             name: s.name,
             doc,
             source: self.diags.source(s.line),
+            id: None,
         });
     }
 

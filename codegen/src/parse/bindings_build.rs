@@ -206,6 +206,7 @@ impl Builder<'_> {
             name,
             doc: doc.doc_text(),
             source: h.source.clone(),
+            id: None,
         });
     }
 

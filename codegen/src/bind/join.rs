@@ -262,13 +262,14 @@ impl<'a> Joiner<'a> {
     /// Binds documented enums, structs and typedefs, then every ABI type they need.
     fn types(&mut self) {
         let abi = self.abi;
-        // Documentation of each ABI type name, from the docs' enums, structs and typedefs.
+        // Documentation of each ABI type name, from the docs' enums, structs and typedefs; the
+        // first document naming a type wins (the merge puts the preferred source first).
         let mut doc_enum = HashMap::new();
         for e in &self.api.enums {
             let target = abi.resolve_alias(&e.name).to_string();
             if abi.enums.contains_key(&target) {
                 self.needed.insert(target.clone());
-                doc_enum.insert(target, e);
+                doc_enum.entry(target).or_insert(e);
             } else {
                 self.out.unbound.push(Unbound {
                     name: e.name.clone(),
@@ -286,7 +287,7 @@ impl<'a> Joiner<'a> {
             let target = abi.resolve_alias(&s.name).to_string();
             if abi.records.contains_key(&target) {
                 self.needed.insert(target.clone());
-                doc_record.insert(target, s);
+                doc_record.entry(target).or_insert(s);
             } else if abi.typedefs.contains_key(&s.name) {
                 // Documented as a class but a typedef in C (a handle or scalar).
                 self.needed.insert(s.name.clone());
@@ -309,7 +310,7 @@ impl<'a> Joiner<'a> {
                 || abi.enums.contains_key(&t.name)
             {
                 self.needed.insert(t.name.clone());
-                doc_typedef.insert(t.name.clone(), t);
+                doc_typedef.entry(t.name.clone()).or_insert(t);
             } else {
                 self.out.unbound.push(Unbound {
                     name: t.name.clone(),

@@ -566,7 +566,9 @@ impl Reader<'_> {
                 typedef,
                 members,
             } => {
-                let Some(name) = tag.clone().or(typedef.clone()) else {
+                // `typedef enum X_enum {…} X;`: C code names the type `X`; the tag becomes
+                // an alias of it.
+                let Some(name) = typedef.clone().or(tag.clone()) else {
                     self.anonymous(pending, line, "enum");
                     return;
                 };
@@ -607,19 +609,8 @@ impl Reader<'_> {
                 if !self.first("enum", &name, line) {
                     return;
                 }
-                if let (Some(t), Some(alias)) = (&tag, &typedef) {
-                    if t != alias && self.first("alias", alias, line) {
-                        self.api.aliases.push(IrAlias {
-                            name: alias.clone(),
-                            qualified_name: alias.clone(),
-                            section: section.clone(),
-                            target: t.clone(),
-                            target_kind: "enum".into(),
-                            doc: String::new(),
-                            source: self.diags.source(line),
-                            sources: Vec::new(),
-                        });
-                    }
+                if let Some(t) = tag.filter(|t| *t != name) {
+                    self.enum_alias(&t, &name, section.clone(), line);
                 }
                 self.api.enums.push(Enum {
                     name: name.clone(),
@@ -677,6 +668,14 @@ impl Reader<'_> {
                     sources: Vec::new(),
                 });
             }
+            Decl::Typedef { name, ty } if ty.starts_with("enum ") => {
+                // `typedef enum X Y;`: another name of an enum.
+                if let Some(p) = pending {
+                    self.orphan(&p, "an alias of an enum is not documented apart from it");
+                }
+                let target = ty["enum ".len()..].trim().to_string();
+                self.enum_alias(&name, &target, section, line);
+            }
             Decl::Typedef { name, .. } | Decl::FnPointer { name, .. } => {
                 let Some(p) = pending else {
                     self.unattached(stray, &stray_doc);
@@ -715,6 +714,24 @@ impl Reader<'_> {
                 self.unattached(stray, &stray_doc);
             }
         }
+    }
+
+    /// `name` as another name of enum `target`, once.
+    fn enum_alias(&mut self, name: &str, target: &str, section: Option<String>, line: u32) {
+        if self.seen.contains_key(&("alias", name.to_string())) {
+            return;
+        }
+        self.seen.insert(("alias", name.to_string()), line);
+        self.api.aliases.push(IrAlias {
+            name: name.to_string(),
+            qualified_name: name.to_string(),
+            section,
+            target: target.to_string(),
+            target_kind: "enum".into(),
+            doc: String::new(),
+            source: self.diags.source(line),
+            sources: Vec::new(),
+        });
     }
 
     fn anonymous(&mut self, pending: Option<Pending>, line: u32, what: &str) {

@@ -83,6 +83,8 @@ pub fn parse(file: &str, text: &str) -> Api {
 struct Pending {
     block: DocBlock,
     line: u32,
+    /// Non-blank lines of the comment (for a report if it documents nothing).
+    lines: usize,
     /// `\ingroup`: the section it names.
     group: Option<String>,
 }
@@ -164,7 +166,7 @@ impl Reader<'_> {
             if !block.has_content() {
                 return;
             }
-            self.leading(block, c.line);
+            self.leading(block, c.line, self.comment_lines(i));
             return;
         }
         if self.stmt_code {
@@ -198,11 +200,11 @@ impl Reader<'_> {
             return;
         }
         let block = markup::parse(c, self.aliases, false);
-        self.leading(block, c.line);
+        self.leading(block, c.line, self.comment_lines(i));
     }
 
     /// A comment before a declaration, or a group or page comment.
-    fn leading(&mut self, block: DocBlock, line: u32) {
+    fn leading(&mut self, block: DocBlock, line: u32, lines: usize) {
         self.report(&block);
         if block.cond_open {
             self.in_cond = Some(line);
@@ -255,6 +257,7 @@ impl Reader<'_> {
             group: g.ingroup.first().cloned(),
             block,
             line,
+            lines,
         });
     }
 
@@ -263,7 +266,8 @@ impl Reader<'_> {
         self.diags.warning(
             p.line,
             format!(
-                "documentation comment documents no declaration ({why}); not read: \"{}…\"",
+                "documentation comment documents no declaration ({why}); {} line(s) not read: \"{}…\"",
+                p.lines,
                 text.split_whitespace().collect::<Vec<_>>().join(" ")
             ),
         );
@@ -610,7 +614,7 @@ impl Reader<'_> {
                     return;
                 }
                 if let Some(t) = tag.filter(|t| *t != name) {
-                    self.enum_alias(&t, &name, section.clone(), line);
+                    self.enum_alias(&t, &name, section.clone(), line, String::new());
                 }
                 self.api.enums.push(Enum {
                     name: name.clone(),
@@ -670,11 +674,10 @@ impl Reader<'_> {
             }
             Decl::Typedef { name, ty } if ty.starts_with("enum ") => {
                 // `typedef enum X Y;`: another name of an enum.
-                if let Some(p) = pending {
-                    self.orphan(&p, "an alias of an enum is not documented apart from it");
-                }
+                let mut doc = pending.map(|p| self.item_doc(&p.block)).unwrap_or_default();
+                append(&mut doc, &stray_doc);
                 let target = ty["enum ".len()..].trim().to_string();
-                self.enum_alias(&name, &target, section, line);
+                self.enum_alias(&name, &target, section, line, doc);
             }
             Decl::Typedef { name, .. } | Decl::FnPointer { name, .. } => {
                 let Some(p) = pending else {
@@ -717,18 +720,31 @@ impl Reader<'_> {
     }
 
     /// `name` as another name of enum `target`, once.
-    fn enum_alias(&mut self, name: &str, target: &str, section: Option<String>, line: u32) {
-        if self.seen.contains_key(&("alias", name.to_string())) {
+    fn enum_alias(
+        &mut self,
+        name: &str,
+        target: &str,
+        section: Option<String>,
+        line: u32,
+        doc: String,
+    ) {
+        if name == target {
             return;
         }
-        self.seen.insert(("alias", name.to_string()), line);
+        // An undocumented repeat (`typedef enum X_t X;` after the definition) adds nothing.
+        if doc.is_empty() && self.seen.contains_key(&("alias", name.to_string())) {
+            return;
+        }
+        if !self.first("alias", name, line) {
+            return;
+        }
         self.api.aliases.push(IrAlias {
             name: name.to_string(),
             qualified_name: name.to_string(),
             section,
             target: target.to_string(),
             target_kind: "enum".into(),
-            doc: String::new(),
+            doc,
             source: self.diags.source(line),
             sources: Vec::new(),
         });

@@ -443,7 +443,7 @@ fn damaged_headers_give_diagnostics_not_panics() {
     let in_comment = text.find("Returns a ::cudaPos").expect("comment");
     let api = codegen::parse::parse_document(
         "t.h",
-        text[..in_comment].as_bytes(),
+        &text.as_bytes()[..in_comment],
         Some(Format::DoxygenHeader),
     );
     assert!(api
@@ -453,7 +453,7 @@ fn damaged_headers_give_diagnostics_not_panics() {
     let in_decl = text.find("make_cudaPos(size_t").expect("declaration") + 10;
     let api = codegen::parse::parse_document(
         "t.h",
-        text[..in_decl].as_bytes(),
+        &text.as_bytes()[..in_decl],
         Some(Format::DoxygenHeader),
     );
     assert!(

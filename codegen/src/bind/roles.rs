@@ -184,7 +184,7 @@ fn unstated(
 ) -> Result<(Vec<Option<Role>>, Vec<RuledList>), String> {
     let mut presets = vec![None; f.params.len()];
     let mut lists = Vec::new();
-    for i in 0..f.params.len() {
+    for (i, preset) in presets.iter_mut().enumerate() {
         if f.params[i].direction != Some(Direction::Unstated) {
             continue;
         }
@@ -196,7 +196,7 @@ fn unstated(
             }
             directions::Decision::PointerArray => {
                 f.params[i].direction = Some(Direction::In);
-                presets[i] = Some(Role::PointerArray);
+                *preset = Some(Role::PointerArray);
                 "pointer array"
             }
             directions::Decision::List { direction, count } => {

@@ -673,18 +673,16 @@ impl<'a> Builder<'a> {
             match c {
                 b'\\' | b'@' => {
                     let next = b.get(i + 1).copied().unwrap_or(b' ');
-                    if next == b'{' || next == b'}' {
-                        if c == b'@' {
-                            flush!();
-                            if next == b'{' {
-                                self.out.groups.opens += 1;
-                            } else {
-                                self.out.groups.closes += 1;
-                            }
-                            i += 2;
-                            plain_start = i;
-                            continue;
+                    if c == b'@' && (next == b'{' || next == b'}') {
+                        flush!();
+                        if next == b'{' {
+                            self.out.groups.opens += 1;
+                        } else {
+                            self.out.groups.closes += 1;
                         }
+                        i += 2;
+                        plain_start = i;
+                        continue;
                     }
                     if c == b'\\' && !is_ident_byte(next) {
                         // An escaped character (`\\`, `\@`, `\&`, `\<`, `\::`…).

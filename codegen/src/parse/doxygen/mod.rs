@@ -928,6 +928,9 @@ enum Pairing {
     Position,
 }
 
+/// A C parameter (index), the `\param` entry (index) paired with it, and how.
+type Paired = (usize, usize, Pairing);
+
 /// Pairs `\param` entries with C parameters: same name first (a leading `*` in the
 /// documented name ignored), then the reviewed renaming rules, then, when as many are left on
 /// both sides, by position. Returns, per C parameter, the documented entry, and the pairings
@@ -935,7 +938,7 @@ enum Pairing {
 fn match_params(
     names: &[String],
     docs: &[markup::ParamDoc],
-) -> (Vec<Option<usize>>, Vec<(usize, usize, Pairing)>) {
+) -> (Vec<Option<usize>>, Vec<Paired>) {
     let mut of_c: Vec<Option<usize>> = vec![None; names.len()];
     let mut used = vec![false; docs.len()];
     let mut pairs = Vec::new();
@@ -1109,7 +1112,7 @@ typedef struct CUh_st *cudaH_t;
                 ("cudaConstB", -2, "A constant")
             ]
         );
-        let e = api.enum_("cudaE_t").expect("enum");
+        let e = api.enum_("cudaE").expect("enum, by its typedef name");
         let v: Vec<(&str, Option<i64>, &str)> = e
             .variants
             .iter()
@@ -1123,7 +1126,10 @@ typedef struct CUh_st *cudaH_t;
                 ("eFour", Some(4), "Four")
             ]
         );
-        assert_eq!(api.aliases[0].name, "cudaE");
+        assert_eq!(
+            (api.aliases[0].name.as_str(), api.aliases[0].target.as_str()),
+            ("cudaE_t", "cudaE")
+        );
         let s = api.struct_("cudaS").expect("struct");
         let fs: Vec<(&str, &str)> = s
             .fields

@@ -207,13 +207,28 @@ pub fn render(r: &Report) -> String {
         r.api.documents.len(),
         b.abi_source
     );
-    let _ = writeln!(s, "bound functions:              {}", b.functions.len());
+    let _ = writeln!(
+        s,
+        "bound functions:              {} ({} documented)",
+        b.functions.len(),
+        b.functions.iter().filter(|f| f.documented).count()
+    );
     let _ = writeln!(
         s,
         "documented, without ABI:      {}",
         b.unbound.iter().filter(|u| u.kind == "function").count()
     );
-    let _ = writeln!(s, "ABI functions without docs:   {}", b.abi_only.len());
+    let _ = writeln!(
+        s,
+        "bound from the ABI alone:     {}{}",
+        b.abi_only.len(),
+        if b.abi_only.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = b.abi_only.iter().map(String::as_str).collect();
+            format!(" ({})", names.join(", "))
+        }
+    );
     let _ = writeln!(s, "parameter renamings applied:  {}", b.renamings.len());
     if !b.direction_rulings.is_empty() {
         let _ = writeln!(

@@ -103,6 +103,9 @@ use crate::sys::*;
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
 pub fn device_reset() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceReset() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -129,6 +132,9 @@ pub fn device_reset() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSynchronize")]
 #[inline]
 pub fn device_synchronize() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceSynchronize() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -228,6 +234,9 @@ pub fn device_synchronize() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSetLimit")]
 #[inline]
 pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -284,7 +293,12 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 #[doc(alias = "cudaDeviceGetLimit")]
 #[inline]
 pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_value: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_value)
@@ -340,7 +354,12 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 #[doc(alias = "cudaDeviceGetCacheConfig")]
 #[inline]
 pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_cache_config: cudaFuncCache = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_cache_config)
@@ -387,8 +406,15 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 pub fn device_get_stream_priority_range() -> crate::Result<
     (::core::ffi::c_int, ::core::ffi::c_int),
 > {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut least_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut greatest_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetStreamPriorityRange(
             &mut least_priority,
@@ -449,6 +475,9 @@ pub fn device_get_stream_priority_range() -> crate::Result<
 #[doc(alias = "cudaDeviceSetCacheConfig")]
 #[inline]
 pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -483,7 +512,12 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 pub fn device_get_by_pci_bus_id(
     pci_bus_id: &::core::ffi::CStr,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr())
     }?;
@@ -525,7 +559,12 @@ pub fn device_get_pci_bus_id(
     len: ::core::ffi::c_int,
     device: ::core::ffi::c_int,
 ) -> crate::Result<::core::ffi::c_char> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut pci_bus_id: ::core::ffi::c_char = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device)
     }?;
@@ -590,7 +629,12 @@ pub fn device_get_pci_bus_id(
 pub unsafe fn ipc_get_event_handle(
     event: cudaEvent_t,
 ) -> crate::Result<cudaIpcEventHandle_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut handle: cudaIpcEventHandle_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(handle)
@@ -645,7 +689,12 @@ pub unsafe fn ipc_get_event_handle(
 pub fn ipc_open_event_handle(
     handle: cudaIpcEventHandle_t,
 ) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(event)
@@ -701,7 +750,12 @@ pub fn ipc_open_event_handle(
 pub unsafe fn ipc_get_mem_handle(
     dev_ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaIpcMemHandle_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut handle: cudaIpcMemHandle_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(handle)
@@ -780,7 +834,12 @@ pub fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags)
     }?;
@@ -833,6 +892,9 @@ pub fn ipc_open_mem_handle(
 pub unsafe fn ipc_close_mem_handle(
     dev_ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -905,7 +967,12 @@ pub unsafe fn device_register_async_notification(
     callback_func: cudaAsyncCallback,
     user_data: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaAsyncCallbackHandle_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut callback: cudaAsyncCallbackHandle_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
@@ -946,6 +1013,9 @@ pub unsafe fn device_unregister_async_notification(
     device: ::core::ffi::c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback)
     }?;
@@ -978,7 +1048,12 @@ pub unsafe fn device_unregister_async_notification(
 #[doc(alias = "cudaGetDeviceCount")]
 #[inline]
 pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut count: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(count)
@@ -1016,7 +1091,12 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 pub fn get_device_properties(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaDeviceProp> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut prop: cudaDeviceProp = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(prop)
@@ -1056,7 +1136,12 @@ pub fn device_get_attribute(
     attr: cudaDeviceAttr,
     device: ::core::ffi::c_int,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetAttribute(&mut value, attr, device)
     }?;
@@ -1127,6 +1212,9 @@ pub fn device_get_host_atomic_capabilities(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetHostAtomicCapabilities(
             {
@@ -1177,7 +1265,12 @@ pub fn device_get_host_atomic_capabilities(
 pub fn device_get_default_mem_pool(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device)
     }?;
@@ -1225,6 +1318,9 @@ pub unsafe fn device_set_mem_pool(
     device: ::core::ffi::c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1260,7 +1356,12 @@ pub unsafe fn device_set_mem_pool(
 #[doc(alias = "cudaDeviceGetMemPool")]
 #[inline]
 pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(mem_pool)
@@ -1325,7 +1426,12 @@ pub fn device_get_p2p_attribute(
     src_device: ::core::ffi::c_int,
     dst_device: ::core::ffi::c_int,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetP2PAttribute(&mut value, attr, src_device, dst_device)
     }?;
@@ -1400,6 +1506,9 @@ pub fn device_get_p2p_atomic_capabilities(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetP2PAtomicCapabilities(
             {
@@ -1447,7 +1556,12 @@ pub fn device_get_p2p_atomic_capabilities(
 #[doc(alias = "cudaChooseDevice")]
 #[inline]
 pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop))
     }?;
@@ -1496,6 +1610,9 @@ pub fn init_device(
     device_flags: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1513,7 +1630,7 @@ pub fn init_device(
 /// [`cudaHostRegister`](crate::api::host_register) will have its lifetime associated with
 /// `device`. Any streams or events created from this host thread will be
 /// associated with `device`. Any kernels launched from this host thread
-/// using the \<\<\<\>\>\> operator or `cudaLaunchKernel` will be
+/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel) will be
 /// executed on `device`.
 ///
 /// This call may be made from any host thread, to any device, and at any
@@ -1553,6 +1670,9 @@ pub fn init_device(
 #[doc(alias = "cudaSetDevice")]
 #[inline]
 pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaSetDevice(device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1581,7 +1701,12 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 #[doc(alias = "cudaGetDevice")]
 #[inline]
 pub fn get_device() -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetDevice(&mut device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(device)
@@ -1667,13 +1792,16 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - `cudaSetValidDevices`
+/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
 #[doc(alias = "cudaSetDeviceFlags")]
 #[inline]
 pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1727,7 +1855,12 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
 pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(flags)
@@ -1757,6 +1890,9 @@ pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
 #[doc(alias = "cudaGetLastError")]
 #[inline]
 pub fn get_last_error() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetLastError() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1787,6 +1923,9 @@ pub fn get_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaPeekAtLastError")]
 #[inline]
 pub fn peek_at_last_error() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaPeekAtLastError() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -1823,11 +1962,16 @@ pub fn peek_at_last_error() -> crate::Result<()> {
 #[doc(alias = "cudaGetErrorName")]
 #[inline]
 pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi::CStr> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetErrorName(error) }?;
     Ok(
         if status.is_null() {
             c""
         } else {
+            // SAFETY: the runtime returns NUL-terminated strings that live in the library, which
+            // the crate never unloads.
             unsafe { ::core::ffi::CStr::from_ptr(status) }
         },
     )
@@ -1865,11 +2009,16 @@ pub fn get_error_name(error: cudaError_t) -> crate::Result<&'static ::core::ffi:
 pub fn get_error_string(
     error: cudaError_t,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGetErrorString(error) }?;
     Ok(
         if status.is_null() {
             c""
         } else {
+            // SAFETY: the runtime returns NUL-terminated strings that live in the library, which
+            // the crate never unloads.
             unsafe { ::core::ffi::CStr::from_ptr(status) }
         },
     )
@@ -1909,7 +2058,12 @@ pub fn get_error_string(
 #[doc(alias = "cudaStreamCreate")]
 #[inline]
 pub fn stream_create() -> crate::Result<cudaStream_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_stream)
@@ -1963,7 +2117,12 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
 pub fn stream_create_with_flags(
     flags: crate::sys::StreamFlags,
 ) -> crate::Result<cudaStream_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits())
     }?;
@@ -2030,7 +2189,12 @@ pub fn stream_create_with_priority(
     flags: ::core::ffi::c_uint,
     priority: ::core::ffi::c_int,
 ) -> crate::Result<cudaStream_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority)
     }?;
@@ -2077,7 +2241,12 @@ pub fn stream_create_with_priority(
 pub unsafe fn stream_get_priority(
     h_stream: cudaStream_t,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(priority)
@@ -2117,7 +2286,12 @@ pub unsafe fn stream_get_priority(
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(flags)
@@ -2172,7 +2346,12 @@ pub unsafe fn stream_get_flags(
 pub unsafe fn stream_get_id(
     h_stream: cudaStream_t,
 ) -> crate::Result<::core::ffi::c_ulonglong> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut stream_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(stream_id)
@@ -2212,7 +2391,12 @@ pub unsafe fn stream_get_id(
 pub unsafe fn stream_get_device(
     h_stream: cudaStream_t,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(device)
@@ -2234,6 +2418,9 @@ pub unsafe fn stream_get_device(
 #[doc(alias = "cudaCtxResetPersistingL2Cache")]
 #[inline]
 pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2268,6 +2455,9 @@ pub unsafe fn stream_copy_attributes(
     dst: cudaStream_t,
     src: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2305,7 +2495,12 @@ pub unsafe fn stream_get_attribute(
     h_stream: cudaStream_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out)
     }?;
@@ -2345,6 +2540,9 @@ pub unsafe fn stream_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
     }?;
@@ -2386,6 +2584,9 @@ pub unsafe fn stream_set_attribute(
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
 pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamDestroy(stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2438,6 +2639,9 @@ pub unsafe fn stream_wait_event(
     event: cudaEvent_t,
     flags: crate::sys::EventWaitFlags,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamWaitEvent(stream, event, flags.bits())
     }?;
@@ -2530,6 +2734,9 @@ pub unsafe fn stream_add_callback(
     user_data: *mut ::core::ffi::c_void,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags)
     }?;
@@ -2569,6 +2776,9 @@ pub unsafe fn stream_add_callback(
 #[doc(alias = "cudaStreamSynchronize")]
 #[inline]
 pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamSynchronize(stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2608,6 +2818,9 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
 #[doc(alias = "cudaStreamQuery")]
 #[inline]
 pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamQuery(stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2717,6 +2930,9 @@ pub unsafe fn stream_attach_mem_async(
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
     }?;
@@ -2771,6 +2987,9 @@ pub unsafe fn stream_begin_capture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -2855,6 +3074,9 @@ pub unsafe fn stream_begin_capture_to_graph(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
@@ -2936,6 +3158,9 @@ pub unsafe fn stream_begin_capture_to_graph(
 pub fn thread_exchange_stream_capture_mode(
     mode: &mut cudaStreamCaptureMode,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaThreadExchangeStreamCaptureMode(::core::ptr::from_mut(mode))
     }?;
@@ -2981,7 +3206,12 @@ pub fn thread_exchange_stream_capture_mode(
 #[doc(alias = "cudaStreamEndCapture")]
 #[inline]
 pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGraph_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_graph)
@@ -3040,7 +3270,12 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 pub unsafe fn stream_is_capturing(
     stream: cudaStream_t,
 ) -> crate::Result<cudaStreamCaptureStatus> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_capture_status: cudaStreamCaptureStatus = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status)
     }?;
@@ -3119,6 +3354,9 @@ pub unsafe fn stream_update_capture_dependencies(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
@@ -3166,7 +3404,12 @@ pub unsafe fn stream_update_capture_dependencies(
 #[doc(alias = "cudaEventCreate")]
 #[inline]
 pub fn event_create() -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaEventCreate(&mut event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(event)
@@ -3221,7 +3464,12 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
 pub fn event_create_with_flags(
     flags: crate::sys::EventFlags,
 ) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits())
     }?;
@@ -3278,6 +3526,9 @@ pub unsafe fn event_record(
     event: cudaEvent_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventRecord(event, stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -3354,6 +3605,9 @@ pub unsafe fn event_record(
 #[doc(alias = "cudaEventQuery")]
 #[inline]
 pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventQuery(event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -3396,6 +3650,9 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventSynchronize")]
 #[inline]
 pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventSynchronize(event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -3435,6 +3692,9 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
 pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventDestroy(event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -3500,7 +3760,12 @@ pub unsafe fn event_elapsed_time(
     start: cudaEvent_t,
     end: cudaEvent_t,
 ) -> crate::Result<f32> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ms: f32 = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(ms)
@@ -3654,7 +3919,12 @@ pub unsafe fn event_elapsed_time(
 pub unsafe fn import_external_memory(
     mem_handle_desc: &cudaExternalMemoryHandleDesc,
 ) -> crate::Result<cudaExternalMemory_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ext_mem_out: cudaExternalMemory_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
@@ -3721,7 +3991,12 @@ pub unsafe fn external_memory_get_mapped_buffer(
     ext_mem: cudaExternalMemory_t,
     buffer_desc: &cudaExternalMemoryBufferDesc,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
@@ -3793,7 +4068,12 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     ext_mem: cudaExternalMemory_t,
     mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc,
 ) -> crate::Result<cudaMipmappedArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mipmap: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
@@ -3835,6 +4115,9 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
 pub unsafe fn destroy_external_memory(
     ext_mem: cudaExternalMemory_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -3983,7 +4266,12 @@ pub unsafe fn destroy_external_memory(
 pub unsafe fn import_external_semaphore(
     sem_handle_desc: &cudaExternalSemaphoreHandleDesc,
 ) -> crate::Result<cudaExternalSemaphore_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ext_sem_out: cudaExternalSemaphore_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
@@ -4134,6 +4422,9 @@ pub unsafe fn signal_external_semaphores_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
@@ -4265,6 +4556,9 @@ pub unsafe fn wait_external_semaphores_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
@@ -4312,6 +4606,9 @@ pub unsafe fn wait_external_semaphores_async(
 pub unsafe fn destroy_external_semaphore(
     ext_sem: cudaExternalSemaphore_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -4379,6 +4676,9 @@ pub unsafe fn func_set_cache_config(
     func: *const ::core::ffi::c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -4423,7 +4723,12 @@ pub unsafe fn func_set_cache_config(
 pub unsafe fn func_get_attributes(
     func: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaFuncAttributes> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut attr: cudaFuncAttributes = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(attr)
@@ -4510,6 +4815,9 @@ pub unsafe fn func_set_attribute(
     attr: cudaFuncAttribute,
     value: ::core::ffi::c_int,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -4541,7 +4849,12 @@ pub unsafe fn func_set_attribute(
 pub unsafe fn func_get_param_count(
     func: *const ::core::ffi::c_void,
 ) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut param_count: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFuncGetParamCount(func, &mut param_count) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(param_count)
@@ -4624,6 +4937,9 @@ pub unsafe fn launch_host_func(
     fn_: cudaHostFn_t,
     user_data: *mut ::core::ffi::c_void,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -4708,6 +5024,9 @@ pub unsafe fn launch_host_func_v2(
     user_data: *mut ::core::ffi::c_void,
     sync_mode: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLaunchHostFunc_v2(stream, fn_, user_data, sync_mode)
     }?;
@@ -4755,7 +5074,12 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     block_size: ::core::ffi::c_int,
     dynamic_s_mem_size: usize,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
@@ -4807,7 +5131,12 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     num_blocks: ::core::ffi::c_int,
     block_size: ::core::ffi::c_int,
 ) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dynamic_smem_size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
@@ -4877,7 +5206,12 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
     dynamic_s_mem_size: usize,
     flags: crate::sys::OccupancyFlags,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
@@ -5026,7 +5360,12 @@ pub fn malloc_managed(
     size: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits())
     }?;
@@ -5072,7 +5411,12 @@ pub fn malloc_managed(
 #[doc(alias = "cudaMalloc")]
 #[inline]
 pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(dev_ptr)
@@ -5128,7 +5472,12 @@ pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 #[doc(alias = "cudaMallocHost")]
 #[inline]
 pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(ptr)
@@ -5189,8 +5538,15 @@ pub fn malloc_pitch(
     width: usize,
     height: usize,
 ) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut pitch: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height)
     }?;
@@ -5273,7 +5629,12 @@ pub fn malloc_array(
     height: usize,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMallocArray(
             &mut array,
@@ -5342,6 +5703,9 @@ pub fn malloc_array(
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFree(dev_ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5380,6 +5744,9 @@ pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFreeHost(ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5416,6 +5783,9 @@ pub unsafe fn free_host(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
 #[doc(alias = "cudaFreeArray")]
 #[inline]
 pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFreeArray(array) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5454,6 +5824,9 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 pub unsafe fn free_mipmapped_array(
     mipmapped_array: cudaMipmappedArray_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5540,7 +5913,12 @@ pub fn host_alloc(
     size: usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_host: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_host)
@@ -5662,6 +6040,9 @@ pub unsafe fn host_register(
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5695,6 +6076,9 @@ pub unsafe fn host_register(
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaHostUnregister(ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -5759,7 +6143,12 @@ pub unsafe fn host_get_device_pointer(
     p_host: *mut ::core::ffi::c_void,
     flags: crate::sys::DeviceFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_device: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits())
     }?;
@@ -5798,7 +6187,12 @@ pub unsafe fn host_get_device_pointer(
 pub unsafe fn host_get_flags(
     p_host: *mut ::core::ffi::c_void,
 ) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_flags)
@@ -5853,7 +6247,12 @@ pub unsafe fn host_get_flags(
 #[doc(alias = "cudaMalloc3D")]
 #[inline]
 pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut pitched_dev_ptr: cudaPitchedPtr = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(pitched_dev_ptr)
@@ -5979,7 +6378,12 @@ pub fn malloc3d_array(
     extent: cudaExtent,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMalloc3DArray(
             &mut array,
@@ -6115,7 +6519,12 @@ pub fn malloc_mipmapped_array(
     num_levels: ::core::ffi::c_uint,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaMipmappedArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMallocMipmappedArray(
             &mut mipmapped_array,
@@ -6174,7 +6583,12 @@ pub unsafe fn get_mipmapped_array_level(
     mipmapped_array: cudaMipmappedArray_const_t,
     level: ::core::ffi::c_uint,
 ) -> crate::Result<cudaArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut level_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
     }?;
@@ -6262,20 +6676,23 @@ pub unsafe fn get_mipmapped_array_level(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3D`
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
 pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -6318,6 +6735,9 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
 pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -6416,14 +6836,14 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3DAsync`
@@ -6433,6 +6853,9 @@ pub unsafe fn memcpy3d_async(
     p: &cudaMemcpy3DParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream)
     }?;
@@ -6475,6 +6898,9 @@ pub unsafe fn memcpy3d_peer_async(
     p: &cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream)
     }?;
@@ -6519,8 +6945,15 @@ pub unsafe fn memcpy3d_peer_async(
 #[doc(alias = "cudaMemGetInfo")]
 #[inline]
 pub fn mem_get_info() -> crate::Result<(usize, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut free: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut total: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?;
     crate::check(status.as_raw() as i32)?;
     Ok((free, total))
@@ -6563,9 +6996,18 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 pub unsafe fn array_get_info(
     array: cudaArray_t,
 ) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, ::core::ffi::c_uint)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
     }?;
@@ -6618,7 +7060,12 @@ pub unsafe fn array_get_plane(
     h_array: cudaArray_t,
     plane_idx: ::core::ffi::c_uint,
 ) -> crate::Result<cudaArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_plane_array: cudaArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx)
     }?;
@@ -6665,9 +7112,14 @@ pub unsafe fn array_get_memory_requirements(
     array: cudaArray_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -6718,9 +7170,14 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     mipmap: cudaMipmappedArray_t,
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut memory_requirements: cudaArrayMemoryRequirements = unsafe {
         ::core::mem::zeroed()
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
@@ -6811,7 +7268,7 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 ///   [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties), `cuMemMapArrayAsync`
 ///
-///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`, `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
+///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol), [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync), [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
 ///
@@ -6838,6 +7295,9 @@ pub unsafe fn memcpy(
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -6890,6 +7350,9 @@ pub unsafe fn memcpy_peer(
     src_device: ::core::ffi::c_int,
     count: usize,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count)
     }?;
@@ -6943,14 +7406,14 @@ pub unsafe fn memcpy_peer(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2D")]
@@ -6964,6 +7427,9 @@ pub unsafe fn memcpy2d(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
     }?;
@@ -7017,14 +7483,14 @@ pub unsafe fn memcpy2d(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DToArray")]
@@ -7039,6 +7505,9 @@ pub unsafe fn memcpy2d_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
@@ -7101,14 +7570,14 @@ pub unsafe fn memcpy2d_to_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DFromArray")]
@@ -7123,6 +7592,9 @@ pub unsafe fn memcpy2d_from_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
@@ -7184,14 +7656,14 @@ pub unsafe fn memcpy2d_from_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DArrayToArray")]
@@ -7207,6 +7679,9 @@ pub unsafe fn memcpy2d_array_to_array(
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
@@ -7276,13 +7751,13 @@ pub unsafe fn memcpy2d_array_to_array(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpyAsync`
 /// - `cuMemcpyDtoHAsync`
 /// - `cuMemcpyHtoDAsync`
@@ -7296,6 +7771,9 @@ pub unsafe fn memcpy_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -7349,6 +7827,9 @@ pub unsafe fn memcpy_peer_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
     }?;
@@ -7503,6 +7984,9 @@ pub unsafe fn memcpy_batch_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
@@ -7657,6 +8141,9 @@ pub unsafe fn memcpy3d_batch_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
@@ -7715,6 +8202,9 @@ pub unsafe fn memcpy_with_attributes_async(
     attr: &mut cudaMemcpyAttributes,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpyWithAttributesAsync(
             dst,
@@ -7764,6 +8254,9 @@ pub unsafe fn memcpy3d_with_attributes_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy3DWithAttributesAsync(
             ::core::ptr::from_mut(op),
@@ -7835,13 +8328,13 @@ pub unsafe fn memcpy3d_with_attributes_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2DAsync`
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
@@ -7855,6 +8348,9 @@ pub unsafe fn memcpy2d_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
@@ -7897,8 +8393,8 @@ pub unsafe fn memcpy2d_async(
 /// may overlap with operations in other streams.
 ///
 /// [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async),
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
@@ -7931,8 +8427,8 @@ pub unsafe fn memcpy2d_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
@@ -7948,6 +8444,9 @@ pub unsafe fn memcpy2d_to_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
@@ -7990,8 +8489,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
 /// may overlap with operations in other streams.
 ///
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
@@ -8024,8 +8523,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
@@ -8042,6 +8541,9 @@ pub unsafe fn memcpy2d_from_array_async(
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
@@ -8094,6 +8596,9 @@ pub unsafe fn memset(
     value: ::core::ffi::c_int,
     count: usize,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -8146,6 +8651,9 @@ pub unsafe fn memset2d(
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height)
     }?;
@@ -8211,6 +8719,9 @@ pub unsafe fn memset3d(
     value: ::core::ffi::c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -8265,6 +8776,9 @@ pub unsafe fn memset_async(
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -8326,6 +8840,9 @@ pub unsafe fn memset2d_async(
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
     }?;
@@ -8400,6 +8917,9 @@ pub unsafe fn memset3d_async(
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream)
     }?;
@@ -8519,6 +9039,9 @@ pub unsafe fn mem_prefetch_async(
     flags: ::core::ffi::c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream)
     }?;
@@ -8634,6 +9157,9 @@ pub unsafe fn mem_prefetch_batch_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPrefetchBatchAsync(
             {
@@ -8738,6 +9264,9 @@ pub unsafe fn mem_discard_batch_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemDiscardBatchAsync(
             {
@@ -8873,6 +9402,9 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemDiscardAndPrefetchBatchAsync(
             {
@@ -9098,6 +9630,9 @@ pub unsafe fn mem_advise(
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, location) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9247,6 +9782,9 @@ pub unsafe fn mem_range_get_attribute(
     dev_ptr: *const ::core::ffi::c_void,
     count: usize,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
     }?;
@@ -9341,6 +9879,9 @@ pub unsafe fn mem_range_get_attributes(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
@@ -9416,7 +9957,12 @@ pub unsafe fn malloc_async(
     size: usize,
     h_stream: cudaStream_t,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(dev_ptr)
@@ -9458,6 +10004,9 @@ pub unsafe fn free_async(
     dev_ptr: *mut ::core::ffi::c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9506,6 +10055,9 @@ pub unsafe fn mem_pool_trim_to(
     mem_pool: cudaMemPool_t,
     min_bytes_to_keep: usize,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9580,6 +10132,9 @@ pub unsafe fn mem_pool_set_attribute(
     attr: cudaMemPoolAttr,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9691,6 +10246,9 @@ pub unsafe fn mem_pool_get_attribute(
     attr: cudaMemPoolAttr,
     value: *mut ::core::ffi::c_void,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9744,6 +10302,9 @@ pub unsafe fn mem_pool_set_access(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
@@ -9788,7 +10349,12 @@ pub unsafe fn mem_pool_get_access(
     mem_pool: cudaMemPool_t,
     location: &mut cudaMemLocation,
 ) -> crate::Result<cudaMemAccessFlags> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut flags: cudaMemAccessFlags = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
@@ -9901,7 +10467,12 @@ pub unsafe fn mem_pool_get_access(
 pub unsafe fn mem_pool_create(
     pool_props: &cudaMemPoolProps,
 ) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
     }?;
@@ -9948,6 +10519,9 @@ pub unsafe fn mem_pool_create(
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
 pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -9995,7 +10569,12 @@ pub fn mem_get_default_mem_pool(
     location: &mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMemGetDefaultMemPool(
             &mut mem_pool,
@@ -10055,7 +10634,12 @@ pub fn mem_get_mem_pool(
     location: &mut cudaMemLocation,
     type_: cudaMemAllocationType,
 ) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaMemGetMemPool(
             &mut mem_pool,
@@ -10127,6 +10711,9 @@ pub unsafe fn mem_set_mem_pool(
     type_: cudaMemAllocationType,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemSetMemPool(::core::ptr::from_mut(location), type_, mem_pool)
     }?;
@@ -10182,7 +10769,12 @@ pub unsafe fn malloc_from_pool_async(
     mem_pool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream)
     }?;
@@ -10236,6 +10828,9 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
@@ -10289,7 +10884,12 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     handle_type: cudaMemAllocationHandleType,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaMemPool_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
@@ -10337,7 +10937,12 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 pub unsafe fn mem_pool_export_pointer(
     ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaMemPoolPtrExportData> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut export_data: cudaMemPoolPtrExportData = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(export_data)
@@ -10387,7 +10992,12 @@ pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
     export_data: ::core::option::Option<&mut cudaMemPoolPtrExportData>,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
@@ -10469,7 +11079,12 @@ pub unsafe fn mem_pool_import_pointer(
 pub unsafe fn pointer_get_attributes(
     ptr: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaPointerAttributes> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut attributes: cudaPointerAttributes = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(attributes)
@@ -10507,7 +11122,12 @@ pub fn device_can_access_peer(
     device: ::core::ffi::c_int,
     peer_device: ::core::ffi::c_int,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut can_access_peer: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceCanAccessPeer(&mut can_access_peer, device, peer_device)
     }?;
@@ -10562,6 +11182,9 @@ pub fn device_enable_peer_access(
     peer_device: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -10590,6 +11213,9 @@ pub fn device_enable_peer_access(
 #[doc(alias = "cudaDeviceDisablePeerAccess")]
 #[inline]
 pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -10629,6 +11255,9 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 pub unsafe fn graphics_unregister_resource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -10681,6 +11310,9 @@ pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags)
     }?;
@@ -10735,6 +11367,9 @@ pub unsafe fn graphics_map_resources(
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
@@ -10789,6 +11424,9 @@ pub unsafe fn graphics_unmap_resources(
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
@@ -10835,8 +11473,15 @@ pub unsafe fn graphics_unmap_resources(
 pub unsafe fn graphics_resource_get_mapped_pointer(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
@@ -10892,7 +11537,12 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     array_index: ::core::ffi::c_uint,
     mip_level: ::core::ffi::c_uint,
 ) -> crate::Result<cudaArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut array: cudaArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
@@ -10941,7 +11591,12 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaMipmappedArray_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut mipmapped_array: cudaMipmappedArray_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
@@ -10982,7 +11637,12 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 pub unsafe fn get_channel_desc(
     array: cudaArray_const_t,
 ) -> crate::Result<cudaChannelFormatDesc> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(desc)
@@ -11033,6 +11693,9 @@ pub fn create_channel_desc(
     w: ::core::ffi::c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaCreateChannelDesc(x, y, z, w, f) }?;
     Ok(status)
 }
@@ -11271,7 +11934,12 @@ pub unsafe fn create_texture_object(
     p_tex_desc: &cudaTextureDesc,
     p_res_view_desc: &cudaResourceViewDesc,
 ) -> crate::Result<cudaTextureObject_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_tex_object: cudaTextureObject_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
@@ -11304,6 +11972,9 @@ pub unsafe fn create_texture_object(
 #[doc(alias = "cudaDestroyTextureObject")]
 #[inline]
 pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -11336,7 +12007,12 @@ pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<
 pub fn get_texture_object_resource_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceDesc> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object)
     }?;
@@ -11371,7 +12047,12 @@ pub fn get_texture_object_resource_desc(
 pub fn get_texture_object_texture_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaTextureDesc> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_tex_desc: cudaTextureDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object)
     }?;
@@ -11407,7 +12088,12 @@ pub fn get_texture_object_texture_desc(
 pub fn get_texture_object_resource_view_desc(
     tex_object: cudaTextureObject_t,
 ) -> crate::Result<cudaResourceViewDesc> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_res_view_desc: cudaResourceViewDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetTextureObjectResourceViewDesc(
             &mut p_res_view_desc,
@@ -11457,7 +12143,12 @@ pub fn get_texture_object_resource_view_desc(
 pub unsafe fn create_surface_object(
     p_res_desc: &cudaResourceDesc,
 ) -> crate::Result<cudaSurfaceObject_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_surf_object: cudaSurfaceObject_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
@@ -11488,6 +12179,9 @@ pub unsafe fn create_surface_object(
 #[doc(alias = "cudaDestroySurfaceObject")]
 #[inline]
 pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -11517,7 +12211,12 @@ pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result
 pub fn get_surface_object_resource_desc(
     surf_object: cudaSurfaceObject_t,
 ) -> crate::Result<cudaResourceDesc> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_res_desc: cudaResourceDesc = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetSurfaceObjectResourceDesc(&mut p_res_desc, surf_object)
     }?;
@@ -11551,7 +12250,12 @@ pub fn get_surface_object_resource_desc(
 #[doc(alias = "cudaDriverGetVersion")]
 #[inline]
 pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut driver_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(driver_version)
@@ -11586,7 +12290,12 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 #[doc(alias = "cudaRuntimeGetVersion")]
 #[inline]
 pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut runtime_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(runtime_version)
@@ -11618,7 +12327,12 @@ pub unsafe fn logs_register_callback(
     callback_func: cudaLogsCallback_t,
     user_data: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaLogsCallbackHandle> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut callback_out: cudaLogsCallbackHandle = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLogsRegisterCallback(callback_func, user_data, &mut callback_out)
     }?;
@@ -11645,6 +12359,9 @@ pub unsafe fn logs_register_callback(
 pub unsafe fn logs_unregister_callback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaLogsUnregisterCallback(callback) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -11667,7 +12384,12 @@ pub unsafe fn logs_unregister_callback(
 #[doc(alias = "cudaLogsCurrent")]
 #[inline]
 pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut iterator_out: cudaLogIterator = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaLogsCurrent(&mut iterator_out, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(iterator_out)
@@ -11702,6 +12424,9 @@ pub fn logs_dump_to_file(
     path_to_file: &::core::ffi::CStr,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaLogsDumpToFile(
             ::core::ptr::from_mut(iterator),
@@ -11777,6 +12502,9 @@ pub fn logs_dump_to_memory(
     size: &mut usize,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaLogsDumpToMemory(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
@@ -11823,7 +12551,12 @@ pub fn logs_dump_to_memory(
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
 pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_graph)
@@ -11914,7 +12647,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -11931,6 +12664,8 @@ pub unsafe fn graph_add_kernel_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [::core::option::Option::Some(p_dependencies.len())];
@@ -11952,6 +12687,9 @@ pub unsafe fn graph_add_kernel_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
@@ -12001,7 +12739,7 @@ pub unsafe fn graph_add_kernel_node(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 #[doc(alias = "cudaGraphKernelNodeGetParams")]
@@ -12009,7 +12747,12 @@ pub unsafe fn graph_add_kernel_node(
 pub unsafe fn graph_kernel_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaKernelNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_node_params: cudaKernelNodeParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params)
     }?;
@@ -12039,7 +12782,7 @@ pub unsafe fn graph_kernel_node_get_params(
 /// # See also
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 #[doc(alias = "cudaGraphKernelNodeSetParams")]
@@ -12048,6 +12791,9 @@ pub unsafe fn graph_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
@@ -12087,6 +12833,9 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     h_dst: cudaGraphNode_t,
     h_src: cudaGraphNode_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_dst, h_src) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -12124,7 +12873,12 @@ pub unsafe fn graph_kernel_node_get_attribute(
     h_node: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
 ) -> crate::Result<cudaLaunchAttributeValue> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut value_out: cudaLaunchAttributeValue = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out)
     }?;
@@ -12163,6 +12917,9 @@ pub unsafe fn graph_kernel_node_set_attribute(
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
@@ -12216,8 +12973,8 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
@@ -12235,6 +12992,8 @@ pub unsafe fn graph_add_memcpy_node(
     p_dependencies: &[cudaGraphNode_t],
     p_copy_params: &cudaMemcpy3DParms,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [::core::option::Option::Some(p_dependencies.len())];
@@ -12256,6 +13015,9 @@ pub unsafe fn graph_add_memcpy_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
@@ -12373,13 +13135,13 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// # See also
 ///
-/// - `cudaMemcpyToSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
@@ -12387,13 +13149,13 @@ pub unsafe fn graph_add_memcpy_node(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
@@ -12422,7 +13184,12 @@ pub unsafe fn graph_add_memcpy_node(
 pub unsafe fn graph_memcpy_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemcpy3DParms> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_node_params: cudaMemcpy3DParms = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params)
     }?;
@@ -12453,8 +13220,8 @@ pub unsafe fn graph_memcpy_node_get_params(
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
@@ -12464,6 +13231,9 @@ pub unsafe fn graph_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
@@ -12506,7 +13276,12 @@ pub unsafe fn graph_memcpy_node_set_params(
 pub unsafe fn graph_memset_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaMemsetParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_node_params: cudaMemsetParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params)
     }?;
@@ -12545,6 +13320,9 @@ pub unsafe fn graph_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
@@ -12608,6 +13386,8 @@ pub unsafe fn graph_add_host_node(
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [::core::option::Option::Some(p_dependencies.len())];
@@ -12629,6 +13409,9 @@ pub unsafe fn graph_add_host_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
@@ -12677,7 +13460,12 @@ pub unsafe fn graph_add_host_node(
 pub unsafe fn graph_host_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaHostNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_node_params: cudaHostNodeParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params)
     }?;
@@ -12716,6 +13504,9 @@ pub unsafe fn graph_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
@@ -12781,6 +13572,8 @@ pub unsafe fn graph_add_child_graph_node(
     p_dependencies: &[cudaGraphNode_t],
     child_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [::core::option::Option::Some(p_dependencies.len())];
@@ -12802,6 +13595,9 @@ pub unsafe fn graph_add_child_graph_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
@@ -12853,7 +13649,12 @@ pub unsafe fn graph_add_child_graph_node(
 pub unsafe fn graph_child_graph_node_get_graph(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraph_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph)
     }?;
@@ -12911,6 +13712,8 @@ pub unsafe fn graph_add_empty_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [::core::option::Option::Some(p_dependencies.len())];
@@ -12932,6 +13735,9 @@ pub unsafe fn graph_add_empty_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
@@ -13276,7 +14082,7 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
 /// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -13306,7 +14112,7 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
 /// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -13385,7 +14191,12 @@ pub unsafe fn graph_add_empty_node(
 #[doc(alias = "cudaGraphClone")]
 #[inline]
 pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGraph_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_clone: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph)
     }?;
@@ -13432,7 +14243,12 @@ pub unsafe fn graph_node_find_in_clone(
     original_node: cudaGraphNode_t,
     cloned_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
     }?;
@@ -13479,7 +14295,12 @@ pub unsafe fn graph_node_find_in_clone(
 pub unsafe fn graph_node_get_type(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraphNodeType> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_type: cudaGraphNodeType = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_type)
@@ -13516,7 +14337,12 @@ pub unsafe fn graph_node_get_type(
 pub unsafe fn graph_node_get_containing_graph(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraph_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ph_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetContainingGraph(h_node, &mut ph_graph)
     }?;
@@ -13556,7 +14382,12 @@ pub unsafe fn graph_node_get_containing_graph(
 pub unsafe fn graph_node_get_local_id(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut node_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(node_id)
@@ -13590,7 +14421,12 @@ pub unsafe fn graph_node_get_local_id(
 pub unsafe fn graph_node_get_tools_id(
     h_node: cudaGraphNode_t,
 ) -> crate::Result<::core::ffi::c_ulonglong> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut tools_node_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetToolsId(h_node, &mut tools_node_id)
     }?;
@@ -13627,7 +14463,12 @@ pub unsafe fn graph_node_get_tools_id(
 #[doc(alias = "cudaGraphGetId")]
 #[inline]
 pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut graph_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(graph_id)
@@ -13664,7 +14505,12 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<::core::ffi::c
 pub unsafe fn graph_exec_get_id(
     h_graph_exec: cudaGraphExec_t,
 ) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut graph_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphExecGetId(h_graph_exec, &mut graph_id) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(graph_id)
@@ -13716,6 +14562,9 @@ pub unsafe fn graph_get_nodes(
         .map_err(|_| crate::Error::from_code(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
@@ -13775,6 +14624,9 @@ pub unsafe fn graph_get_root_nodes(
         .map_err(|_| crate::Error::from_code(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
@@ -13851,6 +14703,9 @@ pub unsafe fn graph_add_dependencies(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
@@ -13938,6 +14793,9 @@ pub unsafe fn graph_remove_dependencies(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
@@ -13989,6 +14847,9 @@ pub unsafe fn graph_remove_dependencies(
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphDestroyNode(node) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -14090,7 +14951,12 @@ pub unsafe fn graph_instantiate(
     graph: cudaGraph_t,
     flags: ::core::ffi::c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags)
     }?;
@@ -14307,7 +15173,12 @@ pub unsafe fn graph_instantiate_with_params(
     graph: cudaGraph_t,
     instantiate_params: ::core::option::Option<&mut cudaGraphInstantiateParams>,
 ) -> crate::Result<cudaGraphExec_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
@@ -14353,7 +15224,12 @@ pub unsafe fn graph_instantiate_with_params(
 pub unsafe fn graph_exec_get_flags(
     graph_exec: cudaGraphExec_t,
 ) -> crate::Result<::core::ffi::c_ulonglong> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut flags: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(flags)
@@ -14436,6 +15312,9 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
@@ -14490,8 +15369,8 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
@@ -14510,6 +15389,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
@@ -14626,11 +15508,11 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// # See also
 ///
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
@@ -14642,11 +15524,11 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
@@ -14692,6 +15574,9 @@ pub unsafe fn graph_exec_memset_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: ::core::option::Option<&cudaMemsetParams>,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
@@ -14753,6 +15638,9 @@ pub unsafe fn graph_exec_host_node_set_params(
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
@@ -15108,9 +15996,14 @@ pub unsafe fn graph_exec_update(
     h_graph_exec: cudaGraphExec_t,
     h_graph: cudaGraph_t,
 ) -> crate::Result<cudaGraphExecUpdateResultInfo> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut result_info: cudaGraphExecUpdateResultInfo = unsafe {
         ::core::mem::zeroed()
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info)
     }?;
@@ -15168,6 +16061,9 @@ pub unsafe fn graph_launch(
     graph_exec: cudaGraphExec_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -15198,6 +16094,9 @@ pub unsafe fn graph_launch(
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
 pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -15226,6 +16125,9 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
 pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphDestroy(graph) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -15260,6 +16162,9 @@ pub unsafe fn graph_debug_dot_print(
     path: &::core::ffi::CStr,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags)
     }?;
@@ -15316,7 +16221,12 @@ pub unsafe fn user_object_create(
     initial_refcount: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaUserObject_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut object_out: cudaUserObject_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
@@ -15365,6 +16275,9 @@ pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaUserObjectRetain(object, count) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -15408,6 +16321,9 @@ pub unsafe fn user_object_release(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaUserObjectRelease(object, count) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -15453,6 +16369,9 @@ pub unsafe fn graph_retain_user_object(
     count: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphRetainUserObject(graph, object, count, flags)
     }?;
@@ -15497,6 +16416,9 @@ pub unsafe fn graph_release_user_object(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphReleaseUserObject(graph, object, count)
     }?;
@@ -15560,6 +16482,8 @@ pub unsafe fn graph_add_node(
     dependency_data: &[cudaGraphEdgeData],
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
     let num_dependencies: usize = {
         let lens = [
@@ -15584,6 +16508,9 @@ pub unsafe fn graph_add_node(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
@@ -15640,6 +16567,9 @@ pub unsafe fn graph_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
     }?;
@@ -15692,7 +16622,12 @@ pub unsafe fn graph_node_set_params(
 pub unsafe fn graph_node_get_params(
     node: cudaGraphNode_t,
 ) -> crate::Result<cudaGraphNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut node_params: cudaGraphNodeParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGraphNodeGetParams(node, &mut node_params) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(node_params)
@@ -15742,6 +16677,9 @@ pub unsafe fn graph_exec_node_set_params(
     node: cudaGraphNode_t,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
@@ -15792,7 +16730,12 @@ pub unsafe fn graph_conditional_handle_create(
     default_launch_value: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
@@ -15847,7 +16790,12 @@ pub unsafe fn graph_conditional_handle_create_v2(
     default_launch_value: ::core::ffi::c_uint,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_handle_out: cudaGraphConditionalHandle = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphConditionalHandleCreate_v2(
             &mut p_handle_out,
@@ -15951,10 +16899,17 @@ pub fn get_driver_entry_point(
     symbol: &::core::ffi::CStr,
     flags: ::core::ffi::c_ulonglong,
 ) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetDriverEntryPoint(
             symbol.as_ptr(),
@@ -16063,10 +17018,17 @@ pub fn get_driver_entry_point_by_version(
     version: ::core::ffi::c_uint,
     flags: ::core::ffi::c_ulonglong,
 ) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
         ::core::mem::zeroed()
     };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaGetDriverEntryPointByVersion(
             symbol.as_ptr(),
@@ -16154,6 +17116,8 @@ pub unsafe fn library_load_data(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut ::core::ffi::c_void],
 ) -> crate::Result<cudaLibrary_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: ::core::ffi::c_uint = {
         let lens = [
@@ -16201,6 +17165,9 @@ pub unsafe fn library_load_data(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
@@ -16303,6 +17270,8 @@ pub unsafe fn library_load_from_file(
     library_options: &[cudaLibraryOption],
     library_option_values: &[*mut ::core::ffi::c_void],
 ) -> crate::Result<cudaLibrary_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
     let num_jit_options: ::core::ffi::c_uint = {
         let lens = [
@@ -16350,6 +17319,9 @@ pub unsafe fn library_load_from_file(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
@@ -16403,6 +17375,9 @@ pub unsafe fn library_load_from_file(
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
 pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaLibraryUnload(library) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -16444,7 +17419,12 @@ pub unsafe fn library_get_kernel(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<cudaKernel_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut p_kernel: cudaKernel_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr())
     }?;
@@ -16459,8 +17439,8 @@ pub unsafe fn library_get_kernel(
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
 /// `dptr` or `numbytes` (not both) can be NULL in which case it is
 /// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
-/// as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// as [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
 ///
@@ -16497,8 +17477,15 @@ pub unsafe fn library_get_global(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
     }?;
@@ -16515,8 +17502,8 @@ pub unsafe fn library_get_global(
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
 /// returned `dptr` cannot be passed to the Symbol APIs such as
-/// `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
@@ -16553,8 +17540,15 @@ pub unsafe fn library_get_managed(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
 ) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
     }?;
@@ -16600,7 +17594,12 @@ pub unsafe fn library_get_unified_function(
     library: cudaLibrary_t,
     symbol: &::core::ffi::CStr,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut fptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
     }?;
@@ -16640,7 +17639,12 @@ pub unsafe fn library_get_unified_function(
 pub unsafe fn library_get_kernel_count(
     lib: cudaLibrary_t,
 ) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(count)
@@ -16697,6 +17701,9 @@ pub unsafe fn library_enumerate_kernels(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
@@ -16801,7 +17808,7 @@ pub unsafe fn library_enumerate_kernels(
 /// - [`cudaLibraryLoadFromFile`](crate::api::library_load_from_file)
 /// - [`cudaLibraryUnload`](crate::api::library_unload)
 /// - [`cudaLibraryGetKernel`](crate::api::library_get_kernel)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaFuncSetAttribute`](crate::api::func_set_attribute)
 /// - `cuKernelSetAttribute`
 #[doc(alias = "cudaKernelSetAttributeForDevice")]
@@ -16812,6 +17819,9 @@ pub unsafe fn kernel_set_attribute_for_device(
     value: ::core::ffi::c_int,
     device: ::core::ffi::c_int,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device)
     }?;
@@ -16853,7 +17863,12 @@ pub fn device_get_dev_resource(
     device: ::core::ffi::c_int,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceGetDevResource(device, &mut resource, type_)
     }?;
@@ -16905,7 +17920,7 @@ pub fn device_get_dev_resource(
 /// - `cudaDevSmResourceSplitMaxPotentialClusterSize` : Compute Capability
 ///   9.0+ only. Attempt to create groups that may allow for maximally
 ///   sized thread clusters. This can be queried post green context
-///   creation using `cudaOccupancyMaxPotentialClusterSize`.
+///   creation using [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
 ///
 /// A successful API call must either have:
 ///
@@ -16967,7 +17982,12 @@ pub unsafe fn dev_sm_resource_split_by_count(
         .map_err(|_| crate::Error::from_code(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
             result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
@@ -17138,7 +18158,12 @@ pub unsafe fn dev_sm_resource_split(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut remainder: cudaDevResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplit(
             {
@@ -17211,6 +18236,8 @@ pub unsafe fn dev_sm_resource_split(
 pub unsafe fn dev_resource_generate_desc(
     resources: &[cudaDevResource],
 ) -> crate::Result<cudaDevResourceDesc_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ph_desc: cudaDevResourceDesc_t = unsafe { ::core::mem::zeroed() };
     let nb_resources: ::core::ffi::c_uint = {
         let lens = [::core::option::Option::Some(resources.len())];
@@ -17232,6 +18259,9 @@ pub unsafe fn dev_resource_generate_desc(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
             ))?
     };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevResourceGenerateDesc(
             &mut ph_desc,
@@ -17302,7 +18332,12 @@ pub unsafe fn green_ctx_create(
     device: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaExecutionContext_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ph_ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGreenCtxCreate(&mut ph_ctx, desc, device, flags)
     }?;
@@ -17357,6 +18392,9 @@ pub unsafe fn green_ctx_create(
 #[doc(alias = "cudaExecutionCtxDestroy")]
 #[inline]
 pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17398,7 +18436,12 @@ pub unsafe fn execution_ctx_get_dev_resource(
     ctx: cudaExecutionContext_t,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaExecutionCtxGetDevResource(ctx, &mut resource, type_)
     }?;
@@ -17438,7 +18481,12 @@ pub unsafe fn execution_ctx_get_dev_resource(
 pub unsafe fn execution_ctx_get_device(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(device)
@@ -17478,7 +18526,12 @@ pub unsafe fn execution_ctx_get_device(
 pub unsafe fn execution_ctx_get_id(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<::core::ffi::c_ulonglong> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ctx_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(ctx_id)
@@ -17546,7 +18599,7 @@ pub unsafe fn execution_ctx_get_id(
 /// - [`cudaStreamGetPriority`](crate::api::stream_get_priority)
 /// - [`cudaStreamGetDevice`](crate::api::stream_get_device)
 /// - [`cudaStreamGetDevResource`](crate::api::stream_get_dev_resource)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaEventRecord`](crate::api::event_record)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaStreamQuery`](crate::api::stream_query)
@@ -17559,7 +18612,12 @@ pub unsafe fn execution_ctx_stream_create(
     flags: crate::sys::StreamFlags,
     priority: ::core::ffi::c_int,
 ) -> crate::Result<cudaStream_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ph_stream: cudaStream_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaExecutionCtxStreamCreate(
             &mut ph_stream,
@@ -17606,6 +18664,9 @@ pub unsafe fn execution_ctx_stream_create(
 pub unsafe fn execution_ctx_synchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17652,7 +18713,12 @@ pub unsafe fn stream_get_dev_resource(
     h_stream: cudaStream_t,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut resource: cudaDevResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaStreamGetDevResource(h_stream, &mut resource, type_)
     }?;
@@ -17704,6 +18770,9 @@ pub unsafe fn execution_ctx_record_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17753,6 +18822,9 @@ pub unsafe fn execution_ctx_wait_event(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17791,7 +18863,12 @@ pub unsafe fn execution_ctx_wait_event(
 pub fn device_get_execution_ctx(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaExecutionContext_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceGetExecutionCtx(&mut ctx, device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(ctx)
@@ -17836,7 +18913,12 @@ pub fn device_get_execution_ctx(
 pub unsafe fn get_kernel(
     entry_func_addr: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaKernel_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(kernel_ptr)
@@ -17864,6 +18946,9 @@ pub unsafe fn get_kernel(
 #[doc(alias = "cudaProfilerStop")]
 #[inline]
 pub fn profiler_stop() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaProfilerStop() }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17892,6 +18977,9 @@ pub fn profiler_stop() -> crate::Result<()> {
 #[doc(alias = "cudaDeviceSetSharedMemConfig")]
 #[inline]
 pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17920,6 +19008,9 @@ pub fn device_flush_gpu_direct_rdma_writes(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
 ) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
     let status = unsafe {
         crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope)
     }?;
@@ -17957,6 +19048,9 @@ pub unsafe fn event_record_with_flags(
     stream: cudaStream_t,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
@@ -17995,6 +19089,9 @@ pub unsafe fn func_set_shared_mem_config(
     func: *const ::core::ffi::c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())

@@ -92,15 +92,45 @@ impl<'a> Joiner<'a> {
                 }
             }
         }
+        // Functions only the ABI declares are bound too, under their C name, so that nothing
+        // the release declares is missing from the crate; the summary names them.
         let documented: BTreeSet<&str> =
             self.api.functions.iter().map(|f| f.name.as_str()).collect();
-        self.out.abi_only = self
-            .abi
-            .functions
-            .keys()
-            .filter(|n| !documented.contains(n.as_str()))
-            .cloned()
-            .collect();
+        let abi = self.abi;
+        for (name, c) in &abi.functions {
+            if documented.contains(name.as_str()) {
+                continue;
+            }
+            let bound = BoundFunction {
+                name: name.clone(),
+                section: None,
+                doc: String::new(),
+                see_also: Vec::new(),
+                errors: Vec::new(),
+                params: c
+                    .params
+                    .iter()
+                    .map(|p| BoundParam {
+                        c_name: p.name.clone(),
+                        ty: p.ty.clone(),
+                        doc_name: None,
+                        direction: None,
+                        doc_type: None,
+                        doc: String::new(),
+                    })
+                    .collect(),
+                ret: c.ret.clone(),
+                source: Source::new(abi.file.clone(), c.line),
+                documented: false,
+                typed: super::Typed::default(),
+            };
+            for p in &bound.params {
+                self.need(&p.ty.c);
+            }
+            self.need(&bound.ret.c);
+            self.out.abi_only.push(name.clone());
+            self.out.functions.push(bound);
+        }
     }
 
     fn bind_function(&mut self, f: &Function, c: &abi::Function) -> BoundFunction {
@@ -176,6 +206,7 @@ impl<'a> Joiner<'a> {
             params,
             ret: c.ret.clone(),
             source: f.source.clone(),
+            documented: true,
             typed: super::Typed::default(),
         }
     }

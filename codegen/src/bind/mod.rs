@@ -61,7 +61,7 @@ pub struct Bindings {
     pub flag_groups: Vec<FlagGroup>,
     /// Documented items the ABI lacks, with the reason.
     pub unbound: Vec<Unbound>,
-    /// ABI functions the documentation does not describe.
+    /// ABI functions the documentation does not describe (bound too, without documentation).
     pub abi_only: Vec<String>,
     /// Every parameter matched by a rule other than an exact name.
     pub renamings: Vec<Renaming>,
@@ -86,6 +86,9 @@ pub struct BoundFunction {
     pub params: Vec<BoundParam>,
     pub ret: AbiType,
     pub source: Source,
+    /// Whether a document describes it (`false`: only the ABI declares it).
+    #[serde(default = "yes")]
+    pub documented: bool,
     /// The typed wrapper, or why there is none (decided by [`roles::resolve_all`]).
     #[serde(default)]
     pub typed: Typed,
@@ -177,6 +180,10 @@ pub struct Renaming {
     pub c_name: String,
     pub rule: Rule,
     pub source: Source,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A bound function without a typed wrapper, and why.

@@ -136,11 +136,16 @@ pub fn resolve_all(b: &mut Bindings) {
     let mut rulings = Vec::new();
     for f in &mut b.functions {
         let mut unsafe_records = Vec::new();
-        let result = unstated(f, &mut rulings).and_then(|(presets, lists)| {
-            let roles = resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records, &presets)?;
-            agree(f, &roles, &lists)?;
-            Ok(roles)
-        });
+        let result = if f.documented {
+            unstated(f, &mut rulings).and_then(|(presets, lists)| {
+                let roles =
+                    resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records, &presets)?;
+                agree(f, &roles, &lists)?;
+                Ok(roles)
+            })
+        } else {
+            Err("no document describes it (only the ABI declares it)".to_string())
+        };
         let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
@@ -710,6 +715,7 @@ mod tests {
             params,
             ret: AbiType::void(),
             source: Source::new("t.txt", 7),
+            documented: true,
             typed: Typed::default(),
         }
     }

@@ -66,36 +66,76 @@ pub fn comment(text: &str) -> TokenStream {
     quote::quote! { __comment!(#text); }
 }
 
-/// `text` with every line that is a [`COMMENT_MARKER`] statement turned into `//` comment
-/// lines at the same indentation.
+/// `text` with every [`COMMENT_MARKER`] statement (on one line, or over several as
+/// prettyplease breaks a long one) turned into `//` comment lines at its indentation.
 fn comments(text: &str) -> String {
     if !text.contains(COMMENT_MARKER) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
         let indent = &line[..line.len() - trimmed.len()];
-        let literal = trimmed
-            .strip_prefix(COMMENT_MARKER)
-            .and_then(|rest| rest.strip_prefix('('))
-            .and_then(|rest| rest.strip_suffix(");"))
-            .and_then(|lit| syn::parse_str::<syn::LitStr>(lit).ok());
+        let Some(rest) = trimmed.strip_prefix(COMMENT_MARKER) else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        // The statement, up to its closing `);`, on one line.
+        let mut statement = rest.trim().to_string();
+        let mut taken = vec![line];
+        while !statement.ends_with(");") {
+            match lines.next() {
+                Some(next) => {
+                    taken.push(next);
+                    statement.push_str(next.trim());
+                }
+                None => break,
+            }
+        }
+        let literal = statement
+            .strip_prefix('(')
+            .and_then(|s| s.strip_suffix(");"))
+            .and_then(|lit| syn::parse_str::<syn::LitStr>(lit.trim().trim_end_matches(',')).ok());
         match literal {
             Some(lit) => {
+                let width = 100usize.saturating_sub(indent.len() + 3).max(40);
                 for l in lit.value().lines() {
-                    out.push_str(indent);
-                    out.push_str("// ");
+                    for wrapped in wrap(l, width) {
+                        out.push_str(indent);
+                        out.push_str("// ");
+                        out.push_str(&wrapped);
+                        out.push('\n');
+                    }
+                }
+            }
+            None => {
+                for l in taken {
                     out.push_str(l);
                     out.push('\n');
                 }
             }
-            None => {
-                out.push_str(line);
-                out.push('\n');
-            }
         }
     }
+    out
+}
+
+/// `line` broken at spaces into lines of at most `width` characters (a longer word stays
+/// whole on its own line).
+fn wrap(line: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in line.split_whitespace() {
+        if !current.is_empty() && current.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push(current);
     out
 }
 

@@ -25,7 +25,13 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
 /// The rustdoc of a raw function: description, arguments, errors, see also, safety.
 pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> String {
     let mut md = docs::markdown(&f.doc, names, &f.name, problems);
-    if md.trim().is_empty() {
+    if !f.documented {
+        md = format!(
+            "The C function `{}`: the documents these bindings were generated from do not \
+             document it; its declaration comes from the ABI (the release's headers).",
+            f.name
+        );
+    } else if md.trim().is_empty() {
         md = format!("The C function `{}`.", f.name);
     }
     let mut args = Vec::new();
@@ -37,6 +43,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         let doc = if p.doc.trim().is_empty() {
             match &p.doc_name {
                 Some(_) => String::new(),
+                None if !f.documented => String::new(),
                 None => "not described by the documentation".to_string(),
             }
         } else {

@@ -14,6 +14,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::docs::{self, DocProblems};
+use super::files::comment;
 use super::names::{ident, rust_type, Names};
 use crate::abi::CType;
 use crate::bind::naming::param_name;
@@ -152,35 +153,45 @@ fn function(
     let c_name = &f.name;
     let name = ident(rust);
     let args = &parts.args;
+    let is_unsafe = f.typed.is_unsafe();
+    let why = if is_unsafe {
+        "SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, \
+         handles and callbacks; every other argument is a value, or a pointer made from a Rust \
+         reference or slice that is valid for the call, with counts equal to slice lengths."
+    } else {
+        "SAFETY: every argument is a value, or a pointer made from a Rust reference or slice \
+         that is valid for the call, with counts equal to slice lengths; the function reads and \
+         writes nothing else."
+    };
+    let why = comment(why);
     let call = quote! { unsafe { crate::sys::#c_fn(#(#args),*) }? };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
     let status = if ret_tokens == "cudaError_t" {
-        quote! { let status = #call; crate::check(status.as_raw() as i32)?; }
+        quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
-        quote! { #call; }
+        quote! { #why #call; }
     } else if f.ret.c_text == "const char*" {
         parts.outs.push((
-            quote! { if status.is_null() { c"" } else { unsafe { ::core::ffi::CStr::from_ptr(status) } } },
+            static_cstr(quote! { status }),
             quote! { &'static ::core::ffi::CStr },
         ));
         parts
             .ret_docs
             .push("the string the C function returns (static; empty if it returns NULL)".into());
-        quote! { let status = #call; }
+        quote! { #why let status = #call; }
     } else {
         let t = rust_type(&f.ret.c, names);
         parts.outs.push((quote! { status }, t));
         parts
             .ret_docs
             .push("the value the C function returns".into());
-        quote! { let status = #call; }
+        quote! { #why let status = #call; }
     };
     for r in unsafe_records {
         parts.safety.push(format!(
             "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
         ));
     }
-    let is_unsafe = f.typed.is_unsafe();
     debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
     let (ret_ty, ret_val) = match parts.outs.len() {
         0 => (quote! { () }, quote! { () }),
@@ -211,6 +222,23 @@ fn function(
             #(#pre)*
             #status
             Ok(#ret_val)
+        }
+    }
+}
+
+/// A `&'static CStr` from a `const char*` the runtime returned (empty for NULL), with the
+/// reason it is sound.
+fn static_cstr(ptr: TokenStream) -> TokenStream {
+    let why = comment(
+        "SAFETY: the runtime returns NUL-terminated strings that live in the library, which the \
+         crate never unloads.",
+    );
+    quote! {
+        if #ptr.is_null() {
+            c""
+        } else {
+            #why
+            unsafe { ::core::ffi::CStr::from_ptr(#ptr) }
         }
     }
 }
@@ -324,9 +352,12 @@ fn param(
             arg_doc(" (read and written back)");
         }
         Role::Out => {
+            let why = comment(
+                "SAFETY: every type the C API writes through a pointer is plain old data, for \
+                 which all-zero bytes are a valid value.",
+            );
             parts.pre.push(quote! {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
+                #why
                 let mut #id: #pt = unsafe { ::core::mem::zeroed() };
             });
             parts.args.push(quote! { &mut #id });
@@ -340,7 +371,7 @@ fn param(
                 .push(quote! { let mut #id: *const ::core::ffi::c_char = ::core::ptr::null(); });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((
-                quote! { if #id.is_null() { c"" } else { unsafe { ::core::ffi::CStr::from_ptr(#id) } } },
+                static_cstr(quote! { #id }),
                 quote! { &'static ::core::ffi::CStr },
             ));
             let sep = if doc.is_empty() { "" } else { ": " };

@@ -1336,7 +1336,7 @@ pub unsafe fn cudaInitDevice(
 /// [`cudaHostRegister`](crate::sys::cudaHostRegister) will have its lifetime associated with
 /// `device`. Any streams or events created from this host thread will be
 /// associated with `device`. Any kernels launched from this host thread
-/// using the \<\<\<\>\>\> operator or `cudaLaunchKernel` will be
+/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel) will be
 /// executed on `device`.
 ///
 /// This call may be made from any host thread, to any device, and at any
@@ -1487,7 +1487,7 @@ pub unsafe fn cudaGetDevice(
 /// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
 /// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
 /// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - `cudaSetValidDevices`
+/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
 /// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
 /// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -5623,14 +5623,14 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3D`
@@ -5768,14 +5768,14 @@ pub unsafe fn cudaMemcpy3DPeer(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3DAsync`
@@ -6114,7 +6114,7 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 ///
 ///   [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties), `cuMemMapArrayAsync`
 ///
-///   [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D), [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray), [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray), [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray), `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync), [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync), [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync), [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync), `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`, `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
+///   [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D), [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray), [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray), [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray), [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol), [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync), [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync), [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync), [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync), [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync), [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
 ///
 /// # Arguments
 ///
@@ -6226,14 +6226,14 @@ pub unsafe fn cudaMemcpyPeer(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 ///
@@ -6295,14 +6295,14 @@ pub unsafe fn cudaMemcpy2D(
 /// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 ///
@@ -6365,14 +6365,14 @@ pub unsafe fn cudaMemcpy2DToArray(
 /// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 ///
@@ -6434,14 +6434,14 @@ pub unsafe fn cudaMemcpy2DFromArray(
 /// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 ///
@@ -6510,13 +6510,13 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpyAsync`
 /// - `cuMemcpyDtoHAsync`
 /// - `cuMemcpyHtoDAsync`
@@ -6934,13 +6934,13 @@ pub unsafe fn cudaMemcpy3DWithAttributesAsync(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - `cudaMemcpyToSymbolAsync`
-/// - `cudaMemcpyFromSymbolAsync`
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
 /// - `cuMemcpy2DAsync`
 ///
 /// # Safety
@@ -6989,8 +6989,8 @@ pub unsafe fn cudaMemcpy2DAsync(
 /// may overlap with operations in other streams.
 ///
 /// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync),
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// # Arguments
 ///
@@ -7015,8 +7015,8 @@ pub unsafe fn cudaMemcpy2DAsync(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 ///
@@ -7066,8 +7066,8 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
 /// may overlap with operations in other streams.
 ///
-/// `cudaMemcpyToSymbolAsync`,
-/// `cudaMemcpyFromSymbolAsync`, `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
 ///
 /// # Arguments
 ///
@@ -7092,8 +7092,8 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
 /// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
 /// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - `cudaMemcpyToSymbol`
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
 /// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
@@ -10410,7 +10410,7 @@ pub unsafe fn cudaGraphCreate(
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
 /// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
 /// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
@@ -10462,7 +10462,7 @@ pub unsafe fn cudaGraphAddKernelNode(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
 /// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
 ///
@@ -10494,7 +10494,7 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
 /// # See also
 ///
 /// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
 /// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
 ///
@@ -10637,8 +10637,8 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
 ///
 /// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
 /// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
@@ -10759,13 +10759,13 @@ pub unsafe fn cudaGraphAddMemcpyNode(
 ///
 /// # See also
 ///
-/// - `cudaMemcpyToSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
 /// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
 /// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
@@ -10773,13 +10773,13 @@ pub unsafe fn cudaGraphAddMemcpyNode(
 /// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
 /// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
 /// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
 /// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
@@ -10833,8 +10833,8 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
 ///
 /// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
 /// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
@@ -10926,14 +10926,14 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 ///
 /// # See also
 ///
-/// - `cudaMemcpyToSymbol`
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - `cudaMemcpyFromSymbol`
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 /// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
@@ -11614,7 +11614,7 @@ pub unsafe fn cudaGraphAddEmptyNode(
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
 /// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -11644,7 +11644,7 @@ pub unsafe fn cudaGraphAddEmptyNode(
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 /// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
 /// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
 /// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
@@ -12772,8 +12772,8 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
 /// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
@@ -12897,11 +12897,11 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 /// # See also
 ///
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - `cudaGraphAddMemcpyNodeToSymbol`
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - `cudaGraphExecMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
@@ -12913,11 +12913,11 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 /// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
 /// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
 /// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - `cudaGraphAddMemcpyNodeFromSymbol`
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - `cudaGraphMemcpyNodeSetParamsFromSymbol`
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - `cudaGraphExecMemcpyNodeSetParamsToSymbol`
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
@@ -14389,8 +14389,8 @@ pub unsafe fn cudaLibraryGetKernel(
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
 /// `dptr` or `numbytes` (not both) can be NULL in which case it is
 /// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
-/// as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// as [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// # Arguments
 ///
@@ -14436,8 +14436,8 @@ pub unsafe fn cudaLibraryGetGlobal(
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
 /// returned `dptr` cannot be passed to the Symbol APIs such as
-/// `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`,
-/// `cudaGetSymbolAddress`, or `cudaGetSymbolSize`.
+/// [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
+/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
 ///
 /// # Arguments
 ///
@@ -14662,7 +14662,7 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 /// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
 /// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
 /// - [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 /// - `cuKernelSetAttribute`
 ///
@@ -14764,7 +14764,7 @@ pub unsafe fn cudaDeviceGetDevResource(
 /// - `cudaDevSmResourceSplitMaxPotentialClusterSize` : Compute Capability
 ///   9.0+ only. Attempt to create groups that may allow for maximally
 ///   sized thread clusters. This can be queried post green context
-///   creation using `cudaOccupancyMaxPotentialClusterSize`.
+///   creation using [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
 ///
 /// A successful API call must either have:
 ///
@@ -15273,7 +15273,7 @@ pub unsafe fn cudaExecutionCtxGetId(
 /// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
 /// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
 /// - [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource)
-/// - `cudaLaunchKernel`
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
 /// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
 /// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
 /// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
@@ -16463,5 +16463,707 @@ pub unsafe fn cudaGraphUpload(
     dynamic_call!(
         c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
         cudaError_t
+    )
+}
+/// The C function `cudaFuncGetName`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `name`: `const char**`
+/// - `func`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncGetName(
+    name: *mut *const ::core::ffi::c_char,
+    func: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaFuncGetName", fn (name : * mut * const ::core::ffi::c_char, func : * const
+        ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaFuncGetParamInfo`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `func`: `const void*`
+/// - `paramIndex`: `size_t`
+/// - `paramOffset`: `size_t*`
+/// - `paramSize`: `size_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncGetParamInfo(
+    func: *const ::core::ffi::c_void,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaFuncGetParamInfo", fn (func : * const ::core::ffi::c_void, paramIndex :
+        usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
+    )
+}
+/// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `ppExportTable`: `const void**`
+/// - `pExportTableId`: `const cudaUUID_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetExportTable(
+    ppExportTable: *mut *const ::core::ffi::c_void,
+    pExportTableId: *const cudaUUID_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
+        pExportTableId : * const cudaUUID_t) -> cudaError_t
+    )
+}
+/// The C function `cudaGetFuncBySymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `functionPtr`: `cudaFunction_t*`
+/// - `symbolPtr`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetFuncBySymbol(
+    functionPtr: *mut cudaFunction_t,
+    symbolPtr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
+        const ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaGetSymbolAddress`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**`
+/// - `symbol`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetSymbolAddress(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut ::core::ffi::c_void, symbol : *
+        const ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaGetSymbolSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `size`: `size_t*`
+/// - `symbol`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetSymbolSize(
+    size: *mut usize,
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const
+        ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphAddMemcpyNodeFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*`
+/// - `graph`: `cudaGraph_t`
+/// - `pDependencies`: `const cudaGraphNode_t*`
+/// - `numDependencies`: `size_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
+        graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
+        usize, dst : * mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphAddMemcpyNodeToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*`
+/// - `graph`: `cudaGraph_t`
+/// - `pDependencies`: `const cudaGraphNode_t*`
+/// - `numDependencies`: `size_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
+        : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        symbol : * const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphExecMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t`
+/// - `node`: `cudaGraphNode_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
+        node : cudaGraphNode_t, dst : * mut ::core::ffi::c_void, symbol : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaGraphExecMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t`
+/// - `node`: `cudaGraphNode_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
+        node : cudaGraphNode_t, symbol : * const ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaGraphMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
+        mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void, count : usize,
+        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
+        const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize,
+        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaLaunchCooperativeKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `func`: `const void*`
+/// - `gridDim`: `dim3`
+/// - `blockDim`: `dim3`
+/// - `args`: `void**`
+/// - `sharedMem`: `size_t`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLaunchCooperativeKernel(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaLaunchCooperativeKernel", fn (func : * const ::core::ffi::c_void, gridDim :
+        dim3, blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaLaunchKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `func`: `const void*`
+/// - `gridDim`: `dim3`
+/// - `blockDim`: `dim3`
+/// - `args`: `void**`
+/// - `sharedMem`: `size_t`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLaunchKernel(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaLaunchKernel", fn (func : * const ::core::ffi::c_void, gridDim : dim3,
+        blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaLaunchKernelExC`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `config`: `const cudaLaunchConfig_t*`
+/// - `func`: `const void*`
+/// - `args`: `void**`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaLaunchKernelExC(
+    config: *const cudaLaunchConfig_t,
+    func: *const ::core::ffi::c_void,
+    args: *mut *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaLaunchKernelExC", fn (config : * const cudaLaunchConfig_t, func : * const
+        ::core::ffi::c_void, args : * mut * mut ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyArrayToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t`
+/// - `wOffsetDst`: `size_t`
+/// - `hOffsetDst`: `size_t`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffsetSrc`: `size_t`
+/// - `hOffsetSrc`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyArrayToArray(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize, hOffsetDst
+        : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc : usize, count :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromArray(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromArray", fn (dst : * mut ::core::ffi::c_void, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromArrayAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
+        cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromSymbol(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromSymbol", fn (dst : * mut ::core::ffi::c_void, symbol : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromSymbolAsync(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut ::core::ffi::c_void, symbol : *
+        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToArray(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
+        src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToArrayAsync(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        usize, src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToSymbol(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToSymbol", fn (symbol : * const ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToSymbolAsync(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToSymbolAsync", fn (symbol : * const ::core::ffi::c_void, src : *
+        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaOccupancyMaxActiveClusters`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `numClusters`: `int*`
+/// - `func`: `const void*`
+/// - `launchConfig`: `const cudaLaunchConfig_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxActiveClusters(
+    numClusters: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut ::core::ffi::c_int,
+        func : * const ::core::ffi::c_void, launchConfig : * const cudaLaunchConfig_t) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaOccupancyMaxPotentialClusterSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `clusterSize`: `int*`
+/// - `func`: `const void*`
+/// - `launchConfig`: `const cudaLaunchConfig_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
+    clusterSize: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut
+        ::core::ffi::c_int, func : * const ::core::ffi::c_void, launchConfig : * const
+        cudaLaunchConfig_t) -> cudaError_t
+    )
+}
+/// The C function `cudaSetValidDevices`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `device_arr`: `int*`
+/// - `len`: `int`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaSetValidDevices(
+    device_arr: *mut ::core::ffi::c_int,
+    len: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
+        ::core::ffi::c_int) -> cudaError_t
     )
 }

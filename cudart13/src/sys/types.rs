@@ -1108,6 +1108,18 @@ pub struct cudaLaunchAttribute_st {
     pub val: cudaLaunchAttributeValue,
 }
 zeroed_default!(cudaLaunchAttribute_st);
+/// `cudaLaunchConfig_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchConfig_st {
+    pub gridDim: dim3,
+    pub blockDim: dim3,
+    pub dynamicSmemBytes: usize,
+    pub stream: cudaStream_t,
+    pub attrs: *mut cudaLaunchAttribute,
+    pub numAttrs: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaLaunchConfig_st);
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
@@ -1937,6 +1949,8 @@ pub struct cudaKernel_t(pub *mut CUkern_st);
 c_handle!(cudaKernel_t, * mut CUkern_st);
 /// Launch attribute
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
+/// The C typedef `cudaLaunchConfig_t`.
+pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User

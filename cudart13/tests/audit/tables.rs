@@ -1827,6 +1827,39 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(krate::sys::cudaLaunchAttribute_st, val) as i128,
     ),
     (
+        "size cudaLaunchConfig_st",
+        ::core::mem::size_of::<krate::sys::cudaLaunchConfig_st>() as i128,
+    ),
+    (
+        "align cudaLaunchConfig_st",
+        ::core::mem::align_of::<krate::sys::cudaLaunchConfig_st>() as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.gridDim",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, gridDim) as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.blockDim",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, blockDim) as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.dynamicSmemBytes",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, dynamicSmemBytes)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.stream",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, stream) as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.attrs",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, attrs) as i128,
+    ),
+    (
+        "offset cudaLaunchConfig_st.numAttrs",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, numAttrs) as i128,
+    ),
+    (
         "size cudaLaunchMemSyncDomainMap_st",
         ::core::mem::size_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
     ),
@@ -6188,6 +6221,33 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphNodeSetEnabled",
     "cudaGraphNodeGetEnabled",
     "cudaGraphUpload",
+    "cudaFuncGetName",
+    "cudaFuncGetParamInfo",
+    "cudaGetExportTable",
+    "cudaGetFuncBySymbol",
+    "cudaGetSymbolAddress",
+    "cudaGetSymbolSize",
+    "cudaGraphAddMemcpyNodeFromSymbol",
+    "cudaGraphAddMemcpyNodeToSymbol",
+    "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+    "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+    "cudaGraphMemcpyNodeSetParamsFromSymbol",
+    "cudaGraphMemcpyNodeSetParamsToSymbol",
+    "cudaLaunchCooperativeKernel",
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cudaMemcpyArrayToArray",
+    "cudaMemcpyFromArray",
+    "cudaMemcpyFromArrayAsync",
+    "cudaMemcpyFromSymbol",
+    "cudaMemcpyFromSymbolAsync",
+    "cudaMemcpyToArray",
+    "cudaMemcpyToArrayAsync",
+    "cudaMemcpyToSymbol",
+    "cudaMemcpyToSymbolAsync",
+    "cudaOccupancyMaxActiveClusters",
+    "cudaOccupancyMaxPotentialClusterSize",
+    "cudaSetValidDevices",
 ];
 /// Every emitted error constant with its C name (its `#[doc(alias)]`).
 pub const ERRORS: &[(krate::sys::cudaError_t, &str)] = &[

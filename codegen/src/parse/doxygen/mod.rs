@@ -935,10 +935,7 @@ type Paired = (usize, usize, Pairing);
 /// documented name ignored), then the reviewed renaming rules, then, when as many are left on
 /// both sides, by position. Returns, per C parameter, the documented entry, and the pairings
 /// made other than by name.
-fn match_params(
-    names: &[String],
-    docs: &[markup::ParamDoc],
-) -> (Vec<Option<usize>>, Vec<Paired>) {
+fn match_params(names: &[String], docs: &[markup::ParamDoc]) -> (Vec<Option<usize>>, Vec<Paired>) {
     let mut of_c: Vec<Option<usize>> = vec![None; names.len()];
     let mut used = vec![false; docs.len()];
     let mut pairs = Vec::new();

@@ -664,7 +664,7 @@ impl<'a> Builder<'a> {
             () => {
                 if plain_start < i {
                     let t = &s[plain_start..i];
-                    self.plain(t);
+                    self.push(t);
                 }
             };
         }
@@ -794,10 +794,6 @@ impl<'a> Builder<'a> {
         }
         flush!();
         None
-    }
-
-    fn plain(&mut self, t: &str) {
-        self.push(t);
     }
 
     /// An HTML tag at `i`, if it is one this reader knows; returns the index after it.

@@ -446,7 +446,11 @@ impl Reader<'_> {
                     self.stmt.push(ch);
                 }
                 '{' | '(' | '[' => {
-                    if ch == '{' && self.depth == 0 && is_linkage(&self.stmt) {
+                    if ch == '{'
+                        && self.depth == 0
+                        && self.stmt.len() < 256
+                        && is_linkage(&self.stmt)
+                    {
                         // `extern "C" {`: the declarations inside are read one by one.
                         self.stmt.clear();
                         self.stmt_code = false;

@@ -808,6 +808,9 @@ impl<'a> Builder<'a> {
         while j < b.len() && b[j].is_ascii_alphanumeric() {
             j += 1;
         }
+        if j == name_start {
+            return None;
+        }
         let name = s[name_start..j].to_ascii_lowercase();
         let close = find_within(s, j, b'>', MAX_TAG)? + j;
         let attrs = &s[j..close];

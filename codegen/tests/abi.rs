@@ -251,7 +251,7 @@ fn counts_are_non_trivial_and_stable() {
     for abi in [a, b] {
         println!(
             "{}: {} functions, {} structs, {} unions, {} enums, {} typedefs, {} constants",
-            abi.feature,
+            abi.origin,
             abi.functions.len(),
             abi.struct_count(),
             abi.union_count(),

@@ -52,7 +52,7 @@ fn api(functions: Vec<Function>, sections: &[&str]) -> Api {
 fn abi_of(names: &[&str]) -> Abi {
     let mut abi = Abi {
         file: "/home/u/.cargo/registry/src/x/cudarc-0.19.10/src/runtime/sys/mod.rs".into(),
-        feature: "cuda-13020".into(),
+        origin: "cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`".into(),
         release: Release::parse("13.2"),
         ..Abi::default()
     };
@@ -61,6 +61,7 @@ fn abi_of(names: &[&str]) -> Abi {
             name: (*n).into(),
             params: vec![],
             ret: AbiType::void(),
+            header: None,
             line: 100 + i as u32,
         };
         abi.functions.insert((*n).into(), f);

@@ -256,28 +256,31 @@ fn the_page_wins_and_the_headers_fill_and_add() {
     assert_eq!(device.id.as_deref(), Some("CUDART_DEVICE"));
 }
 
-#[test]
-fn header_only_functions_get_typed_wrappers() {
+/// Binds the 13.2 page with the 13.2 headers against `abi` and checks what the headers add:
+/// every header-only function the ABI declares is bound, the typed wrappers and the rule
+/// applications. Returns (bound, typed) for the header-only functions.
+fn header_only_bindings(abi: &codegen::abi::Abi) -> (usize, usize) {
+    use codegen::bind::{Role, Typed};
     let page = load(&[PAGE_13_2]);
     let both = load(&[PAGE_13_2, "nvidia-cuda-headers-13.2"]);
-    let abi = codegen::abi::load_abi(&Release(vec![13, 2])).expect("cudarc is pinned");
-    let b = codegen::bind::bind(&both, &abi);
+    let b = codegen::bind::bind(&both, abi);
     let page_names: BTreeSet<&str> = page.functions.iter().map(|f| f.name.as_str()).collect();
     let header_only: Vec<&codegen::bind::BoundFunction> = b
         .functions
         .iter()
         .filter(|f| f.documented && !page_names.contains(f.name.as_str()))
         .collect();
+    // Independent count: the header-only names the ABI declares.
+    let declared = both
+        .functions
+        .iter()
+        .filter(|f| !page_names.contains(f.name.as_str()) && abi.functions.contains_key(&f.name))
+        .count();
+    assert_eq!(header_only.len(), declared);
     let typed = header_only
         .iter()
-        .filter(|f| matches!(f.typed, codegen::bind::Typed::Wrapper { .. }))
+        .filter(|f| matches!(f.typed, Typed::Wrapper { .. }))
         .count();
-    println!(
-        "header-only functions bound: {}, with a typed wrapper: {typed}; direction rulings: {}",
-        header_only.len(),
-        b.direction_rulings.len()
-    );
-    assert_eq!((header_only.len(), typed), (65, 62));
     // Every unstated direction was decided by a listed rule, or is why a function has no
     // wrapper.
     let ids: BTreeSet<&str> = codegen::bind::directions::RULES
@@ -289,7 +292,7 @@ fn header_only_functions_get_typed_wrappers() {
         .iter()
         .all(|r| ids.contains(r.rule.as_str())));
     for f in &header_only {
-        if let codegen::bind::Typed::Skipped { reason } = &f.typed {
+        if let Typed::Skipped { reason } = &f.typed {
             assert!(
                 reason.contains("direction is not stated") || reason.contains("list"),
                 "{}: {reason}",
@@ -302,13 +305,12 @@ fn header_only_functions_get_typed_wrappers() {
         .iter()
         .find(|f| f.name == "cudaLaunchKernel")
         .expect("bound");
-    let codegen::bind::Typed::Wrapper {
+    let Typed::Wrapper {
         roles, rust_name, ..
     } = &launch.typed
     else {
         panic!("cudaLaunchKernel has no typed wrapper: {:?}", launch.typed);
     };
-    use codegen::bind::Role;
     assert_eq!(rust_name, "launch_kernel");
     assert_eq!(
         roles,
@@ -326,9 +328,31 @@ fn header_only_functions_get_typed_wrappers() {
         .iter()
         .find(|f| f.name == "cudaFuncGetName")
         .expect("bound");
-    assert!(
-        matches!(&get_name.typed, codegen::bind::Typed::Wrapper { roles, .. } if roles[0] == Role::OutCStr)
+    assert!(matches!(&get_name.typed, Typed::Wrapper { roles, .. } if roles[0] == Role::OutCStr));
+    println!(
+        "{}: header-only functions bound: {}, with a typed wrapper: {typed}; direction rulings: {}",
+        abi.origin,
+        header_only.len(),
+        b.direction_rulings.len()
     );
+    (header_only.len(), typed)
+}
+
+#[test]
+fn header_only_functions_get_typed_wrappers() {
+    let abi = codegen::abi::load_abi(&Release(vec![13, 2])).expect("cudarc is pinned");
+    assert_eq!(header_only_bindings(&abi), (65, 62));
+}
+
+#[test]
+fn header_only_functions_against_the_header_snapshot_abi() {
+    let release = Release(vec![13, 2]);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let abi = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(&root, &release))
+        .expect("the committed 13.2 snapshot reads");
+    let (bound, typed) = header_only_bindings(&abi);
+    // The headers' own ABI declares the interop functions cudarc leaves out.
+    assert_eq!((bound, typed), (73, 70));
 }
 
 #[test]

@@ -127,6 +127,7 @@ fn coverage_page() -> PathBuf {
                 name: n.into(),
                 params: vec![],
                 ret: AbiType::void(),
+                header: None,
                 line: i as u32 + 1,
             },
         );

@@ -1,26 +1,42 @@
-//! `cargo xtask abi`: reads cudarc's runtime bindings for one CUDA release into the ABI model,
-//! prints counts, timings and diagnostics, and writes the model as JSON.
+//! `cargo xtask abi`: makes (or checks) the committed ABI snapshot of one CUDA release from
+//! that release's own headers: fetches NVIDIA's wheels ([`crate::wheel`]), makes sure libclang
+//! is there ([`crate::libclang`]), reads the headers with bindgen
+//! (`codegen::abi::headers::read_headers`) and writes `abi/<X.Y>.json`
+//! (`codegen::abi::snapshot`). `--check` compares with the committed file instead, reading
+//! the exact wheel versions the snapshot names. `--cudarc` reads cudarc's bindings instead
+//! (the independent cross-check), as JSON under `target/`.
 //!
-//! The release defaults to the newest one `docs-src/manifest.toml` states, so it stays a
-//! setting of the docs source. Reading itself lives in `codegen::abi`.
+//! The release defaults to the one the default documents state (`docs-src/manifest.toml`).
+//! Every step prints what it does; a run with error diagnostics writes nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use codegen::abi::headers::{read_headers, HeaderSpec};
+use codegen::abi::{snapshot, Abi};
 use codegen::diag::{Counts, Severity};
 use codegen::ir::Release;
 
+use crate::{libclang, wheel};
+
 #[derive(clap::Args)]
 pub struct AbiArgs {
-    /// CUDA release to evaluate cudarc's `#[cfg]`s for, e.g. `13.2` (default: the newest release
-    /// docs-src/manifest.toml states).
+    /// CUDA release, e.g. `13.2` (default: the release docs-src/manifest.toml states).
     #[arg(long)]
     release: Option<String>,
-    /// Where to write the JSON (default: target/abi-<release>.json; `-` for standard output).
+    /// Where to write the JSON (default: abi/<X.Y>.json, or target/abi-cudarc-<X.Y>.json with
+    /// --cudarc; `-` for standard output).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Compare with the committed snapshot instead of writing; fail, naming the items, when
+    /// they differ.
+    #[arg(long, conflicts_with = "out")]
+    check: bool,
+    /// Read cudarc's bindings for the release instead of the headers (the cross-check).
+    #[arg(long, conflicts_with = "check")]
+    cudarc: bool,
 }
 
 /// Runs the command; `root` is the workspace root.
@@ -28,43 +44,112 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
     let release = match args.release.as_deref() {
         Some(text) => Release::parse(text)
             .with_context(|| format!("`{text}` is not a release such as 13.2"))?,
-        None => docs_release(&root.join("docs-src"))?,
+        None => wheel::newest_release(&root.join("docs-src"))?,
     };
-    let start = Instant::now();
-    let source = codegen::abi::locate_cudarc_runtime(&root.join("Cargo.toml"))?;
-    let located = start.elapsed();
-    let text = std::fs::read_to_string(&source.path)
-        .with_context(|| format!("reading {}", source.path.display()))?;
-    let start = Instant::now();
-    let mut abi = codegen::abi::read_abi(&text, &source.path.display().to_string(), &release);
-    let read = start.elapsed();
-    abi.cudarc_version = Some(source.cudarc_version.clone());
+    if args.cudarc {
+        return cudarc(&release, args.out, root);
+    }
+    let committed = snapshot::path(root, &release);
+    let pins: Vec<(String, String)> = if args.check {
+        let old = snapshot::load(&committed)?;
+        old.packages.into_iter().collect()
+    } else {
+        Vec::new()
+    };
 
-    let json = serde_json::to_string_pretty(&abi)?;
-    let mut report = String::new();
+    let start = Instant::now();
+    let w = wheel::fetch_pinned(root, &release, &pins)?;
+    let fetched = start.elapsed();
+    let start = Instant::now();
+    let libclang = libclang::ensure(root)?;
+    let found = start.elapsed();
+    let start = Instant::now();
+    let abi = read_with(&release, &w, &libclang)?;
+    let read = start.elapsed();
+
+    let mut report = summary(&abi);
     report.push_str(&format!(
-        "ABI source: cudarc {} {} ({} lines)\n",
-        source.cudarc_version,
-        source.path.display(),
-        text.lines().count()
+        "wheels {:.1} s, libclang {:.1} s, bindgen + read {:.2} s\n",
+        fetched.as_secs_f64(),
+        found.as_secs_f64(),
+        read.as_secs_f64()
     ));
-    report.push_str(&format!("release {release} (feature {}): ", abi.feature));
-    report.push_str(&format!(
-        "{} functions, {} structs, {} unions, {} enums, {} typedefs, {} constants\n",
+    let errors = Counts::of(&abi.diagnostics).errors;
+    let json = snapshot::to_json(&abi);
+
+    if args.check {
+        print!("{report}");
+        let old_text = std::fs::read_to_string(&committed)
+            .with_context(|| format!("reading {}", committed.display()))?;
+        if old_text == json {
+            println!("{} is fresh", committed.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        let old = snapshot::load(&committed)?;
+        let diffs = snapshot::differences(&old, &abi, 40);
+        eprintln!(
+            "{} is stale: the headers now read differently{}",
+            committed.display(),
+            if diffs.is_empty() {
+                " (formatting only)"
+            } else {
+                ":"
+            }
+        );
+        for d in diffs {
+            eprintln!("  {d}");
+        }
+        eprintln!("run `cargo xtask abi --release {release}` and commit the result");
+        return Ok(ExitCode::FAILURE);
+    }
+    if errors > 0 {
+        eprint!("{report}");
+        bail!("{errors} error diagnostic(s): nothing written (the snapshot would be incomplete)");
+    }
+    let out = args.out.unwrap_or(committed);
+    write_out(&out, &json, &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads `release`'s headers from the unpacked wheels `w` with `libclang`.
+pub fn read_with(release: &Release, w: &wheel::Wheel, libclang: &Path) -> Result<Abi> {
+    let spec = HeaderSpec {
+        release: release.clone(),
+        include_dirs: w.include_dirs.clone(),
+        libclang: libclang.to_path_buf(),
+        packages: w.versions(),
+    };
+    Ok(read_headers(&spec)?)
+}
+
+/// Counts and the diagnostics worth reading, one screen.
+fn summary(abi: &Abi) -> String {
+    let mut s = String::new();
+    let release = abi
+        .release
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    s.push_str(&format!("ABI of CUDA {release}: {}\n", abi.origin));
+    s.push_str(&format!(
+        "{} functions, {} records ({} structs, {} unions; {} with layout), {} enums, {} typedefs, \
+         {} constants, {} renames, {} macro aliases\n",
         abi.functions.len(),
+        abi.records.len(),
         abi.struct_count(),
         abi.union_count(),
+        abi.records.values().filter(|r| r.size.is_some()).count(),
         abi.enums.len(),
         abi.typedefs.len(),
-        abi.constants.len()
+        abi.constants.len(),
+        abi.renames.len(),
+        abi.macro_aliases.len()
     ));
-    report.push_str(&format!(
-        "cargo metadata {:.0} ms, parse + read {:.1} ms\n",
-        located.as_secs_f64() * 1e3,
-        read.as_secs_f64() * 1e3
-    ));
+    for (documented, symbol) in &abi.renames {
+        s.push_str(&format!("  rename: {documented} → {symbol}\n"));
+    }
     let c = Counts::of(&abi.diagnostics);
-    report.push_str(&format!(
+    s.push_str(&format!(
         "diagnostics: {} errors, {} warnings, {} notes\n",
         c.errors, c.warnings, c.notes
     ));
@@ -74,48 +159,113 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
         .filter(|d| d.severity != Severity::Note)
         .take(20)
     {
-        report.push_str(&format!("  {d}\n"));
+        s.push_str(&format!("  {d}\n"));
     }
+    s
+}
 
-    let out = args
-        .out
-        .unwrap_or_else(|| root.join(format!("target/abi-{release}.json")));
+fn write_out(out: &Path, json: &str, report: &str) -> Result<()> {
     if out.as_os_str() == "-" {
-        println!("{json}");
+        print!("{json}");
         eprint!("{report}");
-    } else {
-        if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
-        print!("{report}");
-        println!("ABI written to {}", out.display());
+        return Ok(());
     }
-    Ok(if c.errors > 0 {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(out, json).with_context(|| format!("writing {}", out.display()))?;
+    print!("{report}");
+    println!("ABI written to {}", out.display());
+    Ok(())
+}
+
+/// `--cudarc`: cudarc's bindings for `release`, located through `cargo metadata`.
+fn cudarc(release: &Release, out: Option<PathBuf>, root: &Path) -> Result<ExitCode> {
+    let start = Instant::now();
+    let source = codegen::abi::locate_cudarc_runtime(&root.join("Cargo.toml"))?;
+    let located = start.elapsed();
+    let text = std::fs::read_to_string(&source.path)
+        .with_context(|| format!("reading {}", source.path.display()))?;
+    let start = Instant::now();
+    let mut abi = codegen::abi::read_abi(&text, &source.path.display().to_string(), release);
+    let read = start.elapsed();
+    abi.origin = codegen::abi::cudarc_origin(&source.cudarc_version, release);
+
+    let mut report = summary(&abi);
+    report.push_str(&format!(
+        "{} ({} lines): cargo metadata {:.0} ms, parse + read {:.1} ms\n",
+        source.path.display(),
+        text.lines().count(),
+        located.as_secs_f64() * 1e3,
+        read.as_secs_f64() * 1e3
+    ));
+    let out = out.unwrap_or_else(|| {
+        root.join(format!(
+            "target/abi-cudarc-{}.json",
+            snapshot::short_release(release)
+        ))
+    });
+    write_out(&out, &snapshot::to_json(&abi), &report)?;
+    Ok(if Counts::of(&abi.diagnostics).errors > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
 }
 
-/// The newest release any document under `docs` states in its manifest.
-fn docs_release(docs: &Path) -> Result<Release> {
-    let mut newest: Option<Release> = None;
-    for file in codegen::load::list_documents(&[docs.to_path_buf()])? {
-        let stated = codegen::load::manifest_entry(&file)?
-            .and_then(|e| e.release)
-            .and_then(|r| Release::parse(&r));
-        if let Some(r) = stated {
-            if newest.as_ref().is_none_or(|n| r > *n) {
-                newest = Some(r);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::test_cmd::{ABI_CHECKED, ABI_CHECK_VAR as CHECK_VAR, ABI_LIBCLANG_VAR};
+
+    /// The committed snapshots of 12.8 and 13.2 are what the headers give now, byte for byte.
+    /// Needs the unpacked wheels and libclang (`cargo xtask test` provides both); skipped with
+    /// a reason otherwise, unless `CUDART_AUDIT_REQUIRED=1`.
+    #[test]
+    fn committed_snapshots_are_fresh() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let required = std::env::var("CUDART_AUDIT_REQUIRED").is_ok_and(|v| v == "1");
+        if std::env::var(CHECK_VAR).map_or(true, |v| v != "1") {
+            assert!(
+                !required,
+                "{CHECK_VAR} is not set: run `cargo xtask test`, which fetches the wheels and libclang"
+            );
+            eprintln!("skipped: {CHECK_VAR}=1 is not set (`cargo xtask test` sets it after fetching the 12.8 and 13.2 wheels and libclang)");
+            return;
+        }
+        let libclang = std::env::var_os(ABI_LIBCLANG_VAR)
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .or_else(|| libclang::find(root))
+            .expect("no libclang: CUDART_ABI_LIBCLANG and LIBCLANG_PATH unset and target/libclang/ empty (`cargo xtask abi` installs it)");
+        for release in ABI_CHECKED {
+            let release = Release::parse(release).unwrap();
+            let path = snapshot::path(root, &release);
+            let committed = snapshot::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            let w = wheel::open(root, &release).unwrap_or_else(|e| panic!("{e:#}"));
+            assert_eq!(
+                w.versions(),
+                committed.packages.clone().into_iter().collect::<Vec<_>>(),
+                "the unpacked wheels are not the snapshot's (run `cargo xtask abi --release {release} --check`)"
+            );
+            let start = Instant::now();
+            let abi = read_with(&release, &w, &libclang).unwrap_or_else(|e| panic!("{e:#}"));
+            eprintln!(
+                "{release}: read in {:.2} s: {} functions, {} records",
+                start.elapsed().as_secs_f64(),
+                abi.functions.len(),
+                abi.records.len()
+            );
+            let now = snapshot::to_json(&abi);
+            let text = std::fs::read_to_string(&path).unwrap();
+            if now != text {
+                let diffs = snapshot::differences(&committed, &abi, 40);
+                panic!(
+                    "{} is stale; run `cargo xtask abi --release {release}`: {diffs:#?}",
+                    path.display()
+                );
             }
         }
-    }
-    match newest {
-        Some(r) => Ok(r),
-        None => bail!(
-            "no document under {} states a release; pass --release",
-            docs.display()
-        ),
     }
 }

@@ -5,6 +5,7 @@ mod abi_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
 mod diff_cmd;
+mod libclang;
 mod test_cmd;
 mod wheel;
 
@@ -32,14 +33,15 @@ enum Command {
     Ir(IrArgs),
     /// Regenerate runtime/src/generated/ from the docs and the ABI (or check it is fresh).
     Codegen(codegen_cmd::CodegenArgs),
-    /// Read cudarc's runtime bindings for one CUDA release into the ABI model (JSON).
+    /// Read one CUDA release's headers (NVIDIA's wheels, bindgen) into the committed ABI
+    /// snapshot abi/<X.Y>.json, or check it (`--check`); `--cudarc` reads cudarc's bindings.
     Abi(abi_cmd::AbiArgs),
     /// Compare two API descriptions (documents or IR JSON) and report what changed.
     Diff(diff_cmd::DiffArgs),
     /// Audit docs × ABI × a live libcudart's exports: what is documented, bound, exported.
     Coverage(coverage_cmd::CoverageArgs),
-    /// Download and unpack the `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels (headers and
-    /// libcudart) into target/.
+    /// Download and unpack a release's NVIDIA wheels (runtime, crt/ headers, profiler API:
+    /// headers and libcudart) into target/cuda-wheel-<X.Y>/.
     FetchWheel(FetchWheelArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
     Test,
@@ -150,8 +152,14 @@ fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
         None => wheel::newest_release(&root.join("docs-src"))?,
     };
     let w = wheel::fetch(&root, &release)?;
-    println!("CUDA {release} runtime wheel in {}", w.root.display());
+    println!("CUDA {release} wheels in {}", w.root.display());
+    for p in &w.packages {
+        println!("package: {} {}", p.name, p.version);
+    }
     println!("include: {}", w.include.display());
+    for d in &w.include_dirs {
+        println!("include dir: {}", d.display());
+    }
     println!("library: {}", w.lib.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -3,9 +3,11 @@
 //! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
 //! not); `cargo fmt --all --check`; `cargo xtask codegen --check` (the committed generated
 //! files are what the generator makes now); fetch the CUDA runtime wheel ([`crate::wheel`]);
-//! install Debian's `chromium` for the HTML report browser test when it is missing;
-//! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
-//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
+//! fetch what the ABI snapshot freshness test needs (libclang, and the wheels of the
+//! releases in [`ABI_CHECKED`] at the versions their snapshots name); install Debian's
+//! `chromium` for the HTML report browser test when it is missing; `cargo clippy --workspace
+//! --all-targets -- -D warnings`; `cargo test --workspace` with `CUDART_WHEEL_LIB` and
+//! `CUDA_WHEEL_INCLUDE` pointing into the wheel and `CUDART_ABI_CHECK=1`; `cargo doc --no-deps
 //! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
 //! commands; it checks nothing itself.
 
@@ -15,18 +17,26 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::wheel;
+use crate::{libclang, wheel};
 
 /// Environment variable the tests read: the wheel's `libcudart.so.13`.
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
 /// Environment variable the tests read: the wheel's include folder.
 pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
+/// Environment variable the ABI snapshot freshness test reads: `1` once its inputs are there.
+pub const ABI_CHECK_VAR: &str = "CUDART_ABI_CHECK";
+/// Environment variable the ABI snapshot freshness test reads: the libclang to load. (Not
+/// `LIBCLANG_PATH`: bindgen's build script reruns when that changes.)
+pub const ABI_LIBCLANG_VAR: &str = "CUDART_ABI_LIBCLANG";
+/// The releases whose committed ABI snapshots the tests regenerate and compare: one per
+/// package layout (12.x takes crt/ from the nvcc wheel, 13.x from the crt wheel).
+pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
 
 /// Runs every step from the workspace `root`.
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 7;
+    const STEPS: usize = 8;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         eprintln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -51,8 +61,24 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let Some(w) = fetched else {
         bail!("xtask test: the wheel step returned no wheel");
     };
-    step(4, "chromium", &mut ensure_chromium)?;
-    step(5, "clippy", &mut || {
+    let mut abi_libclang = None;
+    step(4, "abi inputs", &mut || {
+        let lc = libclang::ensure(root)?;
+        eprintln!("  libclang: {}", lc.display());
+        for r in ABI_CHECKED {
+            let release = codegen::ir::Release::parse(r).context("a release")?;
+            let snapshot =
+                codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, &release))?;
+            let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
+            let w = wheel::fetch_pinned(root, &release, &pins)?;
+            eprintln!("  CUDA {r}: {}", w.root.display());
+        }
+        abi_libclang = Some(lc.display().to_string());
+        Ok(())
+    })?;
+    let abi_libclang = abi_libclang.unwrap_or_default();
+    step(5, "chromium", &mut ensure_chromium)?;
+    step(6, "clippy", &mut || {
         let args = [
             "clippy",
             "--workspace",
@@ -65,17 +91,19 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
-    step(6, "test", &mut || {
+    step(7, "test", &mut || {
         let env = [
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
             ("CUDART13_AUDIT_LIB", lib.as_str()),
             ("CUDART13_AUDIT_INCLUDE", include.as_str()),
             ("CUDART_AUDIT_REQUIRED", "1"),
+            (ABI_CHECK_VAR, "1"),
+            (ABI_LIBCLANG_VAR, abi_libclang.as_str()),
         ];
         cargo(root, &["test", "--workspace"], &env)
     })?;
-    step(7, "doc", &mut || {
+    step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         cargo(root, &["doc", "--no-deps", "-p", "cudart13"], &env)
     })?;

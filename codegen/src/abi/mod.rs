@@ -1,18 +1,30 @@
-//! The ABI model: what cudarc's bindgen output for the CUDA Runtime declares for one CUDA
-//! release — functions with C parameter names and types in order, structs and unions with
-//! their fields, enums with values, typedefs and constants.
+//! The ABI model: what a CUDA release's C headers declare for the CUDA Runtime — functions
+//! with C parameter names and types in order, structs and unions with their fields (and, when
+//! the source gives them, sizes, alignments and offsets), enums with values, typedefs,
+//! constants, and the `#define` renames in effect.
 //!
-//! This module holds the data types (serde-serialisable, `cargo xtask abi` writes them as
-//! JSON) and the entry points. Locating the source is [`locate`], `#[cfg]` evaluation is
-//! [`cfg`], Rust-to-C type mapping is [`ctype`], reading items is [`read`] and the links
-//! between items (aliases, handles, nested anonymous types) are made in [`link`]. It does not
-//! join with the documentation IR; that is a later step.
+//! Two sources fill it, both bindgen output read by [`read`]: the release's own headers from
+//! NVIDIA's wheels (`headers`, behind the `headers` cargo feature; `cargo xtask abi` runs it and
+//! commits the result as a [`snapshot`]), and cudarc's pinned bindgen module ([`locate`],
+//! [`load_abi`]), which is the independent cross-check ([`compare`]).
+//!
+//! This module holds the data types (serde-serialisable) and the entry points. `#[cfg]`
+//! evaluation is [`cfg`](mod@cfg), Rust-to-C type mapping is [`ctype`], C layout rules are [`layout`],
+//! the links between items
+//! (aliases, handles, nested anonymous types) are made in [`link`], and `#define`s are sorted
+//! into renames by [`macros`]. It does not join with the documentation IR; that is a later step.
 
 pub mod cfg;
+pub mod compare;
 pub mod ctype;
+#[cfg(feature = "headers")]
+pub mod headers;
+pub mod layout;
 pub mod link;
 pub mod locate;
+pub mod macros;
 pub mod read;
+pub mod snapshot;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -22,20 +34,25 @@ use crate::ir::Release;
 
 pub use ctype::{AbiType, CType};
 pub use locate::{locate_cudarc_runtime, workspace_manifest, AbiSource, LocateError};
-pub use read::read_abi;
+pub use read::{read_abi, read_bindgen_output};
 
 /// Everything the ABI source declares for one CUDA release.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Abi {
-    /// The release the `#[cfg]`s were evaluated for.
+    /// The release described (for cudarc: the one its `#[cfg]`s were evaluated for).
     pub release: Option<Release>,
-    /// The cudarc feature that stands for it (`cuda-13020`).
-    pub feature: String,
-    /// The file read, as given.
+    /// Where the facts come from, for people: `headers of nvidia-cuda-runtime 13.2.86, … via
+    /// bindgen 0.72.1, libclang 18.1.1` or ``cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature
+    /// `cuda-13020` ``.
+    pub origin: String,
+    /// The file that item `line`s refer to when an item names no `header` of its own: cudarc's
+    /// `mod.rs` as given, or the bindgen output of the headers (only diagnostics of the read
+    /// can point there).
     pub file: String,
-    /// cudarc's version, when the file was located through `cargo metadata`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cudarc_version: Option<String>,
+    /// The wheels the headers came from, name → exact version (empty for cudarc). Checking a
+    /// snapshot fetches exactly these.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub packages: IndexMap<String, String>,
     /// C functions by name, in file order.
     pub functions: IndexMap<String, Function>,
     /// Structs and unions by name, in file order (opaque ones included).
@@ -46,7 +63,21 @@ pub struct Abi {
     pub typedefs: IndexMap<String, Typedef>,
     /// Integer constants by name.
     pub constants: IndexMap<String, Constant>,
-    /// Every `cuda-XXXXX` feature the file mentions, sorted: the releases it can describe.
+    /// Function renames in effect: the documented C name → the symbol the headers declare
+    /// (and the library exports) for it, from `#define cudaGetDeviceProperties
+    /// cudaGetDeviceProperties_v2` or `#define X __CUDART_API_PTSZ(X_v2)` (12.8). Only the
+    /// default configuration: the per-thread-default-stream variants are not in effect and not
+    /// recorded. Look functions up with [`Abi::function_for`].
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub renames: IndexMap<String, String>,
+    /// Other `#define A B` in effect whose `B` is a type or an enumerator the ABI declares
+    /// (`cudaStreamAttrID` → `cudaLaunchAttributeID`, `cudaStreamAttributePriority` →
+    /// `cudaLaunchAttributePriority`): second names C code may use.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub macro_aliases: IndexMap<String, String>,
+    /// Every `cuda-XXXXX` feature the file mentions, sorted: the releases it can describe
+    /// (cudarc only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub known_features: Vec<String>,
     /// What the reader did not understand or skipped, with `file:line`.
     pub diagnostics: Vec<Diagnostic>,
@@ -91,6 +122,23 @@ impl Abi {
     pub fn record_named(&self, name: &str) -> Option<&Record> {
         self.records.get(self.resolve_alias(name))
     }
+
+    /// The function a documented C name stands for, with the symbol to load: the function of
+    /// that name, else the one a [rename](Abi::renames) points to (`cudaGetDeviceProperties`
+    /// → `cudaGetDeviceProperties_v2` in 12.8).
+    pub fn function_for(&self, documented: &str) -> Option<(&Function, &str)> {
+        if let Some(f) = self.functions.get(documented) {
+            return Some((f, f.name.as_str()));
+        }
+        let symbol = self.renames.get(documented)?;
+        self.functions.get(symbol).map(|f| (f, f.name.as_str()))
+    }
+
+    /// `header:line` of an item (`cuda_runtime_api.h:1818`), or `file:line` when the item
+    /// names no header (cudarc).
+    pub fn location(&self, header: Option<&str>, line: u32) -> String {
+        format!("{}:{line}", header.unwrap_or(&self.file))
+    }
 }
 
 /// One C function.
@@ -101,6 +149,10 @@ pub struct Function {
     pub params: Vec<Param>,
     /// The return type (`void` when the Rust signature has none).
     pub ret: AbiType,
+    /// The header declaring it, relative to its include folder (`cuda_runtime_api.h`); `None`
+    /// when `line` is a line of [`Abi::file`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     pub line: u32,
 }
 
@@ -167,6 +219,15 @@ pub struct Record {
     /// Typedef names standing for this record (`cudaIpcMemHandle_t`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// `sizeof` in bytes, as clang computed it (from bindgen's layout tests), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// `_Alignof` in bytes, as clang computed it, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
+    /// The header declaring it (see [`Function::header`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     pub line: u32,
 }
 
@@ -179,6 +240,10 @@ pub struct Field {
     /// bits are C bitfields this model does not split.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bitfield_unit: bool,
+    /// `offsetof` in bytes, as clang computed it, when known (not for bitfield units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// In the record's header (or [`Abi::file`]).
     pub line: u32,
 }
 
@@ -203,6 +268,9 @@ pub struct Enum {
     /// Typedef names standing for this enum (`cudaError_t` for `cudaError`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// The header declaring it (see [`Function::header`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     pub line: u32,
 }
 
@@ -221,6 +289,7 @@ pub struct EnumValue {
     /// For a second name of an existing value (`impl X { pub const A: X = X::B; }`): `B`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alias_of: Option<String>,
+    /// In the enum's header (or [`Abi::file`]).
     pub line: u32,
 }
 
@@ -248,6 +317,9 @@ pub struct Typedef {
     /// Written as `pub use self::A as B;` rather than `pub type B = A;`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub via_use: bool,
+    /// The header declaring it (see [`Function::header`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     pub line: u32,
 }
 
@@ -258,6 +330,9 @@ pub struct Constant {
     pub name: String,
     pub ty: AbiType,
     pub value: i128,
+    /// The header defining it (see [`Function::header`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
     pub line: u32,
 }
 
@@ -269,6 +344,15 @@ pub fn cudarc_feature(release: &Release) -> String {
     format!("cuda-{}", major * 1000 + minor * 10)
 }
 
+/// The [`Abi::origin`] of cudarc's bindings for `release`: ``cudarc 0.19.10
+/// `src/runtime/sys/mod.rs`, feature `cuda-13020` ``.
+pub fn cudarc_origin(cudarc_version: &str, release: &Release) -> String {
+    format!(
+        "cudarc {cudarc_version} `src/runtime/sys/mod.rs`, feature `{}`",
+        cudarc_feature(release)
+    )
+}
+
 /// Locates cudarc's runtime bindings through `cargo metadata` of the workspace and reads them
 /// for `release`.
 pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
@@ -278,7 +362,7 @@ pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
         source: e,
     })?;
     let mut abi = read_abi(&text, &source.path.display().to_string(), release);
-    abi.cudarc_version = Some(source.cudarc_version);
+    abi.origin = cudarc_origin(&source.cudarc_version, release);
     Ok(abi)
 }
 

@@ -1,11 +1,13 @@
-//! Reads the items of a bindgen module (cudarc's `runtime/sys/mod.rs`) into an [`Abi`] for one
-//! CUDA release.
+//! Reads the items of a bindgen module into an [`Abi`] for one CUDA release: cudarc's
+//! `runtime/sys/mod.rs` ([`read_abi`], `#[cfg(feature = "cuda-XXXXX")]`s evaluated for the
+//! release) or bindgen's output for the headers themselves ([`read_bindgen_output`]).
 //!
 //! Each top-level item whose `#[cfg]`s hold becomes a function, record, enum, typedef or
-//! constant; an item of a kind the reader does not model (a macro, a trait, a helper function
-//! that wraps no C function) is a diagnostic, never a silent drop. Linking items to each
-//! other is done afterwards by [`super::link`]. This module knows bindgen's shapes, not CUDA's
-//! names.
+//! constant; bindgen's compile-time layout tests (`const _: () = { ["Size of X"][…]; … };`)
+//! give records their size, alignment and field offsets. An item of a kind the reader does
+//! not model (a macro, a trait, a helper function that wraps no C function) is a diagnostic,
+//! never a silent drop. Linking items to each other is done afterwards by [`super::link`].
+//! This module knows bindgen's shapes, not CUDA's names.
 
 use std::collections::BTreeMap;
 
@@ -23,19 +25,32 @@ use super::{
 use crate::diag::Diagnostics;
 use crate::ir::Release;
 
-/// Reads `text` (the contents of `file`) for `release`. Never fails: a file `syn` cannot
-/// parse gives an empty model with an error diagnostic.
+/// Reads `text` (the contents of `file`, cudarc's bindgen module) for `release`, whose
+/// cudarc feature must be one the file mentions. Never fails: a file `syn` cannot parse gives
+/// an empty model with an error diagnostic. [`Abi::origin`] names the file and the feature.
 pub fn read_abi(text: &str, file: &str, release: &Release) -> Abi {
+    let mut abi = read(text, file, release, true);
+    abi.origin = format!("{file} (feature `{}`)", cudarc_feature(release));
+    abi
+}
+
+/// Reads `text`, bindgen's output for one release's headers (no `#[cfg]`s expected), named
+/// `file` in diagnostics. Never fails, like [`read_abi`]; [`Abi::origin`] is left for the caller.
+pub fn read_bindgen_output(text: &str, file: &str, release: &Release) -> Abi {
+    read(text, file, release, false)
+}
+
+fn read(text: &str, file: &str, release: &Release, cudarc: bool) -> Abi {
     let mut reader = Reader {
         abi: Abi {
             release: Some(release.clone()),
-            feature: cudarc_feature(release),
             file: file.to_string(),
             ..Abi::default()
         },
         cfg: CfgEval::for_release(release),
         diags: Diagnostics::new(file),
         impls: Vec::new(),
+        layouts: Vec::new(),
         first_line: BTreeMap::new(),
     };
     match syn::parse_file(text) {
@@ -46,6 +61,10 @@ pub fn read_abi(text: &str, file: &str, release: &Release) -> Abi {
             let impls = std::mem::take(&mut reader.impls);
             for imp in &impls {
                 reader.impl_consts(imp);
+            }
+            let layouts = std::mem::take(&mut reader.layouts);
+            for (fact, at) in layouts {
+                reader.apply_layout(fact, at);
             }
         }
         Err(e) => reader.diags.error(
@@ -60,13 +79,13 @@ pub fn read_abi(text: &str, file: &str, release: &Release) -> Abi {
         ..
     } = reader;
     abi.known_features = cfg.seen_cuda.into_iter().collect();
-    if !abi.known_features.contains(&abi.feature) {
+    let feature = cudarc_feature(release);
+    if cudarc && !abi.known_features.contains(&feature) {
         diags.error(
             1,
             format!(
-                "the file never mentions feature `{}`: release {release} is not one it describes \
-                 (it knows {})",
-                abi.feature,
+                "the file never mentions feature `{feature}`: release {release} is not one it \
+                 describes (it knows {})",
                 abi.known_features.join(", ")
             ),
         );
@@ -82,6 +101,8 @@ struct Reader {
     diags: Diagnostics,
     /// `impl` blocks, read after every enum is known.
     impls: Vec<syn::ItemImpl>,
+    /// Facts of bindgen's layout tests with their lines, applied once every record is known.
+    layouts: Vec<(LayoutFact, u32)>,
     /// Line of the first declaration of each name, to report duplicates.
     first_line: BTreeMap<String, u32>,
 }
@@ -115,7 +136,11 @@ impl Reader {
             Item::Const(c) => {
                 let at = line(c.ident.span());
                 if self.holds(&c.attrs, at) {
-                    self.constant(c, at);
+                    if c.ident == "_" {
+                        self.layout_test(c, at);
+                    } else {
+                        self.constant(c, at);
+                    }
                 }
             }
             Item::Enum(e) => {
@@ -209,6 +234,7 @@ impl Reader {
                             name,
                             ty,
                             value,
+                            header: None,
                             line: at,
                         },
                     );
@@ -282,6 +308,7 @@ impl Reader {
                     newtype: false,
                     values,
                     aliases: Vec::new(),
+                    header: None,
                     line: at,
                 },
             );
@@ -317,6 +344,7 @@ impl Reader {
                             newtype: true,
                             values: Vec::new(),
                             aliases: Vec::new(),
+                            header: None,
                             line: at,
                         },
                     );
@@ -358,6 +386,7 @@ impl Reader {
                 name,
                 ty,
                 bitfield_unit,
+                offset: None,
                 line: at,
             });
         }
@@ -392,6 +421,9 @@ impl Reader {
                     parent: None,
                     nested: Vec::new(),
                     aliases: Vec::new(),
+                    size: None,
+                    align: None,
+                    header: None,
                     line: at,
                 },
             );
@@ -408,6 +440,7 @@ impl Reader {
                     ty,
                     kind: TypedefKind::Alias,
                     via_use,
+                    header: None,
                     line: at,
                 },
             );
@@ -530,9 +563,72 @@ impl Reader {
                     name,
                     params,
                     ret,
+                    header: None,
                     line: at,
                 },
             );
+        }
+    }
+
+    /// bindgen's compile-time layout test of one record:
+    /// `const _: () = { ["Size of X"][size_of::<X>() - 24usize]; ["Alignment of X"][…];
+    /// ["Offset of field: X::f"][… - 8usize]; };`. Each check becomes a [`LayoutFact`], applied by [`Reader::apply_layout`] once every record
+    /// is read; a statement of another shape is reported.
+    fn layout_test(&mut self, c: &syn::ItemConst, at: u32) {
+        let Expr::Block(block) = &*c.expr else {
+            self.diags.error(
+                at,
+                format!(
+                    "`const _` that is not a layout-test block, skipped: `{}`",
+                    rust_text(&c.expr)
+                ),
+            );
+            return;
+        };
+        for stmt in &block.block.stmts {
+            let sat = line(stmt.span());
+            let fact = match stmt {
+                syn::Stmt::Expr(Expr::Index(ix), _) => layout_fact(ix),
+                _ => None,
+            };
+            match fact {
+                Some(fact) => self.layouts.push((fact, sat)),
+                None => {
+                    let text: String = rust_text(stmt).chars().take(80).collect();
+                    self.diags.error(
+                        sat,
+                        format!("layout-test statement not understood, skipped: `{text}`"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn apply_layout(&mut self, fact: LayoutFact, at: u32) {
+        let name = match &fact {
+            LayoutFact::Size(n, _) | LayoutFact::Align(n, _) | LayoutFact::Offset(n, _, _) => {
+                n.clone()
+            }
+        };
+        let Some(record) = self.abi.records.get_mut(&name) else {
+            self.diags.warning(
+                at,
+                format!("layout test of `{name}`, which is not a struct or union here; ignored"),
+            );
+            return;
+        };
+        match fact {
+            LayoutFact::Size(_, v) => record.size = Some(v),
+            LayoutFact::Align(_, v) => record.align = Some(v),
+            LayoutFact::Offset(_, field, v) => {
+                match record.fields.iter_mut().find(|f| f.name == field) {
+                    Some(f) => f.offset = Some(v),
+                    None => self.diags.warning(
+                        at,
+                        format!("layout test of `{name}::{field}`, a field `{name}` does not have; ignored"),
+                    ),
+                }
+            }
         }
     }
 
@@ -606,6 +702,50 @@ impl Reader {
                 ),
             }
         }
+    }
+}
+
+/// One check of a bindgen layout test: record name (and field), bytes.
+#[derive(Debug)]
+enum LayoutFact {
+    Size(String, u64),
+    Align(String, u64),
+    Offset(String, String, u64),
+}
+
+/// `["Size of X"][::core::mem::size_of::<X>() - 24usize]` → `Size("X", 24)`; likewise
+/// `Alignment of X` and `Offset of field: X::f`. `None` for any other shape.
+fn layout_fact(ix: &syn::ExprIndex) -> Option<LayoutFact> {
+    let Expr::Array(label) = &*ix.expr else {
+        return None;
+    };
+    let Some(Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(label),
+        ..
+    })) = label.elems.first()
+    else {
+        return None;
+    };
+    let Expr::Binary(bin) = &*ix.index else {
+        return None;
+    };
+    if !matches!(bin.op, syn::BinOp::Sub(_)) {
+        return None;
+    }
+    let value = u64::try_from(int_value(&bin.right)?).ok()?;
+    let label = label.value();
+    if let Some(name) = label.strip_prefix("Size of ") {
+        Some(LayoutFact::Size(name.to_string(), value))
+    } else if let Some(name) = label.strip_prefix("Alignment of ") {
+        Some(LayoutFact::Align(name.to_string(), value))
+    } else {
+        let rest = label.strip_prefix("Offset of field: ")?;
+        let (record, field) = rest.split_once("::")?;
+        Some(LayoutFact::Offset(
+            record.to_string(),
+            field.to_string(),
+            value,
+        ))
     }
 }
 

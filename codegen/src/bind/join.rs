@@ -26,13 +26,7 @@ pub fn join(api: &Api, abi: &Abi) -> Bindings {
         needed: BTreeSet::new(),
     };
     j.out.release = abi.release.clone();
-    j.out.abi_source = match &abi.cudarc_version {
-        Some(v) => format!(
-            "cudarc {v} `src/runtime/sys/mod.rs`, feature `{}`",
-            abi.feature
-        ),
-        None => format!("{} (feature `{}`)", abi.file, abi.feature),
-    };
+    j.out.abi_source = abi.origin.clone();
     j.out.documents = api.documents.clone();
     j.functions();
     j.constants();
@@ -81,7 +75,7 @@ impl<'a> Joiner<'a> {
                     } else if f.name.starts_with("make_") {
                         "an inline helper of the C headers, not an exported symbol; the ABI source does not declare it".to_string()
                     } else {
-                        format!("not declared by the ABI source for feature `{}` (interop API or not in this release)", self.abi.feature)
+                        format!("not declared by the ABI source ({}) (interop API or not in this release)", self.abi.origin)
                     };
                     self.out.unbound.push(Unbound {
                         name: f.name.clone(),
@@ -274,10 +268,7 @@ impl<'a> Joiner<'a> {
                 None => self.out.unbound.push(Unbound {
                     name: k.name.clone(),
                     kind: "constant".into(),
-                    reason: format!(
-                        "not declared by the ABI source for feature `{}`",
-                        self.abi.feature
-                    ),
+                    reason: format!("not declared by the ABI source ({})", self.abi.origin),
                     source: k.source.clone(),
                 }),
             }
@@ -305,10 +296,7 @@ impl<'a> Joiner<'a> {
                 self.out.unbound.push(Unbound {
                     name: e.name.clone(),
                     kind: "enum".into(),
-                    reason: format!(
-                        "no enum of that name in the ABI source for feature `{}`",
-                        abi.feature
-                    ),
+                    reason: format!("no enum of that name in the ABI source ({})", abi.origin),
                     source: e.source.clone(),
                 });
             }
@@ -327,8 +315,8 @@ impl<'a> Joiner<'a> {
                     name: s.name.clone(),
                     kind: "struct".into(),
                     reason: format!(
-                        "no struct or union of that name in the ABI source for feature `{}`",
-                        abi.feature
+                        "no struct or union of that name in the ABI source ({})",
+                        abi.origin
                     ),
                     source: s.source.clone(),
                 });
@@ -346,10 +334,7 @@ impl<'a> Joiner<'a> {
                 self.out.unbound.push(Unbound {
                     name: t.name.clone(),
                     kind: "typedef".into(),
-                    reason: format!(
-                        "no type of that name in the ABI source for feature `{}`",
-                        abi.feature
-                    ),
+                    reason: format!("no type of that name in the ABI source ({})", abi.origin),
                     source: t.source.clone(),
                 });
             }

@@ -344,7 +344,10 @@ pub fn classify(
             };
             let source = match (doc, abi_fn) {
                 (Some(f), _) => shown_source(&f.source),
-                (None, Some(a)) => format!("{abi_file}:{}", a.line),
+                (None, Some(a)) => match &a.header {
+                    Some(header) => format!("{header}:{}", a.line),
+                    None => format!("{abi_file}:{}", a.line),
+                },
                 (None, None) => library_file.clone(),
             };
             let variant_of = if doc.is_none() {

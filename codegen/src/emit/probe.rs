@@ -382,6 +382,7 @@ mod tests {
             name: name.into(),
             ty: AbiType::new(String::new(), c),
             bitfield_unit: name.starts_with("_bitfield_"),
+            offset: None,
             line: 1,
         }
     }
@@ -411,6 +412,9 @@ mod tests {
                 parent: parent.map(str::to_string),
                 nested: Vec::new(),
                 aliases: Vec::new(),
+                size: None,
+                align: None,
+                header: None,
                 line: 1,
             },
             doc: None,

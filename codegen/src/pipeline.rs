@@ -24,7 +24,7 @@ pub enum PipelineError {
     #[error("no document states a CUDA release (add `release = \"13.2\"` to its entry in docs-src/manifest.toml, or pass --release)")]
     NoRelease,
     #[error(transparent)]
-    Abi(#[from] abi::LocateError),
+    Abi(#[from] abi::snapshot::SnapshotError),
     #[error(transparent)]
     Emit(#[from] emit::files::EmitError),
     /// The run found errors in its inputs and wrote nothing; the report says what they are.
@@ -51,6 +51,8 @@ pub struct Options {
     pub standalone: bool,
     /// Compare instead of writing; stale files are an error.
     pub check: bool,
+    /// The folder holding `abi/`, the committed ABI snapshots (the workspace root).
+    pub abi_root: PathBuf,
 }
 
 impl Options {
@@ -64,6 +66,7 @@ impl Options {
             release: None,
             standalone: true,
             check: false,
+            abi_root: abi::workspace_root(),
         }
     }
 
@@ -80,6 +83,7 @@ impl Options {
                 release: None,
                 standalone: false,
                 check,
+                abi_root: root.to_path_buf(),
             })
             .collect())
     }
@@ -120,7 +124,7 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
         Some(r) => r.clone(),
         None => release_of(&api).ok_or(PipelineError::NoRelease)?,
     };
-    let abi = abi::load_abi(&release)?;
+    let abi = abi::load_snapshot(&opts.abi_root, &release)?;
     run_with(api, &abi, release, opts)
 }
 

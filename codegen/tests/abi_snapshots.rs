@@ -88,7 +88,7 @@ fn reason(headers: &Abi, d: &Difference) -> Option<String> {
 fn cross_check(release: &str) -> (compare::Comparison, Vec<String>) {
     let headers = load(release);
     let rel = Release::parse(release).expect("a release");
-    let cudarc = abi::load_abi(&rel).expect("cudarc is pinned and readable");
+    let cudarc = abi::load_cudarc(&rel).expect("cudarc is pinned and readable");
     let c = compare::compare(&headers, &cudarc);
     let n = &c.counts;
     println!(

@@ -18,7 +18,8 @@ fn seed_001() -> codegen::ir::Api {
 }
 
 fn abi_13_2() -> codegen::abi::Abi {
-    codegen::abi::load_abi(&Release(vec![13, 2])).expect("cudarc is pinned and readable")
+    codegen::abi::load_snapshot(&root(), &Release(vec![13, 2]))
+        .expect("the 13.2 snapshot is committed")
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_snake_case,
@@ -18,7 +18,7 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_set_shared_mem_config`](crate::api::device_set_shared_mem_config), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_set_shared_mem_config`](crate::api::device_set_shared_mem_config), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
@@ -40,6 +40,12 @@
 //!
 //! **Peer Device Memory Access**: [`device_can_access_peer`](crate::api::device_can_access_peer), [`device_enable_peer_access`](crate::api::device_enable_peer_access), [`device_disable_peer_access`](crate::api::device_disable_peer_access)
 //!
+//! **OpenGL Interoperability**: [`gl_get_devices`](crate::api::gl_get_devices), [`graphics_gl_register_image`](crate::api::graphics_gl_register_image), [`graphics_gl_register_buffer`](crate::api::graphics_gl_register_buffer)
+//!
+//! **VDPAU Interoperability**: [`vdpau_get_device`](crate::api::vdpau_get_device), [`vdpau_set_vdpau_device`](crate::api::vdpau_set_vdpau_device), [`graphics_vdpau_register_video_surface`](crate::api::graphics_vdpau_register_video_surface), [`graphics_vdpau_register_output_surface`](crate::api::graphics_vdpau_register_output_surface)
+//!
+//! **EGL Interoperability**: [`graphics_egl_register_image`](crate::api::graphics_egl_register_image), [`egl_stream_consumer_connect`](crate::api::egl_stream_consumer_connect), [`egl_stream_consumer_connect_with_flags`](crate::api::egl_stream_consumer_connect_with_flags), [`egl_stream_consumer_disconnect`](crate::api::egl_stream_consumer_disconnect), [`egl_stream_consumer_acquire_frame`](crate::api::egl_stream_consumer_acquire_frame), [`egl_stream_consumer_release_frame`](crate::api::egl_stream_consumer_release_frame), [`egl_stream_producer_connect`](crate::api::egl_stream_producer_connect), [`egl_stream_producer_disconnect`](crate::api::egl_stream_producer_disconnect), [`egl_stream_producer_present_frame`](crate::api::egl_stream_producer_present_frame), [`egl_stream_producer_return_frame`](crate::api::egl_stream_producer_return_frame), [`graphics_resource_get_mapped_egl_frame`](crate::api::graphics_resource_get_mapped_egl_frame), [`event_create_from_egl_sync`](crate::api::event_create_from_egl_sync)
+//!
 //! **Graphics Interoperability**: [`graphics_unregister_resource`](crate::api::graphics_unregister_resource), [`graphics_resource_set_map_flags`](crate::api::graphics_resource_set_map_flags), [`graphics_map_resources`](crate::api::graphics_map_resources), [`graphics_unmap_resources`](crate::api::graphics_unmap_resources), [`graphics_resource_get_mapped_pointer`](crate::api::graphics_resource_get_mapped_pointer), [`graphics_sub_resource_get_mapped_array`](crate::api::graphics_sub_resource_get_mapped_array), [`graphics_resource_get_mapped_mipmapped_array`](crate::api::graphics_resource_get_mapped_mipmapped_array)
 //!
 //! **Texture Object Management**: [`get_channel_desc`](crate::api::get_channel_desc), [`create_channel_desc`](crate::api::create_channel_desc), [`create_texture_object`](crate::api::create_texture_object), [`destroy_texture_object`](crate::api::destroy_texture_object), [`get_texture_object_resource_desc`](crate::api::get_texture_object_resource_desc), [`get_texture_object_texture_desc`](crate::api::get_texture_object_texture_desc), [`get_texture_object_resource_view_desc`](crate::api::get_texture_object_resource_view_desc)
@@ -60,7 +66,7 @@
 //!
 //! **Interactions with the CUDA Driver API**: [`get_kernel`](crate::api::get_kernel)
 //!
-//! **Profiler Control**: [`profiler_stop`](crate::api::profiler_stop)
+//! **Profiler Control**: [`profiler_start`](crate::api::profiler_start), [`profiler_stop`](crate::api::profiler_stop)
 use crate::sys::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
@@ -1365,6 +1371,105 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
     let status = unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(mem_pool)
+}
+/// Return NvSciSync attributes that this device can support.
+///
+/// Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this
+/// CUDA device, `dev` can support. The returned `nvSciSyncAttrList` can be
+/// used to create an NvSciSync that matches this device's capabilities.
+///
+/// If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
+/// already set this API will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// The applications should set `nvSciSyncAttrList` to a valid
+/// NvSciSyncAttrList failing which this API will return
+/// `cudaErrorInvalidHandle`.
+///
+/// The `flags` controls how applications intends to use the NvSciSync
+/// created from the `nvSciSyncAttrList`. The valid flags are:
+///
+/// - [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL), specifies that the applications
+///   intends to signal an NvSciSync on this CUDA device.
+///
+/// - [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT), specifies that the applications
+///   intends to wait on an NvSciSync on this CUDA device.
+///
+/// At least one of these flags must be set, failing which the API returns
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). Both the flags are orthogonal to one
+/// another: a developer may set both these flags that allows to set both
+/// wait and signal specific attributes in the same `nvSciSyncAttrList`.
+///
+/// Note that this API updates the input `nvSciSyncAttrList` with values
+/// equivalent to the following public attribute key-values:
+/// NvSciSyncAttrKey_RequiredPerm is set to
+///
+/// - NvSciSyncAccessPerm_SignalOnly if [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL)
+///   is set in `flags`.
+///
+/// - NvSciSyncAccessPerm_WaitOnly if [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) is
+///   set in `flags`.
+///
+/// - NvSciSyncAccessPerm_WaitSignal if both
+///   [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) and
+///   [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL) are set in `flags`.
+///   NvSciSyncAttrKey_PrimitiveInfo is set to
+///
+/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid `device`.
+///
+/// - NvSciSyncAttrValPrimitiveType_Syncpoint if `device` is a Tegra
+///   device.
+///
+/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device`
+///   is GA10X+. NvSciSyncAttrKey_GpuId is set to the same UUID that is
+///   returned in `cudaDeviceProp.uuid` from
+///   `cudaDeviceGetProperties` for this `device`.
+///
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED),
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`,
+/// [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED),
+/// [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
+///
+/// The raw function is [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes).
+///
+/// # Arguments
+///
+/// - `nv_sci_sync_attr_list` — Return NvSciSync attributes supported.
+/// - `device` — Valid Cuda Device to get NvSciSync attributes for.
+/// - `flags` — flags describing NvSciSync usage.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `nv_sci_sync_attr_list` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaDestroyExternalSemaphore`](crate::api::destroy_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
+#[inline]
+pub unsafe fn device_get_nv_sci_sync_attributes(
+    nv_sci_sync_attr_list: *mut ::core::ffi::c_void,
+    device: ::core::ffi::c_int,
+    flags: ::core::ffi::c_int,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaDeviceGetNvSciSyncAttributes(
+            nv_sci_sync_attr_list,
+            device,
+            flags,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
 }
 /// Queries attributes of the link between two devices.
 ///
@@ -4324,7 +4429,7 @@ pub unsafe fn import_external_semaphore(
 /// required results in undefined behavior. Also, for semaphore object of
 /// the type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
 /// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::api::device_get_nv_sci_sync_attributes) to
 /// cudaNvSciSyncAttrSignal, this API will return cudaErrorNotSupported.
 ///
 /// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
@@ -4487,7 +4592,7 @@ pub unsafe fn signal_external_semaphores_async(
 /// results in undefined behavior. Also, for semaphore object of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
 /// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::api::device_get_nv_sci_sync_attributes) to
 /// cudaNvSciSyncAttrWait, this API will return cudaErrorNotSupported.
 ///
 /// If the semaphore object is any one of the following types:
@@ -11220,6 +11325,1095 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Gets the CUDA devices associated with the current OpenGL context.
+///
+/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+/// corresponding to the current OpenGL context. Also returns in
+/// `*pCudaDevices` at most `cudaDeviceCount` of the CUDA-compatible
+/// devices corresponding to the current OpenGL context. If any of the GPUs
+/// being used by the current OpenGL context are not CUDA capable then the
+/// call will return cudaErrorNoDevice.
+///
+/// **Notes**
+///
+/// This function is not supported on Mac OS X.
+///
+/// The raw function is [`cudaGLGetDevices`](crate::sys::cudaGLGetDevices).
+///
+/// # Arguments
+///
+/// - `p_cuda_devices` (list; its length gives `device_count`) — Returned CUDA devices corresponding to the current OpenGL context
+/// - `device_list` — The set of devices to return. This set may be cudaGLDeviceListAll for all devices, cudaGLDeviceListCurrentFrame for the devices used to render the current frame (in SLI), or cudaGLDeviceListNextFrame for the devices used to render the next frame (in SLI).
+///
+/// # Returns
+///
+/// `p_cuda_device_count`: Returned number of CUDA devices corresponding to the current OpenGL context
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorInvalidGraphicsContext`](crate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::api::graphics_resource_get_mapped_pointer)
+/// - `cuGLGetDevices`
+#[doc(alias = "cudaGLGetDevices")]
+#[inline]
+pub fn gl_get_devices(
+    p_cuda_devices: &mut [::core::ffi::c_int],
+    device_list: cudaGLDeviceList,
+) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_cuda_device_count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let device_count: ::core::ffi::c_uint = {
+        let lens = [::core::option::Option::Some(p_cuda_devices.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaGLGetDevices(
+            &mut p_cuda_device_count,
+            {
+                let s = p_cuda_devices;
+                s.as_mut_ptr()
+            },
+            device_count,
+            device_list,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_cuda_device_count)
+}
+/// Register an OpenGL texture or renderbuffer object.
+///
+/// Registers the texture or renderbuffer object specified by `image` for
+/// access by CUDA. A handle to the registered object is returned as
+/// `resource`.
+///
+/// `target` must match the type of the object, and must be one of
+/// `GL_TEXTURE_2D`, `GL_TEXTURE_RECTANGLE`,
+/// `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`,
+/// `GL_TEXTURE_2D_ARRAY`, or `GL_RENDERBUFFER`.
+///
+/// The register flags `flags` specify the intended usage, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// - [`cudaGraphicsRegisterFlagsSurfaceLoadStore`](crate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE): Specifies that
+///   CUDA will bind this resource to a surface reference.
+///
+/// - [`cudaGraphicsRegisterFlagsTextureGather`](crate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER): Specifies that
+///   CUDA will perform texture gather operations on this resource.
+///
+/// The following image formats are supported. For brevity's sake, the list
+/// is abbreviated. For ex., {GL_R, GL_RG} X {8, 16} would expand to the
+/// following 4 formats {GL_R8, GL_R16, GL_RG8, GL_RG16} :
+///
+/// - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA,
+///   GL_INTENSITY
+///
+/// - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I,
+///   32I}
+///
+/// - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X {8, 16,
+///   16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT,
+///   32I_EXT}
+///
+/// The following image classes are currently disallowed:
+///
+/// - Textures with borders
+///
+/// - Multisampled renderbuffers
+///
+/// The raw function is [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage).
+///
+/// # Arguments
+///
+/// - `image` — name of texture or renderbuffer object to be registered
+/// - `target` — Identifies the type of object specified by `image`
+/// - `flags` — Register flags
+///
+/// # Returns
+///
+/// `resource`: Pointer to the returned object handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - `cuGraphicsGLRegisterImage`
+#[doc(alias = "cudaGraphicsGLRegisterImage")]
+#[inline]
+pub fn graphics_gl_register_image(
+    image: GLuint,
+    target: GLenum,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<*mut cudaGraphicsResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(resource)
+}
+/// Registers an OpenGL buffer object.
+///
+/// Registers the buffer object specified by `buffer` for access by CUDA. A
+/// handle to the registered object is returned as `resource`. The register
+/// flags `flags` specify the intended usage, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// The raw function is [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer).
+///
+/// # Arguments
+///
+/// - `buffer` — name of buffer object to be registered
+/// - `flags` — Register flags
+///
+/// # Returns
+///
+/// `resource`: Pointer to the returned object handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::api::graphics_resource_get_mapped_pointer)
+/// - `cuGraphicsGLRegisterBuffer`
+#[doc(alias = "cudaGraphicsGLRegisterBuffer")]
+#[inline]
+pub fn graphics_gl_register_buffer(
+    buffer: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<*mut cudaGraphicsResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(resource)
+}
+/// Gets the CUDA device associated with a VdpDevice.
+///
+/// Returns the CUDA device associated with a VdpDevice, if applicable.
+///
+/// The raw function is [`cudaVDPAUGetDevice`](crate::sys::cudaVDPAUGetDevice).
+///
+/// # Arguments
+///
+/// - `vdp_device` — A VdpDevice handle
+/// - `vdp_get_proc_address` — VDPAU's VdpGetProcAddress function pointer
+///
+/// # Returns
+///
+/// `device`: Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `vdp_get_proc_address` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
+/// - `cuVDPAUGetDevice`
+#[doc(alias = "cudaVDPAUGetDevice")]
+#[inline]
+pub unsafe fn vdpau_get_device(
+    vdp_device: VdpDevice,
+    vdp_get_proc_address: VdpGetProcAddress,
+) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(device)
+}
+/// Sets a CUDA device to use VDPAU interoperability.
+///
+/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability with
+/// the CUDA device `device` and sets `device` as the current device for
+/// the calling host thread.
+///
+/// This function will immediately initialize the primary context on
+/// `device` if needed.
+///
+/// If `device` has already been initialized then this call will fail with
+/// the error [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). In this case it is
+/// necessary to reset `device` using [`cudaDeviceReset`](crate::api::device_reset) before
+/// VDPAU interoperability on `device` may be enabled.
+///
+/// The raw function is [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice).
+///
+/// # Arguments
+///
+/// - `device` — Device to use for VDPAU interoperability
+/// - `vdp_device` — The VdpDevice to interoperate with
+/// - `vdp_get_proc_address` — VDPAU's VdpGetProcAddress function pointer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `vdp_get_proc_address` is called by CUDA, possibly from another thread, with the user data; it must be sound to call so.
+///
+/// # See also
+///
+/// - [`cudaGraphicsVDPAURegisterVideoSurface`](crate::api::graphics_vdpau_register_video_surface)
+/// - [`cudaGraphicsVDPAURegisterOutputSurface`](crate::api::graphics_vdpau_register_output_surface)
+/// - [`cudaDeviceReset`](crate::api::device_reset)
+#[doc(alias = "cudaVDPAUSetVDPAUDevice")]
+#[inline]
+pub unsafe fn vdpau_set_vdpau_device(
+    device: ::core::ffi::c_int,
+    vdp_device: VdpDevice,
+    vdp_get_proc_address: VdpGetProcAddress,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Register a VdpVideoSurface object.
+///
+/// Registers the VdpVideoSurface specified by `vdpSurface` for access by
+/// CUDA. A handle to the registered object is returned as `resource`. The
+/// surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
+///   this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
+///   not write to this resource.
+///
+/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
+///   will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// The raw function is [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface).
+///
+/// # Arguments
+///
+/// - `vdp_surface` — VDPAU object to be registered
+/// - `flags` — Map flags
+///
+/// # Returns
+///
+/// `resource`: Pointer to the returned object handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - `cuGraphicsVDPAURegisterVideoSurface`
+#[doc(alias = "cudaGraphicsVDPAURegisterVideoSurface")]
+#[inline]
+pub fn graphics_vdpau_register_video_surface(
+    vdp_surface: VdpVideoSurface,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<*mut cudaGraphicsResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaGraphicsVDPAURegisterVideoSurface(
+            &mut resource,
+            vdp_surface,
+            flags,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(resource)
+}
+/// Register a VdpOutputSurface object.
+///
+/// Registers the VdpOutputSurface specified by `vdpSurface` for access by
+/// CUDA. A handle to the registered object is returned as `resource`. The
+/// surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
+///   this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
+///   not write to this resource.
+///
+/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
+///   will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// The raw function is [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface).
+///
+/// # Arguments
+///
+/// - `vdp_surface` — VDPAU object to be registered
+/// - `flags` — Map flags
+///
+/// # Returns
+///
+/// `resource`: Pointer to the returned object handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::api::vdpau_set_vdpau_device)
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - `cuGraphicsVDPAURegisterOutputSurface`
+#[doc(alias = "cudaGraphicsVDPAURegisterOutputSurface")]
+#[inline]
+pub fn graphics_vdpau_register_output_surface(
+    vdp_surface: VdpOutputSurface,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<*mut cudaGraphicsResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaGraphicsVDPAURegisterOutputSurface(
+            &mut resource,
+            vdp_surface,
+            flags,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(resource)
+}
+/// Registers an EGL image.
+///
+/// Registers the EGLImageKHR specified by `image` for access by CUDA. A
+/// handle to the registered object is returned as `pCudaResource`.
+/// Additional Mapping/Unmapping is not required for the registered
+/// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
+/// directly called on the `pCudaResource`.
+///
+/// The application will be responsible for synchronizing access to shared
+/// objects. The application must ensure that any pending operation which
+/// access the objects have completed before passing control to CUDA. This
+/// may be accomplished by issuing and waiting for glFinish command on all
+/// GLcontexts (for OpenGL and likewise for other APIs). The application
+/// will be also responsible for ensuring that any pending operation on the
+/// registered CUDA resource has completed prior to executing subsequent
+/// commands in other APIs accesing the same memory objects. This can be
+/// accomplished by calling cuCtxSynchronize or cuEventSynchronize
+/// (preferably).
+///
+/// The surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// The EGLImageKHR is an object which can be used to create EGLImage
+/// target resource. It is defined as a void pointer. typedef void*
+/// EGLImageKHR
+///
+/// The raw function is [`cudaGraphicsEGLRegisterImage`](crate::sys::cudaGraphicsEGLRegisterImage).
+///
+/// # Arguments
+///
+/// - `image` — An EGLImageKHR image which can be used to create target resource.
+/// - `flags` — Map flags
+///
+/// # Returns
+///
+/// `p_cuda_resource`: Pointer to the returned object handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `image` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+/// - [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame)
+/// - `cuGraphicsEGLRegisterImage`
+#[doc(alias = "cudaGraphicsEGLRegisterImage")]
+#[inline]
+pub unsafe fn graphics_egl_register_image(
+    image: EGLImageKHR,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<*mut cudaGraphicsResource> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_cuda_resource)
+}
+/// Connect CUDA to EGLStream as a consumer.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image
+/// frames from one API to another.
+///
+/// The raw function is [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect).
+///
+/// # Arguments
+///
+/// - `egl_stream` — EGLStreamKHR handle
+///
+/// # Returns
+///
+/// `conn`: Pointer to the returned connection handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `egl_stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::api::egl_stream_consumer_disconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::api::egl_stream_consumer_acquire_frame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::api::egl_stream_consumer_release_frame)
+/// - `cuEGLStreamConsumerConnect`
+#[doc(alias = "cudaEGLStreamConsumerConnect")]
+#[inline]
+pub unsafe fn egl_stream_consumer_connect(
+    egl_stream: EGLStreamKHR,
+) -> crate::Result<cudaEglStreamConnection> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(conn)
+}
+/// Connect CUDA to EGLStream as a consumer with given flags.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with
+/// specified `flags` defined by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
+///
+/// The flags specify whether the consumer wants to access frames from
+/// system memory or video memory. Default is
+/// [`cudaEglResourceLocationVidmem`](crate::sys::cudaEglResourceLocationFlags::VIDMEM).
+///
+/// The raw function is [`cudaEGLStreamConsumerConnectWithFlags`](crate::sys::cudaEGLStreamConsumerConnectWithFlags).
+///
+/// # Arguments
+///
+/// - `egl_stream` — EGLStreamKHR handle
+/// - `flags` — Flags denote intended location - system or video.
+///
+/// # Returns
+///
+/// `conn`: Pointer to the returned connection handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `egl_stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::api::egl_stream_consumer_disconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::api::egl_stream_consumer_acquire_frame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::api::egl_stream_consumer_release_frame)
+/// - `cuEGLStreamConsumerConnectWithFlags`
+#[doc(alias = "cudaEGLStreamConsumerConnectWithFlags")]
+#[inline]
+pub unsafe fn egl_stream_consumer_connect_with_flags(
+    egl_stream: EGLStreamKHR,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaEglStreamConnection> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(conn)
+}
+/// Disconnect CUDA as a consumer to EGLStream .
+///
+/// Disconnect CUDA as a consumer to EGLStreamKHR.
+///
+/// The raw function is [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Conection to disconnect.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::api::egl_stream_consumer_connect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::api::egl_stream_consumer_acquire_frame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::api::egl_stream_consumer_release_frame)
+/// - `cuEGLStreamConsumerDisconnect`
+#[doc(alias = "cudaEGLStreamConsumerDisconnect")]
+#[inline]
+pub unsafe fn egl_stream_consumer_disconnect(
+    conn: &mut cudaEglStreamConnection,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn))
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Acquire an image frame from the EGLStream with CUDA as a consumer.
+///
+/// Acquire an image frame from EGLStreamKHR.
+/// [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be called on
+/// `pCudaResource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
+///
+/// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Connection on which to acquire
+/// - `p_cuda_resource` (read and written back) — CUDA resource on which the EGLStream frame will be mapped for use.
+/// - `p_stream` (read and written back) — CUDA stream for synchronization and any data migrations implied by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
+/// - `timeout` — Desired timeout in usec.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphicsResource_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::api::egl_stream_consumer_connect)
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::api::egl_stream_consumer_disconnect)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::api::egl_stream_consumer_release_frame)
+/// - `cuEGLStreamConsumerAcquireFrame`
+#[doc(alias = "cudaEGLStreamConsumerAcquireFrame")]
+#[inline]
+pub unsafe fn egl_stream_consumer_acquire_frame(
+    conn: &mut cudaEglStreamConnection,
+    p_cuda_resource: &mut cudaGraphicsResource_t,
+    p_stream: &mut cudaStream_t,
+    timeout: ::core::ffi::c_uint,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamConsumerAcquireFrame(
+            ::core::ptr::from_mut(conn),
+            ::core::ptr::from_mut(p_cuda_resource),
+            ::core::ptr::from_mut(p_stream),
+            timeout,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Releases the last frame acquired from the EGLStream.
+///
+/// Release the acquired image frame specified by `pCudaResource` to
+/// EGLStreamKHR.
+///
+/// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Connection on which to release
+/// - `p_cuda_resource` — CUDA resource whose corresponding frame is to be released
+/// - `p_stream` (read and written back) — CUDA stream on which release will be done.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `p_cuda_resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::api::egl_stream_consumer_connect)
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::api::egl_stream_consumer_disconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::api::egl_stream_consumer_acquire_frame)
+/// - `cuEGLStreamConsumerReleaseFrame`
+#[doc(alias = "cudaEGLStreamConsumerReleaseFrame")]
+#[inline]
+pub unsafe fn egl_stream_consumer_release_frame(
+    conn: &mut cudaEglStreamConnection,
+    p_cuda_resource: cudaGraphicsResource_t,
+    p_stream: &mut cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamConsumerReleaseFrame(
+            ::core::ptr::from_mut(conn),
+            p_cuda_resource,
+            ::core::ptr::from_mut(p_stream),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Connect CUDA to EGLStream as a producer.
+///
+/// Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image
+/// frames from one API to another.
+///
+/// The raw function is [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect).
+///
+/// # Arguments
+///
+/// - `egl_stream` — EGLStreamKHR handle
+/// - `width` — width of the image to be submitted to the stream
+/// - `height` — height of the image to be submitted to the stream
+///
+/// # Returns
+///
+/// `conn`: Pointer to the returned connection handle
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `egl_stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerDisconnect`](crate::api::egl_stream_producer_disconnect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::api::egl_stream_producer_present_frame)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::api::egl_stream_producer_return_frame)
+/// - `cuEGLStreamProducerConnect`
+#[doc(alias = "cudaEGLStreamProducerConnect")]
+#[inline]
+pub unsafe fn egl_stream_producer_connect(
+    egl_stream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> crate::Result<cudaEglStreamConnection> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut conn: cudaEglStreamConnection = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(conn)
+}
+/// Disconnect CUDA as a producer to EGLStream .
+///
+/// Disconnect CUDA as a producer to EGLStreamKHR.
+///
+/// The raw function is [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Conection to disconnect.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::api::egl_stream_producer_connect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::api::egl_stream_producer_present_frame)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::api::egl_stream_producer_return_frame)
+/// - `cuEGLStreamProducerDisconnect`
+#[doc(alias = "cudaEGLStreamProducerDisconnect")]
+#[inline]
+pub unsafe fn egl_stream_producer_disconnect(
+    conn: &mut cudaEglStreamConnection,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn))
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+///
+/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as:
+///
+/// For [`cudaEglFrame`](crate::sys::cudaEglFrame) of type [`cudaEglFrameTypePitch`](crate::sys::cudaEglFrameType::PITCH),
+/// the application may present sub-region of a memory allocation. In that
+/// case, `ptr` will specify the start address of
+/// the sub-region in the allocation and [`cudaEglPlaneDesc`](crate::sys::cudaEglPlaneDesc) will
+/// specify the dimensions of the sub-region.
+///
+/// The raw function is [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Connection on which to present the CUDA array
+/// - `eglframe` — CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
+/// - `p_stream` (read and written back) — CUDA stream on which to present the frame.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaEglFrame` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::api::egl_stream_producer_connect)
+/// - [`cudaEGLStreamProducerDisconnect`](crate::api::egl_stream_producer_disconnect)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::api::egl_stream_producer_return_frame)
+/// - `cuEGLStreamProducerPresentFrame`
+#[doc(alias = "cudaEGLStreamProducerPresentFrame")]
+#[inline]
+pub unsafe fn egl_stream_producer_present_frame(
+    conn: &mut cudaEglStreamConnection,
+    eglframe: cudaEglFrame,
+    p_stream: &mut cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamProducerPresentFrame(
+            ::core::ptr::from_mut(conn),
+            eglframe,
+            ::core::ptr::from_mut(p_stream),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Return the CUDA eglFrame to the EGLStream last released by the consumer.
+///
+/// This API can potentially return cudaErrorLaunchTimeout if the consumer
+/// has not returned a frame to EGL stream. If timeout is returned the
+/// application can retry.
+///
+/// The raw function is [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame).
+///
+/// # Arguments
+///
+/// - `conn` (read and written back) — Connection on which to present the CUDA array
+/// - `eglframe` — CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
+/// - `p_stream` (read and written back) — CUDA stream on which to return the frame.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `cudaEglStreamConnection` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaEglFrame` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaStream_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::api::egl_stream_producer_connect)
+/// - [`cudaEGLStreamProducerDisconnect`](crate::api::egl_stream_producer_disconnect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::api::egl_stream_producer_present_frame)
+/// - `cuEGLStreamProducerReturnFrame`
+#[doc(alias = "cudaEGLStreamProducerReturnFrame")]
+#[inline]
+pub unsafe fn egl_stream_producer_return_frame(
+    conn: &mut cudaEglStreamConnection,
+    eglframe: &mut cudaEglFrame,
+    p_stream: &mut cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEGLStreamProducerReturnFrame(
+            ::core::ptr::from_mut(conn),
+            ::core::ptr::from_mut(eglframe),
+            ::core::ptr::from_mut(p_stream),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Get an eglFrame through which to access a registered EGL graphics resource.
+///
+/// Returns in `*eglFrame` an eglFrame pointer through which the registered
+/// graphics resource `resource` may be accessed. This API can only be
+/// called for EGL graphics resources.
+///
+/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as
+///
+/// **Notes**
+///
+/// Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
+///
+/// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
+///
+/// # Arguments
+///
+/// - `resource` — Registered resource to access.
+/// - `index` — Index for cubemap surfaces.
+/// - `mip_level` — Mipmap level for the subresource to access.
+///
+/// # Returns
+///
+/// `egl_frame`: Returned eglFrame.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::api::graphics_resource_get_mapped_pointer)
+/// - `cuGraphicsResourceGetMappedEglFrame`
+#[doc(alias = "cudaGraphicsResourceGetMappedEglFrame")]
+#[inline]
+pub unsafe fn graphics_resource_get_mapped_egl_frame(
+    resource: cudaGraphicsResource_t,
+    index: ::core::ffi::c_uint,
+    mip_level: ::core::ffi::c_uint,
+) -> crate::Result<cudaEglFrame> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut egl_frame: cudaEglFrame = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphicsResourceGetMappedEglFrame(
+            &mut egl_frame,
+            resource,
+            index,
+            mip_level,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(egl_frame)
+}
+/// Creates an event from EGLSync object.
+///
+/// Creates an event *phEvent from an EGLSyncKHR eglSync with the flages
+/// specified via `flags`. Valid flags include:
+///
+/// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
+///
+/// - [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC): Specifies that the created event
+///   should use blocking synchronization. A CPU thread that uses
+///   [`cudaEventSynchronize`](crate::api::event_synchronize) to wait on an event created with
+///   this flag will block until the event has actually been completed.
+///
+/// [`cudaEventRecord`](crate::api::event_record) and TimingData are not supported for events
+/// created from EGLSync.
+///
+/// The EGLSyncKHR is an opaque handle to an EGL sync object. typedef void*
+/// EGLSyncKHR
+///
+/// The raw function is [`cudaEventCreateFromEGLSync`](crate::sys::cudaEventCreateFromEGLSync).
+///
+/// # Arguments
+///
+/// - `egl_sync` — Opaque handle to EGLSync object
+/// - `flags` ([`EventFlags`](crate::sys::EventFlags)) — Event creation flags
+///
+/// # Returns
+///
+/// `ph_event`: Returns newly created event
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `egl_sync` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaEventQuery`](crate::api::event_query)
+/// - [`cudaEventSynchronize`](crate::api::event_synchronize)
+/// - [`cudaEventDestroy`](crate::api::event_destroy)
+#[doc(alias = "cudaEventCreateFromEGLSync")]
+#[inline]
+pub unsafe fn event_create_from_egl_sync(
+    egl_sync: EGLSyncKHR,
+    flags: crate::sys::EventFlags,
+) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut ph_event: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(ph_event)
+}
 /// Unregisters a graphics resource for access by CUDA.
 ///
 /// Unregisters the graphics resource `resource` so it is not accessible by
@@ -11247,8 +12441,8 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 /// - `cudaGraphicsD3D9RegisterResource`
 /// - `cudaGraphicsD3D10RegisterResource`
 /// - `cudaGraphicsD3D11RegisterResource`
-/// - `cudaGraphicsGLRegisterBuffer`
-/// - `cudaGraphicsGLRegisterImage`
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::api::graphics_gl_register_buffer)
+/// - [`cudaGraphicsGLRegisterImage`](crate::api::graphics_gl_register_image)
 /// - `cuGraphicsUnregisterResource`
 #[doc(alias = "cudaGraphicsUnregisterResource")]
 #[inline]
@@ -18923,6 +20117,36 @@ pub unsafe fn get_kernel(
     crate::check(status.as_raw() as i32)?;
     Ok(kernel_ptr)
 }
+/// Enable profiling.
+///
+/// Enables profile collection by the active profiling tool for the current
+/// context. If profiling is already enabled, then
+/// [`cudaProfilerStart`](crate::api::profiler_start) has no effect.
+///
+/// cudaProfilerStart and cudaProfilerStop APIs are used to
+/// programmatically control the profiling granularity by allowing
+/// profiling to be done only on selective pieces of code.
+///
+/// The raw function is [`cudaProfilerStart`](crate::sys::cudaProfilerStart).
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaProfilerStop`](crate::api::profiler_stop)
+/// - `cuProfilerStart`
+#[doc(alias = "cudaProfilerStart")]
+#[inline]
+pub fn profiler_start() -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaProfilerStart() }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Disable profiling.
 ///
 /// Disables profile collection by the active profiling tool for the
@@ -18941,7 +20165,7 @@ pub unsafe fn get_kernel(
 ///
 /// # See also
 ///
-/// - `cudaProfilerStart`
+/// - [`cudaProfilerStart`](crate::api::profiler_start)
 /// - `cuProfilerStop`
 #[doc(alias = "cudaProfilerStop")]
 #[inline]

@@ -11,7 +11,7 @@
 //! compare entry by entry, then open the release's `libcudart` and check that every raw
 //! function resolves and that `cudaGetErrorName` agrees with every error constant.
 //!
-//! They need the release's include folder and library, named by the variables
+//! They need the release's include folders (a path list) and library, named by the variables
 //! [`tables::INCLUDE_VAR`] and [`tables::LIB_VAR`] (`cargo xtask test` fetches NVIDIA's wheels
 //! and sets them). Without them each test says what to set and passes, unless
 //! `CUDART_AUDIT_REQUIRED=1` (set by `cargo xtask test`) makes that a failure.
@@ -46,20 +46,28 @@ fn path_from(var: &str, what: &str) -> Option<PathBuf> {
     }
 }
 
-/// Compiles and runs the probe; returns its `key → value` lines.
-fn run_probe(include: &Path) -> BTreeMap<String, i128> {
+/// Compiles and runs the probe against the include folders `includes` (a path list, as
+/// `PATH` is written); returns its `key → value` lines.
+fn run_probe(includes: &Path) -> BTreeMap<String, i128> {
+    let folders: Vec<PathBuf> = std::env::split_paths(includes).collect();
     assert!(
-        include.join("cuda_runtime_api.h").is_file(),
-        "{} holds no cuda_runtime_api.h",
-        include.display()
+        folders
+            .iter()
+            .any(|f| f.join("cuda_runtime_api.h").is_file()),
+        "none of {} holds cuda_runtime_api.h",
+        includes.display()
     );
+    let stand_ins = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/audit/include");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/audit/layout_probe.cpp");
     let exe = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("layout_probe_{}", env!("CARGO_PKG_NAME")));
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-Wall", "-Werror", "-I"])
-        .arg(include)
+    let mut compile = Command::new(&cxx);
+    compile.args(["-std=c++17", "-Wall", "-Werror"]);
+    for folder in folders.iter().chain([&stand_ins]) {
+        compile.arg("-I").arg(folder);
+    }
+    let out = compile
         .arg(&source)
         .arg("-o")
         .arg(&exe)
@@ -100,10 +108,10 @@ fn run_probe(include: &Path) -> BTreeMap<String, i128> {
 
 #[test]
 fn layouts_and_enum_values_match_the_c_headers() {
-    let Some(include) = path_from(tables::INCLUDE_VAR, "the include folder") else {
+    let Some(includes) = path_from(tables::INCLUDE_VAR, "the include folders") else {
         return;
     };
-    let c = run_probe(&include);
+    let c = run_probe(&includes);
     let mut mismatches = Vec::new();
     let mut missing = Vec::new();
     let (mut records, mut aligns, mut fields, mut values) = (0, 0, 0, 0);

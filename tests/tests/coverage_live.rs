@@ -98,7 +98,8 @@ fn real_library_classification_covers_every_name_once() {
         release.to_string(),
         "library version vs the docs' release"
     );
-    let abi = codegen::abi::load_abi(&release).expect("reading the ABI source");
+    let abi = codegen::abi::load_snapshot(&codegen::abi::workspace_root(), &release)
+        .expect("reading the ABI source");
     let c = coverage::audit(&api, &abi, &exports, Some(version));
 
     // Every row's name once.
@@ -155,7 +156,7 @@ fn a_name_set_covered_against_itself_is_all_bound() {
             .unwrap(),
     ))
     .unwrap();
-    let mut abi = codegen::abi::load_abi(&release).unwrap();
+    let mut abi = codegen::abi::load_snapshot(&codegen::abi::workspace_root(), &release).unwrap();
     // The same names on all three sides: the real ABI functions the library exports.
     abi.functions.retain(|name, _| exports.contains(name));
     let names: Vec<String> = abi.functions.keys().cloned().collect();

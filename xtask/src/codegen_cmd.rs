@@ -63,6 +63,7 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
                 release,
                 standalone: true,
                 check: args.check,
+                abi_root: root.to_path_buf(),
             }]
         }
         None if !args.docs.is_empty() => {

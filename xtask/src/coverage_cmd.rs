@@ -106,9 +106,9 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
     };
     progress(
         started,
-        &format!("reading the ABI source for CUDA {release} (cargo metadata, cudarc)"),
+        &format!("reading the ABI snapshot of CUDA {release}"),
     );
-    let abi = codegen::abi::load_abi(&release)?;
+    let abi = codegen::abi::load_snapshot(&crate::workspace_root(), &release)?;
     progress(
         started,
         &format!("ABI: {} functions; classifying", abi.functions.len()),

@@ -1,15 +1,16 @@
 //! `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
 //!
 //! Steps: make sure `rustfmt` and `clippy` are installed (through `rustup` when they are
-//! not); `cargo fmt --all --check`; `cargo xtask codegen --check` (the committed generated
-//! files are what the generator makes now); fetch the CUDA runtime wheel ([`crate::wheel`]);
-//! fetch what the ABI snapshot freshness test needs (libclang, and the wheels of the
-//! releases in [`ABI_CHECKED`] at the versions their snapshots name); install Debian's
-//! `chromium` for the HTML report browser test when it is missing; `cargo clippy --workspace
-//! --all-targets -- -D warnings`; `cargo test --workspace` with `CUDART_WHEEL_LIB` and
-//! `CUDA_WHEEL_INCLUDE` pointing into the wheel and `CUDART_ABI_CHECK=1`; `cargo doc --no-deps
-//! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
-//! commands; it checks nothing itself.
+//! not); `cargo fmt --all --check`; fetch NVIDIA's wheels ([`crate::wheel`]) of the default
+//! documents' release and of each generated crate's release, at the package versions their
+//! ABI snapshots name; fetch what the ABI snapshot freshness test needs (libclang, and the
+//! wheels of the releases in [`ABI_CHECKED`]); install Debian's `chromium` for the HTML report
+//! browser test when it is missing; `cargo clippy --workspace --all-targets -- -D warnings`;
+//! `cargo test --workspace` (the generated crates' freshness is a test there) with
+//! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, each crate's
+//! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
+//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates with `RUSTDOCFLAGS=-D
+//! warnings`. A final line sums up. This module runs commands; it checks nothing itself.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -50,12 +51,31 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         cargo(root, &["fmt", "--all", "--check"], &[])
     })?;
     let mut fetched = None;
-    step(3, "fetch wheel", &mut || {
+    let mut audits: Vec<(String, String)> = Vec::new();
+    step(3, "fetch wheels", &mut || {
+        // The default documents' release: the wheel the tests of the workspace use.
         let release = wheel::newest_release(&root.join("docs-src"))?;
-        let w = wheel::fetch(root, &release)?;
+        let w = fetch_for_snapshot(root, &release)?;
         eprintln!("  include: {}", w.include.display());
         eprintln!("  library: {}", w.lib.display());
         fetched = Some(w);
+        // Each crate of the workspace is audited against its own release's headers and
+        // library (`<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB`).
+        for opts in codegen::pipeline::Options::workspace(root, true)? {
+            let docs = codegen::load::load_all(&opts.docs, None)?;
+            let api = codegen::merge::merge(docs);
+            let release = codegen::pipeline::release_of(&api)
+                .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
+            let pkg = codegen::pipeline::package_for(&release, &opts);
+            let w = fetch_for_snapshot(root, &release)?;
+            let includes = std::env::join_paths(&w.include_dirs)?
+                .to_string_lossy()
+                .into_owned();
+            let (include_var, lib_var) = pkg.audit_vars();
+            eprintln!("  {}: CUDA {release}, {}", pkg.name, w.root.display());
+            audits.push((include_var, includes));
+            audits.push((lib_var, w.lib.display().to_string()));
+        }
         Ok(())
     })?;
     let Some(w) = fetched else {
@@ -92,20 +112,24 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let lib = w.lib.display().to_string();
     let include = w.include.display().to_string();
     step(7, "test", &mut || {
-        let env = [
+        let mut env = vec![
             (WHEEL_LIB_VAR, lib.as_str()),
             (WHEEL_INCLUDE_VAR, include.as_str()),
-            ("CUDART13_AUDIT_LIB", lib.as_str()),
-            ("CUDART13_AUDIT_INCLUDE", include.as_str()),
             ("CUDART_AUDIT_REQUIRED", "1"),
             (ABI_CHECK_VAR, "1"),
             (ABI_LIBCLANG_VAR, abi_libclang.as_str()),
         ];
+        env.extend(audits.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         cargo(root, &["test", "--workspace"], &env)
     })?;
     step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
-        cargo(root, &["doc", "--no-deps", "-p", "cudart13"], &env)
+        let mut args = vec!["doc", "--no-deps"];
+        let names = crate_names(root)?;
+        for name in &names {
+            args.extend(["-p", name.as_str()]);
+        }
+        cargo(root, &args, &env)
     })?;
 
     let parts: Vec<String> = timings
@@ -118,6 +142,22 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         parts.join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The wheels of `release`, at the package versions its committed ABI snapshot names (so the
+/// audits read the very headers the snapshot was made from).
+fn fetch_for_snapshot(root: &Path, release: &codegen::ir::Release) -> Result<wheel::Wheel> {
+    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, release))?;
+    let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
+    wheel::fetch_pinned(root, release, &pins)
+}
+
+/// The package names of the workspace's generated crates.
+fn crate_names(root: &Path) -> Result<Vec<String>> {
+    Ok(codegen::load::crates(&root.join("docs-src"))?
+        .into_iter()
+        .map(|c| c.name)
+        .collect())
 }
 
 /// The `cargo` that runs this xtask (`CARGO`), else the one on `PATH`.

@@ -6,7 +6,7 @@
 //! Two sources fill it, both bindgen output read by [`read`]: the release's own headers from
 //! NVIDIA's wheels (`headers`, behind the `headers` cargo feature; `cargo xtask abi` runs it and
 //! commits the result as a [`snapshot`]), and cudarc's pinned bindgen module ([`locate`],
-//! [`load_abi`]), which is the independent cross-check ([`compare`]).
+//! [`load_cudarc`]), which is the independent cross-check ([`compare`]).
 //!
 //! This module holds the data types (serde-serialisable) and the entry points. `#[cfg]`
 //! evaluation is [`cfg`](mod@cfg), Rust-to-C type mapping is [`ctype`], C layout rules are [`layout`],
@@ -25,6 +25,7 @@ pub mod locate;
 pub mod macros;
 pub mod read;
 pub mod snapshot;
+pub mod stubs;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -354,8 +355,8 @@ pub fn cudarc_origin(cudarc_version: &str, release: &Release) -> String {
 }
 
 /// Locates cudarc's runtime bindings through `cargo metadata` of the workspace and reads them
-/// for `release`.
-pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
+/// for `release` (the independent cross-check of the header snapshots).
+pub fn load_cudarc(release: &Release) -> Result<Abi, LocateError> {
     let source = locate_cudarc_runtime(&workspace_manifest())?;
     let text = std::fs::read_to_string(&source.path).map_err(|e| LocateError::Read {
         path: source.path.clone(),
@@ -364,6 +365,23 @@ pub fn load_abi(release: &Release) -> Result<Abi, LocateError> {
     let mut abi = read_abi(&text, &source.path.display().to_string(), release);
     abi.origin = cudarc_origin(&source.cudarc_version, release);
     Ok(abi)
+}
+
+/// The workspace this generator belongs to: the folder holding `abi/` with the committed
+/// snapshots and `docs-src/`.
+pub fn workspace_root() -> std::path::PathBuf {
+    let manifest = workspace_manifest();
+    manifest
+        .parent()
+        .map_or_else(|| manifest.clone(), std::path::Path::to_path_buf)
+}
+
+/// The committed snapshot of `release` in the workspace `root` (`abi/13.2.json`).
+pub fn load_snapshot(
+    root: &std::path::Path,
+    release: &Release,
+) -> Result<Abi, snapshot::SnapshotError> {
+    snapshot::load(&snapshot::path(root, release))
 }
 
 #[cfg(test)]

@@ -57,9 +57,10 @@ impl<'a> Joiner<'a> {
 
     fn functions(&mut self) {
         for f in &self.api.functions {
-            match self.abi.functions.get(&f.name) {
-                Some(c) => {
-                    let bound = self.bind_function(f, c);
+            match self.abi.function_for(&f.name) {
+                Some((c, symbol)) => {
+                    let mut bound = self.bind_function(f, c);
+                    bound.symbol = symbol.to_string();
                     for p in &bound.params {
                         self.need(&p.ty.c);
                     }
@@ -88,11 +89,15 @@ impl<'a> Joiner<'a> {
         }
         // Functions only the ABI declares are bound too, under their C name, so that nothing
         // the release declares is missing from the crate; the summary names them.
-        let documented: BTreeSet<&str> =
-            self.api.functions.iter().map(|f| f.name.as_str()).collect();
         let abi = self.abi;
+        let bound: BTreeSet<&str> = self
+            .api
+            .functions
+            .iter()
+            .filter_map(|f| abi.function_for(&f.name).map(|(c, _)| c.name.as_str()))
+            .collect();
         for (name, c) in &abi.functions {
-            if documented.contains(name.as_str()) {
+            if bound.contains(name.as_str()) {
                 continue;
             }
             let bound = BoundFunction {
@@ -114,7 +119,8 @@ impl<'a> Joiner<'a> {
                     })
                     .collect(),
                 ret: c.ret.clone(),
-                source: Source::new(abi.file.clone(), c.line),
+                source: Source::new(c.header.clone().unwrap_or_else(|| abi.file.clone()), c.line),
+                symbol: name.clone(),
                 documented: false,
                 typed: super::Typed::default(),
             };
@@ -200,6 +206,7 @@ impl<'a> Joiner<'a> {
             params,
             ret: c.ret.clone(),
             source: f.source.clone(),
+            symbol: c.name.clone(),
             documented: true,
             typed: super::Typed::default(),
         }

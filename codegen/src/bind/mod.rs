@@ -86,6 +86,9 @@ pub struct BoundFunction {
     pub params: Vec<BoundParam>,
     pub ret: AbiType,
     pub source: Source,
+    /// The symbol the library exports for it: its name, or the versioned symbol the release's
+    /// header renames it to (`cudaGetDeviceProperties_v2`).
+    pub symbol: String,
     /// Whether a document describes it (`false`: only the ABI declares it).
     #[serde(default = "yes")]
     pub documented: bool,

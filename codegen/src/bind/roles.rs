@@ -715,6 +715,7 @@ mod tests {
             params,
             ret: AbiType::void(),
             source: Source::new("t.txt", 7),
+            symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
         }

@@ -79,6 +79,13 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
             ". `Err` is returned only when the runtime library or this function cannot be loaded.",
         );
     }
+    if f.symbol != f.name {
+        md.push_str(&format!(
+            "\n\nThe release's header renames it: this binding calls the library's `{}`, the \
+             function C code compiled against that header calls.",
+            f.symbol
+        ));
+    }
     let see = docs::see_also(&f.see_also, names);
     if !see.is_empty() {
         md.push_str("\n\n");
@@ -105,7 +112,7 @@ fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> Tok
         CType::Primitive { name } if name == "void" => quote! { () },
         other => rust_type(other, names),
     };
-    let symbol = Literal::c_string(&std::ffi::CString::new(f.name.as_str()).unwrap_or_default());
+    let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
     quote! {
         #doc
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {

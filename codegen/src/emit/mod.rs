@@ -130,6 +130,12 @@ pub fn generate(
         name: "tests/audit/layout_probe.cpp".into(),
         contents: probe::cpp_source(&pre, &tables),
     });
+    for (path, text) in crate::abi::stubs::platform_stand_ins() {
+        files.push(GeneratedFile {
+            name: format!("tests/audit/include/{path}"),
+            contents: text.to_string(),
+        });
+    }
     let krate = names::ident(&pkg.name.replace('-', "_"));
     let (include_var, lib_var) = pkg.audit_vars();
     let layout = probe::rust_table(&tables);

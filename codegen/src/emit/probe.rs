@@ -272,7 +272,8 @@ pub fn cpp_source(preamble: &str, t: &Tables) -> String {
         "//
 // Layout probe: prints `key value` for every entry of the LAYOUT table (tables.rs beside it),
 // computed by the C++ compiler from the CUDA headers. Built and run by tests/audit.rs:
-//   c++ -std=c++17 -I<the release's include folder> layout_probe.cpp
+//   c++ -std=c++17 -I<the release's include folders> -Iinclude layout_probe.cpp
+// (include/ beside it holds stand-ins for the GL, EGL and VDPAU headers the interop APIs need).
 // C++ rather than C: struct tags and typedef names are both type names, and `decltype`
 // reaches the anonymous records through their parent's fields.
 
@@ -280,8 +281,7 @@ pub fn cpp_source(preamble: &str, t: &Tables) -> String {
 #include <cstdio>
 #include <type_traits>
 
-#include <cuda_runtime_api.h>
-
+@INCLUDES@
 // The type of member path P of record R.
 #define MEMBER_T(R, P) std::remove_reference_t<decltype(((R *)nullptr)->P)>
 #define SIZE(T) ((long long)sizeof(T))
@@ -313,7 +313,11 @@ int main() {
 }
 ",
     );
-    s
+    let includes: String = crate::abi::stubs::API_HEADERS
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
+    s.replace("@INCLUDES@", &format!("{includes}\n"))
 }
 
 /// The body of `layout_table.rs`.
@@ -340,7 +344,7 @@ pub fn rust_table(t: &Tables) -> TokenStream {
 /// The body of `symbols_table.rs`: the emitted raw functions, and the constants of the enum
 /// named `error_enum` (`cudaError_t`) with their C names.
 pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
-    let fns = b.functions.iter().map(|f| &f.name);
+    let fns = b.functions.iter().map(|f| &f.symbol);
     let errors = b
         .enums
         .iter()
@@ -364,7 +368,8 @@ pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
     };
     let ty = ident(errors.map_or(error_enum, |e| e.name.as_str()));
     quote! {
-        /// The C names of all emitted raw functions (`sys::cudaXxx`).
+        /// The symbols the emitted raw functions load (`sys::cudaXxx`, or the versioned symbol a
+        /// header renames it to).
         pub const FUNCTIONS: &[&str] = &[#(#fns),*];
 
         /// Every emitted error constant with its C name (its `#[doc(alias)]`).

@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -17,193 +17,568 @@
     clippy::pedantic
 )]
 use super::*;
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaLogLevel(pub u32);
-impl cudaLogLevel {
-    #[doc(alias = "cudaLogLevelError")]
-    pub const ERROR: Self = Self(0);
-    #[doc(alias = "cudaLogLevelWarning")]
-    pub const WARNING: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaLogLevelError"),
-            1 => ::core::option::Option::Some("cudaLogLevelWarning"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaLogLevel, u32);
-/// Another name of [`cudaLogLevel`].
-pub type CUDAlogLevel_enum = cudaLogLevel;
-/// Specifies performance hint with [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
-/// for hitProp and missProp members.
+/// impl_private CUDA error types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaAccessProperty(pub u32);
-impl cudaAccessProperty {
-    /// Normal cache persistence.
-    #[doc(alias = "cudaAccessPropertyNormal")]
-    pub const NORMAL: Self = Self(0);
-    /// Streaming access is less likely to persit from cache.
-    #[doc(alias = "cudaAccessPropertyStreaming")]
-    pub const STREAMING: Self = Self(1);
-    /// Persisting access is more likely to persist in cache.
-    #[doc(alias = "cudaAccessPropertyPersisting")]
-    pub const PERSISTING: Self = Self(2);
+pub struct cudaError_t(pub u32);
+impl cudaError_t {
+    /// The API call returned with no errors. In the case of query calls, this also means that the operation being queried is complete (see cudaEventQuery() and cudaStreamQuery()).
+    #[doc(alias = "cudaSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values.
+    #[doc(alias = "cudaErrorInvalidValue")]
+    pub const ERROR_INVALID_VALUE: Self = Self(1);
+    /// The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation.
+    #[doc(alias = "cudaErrorMemoryAllocation")]
+    pub const ERROR_MEMORY_ALLOCATION: Self = Self(2);
+    /// The API call failed because the CUDA driver and runtime could not be initialized.
+    #[doc(alias = "cudaErrorInitializationError")]
+    pub const ERROR_INITIALIZATION_ERROR: Self = Self(3);
+    /// This indicates that a CUDA Runtime API call cannot be executed because it is being called during process shut down, at a point in time after CUDA driver has been unloaded.
+    #[doc(alias = "cudaErrorCudartUnloading")]
+    pub const ERROR_CUDART_UNLOADING: Self = Self(4);
+    /// This indicates profiler is not initialized for this run. This can happen when the application is running with external profiling tools like visual profiler.
+    #[doc(alias = "cudaErrorProfilerDisabled")]
+    pub const ERROR_PROFILER_DISABLED: Self = Self(5);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerNotInitialized")]
+    pub const ERROR_PROFILER_NOT_INITIALIZED: Self = Self(6);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerAlreadyStarted")]
+    pub const ERROR_PROFILER_ALREADY_STARTED: Self = Self(7);
+    /// \[Deprecated\]
+    #[doc(alias = "cudaErrorProfilerAlreadyStopped")]
+    pub const ERROR_PROFILER_ALREADY_STOPPED: Self = Self(8);
+    /// This indicates that a kernel launch is requesting resources that can never be satisfied by the current device. Requesting more shared memory per block than the device supports will trigger this error, as will requesting too many threads or blocks. See cudaDeviceProp for more device limitations.
+    #[doc(alias = "cudaErrorInvalidConfiguration")]
+    pub const ERROR_INVALID_CONFIGURATION: Self = Self(9);
+    /// This indicates that the driver is newer than the runtime version and returned graph node parameter information that the runtime does not understand and is unable to translate.
+    #[doc(alias = "cudaErrorVersionTranslation")]
+    pub const ERROR_VERSION_TRANSLATION: Self = Self(10);
+    /// This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.
+    #[doc(alias = "cudaErrorInvalidPitchValue")]
+    pub const ERROR_INVALID_PITCH_VALUE: Self = Self(12);
+    /// This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.
+    #[doc(alias = "cudaErrorInvalidSymbol")]
+    pub const ERROR_INVALID_SYMBOL: Self = Self(13);
+    /// This indicates that at least one host pointer passed to the API call is not a valid host pointer. \[Deprecated\]
+    #[doc(alias = "cudaErrorInvalidHostPointer")]
+    pub const ERROR_INVALID_HOST_POINTER: Self = Self(16);
+    /// This indicates that at least one device pointer passed to the API call is not a valid device pointer. \[Deprecated\]
+    #[doc(alias = "cudaErrorInvalidDevicePointer")]
+    pub const ERROR_INVALID_DEVICE_POINTER: Self = Self(17);
+    /// This indicates that the texture passed to the API call is not a valid texture.
+    #[doc(alias = "cudaErrorInvalidTexture")]
+    pub const ERROR_INVALID_TEXTURE: Self = Self(18);
+    /// This indicates that the texture binding is not valid. This occurs if you call cudaGetTextureAlignmentOffset() with an unbound texture.
+    #[doc(alias = "cudaErrorInvalidTextureBinding")]
+    pub const ERROR_INVALID_TEXTURE_BINDING: Self = Self(19);
+    /// This indicates that the channel descriptor passed to the API call is not valid. This occurs if the format is not one of the formats specified by cudaChannelFormatKind, or if one of the dimensions is invalid.
+    #[doc(alias = "cudaErrorInvalidChannelDescriptor")]
+    pub const ERROR_INVALID_CHANNEL_DESCRIPTOR: Self = Self(20);
+    /// This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.
+    #[doc(alias = "cudaErrorInvalidMemcpyDirection")]
+    pub const ERROR_INVALID_MEMCPY_DIRECTION: Self = Self(21);
+    /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release. \[Deprecated\]
+    #[doc(alias = "cudaErrorAddressOfConstant")]
+    pub const ERROR_ADDRESS_OF_CONSTANT: Self = Self(22);
+    /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations. \[Deprecated\]
+    #[doc(alias = "cudaErrorTextureFetchFailed")]
+    pub const ERROR_TEXTURE_FETCH_FAILED: Self = Self(23);
+    /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations. \[Deprecated\]
+    #[doc(alias = "cudaErrorTextureNotBound")]
+    pub const ERROR_TEXTURE_NOT_BOUND: Self = Self(24);
+    /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions. \[Deprecated\]
+    #[doc(alias = "cudaErrorSynchronizationError")]
+    pub const ERROR_SYNCHRONIZATION_ERROR: Self = Self(25);
+    /// This indicates that a non-float texture was being accessed with linear filtering. This is not supported by CUDA.
+    #[doc(alias = "cudaErrorInvalidFilterSetting")]
+    pub const ERROR_INVALID_FILTER_SETTING: Self = Self(26);
+    /// This indicates that an attempt was made to read an unsupported data type as a normalized float. This is not supported by CUDA.
+    #[doc(alias = "cudaErrorInvalidNormSetting")]
+    pub const ERROR_INVALID_NORM_SETTING: Self = Self(27);
+    /// Mixing of device and device emulation code was not allowed. \[Deprecated\]
+    #[doc(alias = "cudaErrorMixedDeviceExecution")]
+    pub const ERROR_MIXED_DEVICE_EXECUTION: Self = Self(28);
+    /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error. \[Deprecated\]
+    #[doc(alias = "cudaErrorNotYetImplemented")]
+    pub const ERROR_NOT_YET_IMPLEMENTED: Self = Self(31);
+    /// This indicated that an emulated device pointer exceeded the 32-bit address range. \[Deprecated\]
+    #[doc(alias = "cudaErrorMemoryValueTooLarge")]
+    pub const ERROR_MEMORY_VALUE_TOO_LARGE: Self = Self(32);
+    /// This indicates that the CUDA driver that the application has loaded is a stub library. Applications that run with the stub rather than a real driver loaded will result in CUDA API returning this error.
+    #[doc(alias = "cudaErrorStubLibrary")]
+    pub const ERROR_STUB_LIBRARY: Self = Self(34);
+    /// This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library. This is not a supported configuration. Users should install an updated NVIDIA display driver to allow the application to run.
+    #[doc(alias = "cudaErrorInsufficientDriver")]
+    pub const ERROR_INSUFFICIENT_DRIVER: Self = Self(35);
+    /// This indicates that the API call requires a newer CUDA driver than the one currently installed. Users should install an updated NVIDIA CUDA driver to allow the API call to succeed.
+    #[doc(alias = "cudaErrorCallRequiresNewerDriver")]
+    pub const ERROR_CALL_REQUIRES_NEWER_DRIVER: Self = Self(36);
+    /// This indicates that the surface passed to the API call is not a valid surface.
+    #[doc(alias = "cudaErrorInvalidSurface")]
+    pub const ERROR_INVALID_SURFACE: Self = Self(37);
+    /// This indicates that multiple global or constant variables (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateVariableName")]
+    pub const ERROR_DUPLICATE_VARIABLE_NAME: Self = Self(43);
+    /// This indicates that multiple textures (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateTextureName")]
+    pub const ERROR_DUPLICATE_TEXTURE_NAME: Self = Self(44);
+    /// This indicates that multiple surfaces (across separate CUDA source files in the application) share the same string name.
+    #[doc(alias = "cudaErrorDuplicateSurfaceName")]
+    pub const ERROR_DUPLICATE_SURFACE_NAME: Self = Self(45);
+    /// This indicates that all CUDA devices are busy or unavailable at the current time. Devices are often busy/unavailable due to use of cudaComputeModeProhibited, cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU and are blocking new work from starting. They can also be unavailable due to memory constraints on a device that already has active CUDA work being performed.
+    #[doc(alias = "cudaErrorDevicesUnavailable")]
+    pub const ERROR_DEVICES_UNAVAILABLE: Self = Self(46);
+    /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see `Interactions`with the CUDA Driver API” for more information.
+    #[doc(alias = "cudaErrorIncompatibleDriverContext")]
+    pub const ERROR_INCOMPATIBLE_DRIVER_CONTEXT: Self = Self(49);
+    /// The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.
+    #[doc(alias = "cudaErrorMissingConfiguration")]
+    pub const ERROR_MISSING_CONFIGURATION: Self = Self(52);
+    /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches. \[Deprecated\]
+    #[doc(alias = "cudaErrorPriorLaunchFailure")]
+    pub const ERROR_PRIOR_LAUNCH_FAILURE: Self = Self(53);
+    /// This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.
+    #[doc(alias = "cudaErrorLaunchMaxDepthExceeded")]
+    pub const ERROR_LAUNCH_MAX_DEPTH_EXCEEDED: Self = Self(65);
+    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped textures which are unsupported by the device runtime. Kernels launched via the device runtime only support textures created with the Texture Object API’s.
+    #[doc(alias = "cudaErrorLaunchFileScopedTex")]
+    pub const ERROR_LAUNCH_FILE_SCOPED_TEX: Self = Self(66);
+    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped surfaces which are unsupported by the device runtime. Kernels launched via the device runtime only support surfaces created with the Surface Object API’s.
+    #[doc(alias = "cudaErrorLaunchFileScopedSurf")]
+    pub const ERROR_LAUNCH_FILE_SCOPED_SURF: Self = Self(67);
+    /// This error indicates that a call to cudaDeviceSynchronize made from the device runtime failed because the call was made at grid depth greater than than either the default (2 levels of grids) or user specified device limit cudaLimitDevRuntimeSyncDepth. To be able to synchronize on launched grids at a greater depth successfully, the maximum nested depth at which cudaDeviceSynchronize will be called must be specified with the cudaLimitDevRuntimeSyncDepth limit to the cudaDeviceSetLimit api before the host-side launch of a kernel using the device runtime. Keep in mind that additional levels of sync depth require the runtime to reserve large amounts of device memory that cannot be used for user allocations. Note that cudaDeviceSynchronize made from device runtime is only supported on devices of compute capability \< 9.0.
+    #[doc(alias = "cudaErrorSyncDepthExceeded")]
+    pub const ERROR_SYNC_DEPTH_EXCEEDED: Self = Self(68);
+    /// This error indicates that a device runtime grid launch failed because the launch would exceed the limit cudaLimitDevRuntimePendingLaunchCount. For this launch to proceed successfully, cudaDeviceSetLimit must be called to set the cudaLimitDevRuntimePendingLaunchCount to be higher than the upper bound of outstanding launches that can be issued to the device runtime. Keep in mind that raising the limit of pending device runtime launches will require the runtime to reserve device memory that cannot be used for user allocations.
+    #[doc(alias = "cudaErrorLaunchPendingCountExceeded")]
+    pub const ERROR_LAUNCH_PENDING_COUNT_EXCEEDED: Self = Self(69);
+    /// The requested device function does not exist or is not compiled for the proper device architecture.
+    #[doc(alias = "cudaErrorInvalidDeviceFunction")]
+    pub const ERROR_INVALID_DEVICE_FUNCTION: Self = Self(98);
+    /// This indicates that no CUDA-capable devices were detected by the installed CUDA driver.
+    #[doc(alias = "cudaErrorNoDevice")]
+    pub const ERROR_NO_DEVICE: Self = Self(100);
+    /// This indicates that the device ordinal supplied by the user does not correspond to a valid CUDA device or that the action requested is invalid for the specified device.
+    #[doc(alias = "cudaErrorInvalidDevice")]
+    pub const ERROR_INVALID_DEVICE: Self = Self(101);
+    /// This indicates that the device doesn’t have a valid Grid License.
+    #[doc(alias = "cudaErrorDeviceNotLicensed")]
+    pub const ERROR_DEVICE_NOT_LICENSED: Self = Self(102);
+    /// By default, the CUDA runtime may perform a minimal set of self-tests, as well as CUDA driver tests, to establish the validity of both. Introduced in CUDA 11.2, this error return indicates that at least one of these tests has failed and the validity of either the runtime or the driver could not be established.
+    #[doc(alias = "cudaErrorSoftwareValidityNotEstablished")]
+    pub const ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED: Self = Self(103);
+    /// This indicates an internal startup failure in the CUDA runtime.
+    #[doc(alias = "cudaErrorStartupFailure")]
+    pub const ERROR_STARTUP_FAILURE: Self = Self(127);
+    /// This indicates that the device kernel image is invalid.
+    #[doc(alias = "cudaErrorInvalidKernelImage")]
+    pub const ERROR_INVALID_KERNEL_IMAGE: Self = Self(200);
+    /// This most frequently indicates that there is no context bound to the current thread. This can also be returned if the context passed to an API call is not a valid handle (such as a context that has had cuCtxDestroy() invoked on it). This can also be returned if a user mixes different API versions (i.e. 3010 context with 3020 API calls). See cuCtxGetApiVersion() for more details.
+    #[doc(alias = "cudaErrorDeviceUninitialized")]
+    pub const ERROR_DEVICE_UNINITIALIZED: Self = Self(201);
+    /// This indicates that the buffer object could not be mapped.
+    #[doc(alias = "cudaErrorMapBufferObjectFailed")]
+    pub const ERROR_MAP_BUFFER_OBJECT_FAILED: Self = Self(205);
+    /// This indicates that the buffer object could not be unmapped.
+    #[doc(alias = "cudaErrorUnmapBufferObjectFailed")]
+    pub const ERROR_UNMAP_BUFFER_OBJECT_FAILED: Self = Self(206);
+    /// This indicates that the specified array is currently mapped and thus cannot be destroyed.
+    #[doc(alias = "cudaErrorArrayIsMapped")]
+    pub const ERROR_ARRAY_IS_MAPPED: Self = Self(207);
+    /// This indicates that the resource is already mapped.
+    #[doc(alias = "cudaErrorAlreadyMapped")]
+    pub const ERROR_ALREADY_MAPPED: Self = Self(208);
+    /// This indicates that there is no kernel image available that is suitable for the device. This can occur when a user specifies code generation options for a particular CUDA source file that do not include the corresponding device configuration.
+    #[doc(alias = "cudaErrorNoKernelImageForDevice")]
+    pub const ERROR_NO_KERNEL_IMAGE_FOR_DEVICE: Self = Self(209);
+    /// This indicates that a resource has already been acquired.
+    #[doc(alias = "cudaErrorAlreadyAcquired")]
+    pub const ERROR_ALREADY_ACQUIRED: Self = Self(210);
+    /// This indicates that a resource is not mapped.
+    #[doc(alias = "cudaErrorNotMapped")]
+    pub const ERROR_NOT_MAPPED: Self = Self(211);
+    /// This indicates that a mapped resource is not available for access as an array.
+    #[doc(alias = "cudaErrorNotMappedAsArray")]
+    pub const ERROR_NOT_MAPPED_AS_ARRAY: Self = Self(212);
+    /// This indicates that a mapped resource is not available for access as a pointer.
+    #[doc(alias = "cudaErrorNotMappedAsPointer")]
+    pub const ERROR_NOT_MAPPED_AS_POINTER: Self = Self(213);
+    /// This indicates that an uncorrectable ECC error was detected during execution.
+    #[doc(alias = "cudaErrorECCUncorrectable")]
+    pub const ERROR_ECC_UNCORRECTABLE: Self = Self(214);
+    /// This indicates that the cudaLimit passed to the API call is not supported by the active device.
+    #[doc(alias = "cudaErrorUnsupportedLimit")]
+    pub const ERROR_UNSUPPORTED_LIMIT: Self = Self(215);
+    /// This indicates that a call tried to access an exclusive-thread device that is already in use by a different thread.
+    #[doc(alias = "cudaErrorDeviceAlreadyInUse")]
+    pub const ERROR_DEVICE_ALREADY_IN_USE: Self = Self(216);
+    /// This error indicates that P2P access is not supported across the given devices.
+    #[doc(alias = "cudaErrorPeerAccessUnsupported")]
+    pub const ERROR_PEER_ACCESS_UNSUPPORTED: Self = Self(217);
+    /// A PTX compilation failed. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorInvalidPtx")]
+    pub const ERROR_INVALID_PTX: Self = Self(218);
+    /// This indicates an error with the OpenGL or DirectX context.
+    #[doc(alias = "cudaErrorInvalidGraphicsContext")]
+    pub const ERROR_INVALID_GRAPHICS_CONTEXT: Self = Self(219);
+    /// This indicates that an uncorrectable NVLink error was detected during the execution.
+    #[doc(alias = "cudaErrorNvlinkUncorrectable")]
+    pub const ERROR_NVLINK_UNCORRECTABLE: Self = Self(220);
+    /// This indicates that the PTX JIT compiler library was not found. The JIT Compiler library is used for PTX compilation. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorJitCompilerNotFound")]
+    pub const ERROR_JIT_COMPILER_NOT_FOUND: Self = Self(221);
+    /// This indicates that the provided PTX was compiled with an unsupported toolchain. The most common reason for this, is the PTX was generated by a compiler newer than what is supported by the CUDA driver and PTX JIT compiler.
+    #[doc(alias = "cudaErrorUnsupportedPtxVersion")]
+    pub const ERROR_UNSUPPORTED_PTX_VERSION: Self = Self(222);
+    /// This indicates that the JIT compilation was disabled. The JIT compilation compiles PTX. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
+    #[doc(alias = "cudaErrorJitCompilationDisabled")]
+    pub const ERROR_JIT_COMPILATION_DISABLED: Self = Self(223);
+    /// This indicates that the provided execution affinity is not supported by the device.
+    #[doc(alias = "cudaErrorUnsupportedExecAffinity")]
+    pub const ERROR_UNSUPPORTED_EXEC_AFFINITY: Self = Self(224);
+    /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
+    #[doc(alias = "cudaErrorUnsupportedDevSideSync")]
+    pub const ERROR_UNSUPPORTED_DEV_SIDE_SYNC: Self = Self(225);
+    /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorContained")]
+    pub const ERROR_CONTAINED: Self = Self(226);
+    /// This indicates that the device kernel source is invalid.
+    #[doc(alias = "cudaErrorInvalidSource")]
+    pub const ERROR_INVALID_SOURCE: Self = Self(300);
+    /// This indicates that the file specified was not found.
+    #[doc(alias = "cudaErrorFileNotFound")]
+    pub const ERROR_FILE_NOT_FOUND: Self = Self(301);
+    /// This indicates that a link to a shared object failed to resolve.
+    #[doc(alias = "cudaErrorSharedObjectSymbolNotFound")]
+    pub const ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: Self = Self(302);
+    /// This indicates that initialization of a shared object failed.
+    #[doc(alias = "cudaErrorSharedObjectInitFailed")]
+    pub const ERROR_SHARED_OBJECT_INIT_FAILED: Self = Self(303);
+    /// This error indicates that an OS call failed.
+    #[doc(alias = "cudaErrorOperatingSystem")]
+    pub const ERROR_OPERATING_SYSTEM: Self = Self(304);
+    /// This indicates that a resource handle passed to the API call was not valid. Resource handles are opaque types like cudaStream_t and cudaEvent_t.
+    #[doc(alias = "cudaErrorInvalidResourceHandle")]
+    pub const ERROR_INVALID_RESOURCE_HANDLE: Self = Self(400);
+    /// This indicates that a resource required by the API call is not in a valid state to perform the requested operation.
+    #[doc(alias = "cudaErrorIllegalState")]
+    pub const ERROR_ILLEGAL_STATE: Self = Self(401);
+    /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
+    #[doc(alias = "cudaErrorLossyQuery")]
+    pub const ERROR_LOSSY_QUERY: Self = Self(402);
+    /// This indicates that a named symbol was not found. Examples of symbols are global/constant variable names, driver function names, texture names, and surface names.
+    #[doc(alias = "cudaErrorSymbolNotFound")]
+    pub const ERROR_SYMBOL_NOT_FOUND: Self = Self(500);
+    /// This indicates that asynchronous operations issued previously have not completed yet. This result is not actually an error, but must be indicated differently than cudaSuccess (which indicates completion). Calls that may return this value include cudaEventQuery() and cudaStreamQuery().
+    #[doc(alias = "cudaErrorNotReady")]
+    pub const ERROR_NOT_READY: Self = Self(600);
+    /// The device encountered a load or store instruction on an invalid memory address. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorIllegalAddress")]
+    pub const ERROR_ILLEGAL_ADDRESS: Self = Self(700);
+    /// This indicates that a launch did not occur because it did not have appropriate resources. Although this error is similar to cudaErrorInvalidConfiguration, this error usually indicates that the user has attempted to pass too many arguments to the device kernel, or the kernel launch specifies too many threads for the kernel’s register count.
+    #[doc(alias = "cudaErrorLaunchOutOfResources")]
+    pub const ERROR_LAUNCH_OUT_OF_RESOURCES: Self = Self(701);
+    /// This indicates that the device kernel took too long to execute. This can only occur if timeouts are enabled - see the device attribute cudaDevAttrKernelExecTimeout for more information. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorLaunchTimeout")]
+    pub const ERROR_LAUNCH_TIMEOUT: Self = Self(702);
+    /// This error indicates a kernel launch that uses an incompatible texturing mode.
+    #[doc(alias = "cudaErrorLaunchIncompatibleTexturing")]
+    pub const ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: Self = Self(703);
+    /// This error indicates that a call to cudaDeviceEnablePeerAccess() is trying to re-enable peer addressing on from a context which has already had peer addressing enabled.
+    #[doc(alias = "cudaErrorPeerAccessAlreadyEnabled")]
+    pub const ERROR_PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
+    /// This error indicates that cudaDeviceDisablePeerAccess() is trying to disable peer addressing which has not been enabled yet via cudaDeviceEnablePeerAccess().
+    #[doc(alias = "cudaErrorPeerAccessNotEnabled")]
+    pub const ERROR_PEER_ACCESS_NOT_ENABLED: Self = Self(705);
+    /// This indicates that the user has called cudaSetValidDevices(), cudaSetDeviceFlags(), cudaD3D9SetDirect3DDevice(), cudaD3D10SetDirect3DDevice, cudaD3D11SetDirect3DDevice(), or cudaVDPAUSetVDPAUDevice() after initializing the CUDA runtime by calling non-device management operations (allocating memory and launching kernels are examples of non-device management operations). This error can also be returned if using runtime/driver interoperability and there is an existing CUcontext active on the host thread.
+    #[doc(alias = "cudaErrorSetOnActiveProcess")]
+    pub const ERROR_SET_ON_ACTIVE_PROCESS: Self = Self(708);
+    /// This error indicates that the context current to the calling thread has been destroyed using cuCtxDestroy, or is a primary context which has not yet been initialized.
+    #[doc(alias = "cudaErrorContextIsDestroyed")]
+    pub const ERROR_CONTEXT_IS_DESTROYED: Self = Self(709);
+    /// An assert triggered in device code during kernel execution. The device cannot be used again. All existing allocations are invalid. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorAssert")]
+    pub const ERROR_ASSERT: Self = Self(710);
+    /// This error indicates that the hardware resources required to enable peer access have been exhausted for one or more of the devices passed to cudaEnablePeerAccess().
+    #[doc(alias = "cudaErrorTooManyPeers")]
+    pub const ERROR_TOO_MANY_PEERS: Self = Self(711);
+    /// This error indicates that the memory range passed to cudaHostRegister() has already been registered.
+    #[doc(alias = "cudaErrorHostMemoryAlreadyRegistered")]
+    pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
+    /// This error indicates that the pointer passed to cudaHostUnregister() does not correspond to any currently registered memory region.
+    #[doc(alias = "cudaErrorHostMemoryNotRegistered")]
+    pub const ERROR_HOST_MEMORY_NOT_REGISTERED: Self = Self(713);
+    /// Device encountered an error in the call stack during kernel execution, possibly due to stack corruption or exceeding the stack size limit. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorHardwareStackError")]
+    pub const ERROR_HARDWARE_STACK_ERROR: Self = Self(714);
+    /// The device encountered an illegal instruction during kernel execution This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorIllegalInstruction")]
+    pub const ERROR_ILLEGAL_INSTRUCTION: Self = Self(715);
+    /// The device encountered a load or store instruction on a memory address which is not aligned. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorMisalignedAddress")]
+    pub const ERROR_MISALIGNED_ADDRESS: Self = Self(716);
+    /// While executing a kernel, the device encountered an instruction which can only operate on memory locations in certain address spaces (global, shared, or local), but was supplied a memory address not belonging to an allowed address space. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorInvalidAddressSpace")]
+    pub const ERROR_INVALID_ADDRESS_SPACE: Self = Self(717);
+    /// The device encountered an invalid program counter. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorInvalidPc")]
+    pub const ERROR_INVALID_PC: Self = Self(718);
+    /// An exception occurred on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing out of bounds shared memory. Less common cases can be system specific - more information about these cases can be found in the system specific user guide. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorLaunchFailure")]
+    pub const ERROR_LAUNCH_FAILURE: Self = Self(719);
+    /// This error indicates that the number of blocks launched per grid for a kernel that was launched via either cudaLaunchCooperativeKernel exceeds the maximum number of blocks as allowed by cudaOccupancyMaxActiveBlocksPerMultiprocessor or cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags times the number of multiprocessors as specified by the device attribute cudaDevAttrMultiProcessorCount.
+    #[doc(alias = "cudaErrorCooperativeLaunchTooLarge")]
+    pub const ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: Self = Self(720);
+    /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorTensorMemoryLeak")]
+    pub const ERROR_TENSOR_MEMORY_LEAK: Self = Self(721);
+    /// This error indicates the attempted operation is not permitted.
+    #[doc(alias = "cudaErrorNotPermitted")]
+    pub const ERROR_NOT_PERMITTED: Self = Self(800);
+    /// This error indicates the attempted operation is not supported on the current system or device.
+    #[doc(alias = "cudaErrorNotSupported")]
+    pub const ERROR_NOT_SUPPORTED: Self = Self(801);
+    /// This error indicates that the system is not yet ready to start any CUDA work. To continue using CUDA, verify the system configuration is in a valid state and all required driver daemons are actively running. More information about this error can be found in the system specific user guide.
+    #[doc(alias = "cudaErrorSystemNotReady")]
+    pub const ERROR_SYSTEM_NOT_READY: Self = Self(802);
+    /// This error indicates that there is a mismatch between the versions of the display driver and the CUDA driver. Refer to the compatibility documentation for supported versions.
+    #[doc(alias = "cudaErrorSystemDriverMismatch")]
+    pub const ERROR_SYSTEM_DRIVER_MISMATCH: Self = Self(803);
+    /// This error indicates that the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not support this configuration. Refer to the compatibility documentation for the supported hardware matrix or ensure that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES environment variable.
+    #[doc(alias = "cudaErrorCompatNotSupportedOnDevice")]
+    pub const ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: Self = Self(804);
+    /// This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server.
+    #[doc(alias = "cudaErrorMpsConnectionFailed")]
+    pub const ERROR_MPS_CONNECTION_FAILED: Self = Self(805);
+    /// This error indicates that the remote procedural call between the MPS server and the MPS client failed.
+    #[doc(alias = "cudaErrorMpsRpcFailure")]
+    pub const ERROR_MPS_RPC_FAILURE: Self = Self(806);
+    /// This error indicates that the MPS server is not ready to accept new MPS client requests. This error can be returned when the MPS server is in the process of recovering from a fatal failure.
+    #[doc(alias = "cudaErrorMpsServerNotReady")]
+    pub const ERROR_MPS_SERVER_NOT_READY: Self = Self(807);
+    /// This error indicates that the hardware resources required to create MPS client have been exhausted.
+    #[doc(alias = "cudaErrorMpsMaxClientsReached")]
+    pub const ERROR_MPS_MAX_CLIENTS_REACHED: Self = Self(808);
+    /// This error indicates the the hardware resources required to device connections have been exhausted.
+    #[doc(alias = "cudaErrorMpsMaxConnectionsReached")]
+    pub const ERROR_MPS_MAX_CONNECTIONS_REACHED: Self = Self(809);
+    /// This error indicates that the MPS client has been terminated by the server. To continue using CUDA, the process must be terminated and relaunched.
+    #[doc(alias = "cudaErrorMpsClientTerminated")]
+    pub const ERROR_MPS_CLIENT_TERMINATED: Self = Self(810);
+    /// This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it.
+    #[doc(alias = "cudaErrorCdpNotSupported")]
+    pub const ERROR_CDP_NOT_SUPPORTED: Self = Self(811);
+    /// This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism.
+    #[doc(alias = "cudaErrorCdpVersionMismatch")]
+    pub const ERROR_CDP_VERSION_MISMATCH: Self = Self(812);
+    /// The operation is not permitted when the stream is capturing.
+    #[doc(alias = "cudaErrorStreamCaptureUnsupported")]
+    pub const ERROR_STREAM_CAPTURE_UNSUPPORTED: Self = Self(900);
+    /// The current capture sequence on the stream has been invalidated due to a previous error.
+    #[doc(alias = "cudaErrorStreamCaptureInvalidated")]
+    pub const ERROR_STREAM_CAPTURE_INVALIDATED: Self = Self(901);
+    /// The operation would have resulted in a merge of two independent capture sequences.
+    #[doc(alias = "cudaErrorStreamCaptureMerge")]
+    pub const ERROR_STREAM_CAPTURE_MERGE: Self = Self(902);
+    /// The capture was not initiated in this stream.
+    #[doc(alias = "cudaErrorStreamCaptureUnmatched")]
+    pub const ERROR_STREAM_CAPTURE_UNMATCHED: Self = Self(903);
+    /// The capture sequence contains a fork that was not joined to the primary stream.
+    #[doc(alias = "cudaErrorStreamCaptureUnjoined")]
+    pub const ERROR_STREAM_CAPTURE_UNJOINED: Self = Self(904);
+    /// A dependency would have been created which crosses the capture sequence boundary. Only implicit in-stream ordering dependencies are allowed to cross the boundary.
+    #[doc(alias = "cudaErrorStreamCaptureIsolation")]
+    pub const ERROR_STREAM_CAPTURE_ISOLATION: Self = Self(905);
+    /// The operation would have resulted in a disallowed implicit dependency on a current capture sequence from cudaStreamLegacy.
+    #[doc(alias = "cudaErrorStreamCaptureImplicit")]
+    pub const ERROR_STREAM_CAPTURE_IMPLICIT: Self = Self(906);
+    /// The operation is not permitted on an event which was last recorded in a capturing stream.
+    #[doc(alias = "cudaErrorCapturedEvent")]
+    pub const ERROR_CAPTURED_EVENT: Self = Self(907);
+    /// A stream capture sequence not initiated with the cudaStreamCaptureModeRelaxed argument to cudaStreamBeginCapture was passed to cudaStreamEndCapture in a different thread.
+    #[doc(alias = "cudaErrorStreamCaptureWrongThread")]
+    pub const ERROR_STREAM_CAPTURE_WRONG_THREAD: Self = Self(908);
+    /// This indicates that the wait operation has timed out.
+    #[doc(alias = "cudaErrorTimeout")]
+    pub const ERROR_TIMEOUT: Self = Self(909);
+    /// This error indicates that the graph update was not performed because it included changes which violated constraints specific to instantiated graph update.
+    #[doc(alias = "cudaErrorGraphExecUpdateFailure")]
+    pub const ERROR_GRAPH_EXEC_UPDATE_FAILURE: Self = Self(910);
+    /// This indicates that an error has occurred in a device outside of GPU. It can be a synchronous error w.r.t. CUDA API or an asynchronous error from the external device. In case of asynchronous error, it means that if cuda was waiting for an external device’s signal before consuming shared data, the external device signaled an error indicating that the data is not valid for consumption. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched. In case of synchronous error, it means that one or more external devices have encountered an error and cannot complete the operation.
+    #[doc(alias = "cudaErrorExternalDevice")]
+    pub const ERROR_EXTERNAL_DEVICE: Self = Self(911);
+    /// This indicates that a kernel launch error has occurred due to cluster misconfiguration.
+    #[doc(alias = "cudaErrorInvalidClusterSize")]
+    pub const ERROR_INVALID_CLUSTER_SIZE: Self = Self(912);
+    /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
+    #[doc(alias = "cudaErrorFunctionNotLoaded")]
+    pub const ERROR_FUNCTION_NOT_LOADED: Self = Self(913);
+    /// This error indicates one or more resources passed in are not valid resource types for the operation.
+    #[doc(alias = "cudaErrorInvalidResourceType")]
+    pub const ERROR_INVALID_RESOURCE_TYPE: Self = Self(914);
+    /// This error indicates one or more resources are insufficient or non-applicable for the operation.
+    #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
+    pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
+    /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
+    #[doc(alias = "cudaErrorStreamDetached")]
+    pub const ERROR_STREAM_DETACHED: Self = Self(917);
+    /// This indicates that an unknown internal error has occurred.
+    #[doc(alias = "cudaErrorUnknown")]
+    pub const ERROR_UNKNOWN: Self = Self(999);
+    #[doc(alias = "cudaErrorApiFailureBase")]
+    pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaAccessPropertyNormal"),
-            1 => ::core::option::Option::Some("cudaAccessPropertyStreaming"),
-            2 => ::core::option::Option::Some("cudaAccessPropertyPersisting"),
+            0 => ::core::option::Option::Some("cudaSuccess"),
+            1 => ::core::option::Option::Some("cudaErrorInvalidValue"),
+            2 => ::core::option::Option::Some("cudaErrorMemoryAllocation"),
+            3 => ::core::option::Option::Some("cudaErrorInitializationError"),
+            4 => ::core::option::Option::Some("cudaErrorCudartUnloading"),
+            5 => ::core::option::Option::Some("cudaErrorProfilerDisabled"),
+            6 => ::core::option::Option::Some("cudaErrorProfilerNotInitialized"),
+            7 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStarted"),
+            8 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStopped"),
+            9 => ::core::option::Option::Some("cudaErrorInvalidConfiguration"),
+            10 => ::core::option::Option::Some("cudaErrorVersionTranslation"),
+            12 => ::core::option::Option::Some("cudaErrorInvalidPitchValue"),
+            13 => ::core::option::Option::Some("cudaErrorInvalidSymbol"),
+            16 => ::core::option::Option::Some("cudaErrorInvalidHostPointer"),
+            17 => ::core::option::Option::Some("cudaErrorInvalidDevicePointer"),
+            18 => ::core::option::Option::Some("cudaErrorInvalidTexture"),
+            19 => ::core::option::Option::Some("cudaErrorInvalidTextureBinding"),
+            20 => ::core::option::Option::Some("cudaErrorInvalidChannelDescriptor"),
+            21 => ::core::option::Option::Some("cudaErrorInvalidMemcpyDirection"),
+            22 => ::core::option::Option::Some("cudaErrorAddressOfConstant"),
+            23 => ::core::option::Option::Some("cudaErrorTextureFetchFailed"),
+            24 => ::core::option::Option::Some("cudaErrorTextureNotBound"),
+            25 => ::core::option::Option::Some("cudaErrorSynchronizationError"),
+            26 => ::core::option::Option::Some("cudaErrorInvalidFilterSetting"),
+            27 => ::core::option::Option::Some("cudaErrorInvalidNormSetting"),
+            28 => ::core::option::Option::Some("cudaErrorMixedDeviceExecution"),
+            31 => ::core::option::Option::Some("cudaErrorNotYetImplemented"),
+            32 => ::core::option::Option::Some("cudaErrorMemoryValueTooLarge"),
+            34 => ::core::option::Option::Some("cudaErrorStubLibrary"),
+            35 => ::core::option::Option::Some("cudaErrorInsufficientDriver"),
+            36 => ::core::option::Option::Some("cudaErrorCallRequiresNewerDriver"),
+            37 => ::core::option::Option::Some("cudaErrorInvalidSurface"),
+            43 => ::core::option::Option::Some("cudaErrorDuplicateVariableName"),
+            44 => ::core::option::Option::Some("cudaErrorDuplicateTextureName"),
+            45 => ::core::option::Option::Some("cudaErrorDuplicateSurfaceName"),
+            46 => ::core::option::Option::Some("cudaErrorDevicesUnavailable"),
+            49 => ::core::option::Option::Some("cudaErrorIncompatibleDriverContext"),
+            52 => ::core::option::Option::Some("cudaErrorMissingConfiguration"),
+            53 => ::core::option::Option::Some("cudaErrorPriorLaunchFailure"),
+            65 => ::core::option::Option::Some("cudaErrorLaunchMaxDepthExceeded"),
+            66 => ::core::option::Option::Some("cudaErrorLaunchFileScopedTex"),
+            67 => ::core::option::Option::Some("cudaErrorLaunchFileScopedSurf"),
+            68 => ::core::option::Option::Some("cudaErrorSyncDepthExceeded"),
+            69 => ::core::option::Option::Some("cudaErrorLaunchPendingCountExceeded"),
+            98 => ::core::option::Option::Some("cudaErrorInvalidDeviceFunction"),
+            100 => ::core::option::Option::Some("cudaErrorNoDevice"),
+            101 => ::core::option::Option::Some("cudaErrorInvalidDevice"),
+            102 => ::core::option::Option::Some("cudaErrorDeviceNotLicensed"),
+            103 => {
+                ::core::option::Option::Some("cudaErrorSoftwareValidityNotEstablished")
+            }
+            127 => ::core::option::Option::Some("cudaErrorStartupFailure"),
+            200 => ::core::option::Option::Some("cudaErrorInvalidKernelImage"),
+            201 => ::core::option::Option::Some("cudaErrorDeviceUninitialized"),
+            205 => ::core::option::Option::Some("cudaErrorMapBufferObjectFailed"),
+            206 => ::core::option::Option::Some("cudaErrorUnmapBufferObjectFailed"),
+            207 => ::core::option::Option::Some("cudaErrorArrayIsMapped"),
+            208 => ::core::option::Option::Some("cudaErrorAlreadyMapped"),
+            209 => ::core::option::Option::Some("cudaErrorNoKernelImageForDevice"),
+            210 => ::core::option::Option::Some("cudaErrorAlreadyAcquired"),
+            211 => ::core::option::Option::Some("cudaErrorNotMapped"),
+            212 => ::core::option::Option::Some("cudaErrorNotMappedAsArray"),
+            213 => ::core::option::Option::Some("cudaErrorNotMappedAsPointer"),
+            214 => ::core::option::Option::Some("cudaErrorECCUncorrectable"),
+            215 => ::core::option::Option::Some("cudaErrorUnsupportedLimit"),
+            216 => ::core::option::Option::Some("cudaErrorDeviceAlreadyInUse"),
+            217 => ::core::option::Option::Some("cudaErrorPeerAccessUnsupported"),
+            218 => ::core::option::Option::Some("cudaErrorInvalidPtx"),
+            219 => ::core::option::Option::Some("cudaErrorInvalidGraphicsContext"),
+            220 => ::core::option::Option::Some("cudaErrorNvlinkUncorrectable"),
+            221 => ::core::option::Option::Some("cudaErrorJitCompilerNotFound"),
+            222 => ::core::option::Option::Some("cudaErrorUnsupportedPtxVersion"),
+            223 => ::core::option::Option::Some("cudaErrorJitCompilationDisabled"),
+            224 => ::core::option::Option::Some("cudaErrorUnsupportedExecAffinity"),
+            225 => ::core::option::Option::Some("cudaErrorUnsupportedDevSideSync"),
+            226 => ::core::option::Option::Some("cudaErrorContained"),
+            300 => ::core::option::Option::Some("cudaErrorInvalidSource"),
+            301 => ::core::option::Option::Some("cudaErrorFileNotFound"),
+            302 => ::core::option::Option::Some("cudaErrorSharedObjectSymbolNotFound"),
+            303 => ::core::option::Option::Some("cudaErrorSharedObjectInitFailed"),
+            304 => ::core::option::Option::Some("cudaErrorOperatingSystem"),
+            400 => ::core::option::Option::Some("cudaErrorInvalidResourceHandle"),
+            401 => ::core::option::Option::Some("cudaErrorIllegalState"),
+            402 => ::core::option::Option::Some("cudaErrorLossyQuery"),
+            500 => ::core::option::Option::Some("cudaErrorSymbolNotFound"),
+            600 => ::core::option::Option::Some("cudaErrorNotReady"),
+            700 => ::core::option::Option::Some("cudaErrorIllegalAddress"),
+            701 => ::core::option::Option::Some("cudaErrorLaunchOutOfResources"),
+            702 => ::core::option::Option::Some("cudaErrorLaunchTimeout"),
+            703 => ::core::option::Option::Some("cudaErrorLaunchIncompatibleTexturing"),
+            704 => ::core::option::Option::Some("cudaErrorPeerAccessAlreadyEnabled"),
+            705 => ::core::option::Option::Some("cudaErrorPeerAccessNotEnabled"),
+            708 => ::core::option::Option::Some("cudaErrorSetOnActiveProcess"),
+            709 => ::core::option::Option::Some("cudaErrorContextIsDestroyed"),
+            710 => ::core::option::Option::Some("cudaErrorAssert"),
+            711 => ::core::option::Option::Some("cudaErrorTooManyPeers"),
+            712 => ::core::option::Option::Some("cudaErrorHostMemoryAlreadyRegistered"),
+            713 => ::core::option::Option::Some("cudaErrorHostMemoryNotRegistered"),
+            714 => ::core::option::Option::Some("cudaErrorHardwareStackError"),
+            715 => ::core::option::Option::Some("cudaErrorIllegalInstruction"),
+            716 => ::core::option::Option::Some("cudaErrorMisalignedAddress"),
+            717 => ::core::option::Option::Some("cudaErrorInvalidAddressSpace"),
+            718 => ::core::option::Option::Some("cudaErrorInvalidPc"),
+            719 => ::core::option::Option::Some("cudaErrorLaunchFailure"),
+            720 => ::core::option::Option::Some("cudaErrorCooperativeLaunchTooLarge"),
+            721 => ::core::option::Option::Some("cudaErrorTensorMemoryLeak"),
+            800 => ::core::option::Option::Some("cudaErrorNotPermitted"),
+            801 => ::core::option::Option::Some("cudaErrorNotSupported"),
+            802 => ::core::option::Option::Some("cudaErrorSystemNotReady"),
+            803 => ::core::option::Option::Some("cudaErrorSystemDriverMismatch"),
+            804 => ::core::option::Option::Some("cudaErrorCompatNotSupportedOnDevice"),
+            805 => ::core::option::Option::Some("cudaErrorMpsConnectionFailed"),
+            806 => ::core::option::Option::Some("cudaErrorMpsRpcFailure"),
+            807 => ::core::option::Option::Some("cudaErrorMpsServerNotReady"),
+            808 => ::core::option::Option::Some("cudaErrorMpsMaxClientsReached"),
+            809 => ::core::option::Option::Some("cudaErrorMpsMaxConnectionsReached"),
+            810 => ::core::option::Option::Some("cudaErrorMpsClientTerminated"),
+            811 => ::core::option::Option::Some("cudaErrorCdpNotSupported"),
+            812 => ::core::option::Option::Some("cudaErrorCdpVersionMismatch"),
+            900 => ::core::option::Option::Some("cudaErrorStreamCaptureUnsupported"),
+            901 => ::core::option::Option::Some("cudaErrorStreamCaptureInvalidated"),
+            902 => ::core::option::Option::Some("cudaErrorStreamCaptureMerge"),
+            903 => ::core::option::Option::Some("cudaErrorStreamCaptureUnmatched"),
+            904 => ::core::option::Option::Some("cudaErrorStreamCaptureUnjoined"),
+            905 => ::core::option::Option::Some("cudaErrorStreamCaptureIsolation"),
+            906 => ::core::option::Option::Some("cudaErrorStreamCaptureImplicit"),
+            907 => ::core::option::Option::Some("cudaErrorCapturedEvent"),
+            908 => ::core::option::Option::Some("cudaErrorStreamCaptureWrongThread"),
+            909 => ::core::option::Option::Some("cudaErrorTimeout"),
+            910 => ::core::option::Option::Some("cudaErrorGraphExecUpdateFailure"),
+            911 => ::core::option::Option::Some("cudaErrorExternalDevice"),
+            912 => ::core::option::Option::Some("cudaErrorInvalidClusterSize"),
+            913 => ::core::option::Option::Some("cudaErrorFunctionNotLoaded"),
+            914 => ::core::option::Option::Some("cudaErrorInvalidResourceType"),
+            915 => ::core::option::Option::Some("cudaErrorInvalidResourceConfiguration"),
+            917 => ::core::option::Option::Some("cudaErrorStreamDetached"),
+            999 => ::core::option::Option::Some("cudaErrorUnknown"),
+            10000 => ::core::option::Option::Some("cudaErrorApiFailureBase"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaAccessProperty, u32);
-/// Types of async notification that can occur
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaAsyncNotificationType(pub u32);
-impl cudaAsyncNotificationType {
-    /// Sent when the process has exceeded its device memory budget
-    #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
-    pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaAsyncNotificationTypeOverBudget"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaAsyncNotificationType, u32);
-/// Another name of [`cudaAsyncNotificationType`].
-pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
-/// CUDA-valid Atomic Operations
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaAtomicOperation(pub u32);
-impl cudaAtomicOperation {
-    #[doc(alias = "cudaAtomicOperationIntegerAdd")]
-    pub const INTEGER_ADD: Self = Self(0);
-    #[doc(alias = "cudaAtomicOperationIntegerMin")]
-    pub const INTEGER_MIN: Self = Self(1);
-    #[doc(alias = "cudaAtomicOperationIntegerMax")]
-    pub const INTEGER_MAX: Self = Self(2);
-    #[doc(alias = "cudaAtomicOperationIntegerIncrement")]
-    pub const INTEGER_INCREMENT: Self = Self(3);
-    #[doc(alias = "cudaAtomicOperationIntegerDecrement")]
-    pub const INTEGER_DECREMENT: Self = Self(4);
-    #[doc(alias = "cudaAtomicOperationAnd")]
-    pub const AND: Self = Self(5);
-    #[doc(alias = "cudaAtomicOperationOr")]
-    pub const OR: Self = Self(6);
-    #[doc(alias = "cudaAtomicOperationXOR")]
-    pub const XOR: Self = Self(7);
-    #[doc(alias = "cudaAtomicOperationExchange")]
-    pub const EXCHANGE: Self = Self(8);
-    #[doc(alias = "cudaAtomicOperationCAS")]
-    pub const CAS: Self = Self(9);
-    #[doc(alias = "cudaAtomicOperationFloatAdd")]
-    pub const FLOAT_ADD: Self = Self(10);
-    #[doc(alias = "cudaAtomicOperationFloatMin")]
-    pub const FLOAT_MIN: Self = Self(11);
-    #[doc(alias = "cudaAtomicOperationFloatMax")]
-    pub const FLOAT_MAX: Self = Self(12);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaAtomicOperationIntegerAdd"),
-            1 => ::core::option::Option::Some("cudaAtomicOperationIntegerMin"),
-            2 => ::core::option::Option::Some("cudaAtomicOperationIntegerMax"),
-            3 => ::core::option::Option::Some("cudaAtomicOperationIntegerIncrement"),
-            4 => ::core::option::Option::Some("cudaAtomicOperationIntegerDecrement"),
-            5 => ::core::option::Option::Some("cudaAtomicOperationAnd"),
-            6 => ::core::option::Option::Some("cudaAtomicOperationOr"),
-            7 => ::core::option::Option::Some("cudaAtomicOperationXOR"),
-            8 => ::core::option::Option::Some("cudaAtomicOperationExchange"),
-            9 => ::core::option::Option::Some("cudaAtomicOperationCAS"),
-            10 => ::core::option::Option::Some("cudaAtomicOperationFloatAdd"),
-            11 => ::core::option::Option::Some("cudaAtomicOperationFloatMin"),
-            12 => ::core::option::Option::Some("cudaAtomicOperationFloatMax"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaAtomicOperation, u32);
-/// CUDA-valid Atomic Operation capabilities
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaAtomicOperationCapability(pub u32);
-impl cudaAtomicOperationCapability {
-    #[doc(alias = "cudaAtomicCapabilitySigned")]
-    pub const SIGNED: Self = Self(1);
-    #[doc(alias = "cudaAtomicCapabilityUnsigned")]
-    pub const UNSIGNED: Self = Self(2);
-    #[doc(alias = "cudaAtomicCapabilityReduction")]
-    pub const REDUCTION: Self = Self(4);
-    #[doc(alias = "cudaAtomicCapabilityScalar32")]
-    pub const SCALAR32: Self = Self(8);
-    #[doc(alias = "cudaAtomicCapabilityScalar64")]
-    pub const SCALAR64: Self = Self(16);
-    #[doc(alias = "cudaAtomicCapabilityScalar128")]
-    pub const SCALAR128: Self = Self(32);
-    #[doc(alias = "cudaAtomicCapabilityVector32x4")]
-    pub const VECTOR32X4: Self = Self(64);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaAtomicCapabilitySigned"),
-            2 => ::core::option::Option::Some("cudaAtomicCapabilityUnsigned"),
-            4 => ::core::option::Option::Some("cudaAtomicCapabilityReduction"),
-            8 => ::core::option::Option::Some("cudaAtomicCapabilityScalar32"),
-            16 => ::core::option::Option::Some("cudaAtomicCapabilityScalar64"),
-            32 => ::core::option::Option::Some("cudaAtomicCapabilityScalar128"),
-            64 => ::core::option::Option::Some("cudaAtomicCapabilityVector32x4"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaAtomicOperationCapability, u32);
-/// CUDA cooperative group scope
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaCGScope(pub u32);
-impl cudaCGScope {
-    /// Invalid cooperative group scope
-    #[doc(alias = "cudaCGScopeInvalid")]
-    pub const INVALID: Self = Self(0);
-    /// Scope represented by a grid_group
-    #[doc(alias = "cudaCGScopeGrid")]
-    pub const GRID: Self = Self(1);
-    /// Reserved
-    #[doc(alias = "cudaCGScopeReserved")]
-    pub const RESERVED: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaCGScopeInvalid"),
-            1 => ::core::option::Option::Some("cudaCGScopeGrid"),
-            2 => ::core::option::Option::Some("cudaCGScopeReserved"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaCGScope, u32);
+c_enum!(cudaError_t, u32);
+/// Another name of [`cudaError_t`].
+pub type cudaError = cudaError_t;
 /// Channel format kind
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -443,6 +818,179 @@ impl cudaChannelFormatKind {
     }
 }
 c_enum!(cudaChannelFormatKind, u32);
+/// CUDA memory types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemoryType(pub u32);
+impl cudaMemoryType {
+    /// Unregistered memory
+    #[doc(alias = "cudaMemoryTypeUnregistered")]
+    pub const UNREGISTERED: Self = Self(0);
+    /// Host memory
+    #[doc(alias = "cudaMemoryTypeHost")]
+    pub const HOST: Self = Self(1);
+    /// Device memory
+    #[doc(alias = "cudaMemoryTypeDevice")]
+    pub const DEVICE: Self = Self(2);
+    /// Managed memory
+    #[doc(alias = "cudaMemoryTypeManaged")]
+    pub const MANAGED: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemoryTypeUnregistered"),
+            1 => ::core::option::Option::Some("cudaMemoryTypeHost"),
+            2 => ::core::option::Option::Some("cudaMemoryTypeDevice"),
+            3 => ::core::option::Option::Some("cudaMemoryTypeManaged"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemoryType, u32);
+/// CUDA memory copy types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpyKind(pub u32);
+impl cudaMemcpyKind {
+    /// Host -\> Host
+    #[doc(alias = "cudaMemcpyHostToHost")]
+    pub const HOST_TO_HOST: Self = Self(0);
+    /// Host -\> Device
+    #[doc(alias = "cudaMemcpyHostToDevice")]
+    pub const HOST_TO_DEVICE: Self = Self(1);
+    /// Device -\> Host
+    #[doc(alias = "cudaMemcpyDeviceToHost")]
+    pub const DEVICE_TO_HOST: Self = Self(2);
+    /// Device -\> Device
+    #[doc(alias = "cudaMemcpyDeviceToDevice")]
+    pub const DEVICE_TO_DEVICE: Self = Self(3);
+    /// Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing
+    #[doc(alias = "cudaMemcpyDefault")]
+    pub const DEFAULT: Self = Self(4);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpyHostToHost"),
+            1 => ::core::option::Option::Some("cudaMemcpyHostToDevice"),
+            2 => ::core::option::Option::Some("cudaMemcpyDeviceToHost"),
+            3 => ::core::option::Option::Some("cudaMemcpyDeviceToDevice"),
+            4 => ::core::option::Option::Some("cudaMemcpyDefault"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemcpyKind, u32);
+/// Specifies performance hint with [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// for hitProp and missProp members.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaAccessProperty(pub u32);
+impl cudaAccessProperty {
+    /// Normal cache persistence.
+    #[doc(alias = "cudaAccessPropertyNormal")]
+    pub const NORMAL: Self = Self(0);
+    /// Streaming access is less likely to persit from cache.
+    #[doc(alias = "cudaAccessPropertyStreaming")]
+    pub const STREAMING: Self = Self(1);
+    /// Persisting access is more likely to persist in cache.
+    #[doc(alias = "cudaAccessPropertyPersisting")]
+    pub const PERSISTING: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaAccessPropertyNormal"),
+            1 => ::core::option::Option::Some("cudaAccessPropertyStreaming"),
+            2 => ::core::option::Option::Some("cudaAccessPropertyPersisting"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaAccessProperty, u32);
+/// Possible stream capture statuses returned by
+/// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamCaptureStatus(pub u32);
+impl cudaStreamCaptureStatus {
+    /// Stream is not capturing
+    #[doc(alias = "cudaStreamCaptureStatusNone")]
+    pub const NONE: Self = Self(0);
+    /// Stream is actively capturing
+    #[doc(alias = "cudaStreamCaptureStatusActive")]
+    pub const ACTIVE: Self = Self(1);
+    /// Stream is part of a capture sequence that has been invalidated, but not terminated
+    #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
+    pub const INVALIDATED: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamCaptureStatusNone"),
+            1 => ::core::option::Option::Some("cudaStreamCaptureStatusActive"),
+            2 => ::core::option::Option::Some("cudaStreamCaptureStatusInvalidated"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaStreamCaptureStatus, u32);
+/// Possible modes for stream capture thread interactions. For more
+/// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
+/// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamCaptureMode(pub u32);
+impl cudaStreamCaptureMode {
+    #[doc(alias = "cudaStreamCaptureModeGlobal")]
+    pub const GLOBAL: Self = Self(0);
+    #[doc(alias = "cudaStreamCaptureModeThreadLocal")]
+    pub const THREAD_LOCAL: Self = Self(1);
+    #[doc(alias = "cudaStreamCaptureModeRelaxed")]
+    pub const RELAXED: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamCaptureModeGlobal"),
+            1 => ::core::option::Option::Some("cudaStreamCaptureModeThreadLocal"),
+            2 => ::core::option::Option::Some("cudaStreamCaptureModeRelaxed"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaStreamCaptureMode, u32);
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSynchronizationPolicy(pub u32);
+impl cudaSynchronizationPolicy {
+    #[doc(alias = "cudaSyncPolicyAuto")]
+    pub const AUTO: Self = Self(1);
+    #[doc(alias = "cudaSyncPolicySpin")]
+    pub const SPIN: Self = Self(2);
+    #[doc(alias = "cudaSyncPolicyYield")]
+    pub const YIELD: Self = Self(3);
+    #[doc(alias = "cudaSyncPolicyBlockingSync")]
+    pub const BLOCKING_SYNC: Self = Self(4);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaSyncPolicyAuto"),
+            2 => ::core::option::Option::Some("cudaSyncPolicySpin"),
+            3 => ::core::option::Option::Some("cudaSyncPolicyYield"),
+            4 => ::core::option::Option::Some("cudaSyncPolicyBlockingSync"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaSynchronizationPolicy, u32);
 /// Cluster scheduling policies. These may be passed to
 /// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
 ///
@@ -471,6 +1019,545 @@ impl cudaClusterSchedulingPolicy {
     }
 }
 c_enum!(cudaClusterSchedulingPolicy, u32);
+/// Flags for [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaStreamUpdateCaptureDependenciesFlags(pub u32);
+impl cudaStreamUpdateCaptureDependenciesFlags {
+    /// Add new nodes to the dependency set
+    #[doc(alias = "cudaStreamAddCaptureDependencies")]
+    pub const ADD_CAPTURE_DEPENDENCIES: Self = Self(0);
+    /// Replace the dependency set with the new nodes
+    #[doc(alias = "cudaStreamSetCaptureDependencies")]
+    pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaStreamAddCaptureDependencies"),
+            1 => ::core::option::Option::Some("cudaStreamSetCaptureDependencies"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaStreamUpdateCaptureDependenciesFlags, u32);
+/// Flags for user objects for graphs
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaUserObjectFlags(pub u32);
+impl cudaUserObjectFlags {
+    /// Indicates the destructor execution is not synchronized by any CUDA handle.
+    #[doc(alias = "cudaUserObjectNoDestructorSync")]
+    pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaUserObjectNoDestructorSync"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaUserObjectFlags, u32);
+/// Flags for retaining user object references for graphs
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaUserObjectRetainFlags(pub u32);
+impl cudaUserObjectRetainFlags {
+    /// Transfer references from the caller rather than creating new references.
+    #[doc(alias = "cudaGraphUserObjectMove")]
+    pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphUserObjectMove"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaUserObjectRetainFlags, u32);
+/// Flags for host task sync mode
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaHostTaskSyncMode(pub u32);
+impl cudaHostTaskSyncMode {
+    #[doc(alias = "cudaHostTaskBlocking")]
+    pub const BLOCKING: Self = Self(0);
+    #[doc(alias = "cudaHostTaskSpinWait")]
+    pub const SPIN_WAIT: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaHostTaskBlocking"),
+            1 => ::core::option::Option::Some("cudaHostTaskSpinWait"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaHostTaskSyncMode, u32);
+/// CUDA graphics interop register flags
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsRegisterFlags(pub u32);
+impl cudaGraphicsRegisterFlags {
+    /// Default
+    #[doc(alias = "cudaGraphicsRegisterFlagsNone")]
+    pub const NONE: Self = Self(0);
+    /// CUDA will not write to this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsReadOnly")]
+    pub const READ_ONLY: Self = Self(1);
+    /// CUDA will only write to and will not read from this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsWriteDiscard")]
+    pub const WRITE_DISCARD: Self = Self(2);
+    /// CUDA will bind this resource to a surface reference
+    #[doc(alias = "cudaGraphicsRegisterFlagsSurfaceLoadStore")]
+    pub const SURFACE_LOAD_STORE: Self = Self(4);
+    /// CUDA will perform texture gather operations on this resource
+    #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
+    pub const TEXTURE_GATHER: Self = Self(8);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsNone"),
+            1 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsReadOnly"),
+            2 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsWriteDiscard"),
+            4 => {
+                ::core::option::Option::Some("cudaGraphicsRegisterFlagsSurfaceLoadStore")
+            }
+            8 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsTextureGather"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphicsRegisterFlags, u32);
+/// CUDA graphics interop map flags
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsMapFlags(pub u32);
+impl cudaGraphicsMapFlags {
+    /// Default; Assume resource can be read/written
+    #[doc(alias = "cudaGraphicsMapFlagsNone")]
+    pub const NONE: Self = Self(0);
+    /// CUDA will not write to this resource
+    #[doc(alias = "cudaGraphicsMapFlagsReadOnly")]
+    pub const READ_ONLY: Self = Self(1);
+    /// CUDA will only write to and will not read from this resource
+    #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
+    pub const WRITE_DISCARD: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsMapFlagsNone"),
+            1 => ::core::option::Option::Some("cudaGraphicsMapFlagsReadOnly"),
+            2 => ::core::option::Option::Some("cudaGraphicsMapFlagsWriteDiscard"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphicsMapFlags, u32);
+/// CUDA graphics interop array indices for cube maps
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphicsCubeFace(pub u32);
+impl cudaGraphicsCubeFace {
+    /// Positive X face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveX")]
+    pub const POSITIVE_X: Self = Self(0);
+    /// Negative X face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeX")]
+    pub const NEGATIVE_X: Self = Self(1);
+    /// Positive Y face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveY")]
+    pub const POSITIVE_Y: Self = Self(2);
+    /// Negative Y face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeY")]
+    pub const NEGATIVE_Y: Self = Self(3);
+    /// Positive Z face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFacePositiveZ")]
+    pub const POSITIVE_Z: Self = Self(4);
+    /// Negative Z face of cubemap
+    #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
+    pub const NEGATIVE_Z: Self = Self(5);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveX"),
+            1 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeX"),
+            2 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveY"),
+            3 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeY"),
+            4 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveZ"),
+            5 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeZ"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphicsCubeFace, u32);
+/// CUDA resource types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaResourceType(pub u32);
+impl cudaResourceType {
+    /// Array resource
+    #[doc(alias = "cudaResourceTypeArray")]
+    pub const ARRAY: Self = Self(0);
+    /// Mipmapped array resource
+    #[doc(alias = "cudaResourceTypeMipmappedArray")]
+    pub const MIPMAPPED_ARRAY: Self = Self(1);
+    /// Linear resource
+    #[doc(alias = "cudaResourceTypeLinear")]
+    pub const LINEAR: Self = Self(2);
+    /// Pitch 2D resource
+    #[doc(alias = "cudaResourceTypePitch2D")]
+    pub const PITCH2_D: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaResourceTypeArray"),
+            1 => ::core::option::Option::Some("cudaResourceTypeMipmappedArray"),
+            2 => ::core::option::Option::Some("cudaResourceTypeLinear"),
+            3 => ::core::option::Option::Some("cudaResourceTypePitch2D"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaResourceType, u32);
+/// CUDA texture resource view formats
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaResourceViewFormat(pub u32);
+impl cudaResourceViewFormat {
+    /// No resource view format (use underlying resource format)
+    #[doc(alias = "cudaResViewFormatNone")]
+    pub const NONE: Self = Self(0);
+    /// 1 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar1")]
+    pub const UNSIGNED_CHAR1: Self = Self(1);
+    /// 2 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar2")]
+    pub const UNSIGNED_CHAR2: Self = Self(2);
+    /// 4 channel unsigned 8-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedChar4")]
+    pub const UNSIGNED_CHAR4: Self = Self(3);
+    /// 1 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar1")]
+    pub const SIGNED_CHAR1: Self = Self(4);
+    /// 2 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar2")]
+    pub const SIGNED_CHAR2: Self = Self(5);
+    /// 4 channel signed 8-bit integers
+    #[doc(alias = "cudaResViewFormatSignedChar4")]
+    pub const SIGNED_CHAR4: Self = Self(6);
+    /// 1 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort1")]
+    pub const UNSIGNED_SHORT1: Self = Self(7);
+    /// 2 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort2")]
+    pub const UNSIGNED_SHORT2: Self = Self(8);
+    /// 4 channel unsigned 16-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedShort4")]
+    pub const UNSIGNED_SHORT4: Self = Self(9);
+    /// 1 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort1")]
+    pub const SIGNED_SHORT1: Self = Self(10);
+    /// 2 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort2")]
+    pub const SIGNED_SHORT2: Self = Self(11);
+    /// 4 channel signed 16-bit integers
+    #[doc(alias = "cudaResViewFormatSignedShort4")]
+    pub const SIGNED_SHORT4: Self = Self(12);
+    /// 1 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt1")]
+    pub const UNSIGNED_INT1: Self = Self(13);
+    /// 2 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt2")]
+    pub const UNSIGNED_INT2: Self = Self(14);
+    /// 4 channel unsigned 32-bit integers
+    #[doc(alias = "cudaResViewFormatUnsignedInt4")]
+    pub const UNSIGNED_INT4: Self = Self(15);
+    /// 1 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt1")]
+    pub const SIGNED_INT1: Self = Self(16);
+    /// 2 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt2")]
+    pub const SIGNED_INT2: Self = Self(17);
+    /// 4 channel signed 32-bit integers
+    #[doc(alias = "cudaResViewFormatSignedInt4")]
+    pub const SIGNED_INT4: Self = Self(18);
+    /// 1 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf1")]
+    pub const HALF1: Self = Self(19);
+    /// 2 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf2")]
+    pub const HALF2: Self = Self(20);
+    /// 4 channel 16-bit floating point
+    #[doc(alias = "cudaResViewFormatHalf4")]
+    pub const HALF4: Self = Self(21);
+    /// 1 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat1")]
+    pub const FLOAT1: Self = Self(22);
+    /// 2 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat2")]
+    pub const FLOAT2: Self = Self(23);
+    /// 4 channel 32-bit floating point
+    #[doc(alias = "cudaResViewFormatFloat4")]
+    pub const FLOAT4: Self = Self(24);
+    /// Block compressed 1
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed1")]
+    pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(25);
+    /// Block compressed 2
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed2")]
+    pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(26);
+    /// Block compressed 3
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed3")]
+    pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(27);
+    /// Block compressed 4 unsigned
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed4")]
+    pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(28);
+    /// Block compressed 4 signed
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed4")]
+    pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(29);
+    /// Block compressed 5 unsigned
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed5")]
+    pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(30);
+    /// Block compressed 5 signed
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed5")]
+    pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(31);
+    /// Block compressed 6 unsigned half-float
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed6H")]
+    pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(32);
+    /// Block compressed 6 signed half-float
+    #[doc(alias = "cudaResViewFormatSignedBlockCompressed6H")]
+    pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(33);
+    /// Block compressed 7
+    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
+    pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaResViewFormatNone"),
+            1 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar1"),
+            2 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar2"),
+            3 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar4"),
+            4 => ::core::option::Option::Some("cudaResViewFormatSignedChar1"),
+            5 => ::core::option::Option::Some("cudaResViewFormatSignedChar2"),
+            6 => ::core::option::Option::Some("cudaResViewFormatSignedChar4"),
+            7 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort1"),
+            8 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort2"),
+            9 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort4"),
+            10 => ::core::option::Option::Some("cudaResViewFormatSignedShort1"),
+            11 => ::core::option::Option::Some("cudaResViewFormatSignedShort2"),
+            12 => ::core::option::Option::Some("cudaResViewFormatSignedShort4"),
+            13 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt1"),
+            14 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt2"),
+            15 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt4"),
+            16 => ::core::option::Option::Some("cudaResViewFormatSignedInt1"),
+            17 => ::core::option::Option::Some("cudaResViewFormatSignedInt2"),
+            18 => ::core::option::Option::Some("cudaResViewFormatSignedInt4"),
+            19 => ::core::option::Option::Some("cudaResViewFormatHalf1"),
+            20 => ::core::option::Option::Some("cudaResViewFormatHalf2"),
+            21 => ::core::option::Option::Some("cudaResViewFormatHalf4"),
+            22 => ::core::option::Option::Some("cudaResViewFormatFloat1"),
+            23 => ::core::option::Option::Some("cudaResViewFormatFloat2"),
+            24 => ::core::option::Option::Some("cudaResViewFormatFloat4"),
+            25 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed1")
+            }
+            26 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed2")
+            }
+            27 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed3")
+            }
+            28 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed4")
+            }
+            29 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed4"),
+            30 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed5")
+            }
+            31 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed5"),
+            32 => {
+                ::core::option::Option::Some(
+                    "cudaResViewFormatUnsignedBlockCompressed6H",
+                )
+            }
+            33 => {
+                ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed6H")
+            }
+            34 => {
+                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed7")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaResourceViewFormat, u32);
+/// CUDA function attributes that can be set using
+/// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFuncAttribute(pub u32);
+impl cudaFuncAttribute {
+    /// Maximum dynamic shared memory size
+    #[doc(alias = "cudaFuncAttributeMaxDynamicSharedMemorySize")]
+    pub const MAX_DYNAMIC_SHARED_MEMORY_SIZE: Self = Self(8);
+    /// Preferred shared memory-L1 cache split
+    #[doc(alias = "cudaFuncAttributePreferredSharedMemoryCarveout")]
+    pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(9);
+    /// Indicator to enforce valid cluster dimension specification on kernel launch
+    #[doc(alias = "cudaFuncAttributeClusterDimMustBeSet")]
+    pub const CLUSTER_DIM_MUST_BE_SET: Self = Self(10);
+    /// Required cluster width
+    #[doc(alias = "cudaFuncAttributeRequiredClusterWidth")]
+    pub const REQUIRED_CLUSTER_WIDTH: Self = Self(11);
+    /// Required cluster height
+    #[doc(alias = "cudaFuncAttributeRequiredClusterHeight")]
+    pub const REQUIRED_CLUSTER_HEIGHT: Self = Self(12);
+    /// Required cluster depth
+    #[doc(alias = "cudaFuncAttributeRequiredClusterDepth")]
+    pub const REQUIRED_CLUSTER_DEPTH: Self = Self(13);
+    /// Whether non-portable cluster scheduling policy is supported
+    #[doc(alias = "cudaFuncAttributeNonPortableClusterSizeAllowed")]
+    pub const NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Self = Self(14);
+    /// Required cluster scheduling policy preference
+    #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
+    pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
+    #[doc(alias = "cudaFuncAttributeMax")]
+    pub const MAX: Self = Self(16);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize",
+                )
+            }
+            9 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributePreferredSharedMemoryCarveout",
+                )
+            }
+            10 => ::core::option::Option::Some("cudaFuncAttributeClusterDimMustBeSet"),
+            11 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterWidth"),
+            12 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterHeight"),
+            13 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterDepth"),
+            14 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
+                )
+            }
+            15 => {
+                ::core::option::Option::Some(
+                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
+                )
+            }
+            16 => ::core::option::Option::Some("cudaFuncAttributeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaFuncAttribute, u32);
+/// CUDA function cache configurations
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFuncCache(pub u32);
+impl cudaFuncCache {
+    /// Default function cache configuration, no preference
+    #[doc(alias = "cudaFuncCachePreferNone")]
+    pub const NONE: Self = Self(0);
+    /// Prefer larger shared memory and smaller L1 cache
+    #[doc(alias = "cudaFuncCachePreferShared")]
+    pub const SHARED: Self = Self(1);
+    /// Prefer larger L1 cache and smaller shared memory
+    #[doc(alias = "cudaFuncCachePreferL1")]
+    pub const L1: Self = Self(2);
+    /// Prefer equal size L1 cache and shared memory
+    #[doc(alias = "cudaFuncCachePreferEqual")]
+    pub const EQUAL: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaFuncCachePreferNone"),
+            1 => ::core::option::Option::Some("cudaFuncCachePreferShared"),
+            2 => ::core::option::Option::Some("cudaFuncCachePreferL1"),
+            3 => ::core::option::Option::Some("cudaFuncCachePreferEqual"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaFuncCache, u32);
+/// CUDA shared memory configuration \[Deprecated\]
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedMemConfig(pub u32);
+impl cudaSharedMemConfig {
+    #[doc(alias = "cudaSharedMemBankSizeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    #[doc(alias = "cudaSharedMemBankSizeFourByte")]
+    pub const FOUR_BYTE: Self = Self(1);
+    #[doc(alias = "cudaSharedMemBankSizeEightByte")]
+    pub const EIGHT_BYTE: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaSharedMemBankSizeDefault"),
+            1 => ::core::option::Option::Some("cudaSharedMemBankSizeFourByte"),
+            2 => ::core::option::Option::Some("cudaSharedMemBankSizeEightByte"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaSharedMemConfig, u32);
+/// Shared memory carveout configurations. These may be passed to
+/// cudaFuncSetAttribute
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedCarveout(pub i32);
+impl cudaSharedCarveout {
+    /// No preference for shared memory or L1 (default)
+    #[doc(alias = "cudaSharedmemCarveoutDefault")]
+    pub const DEFAULT: Self = Self(-1);
+    /// Prefer maximum available shared memory, minimum L1 cache
+    #[doc(alias = "cudaSharedmemCarveoutMaxShared")]
+    pub const MAX_SHARED: Self = Self(100);
+    /// Prefer maximum available L1 cache, minimum shared memory
+    #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
+    pub const MAX_L1: Self = Self(0);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            -1 => ::core::option::Option::Some("cudaSharedmemCarveoutDefault"),
+            100 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxShared"),
+            0 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxL1"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaSharedCarveout, i32);
 /// CUDA device compute modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -502,112 +1589,249 @@ impl cudaComputeMode {
     }
 }
 c_enum!(cudaComputeMode, u32);
-/// Type of resource
+/// CUDA Limits
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDevResourceType(pub u32);
-impl cudaDevResourceType {
-    #[doc(alias = "cudaDevResourceTypeInvalid")]
-    pub const INVALID: Self = Self(0);
-    /// Streaming multiprocessors related information
-    #[doc(alias = "cudaDevResourceTypeSm")]
-    pub const SM: Self = Self(1);
-    /// Workqueue configuration related information
-    #[doc(alias = "cudaDevResourceTypeWorkqueueConfig")]
-    pub const WORKQUEUE_CONFIG: Self = Self(1000);
-    /// Pre-existing workqueue related information
-    #[doc(alias = "cudaDevResourceTypeWorkqueue")]
-    pub const WORKQUEUE: Self = Self(10000);
+pub struct cudaLimit(pub u32);
+impl cudaLimit {
+    /// GPU thread stack size
+    #[doc(alias = "cudaLimitStackSize")]
+    pub const STACK_SIZE: Self = Self(0);
+    /// GPU printf FIFO size
+    #[doc(alias = "cudaLimitPrintfFifoSize")]
+    pub const PRINTF_FIFO_SIZE: Self = Self(1);
+    /// GPU malloc heap size
+    #[doc(alias = "cudaLimitMallocHeapSize")]
+    pub const MALLOC_HEAP_SIZE: Self = Self(2);
+    /// GPU device runtime synchronize depth
+    #[doc(alias = "cudaLimitDevRuntimeSyncDepth")]
+    pub const DEV_RUNTIME_SYNC_DEPTH: Self = Self(3);
+    /// GPU device runtime pending launch count
+    #[doc(alias = "cudaLimitDevRuntimePendingLaunchCount")]
+    pub const DEV_RUNTIME_PENDING_LAUNCH_COUNT: Self = Self(4);
+    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
+    #[doc(alias = "cudaLimitMaxL2FetchGranularity")]
+    pub const MAX_L2_FETCH_GRANULARITY: Self = Self(5);
+    /// A size in bytes for L2 persisting lines cache size
+    #[doc(alias = "cudaLimitPersistingL2CacheSize")]
+    pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDevResourceTypeInvalid"),
-            1 => ::core::option::Option::Some("cudaDevResourceTypeSm"),
-            1000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueueConfig"),
-            10000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueue"),
+            0 => ::core::option::Option::Some("cudaLimitStackSize"),
+            1 => ::core::option::Option::Some("cudaLimitPrintfFifoSize"),
+            2 => ::core::option::Option::Some("cudaLimitMallocHeapSize"),
+            3 => ::core::option::Option::Some("cudaLimitDevRuntimeSyncDepth"),
+            4 => ::core::option::Option::Some("cudaLimitDevRuntimePendingLaunchCount"),
+            5 => ::core::option::Option::Some("cudaLimitMaxL2FetchGranularity"),
+            6 => ::core::option::Option::Some("cudaLimitPersistingL2CacheSize"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaDevResourceType, u32);
-/// Flags for a CUdevSmResource group
+c_enum!(cudaLimit, u32);
+/// CUDA Memory Advise values
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDevSmResourceGroup_flags(pub u32);
-impl cudaDevSmResourceGroup_flags {
-    #[doc(alias = "cudaDevSmResourceGroupDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Lets smCount be a non-multiple of minCoscheduledCount, filling the difference with other SMs.
-    #[doc(alias = "cudaDevSmResourceGroupBackfill")]
-    pub const BACKFILL: Self = Self(1);
+pub struct cudaMemoryAdvise(pub u32);
+impl cudaMemoryAdvise {
+    /// Data will mostly be read and only occassionally be written to
+    #[doc(alias = "cudaMemAdviseSetReadMostly")]
+    pub const SET_READ_MOSTLY: Self = Self(1);
+    /// Undo the effect of cudaMemAdviseSetReadMostly
+    #[doc(alias = "cudaMemAdviseUnsetReadMostly")]
+    pub const UNSET_READ_MOSTLY: Self = Self(2);
+    /// Set the preferred location for the data as the specified device
+    #[doc(alias = "cudaMemAdviseSetPreferredLocation")]
+    pub const SET_PREFERRED_LOCATION: Self = Self(3);
+    /// Clear the preferred location for the data
+    #[doc(alias = "cudaMemAdviseUnsetPreferredLocation")]
+    pub const UNSET_PREFERRED_LOCATION: Self = Self(4);
+    /// Data will be accessed by the specified device, so prevent page faults as much as possible
+    #[doc(alias = "cudaMemAdviseSetAccessedBy")]
+    pub const SET_ACCESSED_BY: Self = Self(5);
+    /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
+    #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
+    pub const UNSET_ACCESSED_BY: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDevSmResourceGroupDefault"),
-            1 => ::core::option::Option::Some("cudaDevSmResourceGroupBackfill"),
+            1 => ::core::option::Option::Some("cudaMemAdviseSetReadMostly"),
+            2 => ::core::option::Option::Some("cudaMemAdviseUnsetReadMostly"),
+            3 => ::core::option::Option::Some("cudaMemAdviseSetPreferredLocation"),
+            4 => ::core::option::Option::Some("cudaMemAdviseUnsetPreferredLocation"),
+            5 => ::core::option::Option::Some("cudaMemAdviseSetAccessedBy"),
+            6 => ::core::option::Option::Some("cudaMemAdviseUnsetAccessedBy"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaDevSmResourceGroup_flags, u32);
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDevSmResourceSplitByCount_flags(pub u32);
-impl cudaDevSmResourceSplitByCount_flags {
-    #[doc(alias = "cudaDevSmResourceSplitIgnoreSmCoscheduling")]
-    pub const IGNORE_SM_COSCHEDULING: Self = Self(1);
-    #[doc(alias = "cudaDevSmResourceSplitMaxPotentialClusterSize")]
-    pub const MAX_POTENTIAL_CLUSTER_SIZE: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => {
-                ::core::option::Option::Some(
-                    "cudaDevSmResourceSplitIgnoreSmCoscheduling",
-                )
-            }
-            2 => {
-                ::core::option::Option::Some(
-                    "cudaDevSmResourceSplitMaxPotentialClusterSize",
-                )
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaDevSmResourceSplitByCount_flags, u32);
-/// Sharing scope for workqueues
+c_enum!(cudaMemoryAdvise, u32);
+/// CUDA range attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDevWorkqueueConfigScope(pub u32);
-impl cudaDevWorkqueueConfigScope {
-    /// Use all shared workqueue resources on the device. Default driver behaviour.
-    #[doc(alias = "cudaDevWorkqueueConfigScopeDeviceCtx")]
-    pub const DEVICE_CTX: Self = Self(0);
-    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
-    #[doc(alias = "cudaDevWorkqueueConfigScopeGreenCtxBalanced")]
-    pub const GREEN_CTX_BALANCED: Self = Self(1);
+pub struct cudaMemRangeAttribute(pub u32);
+impl cudaMemRangeAttribute {
+    /// Whether the range will mostly be read and only occassionally be written to
+    #[doc(alias = "cudaMemRangeAttributeReadMostly")]
+    pub const READ_MOSTLY: Self = Self(1);
+    /// The preferred location of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocation")]
+    pub const PREFERRED_LOCATION: Self = Self(2);
+    /// Memory range has cudaMemAdviseSetAccessedBy set for specified device
+    #[doc(alias = "cudaMemRangeAttributeAccessedBy")]
+    pub const ACCESSED_BY: Self = Self(3);
+    /// The last location to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocation")]
+    pub const LAST_PREFETCH_LOCATION: Self = Self(4);
+    /// The preferred location type of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocationType")]
+    pub const PREFERRED_LOCATION_TYPE: Self = Self(5);
+    /// The preferred location id of the range
+    #[doc(alias = "cudaMemRangeAttributePreferredLocationId")]
+    pub const PREFERRED_LOCATION_ID: Self = Self(6);
+    /// The last location type to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationType")]
+    pub const LAST_PREFETCH_LOCATION_TYPE: Self = Self(7);
+    /// The last location id to which the range was prefetched
+    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
+    pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDevWorkqueueConfigScopeDeviceCtx"),
-            1 => {
+            1 => ::core::option::Option::Some("cudaMemRangeAttributeReadMostly"),
+            2 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocation"),
+            3 => ::core::option::Option::Some("cudaMemRangeAttributeAccessedBy"),
+            4 => {
+                ::core::option::Option::Some("cudaMemRangeAttributeLastPrefetchLocation")
+            }
+            5 => {
                 ::core::option::Option::Some(
-                    "cudaDevWorkqueueConfigScopeGreenCtxBalanced",
+                    "cudaMemRangeAttributePreferredLocationType",
+                )
+            }
+            6 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocationId"),
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaMemRangeAttributeLastPrefetchLocationType",
+                )
+            }
+            8 => {
+                ::core::option::Option::Some(
+                    "cudaMemRangeAttributeLastPrefetchLocationId",
                 )
             }
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaDevWorkqueueConfigScope, u32);
+c_enum!(cudaMemRangeAttribute, u32);
+/// CUDA GPUDirect RDMA flush writes APIs supported on the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesOptions(pub u32);
+impl cudaFlushGPUDirectRDMAWritesOptions {
+    /// cudaDeviceFlushGPUDirectRDMAWrites() and its CUDA Driver API counterpart are supported on the device.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionHost")]
+    pub const HOST: Self = Self(1);
+    /// The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the CUDA device.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
+    pub const MEM_OPS: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionHost"),
+            2 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionMemOps"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaFlushGPUDirectRDMAWritesOptions, u32);
+/// CUDA GPUDirect RDMA flush writes ordering features of the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGPUDirectRDMAWritesOrdering(pub u32);
+impl cudaGPUDirectRDMAWritesOrdering {
+    /// The device does not natively support ordering of GPUDirect RDMA writes. cudaFlushGPUDirectRDMAWrites() can be leveraged if supported.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingNone")]
+    pub const NONE: Self = Self(0);
+    /// Natively, the device can consistently consume GPUDirect RDMA writes, although other CUDA devices may not.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingOwner")]
+    pub const OWNER: Self = Self(100);
+    /// Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device.
+    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
+    pub const ALL_DEVICES: Self = Self(200);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingNone"),
+            100 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingOwner"),
+            200 => {
+                ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingAllDevices")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGPUDirectRDMAWritesOrdering, u32);
+/// CUDA GPUDirect RDMA flush writes scopes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesScope(pub u32);
+impl cudaFlushGPUDirectRDMAWritesScope {
+    /// Blocks until remote writes are visible to the CUDA device context owning the data.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToOwner")]
+    pub const OWNER: Self = Self(100);
+    /// Blocks until remote writes are visible to all CUDA device contexts.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
+    pub const ALL_DEVICES: Self = Self(200);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            100 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToOwner"),
+            200 => {
+                ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToAllDevices")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaFlushGPUDirectRDMAWritesScope, u32);
+/// CUDA GPUDirect RDMA flush writes targets
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaFlushGPUDirectRDMAWritesTarget(pub u32);
+impl cudaFlushGPUDirectRDMAWritesTarget {
+    /// Sets the target for cudaDeviceFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
+    #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
+    pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => {
+                ::core::option::Option::Some(
+                    "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaFlushGPUDirectRDMAWritesTarget, u32);
 /// CUDA device attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -1215,29 +2439,324 @@ impl cudaDeviceAttr {
     }
 }
 c_enum!(cudaDeviceAttr, u32);
-/// CUDA device NUMA config
+/// CUDA memory pool attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDeviceNumaConfig(pub u32);
-impl cudaDeviceNumaConfig {
-    /// The GPU is not a NUMA node
-    #[doc(alias = "cudaDeviceNumaConfigNone")]
-    pub const NONE: Self = Self(0);
-    /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
-    #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
-    pub const NUMA_NODE: Self = Self(1);
+pub struct cudaMemPoolAttr(pub u32);
+impl cudaMemPoolAttr {
+    /// (value type = int) Allow cuMemAllocAsync to use memory asynchronously freed in another streams as long as a stream ordering dependency of the allocating stream on the free action exists. Cuda events and null stream interactions can create the required stream ordered dependencies. (default enabled)
+    #[doc(alias = "cudaMemPoolReuseFollowEventDependencies")]
+    pub const REUSE_FOLLOW_EVENT_DEPENDENCIES: Self = Self(1);
+    /// (value type = int) Allow reuse of already completed frees when there is no dependency between the free and allocation. (default enabled)
+    #[doc(alias = "cudaMemPoolReuseAllowOpportunistic")]
+    pub const REUSE_ALLOW_OPPORTUNISTIC: Self = Self(2);
+    /// (value type = int) Allow cuMemAllocAsync to insert new stream dependencies in order to establish the stream ordering required to reuse a piece of memory released by cuFreeAsync (default enabled).
+    #[doc(alias = "cudaMemPoolReuseAllowInternalDependencies")]
+    pub const REUSE_ALLOW_INTERNAL_DEPENDENCIES: Self = Self(3);
+    /// (value type = cuuint64_t) Amount of reserved memory in bytes to hold onto before trying to release memory back to the OS. When more than the release threshold bytes of memory are held by the memory pool, the allocator will try to release memory back to the OS on the next call to stream, event or context synchronize. (default 0)
+    #[doc(alias = "cudaMemPoolAttrReleaseThreshold")]
+    pub const ATTR_RELEASE_THRESHOLD: Self = Self(4);
+    /// (value type = cuuint64_t) Amount of backing memory currently allocated for the mempool.
+    #[doc(alias = "cudaMemPoolAttrReservedMemCurrent")]
+    pub const ATTR_RESERVED_MEM_CURRENT: Self = Self(5);
+    /// (value type = cuuint64_t) High watermark of backing memory allocated for the mempool since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaMemPoolAttrReservedMemHigh")]
+    pub const ATTR_RESERVED_MEM_HIGH: Self = Self(6);
+    /// (value type = cuuint64_t) Amount of memory from the pool that is currently in use by the application.
+    #[doc(alias = "cudaMemPoolAttrUsedMemCurrent")]
+    pub const ATTR_USED_MEM_CURRENT: Self = Self(7);
+    /// (value type = cuuint64_t) High watermark of the amount of memory from the pool that was in use by the application since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
+    pub const ATTR_USED_MEM_HIGH: Self = Self(8);
+    /// (value type = cudaMemAllocationType) The allocation type of the mempool
+    #[doc(alias = "cudaMemPoolAttrAllocationType")]
+    pub const ATTR_ALLOCATION_TYPE: Self = Self(9);
+    /// (value type = cudaMemAllocationHandleType) Available export handle types for the mempool. For imported pools this value is always cudaMemHandleTypeNone as an imported pool cannot be re-exported
+    #[doc(alias = "cudaMemPoolAttrExportHandleTypes")]
+    pub const ATTR_EXPORT_HANDLE_TYPES: Self = Self(10);
+    /// (value type = int) The location id for the mempool. If the location type for this pool is cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId
+    #[doc(alias = "cudaMemPoolAttrLocationId")]
+    pub const ATTR_LOCATION_ID: Self = Self(11);
+    /// (value type = cudaMemLocationType) The location type for the mempool. For imported memory pools where the device is not directly visible to the importing process or pools imported via fabric handles across nodes this will be cudaMemLocationTypeInvisible
+    #[doc(alias = "cudaMemPoolAttrLocationType")]
+    pub const ATTR_LOCATION_TYPE: Self = Self(12);
+    /// (value type = cuuint64_t) Maximum size of the pool in bytes, this value may be higher than what was initially passed to cudaMemPoolCreate due to alignment requirements. A value of 0 indicates no maximum size. For cudaMemAllocationTypeManaged and IPC imported pools this value will be system dependent.
+    #[doc(alias = "cudaMemPoolAttrMaxPoolSize")]
+    pub const ATTR_MAX_POOL_SIZE: Self = Self(13);
+    /// (value type = int) Indicates whether the pool has hardware compresssion enabled
+    #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
+    pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDeviceNumaConfigNone"),
-            1 => ::core::option::Option::Some("cudaDeviceNumaConfigNumaNode"),
+            1 => ::core::option::Option::Some("cudaMemPoolReuseFollowEventDependencies"),
+            2 => ::core::option::Option::Some("cudaMemPoolReuseAllowOpportunistic"),
+            3 => {
+                ::core::option::Option::Some("cudaMemPoolReuseAllowInternalDependencies")
+            }
+            4 => ::core::option::Option::Some("cudaMemPoolAttrReleaseThreshold"),
+            5 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemCurrent"),
+            6 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemHigh"),
+            7 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemCurrent"),
+            8 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemHigh"),
+            9 => ::core::option::Option::Some("cudaMemPoolAttrAllocationType"),
+            10 => ::core::option::Option::Some("cudaMemPoolAttrExportHandleTypes"),
+            11 => ::core::option::Option::Some("cudaMemPoolAttrLocationId"),
+            12 => ::core::option::Option::Some("cudaMemPoolAttrLocationType"),
+            13 => ::core::option::Option::Some("cudaMemPoolAttrMaxPoolSize"),
+            14 => ::core::option::Option::Some("cudaMemPoolAttrHwDecompressEnabled"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaDeviceNumaConfig, u32);
+c_enum!(cudaMemPoolAttr, u32);
+/// Specifies the type of location
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemLocationType(pub u32);
+impl cudaMemLocationType {
+    #[doc(alias = "cudaMemLocationTypeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Location is a device location, thus id is a device ordinal
+    #[doc(alias = "cudaMemLocationTypeDevice")]
+    pub const DEVICE: Self = Self(1);
+    /// Location is host, id is ignored
+    #[doc(alias = "cudaMemLocationTypeHost")]
+    pub const HOST: Self = Self(2);
+    /// Location is a host NUMA node, thus id is a host NUMA node id
+    #[doc(alias = "cudaMemLocationTypeHostNuma")]
+    pub const HOST_NUMA: Self = Self(3);
+    /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
+    #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
+    pub const HOST_NUMA_CURRENT: Self = Self(4);
+    /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
+    #[doc(alias = "cudaMemLocationTypeInvisible")]
+    pub const INVISIBLE: Self = Self(5);
+    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
+    #[doc(alias = "cudaMemLocationTypeNone")]
+    pub const NONE: Self = Self(0);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemLocationTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaMemLocationTypeDevice"),
+            2 => ::core::option::Option::Some("cudaMemLocationTypeHost"),
+            3 => ::core::option::Option::Some("cudaMemLocationTypeHostNuma"),
+            4 => ::core::option::Option::Some("cudaMemLocationTypeHostNumaCurrent"),
+            5 => ::core::option::Option::Some("cudaMemLocationTypeInvisible"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemLocationType, u32);
+/// Specifies the memory protection flags for mapping.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAccessFlags(pub u32);
+impl cudaMemAccessFlags {
+    /// Default, make the address range not accessible
+    #[doc(alias = "cudaMemAccessFlagsProtNone")]
+    pub const NONE: Self = Self(0);
+    /// Make the address range read accessible
+    #[doc(alias = "cudaMemAccessFlagsProtRead")]
+    pub const READ: Self = Self(1);
+    /// Make the address range read-write accessible
+    #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
+    pub const READ_WRITE: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemAccessFlagsProtNone"),
+            1 => ::core::option::Option::Some("cudaMemAccessFlagsProtRead"),
+            3 => ::core::option::Option::Some("cudaMemAccessFlagsProtReadWrite"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemAccessFlags, u32);
+/// Defines the allocation types available
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAllocationType(pub u32);
+impl cudaMemAllocationType {
+    #[doc(alias = "cudaMemAllocationTypeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// This allocation type is ‘pinned’, i.e. cannot migrate from its current location while the application is actively using it
+    #[doc(alias = "cudaMemAllocationTypePinned")]
+    pub const PINNED: Self = Self(1);
+    /// This allocation type is managed memory
+    #[doc(alias = "cudaMemAllocationTypeManaged")]
+    pub const MANAGED: Self = Self(2);
+    #[doc(alias = "cudaMemAllocationTypeMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemAllocationTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaMemAllocationTypePinned"),
+            2 => ::core::option::Option::Some("cudaMemAllocationTypeManaged"),
+            2147483647 => ::core::option::Option::Some("cudaMemAllocationTypeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemAllocationType, u32);
+/// Flags for specifying particular handle types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemAllocationHandleType(pub u32);
+impl cudaMemAllocationHandleType {
+    /// Does not allow any export mechanism. \>
+    #[doc(alias = "cudaMemHandleTypeNone")]
+    pub const NONE: Self = Self(0);
+    /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
+    #[doc(alias = "cudaMemHandleTypePosixFileDescriptor")]
+    pub const POSIX_FILE_DESCRIPTOR: Self = Self(1);
+    /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
+    #[doc(alias = "cudaMemHandleTypeWin32")]
+    pub const WIN32: Self = Self(2);
+    /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
+    #[doc(alias = "cudaMemHandleTypeWin32Kmt")]
+    pub const WIN32_KMT: Self = Self(4);
+    /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
+    #[doc(alias = "cudaMemHandleTypeFabric")]
+    pub const FABRIC: Self = Self(8);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemHandleTypeNone"),
+            1 => ::core::option::Option::Some("cudaMemHandleTypePosixFileDescriptor"),
+            2 => ::core::option::Option::Some("cudaMemHandleTypeWin32"),
+            4 => ::core::option::Option::Some("cudaMemHandleTypeWin32Kmt"),
+            8 => ::core::option::Option::Some("cudaMemHandleTypeFabric"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemAllocationHandleType, u32);
+/// Graph memory attributes
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphMemAttributeType(pub u32);
+impl cudaGraphMemAttributeType {
+    /// (value type = cuuint64_t) Amount of memory, in bytes, currently associated with graphs.
+    #[doc(alias = "cudaGraphMemAttrUsedMemCurrent")]
+    pub const USED_MEM_CURRENT: Self = Self(0);
+    /// (value type = cuuint64_t) High watermark of memory, in bytes, associated with graphs since the last time it was reset. High watermark can only be reset to zero.
+    #[doc(alias = "cudaGraphMemAttrUsedMemHigh")]
+    pub const USED_MEM_HIGH: Self = Self(1);
+    /// (value type = cuuint64_t) Amount of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    #[doc(alias = "cudaGraphMemAttrReservedMemCurrent")]
+    pub const RESERVED_MEM_CURRENT: Self = Self(2);
+    /// (value type = cuuint64_t) High watermark of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
+    #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
+    pub const RESERVED_MEM_HIGH: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemCurrent"),
+            1 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemHigh"),
+            2 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemCurrent"),
+            3 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemHigh"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphMemAttributeType, u32);
+/// Flags to specify for copies within a batch. For more details see
+/// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpyFlags(pub u32);
+impl cudaMemcpyFlags {
+    #[doc(alias = "cudaMemcpyFlagDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Hint to the driver to try and overlap the copy with compute work on the SMs.
+    #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
+    pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpyFlagDefault"),
+            1 => ::core::option::Option::Some("cudaMemcpyFlagPreferOverlapWithCompute"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemcpyFlags, u32);
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpySrcAccessOrder(pub u32);
+impl cudaMemcpySrcAccessOrder {
+    /// Default invalid.
+    #[doc(alias = "cudaMemcpySrcAccessOrderInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Indicates that access to the source pointer must be in stream order.
+    #[doc(alias = "cudaMemcpySrcAccessOrderStream")]
+    pub const STREAM: Self = Self(1);
+    /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
+    #[doc(alias = "cudaMemcpySrcAccessOrderDuringApiCall")]
+    pub const DURING_API_CALL: Self = Self(2);
+    /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
+    #[doc(alias = "cudaMemcpySrcAccessOrderAny")]
+    pub const ANY: Self = Self(3);
+    #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderInvalid"),
+            1 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderStream"),
+            2 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderDuringApiCall"),
+            3 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderAny"),
+            2147483647 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemcpySrcAccessOrder, u32);
+/// These flags allow applications to convey the operand type for
+/// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaMemcpy3DOperandType(pub u32);
+impl cudaMemcpy3DOperandType {
+    /// Memcpy operand is a valid pointer.
+    #[doc(alias = "cudaMemcpyOperandTypePointer")]
+    pub const POINTER: Self = Self(1);
+    /// Memcpy operand is a CUarray.
+    #[doc(alias = "cudaMemcpyOperandTypeArray")]
+    pub const ARRAY: Self = Self(2);
+    #[doc(alias = "cudaMemcpyOperandTypeMax")]
+    pub const MAX: Self = Self(2147483647);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaMemcpyOperandTypePointer"),
+            2 => ::core::option::Option::Some("cudaMemcpyOperandTypeArray"),
+            2147483647 => ::core::option::Option::Some("cudaMemcpyOperandTypeMax"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaMemcpy3DOperandType, u32);
 /// CUDA device P2P attributes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -1277,596 +2796,96 @@ impl cudaDeviceP2PAttr {
     }
 }
 c_enum!(cudaDeviceP2PAttr, u32);
-/// Enum for status from obtaining driver entry points, used with
-/// `cudaApiGetDriverEntryPoint`
+/// CUDA-valid Atomic Operations
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaDriverEntryPointQueryResult(pub u32);
-impl cudaDriverEntryPointQueryResult {
-    /// Search for symbol found a match
-    #[doc(alias = "cudaDriverEntryPointSuccess")]
-    pub const SUCCESS: Self = Self(0);
-    /// Search for symbol was not found
-    #[doc(alias = "cudaDriverEntryPointSymbolNotFound")]
-    pub const SYMBOL_NOT_FOUND: Self = Self(1);
-    /// Search for symbol was found but version wasn’t great enough
-    #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
-    pub const VERSION_NOT_SUFFICENT: Self = Self(2);
+pub struct cudaAtomicOperation(pub u32);
+impl cudaAtomicOperation {
+    #[doc(alias = "cudaAtomicOperationIntegerAdd")]
+    pub const INTEGER_ADD: Self = Self(0);
+    #[doc(alias = "cudaAtomicOperationIntegerMin")]
+    pub const INTEGER_MIN: Self = Self(1);
+    #[doc(alias = "cudaAtomicOperationIntegerMax")]
+    pub const INTEGER_MAX: Self = Self(2);
+    #[doc(alias = "cudaAtomicOperationIntegerIncrement")]
+    pub const INTEGER_INCREMENT: Self = Self(3);
+    #[doc(alias = "cudaAtomicOperationIntegerDecrement")]
+    pub const INTEGER_DECREMENT: Self = Self(4);
+    #[doc(alias = "cudaAtomicOperationAnd")]
+    pub const AND: Self = Self(5);
+    #[doc(alias = "cudaAtomicOperationOr")]
+    pub const OR: Self = Self(6);
+    #[doc(alias = "cudaAtomicOperationXOR")]
+    pub const XOR: Self = Self(7);
+    #[doc(alias = "cudaAtomicOperationExchange")]
+    pub const EXCHANGE: Self = Self(8);
+    #[doc(alias = "cudaAtomicOperationCAS")]
+    pub const CAS: Self = Self(9);
+    #[doc(alias = "cudaAtomicOperationFloatAdd")]
+    pub const FLOAT_ADD: Self = Self(10);
+    #[doc(alias = "cudaAtomicOperationFloatMin")]
+    pub const FLOAT_MIN: Self = Self(11);
+    #[doc(alias = "cudaAtomicOperationFloatMax")]
+    pub const FLOAT_MAX: Self = Self(12);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDriverEntryPointSuccess"),
-            1 => ::core::option::Option::Some("cudaDriverEntryPointSymbolNotFound"),
-            2 => ::core::option::Option::Some("cudaDriverEntryPointVersionNotSufficent"),
+            0 => ::core::option::Option::Some("cudaAtomicOperationIntegerAdd"),
+            1 => ::core::option::Option::Some("cudaAtomicOperationIntegerMin"),
+            2 => ::core::option::Option::Some("cudaAtomicOperationIntegerMax"),
+            3 => ::core::option::Option::Some("cudaAtomicOperationIntegerIncrement"),
+            4 => ::core::option::Option::Some("cudaAtomicOperationIntegerDecrement"),
+            5 => ::core::option::Option::Some("cudaAtomicOperationAnd"),
+            6 => ::core::option::Option::Some("cudaAtomicOperationOr"),
+            7 => ::core::option::Option::Some("cudaAtomicOperationXOR"),
+            8 => ::core::option::Option::Some("cudaAtomicOperationExchange"),
+            9 => ::core::option::Option::Some("cudaAtomicOperationCAS"),
+            10 => ::core::option::Option::Some("cudaAtomicOperationFloatAdd"),
+            11 => ::core::option::Option::Some("cudaAtomicOperationFloatMin"),
+            12 => ::core::option::Option::Some("cudaAtomicOperationFloatMax"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaDriverEntryPointQueryResult, u32);
-/// impl_private CUDA error types
+c_enum!(cudaAtomicOperation, u32);
+/// CUDA-valid Atomic Operation capabilities
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaError_t(pub u32);
-impl cudaError_t {
-    /// The API call returned with no errors. In the case of query calls, this also means that the operation being queried is complete (see cudaEventQuery() and cudaStreamQuery()).
-    #[doc(alias = "cudaSuccess")]
-    pub const SUCCESS: Self = Self(0);
-    /// This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values.
-    #[doc(alias = "cudaErrorInvalidValue")]
-    pub const ERROR_INVALID_VALUE: Self = Self(1);
-    /// The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation.
-    #[doc(alias = "cudaErrorMemoryAllocation")]
-    pub const ERROR_MEMORY_ALLOCATION: Self = Self(2);
-    /// The API call failed because the CUDA driver and runtime could not be initialized.
-    #[doc(alias = "cudaErrorInitializationError")]
-    pub const ERROR_INITIALIZATION_ERROR: Self = Self(3);
-    /// This indicates that a CUDA Runtime API call cannot be executed because it is being called during process shut down, at a point in time after CUDA driver has been unloaded.
-    #[doc(alias = "cudaErrorCudartUnloading")]
-    pub const ERROR_CUDART_UNLOADING: Self = Self(4);
-    /// This indicates profiler is not initialized for this run. This can happen when the application is running with external profiling tools like visual profiler.
-    #[doc(alias = "cudaErrorProfilerDisabled")]
-    pub const ERROR_PROFILER_DISABLED: Self = Self(5);
-    /// \[Deprecated\]
-    #[doc(alias = "cudaErrorProfilerNotInitialized")]
-    pub const ERROR_PROFILER_NOT_INITIALIZED: Self = Self(6);
-    /// \[Deprecated\]
-    #[doc(alias = "cudaErrorProfilerAlreadyStarted")]
-    pub const ERROR_PROFILER_ALREADY_STARTED: Self = Self(7);
-    /// \[Deprecated\]
-    #[doc(alias = "cudaErrorProfilerAlreadyStopped")]
-    pub const ERROR_PROFILER_ALREADY_STOPPED: Self = Self(8);
-    /// This indicates that a kernel launch is requesting resources that can never be satisfied by the current device. Requesting more shared memory per block than the device supports will trigger this error, as will requesting too many threads or blocks. See cudaDeviceProp for more device limitations.
-    #[doc(alias = "cudaErrorInvalidConfiguration")]
-    pub const ERROR_INVALID_CONFIGURATION: Self = Self(9);
-    /// This indicates that the driver is newer than the runtime version and returned graph node parameter information that the runtime does not understand and is unable to translate.
-    #[doc(alias = "cudaErrorVersionTranslation")]
-    pub const ERROR_VERSION_TRANSLATION: Self = Self(10);
-    /// This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.
-    #[doc(alias = "cudaErrorInvalidPitchValue")]
-    pub const ERROR_INVALID_PITCH_VALUE: Self = Self(12);
-    /// This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.
-    #[doc(alias = "cudaErrorInvalidSymbol")]
-    pub const ERROR_INVALID_SYMBOL: Self = Self(13);
-    /// This indicates that at least one host pointer passed to the API call is not a valid host pointer. \[Deprecated\]
-    #[doc(alias = "cudaErrorInvalidHostPointer")]
-    pub const ERROR_INVALID_HOST_POINTER: Self = Self(16);
-    /// This indicates that at least one device pointer passed to the API call is not a valid device pointer. \[Deprecated\]
-    #[doc(alias = "cudaErrorInvalidDevicePointer")]
-    pub const ERROR_INVALID_DEVICE_POINTER: Self = Self(17);
-    /// This indicates that the texture passed to the API call is not a valid texture.
-    #[doc(alias = "cudaErrorInvalidTexture")]
-    pub const ERROR_INVALID_TEXTURE: Self = Self(18);
-    /// This indicates that the texture binding is not valid. This occurs if you call cudaGetTextureAlignmentOffset() with an unbound texture.
-    #[doc(alias = "cudaErrorInvalidTextureBinding")]
-    pub const ERROR_INVALID_TEXTURE_BINDING: Self = Self(19);
-    /// This indicates that the channel descriptor passed to the API call is not valid. This occurs if the format is not one of the formats specified by cudaChannelFormatKind, or if one of the dimensions is invalid.
-    #[doc(alias = "cudaErrorInvalidChannelDescriptor")]
-    pub const ERROR_INVALID_CHANNEL_DESCRIPTOR: Self = Self(20);
-    /// This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.
-    #[doc(alias = "cudaErrorInvalidMemcpyDirection")]
-    pub const ERROR_INVALID_MEMCPY_DIRECTION: Self = Self(21);
-    /// This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release. \[Deprecated\]
-    #[doc(alias = "cudaErrorAddressOfConstant")]
-    pub const ERROR_ADDRESS_OF_CONSTANT: Self = Self(22);
-    /// This indicated that a texture fetch was not able to be performed. This was previously used for device emulation of texture operations. \[Deprecated\]
-    #[doc(alias = "cudaErrorTextureFetchFailed")]
-    pub const ERROR_TEXTURE_FETCH_FAILED: Self = Self(23);
-    /// This indicated that a texture was not bound for access. This was previously used for device emulation of texture operations. \[Deprecated\]
-    #[doc(alias = "cudaErrorTextureNotBound")]
-    pub const ERROR_TEXTURE_NOT_BOUND: Self = Self(24);
-    /// This indicated that a synchronization operation had failed. This was previously used for some device emulation functions. \[Deprecated\]
-    #[doc(alias = "cudaErrorSynchronizationError")]
-    pub const ERROR_SYNCHRONIZATION_ERROR: Self = Self(25);
-    /// This indicates that a non-float texture was being accessed with linear filtering. This is not supported by CUDA.
-    #[doc(alias = "cudaErrorInvalidFilterSetting")]
-    pub const ERROR_INVALID_FILTER_SETTING: Self = Self(26);
-    /// This indicates that an attempt was made to read an unsupported data type as a normalized float. This is not supported by CUDA.
-    #[doc(alias = "cudaErrorInvalidNormSetting")]
-    pub const ERROR_INVALID_NORM_SETTING: Self = Self(27);
-    /// Mixing of device and device emulation code was not allowed. \[Deprecated\]
-    #[doc(alias = "cudaErrorMixedDeviceExecution")]
-    pub const ERROR_MIXED_DEVICE_EXECUTION: Self = Self(28);
-    /// This indicates that the API call is not yet implemented. Production releases of CUDA will never return this error. \[Deprecated\]
-    #[doc(alias = "cudaErrorNotYetImplemented")]
-    pub const ERROR_NOT_YET_IMPLEMENTED: Self = Self(31);
-    /// This indicated that an emulated device pointer exceeded the 32-bit address range. \[Deprecated\]
-    #[doc(alias = "cudaErrorMemoryValueTooLarge")]
-    pub const ERROR_MEMORY_VALUE_TOO_LARGE: Self = Self(32);
-    /// This indicates that the CUDA driver that the application has loaded is a stub library. Applications that run with the stub rather than a real driver loaded will result in CUDA API returning this error.
-    #[doc(alias = "cudaErrorStubLibrary")]
-    pub const ERROR_STUB_LIBRARY: Self = Self(34);
-    /// This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library. This is not a supported configuration. Users should install an updated NVIDIA display driver to allow the application to run.
-    #[doc(alias = "cudaErrorInsufficientDriver")]
-    pub const ERROR_INSUFFICIENT_DRIVER: Self = Self(35);
-    /// This indicates that the API call requires a newer CUDA driver than the one currently installed. Users should install an updated NVIDIA CUDA driver to allow the API call to succeed.
-    #[doc(alias = "cudaErrorCallRequiresNewerDriver")]
-    pub const ERROR_CALL_REQUIRES_NEWER_DRIVER: Self = Self(36);
-    /// This indicates that the surface passed to the API call is not a valid surface.
-    #[doc(alias = "cudaErrorInvalidSurface")]
-    pub const ERROR_INVALID_SURFACE: Self = Self(37);
-    /// This indicates that multiple global or constant variables (across separate CUDA source files in the application) share the same string name.
-    #[doc(alias = "cudaErrorDuplicateVariableName")]
-    pub const ERROR_DUPLICATE_VARIABLE_NAME: Self = Self(43);
-    /// This indicates that multiple textures (across separate CUDA source files in the application) share the same string name.
-    #[doc(alias = "cudaErrorDuplicateTextureName")]
-    pub const ERROR_DUPLICATE_TEXTURE_NAME: Self = Self(44);
-    /// This indicates that multiple surfaces (across separate CUDA source files in the application) share the same string name.
-    #[doc(alias = "cudaErrorDuplicateSurfaceName")]
-    pub const ERROR_DUPLICATE_SURFACE_NAME: Self = Self(45);
-    /// This indicates that all CUDA devices are busy or unavailable at the current time. Devices are often busy/unavailable due to use of cudaComputeModeProhibited, cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU and are blocking new work from starting. They can also be unavailable due to memory constraints on a device that already has active CUDA work being performed.
-    #[doc(alias = "cudaErrorDevicesUnavailable")]
-    pub const ERROR_DEVICES_UNAVAILABLE: Self = Self(46);
-    /// This indicates that the current context is not compatible with this the CUDA Runtime. This can only occur if you are using CUDA Runtime/Driver interoperability and have created an existing Driver context using the driver API. The Driver context may be incompatible either because the Driver context was created using an older version of the API, because the Runtime API call expects a primary driver context and the Driver context is not primary, or because the Driver context has been destroyed. Please see `Interactions`with the CUDA Driver API” for more information.
-    #[doc(alias = "cudaErrorIncompatibleDriverContext")]
-    pub const ERROR_INCOMPATIBLE_DRIVER_CONTEXT: Self = Self(49);
-    /// The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.
-    #[doc(alias = "cudaErrorMissingConfiguration")]
-    pub const ERROR_MISSING_CONFIGURATION: Self = Self(52);
-    /// This indicated that a previous kernel launch failed. This was previously used for device emulation of kernel launches. \[Deprecated\]
-    #[doc(alias = "cudaErrorPriorLaunchFailure")]
-    pub const ERROR_PRIOR_LAUNCH_FAILURE: Self = Self(53);
-    /// This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.
-    #[doc(alias = "cudaErrorLaunchMaxDepthExceeded")]
-    pub const ERROR_LAUNCH_MAX_DEPTH_EXCEEDED: Self = Self(65);
-    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped textures which are unsupported by the device runtime. Kernels launched via the device runtime only support textures created with the Texture Object API’s.
-    #[doc(alias = "cudaErrorLaunchFileScopedTex")]
-    pub const ERROR_LAUNCH_FILE_SCOPED_TEX: Self = Self(66);
-    /// This error indicates that a grid launch did not occur because the kernel uses file-scoped surfaces which are unsupported by the device runtime. Kernels launched via the device runtime only support surfaces created with the Surface Object API’s.
-    #[doc(alias = "cudaErrorLaunchFileScopedSurf")]
-    pub const ERROR_LAUNCH_FILE_SCOPED_SURF: Self = Self(67);
-    /// This error indicates that a call to cudaDeviceSynchronize made from the device runtime failed because the call was made at grid depth greater than than either the default (2 levels of grids) or user specified device limit cudaLimitDevRuntimeSyncDepth. To be able to synchronize on launched grids at a greater depth successfully, the maximum nested depth at which cudaDeviceSynchronize will be called must be specified with the cudaLimitDevRuntimeSyncDepth limit to the cudaDeviceSetLimit api before the host-side launch of a kernel using the device runtime. Keep in mind that additional levels of sync depth require the runtime to reserve large amounts of device memory that cannot be used for user allocations. Note that cudaDeviceSynchronize made from device runtime is only supported on devices of compute capability \< 9.0.
-    #[doc(alias = "cudaErrorSyncDepthExceeded")]
-    pub const ERROR_SYNC_DEPTH_EXCEEDED: Self = Self(68);
-    /// This error indicates that a device runtime grid launch failed because the launch would exceed the limit cudaLimitDevRuntimePendingLaunchCount. For this launch to proceed successfully, cudaDeviceSetLimit must be called to set the cudaLimitDevRuntimePendingLaunchCount to be higher than the upper bound of outstanding launches that can be issued to the device runtime. Keep in mind that raising the limit of pending device runtime launches will require the runtime to reserve device memory that cannot be used for user allocations.
-    #[doc(alias = "cudaErrorLaunchPendingCountExceeded")]
-    pub const ERROR_LAUNCH_PENDING_COUNT_EXCEEDED: Self = Self(69);
-    /// The requested device function does not exist or is not compiled for the proper device architecture.
-    #[doc(alias = "cudaErrorInvalidDeviceFunction")]
-    pub const ERROR_INVALID_DEVICE_FUNCTION: Self = Self(98);
-    /// This indicates that no CUDA-capable devices were detected by the installed CUDA driver.
-    #[doc(alias = "cudaErrorNoDevice")]
-    pub const ERROR_NO_DEVICE: Self = Self(100);
-    /// This indicates that the device ordinal supplied by the user does not correspond to a valid CUDA device or that the action requested is invalid for the specified device.
-    #[doc(alias = "cudaErrorInvalidDevice")]
-    pub const ERROR_INVALID_DEVICE: Self = Self(101);
-    /// This indicates that the device doesn’t have a valid Grid License.
-    #[doc(alias = "cudaErrorDeviceNotLicensed")]
-    pub const ERROR_DEVICE_NOT_LICENSED: Self = Self(102);
-    /// By default, the CUDA runtime may perform a minimal set of self-tests, as well as CUDA driver tests, to establish the validity of both. Introduced in CUDA 11.2, this error return indicates that at least one of these tests has failed and the validity of either the runtime or the driver could not be established.
-    #[doc(alias = "cudaErrorSoftwareValidityNotEstablished")]
-    pub const ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED: Self = Self(103);
-    /// This indicates an internal startup failure in the CUDA runtime.
-    #[doc(alias = "cudaErrorStartupFailure")]
-    pub const ERROR_STARTUP_FAILURE: Self = Self(127);
-    /// This indicates that the device kernel image is invalid.
-    #[doc(alias = "cudaErrorInvalidKernelImage")]
-    pub const ERROR_INVALID_KERNEL_IMAGE: Self = Self(200);
-    /// This most frequently indicates that there is no context bound to the current thread. This can also be returned if the context passed to an API call is not a valid handle (such as a context that has had cuCtxDestroy() invoked on it). This can also be returned if a user mixes different API versions (i.e. 3010 context with 3020 API calls). See cuCtxGetApiVersion() for more details.
-    #[doc(alias = "cudaErrorDeviceUninitialized")]
-    pub const ERROR_DEVICE_UNINITIALIZED: Self = Self(201);
-    /// This indicates that the buffer object could not be mapped.
-    #[doc(alias = "cudaErrorMapBufferObjectFailed")]
-    pub const ERROR_MAP_BUFFER_OBJECT_FAILED: Self = Self(205);
-    /// This indicates that the buffer object could not be unmapped.
-    #[doc(alias = "cudaErrorUnmapBufferObjectFailed")]
-    pub const ERROR_UNMAP_BUFFER_OBJECT_FAILED: Self = Self(206);
-    /// This indicates that the specified array is currently mapped and thus cannot be destroyed.
-    #[doc(alias = "cudaErrorArrayIsMapped")]
-    pub const ERROR_ARRAY_IS_MAPPED: Self = Self(207);
-    /// This indicates that the resource is already mapped.
-    #[doc(alias = "cudaErrorAlreadyMapped")]
-    pub const ERROR_ALREADY_MAPPED: Self = Self(208);
-    /// This indicates that there is no kernel image available that is suitable for the device. This can occur when a user specifies code generation options for a particular CUDA source file that do not include the corresponding device configuration.
-    #[doc(alias = "cudaErrorNoKernelImageForDevice")]
-    pub const ERROR_NO_KERNEL_IMAGE_FOR_DEVICE: Self = Self(209);
-    /// This indicates that a resource has already been acquired.
-    #[doc(alias = "cudaErrorAlreadyAcquired")]
-    pub const ERROR_ALREADY_ACQUIRED: Self = Self(210);
-    /// This indicates that a resource is not mapped.
-    #[doc(alias = "cudaErrorNotMapped")]
-    pub const ERROR_NOT_MAPPED: Self = Self(211);
-    /// This indicates that a mapped resource is not available for access as an array.
-    #[doc(alias = "cudaErrorNotMappedAsArray")]
-    pub const ERROR_NOT_MAPPED_AS_ARRAY: Self = Self(212);
-    /// This indicates that a mapped resource is not available for access as a pointer.
-    #[doc(alias = "cudaErrorNotMappedAsPointer")]
-    pub const ERROR_NOT_MAPPED_AS_POINTER: Self = Self(213);
-    /// This indicates that an uncorrectable ECC error was detected during execution.
-    #[doc(alias = "cudaErrorECCUncorrectable")]
-    pub const ERROR_ECC_UNCORRECTABLE: Self = Self(214);
-    /// This indicates that the cudaLimit passed to the API call is not supported by the active device.
-    #[doc(alias = "cudaErrorUnsupportedLimit")]
-    pub const ERROR_UNSUPPORTED_LIMIT: Self = Self(215);
-    /// This indicates that a call tried to access an exclusive-thread device that is already in use by a different thread.
-    #[doc(alias = "cudaErrorDeviceAlreadyInUse")]
-    pub const ERROR_DEVICE_ALREADY_IN_USE: Self = Self(216);
-    /// This error indicates that P2P access is not supported across the given devices.
-    #[doc(alias = "cudaErrorPeerAccessUnsupported")]
-    pub const ERROR_PEER_ACCESS_UNSUPPORTED: Self = Self(217);
-    /// A PTX compilation failed. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
-    #[doc(alias = "cudaErrorInvalidPtx")]
-    pub const ERROR_INVALID_PTX: Self = Self(218);
-    /// This indicates an error with the OpenGL or DirectX context.
-    #[doc(alias = "cudaErrorInvalidGraphicsContext")]
-    pub const ERROR_INVALID_GRAPHICS_CONTEXT: Self = Self(219);
-    /// This indicates that an uncorrectable NVLink error was detected during the execution.
-    #[doc(alias = "cudaErrorNvlinkUncorrectable")]
-    pub const ERROR_NVLINK_UNCORRECTABLE: Self = Self(220);
-    /// This indicates that the PTX JIT compiler library was not found. The JIT Compiler library is used for PTX compilation. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
-    #[doc(alias = "cudaErrorJitCompilerNotFound")]
-    pub const ERROR_JIT_COMPILER_NOT_FOUND: Self = Self(221);
-    /// This indicates that the provided PTX was compiled with an unsupported toolchain. The most common reason for this, is the PTX was generated by a compiler newer than what is supported by the CUDA driver and PTX JIT compiler.
-    #[doc(alias = "cudaErrorUnsupportedPtxVersion")]
-    pub const ERROR_UNSUPPORTED_PTX_VERSION: Self = Self(222);
-    /// This indicates that the JIT compilation was disabled. The JIT compilation compiles PTX. The runtime may fall back to compiling PTX if an application does not contain a suitable binary for the current device.
-    #[doc(alias = "cudaErrorJitCompilationDisabled")]
-    pub const ERROR_JIT_COMPILATION_DISABLED: Self = Self(223);
-    /// This indicates that the provided execution affinity is not supported by the device.
-    #[doc(alias = "cudaErrorUnsupportedExecAffinity")]
-    pub const ERROR_UNSUPPORTED_EXEC_AFFINITY: Self = Self(224);
-    /// This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.
-    #[doc(alias = "cudaErrorUnsupportedDevSideSync")]
-    pub const ERROR_UNSUPPORTED_DEV_SIDE_SYNC: Self = Self(225);
-    /// This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability. Common causes are - a. Certain types of invalid accesses of peer GPU memory over nvlink b. Certain classes of hardware errors This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorContained")]
-    pub const ERROR_CONTAINED: Self = Self(226);
-    /// This indicates that the device kernel source is invalid.
-    #[doc(alias = "cudaErrorInvalidSource")]
-    pub const ERROR_INVALID_SOURCE: Self = Self(300);
-    /// This indicates that the file specified was not found.
-    #[doc(alias = "cudaErrorFileNotFound")]
-    pub const ERROR_FILE_NOT_FOUND: Self = Self(301);
-    /// This indicates that a link to a shared object failed to resolve.
-    #[doc(alias = "cudaErrorSharedObjectSymbolNotFound")]
-    pub const ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: Self = Self(302);
-    /// This indicates that initialization of a shared object failed.
-    #[doc(alias = "cudaErrorSharedObjectInitFailed")]
-    pub const ERROR_SHARED_OBJECT_INIT_FAILED: Self = Self(303);
-    /// This error indicates that an OS call failed.
-    #[doc(alias = "cudaErrorOperatingSystem")]
-    pub const ERROR_OPERATING_SYSTEM: Self = Self(304);
-    /// This indicates that a resource handle passed to the API call was not valid. Resource handles are opaque types like cudaStream_t and cudaEvent_t.
-    #[doc(alias = "cudaErrorInvalidResourceHandle")]
-    pub const ERROR_INVALID_RESOURCE_HANDLE: Self = Self(400);
-    /// This indicates that a resource required by the API call is not in a valid state to perform the requested operation.
-    #[doc(alias = "cudaErrorIllegalState")]
-    pub const ERROR_ILLEGAL_STATE: Self = Self(401);
-    /// This indicates an attempt was made to introspect an object in a way that would discard semantically important information. This is either due to the object using funtionality newer than the API version used to introspect it or omission of optional return arguments.
-    #[doc(alias = "cudaErrorLossyQuery")]
-    pub const ERROR_LOSSY_QUERY: Self = Self(402);
-    /// This indicates that a named symbol was not found. Examples of symbols are global/constant variable names, driver function names, texture names, and surface names.
-    #[doc(alias = "cudaErrorSymbolNotFound")]
-    pub const ERROR_SYMBOL_NOT_FOUND: Self = Self(500);
-    /// This indicates that asynchronous operations issued previously have not completed yet. This result is not actually an error, but must be indicated differently than cudaSuccess (which indicates completion). Calls that may return this value include cudaEventQuery() and cudaStreamQuery().
-    #[doc(alias = "cudaErrorNotReady")]
-    pub const ERROR_NOT_READY: Self = Self(600);
-    /// The device encountered a load or store instruction on an invalid memory address. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorIllegalAddress")]
-    pub const ERROR_ILLEGAL_ADDRESS: Self = Self(700);
-    /// This indicates that a launch did not occur because it did not have appropriate resources. Although this error is similar to cudaErrorInvalidConfiguration, this error usually indicates that the user has attempted to pass too many arguments to the device kernel, or the kernel launch specifies too many threads for the kernel’s register count.
-    #[doc(alias = "cudaErrorLaunchOutOfResources")]
-    pub const ERROR_LAUNCH_OUT_OF_RESOURCES: Self = Self(701);
-    /// This indicates that the device kernel took too long to execute. This can only occur if timeouts are enabled - see the device attribute cudaDevAttrKernelExecTimeout for more information. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorLaunchTimeout")]
-    pub const ERROR_LAUNCH_TIMEOUT: Self = Self(702);
-    /// This error indicates a kernel launch that uses an incompatible texturing mode.
-    #[doc(alias = "cudaErrorLaunchIncompatibleTexturing")]
-    pub const ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: Self = Self(703);
-    /// This error indicates that a call to cudaDeviceEnablePeerAccess() is trying to re-enable peer addressing on from a context which has already had peer addressing enabled.
-    #[doc(alias = "cudaErrorPeerAccessAlreadyEnabled")]
-    pub const ERROR_PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
-    /// This error indicates that cudaDeviceDisablePeerAccess() is trying to disable peer addressing which has not been enabled yet via cudaDeviceEnablePeerAccess().
-    #[doc(alias = "cudaErrorPeerAccessNotEnabled")]
-    pub const ERROR_PEER_ACCESS_NOT_ENABLED: Self = Self(705);
-    /// This indicates that the user has called cudaSetValidDevices(), cudaSetDeviceFlags(), cudaD3D9SetDirect3DDevice(), cudaD3D10SetDirect3DDevice, cudaD3D11SetDirect3DDevice(), or cudaVDPAUSetVDPAUDevice() after initializing the CUDA runtime by calling non-device management operations (allocating memory and launching kernels are examples of non-device management operations). This error can also be returned if using runtime/driver interoperability and there is an existing CUcontext active on the host thread.
-    #[doc(alias = "cudaErrorSetOnActiveProcess")]
-    pub const ERROR_SET_ON_ACTIVE_PROCESS: Self = Self(708);
-    /// This error indicates that the context current to the calling thread has been destroyed using cuCtxDestroy, or is a primary context which has not yet been initialized.
-    #[doc(alias = "cudaErrorContextIsDestroyed")]
-    pub const ERROR_CONTEXT_IS_DESTROYED: Self = Self(709);
-    /// An assert triggered in device code during kernel execution. The device cannot be used again. All existing allocations are invalid. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorAssert")]
-    pub const ERROR_ASSERT: Self = Self(710);
-    /// This error indicates that the hardware resources required to enable peer access have been exhausted for one or more of the devices passed to cudaEnablePeerAccess().
-    #[doc(alias = "cudaErrorTooManyPeers")]
-    pub const ERROR_TOO_MANY_PEERS: Self = Self(711);
-    /// This error indicates that the memory range passed to cudaHostRegister() has already been registered.
-    #[doc(alias = "cudaErrorHostMemoryAlreadyRegistered")]
-    pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
-    /// This error indicates that the pointer passed to cudaHostUnregister() does not correspond to any currently registered memory region.
-    #[doc(alias = "cudaErrorHostMemoryNotRegistered")]
-    pub const ERROR_HOST_MEMORY_NOT_REGISTERED: Self = Self(713);
-    /// Device encountered an error in the call stack during kernel execution, possibly due to stack corruption or exceeding the stack size limit. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorHardwareStackError")]
-    pub const ERROR_HARDWARE_STACK_ERROR: Self = Self(714);
-    /// The device encountered an illegal instruction during kernel execution This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorIllegalInstruction")]
-    pub const ERROR_ILLEGAL_INSTRUCTION: Self = Self(715);
-    /// The device encountered a load or store instruction on a memory address which is not aligned. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorMisalignedAddress")]
-    pub const ERROR_MISALIGNED_ADDRESS: Self = Self(716);
-    /// While executing a kernel, the device encountered an instruction which can only operate on memory locations in certain address spaces (global, shared, or local), but was supplied a memory address not belonging to an allowed address space. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorInvalidAddressSpace")]
-    pub const ERROR_INVALID_ADDRESS_SPACE: Self = Self(717);
-    /// The device encountered an invalid program counter. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorInvalidPc")]
-    pub const ERROR_INVALID_PC: Self = Self(718);
-    /// An exception occurred on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing out of bounds shared memory. Less common cases can be system specific - more information about these cases can be found in the system specific user guide. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorLaunchFailure")]
-    pub const ERROR_LAUNCH_FAILURE: Self = Self(719);
-    /// This error indicates that the number of blocks launched per grid for a kernel that was launched via either cudaLaunchCooperativeKernel exceeds the maximum number of blocks as allowed by cudaOccupancyMaxActiveBlocksPerMultiprocessor or cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags times the number of multiprocessors as specified by the device attribute cudaDevAttrMultiProcessorCount.
-    #[doc(alias = "cudaErrorCooperativeLaunchTooLarge")]
-    pub const ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: Self = Self(720);
-    /// An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorTensorMemoryLeak")]
-    pub const ERROR_TENSOR_MEMORY_LEAK: Self = Self(721);
-    /// This error indicates the attempted operation is not permitted.
-    #[doc(alias = "cudaErrorNotPermitted")]
-    pub const ERROR_NOT_PERMITTED: Self = Self(800);
-    /// This error indicates the attempted operation is not supported on the current system or device.
-    #[doc(alias = "cudaErrorNotSupported")]
-    pub const ERROR_NOT_SUPPORTED: Self = Self(801);
-    /// This error indicates that the system is not yet ready to start any CUDA work. To continue using CUDA, verify the system configuration is in a valid state and all required driver daemons are actively running. More information about this error can be found in the system specific user guide.
-    #[doc(alias = "cudaErrorSystemNotReady")]
-    pub const ERROR_SYSTEM_NOT_READY: Self = Self(802);
-    /// This error indicates that there is a mismatch between the versions of the display driver and the CUDA driver. Refer to the compatibility documentation for supported versions.
-    #[doc(alias = "cudaErrorSystemDriverMismatch")]
-    pub const ERROR_SYSTEM_DRIVER_MISMATCH: Self = Self(803);
-    /// This error indicates that the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not support this configuration. Refer to the compatibility documentation for the supported hardware matrix or ensure that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES environment variable.
-    #[doc(alias = "cudaErrorCompatNotSupportedOnDevice")]
-    pub const ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: Self = Self(804);
-    /// This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server.
-    #[doc(alias = "cudaErrorMpsConnectionFailed")]
-    pub const ERROR_MPS_CONNECTION_FAILED: Self = Self(805);
-    /// This error indicates that the remote procedural call between the MPS server and the MPS client failed.
-    #[doc(alias = "cudaErrorMpsRpcFailure")]
-    pub const ERROR_MPS_RPC_FAILURE: Self = Self(806);
-    /// This error indicates that the MPS server is not ready to accept new MPS client requests. This error can be returned when the MPS server is in the process of recovering from a fatal failure.
-    #[doc(alias = "cudaErrorMpsServerNotReady")]
-    pub const ERROR_MPS_SERVER_NOT_READY: Self = Self(807);
-    /// This error indicates that the hardware resources required to create MPS client have been exhausted.
-    #[doc(alias = "cudaErrorMpsMaxClientsReached")]
-    pub const ERROR_MPS_MAX_CLIENTS_REACHED: Self = Self(808);
-    /// This error indicates the the hardware resources required to device connections have been exhausted.
-    #[doc(alias = "cudaErrorMpsMaxConnectionsReached")]
-    pub const ERROR_MPS_MAX_CONNECTIONS_REACHED: Self = Self(809);
-    /// This error indicates that the MPS client has been terminated by the server. To continue using CUDA, the process must be terminated and relaunched.
-    #[doc(alias = "cudaErrorMpsClientTerminated")]
-    pub const ERROR_MPS_CLIENT_TERMINATED: Self = Self(810);
-    /// This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it.
-    #[doc(alias = "cudaErrorCdpNotSupported")]
-    pub const ERROR_CDP_NOT_SUPPORTED: Self = Self(811);
-    /// This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism.
-    #[doc(alias = "cudaErrorCdpVersionMismatch")]
-    pub const ERROR_CDP_VERSION_MISMATCH: Self = Self(812);
-    /// The operation is not permitted when the stream is capturing.
-    #[doc(alias = "cudaErrorStreamCaptureUnsupported")]
-    pub const ERROR_STREAM_CAPTURE_UNSUPPORTED: Self = Self(900);
-    /// The current capture sequence on the stream has been invalidated due to a previous error.
-    #[doc(alias = "cudaErrorStreamCaptureInvalidated")]
-    pub const ERROR_STREAM_CAPTURE_INVALIDATED: Self = Self(901);
-    /// The operation would have resulted in a merge of two independent capture sequences.
-    #[doc(alias = "cudaErrorStreamCaptureMerge")]
-    pub const ERROR_STREAM_CAPTURE_MERGE: Self = Self(902);
-    /// The capture was not initiated in this stream.
-    #[doc(alias = "cudaErrorStreamCaptureUnmatched")]
-    pub const ERROR_STREAM_CAPTURE_UNMATCHED: Self = Self(903);
-    /// The capture sequence contains a fork that was not joined to the primary stream.
-    #[doc(alias = "cudaErrorStreamCaptureUnjoined")]
-    pub const ERROR_STREAM_CAPTURE_UNJOINED: Self = Self(904);
-    /// A dependency would have been created which crosses the capture sequence boundary. Only implicit in-stream ordering dependencies are allowed to cross the boundary.
-    #[doc(alias = "cudaErrorStreamCaptureIsolation")]
-    pub const ERROR_STREAM_CAPTURE_ISOLATION: Self = Self(905);
-    /// The operation would have resulted in a disallowed implicit dependency on a current capture sequence from cudaStreamLegacy.
-    #[doc(alias = "cudaErrorStreamCaptureImplicit")]
-    pub const ERROR_STREAM_CAPTURE_IMPLICIT: Self = Self(906);
-    /// The operation is not permitted on an event which was last recorded in a capturing stream.
-    #[doc(alias = "cudaErrorCapturedEvent")]
-    pub const ERROR_CAPTURED_EVENT: Self = Self(907);
-    /// A stream capture sequence not initiated with the cudaStreamCaptureModeRelaxed argument to cudaStreamBeginCapture was passed to cudaStreamEndCapture in a different thread.
-    #[doc(alias = "cudaErrorStreamCaptureWrongThread")]
-    pub const ERROR_STREAM_CAPTURE_WRONG_THREAD: Self = Self(908);
-    /// This indicates that the wait operation has timed out.
-    #[doc(alias = "cudaErrorTimeout")]
-    pub const ERROR_TIMEOUT: Self = Self(909);
-    /// This error indicates that the graph update was not performed because it included changes which violated constraints specific to instantiated graph update.
-    #[doc(alias = "cudaErrorGraphExecUpdateFailure")]
-    pub const ERROR_GRAPH_EXEC_UPDATE_FAILURE: Self = Self(910);
-    /// This indicates that an error has occurred in a device outside of GPU. It can be a synchronous error w.r.t. CUDA API or an asynchronous error from the external device. In case of asynchronous error, it means that if cuda was waiting for an external device’s signal before consuming shared data, the external device signaled an error indicating that the data is not valid for consumption. This leaves the process in an inconsistent state and any further CUDA work will return the same error. To continue using CUDA, the process must be terminated and relaunched. In case of synchronous error, it means that one or more external devices have encountered an error and cannot complete the operation.
-    #[doc(alias = "cudaErrorExternalDevice")]
-    pub const ERROR_EXTERNAL_DEVICE: Self = Self(911);
-    /// This indicates that a kernel launch error has occurred due to cluster misconfiguration.
-    #[doc(alias = "cudaErrorInvalidClusterSize")]
-    pub const ERROR_INVALID_CLUSTER_SIZE: Self = Self(912);
-    /// Indiciates a function handle is not loaded when calling an API that requires a loaded function.
-    #[doc(alias = "cudaErrorFunctionNotLoaded")]
-    pub const ERROR_FUNCTION_NOT_LOADED: Self = Self(913);
-    /// This error indicates one or more resources passed in are not valid resource types for the operation.
-    #[doc(alias = "cudaErrorInvalidResourceType")]
-    pub const ERROR_INVALID_RESOURCE_TYPE: Self = Self(914);
-    /// This error indicates one or more resources are insufficient or non-applicable for the operation.
-    #[doc(alias = "cudaErrorInvalidResourceConfiguration")]
-    pub const ERROR_INVALID_RESOURCE_CONFIGURATION: Self = Self(915);
-    /// This error indicates that the requested operation is not permitted because the stream is in a detached state. This can occur if the green context associated with the stream has been destroyed, limiting the stream’s operational capabilities.
-    #[doc(alias = "cudaErrorStreamDetached")]
-    pub const ERROR_STREAM_DETACHED: Self = Self(917);
-    /// This indicates that an unknown internal error has occurred.
-    #[doc(alias = "cudaErrorUnknown")]
-    pub const ERROR_UNKNOWN: Self = Self(999);
-    #[doc(alias = "cudaErrorApiFailureBase")]
-    pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
+pub struct cudaAtomicOperationCapability(pub u32);
+impl cudaAtomicOperationCapability {
+    #[doc(alias = "cudaAtomicCapabilitySigned")]
+    pub const SIGNED: Self = Self(1);
+    #[doc(alias = "cudaAtomicCapabilityUnsigned")]
+    pub const UNSIGNED: Self = Self(2);
+    #[doc(alias = "cudaAtomicCapabilityReduction")]
+    pub const REDUCTION: Self = Self(4);
+    #[doc(alias = "cudaAtomicCapabilityScalar32")]
+    pub const SCALAR32: Self = Self(8);
+    #[doc(alias = "cudaAtomicCapabilityScalar64")]
+    pub const SCALAR64: Self = Self(16);
+    #[doc(alias = "cudaAtomicCapabilityScalar128")]
+    pub const SCALAR128: Self = Self(32);
+    #[doc(alias = "cudaAtomicCapabilityVector32x4")]
+    pub const VECTOR32X4: Self = Self(64);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaSuccess"),
-            1 => ::core::option::Option::Some("cudaErrorInvalidValue"),
-            2 => ::core::option::Option::Some("cudaErrorMemoryAllocation"),
-            3 => ::core::option::Option::Some("cudaErrorInitializationError"),
-            4 => ::core::option::Option::Some("cudaErrorCudartUnloading"),
-            5 => ::core::option::Option::Some("cudaErrorProfilerDisabled"),
-            6 => ::core::option::Option::Some("cudaErrorProfilerNotInitialized"),
-            7 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStarted"),
-            8 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStopped"),
-            9 => ::core::option::Option::Some("cudaErrorInvalidConfiguration"),
-            10 => ::core::option::Option::Some("cudaErrorVersionTranslation"),
-            12 => ::core::option::Option::Some("cudaErrorInvalidPitchValue"),
-            13 => ::core::option::Option::Some("cudaErrorInvalidSymbol"),
-            16 => ::core::option::Option::Some("cudaErrorInvalidHostPointer"),
-            17 => ::core::option::Option::Some("cudaErrorInvalidDevicePointer"),
-            18 => ::core::option::Option::Some("cudaErrorInvalidTexture"),
-            19 => ::core::option::Option::Some("cudaErrorInvalidTextureBinding"),
-            20 => ::core::option::Option::Some("cudaErrorInvalidChannelDescriptor"),
-            21 => ::core::option::Option::Some("cudaErrorInvalidMemcpyDirection"),
-            22 => ::core::option::Option::Some("cudaErrorAddressOfConstant"),
-            23 => ::core::option::Option::Some("cudaErrorTextureFetchFailed"),
-            24 => ::core::option::Option::Some("cudaErrorTextureNotBound"),
-            25 => ::core::option::Option::Some("cudaErrorSynchronizationError"),
-            26 => ::core::option::Option::Some("cudaErrorInvalidFilterSetting"),
-            27 => ::core::option::Option::Some("cudaErrorInvalidNormSetting"),
-            28 => ::core::option::Option::Some("cudaErrorMixedDeviceExecution"),
-            31 => ::core::option::Option::Some("cudaErrorNotYetImplemented"),
-            32 => ::core::option::Option::Some("cudaErrorMemoryValueTooLarge"),
-            34 => ::core::option::Option::Some("cudaErrorStubLibrary"),
-            35 => ::core::option::Option::Some("cudaErrorInsufficientDriver"),
-            36 => ::core::option::Option::Some("cudaErrorCallRequiresNewerDriver"),
-            37 => ::core::option::Option::Some("cudaErrorInvalidSurface"),
-            43 => ::core::option::Option::Some("cudaErrorDuplicateVariableName"),
-            44 => ::core::option::Option::Some("cudaErrorDuplicateTextureName"),
-            45 => ::core::option::Option::Some("cudaErrorDuplicateSurfaceName"),
-            46 => ::core::option::Option::Some("cudaErrorDevicesUnavailable"),
-            49 => ::core::option::Option::Some("cudaErrorIncompatibleDriverContext"),
-            52 => ::core::option::Option::Some("cudaErrorMissingConfiguration"),
-            53 => ::core::option::Option::Some("cudaErrorPriorLaunchFailure"),
-            65 => ::core::option::Option::Some("cudaErrorLaunchMaxDepthExceeded"),
-            66 => ::core::option::Option::Some("cudaErrorLaunchFileScopedTex"),
-            67 => ::core::option::Option::Some("cudaErrorLaunchFileScopedSurf"),
-            68 => ::core::option::Option::Some("cudaErrorSyncDepthExceeded"),
-            69 => ::core::option::Option::Some("cudaErrorLaunchPendingCountExceeded"),
-            98 => ::core::option::Option::Some("cudaErrorInvalidDeviceFunction"),
-            100 => ::core::option::Option::Some("cudaErrorNoDevice"),
-            101 => ::core::option::Option::Some("cudaErrorInvalidDevice"),
-            102 => ::core::option::Option::Some("cudaErrorDeviceNotLicensed"),
-            103 => {
-                ::core::option::Option::Some("cudaErrorSoftwareValidityNotEstablished")
-            }
-            127 => ::core::option::Option::Some("cudaErrorStartupFailure"),
-            200 => ::core::option::Option::Some("cudaErrorInvalidKernelImage"),
-            201 => ::core::option::Option::Some("cudaErrorDeviceUninitialized"),
-            205 => ::core::option::Option::Some("cudaErrorMapBufferObjectFailed"),
-            206 => ::core::option::Option::Some("cudaErrorUnmapBufferObjectFailed"),
-            207 => ::core::option::Option::Some("cudaErrorArrayIsMapped"),
-            208 => ::core::option::Option::Some("cudaErrorAlreadyMapped"),
-            209 => ::core::option::Option::Some("cudaErrorNoKernelImageForDevice"),
-            210 => ::core::option::Option::Some("cudaErrorAlreadyAcquired"),
-            211 => ::core::option::Option::Some("cudaErrorNotMapped"),
-            212 => ::core::option::Option::Some("cudaErrorNotMappedAsArray"),
-            213 => ::core::option::Option::Some("cudaErrorNotMappedAsPointer"),
-            214 => ::core::option::Option::Some("cudaErrorECCUncorrectable"),
-            215 => ::core::option::Option::Some("cudaErrorUnsupportedLimit"),
-            216 => ::core::option::Option::Some("cudaErrorDeviceAlreadyInUse"),
-            217 => ::core::option::Option::Some("cudaErrorPeerAccessUnsupported"),
-            218 => ::core::option::Option::Some("cudaErrorInvalidPtx"),
-            219 => ::core::option::Option::Some("cudaErrorInvalidGraphicsContext"),
-            220 => ::core::option::Option::Some("cudaErrorNvlinkUncorrectable"),
-            221 => ::core::option::Option::Some("cudaErrorJitCompilerNotFound"),
-            222 => ::core::option::Option::Some("cudaErrorUnsupportedPtxVersion"),
-            223 => ::core::option::Option::Some("cudaErrorJitCompilationDisabled"),
-            224 => ::core::option::Option::Some("cudaErrorUnsupportedExecAffinity"),
-            225 => ::core::option::Option::Some("cudaErrorUnsupportedDevSideSync"),
-            226 => ::core::option::Option::Some("cudaErrorContained"),
-            300 => ::core::option::Option::Some("cudaErrorInvalidSource"),
-            301 => ::core::option::Option::Some("cudaErrorFileNotFound"),
-            302 => ::core::option::Option::Some("cudaErrorSharedObjectSymbolNotFound"),
-            303 => ::core::option::Option::Some("cudaErrorSharedObjectInitFailed"),
-            304 => ::core::option::Option::Some("cudaErrorOperatingSystem"),
-            400 => ::core::option::Option::Some("cudaErrorInvalidResourceHandle"),
-            401 => ::core::option::Option::Some("cudaErrorIllegalState"),
-            402 => ::core::option::Option::Some("cudaErrorLossyQuery"),
-            500 => ::core::option::Option::Some("cudaErrorSymbolNotFound"),
-            600 => ::core::option::Option::Some("cudaErrorNotReady"),
-            700 => ::core::option::Option::Some("cudaErrorIllegalAddress"),
-            701 => ::core::option::Option::Some("cudaErrorLaunchOutOfResources"),
-            702 => ::core::option::Option::Some("cudaErrorLaunchTimeout"),
-            703 => ::core::option::Option::Some("cudaErrorLaunchIncompatibleTexturing"),
-            704 => ::core::option::Option::Some("cudaErrorPeerAccessAlreadyEnabled"),
-            705 => ::core::option::Option::Some("cudaErrorPeerAccessNotEnabled"),
-            708 => ::core::option::Option::Some("cudaErrorSetOnActiveProcess"),
-            709 => ::core::option::Option::Some("cudaErrorContextIsDestroyed"),
-            710 => ::core::option::Option::Some("cudaErrorAssert"),
-            711 => ::core::option::Option::Some("cudaErrorTooManyPeers"),
-            712 => ::core::option::Option::Some("cudaErrorHostMemoryAlreadyRegistered"),
-            713 => ::core::option::Option::Some("cudaErrorHostMemoryNotRegistered"),
-            714 => ::core::option::Option::Some("cudaErrorHardwareStackError"),
-            715 => ::core::option::Option::Some("cudaErrorIllegalInstruction"),
-            716 => ::core::option::Option::Some("cudaErrorMisalignedAddress"),
-            717 => ::core::option::Option::Some("cudaErrorInvalidAddressSpace"),
-            718 => ::core::option::Option::Some("cudaErrorInvalidPc"),
-            719 => ::core::option::Option::Some("cudaErrorLaunchFailure"),
-            720 => ::core::option::Option::Some("cudaErrorCooperativeLaunchTooLarge"),
-            721 => ::core::option::Option::Some("cudaErrorTensorMemoryLeak"),
-            800 => ::core::option::Option::Some("cudaErrorNotPermitted"),
-            801 => ::core::option::Option::Some("cudaErrorNotSupported"),
-            802 => ::core::option::Option::Some("cudaErrorSystemNotReady"),
-            803 => ::core::option::Option::Some("cudaErrorSystemDriverMismatch"),
-            804 => ::core::option::Option::Some("cudaErrorCompatNotSupportedOnDevice"),
-            805 => ::core::option::Option::Some("cudaErrorMpsConnectionFailed"),
-            806 => ::core::option::Option::Some("cudaErrorMpsRpcFailure"),
-            807 => ::core::option::Option::Some("cudaErrorMpsServerNotReady"),
-            808 => ::core::option::Option::Some("cudaErrorMpsMaxClientsReached"),
-            809 => ::core::option::Option::Some("cudaErrorMpsMaxConnectionsReached"),
-            810 => ::core::option::Option::Some("cudaErrorMpsClientTerminated"),
-            811 => ::core::option::Option::Some("cudaErrorCdpNotSupported"),
-            812 => ::core::option::Option::Some("cudaErrorCdpVersionMismatch"),
-            900 => ::core::option::Option::Some("cudaErrorStreamCaptureUnsupported"),
-            901 => ::core::option::Option::Some("cudaErrorStreamCaptureInvalidated"),
-            902 => ::core::option::Option::Some("cudaErrorStreamCaptureMerge"),
-            903 => ::core::option::Option::Some("cudaErrorStreamCaptureUnmatched"),
-            904 => ::core::option::Option::Some("cudaErrorStreamCaptureUnjoined"),
-            905 => ::core::option::Option::Some("cudaErrorStreamCaptureIsolation"),
-            906 => ::core::option::Option::Some("cudaErrorStreamCaptureImplicit"),
-            907 => ::core::option::Option::Some("cudaErrorCapturedEvent"),
-            908 => ::core::option::Option::Some("cudaErrorStreamCaptureWrongThread"),
-            909 => ::core::option::Option::Some("cudaErrorTimeout"),
-            910 => ::core::option::Option::Some("cudaErrorGraphExecUpdateFailure"),
-            911 => ::core::option::Option::Some("cudaErrorExternalDevice"),
-            912 => ::core::option::Option::Some("cudaErrorInvalidClusterSize"),
-            913 => ::core::option::Option::Some("cudaErrorFunctionNotLoaded"),
-            914 => ::core::option::Option::Some("cudaErrorInvalidResourceType"),
-            915 => ::core::option::Option::Some("cudaErrorInvalidResourceConfiguration"),
-            917 => ::core::option::Option::Some("cudaErrorStreamDetached"),
-            999 => ::core::option::Option::Some("cudaErrorUnknown"),
-            10000 => ::core::option::Option::Some("cudaErrorApiFailureBase"),
+            1 => ::core::option::Option::Some("cudaAtomicCapabilitySigned"),
+            2 => ::core::option::Option::Some("cudaAtomicCapabilityUnsigned"),
+            4 => ::core::option::Option::Some("cudaAtomicCapabilityReduction"),
+            8 => ::core::option::Option::Some("cudaAtomicCapabilityScalar32"),
+            16 => ::core::option::Option::Some("cudaAtomicCapabilityScalar64"),
+            32 => ::core::option::Option::Some("cudaAtomicCapabilityScalar128"),
+            64 => ::core::option::Option::Some("cudaAtomicCapabilityVector32x4"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaError_t, u32);
-/// Another name of [`cudaError_t`].
-pub type cudaError = cudaError_t;
+c_enum!(cudaAtomicOperationCapability, u32);
 /// External memory handle types
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2007,835 +3026,112 @@ impl cudaExternalSemaphoreHandleType {
     }
 }
 c_enum!(cudaExternalSemaphoreHandleType, u32);
-/// CUDA GPUDirect RDMA flush writes APIs supported on the device
+/// Flags for a CUdevSmResource group
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaFlushGPUDirectRDMAWritesOptions(pub u32);
-impl cudaFlushGPUDirectRDMAWritesOptions {
-    /// cudaDeviceFlushGPUDirectRDMAWrites() and its CUDA Driver API counterpart are supported on the device.
-    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionHost")]
-    pub const HOST: Self = Self(1);
-    /// The CU_STREAM_WAIT_VALUE_FLUSH flag and the CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES MemOp are supported on the CUDA device.
-    #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
-    pub const MEM_OPS: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionHost"),
-            2 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionMemOps"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaFlushGPUDirectRDMAWritesOptions, u32);
-/// CUDA GPUDirect RDMA flush writes scopes
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaFlushGPUDirectRDMAWritesScope(pub u32);
-impl cudaFlushGPUDirectRDMAWritesScope {
-    /// Blocks until remote writes are visible to the CUDA device context owning the data.
-    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToOwner")]
-    pub const OWNER: Self = Self(100);
-    /// Blocks until remote writes are visible to all CUDA device contexts.
-    #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
-    pub const ALL_DEVICES: Self = Self(200);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            100 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToOwner"),
-            200 => {
-                ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToAllDevices")
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaFlushGPUDirectRDMAWritesScope, u32);
-/// CUDA GPUDirect RDMA flush writes targets
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaFlushGPUDirectRDMAWritesTarget(pub u32);
-impl cudaFlushGPUDirectRDMAWritesTarget {
-    /// Sets the target for cudaDeviceFlushGPUDirectRDMAWrites() to the currently active CUDA device context.
-    #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
-    pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => {
-                ::core::option::Option::Some(
-                    "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
-                )
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaFlushGPUDirectRDMAWritesTarget, u32);
-/// CUDA function attributes that can be set using
-/// [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaFuncAttribute(pub u32);
-impl cudaFuncAttribute {
-    /// Maximum dynamic shared memory size
-    #[doc(alias = "cudaFuncAttributeMaxDynamicSharedMemorySize")]
-    pub const MAX_DYNAMIC_SHARED_MEMORY_SIZE: Self = Self(8);
-    /// Preferred shared memory-L1 cache split
-    #[doc(alias = "cudaFuncAttributePreferredSharedMemoryCarveout")]
-    pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(9);
-    /// Indicator to enforce valid cluster dimension specification on kernel launch
-    #[doc(alias = "cudaFuncAttributeClusterDimMustBeSet")]
-    pub const CLUSTER_DIM_MUST_BE_SET: Self = Self(10);
-    /// Required cluster width
-    #[doc(alias = "cudaFuncAttributeRequiredClusterWidth")]
-    pub const REQUIRED_CLUSTER_WIDTH: Self = Self(11);
-    /// Required cluster height
-    #[doc(alias = "cudaFuncAttributeRequiredClusterHeight")]
-    pub const REQUIRED_CLUSTER_HEIGHT: Self = Self(12);
-    /// Required cluster depth
-    #[doc(alias = "cudaFuncAttributeRequiredClusterDepth")]
-    pub const REQUIRED_CLUSTER_DEPTH: Self = Self(13);
-    /// Whether non-portable cluster scheduling policy is supported
-    #[doc(alias = "cudaFuncAttributeNonPortableClusterSizeAllowed")]
-    pub const NON_PORTABLE_CLUSTER_SIZE_ALLOWED: Self = Self(14);
-    /// Required cluster scheduling policy preference
-    #[doc(alias = "cudaFuncAttributeClusterSchedulingPolicyPreference")]
-    pub const CLUSTER_SCHEDULING_POLICY_PREFERENCE: Self = Self(15);
-    #[doc(alias = "cudaFuncAttributeMax")]
-    pub const MAX: Self = Self(16);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeMaxDynamicSharedMemorySize",
-                )
-            }
-            9 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributePreferredSharedMemoryCarveout",
-                )
-            }
-            10 => ::core::option::Option::Some("cudaFuncAttributeClusterDimMustBeSet"),
-            11 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterWidth"),
-            12 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterHeight"),
-            13 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterDepth"),
-            14 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
-                )
-            }
-            15 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
-                )
-            }
-            16 => ::core::option::Option::Some("cudaFuncAttributeMax"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaFuncAttribute, u32);
-/// CUDA function cache configurations
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaFuncCache(pub u32);
-impl cudaFuncCache {
-    /// Default function cache configuration, no preference
-    #[doc(alias = "cudaFuncCachePreferNone")]
-    pub const NONE: Self = Self(0);
-    /// Prefer larger shared memory and smaller L1 cache
-    #[doc(alias = "cudaFuncCachePreferShared")]
-    pub const SHARED: Self = Self(1);
-    /// Prefer larger L1 cache and smaller shared memory
-    #[doc(alias = "cudaFuncCachePreferL1")]
-    pub const L1: Self = Self(2);
-    /// Prefer equal size L1 cache and shared memory
-    #[doc(alias = "cudaFuncCachePreferEqual")]
-    pub const EQUAL: Self = Self(3);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaFuncCachePreferNone"),
-            1 => ::core::option::Option::Some("cudaFuncCachePreferShared"),
-            2 => ::core::option::Option::Some("cudaFuncCachePreferL1"),
-            3 => ::core::option::Option::Some("cudaFuncCachePreferEqual"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaFuncCache, u32);
-/// CUDA GPUDirect RDMA flush writes ordering features of the device
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGPUDirectRDMAWritesOrdering(pub u32);
-impl cudaGPUDirectRDMAWritesOrdering {
-    /// The device does not natively support ordering of GPUDirect RDMA writes. cudaFlushGPUDirectRDMAWrites() can be leveraged if supported.
-    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingNone")]
-    pub const NONE: Self = Self(0);
-    /// Natively, the device can consistently consume GPUDirect RDMA writes, although other CUDA devices may not.
-    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingOwner")]
-    pub const OWNER: Self = Self(100);
-    /// Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device.
-    #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
-    pub const ALL_DEVICES: Self = Self(200);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingNone"),
-            100 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingOwner"),
-            200 => {
-                ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingAllDevices")
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGPUDirectRDMAWritesOrdering, u32);
-/// Flags to specify search options to be used with
-/// [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint) For more details see
-/// `cuGetProcAddress`
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGetDriverEntryPointFlags(pub u32);
-impl cudaGetDriverEntryPointFlags {
-    /// Default search mode for driver symbols.
-    #[doc(alias = "cudaEnableDefault")]
+pub struct cudaDevSmResourceGroup_flags(pub u32);
+impl cudaDevSmResourceGroup_flags {
+    #[doc(alias = "cudaDevSmResourceGroupDefault")]
     pub const DEFAULT: Self = Self(0);
-    /// Search for legacy versions of driver symbols.
-    #[doc(alias = "cudaEnableLegacyStream")]
-    pub const LEGACY_STREAM: Self = Self(1);
-    /// Search for per-thread versions of driver symbols.
-    #[doc(alias = "cudaEnablePerThreadDefaultStream")]
-    pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
+    /// Lets smCount be a non-multiple of minCoscheduledCount, filling the difference with other SMs.
+    #[doc(alias = "cudaDevSmResourceGroupBackfill")]
+    pub const BACKFILL: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaEnableDefault"),
-            1 => ::core::option::Option::Some("cudaEnableLegacyStream"),
-            2 => ::core::option::Option::Some("cudaEnablePerThreadDefaultStream"),
+            0 => ::core::option::Option::Some("cudaDevSmResourceGroupDefault"),
+            1 => ::core::option::Option::Some("cudaDevSmResourceGroupBackfill"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaGetDriverEntryPointFlags, u32);
-/// Child graph node ownership
-///
+c_enum!(cudaDevSmResourceGroup_flags, u32);
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphChildGraphNodeOwnership(pub i32);
-impl cudaGraphChildGraphNodeOwnership {
-    /// Default behavior for a child graph node. Child graph is cloned into the parent and memory allocation/free nodes can’t be present in the child graph.
-    #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
-    pub const CLONE: Self = Self(0);
-    /// The child graph is moved to the parent. The handle to the child graph is owned by the parent and will be destroyed when the parent is destroyed.
-    ///
-    /// The following restrictions apply to child graphs after they have been moved: Cannot be independently instantiated or destroyed; Cannot be added as a child graph of a separate parent graph; Cannot be used as an argument to cudaGraphExecUpdate; Cannot have additional memory allocation or free nodes added.
-    #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
-    pub const MOVE: Self = Self(1);
-    /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
-    #[doc(alias = "cudaGraphChildGraphOwnershipInvalid")]
-    pub const INVALID: Self = Self(-1);
+pub struct cudaDevSmResourceSplitByCount_flags(pub u32);
+impl cudaDevSmResourceSplitByCount_flags {
+    #[doc(alias = "cudaDevSmResourceSplitIgnoreSmCoscheduling")]
+    pub const IGNORE_SM_COSCHEDULING: Self = Self(1);
+    #[doc(alias = "cudaDevSmResourceSplitMaxPotentialClusterSize")]
+    pub const MAX_POTENTIAL_CLUSTER_SIZE: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipClone"),
-            1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipMove"),
-            -1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipInvalid"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphChildGraphNodeOwnership, i32);
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphConditionalHandleFlags(pub u32);
-impl cudaGraphConditionalHandleFlags {
-    /// Apply default handle value when graph is launched.
-    #[doc(alias = "cudaGraphCondAssignDefault")]
-    pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphCondAssignDefault"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphConditionalHandleFlags, u32);
-/// CUDA conditional node types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphConditionalNodeType(pub u32);
-impl cudaGraphConditionalNodeType {
-    /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
-    #[doc(alias = "cudaGraphCondTypeIf")]
-    pub const IF: Self = Self(0);
-    /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
-    #[doc(alias = "cudaGraphCondTypeWhile")]
-    pub const WHILE: Self = Self(1);
-    /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
-    #[doc(alias = "cudaGraphCondTypeSwitch")]
-    pub const SWITCH: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphCondTypeIf"),
-            1 => ::core::option::Option::Some("cudaGraphCondTypeWhile"),
-            2 => ::core::option::Option::Some("cudaGraphCondTypeSwitch"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphConditionalNodeType, u32);
-/// CUDA Graph debug write options
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphDebugDotFlags(pub u32);
-impl cudaGraphDebugDotFlags {
-    /// Output all debug data as if every debug flag is enabled
-    #[doc(alias = "cudaGraphDebugDotFlagsVerbose")]
-    pub const VERBOSE: Self = Self(1);
-    /// Adds cudaKernelNodeParams to output
-    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeParams")]
-    pub const KERNEL_NODE_PARAMS: Self = Self(4);
-    /// Adds cudaMemcpy3DParms to output
-    #[doc(alias = "cudaGraphDebugDotFlagsMemcpyNodeParams")]
-    pub const MEMCPY_NODE_PARAMS: Self = Self(8);
-    /// Adds cudaMemsetParams to output
-    #[doc(alias = "cudaGraphDebugDotFlagsMemsetNodeParams")]
-    pub const MEMSET_NODE_PARAMS: Self = Self(16);
-    /// Adds cudaHostNodeParams to output
-    #[doc(alias = "cudaGraphDebugDotFlagsHostNodeParams")]
-    pub const HOST_NODE_PARAMS: Self = Self(32);
-    /// Adds cudaEvent_t handle from record and wait nodes to output
-    #[doc(alias = "cudaGraphDebugDotFlagsEventNodeParams")]
-    pub const EVENT_NODE_PARAMS: Self = Self(64);
-    /// Adds cudaExternalSemaphoreSignalNodeParams values to output
-    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasSignalNodeParams")]
-    pub const EXT_SEMAS_SIGNAL_NODE_PARAMS: Self = Self(128);
-    /// Adds cudaExternalSemaphoreWaitNodeParams to output
-    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasWaitNodeParams")]
-    pub const EXT_SEMAS_WAIT_NODE_PARAMS: Self = Self(256);
-    /// Adds cudaKernelNodeAttrID values to output
-    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeAttributes")]
-    pub const KERNEL_NODE_ATTRIBUTES: Self = Self(512);
-    /// Adds node handles and every kernel function handle to output
-    #[doc(alias = "cudaGraphDebugDotFlagsHandles")]
-    pub const HANDLES: Self = Self(1024);
-    /// Adds cudaConditionalNodeParams to output
-    #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
-    pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphDebugDotFlagsVerbose"),
-            4 => ::core::option::Option::Some("cudaGraphDebugDotFlagsKernelNodeParams"),
-            8 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemcpyNodeParams"),
-            16 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemsetNodeParams"),
-            32 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHostNodeParams"),
-            64 => ::core::option::Option::Some("cudaGraphDebugDotFlagsEventNodeParams"),
-            128 => {
+            1 => {
                 ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
+                    "cudaDevSmResourceSplitIgnoreSmCoscheduling",
                 )
             }
-            256 => {
+            2 => {
                 ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
-                )
-            }
-            512 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsKernelNodeAttributes",
-                )
-            }
-            1024 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHandles"),
-            32768 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsConditionalNodeParams",
+                    "cudaDevSmResourceSplitMaxPotentialClusterSize",
                 )
             }
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaGraphDebugDotFlags, u32);
-/// Type annotations that can be applied to graph edges as part of
-/// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
+c_enum!(cudaDevSmResourceSplitByCount_flags, u32);
+/// Type of resource
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphDependencyType(pub u32);
-impl cudaGraphDependencyType {
-    /// This is an ordinary dependency.
-    #[doc(alias = "cudaGraphDependencyTypeDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
-    #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
-    pub const PROGRAMMATIC: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphDependencyTypeDefault"),
-            1 => ::core::option::Option::Some("cudaGraphDependencyTypeProgrammatic"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphDependencyType, u32);
-/// Another name of [`cudaGraphDependencyType`].
-pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
-/// CUDA Graph Update error types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphExecUpdateResult(pub u32);
-impl cudaGraphExecUpdateResult {
-    /// The update succeeded
-    #[doc(alias = "cudaGraphExecUpdateSuccess")]
-    pub const SUCCESS: Self = Self(0);
-    /// The update failed for an unexpected reason which is described in the return value of the function
-    #[doc(alias = "cudaGraphExecUpdateError")]
-    pub const ERROR: Self = Self(1);
-    /// The update failed because the topology changed
-    #[doc(alias = "cudaGraphExecUpdateErrorTopologyChanged")]
-    pub const ERROR_TOPOLOGY_CHANGED: Self = Self(2);
-    /// The update failed because a node type changed
-    #[doc(alias = "cudaGraphExecUpdateErrorNodeTypeChanged")]
-    pub const ERROR_NODE_TYPE_CHANGED: Self = Self(3);
-    /// The update failed because the function of a kernel node changed (CUDA driver \< 11.2)
-    #[doc(alias = "cudaGraphExecUpdateErrorFunctionChanged")]
-    pub const ERROR_FUNCTION_CHANGED: Self = Self(4);
-    /// The update failed because the parameters changed in a way that is not supported
-    #[doc(alias = "cudaGraphExecUpdateErrorParametersChanged")]
-    pub const ERROR_PARAMETERS_CHANGED: Self = Self(5);
-    /// The update failed because something about the node is not supported
-    #[doc(alias = "cudaGraphExecUpdateErrorNotSupported")]
-    pub const ERROR_NOT_SUPPORTED: Self = Self(6);
-    /// The update failed because the function of a kernel node changed in an unsupported way
-    #[doc(alias = "cudaGraphExecUpdateErrorUnsupportedFunctionChange")]
-    pub const ERROR_UNSUPPORTED_FUNCTION_CHANGE: Self = Self(7);
-    /// The update failed because the node attributes changed in a way that is not supported
-    #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
-    pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphExecUpdateSuccess"),
-            1 => ::core::option::Option::Some("cudaGraphExecUpdateError"),
-            2 => ::core::option::Option::Some("cudaGraphExecUpdateErrorTopologyChanged"),
-            3 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNodeTypeChanged"),
-            4 => ::core::option::Option::Some("cudaGraphExecUpdateErrorFunctionChanged"),
-            5 => {
-                ::core::option::Option::Some("cudaGraphExecUpdateErrorParametersChanged")
-            }
-            6 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNotSupported"),
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaGraphExecUpdateErrorUnsupportedFunctionChange",
-                )
-            }
-            8 => {
-                ::core::option::Option::Some("cudaGraphExecUpdateErrorAttributesChanged")
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphExecUpdateResult, u32);
-/// Flags for instantiating a graph
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphInstantiateFlags(pub u32);
-impl cudaGraphInstantiateFlags {
-    /// Automatically free memory allocated in a graph before relaunching.
-    #[doc(alias = "cudaGraphInstantiateFlagAutoFreeOnLaunch")]
-    pub const AUTO_FREE_ON_LAUNCH: Self = Self(1);
-    /// Automatically upload the graph after instantiation. Only supported by
-    ///
-    /// cudaGraphInstantiateWithParams. The upload will be performed using the
-    ///
-    /// stream provided in instantiateParams.
-    #[doc(alias = "cudaGraphInstantiateFlagUpload")]
-    pub const UPLOAD: Self = Self(2);
-    /// Instantiate the graph to be launchable from the device. This flag can only
-    ///
-    /// be used on platforms which support unified addressing. This flag cannot be
-    ///
-    /// used in conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
-    #[doc(alias = "cudaGraphInstantiateFlagDeviceLaunch")]
-    pub const DEVICE_LAUNCH: Self = Self(4);
-    /// Run the graph using the per-node priority attributes rather than the priority of the stream it is launched into.
-    #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
-    pub const USE_NODE_PRIORITY: Self = Self(8);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphInstantiateFlagAutoFreeOnLaunch"),
-            2 => ::core::option::Option::Some("cudaGraphInstantiateFlagUpload"),
-            4 => ::core::option::Option::Some("cudaGraphInstantiateFlagDeviceLaunch"),
-            8 => ::core::option::Option::Some("cudaGraphInstantiateFlagUseNodePriority"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphInstantiateFlags, u32);
-/// Graph instantiation results
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphInstantiateResult(pub u32);
-impl cudaGraphInstantiateResult {
-    /// Instantiation succeeded
-    #[doc(alias = "cudaGraphInstantiateSuccess")]
-    pub const SUCCESS: Self = Self(0);
-    /// Instantiation failed for an unexpected reason which is described in the return value of the function
-    #[doc(alias = "cudaGraphInstantiateError")]
-    pub const ERROR: Self = Self(1);
-    /// Instantiation failed due to invalid structure, such as cycles
-    #[doc(alias = "cudaGraphInstantiateInvalidStructure")]
-    pub const INVALID_STRUCTURE: Self = Self(2);
-    /// Instantiation for device launch failed because the graph contained an unsupported operation
-    #[doc(alias = "cudaGraphInstantiateNodeOperationNotSupported")]
-    pub const NODE_OPERATION_NOT_SUPPORTED: Self = Self(3);
-    /// Instantiation for device launch failed due to the nodes belonging to different contexts
-    #[doc(alias = "cudaGraphInstantiateMultipleDevicesNotSupported")]
-    pub const MULTIPLE_DEVICES_NOT_SUPPORTED: Self = Self(4);
-    /// One or more conditional handles are not associated with conditional nodes
-    #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
-    pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphInstantiateSuccess"),
-            1 => ::core::option::Option::Some("cudaGraphInstantiateError"),
-            2 => ::core::option::Option::Some("cudaGraphInstantiateInvalidStructure"),
-            3 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateNodeOperationNotSupported",
-                )
-            }
-            4 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateMultipleDevicesNotSupported",
-                )
-            }
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateConditionalHandleUnused",
-                )
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphInstantiateResult, u32);
-/// Specifies the field to update when performing multiple node updates
-/// from the device
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphKernelNodeField(pub u32);
-impl cudaGraphKernelNodeField {
-    /// Invalid field
-    #[doc(alias = "cudaGraphKernelNodeFieldInvalid")]
+pub struct cudaDevResourceType(pub u32);
+impl cudaDevResourceType {
+    #[doc(alias = "cudaDevResourceTypeInvalid")]
     pub const INVALID: Self = Self(0);
-    /// Grid dimension update
-    #[doc(alias = "cudaGraphKernelNodeFieldGridDim")]
-    pub const GRID_DIM: Self = Self(1);
-    /// Kernel parameter update
-    #[doc(alias = "cudaGraphKernelNodeFieldParam")]
-    pub const PARAM: Self = Self(2);
-    /// Node enable/disable
-    #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
-    pub const ENABLED: Self = Self(3);
+    /// Streaming multiprocessors related information
+    #[doc(alias = "cudaDevResourceTypeSm")]
+    pub const SM: Self = Self(1);
+    /// Workqueue configuration related information
+    #[doc(alias = "cudaDevResourceTypeWorkqueueConfig")]
+    pub const WORKQUEUE_CONFIG: Self = Self(1000);
+    /// Pre-existing workqueue related information
+    #[doc(alias = "cudaDevResourceTypeWorkqueue")]
+    pub const WORKQUEUE: Self = Self(10000);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphKernelNodeFieldInvalid"),
-            1 => ::core::option::Option::Some("cudaGraphKernelNodeFieldGridDim"),
-            2 => ::core::option::Option::Some("cudaGraphKernelNodeFieldParam"),
-            3 => ::core::option::Option::Some("cudaGraphKernelNodeFieldEnabled"),
+            0 => ::core::option::Option::Some("cudaDevResourceTypeInvalid"),
+            1 => ::core::option::Option::Some("cudaDevResourceTypeSm"),
+            1000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueueConfig"),
+            10000 => ::core::option::Option::Some("cudaDevResourceTypeWorkqueue"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaGraphKernelNodeField, u32);
-/// Graph memory attributes
+c_enum!(cudaDevResourceType, u32);
+/// Sharing scope for workqueues
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphMemAttributeType(pub u32);
-impl cudaGraphMemAttributeType {
-    /// (value type = cuuint64_t) Amount of memory, in bytes, currently associated with graphs.
-    #[doc(alias = "cudaGraphMemAttrUsedMemCurrent")]
-    pub const USED_MEM_CURRENT: Self = Self(0);
-    /// (value type = cuuint64_t) High watermark of memory, in bytes, associated with graphs since the last time it was reset. High watermark can only be reset to zero.
-    #[doc(alias = "cudaGraphMemAttrUsedMemHigh")]
-    pub const USED_MEM_HIGH: Self = Self(1);
-    /// (value type = cuuint64_t) Amount of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
-    #[doc(alias = "cudaGraphMemAttrReservedMemCurrent")]
-    pub const RESERVED_MEM_CURRENT: Self = Self(2);
-    /// (value type = cuuint64_t) High watermark of memory, in bytes, currently allocated for use by the CUDA graphs asynchronous allocator.
-    #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
-    pub const RESERVED_MEM_HIGH: Self = Self(3);
+pub struct cudaDevWorkqueueConfigScope(pub u32);
+impl cudaDevWorkqueueConfigScope {
+    /// Use all shared workqueue resources on the device. Default driver behaviour.
+    #[doc(alias = "cudaDevWorkqueueConfigScopeDeviceCtx")]
+    pub const DEVICE_CTX: Self = Self(0);
+    /// When possible, use non-overlapping workqueue resources with other balanced green contexts.
+    #[doc(alias = "cudaDevWorkqueueConfigScopeGreenCtxBalanced")]
+    pub const GREEN_CTX_BALANCED: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemCurrent"),
-            1 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemHigh"),
-            2 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemCurrent"),
-            3 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemHigh"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphMemAttributeType, u32);
-/// CUDA Graph node types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphNodeType(pub u32);
-impl cudaGraphNodeType {
-    /// GPU kernel node
-    #[doc(alias = "cudaGraphNodeTypeKernel")]
-    pub const KERNEL: Self = Self(0);
-    /// Memcpy node
-    #[doc(alias = "cudaGraphNodeTypeMemcpy")]
-    pub const MEMCPY: Self = Self(1);
-    /// Memset node
-    #[doc(alias = "cudaGraphNodeTypeMemset")]
-    pub const MEMSET: Self = Self(2);
-    /// Host (executable) node
-    #[doc(alias = "cudaGraphNodeTypeHost")]
-    pub const HOST: Self = Self(3);
-    /// Node which executes an embedded graph
-    #[doc(alias = "cudaGraphNodeTypeGraph")]
-    pub const GRAPH: Self = Self(4);
-    /// Empty (no-op) node
-    #[doc(alias = "cudaGraphNodeTypeEmpty")]
-    pub const EMPTY: Self = Self(5);
-    /// External event wait node
-    #[doc(alias = "cudaGraphNodeTypeWaitEvent")]
-    pub const WAIT_EVENT: Self = Self(6);
-    /// External event record node
-    #[doc(alias = "cudaGraphNodeTypeEventRecord")]
-    pub const EVENT_RECORD: Self = Self(7);
-    /// External semaphore signal node
-    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreSignal")]
-    pub const EXT_SEMAPHORE_SIGNAL: Self = Self(8);
-    /// External semaphore wait node
-    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreWait")]
-    pub const EXT_SEMAPHORE_WAIT: Self = Self(9);
-    /// Memory allocation node
-    #[doc(alias = "cudaGraphNodeTypeMemAlloc")]
-    pub const MEM_ALLOC: Self = Self(10);
-    /// Memory free node
-    #[doc(alias = "cudaGraphNodeTypeMemFree")]
-    pub const MEM_FREE: Self = Self(11);
-    /// Conditional node May be used to implement a conditional execution path or loop
-    ///
-    /// inside of a graph. The graph(s) contained within the body of the conditional node
-    ///
-    /// can be selectively executed or iterated upon based on the value of a conditional
-    ///
-    /// variable.
-    ///
-    /// Handles must be created in advance of creating the node
-    ///
-    /// using cudaGraphConditionalHandleCreate.
-    ///
-    /// The following restrictions apply to graphs which contain conditional nodes:
-    ///
-    /// The graph cannot be used in a child node.
-    ///
-    /// Only one instantiation of the graph may exist at any point in time.
-    ///
-    /// The graph cannot be cloned.
-    ///
-    /// To set the control value, supply a default value when creating the handle and/or
-    ///
-    /// call cudaGraphSetConditional from device code.
-    #[doc(alias = "cudaGraphNodeTypeConditional")]
-    pub const CONDITIONAL: Self = Self(13);
-    #[doc(alias = "cudaGraphNodeTypeCount")]
-    pub const COUNT: Self = Self(14);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphNodeTypeKernel"),
-            1 => ::core::option::Option::Some("cudaGraphNodeTypeMemcpy"),
-            2 => ::core::option::Option::Some("cudaGraphNodeTypeMemset"),
-            3 => ::core::option::Option::Some("cudaGraphNodeTypeHost"),
-            4 => ::core::option::Option::Some("cudaGraphNodeTypeGraph"),
-            5 => ::core::option::Option::Some("cudaGraphNodeTypeEmpty"),
-            6 => ::core::option::Option::Some("cudaGraphNodeTypeWaitEvent"),
-            7 => ::core::option::Option::Some("cudaGraphNodeTypeEventRecord"),
-            8 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreSignal"),
-            9 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreWait"),
-            10 => ::core::option::Option::Some("cudaGraphNodeTypeMemAlloc"),
-            11 => ::core::option::Option::Some("cudaGraphNodeTypeMemFree"),
-            13 => ::core::option::Option::Some("cudaGraphNodeTypeConditional"),
-            14 => ::core::option::Option::Some("cudaGraphNodeTypeCount"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphNodeType, u32);
-/// CUDA graphics interop array indices for cube maps
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphicsCubeFace(pub u32);
-impl cudaGraphicsCubeFace {
-    /// Positive X face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFacePositiveX")]
-    pub const POSITIVE_X: Self = Self(0);
-    /// Negative X face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFaceNegativeX")]
-    pub const NEGATIVE_X: Self = Self(1);
-    /// Positive Y face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFacePositiveY")]
-    pub const POSITIVE_Y: Self = Self(2);
-    /// Negative Y face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFaceNegativeY")]
-    pub const NEGATIVE_Y: Self = Self(3);
-    /// Positive Z face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFacePositiveZ")]
-    pub const POSITIVE_Z: Self = Self(4);
-    /// Negative Z face of cubemap
-    #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
-    pub const NEGATIVE_Z: Self = Self(5);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveX"),
-            1 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeX"),
-            2 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveY"),
-            3 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeY"),
-            4 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveZ"),
-            5 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeZ"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphicsCubeFace, u32);
-/// CUDA graphics interop map flags
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphicsMapFlags(pub u32);
-impl cudaGraphicsMapFlags {
-    /// Default; Assume resource can be read/written
-    #[doc(alias = "cudaGraphicsMapFlagsNone")]
-    pub const NONE: Self = Self(0);
-    /// CUDA will not write to this resource
-    #[doc(alias = "cudaGraphicsMapFlagsReadOnly")]
-    pub const READ_ONLY: Self = Self(1);
-    /// CUDA will only write to and will not read from this resource
-    #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
-    pub const WRITE_DISCARD: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsMapFlagsNone"),
-            1 => ::core::option::Option::Some("cudaGraphicsMapFlagsReadOnly"),
-            2 => ::core::option::Option::Some("cudaGraphicsMapFlagsWriteDiscard"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaGraphicsMapFlags, u32);
-/// CUDA graphics interop register flags
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaGraphicsRegisterFlags(pub u32);
-impl cudaGraphicsRegisterFlags {
-    /// Default
-    #[doc(alias = "cudaGraphicsRegisterFlagsNone")]
-    pub const NONE: Self = Self(0);
-    /// CUDA will not write to this resource
-    #[doc(alias = "cudaGraphicsRegisterFlagsReadOnly")]
-    pub const READ_ONLY: Self = Self(1);
-    /// CUDA will only write to and will not read from this resource
-    #[doc(alias = "cudaGraphicsRegisterFlagsWriteDiscard")]
-    pub const WRITE_DISCARD: Self = Self(2);
-    /// CUDA will bind this resource to a surface reference
-    #[doc(alias = "cudaGraphicsRegisterFlagsSurfaceLoadStore")]
-    pub const SURFACE_LOAD_STORE: Self = Self(4);
-    /// CUDA will perform texture gather operations on this resource
-    #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
-    pub const TEXTURE_GATHER: Self = Self(8);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsNone"),
-            1 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsReadOnly"),
-            2 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsWriteDiscard"),
-            4 => {
-                ::core::option::Option::Some("cudaGraphicsRegisterFlagsSurfaceLoadStore")
+            0 => ::core::option::Option::Some("cudaDevWorkqueueConfigScopeDeviceCtx"),
+            1 => {
+                ::core::option::Option::Some(
+                    "cudaDevWorkqueueConfigScopeGreenCtxBalanced",
+                )
             }
-            8 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsTextureGather"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaGraphicsRegisterFlags, u32);
-/// Flags for host task sync mode
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaHostTaskSyncMode(pub u32);
-impl cudaHostTaskSyncMode {
-    #[doc(alias = "cudaHostTaskBlocking")]
-    pub const BLOCKING: Self = Self(0);
-    #[doc(alias = "cudaHostTaskSpinWait")]
-    pub const SPIN_WAIT: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaHostTaskBlocking"),
-            1 => ::core::option::Option::Some("cudaHostTaskSpinWait"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaHostTaskSyncMode, u32);
+c_enum!(cudaDevWorkqueueConfigScope, u32);
 /// Online compiler and linker options
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -2987,6 +3283,34 @@ impl cudaJitOption {
     }
 }
 c_enum!(cudaJitOption, u32);
+/// Library options to be specified with
+/// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
+/// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLibraryOption(pub u32);
+impl cudaLibraryOption {
+    #[doc(alias = "cudaLibraryHostUniversalFunctionAndDataTable")]
+    pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
+    /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
+    #[doc(alias = "cudaLibraryBinaryIsPreserved")]
+    pub const BINARY_IS_PRESERVED: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => {
+                ::core::option::Option::Some(
+                    "cudaLibraryHostUniversalFunctionAndDataTable",
+                )
+            }
+            1 => ::core::option::Option::Some("cudaLibraryBinaryIsPreserved"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaLibraryOption, u32);
 /// Caching modes for dlcm
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3037,6 +3361,33 @@ impl cudaJit_Fallback {
     }
 }
 c_enum!(cudaJit_Fallback, u32);
+/// CUDA cooperative group scope
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaCGScope(pub u32);
+impl cudaCGScope {
+    /// Invalid cooperative group scope
+    #[doc(alias = "cudaCGScopeInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Scope represented by a grid_group
+    #[doc(alias = "cudaCGScopeGrid")]
+    pub const GRID: Self = Self(1);
+    /// Reserved
+    #[doc(alias = "cudaCGScopeReserved")]
+    pub const RESERVED: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaCGScopeInvalid"),
+            1 => ::core::option::Option::Some("cudaCGScopeGrid"),
+            2 => ::core::option::Option::Some("cudaCGScopeReserved"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaCGScope, u32);
 /// CUDA Kernel Function Handle Type
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -3068,6 +3419,614 @@ impl cudaKernelFunctionType {
     }
 }
 c_enum!(cudaKernelFunctionType, u32);
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphConditionalHandleFlags(pub u32);
+impl cudaGraphConditionalHandleFlags {
+    /// Apply default handle value when graph is launched.
+    #[doc(alias = "cudaGraphCondAssignDefault")]
+    pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphCondAssignDefault"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphConditionalHandleFlags, u32);
+/// CUDA conditional node types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphConditionalNodeType(pub u32);
+impl cudaGraphConditionalNodeType {
+    /// Conditional ‘if/else’ Node. Body\[0\] executed if condition is non-zero. If size == 2, an optional ELSE graph is created and this is executed if the condition is zero.
+    #[doc(alias = "cudaGraphCondTypeIf")]
+    pub const IF: Self = Self(0);
+    /// Conditional ‘while’ Node. Body executed repeatedly while condition value is non-zero.
+    #[doc(alias = "cudaGraphCondTypeWhile")]
+    pub const WHILE: Self = Self(1);
+    /// Conditional ‘switch’ Node. Body\[n\] is executed once, where ‘n’ is the value of the condition. If the condition does not match a body index, no body is launched.
+    #[doc(alias = "cudaGraphCondTypeSwitch")]
+    pub const SWITCH: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphCondTypeIf"),
+            1 => ::core::option::Option::Some("cudaGraphCondTypeWhile"),
+            2 => ::core::option::Option::Some("cudaGraphCondTypeSwitch"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphConditionalNodeType, u32);
+/// CUDA Graph node types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphNodeType(pub u32);
+impl cudaGraphNodeType {
+    /// GPU kernel node
+    #[doc(alias = "cudaGraphNodeTypeKernel")]
+    pub const KERNEL: Self = Self(0);
+    /// Memcpy node
+    #[doc(alias = "cudaGraphNodeTypeMemcpy")]
+    pub const MEMCPY: Self = Self(1);
+    /// Memset node
+    #[doc(alias = "cudaGraphNodeTypeMemset")]
+    pub const MEMSET: Self = Self(2);
+    /// Host (executable) node
+    #[doc(alias = "cudaGraphNodeTypeHost")]
+    pub const HOST: Self = Self(3);
+    /// Node which executes an embedded graph
+    #[doc(alias = "cudaGraphNodeTypeGraph")]
+    pub const GRAPH: Self = Self(4);
+    /// Empty (no-op) node
+    #[doc(alias = "cudaGraphNodeTypeEmpty")]
+    pub const EMPTY: Self = Self(5);
+    /// External event wait node
+    #[doc(alias = "cudaGraphNodeTypeWaitEvent")]
+    pub const WAIT_EVENT: Self = Self(6);
+    /// External event record node
+    #[doc(alias = "cudaGraphNodeTypeEventRecord")]
+    pub const EVENT_RECORD: Self = Self(7);
+    /// External semaphore signal node
+    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreSignal")]
+    pub const EXT_SEMAPHORE_SIGNAL: Self = Self(8);
+    /// External semaphore wait node
+    #[doc(alias = "cudaGraphNodeTypeExtSemaphoreWait")]
+    pub const EXT_SEMAPHORE_WAIT: Self = Self(9);
+    /// Memory allocation node
+    #[doc(alias = "cudaGraphNodeTypeMemAlloc")]
+    pub const MEM_ALLOC: Self = Self(10);
+    /// Memory free node
+    #[doc(alias = "cudaGraphNodeTypeMemFree")]
+    pub const MEM_FREE: Self = Self(11);
+    /// Conditional node May be used to implement a conditional execution path or loop
+    ///
+    /// inside of a graph. The graph(s) contained within the body of the conditional node
+    ///
+    /// can be selectively executed or iterated upon based on the value of a conditional
+    ///
+    /// variable.
+    ///
+    /// Handles must be created in advance of creating the node
+    ///
+    /// using cudaGraphConditionalHandleCreate.
+    ///
+    /// The following restrictions apply to graphs which contain conditional nodes:
+    ///
+    /// The graph cannot be used in a child node.
+    ///
+    /// Only one instantiation of the graph may exist at any point in time.
+    ///
+    /// The graph cannot be cloned.
+    ///
+    /// To set the control value, supply a default value when creating the handle and/or
+    ///
+    /// call cudaGraphSetConditional from device code.
+    #[doc(alias = "cudaGraphNodeTypeConditional")]
+    pub const CONDITIONAL: Self = Self(13);
+    #[doc(alias = "cudaGraphNodeTypeCount")]
+    pub const COUNT: Self = Self(14);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphNodeTypeKernel"),
+            1 => ::core::option::Option::Some("cudaGraphNodeTypeMemcpy"),
+            2 => ::core::option::Option::Some("cudaGraphNodeTypeMemset"),
+            3 => ::core::option::Option::Some("cudaGraphNodeTypeHost"),
+            4 => ::core::option::Option::Some("cudaGraphNodeTypeGraph"),
+            5 => ::core::option::Option::Some("cudaGraphNodeTypeEmpty"),
+            6 => ::core::option::Option::Some("cudaGraphNodeTypeWaitEvent"),
+            7 => ::core::option::Option::Some("cudaGraphNodeTypeEventRecord"),
+            8 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreSignal"),
+            9 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreWait"),
+            10 => ::core::option::Option::Some("cudaGraphNodeTypeMemAlloc"),
+            11 => ::core::option::Option::Some("cudaGraphNodeTypeMemFree"),
+            13 => ::core::option::Option::Some("cudaGraphNodeTypeConditional"),
+            14 => ::core::option::Option::Some("cudaGraphNodeTypeCount"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphNodeType, u32);
+/// Child graph node ownership
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphChildGraphNodeOwnership(pub i32);
+impl cudaGraphChildGraphNodeOwnership {
+    /// Default behavior for a child graph node. Child graph is cloned into the parent and memory allocation/free nodes can’t be present in the child graph.
+    #[doc(alias = "cudaGraphChildGraphOwnershipClone")]
+    pub const CLONE: Self = Self(0);
+    /// The child graph is moved to the parent. The handle to the child graph is owned by the parent and will be destroyed when the parent is destroyed.
+    ///
+    /// The following restrictions apply to child graphs after they have been moved: Cannot be independently instantiated or destroyed; Cannot be added as a child graph of a separate parent graph; Cannot be used as an argument to cudaGraphExecUpdate; Cannot have additional memory allocation or free nodes added.
+    #[doc(alias = "cudaGraphChildGraphOwnershipMove")]
+    pub const MOVE: Self = Self(1);
+    /// Invalid ownership flag. Set when params are queried to prevent accidentally reusing the driver-owned graph object
+    #[doc(alias = "cudaGraphChildGraphOwnershipInvalid")]
+    pub const INVALID: Self = Self(-1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipClone"),
+            1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipMove"),
+            -1 => ::core::option::Option::Some("cudaGraphChildGraphOwnershipInvalid"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphChildGraphNodeOwnership, i32);
+/// Type annotations that can be applied to graph edges as part of
+/// [`cudaGraphEdgeData`](crate::sys::cudaGraphEdgeData).
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphDependencyType(pub u32);
+impl cudaGraphDependencyType {
+    /// This is an ordinary dependency.
+    #[doc(alias = "cudaGraphDependencyTypeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// This dependency type allows the downstream node to use cudaGridDependencySynchronize(). It may only be used between kernel nodes, and must be used with either the cudaGraphKernelNodePortProgrammatic or cudaGraphKernelNodePortLaunchCompletion outgoing port.
+    #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
+    pub const PROGRAMMATIC: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphDependencyTypeDefault"),
+            1 => ::core::option::Option::Some("cudaGraphDependencyTypeProgrammatic"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphDependencyType, u32);
+/// Another name of [`cudaGraphDependencyType`].
+pub type cudaGraphDependencyType_enum = cudaGraphDependencyType;
+/// CUDA Graph Update error types
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphExecUpdateResult(pub u32);
+impl cudaGraphExecUpdateResult {
+    /// The update succeeded
+    #[doc(alias = "cudaGraphExecUpdateSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// The update failed for an unexpected reason which is described in the return value of the function
+    #[doc(alias = "cudaGraphExecUpdateError")]
+    pub const ERROR: Self = Self(1);
+    /// The update failed because the topology changed
+    #[doc(alias = "cudaGraphExecUpdateErrorTopologyChanged")]
+    pub const ERROR_TOPOLOGY_CHANGED: Self = Self(2);
+    /// The update failed because a node type changed
+    #[doc(alias = "cudaGraphExecUpdateErrorNodeTypeChanged")]
+    pub const ERROR_NODE_TYPE_CHANGED: Self = Self(3);
+    /// The update failed because the function of a kernel node changed (CUDA driver \< 11.2)
+    #[doc(alias = "cudaGraphExecUpdateErrorFunctionChanged")]
+    pub const ERROR_FUNCTION_CHANGED: Self = Self(4);
+    /// The update failed because the parameters changed in a way that is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorParametersChanged")]
+    pub const ERROR_PARAMETERS_CHANGED: Self = Self(5);
+    /// The update failed because something about the node is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorNotSupported")]
+    pub const ERROR_NOT_SUPPORTED: Self = Self(6);
+    /// The update failed because the function of a kernel node changed in an unsupported way
+    #[doc(alias = "cudaGraphExecUpdateErrorUnsupportedFunctionChange")]
+    pub const ERROR_UNSUPPORTED_FUNCTION_CHANGE: Self = Self(7);
+    /// The update failed because the node attributes changed in a way that is not supported
+    #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
+    pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphExecUpdateSuccess"),
+            1 => ::core::option::Option::Some("cudaGraphExecUpdateError"),
+            2 => ::core::option::Option::Some("cudaGraphExecUpdateErrorTopologyChanged"),
+            3 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNodeTypeChanged"),
+            4 => ::core::option::Option::Some("cudaGraphExecUpdateErrorFunctionChanged"),
+            5 => {
+                ::core::option::Option::Some("cudaGraphExecUpdateErrorParametersChanged")
+            }
+            6 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNotSupported"),
+            7 => {
+                ::core::option::Option::Some(
+                    "cudaGraphExecUpdateErrorUnsupportedFunctionChange",
+                )
+            }
+            8 => {
+                ::core::option::Option::Some("cudaGraphExecUpdateErrorAttributesChanged")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphExecUpdateResult, u32);
+/// Graph instantiation results
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphInstantiateResult(pub u32);
+impl cudaGraphInstantiateResult {
+    /// Instantiation succeeded
+    #[doc(alias = "cudaGraphInstantiateSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// Instantiation failed for an unexpected reason which is described in the return value of the function
+    #[doc(alias = "cudaGraphInstantiateError")]
+    pub const ERROR: Self = Self(1);
+    /// Instantiation failed due to invalid structure, such as cycles
+    #[doc(alias = "cudaGraphInstantiateInvalidStructure")]
+    pub const INVALID_STRUCTURE: Self = Self(2);
+    /// Instantiation for device launch failed because the graph contained an unsupported operation
+    #[doc(alias = "cudaGraphInstantiateNodeOperationNotSupported")]
+    pub const NODE_OPERATION_NOT_SUPPORTED: Self = Self(3);
+    /// Instantiation for device launch failed due to the nodes belonging to different contexts
+    #[doc(alias = "cudaGraphInstantiateMultipleDevicesNotSupported")]
+    pub const MULTIPLE_DEVICES_NOT_SUPPORTED: Self = Self(4);
+    /// One or more conditional handles are not associated with conditional nodes
+    #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
+    pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphInstantiateSuccess"),
+            1 => ::core::option::Option::Some("cudaGraphInstantiateError"),
+            2 => ::core::option::Option::Some("cudaGraphInstantiateInvalidStructure"),
+            3 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateNodeOperationNotSupported",
+                )
+            }
+            4 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateMultipleDevicesNotSupported",
+                )
+            }
+            5 => {
+                ::core::option::Option::Some(
+                    "cudaGraphInstantiateConditionalHandleUnused",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphInstantiateResult, u32);
+/// Specifies the field to update when performing multiple node updates
+/// from the device
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphKernelNodeField(pub u32);
+impl cudaGraphKernelNodeField {
+    /// Invalid field
+    #[doc(alias = "cudaGraphKernelNodeFieldInvalid")]
+    pub const INVALID: Self = Self(0);
+    /// Grid dimension update
+    #[doc(alias = "cudaGraphKernelNodeFieldGridDim")]
+    pub const GRID_DIM: Self = Self(1);
+    /// Kernel parameter update
+    #[doc(alias = "cudaGraphKernelNodeFieldParam")]
+    pub const PARAM: Self = Self(2);
+    /// Node enable/disable
+    #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
+    pub const ENABLED: Self = Self(3);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGraphKernelNodeFieldInvalid"),
+            1 => ::core::option::Option::Some("cudaGraphKernelNodeFieldGridDim"),
+            2 => ::core::option::Option::Some("cudaGraphKernelNodeFieldParam"),
+            3 => ::core::option::Option::Some("cudaGraphKernelNodeFieldEnabled"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphKernelNodeField, u32);
+/// Flags to specify search options to be used with
+/// [`cudaGetDriverEntryPoint`](crate::sys::cudaGetDriverEntryPoint) For more details see
+/// `cuGetProcAddress`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGetDriverEntryPointFlags(pub u32);
+impl cudaGetDriverEntryPointFlags {
+    /// Default search mode for driver symbols.
+    #[doc(alias = "cudaEnableDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Search for legacy versions of driver symbols.
+    #[doc(alias = "cudaEnableLegacyStream")]
+    pub const LEGACY_STREAM: Self = Self(1);
+    /// Search for per-thread versions of driver symbols.
+    #[doc(alias = "cudaEnablePerThreadDefaultStream")]
+    pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaEnableDefault"),
+            1 => ::core::option::Option::Some("cudaEnableLegacyStream"),
+            2 => ::core::option::Option::Some("cudaEnablePerThreadDefaultStream"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGetDriverEntryPointFlags, u32);
+/// Enum for status from obtaining driver entry points, used with
+/// `cudaApiGetDriverEntryPoint`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaDriverEntryPointQueryResult(pub u32);
+impl cudaDriverEntryPointQueryResult {
+    /// Search for symbol found a match
+    #[doc(alias = "cudaDriverEntryPointSuccess")]
+    pub const SUCCESS: Self = Self(0);
+    /// Search for symbol was not found
+    #[doc(alias = "cudaDriverEntryPointSymbolNotFound")]
+    pub const SYMBOL_NOT_FOUND: Self = Self(1);
+    /// Search for symbol was found but version wasn’t great enough
+    #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
+    pub const VERSION_NOT_SUFFICENT: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaDriverEntryPointSuccess"),
+            1 => ::core::option::Option::Some("cudaDriverEntryPointSymbolNotFound"),
+            2 => ::core::option::Option::Some("cudaDriverEntryPointVersionNotSufficent"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaDriverEntryPointQueryResult, u32);
+/// CUDA Graph debug write options
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphDebugDotFlags(pub u32);
+impl cudaGraphDebugDotFlags {
+    /// Output all debug data as if every debug flag is enabled
+    #[doc(alias = "cudaGraphDebugDotFlagsVerbose")]
+    pub const VERBOSE: Self = Self(1);
+    /// Adds cudaKernelNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeParams")]
+    pub const KERNEL_NODE_PARAMS: Self = Self(4);
+    /// Adds cudaMemcpy3DParms to output
+    #[doc(alias = "cudaGraphDebugDotFlagsMemcpyNodeParams")]
+    pub const MEMCPY_NODE_PARAMS: Self = Self(8);
+    /// Adds cudaMemsetParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsMemsetNodeParams")]
+    pub const MEMSET_NODE_PARAMS: Self = Self(16);
+    /// Adds cudaHostNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsHostNodeParams")]
+    pub const HOST_NODE_PARAMS: Self = Self(32);
+    /// Adds cudaEvent_t handle from record and wait nodes to output
+    #[doc(alias = "cudaGraphDebugDotFlagsEventNodeParams")]
+    pub const EVENT_NODE_PARAMS: Self = Self(64);
+    /// Adds cudaExternalSemaphoreSignalNodeParams values to output
+    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasSignalNodeParams")]
+    pub const EXT_SEMAS_SIGNAL_NODE_PARAMS: Self = Self(128);
+    /// Adds cudaExternalSemaphoreWaitNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsExtSemasWaitNodeParams")]
+    pub const EXT_SEMAS_WAIT_NODE_PARAMS: Self = Self(256);
+    /// Adds cudaKernelNodeAttrID values to output
+    #[doc(alias = "cudaGraphDebugDotFlagsKernelNodeAttributes")]
+    pub const KERNEL_NODE_ATTRIBUTES: Self = Self(512);
+    /// Adds node handles and every kernel function handle to output
+    #[doc(alias = "cudaGraphDebugDotFlagsHandles")]
+    pub const HANDLES: Self = Self(1024);
+    /// Adds cudaConditionalNodeParams to output
+    #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
+    pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphDebugDotFlagsVerbose"),
+            4 => ::core::option::Option::Some("cudaGraphDebugDotFlagsKernelNodeParams"),
+            8 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemcpyNodeParams"),
+            16 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemsetNodeParams"),
+            32 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHostNodeParams"),
+            64 => ::core::option::Option::Some("cudaGraphDebugDotFlagsEventNodeParams"),
+            128 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
+                )
+            }
+            256 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
+                )
+            }
+            512 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsKernelNodeAttributes",
+                )
+            }
+            1024 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHandles"),
+            32768 => {
+                ::core::option::Option::Some(
+                    "cudaGraphDebugDotFlagsConditionalNodeParams",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphDebugDotFlags, u32);
+/// Flags for instantiating a graph
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGraphInstantiateFlags(pub u32);
+impl cudaGraphInstantiateFlags {
+    /// Automatically free memory allocated in a graph before relaunching.
+    #[doc(alias = "cudaGraphInstantiateFlagAutoFreeOnLaunch")]
+    pub const AUTO_FREE_ON_LAUNCH: Self = Self(1);
+    /// Automatically upload the graph after instantiation. Only supported by
+    ///
+    /// cudaGraphInstantiateWithParams. The upload will be performed using the
+    ///
+    /// stream provided in instantiateParams.
+    #[doc(alias = "cudaGraphInstantiateFlagUpload")]
+    pub const UPLOAD: Self = Self(2);
+    /// Instantiate the graph to be launchable from the device. This flag can only
+    ///
+    /// be used on platforms which support unified addressing. This flag cannot be
+    ///
+    /// used in conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+    #[doc(alias = "cudaGraphInstantiateFlagDeviceLaunch")]
+    pub const DEVICE_LAUNCH: Self = Self(4);
+    /// Run the graph using the per-node priority attributes rather than the priority of the stream it is launched into.
+    #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
+    pub const USE_NODE_PRIORITY: Self = Self(8);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            1 => ::core::option::Option::Some("cudaGraphInstantiateFlagAutoFreeOnLaunch"),
+            2 => ::core::option::Option::Some("cudaGraphInstantiateFlagUpload"),
+            4 => ::core::option::Option::Some("cudaGraphInstantiateFlagDeviceLaunch"),
+            8 => ::core::option::Option::Some("cudaGraphInstantiateFlagUseNodePriority"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGraphInstantiateFlags, u32);
+/// Memory Synchronization Domain  A kernel can be launched in a
+/// specified memory synchronization domain that affects all memory
+/// operations issued by that kernel. A memory barrier issued in one
+/// domain will only order memory operations in that domain, thus
+/// eliminating latency increase from memory barriers ordering
+/// unrelated traffic.  By default, kernels are launched in domain 0.
+/// Kernel launched with [`cudaLaunchMemSyncDomainRemote`](crate::sys::cudaLaunchMemSyncDomain::REMOTE) will
+/// have a different domain ID. User may also alter the domain ID with
+/// [`cudaLaunchMemSyncDomainMap`](crate::sys::cudaLaunchMemSyncDomainMap) for a specific stream /
+/// graph node / kernel launch. See
+/// [`cudaLaunchAttributeMemSyncDomain`](crate::sys::cudaLaunchAttributeID::MEM_SYNC_DOMAIN),
+/// [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute), `cudaLaunchKernelEx`,
+/// [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).  Memory operations
+/// done in kernels launched in different domains are considered
+/// system-scope distanced. In other words, a GPU scoped memory
+/// synchronization is not sufficient for memory order to be observed
+/// by kernels in another memory synchronization domain even if they
+/// are on the same GPU.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLaunchMemSyncDomain(pub u32);
+impl cudaLaunchMemSyncDomain {
+    /// Launch kernels in the default domain
+    #[doc(alias = "cudaLaunchMemSyncDomainDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Launch kernels in the remote domain
+    #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
+    pub const REMOTE: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLaunchMemSyncDomainDefault"),
+            1 => ::core::option::Option::Some("cudaLaunchMemSyncDomainRemote"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaLaunchMemSyncDomain, u32);
+/// Enum for defining applicability of portable cluster size, used with
+/// `cudaLaunchKernelEx`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaLaunchAttributePortableClusterMode(pub u32);
+impl cudaLaunchAttributePortableClusterMode {
+    /// The default to use for allowing non-portable cluster size on launch - uses current function attribute for cudaFuncAttributeNonPortableClusterSizeAllowed
+    #[doc(alias = "cudaLaunchPortableClusterModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Specifies that the cluster size requested must be a portable size
+    #[doc(alias = "cudaLaunchPortableClusterModeRequirePortable")]
+    pub const REQUIRE_PORTABLE: Self = Self(1);
+    /// Specifies that the cluster size requested may be a non-portable size
+    #[doc(alias = "cudaLaunchPortableClusterModeAllowNonPortable")]
+    pub const ALLOW_NON_PORTABLE: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaLaunchPortableClusterModeDefault"),
+            1 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchPortableClusterModeRequirePortable",
+                )
+            }
+            2 => {
+                ::core::option::Option::Some(
+                    "cudaLaunchPortableClusterModeAllowNonPortable",
+                )
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaLaunchAttributePortableClusterMode, u32);
+/// Shared memory related attributes for use with
+/// `cuLaunchKernelEx`
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaSharedMemoryMode(pub u32);
+impl cudaSharedMemoryMode {
+    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
+    #[doc(alias = "cudaSharedMemoryModeDefault")]
+    pub const DEFAULT: Self = Self(0);
+    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
+    #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
+    pub const REQUIRE_PORTABLE: Self = Self(1);
+    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
+    #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
+    pub const ALLOW_NON_PORTABLE: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaSharedMemoryModeDefault"),
+            1 => ::core::option::Option::Some("cudaSharedMemoryModeRequirePortable"),
+            2 => ::core::option::Option::Some("cudaSharedMemoryModeAllowNonPortable"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaSharedMemoryMode, u32);
 /// Launch attributes enum; used as id field of
 /// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute)
 ///
@@ -3210,967 +4169,71 @@ impl cudaLaunchAttributeID {
     }
 }
 c_enum!(cudaLaunchAttributeID, u32);
-/// Enum for defining applicability of portable cluster size, used with
-/// `cudaLaunchKernelEx`
+/// CUDA device NUMA config
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaLaunchAttributePortableClusterMode(pub u32);
-impl cudaLaunchAttributePortableClusterMode {
-    /// The default to use for allowing non-portable cluster size on launch - uses current function attribute for cudaFuncAttributeNonPortableClusterSizeAllowed
-    #[doc(alias = "cudaLaunchPortableClusterModeDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Specifies that the cluster size requested must be a portable size
-    #[doc(alias = "cudaLaunchPortableClusterModeRequirePortable")]
-    pub const REQUIRE_PORTABLE: Self = Self(1);
-    /// Specifies that the cluster size requested may be a non-portable size
-    #[doc(alias = "cudaLaunchPortableClusterModeAllowNonPortable")]
-    pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaLaunchPortableClusterModeDefault"),
-            1 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchPortableClusterModeRequirePortable",
-                )
-            }
-            2 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchPortableClusterModeAllowNonPortable",
-                )
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaLaunchAttributePortableClusterMode, u32);
-/// Memory Synchronization Domain  A kernel can be launched in a
-/// specified memory synchronization domain that affects all memory
-/// operations issued by that kernel. A memory barrier issued in one
-/// domain will only order memory operations in that domain, thus
-/// eliminating latency increase from memory barriers ordering
-/// unrelated traffic.  By default, kernels are launched in domain 0.
-/// Kernel launched with [`cudaLaunchMemSyncDomainRemote`](crate::sys::cudaLaunchMemSyncDomain::REMOTE) will
-/// have a different domain ID. User may also alter the domain ID with
-/// [`cudaLaunchMemSyncDomainMap`](crate::sys::cudaLaunchMemSyncDomainMap) for a specific stream /
-/// graph node / kernel launch. See
-/// [`cudaLaunchAttributeMemSyncDomain`](crate::sys::cudaLaunchAttributeID::MEM_SYNC_DOMAIN),
-/// [`cudaStreamSetAttribute`](crate::sys::cudaStreamSetAttribute), `cudaLaunchKernelEx`,
-/// [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).  Memory operations
-/// done in kernels launched in different domains are considered
-/// system-scope distanced. In other words, a GPU scoped memory
-/// synchronization is not sufficient for memory order to be observed
-/// by kernels in another memory synchronization domain even if they
-/// are on the same GPU.
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaLaunchMemSyncDomain(pub u32);
-impl cudaLaunchMemSyncDomain {
-    /// Launch kernels in the default domain
-    #[doc(alias = "cudaLaunchMemSyncDomainDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Launch kernels in the remote domain
-    #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
-    pub const REMOTE: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaLaunchMemSyncDomainDefault"),
-            1 => ::core::option::Option::Some("cudaLaunchMemSyncDomainRemote"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaLaunchMemSyncDomain, u32);
-/// Library options to be specified with
-/// [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData) or
-/// [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaLibraryOption(pub u32);
-impl cudaLibraryOption {
-    #[doc(alias = "cudaLibraryHostUniversalFunctionAndDataTable")]
-    pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
-    /// Specifes that the argument code passed to cudaLibraryLoadData() will be preserved. Specifying this option will let the driver know that code can be accessed at any point until cudaLibraryUnload(). The default behavior is for the driver to allocate and maintain its own copy of code. Note that this is only a memory usage optimization hint and the driver can choose to ignore it if required. Specifying this option with cudaLibraryLoadFromFile() is invalid and will return cudaErrorInvalidValue.
-    #[doc(alias = "cudaLibraryBinaryIsPreserved")]
-    pub const BINARY_IS_PRESERVED: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => {
-                ::core::option::Option::Some(
-                    "cudaLibraryHostUniversalFunctionAndDataTable",
-                )
-            }
-            1 => ::core::option::Option::Some("cudaLibraryBinaryIsPreserved"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaLibraryOption, u32);
-/// CUDA Limits
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaLimit(pub u32);
-impl cudaLimit {
-    /// GPU thread stack size
-    #[doc(alias = "cudaLimitStackSize")]
-    pub const STACK_SIZE: Self = Self(0);
-    /// GPU printf FIFO size
-    #[doc(alias = "cudaLimitPrintfFifoSize")]
-    pub const PRINTF_FIFO_SIZE: Self = Self(1);
-    /// GPU malloc heap size
-    #[doc(alias = "cudaLimitMallocHeapSize")]
-    pub const MALLOC_HEAP_SIZE: Self = Self(2);
-    /// GPU device runtime synchronize depth
-    #[doc(alias = "cudaLimitDevRuntimeSyncDepth")]
-    pub const DEV_RUNTIME_SYNC_DEPTH: Self = Self(3);
-    /// GPU device runtime pending launch count
-    #[doc(alias = "cudaLimitDevRuntimePendingLaunchCount")]
-    pub const DEV_RUNTIME_PENDING_LAUNCH_COUNT: Self = Self(4);
-    /// A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint
-    #[doc(alias = "cudaLimitMaxL2FetchGranularity")]
-    pub const MAX_L2_FETCH_GRANULARITY: Self = Self(5);
-    /// A size in bytes for L2 persisting lines cache size
-    #[doc(alias = "cudaLimitPersistingL2CacheSize")]
-    pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaLimitStackSize"),
-            1 => ::core::option::Option::Some("cudaLimitPrintfFifoSize"),
-            2 => ::core::option::Option::Some("cudaLimitMallocHeapSize"),
-            3 => ::core::option::Option::Some("cudaLimitDevRuntimeSyncDepth"),
-            4 => ::core::option::Option::Some("cudaLimitDevRuntimePendingLaunchCount"),
-            5 => ::core::option::Option::Some("cudaLimitMaxL2FetchGranularity"),
-            6 => ::core::option::Option::Some("cudaLimitPersistingL2CacheSize"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaLimit, u32);
-/// Specifies the memory protection flags for mapping.
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemAccessFlags(pub u32);
-impl cudaMemAccessFlags {
-    /// Default, make the address range not accessible
-    #[doc(alias = "cudaMemAccessFlagsProtNone")]
+pub struct cudaDeviceNumaConfig(pub u32);
+impl cudaDeviceNumaConfig {
+    /// The GPU is not a NUMA node
+    #[doc(alias = "cudaDeviceNumaConfigNone")]
     pub const NONE: Self = Self(0);
-    /// Make the address range read accessible
-    #[doc(alias = "cudaMemAccessFlagsProtRead")]
-    pub const READ: Self = Self(1);
-    /// Make the address range read-write accessible
-    #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
-    pub const READ_WRITE: Self = Self(3);
+    /// The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID
+    #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
+    pub const NUMA_NODE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemAccessFlagsProtNone"),
-            1 => ::core::option::Option::Some("cudaMemAccessFlagsProtRead"),
-            3 => ::core::option::Option::Some("cudaMemAccessFlagsProtReadWrite"),
+            0 => ::core::option::Option::Some("cudaDeviceNumaConfigNone"),
+            1 => ::core::option::Option::Some("cudaDeviceNumaConfigNumaNode"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaMemAccessFlags, u32);
-/// Flags for specifying particular handle types
+c_enum!(cudaDeviceNumaConfig, u32);
+/// Types of async notification that can occur
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemAllocationHandleType(pub u32);
-impl cudaMemAllocationHandleType {
-    /// Does not allow any export mechanism. \>
-    #[doc(alias = "cudaMemHandleTypeNone")]
-    pub const NONE: Self = Self(0);
-    /// Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int)
-    #[doc(alias = "cudaMemHandleTypePosixFileDescriptor")]
-    pub const POSIX_FILE_DESCRIPTOR: Self = Self(1);
-    /// Allows a Win32 NT handle to be used for exporting. (HANDLE)
-    #[doc(alias = "cudaMemHandleTypeWin32")]
-    pub const WIN32: Self = Self(2);
-    /// Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE)
-    #[doc(alias = "cudaMemHandleTypeWin32Kmt")]
-    pub const WIN32_KMT: Self = Self(4);
-    /// Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t)
-    #[doc(alias = "cudaMemHandleTypeFabric")]
-    pub const FABRIC: Self = Self(8);
+pub struct cudaAsyncNotificationType(pub u32);
+impl cudaAsyncNotificationType {
+    /// Sent when the process has exceeded its device memory budget
+    #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
+    pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemHandleTypeNone"),
-            1 => ::core::option::Option::Some("cudaMemHandleTypePosixFileDescriptor"),
-            2 => ::core::option::Option::Some("cudaMemHandleTypeWin32"),
-            4 => ::core::option::Option::Some("cudaMemHandleTypeWin32Kmt"),
-            8 => ::core::option::Option::Some("cudaMemHandleTypeFabric"),
+            1 => ::core::option::Option::Some("cudaAsyncNotificationTypeOverBudget"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaMemAllocationHandleType, u32);
-/// Defines the allocation types available
-///
+c_enum!(cudaAsyncNotificationType, u32);
+/// Another name of [`cudaAsyncNotificationType`].
+pub type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemAllocationType(pub u32);
-impl cudaMemAllocationType {
-    #[doc(alias = "cudaMemAllocationTypeInvalid")]
-    pub const INVALID: Self = Self(0);
-    /// This allocation type is ‘pinned’, i.e. cannot migrate from its current location while the application is actively using it
-    #[doc(alias = "cudaMemAllocationTypePinned")]
-    pub const PINNED: Self = Self(1);
-    /// This allocation type is managed memory
-    #[doc(alias = "cudaMemAllocationTypeManaged")]
-    pub const MANAGED: Self = Self(2);
-    #[doc(alias = "cudaMemAllocationTypeMax")]
-    pub const MAX: Self = Self(2147483647);
+pub struct cudaLogLevel(pub u32);
+impl cudaLogLevel {
+    #[doc(alias = "cudaLogLevelError")]
+    pub const ERROR: Self = Self(0);
+    #[doc(alias = "cudaLogLevelWarning")]
+    pub const WARNING: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemAllocationTypeInvalid"),
-            1 => ::core::option::Option::Some("cudaMemAllocationTypePinned"),
-            2 => ::core::option::Option::Some("cudaMemAllocationTypeManaged"),
-            2147483647 => ::core::option::Option::Some("cudaMemAllocationTypeMax"),
+            0 => ::core::option::Option::Some("cudaLogLevelError"),
+            1 => ::core::option::Option::Some("cudaLogLevelWarning"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaMemAllocationType, u32);
-/// Specifies the type of location
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemLocationType(pub u32);
-impl cudaMemLocationType {
-    #[doc(alias = "cudaMemLocationTypeInvalid")]
-    pub const INVALID: Self = Self(0);
-    /// Location is a device location, thus id is a device ordinal
-    #[doc(alias = "cudaMemLocationTypeDevice")]
-    pub const DEVICE: Self = Self(1);
-    /// Location is host, id is ignored
-    #[doc(alias = "cudaMemLocationTypeHost")]
-    pub const HOST: Self = Self(2);
-    /// Location is a host NUMA node, thus id is a host NUMA node id
-    #[doc(alias = "cudaMemLocationTypeHostNuma")]
-    pub const HOST_NUMA: Self = Self(3);
-    /// Location is the host NUMA node closest to the current thread’s CPU, id is ignored
-    #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
-    pub const HOST_NUMA_CURRENT: Self = Self(4);
-    /// Location is not visible but device is accessible, id is always cudaInvalidDeviceId
-    #[doc(alias = "cudaMemLocationTypeInvisible")]
-    pub const INVISIBLE: Self = Self(5);
-    /// Location is unspecified. This is used when creating a managed memory pool to indicate no preferred location for the pool
-    #[doc(alias = "cudaMemLocationTypeNone")]
-    pub const NONE: Self = Self(0);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaMemLocationTypeInvalid"),
-            1 => ::core::option::Option::Some("cudaMemLocationTypeDevice"),
-            2 => ::core::option::Option::Some("cudaMemLocationTypeHost"),
-            3 => ::core::option::Option::Some("cudaMemLocationTypeHostNuma"),
-            4 => ::core::option::Option::Some("cudaMemLocationTypeHostNumaCurrent"),
-            5 => ::core::option::Option::Some("cudaMemLocationTypeInvisible"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemLocationType, u32);
-/// CUDA memory pool attributes
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemPoolAttr(pub u32);
-impl cudaMemPoolAttr {
-    /// (value type = int) Allow cuMemAllocAsync to use memory asynchronously freed in another streams as long as a stream ordering dependency of the allocating stream on the free action exists. Cuda events and null stream interactions can create the required stream ordered dependencies. (default enabled)
-    #[doc(alias = "cudaMemPoolReuseFollowEventDependencies")]
-    pub const REUSE_FOLLOW_EVENT_DEPENDENCIES: Self = Self(1);
-    /// (value type = int) Allow reuse of already completed frees when there is no dependency between the free and allocation. (default enabled)
-    #[doc(alias = "cudaMemPoolReuseAllowOpportunistic")]
-    pub const REUSE_ALLOW_OPPORTUNISTIC: Self = Self(2);
-    /// (value type = int) Allow cuMemAllocAsync to insert new stream dependencies in order to establish the stream ordering required to reuse a piece of memory released by cuFreeAsync (default enabled).
-    #[doc(alias = "cudaMemPoolReuseAllowInternalDependencies")]
-    pub const REUSE_ALLOW_INTERNAL_DEPENDENCIES: Self = Self(3);
-    /// (value type = cuuint64_t) Amount of reserved memory in bytes to hold onto before trying to release memory back to the OS. When more than the release threshold bytes of memory are held by the memory pool, the allocator will try to release memory back to the OS on the next call to stream, event or context synchronize. (default 0)
-    #[doc(alias = "cudaMemPoolAttrReleaseThreshold")]
-    pub const ATTR_RELEASE_THRESHOLD: Self = Self(4);
-    /// (value type = cuuint64_t) Amount of backing memory currently allocated for the mempool.
-    #[doc(alias = "cudaMemPoolAttrReservedMemCurrent")]
-    pub const ATTR_RESERVED_MEM_CURRENT: Self = Self(5);
-    /// (value type = cuuint64_t) High watermark of backing memory allocated for the mempool since the last time it was reset. High watermark can only be reset to zero.
-    #[doc(alias = "cudaMemPoolAttrReservedMemHigh")]
-    pub const ATTR_RESERVED_MEM_HIGH: Self = Self(6);
-    /// (value type = cuuint64_t) Amount of memory from the pool that is currently in use by the application.
-    #[doc(alias = "cudaMemPoolAttrUsedMemCurrent")]
-    pub const ATTR_USED_MEM_CURRENT: Self = Self(7);
-    /// (value type = cuuint64_t) High watermark of the amount of memory from the pool that was in use by the application since the last time it was reset. High watermark can only be reset to zero.
-    #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
-    pub const ATTR_USED_MEM_HIGH: Self = Self(8);
-    /// (value type = cudaMemAllocationType) The allocation type of the mempool
-    #[doc(alias = "cudaMemPoolAttrAllocationType")]
-    pub const ATTR_ALLOCATION_TYPE: Self = Self(9);
-    /// (value type = cudaMemAllocationHandleType) Available export handle types for the mempool. For imported pools this value is always cudaMemHandleTypeNone as an imported pool cannot be re-exported
-    #[doc(alias = "cudaMemPoolAttrExportHandleTypes")]
-    pub const ATTR_EXPORT_HANDLE_TYPES: Self = Self(10);
-    /// (value type = int) The location id for the mempool. If the location type for this pool is cudaMemLocationTypeInvisible then ID will be cudaInvalidDeviceId
-    #[doc(alias = "cudaMemPoolAttrLocationId")]
-    pub const ATTR_LOCATION_ID: Self = Self(11);
-    /// (value type = cudaMemLocationType) The location type for the mempool. For imported memory pools where the device is not directly visible to the importing process or pools imported via fabric handles across nodes this will be cudaMemLocationTypeInvisible
-    #[doc(alias = "cudaMemPoolAttrLocationType")]
-    pub const ATTR_LOCATION_TYPE: Self = Self(12);
-    /// (value type = cuuint64_t) Maximum size of the pool in bytes, this value may be higher than what was initially passed to cudaMemPoolCreate due to alignment requirements. A value of 0 indicates no maximum size. For cudaMemAllocationTypeManaged and IPC imported pools this value will be system dependent.
-    #[doc(alias = "cudaMemPoolAttrMaxPoolSize")]
-    pub const ATTR_MAX_POOL_SIZE: Self = Self(13);
-    /// (value type = int) Indicates whether the pool has hardware compresssion enabled
-    #[doc(alias = "cudaMemPoolAttrHwDecompressEnabled")]
-    pub const ATTR_HW_DECOMPRESS_ENABLED: Self = Self(14);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaMemPoolReuseFollowEventDependencies"),
-            2 => ::core::option::Option::Some("cudaMemPoolReuseAllowOpportunistic"),
-            3 => {
-                ::core::option::Option::Some("cudaMemPoolReuseAllowInternalDependencies")
-            }
-            4 => ::core::option::Option::Some("cudaMemPoolAttrReleaseThreshold"),
-            5 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemCurrent"),
-            6 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemHigh"),
-            7 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemCurrent"),
-            8 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemHigh"),
-            9 => ::core::option::Option::Some("cudaMemPoolAttrAllocationType"),
-            10 => ::core::option::Option::Some("cudaMemPoolAttrExportHandleTypes"),
-            11 => ::core::option::Option::Some("cudaMemPoolAttrLocationId"),
-            12 => ::core::option::Option::Some("cudaMemPoolAttrLocationType"),
-            13 => ::core::option::Option::Some("cudaMemPoolAttrMaxPoolSize"),
-            14 => ::core::option::Option::Some("cudaMemPoolAttrHwDecompressEnabled"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemPoolAttr, u32);
-/// CUDA range attributes
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemRangeAttribute(pub u32);
-impl cudaMemRangeAttribute {
-    /// Whether the range will mostly be read and only occassionally be written to
-    #[doc(alias = "cudaMemRangeAttributeReadMostly")]
-    pub const READ_MOSTLY: Self = Self(1);
-    /// The preferred location of the range
-    #[doc(alias = "cudaMemRangeAttributePreferredLocation")]
-    pub const PREFERRED_LOCATION: Self = Self(2);
-    /// Memory range has cudaMemAdviseSetAccessedBy set for specified device
-    #[doc(alias = "cudaMemRangeAttributeAccessedBy")]
-    pub const ACCESSED_BY: Self = Self(3);
-    /// The last location to which the range was prefetched
-    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocation")]
-    pub const LAST_PREFETCH_LOCATION: Self = Self(4);
-    /// The preferred location type of the range
-    #[doc(alias = "cudaMemRangeAttributePreferredLocationType")]
-    pub const PREFERRED_LOCATION_TYPE: Self = Self(5);
-    /// The preferred location id of the range
-    #[doc(alias = "cudaMemRangeAttributePreferredLocationId")]
-    pub const PREFERRED_LOCATION_ID: Self = Self(6);
-    /// The last location type to which the range was prefetched
-    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationType")]
-    pub const LAST_PREFETCH_LOCATION_TYPE: Self = Self(7);
-    /// The last location id to which the range was prefetched
-    #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
-    pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaMemRangeAttributeReadMostly"),
-            2 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocation"),
-            3 => ::core::option::Option::Some("cudaMemRangeAttributeAccessedBy"),
-            4 => {
-                ::core::option::Option::Some("cudaMemRangeAttributeLastPrefetchLocation")
-            }
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributePreferredLocationType",
-                )
-            }
-            6 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocationId"),
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributeLastPrefetchLocationType",
-                )
-            }
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributeLastPrefetchLocationId",
-                )
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemRangeAttribute, u32);
-/// These flags allow applications to convey the operand type for
-/// individual copies specified in [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemcpy3DOperandType(pub u32);
-impl cudaMemcpy3DOperandType {
-    /// Memcpy operand is a valid pointer.
-    #[doc(alias = "cudaMemcpyOperandTypePointer")]
-    pub const POINTER: Self = Self(1);
-    /// Memcpy operand is a CUarray.
-    #[doc(alias = "cudaMemcpyOperandTypeArray")]
-    pub const ARRAY: Self = Self(2);
-    #[doc(alias = "cudaMemcpyOperandTypeMax")]
-    pub const MAX: Self = Self(2147483647);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaMemcpyOperandTypePointer"),
-            2 => ::core::option::Option::Some("cudaMemcpyOperandTypeArray"),
-            2147483647 => ::core::option::Option::Some("cudaMemcpyOperandTypeMax"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemcpy3DOperandType, u32);
-/// Flags to specify for copies within a batch. For more details see
-/// [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemcpyFlags(pub u32);
-impl cudaMemcpyFlags {
-    #[doc(alias = "cudaMemcpyFlagDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Hint to the driver to try and overlap the copy with compute work on the SMs.
-    #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
-    pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpyFlagDefault"),
-            1 => ::core::option::Option::Some("cudaMemcpyFlagPreferOverlapWithCompute"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemcpyFlags, u32);
-/// CUDA memory copy types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemcpyKind(pub u32);
-impl cudaMemcpyKind {
-    /// Host -\> Host
-    #[doc(alias = "cudaMemcpyHostToHost")]
-    pub const HOST_TO_HOST: Self = Self(0);
-    /// Host -\> Device
-    #[doc(alias = "cudaMemcpyHostToDevice")]
-    pub const HOST_TO_DEVICE: Self = Self(1);
-    /// Device -\> Host
-    #[doc(alias = "cudaMemcpyDeviceToHost")]
-    pub const DEVICE_TO_HOST: Self = Self(2);
-    /// Device -\> Device
-    #[doc(alias = "cudaMemcpyDeviceToDevice")]
-    pub const DEVICE_TO_DEVICE: Self = Self(3);
-    /// Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing
-    #[doc(alias = "cudaMemcpyDefault")]
-    pub const DEFAULT: Self = Self(4);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpyHostToHost"),
-            1 => ::core::option::Option::Some("cudaMemcpyHostToDevice"),
-            2 => ::core::option::Option::Some("cudaMemcpyDeviceToHost"),
-            3 => ::core::option::Option::Some("cudaMemcpyDeviceToDevice"),
-            4 => ::core::option::Option::Some("cudaMemcpyDefault"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemcpyKind, u32);
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemcpySrcAccessOrder(pub u32);
-impl cudaMemcpySrcAccessOrder {
-    /// Default invalid.
-    #[doc(alias = "cudaMemcpySrcAccessOrderInvalid")]
-    pub const INVALID: Self = Self(0);
-    /// Indicates that access to the source pointer must be in stream order.
-    #[doc(alias = "cudaMemcpySrcAccessOrderStream")]
-    pub const STREAM: Self = Self(1);
-    /// Indicates that access to the source pointer can be out of stream order and all accesses must be complete before the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it’s known that no prior operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the need for the user to synchronize the stream after the API call.
-    #[doc(alias = "cudaMemcpySrcAccessOrderDuringApiCall")]
-    pub const DURING_API_CALL: Self = Self(2);
-    /// Indicates that access to the source pointer can be out of stream order and the accesses can happen even after the API call returns. This flag is suited for host pointers allocated outside CUDA (ex., via malloc) when it’s known that no prior operations in the stream can be accessing the memory. Specifying this flag allows the driver to optimize the copy on certain platforms.
-    #[doc(alias = "cudaMemcpySrcAccessOrderAny")]
-    pub const ANY: Self = Self(3);
-    #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
-    pub const MAX: Self = Self(2147483647);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderInvalid"),
-            1 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderStream"),
-            2 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderDuringApiCall"),
-            3 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderAny"),
-            2147483647 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderMax"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemcpySrcAccessOrder, u32);
-/// CUDA Memory Advise values
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemoryAdvise(pub u32);
-impl cudaMemoryAdvise {
-    /// Data will mostly be read and only occassionally be written to
-    #[doc(alias = "cudaMemAdviseSetReadMostly")]
-    pub const SET_READ_MOSTLY: Self = Self(1);
-    /// Undo the effect of cudaMemAdviseSetReadMostly
-    #[doc(alias = "cudaMemAdviseUnsetReadMostly")]
-    pub const UNSET_READ_MOSTLY: Self = Self(2);
-    /// Set the preferred location for the data as the specified device
-    #[doc(alias = "cudaMemAdviseSetPreferredLocation")]
-    pub const SET_PREFERRED_LOCATION: Self = Self(3);
-    /// Clear the preferred location for the data
-    #[doc(alias = "cudaMemAdviseUnsetPreferredLocation")]
-    pub const UNSET_PREFERRED_LOCATION: Self = Self(4);
-    /// Data will be accessed by the specified device, so prevent page faults as much as possible
-    #[doc(alias = "cudaMemAdviseSetAccessedBy")]
-    pub const SET_ACCESSED_BY: Self = Self(5);
-    /// Let the Unified Memory subsystem decide on the page faulting policy for the specified device
-    #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
-    pub const UNSET_ACCESSED_BY: Self = Self(6);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaMemAdviseSetReadMostly"),
-            2 => ::core::option::Option::Some("cudaMemAdviseUnsetReadMostly"),
-            3 => ::core::option::Option::Some("cudaMemAdviseSetPreferredLocation"),
-            4 => ::core::option::Option::Some("cudaMemAdviseUnsetPreferredLocation"),
-            5 => ::core::option::Option::Some("cudaMemAdviseSetAccessedBy"),
-            6 => ::core::option::Option::Some("cudaMemAdviseUnsetAccessedBy"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemoryAdvise, u32);
-/// CUDA memory types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaMemoryType(pub u32);
-impl cudaMemoryType {
-    /// Unregistered memory
-    #[doc(alias = "cudaMemoryTypeUnregistered")]
-    pub const UNREGISTERED: Self = Self(0);
-    /// Host memory
-    #[doc(alias = "cudaMemoryTypeHost")]
-    pub const HOST: Self = Self(1);
-    /// Device memory
-    #[doc(alias = "cudaMemoryTypeDevice")]
-    pub const DEVICE: Self = Self(2);
-    /// Managed memory
-    #[doc(alias = "cudaMemoryTypeManaged")]
-    pub const MANAGED: Self = Self(3);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaMemoryTypeUnregistered"),
-            1 => ::core::option::Option::Some("cudaMemoryTypeHost"),
-            2 => ::core::option::Option::Some("cudaMemoryTypeDevice"),
-            3 => ::core::option::Option::Some("cudaMemoryTypeManaged"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaMemoryType, u32);
-/// CUDA resource types
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaResourceType(pub u32);
-impl cudaResourceType {
-    /// Array resource
-    #[doc(alias = "cudaResourceTypeArray")]
-    pub const ARRAY: Self = Self(0);
-    /// Mipmapped array resource
-    #[doc(alias = "cudaResourceTypeMipmappedArray")]
-    pub const MIPMAPPED_ARRAY: Self = Self(1);
-    /// Linear resource
-    #[doc(alias = "cudaResourceTypeLinear")]
-    pub const LINEAR: Self = Self(2);
-    /// Pitch 2D resource
-    #[doc(alias = "cudaResourceTypePitch2D")]
-    pub const PITCH2_D: Self = Self(3);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaResourceTypeArray"),
-            1 => ::core::option::Option::Some("cudaResourceTypeMipmappedArray"),
-            2 => ::core::option::Option::Some("cudaResourceTypeLinear"),
-            3 => ::core::option::Option::Some("cudaResourceTypePitch2D"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaResourceType, u32);
-/// CUDA texture resource view formats
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaResourceViewFormat(pub u32);
-impl cudaResourceViewFormat {
-    /// No resource view format (use underlying resource format)
-    #[doc(alias = "cudaResViewFormatNone")]
-    pub const NONE: Self = Self(0);
-    /// 1 channel unsigned 8-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedChar1")]
-    pub const UNSIGNED_CHAR1: Self = Self(1);
-    /// 2 channel unsigned 8-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedChar2")]
-    pub const UNSIGNED_CHAR2: Self = Self(2);
-    /// 4 channel unsigned 8-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedChar4")]
-    pub const UNSIGNED_CHAR4: Self = Self(3);
-    /// 1 channel signed 8-bit integers
-    #[doc(alias = "cudaResViewFormatSignedChar1")]
-    pub const SIGNED_CHAR1: Self = Self(4);
-    /// 2 channel signed 8-bit integers
-    #[doc(alias = "cudaResViewFormatSignedChar2")]
-    pub const SIGNED_CHAR2: Self = Self(5);
-    /// 4 channel signed 8-bit integers
-    #[doc(alias = "cudaResViewFormatSignedChar4")]
-    pub const SIGNED_CHAR4: Self = Self(6);
-    /// 1 channel unsigned 16-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedShort1")]
-    pub const UNSIGNED_SHORT1: Self = Self(7);
-    /// 2 channel unsigned 16-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedShort2")]
-    pub const UNSIGNED_SHORT2: Self = Self(8);
-    /// 4 channel unsigned 16-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedShort4")]
-    pub const UNSIGNED_SHORT4: Self = Self(9);
-    /// 1 channel signed 16-bit integers
-    #[doc(alias = "cudaResViewFormatSignedShort1")]
-    pub const SIGNED_SHORT1: Self = Self(10);
-    /// 2 channel signed 16-bit integers
-    #[doc(alias = "cudaResViewFormatSignedShort2")]
-    pub const SIGNED_SHORT2: Self = Self(11);
-    /// 4 channel signed 16-bit integers
-    #[doc(alias = "cudaResViewFormatSignedShort4")]
-    pub const SIGNED_SHORT4: Self = Self(12);
-    /// 1 channel unsigned 32-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedInt1")]
-    pub const UNSIGNED_INT1: Self = Self(13);
-    /// 2 channel unsigned 32-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedInt2")]
-    pub const UNSIGNED_INT2: Self = Self(14);
-    /// 4 channel unsigned 32-bit integers
-    #[doc(alias = "cudaResViewFormatUnsignedInt4")]
-    pub const UNSIGNED_INT4: Self = Self(15);
-    /// 1 channel signed 32-bit integers
-    #[doc(alias = "cudaResViewFormatSignedInt1")]
-    pub const SIGNED_INT1: Self = Self(16);
-    /// 2 channel signed 32-bit integers
-    #[doc(alias = "cudaResViewFormatSignedInt2")]
-    pub const SIGNED_INT2: Self = Self(17);
-    /// 4 channel signed 32-bit integers
-    #[doc(alias = "cudaResViewFormatSignedInt4")]
-    pub const SIGNED_INT4: Self = Self(18);
-    /// 1 channel 16-bit floating point
-    #[doc(alias = "cudaResViewFormatHalf1")]
-    pub const HALF1: Self = Self(19);
-    /// 2 channel 16-bit floating point
-    #[doc(alias = "cudaResViewFormatHalf2")]
-    pub const HALF2: Self = Self(20);
-    /// 4 channel 16-bit floating point
-    #[doc(alias = "cudaResViewFormatHalf4")]
-    pub const HALF4: Self = Self(21);
-    /// 1 channel 32-bit floating point
-    #[doc(alias = "cudaResViewFormatFloat1")]
-    pub const FLOAT1: Self = Self(22);
-    /// 2 channel 32-bit floating point
-    #[doc(alias = "cudaResViewFormatFloat2")]
-    pub const FLOAT2: Self = Self(23);
-    /// 4 channel 32-bit floating point
-    #[doc(alias = "cudaResViewFormatFloat4")]
-    pub const FLOAT4: Self = Self(24);
-    /// Block compressed 1
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed1")]
-    pub const UNSIGNED_BLOCK_COMPRESSED1: Self = Self(25);
-    /// Block compressed 2
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed2")]
-    pub const UNSIGNED_BLOCK_COMPRESSED2: Self = Self(26);
-    /// Block compressed 3
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed3")]
-    pub const UNSIGNED_BLOCK_COMPRESSED3: Self = Self(27);
-    /// Block compressed 4 unsigned
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed4")]
-    pub const UNSIGNED_BLOCK_COMPRESSED4: Self = Self(28);
-    /// Block compressed 4 signed
-    #[doc(alias = "cudaResViewFormatSignedBlockCompressed4")]
-    pub const SIGNED_BLOCK_COMPRESSED4: Self = Self(29);
-    /// Block compressed 5 unsigned
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed5")]
-    pub const UNSIGNED_BLOCK_COMPRESSED5: Self = Self(30);
-    /// Block compressed 5 signed
-    #[doc(alias = "cudaResViewFormatSignedBlockCompressed5")]
-    pub const SIGNED_BLOCK_COMPRESSED5: Self = Self(31);
-    /// Block compressed 6 unsigned half-float
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed6H")]
-    pub const UNSIGNED_BLOCK_COMPRESSED6_H: Self = Self(32);
-    /// Block compressed 6 signed half-float
-    #[doc(alias = "cudaResViewFormatSignedBlockCompressed6H")]
-    pub const SIGNED_BLOCK_COMPRESSED6_H: Self = Self(33);
-    /// Block compressed 7
-    #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
-    pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaResViewFormatNone"),
-            1 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar1"),
-            2 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar2"),
-            3 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar4"),
-            4 => ::core::option::Option::Some("cudaResViewFormatSignedChar1"),
-            5 => ::core::option::Option::Some("cudaResViewFormatSignedChar2"),
-            6 => ::core::option::Option::Some("cudaResViewFormatSignedChar4"),
-            7 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort1"),
-            8 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort2"),
-            9 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort4"),
-            10 => ::core::option::Option::Some("cudaResViewFormatSignedShort1"),
-            11 => ::core::option::Option::Some("cudaResViewFormatSignedShort2"),
-            12 => ::core::option::Option::Some("cudaResViewFormatSignedShort4"),
-            13 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt1"),
-            14 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt2"),
-            15 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt4"),
-            16 => ::core::option::Option::Some("cudaResViewFormatSignedInt1"),
-            17 => ::core::option::Option::Some("cudaResViewFormatSignedInt2"),
-            18 => ::core::option::Option::Some("cudaResViewFormatSignedInt4"),
-            19 => ::core::option::Option::Some("cudaResViewFormatHalf1"),
-            20 => ::core::option::Option::Some("cudaResViewFormatHalf2"),
-            21 => ::core::option::Option::Some("cudaResViewFormatHalf4"),
-            22 => ::core::option::Option::Some("cudaResViewFormatFloat1"),
-            23 => ::core::option::Option::Some("cudaResViewFormatFloat2"),
-            24 => ::core::option::Option::Some("cudaResViewFormatFloat4"),
-            25 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed1")
-            }
-            26 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed2")
-            }
-            27 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed3")
-            }
-            28 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed4")
-            }
-            29 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed4"),
-            30 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed5")
-            }
-            31 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed5"),
-            32 => {
-                ::core::option::Option::Some(
-                    "cudaResViewFormatUnsignedBlockCompressed6H",
-                )
-            }
-            33 => {
-                ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed6H")
-            }
-            34 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed7")
-            }
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaResourceViewFormat, u32);
-/// Shared memory carveout configurations. These may be passed to
-/// cudaFuncSetAttribute
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaSharedCarveout(pub i32);
-impl cudaSharedCarveout {
-    /// No preference for shared memory or L1 (default)
-    #[doc(alias = "cudaSharedmemCarveoutDefault")]
-    pub const DEFAULT: Self = Self(-1);
-    /// Prefer maximum available shared memory, minimum L1 cache
-    #[doc(alias = "cudaSharedmemCarveoutMaxShared")]
-    pub const MAX_SHARED: Self = Self(100);
-    /// Prefer maximum available L1 cache, minimum shared memory
-    #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
-    pub const MAX_L1: Self = Self(0);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            -1 => ::core::option::Option::Some("cudaSharedmemCarveoutDefault"),
-            100 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxShared"),
-            0 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxL1"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaSharedCarveout, i32);
-/// CUDA shared memory configuration \[Deprecated\]
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaSharedMemConfig(pub u32);
-impl cudaSharedMemConfig {
-    #[doc(alias = "cudaSharedMemBankSizeDefault")]
-    pub const DEFAULT: Self = Self(0);
-    #[doc(alias = "cudaSharedMemBankSizeFourByte")]
-    pub const FOUR_BYTE: Self = Self(1);
-    #[doc(alias = "cudaSharedMemBankSizeEightByte")]
-    pub const EIGHT_BYTE: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaSharedMemBankSizeDefault"),
-            1 => ::core::option::Option::Some("cudaSharedMemBankSizeFourByte"),
-            2 => ::core::option::Option::Some("cudaSharedMemBankSizeEightByte"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaSharedMemConfig, u32);
-/// Shared memory related attributes for use with
-/// `cuLaunchKernelEx`
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaSharedMemoryMode(pub u32);
-impl cudaSharedMemoryMode {
-    /// The default to use for allowing non-portable shared memory size on launch - uses current function attributes for cudaFuncAttributeMaxDynamicSharedMemorySize
-    #[doc(alias = "cudaSharedMemoryModeDefault")]
-    pub const DEFAULT: Self = Self(0);
-    /// Specifies that the shared memory size requested must be a portable size within cudaDevAttrMaxSharedMemoryPerBlock
-    #[doc(alias = "cudaSharedMemoryModeRequirePortable")]
-    pub const REQUIRE_PORTABLE: Self = Self(1);
-    /// Specifies that the shared memory size requested may be a non-portable size up to cudaDevAttrMaxSharedMemoryPerBlockOptin
-    #[doc(alias = "cudaSharedMemoryModeAllowNonPortable")]
-    pub const ALLOW_NON_PORTABLE: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaSharedMemoryModeDefault"),
-            1 => ::core::option::Option::Some("cudaSharedMemoryModeRequirePortable"),
-            2 => ::core::option::Option::Some("cudaSharedMemoryModeAllowNonPortable"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaSharedMemoryMode, u32);
-/// Possible modes for stream capture thread interactions. For more
-/// details see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and
-/// [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaStreamCaptureMode(pub u32);
-impl cudaStreamCaptureMode {
-    #[doc(alias = "cudaStreamCaptureModeGlobal")]
-    pub const GLOBAL: Self = Self(0);
-    #[doc(alias = "cudaStreamCaptureModeThreadLocal")]
-    pub const THREAD_LOCAL: Self = Self(1);
-    #[doc(alias = "cudaStreamCaptureModeRelaxed")]
-    pub const RELAXED: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamCaptureModeGlobal"),
-            1 => ::core::option::Option::Some("cudaStreamCaptureModeThreadLocal"),
-            2 => ::core::option::Option::Some("cudaStreamCaptureModeRelaxed"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaStreamCaptureMode, u32);
-/// Possible stream capture statuses returned by
-/// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaStreamCaptureStatus(pub u32);
-impl cudaStreamCaptureStatus {
-    /// Stream is not capturing
-    #[doc(alias = "cudaStreamCaptureStatusNone")]
-    pub const NONE: Self = Self(0);
-    /// Stream is actively capturing
-    #[doc(alias = "cudaStreamCaptureStatusActive")]
-    pub const ACTIVE: Self = Self(1);
-    /// Stream is part of a capture sequence that has been invalidated, but not terminated
-    #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
-    pub const INVALIDATED: Self = Self(2);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamCaptureStatusNone"),
-            1 => ::core::option::Option::Some("cudaStreamCaptureStatusActive"),
-            2 => ::core::option::Option::Some("cudaStreamCaptureStatusInvalidated"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaStreamCaptureStatus, u32);
-/// Flags for [`cudaStreamUpdateCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependencies)
-///
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaStreamUpdateCaptureDependenciesFlags(pub u32);
-impl cudaStreamUpdateCaptureDependenciesFlags {
-    /// Add new nodes to the dependency set
-    #[doc(alias = "cudaStreamAddCaptureDependencies")]
-    pub const ADD_CAPTURE_DEPENDENCIES: Self = Self(0);
-    /// Replace the dependency set with the new nodes
-    #[doc(alias = "cudaStreamSetCaptureDependencies")]
-    pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamAddCaptureDependencies"),
-            1 => ::core::option::Option::Some("cudaStreamSetCaptureDependencies"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaStreamUpdateCaptureDependenciesFlags, u32);
+c_enum!(cudaLogLevel, u32);
+/// Another name of [`cudaLogLevel`].
+pub type CUDAlogLevel_enum = cudaLogLevel;
 /// CUDA Surface boundary modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4221,31 +4284,6 @@ impl cudaSurfaceFormatMode {
     }
 }
 c_enum!(cudaSurfaceFormatMode, u32);
-/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaSynchronizationPolicy(pub u32);
-impl cudaSynchronizationPolicy {
-    #[doc(alias = "cudaSyncPolicyAuto")]
-    pub const AUTO: Self = Self(1);
-    #[doc(alias = "cudaSyncPolicySpin")]
-    pub const SPIN: Self = Self(2);
-    #[doc(alias = "cudaSyncPolicyYield")]
-    pub const YIELD: Self = Self(3);
-    #[doc(alias = "cudaSyncPolicyBlockingSync")]
-    pub const BLOCKING_SYNC: Self = Self(4);
-    /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
-        match self.0 {
-            1 => ::core::option::Option::Some("cudaSyncPolicyAuto"),
-            2 => ::core::option::Option::Some("cudaSyncPolicySpin"),
-            3 => ::core::option::Option::Some("cudaSyncPolicyYield"),
-            4 => ::core::option::Option::Some("cudaSyncPolicyBlockingSync"),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
-c_enum!(cudaSynchronizationPolicy, u32);
 /// CUDA texture address modes
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
@@ -4323,41 +4361,618 @@ impl cudaTextureReadMode {
     }
 }
 c_enum!(cudaTextureReadMode, u32);
-/// Flags for user objects for graphs
+/// CUDA devices corresponding to the current OpenGL context
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaUserObjectFlags(pub u32);
-impl cudaUserObjectFlags {
-    /// Indicates the destructor execution is not synchronized by any CUDA handle.
-    #[doc(alias = "cudaUserObjectNoDestructorSync")]
-    pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
+pub struct cudaGLDeviceList(pub u32);
+impl cudaGLDeviceList {
+    /// The CUDA devices for all GPUs used by the current OpenGL context
+    #[doc(alias = "cudaGLDeviceListAll")]
+    pub const ALL: Self = Self(1);
+    /// The CUDA devices for the GPUs used by the current OpenGL context in its currently rendering frame
+    #[doc(alias = "cudaGLDeviceListCurrentFrame")]
+    pub const CURRENT_FRAME: Self = Self(2);
+    /// The CUDA devices for the GPUs to be used by the current OpenGL context in the next frame
+    #[doc(alias = "cudaGLDeviceListNextFrame")]
+    pub const NEXT_FRAME: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaUserObjectNoDestructorSync"),
+            1 => ::core::option::Option::Some("cudaGLDeviceListAll"),
+            2 => ::core::option::Option::Some("cudaGLDeviceListCurrentFrame"),
+            3 => ::core::option::Option::Some("cudaGLDeviceListNextFrame"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaUserObjectFlags, u32);
-/// Flags for retaining user object references for graphs
+c_enum!(cudaGLDeviceList, u32);
+/// CUDA EglFrame type - array or pointer
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct cudaUserObjectRetainFlags(pub u32);
-impl cudaUserObjectRetainFlags {
-    /// Transfer references from the caller rather than creating new references.
-    #[doc(alias = "cudaGraphUserObjectMove")]
-    pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
+pub struct cudaEglFrameType(pub u32);
+impl cudaEglFrameType {
+    /// Frame type CUDA array
+    #[doc(alias = "cudaEglFrameTypeArray")]
+    pub const ARRAY: Self = Self(0);
+    /// Frame type CUDA pointer
+    #[doc(alias = "cudaEglFrameTypePitch")]
+    pub const PITCH: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
     pub const fn name(self) -> ::core::option::Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphUserObjectMove"),
+            0 => ::core::option::Option::Some("cudaEglFrameTypeArray"),
+            1 => ::core::option::Option::Some("cudaEglFrameTypePitch"),
             _ => ::core::option::Option::None,
         }
     }
 }
-c_enum!(cudaUserObjectRetainFlags, u32);
+c_enum!(cudaEglFrameType, u32);
+/// Another name of [`cudaEglFrameType`].
+pub type cudaEglFrameType_enum = cudaEglFrameType;
+/// Resource location flags- sysmem or vidmem  For CUDA context on
+/// iGPU, since video and system memory are equivalent - these flags
+/// will not have an effect on the execution.  For CUDA context on
+/// dGPU, applications can use the flag
+/// [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags) to give a hint about the
+/// desired location.  [`cudaEglResourceLocationSysmem`](crate::sys::cudaEglResourceLocationFlags::SYSMEM) - the
+/// frame data is made resident on the system memory to be accessed by
+/// CUDA.  [`cudaEglResourceLocationVidmem`](crate::sys::cudaEglResourceLocationFlags::VIDMEM) - the frame data
+/// is made resident on the dedicated video memory to be accessed by
+/// CUDA.  There may be an additional latency due to new allocation and
+/// data migration, if the frame is produced on a different memory.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaEglResourceLocationFlags(pub u32);
+impl cudaEglResourceLocationFlags {
+    /// Resource location sysmem
+    #[doc(alias = "cudaEglResourceLocationSysmem")]
+    pub const SYSMEM: Self = Self(0);
+    /// Resource location vidmem
+    #[doc(alias = "cudaEglResourceLocationVidmem")]
+    pub const VIDMEM: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaEglResourceLocationSysmem"),
+            1 => ::core::option::Option::Some("cudaEglResourceLocationVidmem"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaEglResourceLocationFlags, u32);
+/// Another name of [`cudaEglResourceLocationFlags`].
+pub type cudaEglResourceLocationFlags_enum = cudaEglResourceLocationFlags;
+/// CUDA EGL Color Format - The different planar and multiplanar
+/// formats currently supported for CUDA_EGL interops.
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaEglColorFormat(pub u32);
+impl cudaEglColorFormat {
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420Planar")]
+    pub const YUV420_PLANAR: Self = Self(0);
+    /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV420Planar.
+    #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar")]
+    pub const YUV420_SEMI_PLANAR: Self = Self(1);
+    /// Y, U, V each in a separate surface, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV422Planar")]
+    pub const YUV422_PLANAR: Self = Self(2);
+    /// Y, UV in two surfaces with VU byte ordering, width, height ratio same as YUV422Planar.
+    #[doc(alias = "cudaEglColorFormatYUV422SemiPlanar")]
+    pub const YUV422_SEMI_PLANAR: Self = Self(3);
+    /// R/G/B/A four channels in one surface with BGRA byte ordering.
+    #[doc(alias = "cudaEglColorFormatARGB")]
+    pub const ARGB: Self = Self(6);
+    /// R/G/B/A four channels in one surface with ABGR byte ordering.
+    #[doc(alias = "cudaEglColorFormatRGBA")]
+    pub const RGBA: Self = Self(7);
+    /// single luminance channel in one surface.
+    #[doc(alias = "cudaEglColorFormatL")]
+    pub const L: Self = Self(8);
+    /// single color channel in one surface.
+    #[doc(alias = "cudaEglColorFormatR")]
+    pub const R: Self = Self(9);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV444Planar")]
+    pub const YUV444_PLANAR: Self = Self(10);
+    /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV444Planar.
+    #[doc(alias = "cudaEglColorFormatYUV444SemiPlanar")]
+    pub const YUV444_SEMI_PLANAR: Self = Self(11);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    #[doc(alias = "cudaEglColorFormatYUYV422")]
+    pub const YUYV422: Self = Self(12);
+    /// Y, U, V in one surface, interleaved as YUYV in one channel.
+    #[doc(alias = "cudaEglColorFormatUYVY422")]
+    pub const UYVY422: Self = Self(13);
+    /// R/G/B/A four channels in one surface with RGBA byte ordering.
+    #[doc(alias = "cudaEglColorFormatABGR")]
+    pub const ABGR: Self = Self(14);
+    /// R/G/B/A four channels in one surface with ARGB byte ordering.
+    #[doc(alias = "cudaEglColorFormatBGRA")]
+    pub const BGRA: Self = Self(15);
+    /// Alpha color format - one channel in one surface.
+    #[doc(alias = "cudaEglColorFormatA")]
+    pub const A: Self = Self(16);
+    /// R/G color format - two channels in one surface with GR byte ordering
+    #[doc(alias = "cudaEglColorFormatRG")]
+    pub const RG: Self = Self(17);
+    /// Y, U, V, A four channels in one surface, interleaved as VUYA.
+    #[doc(alias = "cudaEglColorFormatAYUV")]
+    pub const AYUV: Self = Self(18);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU444SemiPlanar")]
+    pub const YVU444_SEMI_PLANAR: Self = Self(19);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU422SemiPlanar")]
+    pub const YVU422_SEMI_PLANAR: Self = Self(20);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar")]
+    pub const YVU420_SEMI_PLANAR: Self = Self(21);
+    /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar")]
+    pub const Y10V10U10_444SEMI_PLANAR: Self = Self(22);
+    /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar")]
+    pub const Y10V10U10_420SEMI_PLANAR: Self = Self(23);
+    /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar")]
+    pub const Y12V12U12_444SEMI_PLANAR: Self = Self(24);
+    /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar")]
+    pub const Y12V12U12_420SEMI_PLANAR: Self = Self(25);
+    /// Extended Range Y, U, V in one surface, interleaved as YVYU in one channel.
+    #[doc(alias = "cudaEglColorFormatVYUY_ER")]
+    pub const VYUY_ER: Self = Self(26);
+    /// Extended Range Y, U, V in one surface, interleaved as YUYV in one channel.
+    #[doc(alias = "cudaEglColorFormatUYVY_ER")]
+    pub const UYVY_ER: Self = Self(27);
+    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    #[doc(alias = "cudaEglColorFormatYUYV_ER")]
+    pub const YUYV_ER: Self = Self(28);
+    /// Extended Range Y, U, V in one surface, interleaved as VYUY in one channel.
+    #[doc(alias = "cudaEglColorFormatYVYU_ER")]
+    pub const YVYU_ER: Self = Self(29);
+    /// Extended Range Y, U, V, A four channels in one surface, interleaved as AVUY.
+    #[doc(alias = "cudaEglColorFormatYUVA_ER")]
+    pub const YUVA_ER: Self = Self(31);
+    /// Extended Range Y, U, V, A four channels in one surface, interleaved as VUYA.
+    #[doc(alias = "cudaEglColorFormatAYUV_ER")]
+    pub const AYUV_ER: Self = Self(32);
+    /// Extended Range Y, U, V in three surfaces, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV444Planar_ER")]
+    pub const YUV444_PLANAR_ER: Self = Self(33);
+    /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV422Planar_ER")]
+    pub const YUV422_PLANAR_ER: Self = Self(34);
+    /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420Planar_ER")]
+    pub const YUV420_PLANAR_ER: Self = Self(35);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV444SemiPlanar_ER")]
+    pub const YUV444_SEMI_PLANAR_ER: Self = Self(36);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYUV422SemiPlanar_ER")]
+    pub const YUV422_SEMI_PLANAR_ER: Self = Self(37);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_ER")]
+    pub const YUV420_SEMI_PLANAR_ER: Self = Self(38);
+    /// Extended Range Y, V, U in three surfaces, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU444Planar_ER")]
+    pub const YVU444_PLANAR_ER: Self = Self(39);
+    /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU422Planar_ER")]
+    pub const YVU422_PLANAR_ER: Self = Self(40);
+    /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420Planar_ER")]
+    pub const YVU420_PLANAR_ER: Self = Self(41);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU444SemiPlanar_ER")]
+    pub const YVU444_SEMI_PLANAR_ER: Self = Self(42);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU422SemiPlanar_ER")]
+    pub const YVU422_SEMI_PLANAR_ER: Self = Self(43);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_ER")]
+    pub const YVU420_SEMI_PLANAR_ER: Self = Self(44);
+    /// Bayer format - one channel in one surface with interleaved RGGB ordering.
+    #[doc(alias = "cudaEglColorFormatBayerRGGB")]
+    pub const BAYER_RGGB: Self = Self(45);
+    /// Bayer format - one channel in one surface with interleaved BGGR ordering.
+    #[doc(alias = "cudaEglColorFormatBayerBGGR")]
+    pub const BAYER_BGGR: Self = Self(46);
+    /// Bayer format - one channel in one surface with interleaved GRBG ordering.
+    #[doc(alias = "cudaEglColorFormatBayerGRBG")]
+    pub const BAYER_GRBG: Self = Self(47);
+    /// Bayer format - one channel in one surface with interleaved GBRG ordering.
+    #[doc(alias = "cudaEglColorFormatBayerGBRG")]
+    pub const BAYER_GBRG: Self = Self(48);
+    /// Bayer10 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer10RGGB")]
+    pub const BAYER10_RGGB: Self = Self(49);
+    /// Bayer10 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer10BGGR")]
+    pub const BAYER10_BGGR: Self = Self(50);
+    /// Bayer10 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer10GRBG")]
+    pub const BAYER10_GRBG: Self = Self(51);
+    /// Bayer10 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer10GBRG")]
+    pub const BAYER10_GBRG: Self = Self(52);
+    /// Bayer12 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12RGGB")]
+    pub const BAYER12_RGGB: Self = Self(53);
+    /// Bayer12 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12BGGR")]
+    pub const BAYER12_BGGR: Self = Self(54);
+    /// Bayer12 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12GRBG")]
+    pub const BAYER12_GRBG: Self = Self(55);
+    /// Bayer12 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12GBRG")]
+    pub const BAYER12_GBRG: Self = Self(56);
+    /// Bayer14 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer14RGGB")]
+    pub const BAYER14_RGGB: Self = Self(57);
+    /// Bayer14 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer14BGGR")]
+    pub const BAYER14_BGGR: Self = Self(58);
+    /// Bayer14 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer14GRBG")]
+    pub const BAYER14_GRBG: Self = Self(59);
+    /// Bayer14 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer14GBRG")]
+    pub const BAYER14_GBRG: Self = Self(60);
+    /// Bayer20 format - one channel in one surface with interleaved RGGB ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer20RGGB")]
+    pub const BAYER20_RGGB: Self = Self(61);
+    /// Bayer20 format - one channel in one surface with interleaved BGGR ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer20BGGR")]
+    pub const BAYER20_BGGR: Self = Self(62);
+    /// Bayer20 format - one channel in one surface with interleaved GRBG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer20GRBG")]
+    pub const BAYER20_GRBG: Self = Self(63);
+    /// Bayer20 format - one channel in one surface with interleaved GBRG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer20GBRG")]
+    pub const BAYER20_GBRG: Self = Self(64);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU444Planar")]
+    pub const YVU444_PLANAR: Self = Self(65);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatYVU422Planar")]
+    pub const YVU422_PLANAR: Self = Self(66);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420Planar")]
+    pub const YVU420_PLANAR: Self = Self(67);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved RGGB ordering and mapped to opaque integer datatype.
+    #[doc(alias = "cudaEglColorFormatBayerIspRGGB")]
+    pub const BAYER_ISP_RGGB: Self = Self(68);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved BGGR ordering and mapped to opaque integer datatype.
+    #[doc(alias = "cudaEglColorFormatBayerIspBGGR")]
+    pub const BAYER_ISP_BGGR: Self = Self(69);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GRBG ordering and mapped to opaque integer datatype.
+    #[doc(alias = "cudaEglColorFormatBayerIspGRBG")]
+    pub const BAYER_ISP_GRBG: Self = Self(70);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GBRG ordering and mapped to opaque integer datatype.
+    #[doc(alias = "cudaEglColorFormatBayerIspGBRG")]
+    pub const BAYER_ISP_GBRG: Self = Self(71);
+    /// Bayer format - one channel in one surface with interleaved BCCR ordering.
+    #[doc(alias = "cudaEglColorFormatBayerBCCR")]
+    pub const BAYER_BCCR: Self = Self(72);
+    /// Bayer format - one channel in one surface with interleaved RCCB ordering.
+    #[doc(alias = "cudaEglColorFormatBayerRCCB")]
+    pub const BAYER_RCCB: Self = Self(73);
+    /// Bayer format - one channel in one surface with interleaved CRBC ordering.
+    #[doc(alias = "cudaEglColorFormatBayerCRBC")]
+    pub const BAYER_CRBC: Self = Self(74);
+    /// Bayer format - one channel in one surface with interleaved CBRC ordering.
+    #[doc(alias = "cudaEglColorFormatBayerCBRC")]
+    pub const BAYER_CBRC: Self = Self(75);
+    /// Bayer10 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer10CCCC")]
+    pub const BAYER10_CCCC: Self = Self(76);
+    /// Bayer12 format - one channel in one surface with interleaved BCCR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12BCCR")]
+    pub const BAYER12_BCCR: Self = Self(77);
+    /// Bayer12 format - one channel in one surface with interleaved RCCB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12RCCB")]
+    pub const BAYER12_RCCB: Self = Self(78);
+    /// Bayer12 format - one channel in one surface with interleaved CRBC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12CRBC")]
+    pub const BAYER12_CRBC: Self = Self(79);
+    /// Bayer12 format - one channel in one surface with interleaved CBRC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12CBRC")]
+    pub const BAYER12_CBRC: Self = Self(80);
+    /// Bayer12 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    #[doc(alias = "cudaEglColorFormatBayer12CCCC")]
+    pub const BAYER12_CCCC: Self = Self(81);
+    /// Color format for single Y plane.
+    #[doc(alias = "cudaEglColorFormatY")]
+    pub const Y: Self = Self(82);
+    /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_2020")]
+    pub const YUV420_SEMI_PLANAR_2020: Self = Self(83);
+    /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_2020")]
+    pub const YVU420_SEMI_PLANAR_2020: Self = Self(84);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420Planar_2020")]
+    pub const YUV420_PLANAR_2020: Self = Self(85);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420Planar_2020")]
+    pub const YVU420_PLANAR_2020: Self = Self(86);
+    /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420SemiPlanar_709")]
+    pub const YUV420_SEMI_PLANAR_709: Self = Self(87);
+    /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420SemiPlanar_709")]
+    pub const YVU420_SEMI_PLANAR_709: Self = Self(88);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYUV420Planar_709")]
+    pub const YUV420_PLANAR_709: Self = Self(89);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatYVU420Planar_709")]
+    pub const YVU420_PLANAR_709: Self = Self(90);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_709")]
+    pub const Y10V10U10_420SEMI_PLANAR_709: Self = Self(91);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_2020")]
+    pub const Y10V10U10_420SEMI_PLANAR_2020: Self = Self(92);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar_2020")]
+    pub const Y10V10U10_422SEMI_PLANAR_2020: Self = Self(93);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar")]
+    pub const Y10V10U10_422SEMI_PLANAR: Self = Self(94);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_422SemiPlanar_709")]
+    pub const Y10V10U10_422SEMI_PLANAR_709: Self = Self(95);
+    /// Extended Range Color format for single Y plane.
+    #[doc(alias = "cudaEglColorFormatY_ER")]
+    pub const Y_ER: Self = Self(96);
+    /// Extended Range Color format for single Y plane.
+    #[doc(alias = "cudaEglColorFormatY_709_ER")]
+    pub const Y_709_ER: Self = Self(97);
+    /// Extended Range Color format for single Y10 plane.
+    #[doc(alias = "cudaEglColorFormatY10_ER")]
+    pub const Y10_ER: Self = Self(98);
+    /// Extended Range Color format for single Y10 plane.
+    #[doc(alias = "cudaEglColorFormatY10_709_ER")]
+    pub const Y10_709_ER: Self = Self(99);
+    /// Extended Range Color format for single Y12 plane.
+    #[doc(alias = "cudaEglColorFormatY12_ER")]
+    pub const Y12_ER: Self = Self(100);
+    /// Extended Range Color format for single Y12 plane.
+    #[doc(alias = "cudaEglColorFormatY12_709_ER")]
+    pub const Y12_709_ER: Self = Self(101);
+    /// Y, U, V, A four channels in one surface, interleaved as AVUY.
+    #[doc(alias = "cudaEglColorFormatYUVA")]
+    pub const YUVA: Self = Self(102);
+    /// Y, U, V in one surface, interleaved as YVYU in one channel.
+    #[doc(alias = "cudaEglColorFormatYVYU")]
+    pub const YVYU: Self = Self(104);
+    /// Y, U, V in one surface, interleaved as VYUY in one channel.
+    #[doc(alias = "cudaEglColorFormatVYUY")]
+    pub const VYUY: Self = Self(105);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_ER")]
+    pub const Y10V10U10_420SEMI_PLANAR_ER: Self = Self(106);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER")]
+    pub const Y10V10U10_420SEMI_PLANAR_709_ER: Self = Self(107);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar_ER")]
+    pub const Y10V10U10_444SEMI_PLANAR_ER: Self = Self(108);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER")]
+    pub const Y10V10U10_444SEMI_PLANAR_709_ER: Self = Self(109);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar_ER")]
+    pub const Y12V12U12_420SEMI_PLANAR_ER: Self = Self(110);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER")]
+    pub const Y12V12U12_420SEMI_PLANAR_709_ER: Self = Self(111);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar_ER")]
+    pub const Y12V12U12_444SEMI_PLANAR_ER: Self = Self(112);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    #[doc(alias = "cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER")]
+    pub const Y12V12U12_444SEMI_PLANAR_709_ER: Self = Self(113);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    #[doc(alias = "cudaEglColorFormatUYVY709")]
+    pub const UYVY709: Self = Self(114);
+    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    #[doc(alias = "cudaEglColorFormatUYVY709_ER")]
+    pub const UYVY709_ER: Self = Self(115);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    #[doc(alias = "cudaEglColorFormatUYVY2020")]
+    pub const UYVY2020: Self = Self(116);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar"),
+            1 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar"),
+            2 => ::core::option::Option::Some("cudaEglColorFormatYUV422Planar"),
+            3 => ::core::option::Option::Some("cudaEglColorFormatYUV422SemiPlanar"),
+            6 => ::core::option::Option::Some("cudaEglColorFormatARGB"),
+            7 => ::core::option::Option::Some("cudaEglColorFormatRGBA"),
+            8 => ::core::option::Option::Some("cudaEglColorFormatL"),
+            9 => ::core::option::Option::Some("cudaEglColorFormatR"),
+            10 => ::core::option::Option::Some("cudaEglColorFormatYUV444Planar"),
+            11 => ::core::option::Option::Some("cudaEglColorFormatYUV444SemiPlanar"),
+            12 => ::core::option::Option::Some("cudaEglColorFormatYUYV422"),
+            13 => ::core::option::Option::Some("cudaEglColorFormatUYVY422"),
+            14 => ::core::option::Option::Some("cudaEglColorFormatABGR"),
+            15 => ::core::option::Option::Some("cudaEglColorFormatBGRA"),
+            16 => ::core::option::Option::Some("cudaEglColorFormatA"),
+            17 => ::core::option::Option::Some("cudaEglColorFormatRG"),
+            18 => ::core::option::Option::Some("cudaEglColorFormatAYUV"),
+            19 => ::core::option::Option::Some("cudaEglColorFormatYVU444SemiPlanar"),
+            20 => ::core::option::Option::Some("cudaEglColorFormatYVU422SemiPlanar"),
+            21 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar"),
+            22 => {
+                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_444SemiPlanar")
+            }
+            23 => {
+                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_420SemiPlanar")
+            }
+            24 => {
+                ::core::option::Option::Some("cudaEglColorFormatY12V12U12_444SemiPlanar")
+            }
+            25 => {
+                ::core::option::Option::Some("cudaEglColorFormatY12V12U12_420SemiPlanar")
+            }
+            26 => ::core::option::Option::Some("cudaEglColorFormatVYUY_ER"),
+            27 => ::core::option::Option::Some("cudaEglColorFormatUYVY_ER"),
+            28 => ::core::option::Option::Some("cudaEglColorFormatYUYV_ER"),
+            29 => ::core::option::Option::Some("cudaEglColorFormatYVYU_ER"),
+            31 => ::core::option::Option::Some("cudaEglColorFormatYUVA_ER"),
+            32 => ::core::option::Option::Some("cudaEglColorFormatAYUV_ER"),
+            33 => ::core::option::Option::Some("cudaEglColorFormatYUV444Planar_ER"),
+            34 => ::core::option::Option::Some("cudaEglColorFormatYUV422Planar_ER"),
+            35 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_ER"),
+            36 => ::core::option::Option::Some("cudaEglColorFormatYUV444SemiPlanar_ER"),
+            37 => ::core::option::Option::Some("cudaEglColorFormatYUV422SemiPlanar_ER"),
+            38 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_ER"),
+            39 => ::core::option::Option::Some("cudaEglColorFormatYVU444Planar_ER"),
+            40 => ::core::option::Option::Some("cudaEglColorFormatYVU422Planar_ER"),
+            41 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_ER"),
+            42 => ::core::option::Option::Some("cudaEglColorFormatYVU444SemiPlanar_ER"),
+            43 => ::core::option::Option::Some("cudaEglColorFormatYVU422SemiPlanar_ER"),
+            44 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_ER"),
+            45 => ::core::option::Option::Some("cudaEglColorFormatBayerRGGB"),
+            46 => ::core::option::Option::Some("cudaEglColorFormatBayerBGGR"),
+            47 => ::core::option::Option::Some("cudaEglColorFormatBayerGRBG"),
+            48 => ::core::option::Option::Some("cudaEglColorFormatBayerGBRG"),
+            49 => ::core::option::Option::Some("cudaEglColorFormatBayer10RGGB"),
+            50 => ::core::option::Option::Some("cudaEglColorFormatBayer10BGGR"),
+            51 => ::core::option::Option::Some("cudaEglColorFormatBayer10GRBG"),
+            52 => ::core::option::Option::Some("cudaEglColorFormatBayer10GBRG"),
+            53 => ::core::option::Option::Some("cudaEglColorFormatBayer12RGGB"),
+            54 => ::core::option::Option::Some("cudaEglColorFormatBayer12BGGR"),
+            55 => ::core::option::Option::Some("cudaEglColorFormatBayer12GRBG"),
+            56 => ::core::option::Option::Some("cudaEglColorFormatBayer12GBRG"),
+            57 => ::core::option::Option::Some("cudaEglColorFormatBayer14RGGB"),
+            58 => ::core::option::Option::Some("cudaEglColorFormatBayer14BGGR"),
+            59 => ::core::option::Option::Some("cudaEglColorFormatBayer14GRBG"),
+            60 => ::core::option::Option::Some("cudaEglColorFormatBayer14GBRG"),
+            61 => ::core::option::Option::Some("cudaEglColorFormatBayer20RGGB"),
+            62 => ::core::option::Option::Some("cudaEglColorFormatBayer20BGGR"),
+            63 => ::core::option::Option::Some("cudaEglColorFormatBayer20GRBG"),
+            64 => ::core::option::Option::Some("cudaEglColorFormatBayer20GBRG"),
+            65 => ::core::option::Option::Some("cudaEglColorFormatYVU444Planar"),
+            66 => ::core::option::Option::Some("cudaEglColorFormatYVU422Planar"),
+            67 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar"),
+            68 => ::core::option::Option::Some("cudaEglColorFormatBayerIspRGGB"),
+            69 => ::core::option::Option::Some("cudaEglColorFormatBayerIspBGGR"),
+            70 => ::core::option::Option::Some("cudaEglColorFormatBayerIspGRBG"),
+            71 => ::core::option::Option::Some("cudaEglColorFormatBayerIspGBRG"),
+            72 => ::core::option::Option::Some("cudaEglColorFormatBayerBCCR"),
+            73 => ::core::option::Option::Some("cudaEglColorFormatBayerRCCB"),
+            74 => ::core::option::Option::Some("cudaEglColorFormatBayerCRBC"),
+            75 => ::core::option::Option::Some("cudaEglColorFormatBayerCBRC"),
+            76 => ::core::option::Option::Some("cudaEglColorFormatBayer10CCCC"),
+            77 => ::core::option::Option::Some("cudaEglColorFormatBayer12BCCR"),
+            78 => ::core::option::Option::Some("cudaEglColorFormatBayer12RCCB"),
+            79 => ::core::option::Option::Some("cudaEglColorFormatBayer12CRBC"),
+            80 => ::core::option::Option::Some("cudaEglColorFormatBayer12CBRC"),
+            81 => ::core::option::Option::Some("cudaEglColorFormatBayer12CCCC"),
+            82 => ::core::option::Option::Some("cudaEglColorFormatY"),
+            83 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_2020"),
+            84 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_2020"),
+            85 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_2020"),
+            86 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_2020"),
+            87 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_709"),
+            88 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_709"),
+            89 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_709"),
+            90 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_709"),
+            91 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_420SemiPlanar_709",
+                )
+            }
+            92 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_420SemiPlanar_2020",
+                )
+            }
+            93 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_422SemiPlanar_2020",
+                )
+            }
+            94 => {
+                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_422SemiPlanar")
+            }
+            95 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_422SemiPlanar_709",
+                )
+            }
+            96 => ::core::option::Option::Some("cudaEglColorFormatY_ER"),
+            97 => ::core::option::Option::Some("cudaEglColorFormatY_709_ER"),
+            98 => ::core::option::Option::Some("cudaEglColorFormatY10_ER"),
+            99 => ::core::option::Option::Some("cudaEglColorFormatY10_709_ER"),
+            100 => ::core::option::Option::Some("cudaEglColorFormatY12_ER"),
+            101 => ::core::option::Option::Some("cudaEglColorFormatY12_709_ER"),
+            102 => ::core::option::Option::Some("cudaEglColorFormatYUVA"),
+            104 => ::core::option::Option::Some("cudaEglColorFormatYVYU"),
+            105 => ::core::option::Option::Some("cudaEglColorFormatVYUY"),
+            106 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_420SemiPlanar_ER",
+                )
+            }
+            107 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER",
+                )
+            }
+            108 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_444SemiPlanar_ER",
+                )
+            }
+            109 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER",
+                )
+            }
+            110 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY12V12U12_420SemiPlanar_ER",
+                )
+            }
+            111 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER",
+                )
+            }
+            112 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY12V12U12_444SemiPlanar_ER",
+                )
+            }
+            113 => {
+                ::core::option::Option::Some(
+                    "cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER",
+                )
+            }
+            114 => ::core::option::Option::Some("cudaEglColorFormatUYVY709"),
+            115 => ::core::option::Option::Some("cudaEglColorFormatUYVY709_ER"),
+            116 => ::core::option::Option::Some("cudaEglColorFormatUYVY2020"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaEglColorFormat, u32);
+/// Another name of [`cudaEglColorFormat`].
+pub type cudaEglColorFormat_enum = cudaEglColorFormat;

@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -1122,6 +1122,90 @@ pub unsafe fn cudaDeviceGetMemPool(
     dynamic_call!(
         c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device :
         ::core::ffi::c_int) -> cudaError_t
+    )
+}
+/// Return NvSciSync attributes that this device can support.
+///
+/// Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this
+/// CUDA device, `dev` can support. The returned `nvSciSyncAttrList` can be
+/// used to create an NvSciSync that matches this device's capabilities.
+///
+/// If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
+/// already set this API will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
+///
+/// The applications should set `nvSciSyncAttrList` to a valid
+/// NvSciSyncAttrList failing which this API will return
+/// `cudaErrorInvalidHandle`.
+///
+/// The `flags` controls how applications intends to use the NvSciSync
+/// created from the `nvSciSyncAttrList`. The valid flags are:
+///
+/// - [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL), specifies that the applications
+///   intends to signal an NvSciSync on this CUDA device.
+///
+/// - [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT), specifies that the applications
+///   intends to wait on an NvSciSync on this CUDA device.
+///
+/// At least one of these flags must be set, failing which the API returns
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). Both the flags are orthogonal to one
+/// another: a developer may set both these flags that allows to set both
+/// wait and signal specific attributes in the same `nvSciSyncAttrList`.
+///
+/// Note that this API updates the input `nvSciSyncAttrList` with values
+/// equivalent to the following public attribute key-values:
+/// NvSciSyncAttrKey_RequiredPerm is set to
+///
+/// - NvSciSyncAccessPerm_SignalOnly if [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL)
+///   is set in `flags`.
+///
+/// - NvSciSyncAccessPerm_WaitOnly if [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) is
+///   set in `flags`.
+///
+/// - NvSciSyncAccessPerm_WaitSignal if both
+///   [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) and
+///   [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL) are set in `flags`.
+///   NvSciSyncAttrKey_PrimitiveInfo is set to
+///
+/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid `device`.
+///
+/// - NvSciSyncAttrValPrimitiveType_Syncpoint if `device` is a Tegra
+///   device.
+///
+/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device`
+///   is GA10X+. NvSciSyncAttrKey_GpuId is set to the same UUID that is
+///   returned in `cudaDeviceProp.uuid` from
+///   `cudaDeviceGetProperties` for this `device`.
+///
+/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED),
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`,
+/// [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED),
+/// [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
+///
+/// # Arguments
+///
+/// - `nvSciSyncAttrList`: `void*` — Return NvSciSync attributes supported.
+/// - `device`: `int` — Valid Cuda Device to get NvSciSync attributes for.
+/// - `flags`: `int` — flags describing NvSciSync usage.
+///
+/// # See also
+///
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
+    nvSciSyncAttrList: *mut ::core::ffi::c_void,
+    device: ::core::ffi::c_int,
+    flags: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut
+        ::core::ffi::c_void, device : ::core::ffi::c_int, flags : ::core::ffi::c_int) ->
+        cudaError_t
     )
 }
 /// Queries attributes of the link between two devices.
@@ -3634,7 +3718,7 @@ pub unsafe fn cudaImportExternalSemaphore(
 /// required results in undefined behavior. Also, for semaphore object of
 /// the type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
 /// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes) to
 /// cudaNvSciSyncAttrSignal, this API will return cudaErrorNotSupported.
 ///
 /// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
@@ -3756,7 +3840,7 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 /// results in undefined behavior. Also, for semaphore object of the type
 /// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
 /// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in `cudaDeviceGetNvSciSyncAttributes` to
+/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes) to
 /// cudaNvSciSyncAttrWait, this API will return cudaErrorNotSupported.
 ///
 /// If the semaphore object is any one of the following types:
@@ -9234,6 +9318,845 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
         cudaError_t
     )
 }
+/// Gets the CUDA devices associated with the current OpenGL context.
+///
+/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+/// corresponding to the current OpenGL context. Also returns in
+/// `*pCudaDevices` at most `cudaDeviceCount` of the CUDA-compatible
+/// devices corresponding to the current OpenGL context. If any of the GPUs
+/// being used by the current OpenGL context are not CUDA capable then the
+/// call will return cudaErrorNoDevice.
+///
+/// **Notes**
+///
+/// This function is not supported on Mac OS X.
+///
+/// # Arguments
+///
+/// - `pCudaDeviceCount`: `unsigned int*` (output) — Returned number of CUDA devices corresponding to the current OpenGL context
+/// - `pCudaDevices`: `int*` (output) — Returned CUDA devices corresponding to the current OpenGL context
+/// - `cudaDeviceCount`: `unsigned int` — The size of the output device array `pCudaDevices`
+/// - `deviceList`: `cudaGLDeviceList` — The set of devices to return. This set may be cudaGLDeviceListAll for all devices, cudaGLDeviceListCurrentFrame for the devices used to render the current frame (in SLI), or cudaGLDeviceListNextFrame for the devices used to render the next frame (in SLI).
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorInvalidGraphicsContext`](crate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - `cuGLGetDevices`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLGetDevices(
+    pCudaDeviceCount: *mut ::core::ffi::c_uint,
+    pCudaDevices: *mut ::core::ffi::c_int,
+    cudaDeviceCount: ::core::ffi::c_uint,
+    deviceList: cudaGLDeviceList,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut ::core::ffi::c_uint,
+        pCudaDevices : * mut ::core::ffi::c_int, cudaDeviceCount : ::core::ffi::c_uint,
+        deviceList : cudaGLDeviceList) -> cudaError_t
+    )
+}
+/// Register an OpenGL texture or renderbuffer object.
+///
+/// Registers the texture or renderbuffer object specified by `image` for
+/// access by CUDA. A handle to the registered object is returned as
+/// `resource`.
+///
+/// `target` must match the type of the object, and must be one of
+/// `GL_TEXTURE_2D`, `GL_TEXTURE_RECTANGLE`,
+/// `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`,
+/// `GL_TEXTURE_2D_ARRAY`, or `GL_RENDERBUFFER`.
+///
+/// The register flags `flags` specify the intended usage, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// - [`cudaGraphicsRegisterFlagsSurfaceLoadStore`](crate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE): Specifies that
+///   CUDA will bind this resource to a surface reference.
+///
+/// - [`cudaGraphicsRegisterFlagsTextureGather`](crate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER): Specifies that
+///   CUDA will perform texture gather operations on this resource.
+///
+/// The following image formats are supported. For brevity's sake, the list
+/// is abbreviated. For ex., {GL_R, GL_RG} X {8, 16} would expand to the
+/// following 4 formats {GL_R8, GL_R16, GL_RG8, GL_RG16} :
+///
+/// - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA,
+///   GL_INTENSITY
+///
+/// - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I,
+///   32I}
+///
+/// - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X {8, 16,
+///   16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT,
+///   32I_EXT}
+///
+/// The following image classes are currently disallowed:
+///
+/// - Textures with borders
+///
+/// - Multisampled renderbuffers
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
+/// - `image`: `GLuint` — name of texture or renderbuffer object to be registered
+/// - `target`: `GLenum` — Identifies the type of object specified by `image`
+/// - `flags`: `unsigned int` — Register flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - `cuGraphicsGLRegisterImage`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsGLRegisterImage(
+    resource: *mut *mut cudaGraphicsResource,
+    image: GLuint,
+    target: GLenum,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsGLRegisterImage", fn (resource : * mut * mut cudaGraphicsResource,
+        image : GLuint, target : GLenum, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Registers an OpenGL buffer object.
+///
+/// Registers the buffer object specified by `buffer` for access by CUDA. A
+/// handle to the registered object is returned as `resource`. The register
+/// flags `flags` specify the intended usage, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
+/// - `buffer`: `GLuint` — name of buffer object to be registered
+/// - `flags`: `unsigned int` — Register flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - `cuGraphicsGLRegisterBuffer`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsGLRegisterBuffer(
+    resource: *mut *mut cudaGraphicsResource,
+    buffer: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsGLRegisterBuffer", fn (resource : * mut * mut cudaGraphicsResource,
+        buffer : GLuint, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Gets the CUDA device associated with a VdpDevice.
+///
+/// Returns the CUDA device associated with a VdpDevice, if applicable.
+///
+/// # Arguments
+///
+/// - `device`: `int*` (output) — Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
+/// - `vdpDevice`: `VdpDevice` — A VdpDevice handle
+/// - `vdpGetProcAddress`: `VdpGetProcAddress` — VDPAU's VdpGetProcAddress function pointer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
+/// - `cuVDPAUGetDevice`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaVDPAUGetDevice(
+    device: *mut ::core::ffi::c_int,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaVDPAUGetDevice", fn (device : * mut ::core::ffi::c_int, vdpDevice :
+        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+    )
+}
+/// Sets a CUDA device to use VDPAU interoperability.
+///
+/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability with
+/// the CUDA device `device` and sets `device` as the current device for
+/// the calling host thread.
+///
+/// This function will immediately initialize the primary context on
+/// `device` if needed.
+///
+/// If `device` has already been initialized then this call will fail with
+/// the error [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). In this case it is
+/// necessary to reset `device` using [`cudaDeviceReset`](crate::sys::cudaDeviceReset) before
+/// VDPAU interoperability on `device` may be enabled.
+///
+/// # Arguments
+///
+/// - `device`: `int` — Device to use for VDPAU interoperability
+/// - `vdpDevice`: `VdpDevice` — The VdpDevice to interoperate with
+/// - `vdpGetProcAddress`: `VdpGetProcAddress` — VDPAU's VdpGetProcAddress function pointer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface)
+/// - [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface)
+/// - [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaVDPAUSetVDPAUDevice(
+    device: ::core::ffi::c_int,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaVDPAUSetVDPAUDevice", fn (device : ::core::ffi::c_int, vdpDevice :
+        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+    )
+}
+/// Register a VdpVideoSurface object.
+///
+/// Registers the VdpVideoSurface specified by `vdpSurface` for access by
+/// CUDA. A handle to the registered object is returned as `resource`. The
+/// surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
+///   this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
+///   not write to this resource.
+///
+/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
+///   will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
+/// - `vdpSurface`: `VdpVideoSurface` — VDPAU object to be registered
+/// - `flags`: `unsigned int` — Map flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - `cuGraphicsVDPAURegisterVideoSurface`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
+    resource: *mut *mut cudaGraphicsResource,
+    vdpSurface: VdpVideoSurface,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsVDPAURegisterVideoSurface", fn (resource : * mut * mut
+        cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : ::core::ffi::c_uint)
+        -> cudaError_t
+    )
+}
+/// Register a VdpOutputSurface object.
+///
+/// Registers the VdpOutputSurface specified by `vdpSurface` for access by
+/// CUDA. A handle to the registered object is returned as `resource`. The
+/// surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
+///   this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
+///   not write to this resource.
+///
+/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
+///   will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// # Arguments
+///
+/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
+/// - `vdpSurface`: `VdpOutputSurface` — VDPAU object to be registered
+/// - `flags`: `unsigned int` — Map flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - `cuGraphicsVDPAURegisterOutputSurface`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
+    resource: *mut *mut cudaGraphicsResource,
+    vdpSurface: VdpOutputSurface,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsVDPAURegisterOutputSurface", fn (resource : * mut * mut
+        cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : ::core::ffi::c_uint)
+        -> cudaError_t
+    )
+}
+/// Registers an EGL image.
+///
+/// Registers the EGLImageKHR specified by `image` for access by CUDA. A
+/// handle to the registered object is returned as `pCudaResource`.
+/// Additional Mapping/Unmapping is not required for the registered
+/// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame) can be
+/// directly called on the `pCudaResource`.
+///
+/// The application will be responsible for synchronizing access to shared
+/// objects. The application must ensure that any pending operation which
+/// access the objects have completed before passing control to CUDA. This
+/// may be accomplished by issuing and waiting for glFinish command on all
+/// GLcontexts (for OpenGL and likewise for other APIs). The application
+/// will be also responsible for ensuring that any pending operation on the
+/// registered CUDA resource has completed prior to executing subsequent
+/// commands in other APIs accesing the same memory objects. This can be
+/// accomplished by calling cuCtxSynchronize or cuEventSynchronize
+/// (preferably).
+///
+/// The surface's intended usage is specified using `flags`, as follows:
+///
+/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
+///   how this resource will be used. It is therefore assumed that this
+///   resource will be read from and written to by CUDA. This is the
+///   default value.
+///
+/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
+///   will not write to this resource.
+///
+/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
+///   CUDA will not read from this resource and will write over the entire
+///   contents of the resource, so none of the data previously stored in
+///   the resource will be preserved.
+///
+/// The EGLImageKHR is an object which can be used to create EGLImage
+/// target resource. It is defined as a void pointer. typedef void*
+/// EGLImageKHR
+///
+/// # Arguments
+///
+/// - `pCudaResource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
+/// - `image`: `EGLImageKHR` — An EGLImageKHR image which can be used to create target resource.
+/// - `flags`: `unsigned int` — Map flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// - [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame)
+/// - `cuGraphicsEGLRegisterImage`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsEGLRegisterImage(
+    pCudaResource: *mut *mut cudaGraphicsResource,
+    image: EGLImageKHR,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsEGLRegisterImage", fn (pCudaResource : * mut * mut
+        cudaGraphicsResource, image : EGLImageKHR, flags : ::core::ffi::c_uint) ->
+        cudaError_t
+    )
+}
+/// Connect CUDA to EGLStream as a consumer.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image
+/// frames from one API to another.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
+/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
+/// - `cuEGLStreamConsumerConnect`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamConsumerConnect(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamConsumerConnect", fn (conn : * mut cudaEglStreamConnection,
+        eglStream : EGLStreamKHR) -> cudaError_t
+    )
+}
+/// Connect CUDA to EGLStream as a consumer with given flags.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with
+/// specified `flags` defined by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
+///
+/// The flags specify whether the consumer wants to access frames from
+/// system memory or video memory. Default is
+/// [`cudaEglResourceLocationVidmem`](crate::sys::cudaEglResourceLocationFlags::VIDMEM).
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
+/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
+/// - `flags`: `unsigned int` — Flags denote intended location - system or video.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
+/// - `cuEGLStreamConsumerConnectWithFlags`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamConsumerConnectWithFlags", fn (conn : * mut
+        cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : ::core::ffi::c_uint)
+        -> cudaError_t
+    )
+}
+/// Disconnect CUDA as a consumer to EGLStream .
+///
+/// Disconnect CUDA as a consumer to EGLStreamKHR.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Conection to disconnect.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
+/// - `cuEGLStreamConsumerDisconnect`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamConsumerDisconnect(
+    conn: *mut cudaEglStreamConnection,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamConsumerDisconnect", fn (conn : * mut cudaEglStreamConnection) ->
+        cudaError_t
+    )
+}
+/// Acquire an image frame from the EGLStream with CUDA as a consumer.
+///
+/// Acquire an image frame from EGLStreamKHR.
+/// [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame) can be called on
+/// `pCudaResource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Connection on which to acquire
+/// - `pCudaResource`: `cudaGraphicsResource_t*` — CUDA resource on which the EGLStream frame will be mapped for use.
+/// - `pStream`: `cudaStream_t*` — CUDA stream for synchronization and any data migrations implied by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
+/// - `timeout`: `unsigned int` — Desired timeout in usec.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
+/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
+/// - `cuEGLStreamConsumerAcquireFrame`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
+    conn: *mut cudaEglStreamConnection,
+    pCudaResource: *mut cudaGraphicsResource_t,
+    pStream: *mut cudaStream_t,
+    timeout: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamConsumerAcquireFrame", fn (conn : * mut cudaEglStreamConnection,
+        pCudaResource : * mut cudaGraphicsResource_t, pStream : * mut cudaStream_t,
+        timeout : ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Releases the last frame acquired from the EGLStream.
+///
+/// Release the acquired image frame specified by `pCudaResource` to
+/// EGLStreamKHR.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Connection on which to release
+/// - `pCudaResource`: `cudaGraphicsResource_t` — CUDA resource whose corresponding frame is to be released
+/// - `pStream`: `cudaStream_t*` — CUDA stream on which release will be done.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
+/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
+/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
+/// - `cuEGLStreamConsumerReleaseFrame`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
+    conn: *mut cudaEglStreamConnection,
+    pCudaResource: cudaGraphicsResource_t,
+    pStream: *mut cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamConsumerReleaseFrame", fn (conn : * mut cudaEglStreamConnection,
+        pCudaResource : cudaGraphicsResource_t, pStream : * mut cudaStream_t) ->
+        cudaError_t
+    )
+}
+/// Connect CUDA to EGLStream as a producer.
+///
+/// Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image
+/// frames from one API to another.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
+/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
+/// - `width`: `EGLint` — width of the image to be submitted to the stream
+/// - `height`: `EGLint` — height of the image to be submitted to the stream
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
+/// - `cuEGLStreamProducerConnect`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamProducerConnect(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamProducerConnect", fn (conn : * mut cudaEglStreamConnection,
+        eglStream : EGLStreamKHR, width : EGLint, height : EGLint) -> cudaError_t
+    )
+}
+/// Disconnect CUDA as a producer to EGLStream .
+///
+/// Disconnect CUDA as a producer to EGLStreamKHR.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Conection to disconnect.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
+/// - `cuEGLStreamProducerDisconnect`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamProducerDisconnect(
+    conn: *mut cudaEglStreamConnection,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamProducerDisconnect", fn (conn : * mut cudaEglStreamConnection) ->
+        cudaError_t
+    )
+}
+/// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+///
+/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as:
+///
+/// For [`cudaEglFrame`](crate::sys::cudaEglFrame) of type [`cudaEglFrameTypePitch`](crate::sys::cudaEglFrameType::PITCH),
+/// the application may present sub-region of a memory allocation. In that
+/// case, `ptr` will specify the start address of
+/// the sub-region in the allocation and [`cudaEglPlaneDesc`](crate::sys::cudaEglPlaneDesc) will
+/// specify the dimensions of the sub-region.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Connection on which to present the CUDA array
+/// - `eglframe`: `cudaEglFrame` — CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
+/// - `pStream`: `cudaStream_t*` — CUDA stream on which to present the frame.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
+/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
+/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
+/// - `cuEGLStreamProducerPresentFrame`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamProducerPresentFrame(
+    conn: *mut cudaEglStreamConnection,
+    eglframe: cudaEglFrame,
+    pStream: *mut cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamProducerPresentFrame", fn (conn : * mut cudaEglStreamConnection,
+        eglframe : cudaEglFrame, pStream : * mut cudaStream_t) -> cudaError_t
+    )
+}
+/// Return the CUDA eglFrame to the EGLStream last released by the consumer.
+///
+/// This API can potentially return cudaErrorLaunchTimeout if the consumer
+/// has not returned a frame to EGL stream. If timeout is returned the
+/// application can retry.
+///
+/// # Arguments
+///
+/// - `conn`: `cudaEglStreamConnection*` — Connection on which to present the CUDA array
+/// - `eglframe`: `cudaEglFrame*` — CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
+/// - `pStream`: `cudaStream_t*` — CUDA stream on which to return the frame.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
+/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
+/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
+/// - `cuEGLStreamProducerReturnFrame`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEGLStreamProducerReturnFrame(
+    conn: *mut cudaEglStreamConnection,
+    eglframe: *mut cudaEglFrame,
+    pStream: *mut cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEGLStreamProducerReturnFrame", fn (conn : * mut cudaEglStreamConnection,
+        eglframe : * mut cudaEglFrame, pStream : * mut cudaStream_t) -> cudaError_t
+    )
+}
+/// Get an eglFrame through which to access a registered EGL graphics resource.
+///
+/// Returns in `*eglFrame` an eglFrame pointer through which the registered
+/// graphics resource `resource` may be accessed. This API can only be
+/// called for EGL graphics resources.
+///
+/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as
+///
+/// **Notes**
+///
+/// Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
+///
+/// # Arguments
+///
+/// - `eglFrame`: `cudaEglFrame*` (output) — Returned eglFrame.
+/// - `resource`: `cudaGraphicsResource_t` — Registered resource to access.
+/// - `index`: `unsigned int` — Index for cubemap surfaces.
+/// - `mipLevel`: `unsigned int` — Mipmap level for the subresource to access.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
+/// - `cuGraphicsResourceGetMappedEglFrame`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
+    eglFrame: *mut cudaEglFrame,
+    resource: cudaGraphicsResource_t,
+    index: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphicsResourceGetMappedEglFrame", fn (eglFrame : * mut cudaEglFrame,
+        resource : cudaGraphicsResource_t, index : ::core::ffi::c_uint, mipLevel :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Creates an event from EGLSync object.
+///
+/// Creates an event *phEvent from an EGLSyncKHR eglSync with the flages
+/// specified via `flags`. Valid flags include:
+///
+/// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
+///
+/// - [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC): Specifies that the created event
+///   should use blocking synchronization. A CPU thread that uses
+///   [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize) to wait on an event created with
+///   this flag will block until the event has actually been completed.
+///
+/// [`cudaEventRecord`](crate::sys::cudaEventRecord) and TimingData are not supported for events
+/// created from EGLSync.
+///
+/// The EGLSyncKHR is an opaque handle to an EGL sync object. typedef void*
+/// EGLSyncKHR
+///
+/// # Arguments
+///
+/// - `phEvent`: `cudaEvent_t*` (output) — Returns newly created event
+/// - `eglSync`: `EGLSyncKHR` — Opaque handle to EGLSync object
+/// - `flags`: `unsigned int` — Event creation flags
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaEventCreateFromEGLSync(
+    phEvent: *mut cudaEvent_t,
+    eglSync: EGLSyncKHR,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaEventCreateFromEGLSync", fn (phEvent : * mut cudaEvent_t, eglSync :
+        EGLSyncKHR, flags : ::core::ffi::c_uint) -> cudaError_t
+    )
+}
 /// Unregisters a graphics resource for access by CUDA.
 ///
 /// Unregisters the graphics resource `resource` so it is not accessible by
@@ -9255,8 +10178,8 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 /// - `cudaGraphicsD3D9RegisterResource`
 /// - `cudaGraphicsD3D10RegisterResource`
 /// - `cudaGraphicsD3D11RegisterResource`
-/// - `cudaGraphicsGLRegisterBuffer`
-/// - `cudaGraphicsGLRegisterImage`
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
+/// - [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage)
 /// - `cuGraphicsUnregisterResource`
 ///
 /// # Safety
@@ -15537,6 +16460,31 @@ pub unsafe fn cudaGetKernel(
         ::core::ffi::c_void) -> cudaError_t
     )
 }
+/// Enable profiling.
+///
+/// Enables profile collection by the active profiling tool for the current
+/// context. If profiling is already enabled, then
+/// [`cudaProfilerStart`](crate::sys::cudaProfilerStart) has no effect.
+///
+/// cudaProfilerStart and cudaProfilerStop APIs are used to
+/// programmatically control the profiling granularity by allowing
+/// profiling to be done only on selective pieces of code.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaProfilerStop`](crate::sys::cudaProfilerStop)
+/// - `cuProfilerStart`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaProfilerStart", fn () -> cudaError_t)
+}
 /// Disable profiling.
 ///
 /// Disables profile collection by the active profiling tool for the
@@ -15553,7 +16501,7 @@ pub unsafe fn cudaGetKernel(
 ///
 /// # See also
 ///
-/// - `cudaProfilerStart`
+/// - [`cudaProfilerStart`](crate::sys::cudaProfilerStart)
 /// - `cuProfilerStop`
 ///
 /// # Safety
@@ -16465,338 +17413,23 @@ pub unsafe fn cudaGraphUpload(
         cudaError_t
     )
 }
-/// The C function `cudaFuncGetName`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaSetValidDevices`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `name`: `const char**`
-/// - `func`: `const void*`
+/// - `device_arr`: `int*`
+/// - `len`: `int`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaFuncGetName(
-    name: *mut *const ::core::ffi::c_char,
-    func: *const ::core::ffi::c_void,
+pub unsafe fn cudaSetValidDevices(
+    device_arr: *mut ::core::ffi::c_int,
+    len: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetName", fn (name : * mut * const ::core::ffi::c_char, func : * const
-        ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaFuncGetParamInfo`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `func`: `const void*`
-/// - `paramIndex`: `size_t`
-/// - `paramOffset`: `size_t*`
-/// - `paramSize`: `size_t*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaFuncGetParamInfo(
-    func: *const ::core::ffi::c_void,
-    paramIndex: usize,
-    paramOffset: *mut usize,
-    paramSize: *mut usize,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaFuncGetParamInfo", fn (func : * const ::core::ffi::c_void, paramIndex :
-        usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
-    )
-}
-/// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `ppExportTable`: `const void**`
-/// - `pExportTableId`: `const cudaUUID_t*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGetExportTable(
-    ppExportTable: *mut *const ::core::ffi::c_void,
-    pExportTableId: *const cudaUUID_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
-        pExportTableId : * const cudaUUID_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGetFuncBySymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `functionPtr`: `cudaFunction_t*`
-/// - `symbolPtr`: `const void*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGetFuncBySymbol(
-    functionPtr: *mut cudaFunction_t,
-    symbolPtr: *const ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
-        const ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGetSymbolAddress`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**`
-/// - `symbol`: `const void*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGetSymbolAddress(
-    devPtr: *mut *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGetSymbolSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `size`: `size_t*`
-/// - `symbol`: `const void*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGetSymbolSize(
-    size: *mut usize,
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const
-        ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddMemcpyNodeFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*`
-/// - `graph`: `cudaGraph_t`
-/// - `pDependencies`: `const cudaGraphNode_t*`
-/// - `numDependencies`: `size_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
-        graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
-        usize, dst : * mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void,
-        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddMemcpyNodeToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*`
-/// - `graph`: `cudaGraph_t`
-/// - `pDependencies`: `const cudaGraphNode_t*`
-/// - `numDependencies`: `size_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
-        : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        symbol : * const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t`
-/// - `node`: `cudaGraphNode_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
-    )
-}
-/// The C function `cudaGraphExecMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t`
-/// - `node`: `cudaGraphNode_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, symbol : * const ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
-    )
-}
-/// The C function `cudaGraphMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
-    node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
-        mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
-    node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
-        const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaLaunchCooperativeKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `func`: `const void*`
-/// - `gridDim`: `dim3`
-/// - `blockDim`: `dim3`
-/// - `args`: `void**`
-/// - `sharedMem`: `size_t`
-/// - `stream`: `cudaStream_t`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaLaunchCooperativeKernel(
-    func: *const ::core::ffi::c_void,
-    gridDim: dim3,
-    blockDim: dim3,
-    args: *mut *mut ::core::ffi::c_void,
-    sharedMem: usize,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaLaunchCooperativeKernel", fn (func : * const ::core::ffi::c_void, gridDim :
-        dim3, blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
+        ::core::ffi::c_int) -> cudaError_t
     )
 }
 /// The C function `cudaLaunchKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
@@ -16848,206 +17481,118 @@ pub unsafe fn cudaLaunchKernelExC(
         ::core::ffi::c_void, args : * mut * mut ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyArrayToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaLaunchCooperativeKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffsetDst`: `size_t`
-/// - `hOffsetDst`: `size_t`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffsetSrc`: `size_t`
-/// - `hOffsetSrc`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyArrayToArray(
-    dst: cudaArray_t,
-    wOffsetDst: usize,
-    hOffsetDst: usize,
-    src: cudaArray_const_t,
-    wOffsetSrc: usize,
-    hOffsetSrc: usize,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMemcpyArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize, hOffsetDst
-        : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc : usize, count :
-        usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaMemcpyFromArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `dst`: `void*`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyFromArray(
-    dst: *mut ::core::ffi::c_void,
-    src: cudaArray_const_t,
-    wOffset: usize,
-    hOffset: usize,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMemcpyFromArray", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaMemcpyFromArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `dst`: `void*`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `func`: `const void*`
+/// - `gridDim`: `dim3`
+/// - `blockDim`: `dim3`
+/// - `args`: `void**`
+/// - `sharedMem`: `size_t`
 /// - `stream`: `cudaStream_t`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyFromArrayAsync(
-    dst: *mut ::core::ffi::c_void,
-    src: cudaArray_const_t,
-    wOffset: usize,
-    hOffset: usize,
-    count: usize,
-    kind: cudaMemcpyKind,
+pub unsafe fn cudaLaunchCooperativeKernel(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
-    )
-}
-/// The C function `cudaMemcpyFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyFromSymbol(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMemcpyFromSymbol", fn (dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
-    )
-}
-/// The C function `cudaMemcpyFromSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyFromSymbolAsync(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
-    count: usize,
-    offset: usize,
-    kind: cudaMemcpyKind,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
+        c"cudaLaunchCooperativeKernel", fn (func : * const ::core::ffi::c_void, gridDim :
+        dim3, blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaFuncGetName`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `name`: `const char**`
+/// - `func`: `const void*`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyToArray(
-    dst: cudaArray_t,
-    wOffset: usize,
-    hOffset: usize,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
+pub unsafe fn cudaFuncGetName(
+    name: *mut *const ::core::ffi::c_char,
+    func: *const ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        c"cudaFuncGetName", fn (name : * mut * const ::core::ffi::c_char, func : * const
+        ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyToArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaFuncGetParamInfo`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
+/// - `func`: `const void*`
+/// - `paramIndex`: `size_t`
+/// - `paramOffset`: `size_t*`
+/// - `paramSize`: `size_t*`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMemcpyToArrayAsync(
-    dst: cudaArray_t,
-    wOffset: usize,
-    hOffset: usize,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-    stream: cudaStream_t,
+pub unsafe fn cudaFuncGetParamInfo(
+    func: *const ::core::ffi::c_void,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
-        usize, src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaFuncGetParamInfo", fn (func : * const ::core::ffi::c_void, paramIndex :
+        usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
+    )
+}
+/// The C function `cudaOccupancyMaxPotentialClusterSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `clusterSize`: `int*`
+/// - `func`: `const void*`
+/// - `launchConfig`: `const cudaLaunchConfig_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
+    clusterSize: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut
+        ::core::ffi::c_int, func : * const ::core::ffi::c_void, launchConfig : * const
+        cudaLaunchConfig_t) -> cudaError_t
+    )
+}
+/// The C function `cudaOccupancyMaxActiveClusters`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `numClusters`: `int*`
+/// - `func`: `const void*`
+/// - `launchConfig`: `const cudaLaunchConfig_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaOccupancyMaxActiveClusters(
+    numClusters: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut ::core::ffi::c_int,
+        func : * const ::core::ffi::c_void, launchConfig : * const cudaLaunchConfig_t) ->
+        cudaError_t
     )
 }
 /// The C function `cudaMemcpyToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
@@ -17072,6 +17617,32 @@ pub unsafe fn cudaMemcpyToSymbol(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpyToSymbol", fn (symbol : * const ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromSymbol(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromSymbol", fn (dst : * mut ::core::ffi::c_void, symbol : * const
         ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
         cudaError_t
     )
@@ -17104,66 +17675,573 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaOccupancyMaxActiveClusters`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaMemcpyFromSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `numClusters`: `int*`
-/// - `func`: `const void*`
-/// - `launchConfig`: `const cudaLaunchConfig_t*`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaOccupancyMaxActiveClusters(
-    numClusters: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    launchConfig: *const cudaLaunchConfig_t,
+pub unsafe fn cudaMemcpyFromSymbolAsync(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut ::core::ffi::c_int,
-        func : * const ::core::ffi::c_void, launchConfig : * const cudaLaunchConfig_t) ->
+        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut ::core::ffi::c_void, symbol : *
+        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaGetSymbolAddress`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**`
+/// - `symbol`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetSymbolAddress(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut ::core::ffi::c_void, symbol : *
+        const ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaGetSymbolSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `size`: `size_t*`
+/// - `symbol`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetSymbolSize(
+    size: *mut usize,
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const
+        ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToArray(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
+        src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) ->
         cudaError_t
     )
 }
-/// The C function `cudaOccupancyMaxPotentialClusterSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaMemcpyFromArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `clusterSize`: `int*`
-/// - `func`: `const void*`
-/// - `launchConfig`: `const cudaLaunchConfig_t*`
+/// - `dst`: `void*`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
-    clusterSize: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    launchConfig: *const cudaLaunchConfig_t,
+pub unsafe fn cudaMemcpyFromArray(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, launchConfig : * const
-        cudaLaunchConfig_t) -> cudaError_t
+        c"cudaMemcpyFromArray", fn (dst : * mut ::core::ffi::c_void, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaSetValidDevices`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// The C function `cudaMemcpyArrayToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
 ///
-/// - `device_arr`: `int*`
-/// - `len`: `int`
+/// - `dst`: `cudaArray_t`
+/// - `wOffsetDst`: `size_t`
+/// - `hOffsetDst`: `size_t`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffsetSrc`: `size_t`
+/// - `hOffsetSrc`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
 ///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaSetValidDevices(
-    device_arr: *mut ::core::ffi::c_int,
-    len: ::core::ffi::c_int,
+pub unsafe fn cudaMemcpyArrayToArray(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaMemcpyArrayToArray", fn (dst : cudaArray_t, wOffsetDst : usize, hOffsetDst
+        : usize, src : cudaArray_const_t, wOffsetSrc : usize, hOffsetSrc : usize, count :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyToArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `cudaArray_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyToArrayAsync(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
+        usize, src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaMemcpyFromArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `dst`: `void*`
+/// - `src`: `cudaArray_const_t`
+/// - `wOffset`: `size_t`
+/// - `hOffset`: `size_t`
+/// - `count`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMemcpyFromArrayAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMemcpyFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
+        cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphAddMemcpyNodeToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*`
+/// - `graph`: `cudaGraph_t`
+/// - `pDependencies`: `const cudaGraphNode_t*`
+/// - `numDependencies`: `size_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
+        : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        symbol : * const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphAddMemcpyNodeFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*`
+/// - `graph`: `cudaGraph_t`
+/// - `pDependencies`: `const cudaGraphNode_t*`
+/// - `numDependencies`: `size_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
+        graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
+        usize, dst : * mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
+        const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize,
+        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
+        mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void, count : usize,
+        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// The C function `cudaGraphExecMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t`
+/// - `node`: `cudaGraphNode_t`
+/// - `symbol`: `const void*`
+/// - `src`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
+        node : cudaGraphNode_t, symbol : * const ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaGraphExecMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t`
+/// - `node`: `cudaGraphNode_t`
+/// - `dst`: `void*`
+/// - `symbol`: `const void*`
+/// - `count`: `size_t`
+/// - `offset`: `size_t`
+/// - `kind`: `cudaMemcpyKind`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
+        node : cudaGraphNode_t, dst : * mut ::core::ffi::c_void, symbol : * const
+        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
+    )
+}
+/// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `ppExportTable`: `const void**`
+/// - `pExportTableId`: `const cudaUUID_t*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetExportTable(
+    ppExportTable: *mut *const ::core::ffi::c_void,
+    pExportTableId: *const cudaUUID_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
+        pExportTableId : * const cudaUUID_t) -> cudaError_t
+    )
+}
+/// The C function `cudaGetFuncBySymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `functionPtr`: `cudaFunction_t*`
+/// - `symbolPtr`: `const void*`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetFuncBySymbol(
+    functionPtr: *mut cudaFunction_t,
+    symbolPtr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
+        const ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// The C function `cudaGLSetGLDevice`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `device`: `int`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLSetGLDevice(
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLSetGLDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+}
+/// The C function `cudaGLRegisterBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// The C function `cudaGLMapBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**`
+/// - `bufObj`: `GLuint`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLMapBufferObject(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    bufObj: GLuint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut ::core::ffi::c_void, bufObj :
+        GLuint) -> cudaError_t
+    )
+}
+/// The C function `cudaGLUnmapBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// The C function `cudaGLUnregisterBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnregisterBufferObject(
+    bufObj: GLuint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLUnregisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// The C function `cudaGLSetBufferObjectMapFlags`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint`
+/// - `flags`: `unsigned int`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLSetBufferObjectMapFlags(
+    bufObj: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// The C function `cudaGLMapBufferObjectAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**`
+/// - `bufObj`: `GLuint`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLMapBufferObjectAsync(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    bufObj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut ::core::ffi::c_void,
+        bufObj : GLuint, stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// The C function `cudaGLUnmapBufferObjectAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint`
+/// - `stream`: `cudaStream_t`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnmapBufferObjectAsync(
+    bufObj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLUnmapBufferObjectAsync", fn (bufObj : GLuint, stream : cudaStream_t) ->
+        cudaError_t
     )
 }

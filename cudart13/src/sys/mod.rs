@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 //! The raw layer: every type, constant and function the documentation describes and
 //! the ABI declares, under its C name.

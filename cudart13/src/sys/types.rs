@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 #![allow(
     non_camel_case_types,
@@ -17,89 +17,224 @@
     clippy::pedantic
 )]
 use super::*;
+/// `dim3`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct dim3 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
+}
+zeroed_default!(dim3);
 /// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
     _opaque: [u8; 0],
 }
-/// `CUevent_st`: not described by the documentation; emitted because other items use it.
+/// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-pub struct CUevent_st {
+pub struct cudaExecutionContext_st {
     _opaque: [u8; 0],
 }
-/// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUexternalMemory_st {
-    _opaque: [u8; 0],
-}
-/// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUexternalSemaphore_st {
-    _opaque: [u8; 0],
-}
-/// `CUfunc_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUfunc_st {
-    _opaque: [u8; 0],
-}
-/// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUgraphDeviceUpdatableNode_st {
-    _opaque: [u8; 0],
-}
-/// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUgraphExec_st {
-    _opaque: [u8; 0],
-}
-/// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUgraphNode_st {
-    _opaque: [u8; 0],
-}
-/// `CUgraph_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUgraph_st {
-    _opaque: [u8; 0],
-}
-/// `CUkern_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUkern_st {
-    _opaque: [u8; 0],
-}
-/// `CUlib_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUlib_st {
-    _opaque: [u8; 0],
-}
-/// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUlogsCallbackEntry_st {
-    _opaque: [u8; 0],
-}
-/// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUmemPoolHandle_st {
-    _opaque: [u8; 0],
-}
-/// `CUstream_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUstream_st {
-    _opaque: [u8; 0],
-}
-/// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct CUuserObject_st {
-    _opaque: [u8; 0],
-}
-/// The C type `CUuuid_st`.
+/// CUDA Channel format descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct CUuuid_st {
-    /// \< CUDA definition of UUID
-    pub bytes: [::core::ffi::c_char; 16],
+pub struct cudaChannelFormatDesc {
+    /// x
+    pub x: ::core::ffi::c_int,
+    /// y
+    pub y: ::core::ffi::c_int,
+    /// z
+    pub z: ::core::ffi::c_int,
+    /// w
+    pub w: ::core::ffi::c_int,
+    /// Channel format kind
+    pub f: cudaChannelFormatKind,
 }
-zeroed_default!(CUuuid_st);
+zeroed_default!(cudaChannelFormatDesc);
+/// `cudaArray`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaArray {
+    _opaque: [u8; 0],
+}
+/// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaMipmappedArray {
+    _opaque: [u8; 0],
+}
+/// Sparse CUDA array and CUDA mipmapped array properties
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArraySparseProperties {
+    pub tileExtent: cudaArraySparseProperties__bindgen_ty_1,
+    /// First mip level at which the mip tail begins
+    pub miptailFirstLevel: ::core::ffi::c_uint,
+    /// Total size of the mip tail.
+    pub miptailSize: ::core::ffi::c_ulonglong,
+    /// Flags will either be zero or cudaArraySparsePropertiesSingleMipTail
+    pub flags: ::core::ffi::c_uint,
+    pub reserved: [::core::ffi::c_uint; 4],
+}
+zeroed_default!(cudaArraySparseProperties);
+/// An anonymous member type of [`cudaArraySparseProperties`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArraySparseProperties__bindgen_ty_1 {
+    pub width: ::core::ffi::c_uint,
+    pub height: ::core::ffi::c_uint,
+    pub depth: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
+/// CUDA array and CUDA mipmapped array memory requirements
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaArrayMemoryRequirements {
+    /// Total size of the array.
+    pub size: usize,
+    /// Alignment necessary for mapping the array.
+    pub alignment: usize,
+    pub reserved: [::core::ffi::c_uint; 4],
+}
+zeroed_default!(cudaArrayMemoryRequirements);
+/// CUDA Pitched memory pointer  make_cudaPitchedPtr
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPitchedPtr {
+    /// Pointer to allocated memory
+    pub ptr: *mut ::core::ffi::c_void,
+    /// Pitch of allocated memory in bytes
+    pub pitch: usize,
+    /// Logical width of allocation in elements
+    pub xsize: usize,
+    /// Logical height of allocation in elements
+    pub ysize: usize,
+}
+zeroed_default!(cudaPitchedPtr);
+/// CUDA extent  make_cudaExtent
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExtent {
+    /// Width in elements when referring to array memory, in bytes when
+    /// referring to linear memory
+    pub width: usize,
+    /// Height in elements
+    pub height: usize,
+    /// Depth in elements
+    pub depth: usize,
+}
+zeroed_default!(cudaExtent);
+/// CUDA 3D position  make_cudaPos
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPos {
+    /// x
+    pub x: usize,
+    /// y
+    pub y: usize,
+    /// z
+    pub z: usize,
+}
+zeroed_default!(cudaPos);
+/// CUDA 3D memory copying parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DParms {
+    /// Source memory address
+    pub srcArray: cudaArray_t,
+    /// Source position offset
+    pub srcPos: cudaPos,
+    /// Pitched source memory address
+    pub srcPtr: cudaPitchedPtr,
+    /// Destination memory address
+    pub dstArray: cudaArray_t,
+    /// Destination position offset
+    pub dstPos: cudaPos,
+    /// Pitched destination memory address
+    pub dstPtr: cudaPitchedPtr,
+    /// Requested memory copy size
+    pub extent: cudaExtent,
+    /// Type of transfer
+    pub kind: cudaMemcpyKind,
+}
+zeroed_default!(cudaMemcpy3DParms);
+/// Memcpy node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpyNodeParams {
+    /// Must be zero
+    pub flags: ::core::ffi::c_int,
+    /// Must be zero
+    pub reserved: ::core::ffi::c_int,
+    /// Context in which to run the memcpy. If NULL will try to use the
+    /// current context.
+    pub ctx: cudaExecutionContext_t,
+    /// Parameters for the memory copy
+    pub copyParams: cudaMemcpy3DParms,
+}
+zeroed_default!(cudaMemcpyNodeParams);
+/// CUDA 3D cross-device memory copying parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DPeerParms {
+    /// Source memory address
+    pub srcArray: cudaArray_t,
+    /// Source position offset
+    pub srcPos: cudaPos,
+    /// Pitched source memory address
+    pub srcPtr: cudaPitchedPtr,
+    /// Source device
+    pub srcDevice: ::core::ffi::c_int,
+    /// Destination memory address
+    pub dstArray: cudaArray_t,
+    /// Destination position offset
+    pub dstPos: cudaPos,
+    /// Pitched destination memory address
+    pub dstPtr: cudaPitchedPtr,
+    /// Destination device
+    pub dstDevice: ::core::ffi::c_int,
+    /// Requested memory copy size
+    pub extent: cudaExtent,
+}
+zeroed_default!(cudaMemcpy3DPeerParms);
+/// CUDA Memset node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemsetParams {
+    /// Destination device pointer
+    pub dst: *mut ::core::ffi::c_void,
+    /// Pitch of destination device pointer. Unused if height is 1
+    pub pitch: usize,
+    /// Value to be set
+    pub value: ::core::ffi::c_uint,
+    /// Size of each element in bytes. Must be 1, 2, or 4.
+    pub elementSize: ::core::ffi::c_uint,
+    /// Width of the row in elements
+    pub width: usize,
+    /// Number of rows
+    pub height: usize,
+}
+zeroed_default!(cudaMemsetParams);
+/// CUDA Memset node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemsetParamsV2 {
+    /// Destination device pointer
+    pub dst: *mut ::core::ffi::c_void,
+    /// Pitch of destination device pointer. Unused if height is 1
+    pub pitch: usize,
+    /// Value to be set
+    pub value: ::core::ffi::c_uint,
+    /// Size of each element in bytes. Must be 1, 2, or 4.
+    pub elementSize: ::core::ffi::c_uint,
+    /// Width of the row in elements
+    pub width: usize,
+    /// Number of rows
+    pub height: usize,
+    /// Context in which to run the memset. If NULL will try to use the
+    /// current context.
+    pub ctx: cudaExecutionContext_t,
+}
+zeroed_default!(cudaMemsetParamsV2);
 /// Specifies an access policy for a window, a contiguous extent of
 /// memory beginning at base_ptr and ending at base_ptr + num_bytes.
 /// Partition into many segments and assign segments such that. sum of
@@ -127,216 +262,414 @@ pub struct cudaAccessPolicyWindow {
     pub missProp: cudaAccessProperty,
 }
 zeroed_default!(cudaAccessPolicyWindow);
-/// `cudaArray`: not described by the documentation; emitted because other items use it.
+/// CUDA host node parameters
 #[repr(C)]
-pub struct cudaArray {
+#[derive(Clone, Copy)]
+pub struct cudaHostNodeParams {
+    /// The function to call when the node executes
+    pub fn_: cudaHostFn_t,
+    /// Argument to pass to the function
+    pub userData: *mut ::core::ffi::c_void,
+}
+zeroed_default!(cudaHostNodeParams);
+/// CUDA host node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaHostNodeParamsV2 {
+    /// The function to call when the node executes
+    pub fn_: cudaHostFn_t,
+    /// Argument to pass to the function
+    pub userData: *mut ::core::ffi::c_void,
+    /// The synchronization mode to use for the host task
+    pub syncMode: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaHostNodeParamsV2);
+/// `cudaGraphicsResource`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaGraphicsResource {
     _opaque: [u8; 0],
 }
-/// CUDA array and CUDA mipmapped array memory requirements
+/// CUDA resource descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaArrayMemoryRequirements {
-    /// Total size of the array.
-    pub size: usize,
-    /// Alignment necessary for mapping the array.
-    pub alignment: usize,
-    pub reserved: [::core::ffi::c_uint; 4],
-}
-zeroed_default!(cudaArrayMemoryRequirements);
-/// Sparse CUDA array and CUDA mipmapped array properties
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaArraySparseProperties {
-    pub tileExtent: cudaArraySparseProperties__bindgen_ty_1,
-    /// First mip level at which the mip tail begins
-    pub miptailFirstLevel: ::core::ffi::c_uint,
-    /// Total size of the mip tail.
-    pub miptailSize: ::core::ffi::c_ulonglong,
-    /// Flags will either be zero or cudaArraySparsePropertiesSingleMipTail
-    pub flags: ::core::ffi::c_uint,
-    pub reserved: [::core::ffi::c_uint; 4],
-}
-zeroed_default!(cudaArraySparseProperties);
-/// An anonymous member type of [`cudaArraySparseProperties`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaArraySparseProperties__bindgen_ty_1 {
-    pub width: ::core::ffi::c_uint,
-    pub height: ::core::ffi::c_uint,
-    pub depth: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
-/// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct cudaAsyncCallbackEntry {
-    _opaque: [u8; 0],
-}
-/// Information describing an async notification event
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaAsyncNotificationInfo {
-    /// The type of notification being sent
-    pub type_: cudaAsyncNotificationType,
-    /// Information about the notification. `typename` must be checked in
-    /// order to interpret this field.
-    pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
-}
-zeroed_default!(cudaAsyncNotificationInfo);
-/// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
-    pub bytesOverBudget: ::core::ffi::c_ulonglong,
-}
-zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
-/// CUDA Channel format descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaChannelFormatDesc {
-    /// x
-    pub x: ::core::ffi::c_int,
-    /// y
-    pub y: ::core::ffi::c_int,
-    /// z
-    pub z: ::core::ffi::c_int,
-    /// w
-    pub w: ::core::ffi::c_int,
-    /// Channel format kind
-    pub f: cudaChannelFormatKind,
-}
-zeroed_default!(cudaChannelFormatDesc);
-/// Child graph node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaChildGraphNodeParams {
-    /// The child graph to clone into the node for node creation, or a
-    /// handle to the graph owned by the node for node query. The graph
-    /// must not contain conditional nodes. Graphs containing memory
-    /// allocation or memory free nodes must set the ownership to be moved
-    /// to the parent.
-    pub graph: cudaGraph_t,
-    /// The ownership relationship of the child graph node.
-    pub ownership: cudaGraphChildGraphNodeOwnership,
-}
-zeroed_default!(cudaChildGraphNodeParams);
-/// CUDA conditional node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaConditionalNodeParams {
-    /// Conditional node handle. Handles must be created in advance of
-    /// creating the node using cudaGraphConditionalHandleCreate.
-    pub handle: cudaGraphConditionalHandle,
-    /// Type of conditional node.
-    pub type_: cudaGraphConditionalNodeType,
-    /// Size of graph output array. Allowed values are 1 for
-    /// cudaGraphCondTypeWhile, 1 or 2 for cudaGraphCondTypeIf, or any
-    /// value greater than zero for cudaGraphCondTypeSwitch.
-    pub size: ::core::ffi::c_uint,
-    /// CUDA-owned array populated with conditional node child graphs
-    /// during creation of the node. Valid for the lifetime of the
-    /// conditional node. The contents of the graph(s) are subject to the
-    /// following constraints:   - Allowed node types are kernel nodes,
-    /// empty nodes, child graphs, memsets, memcopies, and conditionals.
-    /// This applies recursively to child graphs and conditional bodies.
-    /// - All kernels, including kernels in nested conditionals or child
-    /// graphs at any level, must belong to the same CUDA context.
-    /// These graphs may be populated using graph node creation APIs or
-    /// cudaStreamBeginCaptureToGraph. cudaGraphCondTypeIf: phGraph_out\[0\]
-    /// is executed when the condition is non-zero. If `size` == 2,
-    /// phGraph_out\[1\] will be executed when the condition is zero.
-    /// cudaGraphCondTypeWhile: phGraph_out\[0\] is executed as long as the
-    /// condition is non-zero. cudaGraphCondTypeSwitch: phGraph_out\[n\] is
-    /// executed when the condition is equal to n. If the condition \>=
-    /// `size`, no body graph is executed.
-    pub phGraph_out: *mut cudaGraph_t,
-    /// CUDA Execution Context
-    pub ctx: cudaExecutionContext_t,
-}
-zeroed_default!(cudaConditionalNodeParams);
-/// A tagged union describing different resources identified by the
-/// type field. This structure should not be directly modified outside
-/// of the API that created it. struct enumcudaDevResourceTypetype;
-/// union structcudaDevSmResourcesm;
-/// structcudaDevWorkqueueConfigResourcewqConfig;
-/// structcudaDevWorkqueueResourcewq; ; ;  - If `typename` is
-/// `cudaDevResourceTypeInvalid`, this resoure is not valid and cannot
-/// be further accessed.    - If `typename` is `cudaDevResourceTypeSm`,
-/// the cudaDevSmResource structure `sm` is filled in. For example,
-/// `sm.smCount` will reflect the amount of streaming multiprocessors
-/// available in this resource.    - If `typename` is
-/// `cudaDevResourceTypeWorkqueueConfig`, the
-/// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
-/// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
-/// cudaDevWorkqueueResource structure `wq` is filled in.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaDevResource_st {
-    /// Type of resource, dictates which union field was last set
-    pub type_: cudaDevResourceType,
-    pub _internal_padding: [::core::ffi::c_uchar; 92],
-    pub __bindgen_anon_1: cudaDevResource_st__bindgen_ty_1,
-    pub nextResource: *mut cudaDevResource_st,
-}
-zeroed_default!(cudaDevResource_st);
-/// Data for SM-related resources All parameters in this structure are
-/// OUTPUT only. Do not write to any of the fields in this structure.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaDevSmResource {
-    /// The amount of streaming multiprocessors available in this resource.
-    pub smCount: ::core::ffi::c_uint,
-    /// The minimum number of streaming multiprocessors required to
-    /// partition this resource.
-    pub minSmPartitionSize: ::core::ffi::c_uint,
-    /// The number of streaming multiprocessors in this resource that are
-    /// guaranteed to be co-scheduled on the same GPU processing cluster.
-    /// smCount will be a multiple of this value, unless the backfill flag
-    /// is set.
-    pub smCoscheduledAlignment: ::core::ffi::c_uint,
-    /// The flags set on this SM resource. For available flags see
-    /// cudaDevSmResourceGroup_flags.
+pub struct cudaResourceDesc {
+    /// Resource type
+    pub resType: cudaResourceType,
+    pub res: cudaResourceDesc__bindgen_ty_1,
+    /// Flags (must be zero)
     pub flags: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaDevSmResource);
-/// Input data for splitting SMs
+zeroed_default!(cudaResourceDesc);
+/// An anonymous member type of [`cudaResourceDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaDevSmResourceGroupParams_st {
-    /// The amount of SMs available in this resource.
-    pub smCount: ::core::ffi::c_uint,
-    /// The amount of co-scheduled SMs grouped together for locality
-    /// purposes.
-    pub coscheduledSmCount: ::core::ffi::c_uint,
-    /// When possible, combine co-scheduled groups together into larger
-    /// groups of this size.
-    pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
-    /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
-    /// this this group is created.
-    pub flags: ::core::ffi::c_uint,
-    /// Reserved for future use - ensure this is is zero initialized.
-    pub reserved: [::core::ffi::c_uint; 12],
+pub union cudaResourceDesc__bindgen_ty_1 {
+    pub array: cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
+    pub mipmap: cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
+    pub linear: cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
+    pub pitch2D: cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
+    pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
 }
-zeroed_default!(cudaDevSmResourceGroupParams_st);
-/// Data for workqueue configuration related resources
+zeroed_default!(cudaResourceDesc__bindgen_ty_1);
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaDevWorkqueueConfigResource {
-    /// The device on which the workqueue resources are available
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
+    pub array: cudaArray_t,
+}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1);
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
+    pub mipmap: cudaMipmappedArray_t,
+}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2);
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
+    pub devPtr: *mut ::core::ffi::c_void,
+    pub desc: cudaChannelFormatDesc,
+    pub sizeInBytes: usize,
+}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3);
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
+    pub devPtr: *mut ::core::ffi::c_void,
+    pub desc: cudaChannelFormatDesc,
+    pub width: usize,
+    pub height: usize,
+    pub pitchInBytes: usize,
+}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
+/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
+    pub reserved: [::core::ffi::c_int; 32],
+}
+zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
+/// CUDA resource view descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaResourceViewDesc {
+    /// Resource view format
+    pub format: cudaResourceViewFormat,
+    /// Width of the resource view
+    pub width: usize,
+    /// Height of the resource view
+    pub height: usize,
+    /// Depth of the resource view
+    pub depth: usize,
+    /// First defined mipmap level
+    pub firstMipmapLevel: ::core::ffi::c_uint,
+    /// Last defined mipmap level
+    pub lastMipmapLevel: ::core::ffi::c_uint,
+    /// First layer index
+    pub firstLayer: ::core::ffi::c_uint,
+    /// Last layer index
+    pub lastLayer: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+zeroed_default!(cudaResourceViewDesc);
+/// CUDA pointer attributes
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaPointerAttributes {
+    /// The type of memory - cudaMemoryTypeUnregistered,
+    /// cudaMemoryTypeHost, cudaMemoryTypeDevice or cudaMemoryTypeManaged.
+    pub type_: cudaMemoryType,
+    /// The device against which the memory was allocated or registered. If
+    /// the memory type is cudaMemoryTypeDevice then this identifies the
+    /// device on which the memory referred physically resides. If the
+    /// memory type is cudaMemoryTypeHost or::cudaMemoryTypeManaged then
+    /// this identifies the device which was current when the memory was
+    /// allocated or registered (and if that device is deinitialized then
+    /// this allocation will vanish with that device's state).
     pub device: ::core::ffi::c_int,
-    /// The expected maximum number of concurrent stream-ordered workloads
-    pub wqConcurrencyLimit: ::core::ffi::c_uint,
-    /// The sharing scope for the workqueue resources
-    pub sharingScope: cudaDevWorkqueueConfigScope,
+    /// The address which may be dereferenced on the current device to
+    /// access the memory or NULL if no such address exists.
+    pub devicePointer: *mut ::core::ffi::c_void,
+    /// The address which may be dereferenced on the host to access the
+    /// memory or NULL if no such address exists.  CUDA doesn't check if
+    /// unregistered memory is allocated so this field may contain invalid
+    /// pointer if an invalid pointer has been passed to CUDA.
+    pub hostPointer: *mut ::core::ffi::c_void,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_long; 8],
 }
-zeroed_default!(cudaDevWorkqueueConfigResource);
-/// Handle to a pre-existing workqueue related resource
+zeroed_default!(cudaPointerAttributes);
+/// CUDA function attributes
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaDevWorkqueueResource {
-    /// Reserved for future use
-    pub reserved: [::core::ffi::c_uchar; 40],
+pub struct cudaFuncAttributes {
+    /// The size in bytes of statically-allocated shared memory per block
+    /// required by this function. This does not include dynamically-
+    /// allocated shared memory requested by the user at runtime.
+    pub sharedSizeBytes: usize,
+    /// The size in bytes of user-allocated constant memory required by
+    /// this function.
+    pub constSizeBytes: usize,
+    /// The size in bytes of local memory used by each thread of this
+    /// function.
+    pub localSizeBytes: usize,
+    /// The maximum number of threads per block, beyond which a launch of
+    /// the function would fail. This number depends on both the function
+    /// and the device on which the function is currently loaded.
+    pub maxThreadsPerBlock: ::core::ffi::c_int,
+    /// The number of registers used by each thread of this function.
+    pub numRegs: ::core::ffi::c_int,
+    /// The PTX virtual architecture version for which the function was
+    /// compiled. This value is the major PTX version * 10 + the minor PTX
+    /// version, so a PTX version 1.3 function would return the value 13.
+    pub ptxVersion: ::core::ffi::c_int,
+    /// The binary architecture version for which the function was
+    /// compiled. This value is the major binary version * 10 + the minor
+    /// binary version, so a binary version 1.3 function would return the
+    /// value 13.
+    pub binaryVersion: ::core::ffi::c_int,
+    /// The attribute to indicate whether the function has been compiled
+    /// with user specified option "-Xptxas --dlcm=ca" set.
+    pub cacheModeCA: ::core::ffi::c_int,
+    /// The maximum size in bytes of dynamic shared memory per block for
+    /// this function. Any launch must have a dynamic shared memory size
+    /// smaller than this value.
+    pub maxDynamicSharedSizeBytes: ::core::ffi::c_int,
+    /// On devices where the L1 cache and shared memory use the same
+    /// hardware resources, this sets the shared memory carveout
+    /// preference, in percent of the maximum shared memory. Refer to
+    /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
+    /// and the driver can choose a different ratio if required to execute
+    /// the function. See cudaFuncSetAttribute
+    pub preferredShmemCarveout: ::core::ffi::c_int,
+    /// If this attribute is set, the kernel must launch with a valid
+    /// cluster dimension specified.
+    pub clusterDimMustBeSet: ::core::ffi::c_int,
+    /// The required cluster width/height/depth in blocks. The values must
+    /// either all be 0 or all be positive. The validity of the cluster
+    /// dimensions is otherwise checked at launch time.  If the value is
+    /// set during compile time, it cannot be set at runtime. Setting it at
+    /// runtime should return cudaErrorNotPermitted. See
+    /// cudaFuncSetAttribute
+    pub requiredClusterWidth: ::core::ffi::c_int,
+    pub requiredClusterHeight: ::core::ffi::c_int,
+    pub requiredClusterDepth: ::core::ffi::c_int,
+    /// The block scheduling policy of a function. See cudaFuncSetAttribute
+    pub clusterSchedulingPolicyPreference: ::core::ffi::c_int,
+    /// Whether the function can be launched with non-portable cluster
+    /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
+    /// may only function on the specific SKUs the program is tested on.
+    /// The launch might fail if the program is run on a different hardware
+    /// platform.  CUDA API provides cudaOccupancyMaxActiveClusters to
+    /// assist with checking whether the desired size can be launched on
+    /// the current device.  Portable Cluster Size  A portable cluster size
+    /// is guaranteed to be functional on all compute capabilities higher
+    /// than the target compute capability. The portable cluster size for
+    /// sm_90 is 8 blocks per cluster. This value may increase for future
+    /// compute capabilities.  The specific hardware unit may support
+    /// higher cluster sizes that’s not guaranteed to be portable. See
+    /// cudaFuncSetAttribute
+    pub nonPortableClusterSizeAllowed: ::core::ffi::c_int,
+    pub reserved0: ::core::ffi::c_int,
+    /// Reserved for future use.
+    pub reserved: [::core::ffi::c_int; 15],
 }
-zeroed_default!(cudaDevWorkqueueResource);
+zeroed_default!(cudaFuncAttributes);
+/// Specifies a memory location.  To specify a gpu, set type =
+/// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
+/// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
+/// set id = host NUMA node id.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemLocation {
+    /// Specifies the location type, which modifies the meaning of id.
+    pub type_: cudaMemLocationType,
+    /// identifier for a given this location's ::CUmemLocationType.
+    pub id: ::core::ffi::c_int,
+}
+zeroed_default!(cudaMemLocation);
+/// Memory access descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAccessDesc {
+    /// Location on which the request is to change it's accessibility
+    pub location: cudaMemLocation,
+    /// ::CUmemProt accessibility flags to set on the request
+    pub flags: cudaMemAccessFlags,
+}
+zeroed_default!(cudaMemAccessDesc);
+/// Specifies the properties of allocations made from the pool.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemPoolProps {
+    /// Allocation type. Currently must be specified as
+    /// cudaMemAllocationTypePinned
+    pub allocType: cudaMemAllocationType,
+    /// Handle types that will be supported by allocations from the pool.
+    pub handleTypes: cudaMemAllocationHandleType,
+    /// Location allocations should reside.
+    pub location: cudaMemLocation,
+    /// Windows-specific LPSECURITYATTRIBUTES required when
+    /// cudaMemHandleTypeWin32 is specified. This security attribute
+    /// defines the scope of which exported allocations may be tranferred
+    /// to other processes. In all other cases, this field is required to
+    /// be zero.
+    pub win32SecurityAttributes: *mut ::core::ffi::c_void,
+    /// Maximum pool size. When set to 0, defaults to a system dependent
+    /// value.
+    pub maxSize: usize,
+    /// Bitmask indicating intended usage for the pool.
+    pub usage: ::core::ffi::c_ushort,
+    /// reserved for future use, must be 0
+    pub reserved: [::core::ffi::c_uchar; 54],
+}
+zeroed_default!(cudaMemPoolProps);
+/// Opaque data for exporting a pool allocation
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemPoolPtrExportData {
+    pub reserved: [::core::ffi::c_uchar; 64],
+}
+zeroed_default!(cudaMemPoolPtrExportData);
+/// Memory allocation node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAllocNodeParams {
+    /// in: location where the allocation should reside (specified in
+    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
+    /// not supported. in: array of memory access descriptors. Used to
+    /// describe peer GPU access
+    pub poolProps: cudaMemPoolProps,
+    /// in: number of memory access descriptors. Must not exceed the number
+    /// of GPUs.
+    pub accessDescs: *const cudaMemAccessDesc,
+    /// in: Number of `accessDescs`s
+    pub accessDescCount: usize,
+    /// in: size in bytes of the requested allocation
+    pub bytesize: usize,
+    /// out: address of the allocation returned by CUDA
+    pub dptr: *mut ::core::ffi::c_void,
+}
+zeroed_default!(cudaMemAllocNodeParams);
+/// Memory allocation node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemAllocNodeParamsV2 {
+    /// in: location where the allocation should reside (specified in
+    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
+    /// not supported. in: array of memory access descriptors. Used to
+    /// describe peer GPU access
+    pub poolProps: cudaMemPoolProps,
+    /// in: number of memory access descriptors. Must not exceed the number
+    /// of GPUs.
+    pub accessDescs: *const cudaMemAccessDesc,
+    /// in: Number of `accessDescs`s
+    pub accessDescCount: usize,
+    /// in: size in bytes of the requested allocation
+    pub bytesize: usize,
+    /// out: address of the allocation returned by CUDA
+    pub dptr: *mut ::core::ffi::c_void,
+}
+zeroed_default!(cudaMemAllocNodeParamsV2);
+/// Memory free node parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemFreeNodeParams {
+    /// in: the pointer to free
+    pub dptr: *mut ::core::ffi::c_void,
+}
+zeroed_default!(cudaMemFreeNodeParams);
+/// Attributes specific to copies within a batch. For more details on
+/// usage see cudaMemcpyBatchAsync.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpyAttributes {
+    /// Source access ordering to be observed for copies with this
+    /// attribute.
+    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
+    /// Hint location for the source operand. Ignored when the pointers are
+    /// not managed memory or memory allocated outside CUDA.
+    pub srcLocHint: cudaMemLocation,
+    /// Hint location for the destination operand. Ignored when the
+    /// pointers are not managed memory or memory allocated outside CUDA.
+    pub dstLocHint: cudaMemLocation,
+    /// Additional flags for copies with this attribute. See
+    /// cudaMemcpyFlags.
+    pub flags: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaMemcpyAttributes);
+/// Struct representing offset into a cudaArray_t in elements
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaOffset3D {
+    pub x: usize,
+    pub y: usize,
+    pub z: usize,
+}
+zeroed_default!(cudaOffset3D);
+/// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand {
+    pub type_: cudaMemcpy3DOperandType,
+    pub op: cudaMemcpy3DOperand__bindgen_ty_1,
+}
+zeroed_default!(cudaMemcpy3DOperand);
+/// An anonymous member type of [`cudaMemcpy3DOperand`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaMemcpy3DOperand__bindgen_ty_1 {
+    pub ptr: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+    pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
+}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1);
+/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
+    pub ptr: *mut ::core::ffi::c_void,
+    pub rowLength: usize,
+    pub layerHeight: usize,
+    pub locHint: cudaMemLocation,
+}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1);
+/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
+    pub array: cudaArray_t,
+    pub offset: cudaOffset3D,
+}
+zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
+/// The C type `cudaMemcpy3DBatchOp`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaMemcpy3DBatchOp {
+    /// Source memcpy operand.
+    pub src: cudaMemcpy3DOperand,
+    /// Destination memcpy operand.
+    pub dst: cudaMemcpy3DOperand,
+    /// Extents of the memcpy between src and dst. The width, height and
+    /// depth components must not be 0.
+    pub extent: cudaExtent,
+    /// Source access ordering to be observed for copy from src to dst.
+    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
+    /// Additional flags for copy from src to dst. See cudaMemcpyFlags.
+    pub flags: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaMemcpy3DBatchOp);
+/// The C type `CUuuid_st`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUuuid_st {
+    /// \< CUDA definition of UUID
+    pub bytes: [::core::ffi::c_char; 16],
+}
+zeroed_default!(CUuuid_st);
 /// CUDA device properties
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -552,54 +885,27 @@ pub struct cudaDeviceProp {
     pub reserved: [::core::ffi::c_int; 56],
 }
 zeroed_default!(cudaDeviceProp);
-/// Event record node parameters
+/// CUDA IPC event handle
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaEventRecordNodeParams {
-    /// The event to record when the node executes
-    pub event: cudaEvent_t,
+pub struct cudaIpcEventHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
 }
-zeroed_default!(cudaEventRecordNodeParams);
-/// Event wait node parameters
+zeroed_default!(cudaIpcEventHandle_st);
+/// CUDA IPC memory handle
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaEventWaitNodeParams {
-    /// The event to wait on from the node
-    pub event: cudaEvent_t,
+pub struct cudaIpcMemHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
 }
-zeroed_default!(cudaEventWaitNodeParams);
-/// `cudaExecutionContext_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct cudaExecutionContext_st {
-    _opaque: [u8; 0],
-}
-/// CUDA extent  make_cudaExtent
+zeroed_default!(cudaIpcMemHandle_st);
+/// The C type `cudaMemFabricHandle_st`.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaExtent {
-    /// Width in elements when referring to array memory, in bytes when
-    /// referring to linear memory
-    pub width: usize,
-    /// Height in elements
-    pub height: usize,
-    /// Depth in elements
-    pub depth: usize,
+pub struct cudaMemFabricHandle_st {
+    pub reserved: [::core::ffi::c_char; 64],
 }
-zeroed_default!(cudaExtent);
-/// External memory buffer descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaExternalMemoryBufferDesc {
-    /// Offset into the memory object where the buffer's base is
-    pub offset: ::core::ffi::c_ulonglong,
-    /// Size of the buffer
-    pub size: ::core::ffi::c_ulonglong,
-    /// Flags reserved for future use. Must be zero.
-    pub flags: ::core::ffi::c_uint,
-    /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
-}
-zeroed_default!(cudaExternalMemoryBufferDesc);
+zeroed_default!(cudaMemFabricHandle_st);
 /// External memory handle descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -615,6 +921,15 @@ pub struct cudaExternalMemoryHandleDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryHandleDesc);
+/// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
+    pub fd: ::core::ffi::c_int,
+    pub win32: cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciBufObject: *const ::core::ffi::c_void,
+}
+zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -623,6 +938,20 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub name: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
+/// External memory buffer descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaExternalMemoryBufferDesc {
+    /// Offset into the memory object where the buffer's base is
+    pub offset: ::core::ffi::c_ulonglong,
+    /// Size of the buffer
+    pub size: ::core::ffi::c_ulonglong,
+    /// Flags reserved for future use. Must be zero.
+    pub flags: ::core::ffi::c_uint,
+    /// Must be zero
+    pub reserved: [::core::ffi::c_uint; 16],
+}
+zeroed_default!(cudaExternalMemoryBufferDesc);
 /// External memory mipmap descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -656,6 +985,15 @@ pub struct cudaExternalSemaphoreHandleDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc);
+/// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
+    pub fd: ::core::ffi::c_int,
+    pub win32: cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
+    pub nvSciSyncObj: *const ::core::ffi::c_void,
+}
+zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -664,32 +1002,6 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub name: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
-/// External semaphore signal node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaExternalSemaphoreSignalNodeParams {
-    /// Array of external semaphore handles.
-    pub extSemArray: *mut cudaExternalSemaphore_t,
-    /// Array of external semaphore signal parameters.
-    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
-    /// Number of handles and parameters supplied in extSemArray and
-    /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
-/// External semaphore signal node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
-    /// Array of external semaphore handles.
-    pub extSemArray: *mut cudaExternalSemaphore_t,
-    /// Array of external semaphore signal parameters.
-    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
-    /// Number of handles and parameters supplied in extSemArray and
-    /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
 /// External semaphore signal parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -727,36 +1039,18 @@ zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
+    pub fence: *mut ::core::ffi::c_void,
+    pub reserved: ::core::ffi::c_ulonglong,
+}
+zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2);
+/// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
     pub key: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
-/// External semaphore wait node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaExternalSemaphoreWaitNodeParams {
-    /// Array of external semaphore handles.
-    pub extSemArray: *mut cudaExternalSemaphore_t,
-    /// Array of external semaphore wait parameters.
-    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
-    /// Number of handles and parameters supplied in extSemArray and
-    /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
-/// External semaphore wait node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
-    /// Array of external semaphore handles.
-    pub extSemArray: *mut cudaExternalSemaphore_t,
-    /// Array of external semaphore wait parameters.
-    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
-    /// Number of handles and parameters supplied in extSemArray and
-    /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
 /// External semaphore wait parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -794,226 +1088,178 @@ zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1);
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
+pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
+    pub fence: *mut ::core::ffi::c_void,
+    pub reserved: ::core::ffi::c_ulonglong,
+}
+zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2);
+/// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
     pub key: ::core::ffi::c_ulonglong,
     pub timeoutMs: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
-/// CUDA function attributes
+/// Data for SM-related resources All parameters in this structure are
+/// OUTPUT only. Do not write to any of the fields in this structure.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaFuncAttributes {
-    /// The size in bytes of statically-allocated shared memory per block
-    /// required by this function. This does not include dynamically-
-    /// allocated shared memory requested by the user at runtime.
-    pub sharedSizeBytes: usize,
-    /// The size in bytes of user-allocated constant memory required by
-    /// this function.
-    pub constSizeBytes: usize,
-    /// The size in bytes of local memory used by each thread of this
-    /// function.
-    pub localSizeBytes: usize,
-    /// The maximum number of threads per block, beyond which a launch of
-    /// the function would fail. This number depends on both the function
-    /// and the device on which the function is currently loaded.
-    pub maxThreadsPerBlock: ::core::ffi::c_int,
-    /// The number of registers used by each thread of this function.
-    pub numRegs: ::core::ffi::c_int,
-    /// The PTX virtual architecture version for which the function was
-    /// compiled. This value is the major PTX version * 10 + the minor PTX
-    /// version, so a PTX version 1.3 function would return the value 13.
-    pub ptxVersion: ::core::ffi::c_int,
-    /// The binary architecture version for which the function was
-    /// compiled. This value is the major binary version * 10 + the minor
-    /// binary version, so a binary version 1.3 function would return the
-    /// value 13.
-    pub binaryVersion: ::core::ffi::c_int,
-    /// The attribute to indicate whether the function has been compiled
-    /// with user specified option "-Xptxas --dlcm=ca" set.
-    pub cacheModeCA: ::core::ffi::c_int,
-    /// The maximum size in bytes of dynamic shared memory per block for
-    /// this function. Any launch must have a dynamic shared memory size
-    /// smaller than this value.
-    pub maxDynamicSharedSizeBytes: ::core::ffi::c_int,
-    /// On devices where the L1 cache and shared memory use the same
-    /// hardware resources, this sets the shared memory carveout
-    /// preference, in percent of the maximum shared memory. Refer to
-    /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
-    /// and the driver can choose a different ratio if required to execute
-    /// the function. See cudaFuncSetAttribute
-    pub preferredShmemCarveout: ::core::ffi::c_int,
-    /// If this attribute is set, the kernel must launch with a valid
-    /// cluster dimension specified.
-    pub clusterDimMustBeSet: ::core::ffi::c_int,
-    /// The required cluster width/height/depth in blocks. The values must
-    /// either all be 0 or all be positive. The validity of the cluster
-    /// dimensions is otherwise checked at launch time.  If the value is
-    /// set during compile time, it cannot be set at runtime. Setting it at
-    /// runtime should return cudaErrorNotPermitted. See
-    /// cudaFuncSetAttribute
-    pub requiredClusterWidth: ::core::ffi::c_int,
-    pub requiredClusterHeight: ::core::ffi::c_int,
-    pub requiredClusterDepth: ::core::ffi::c_int,
-    /// The block scheduling policy of a function. See cudaFuncSetAttribute
-    pub clusterSchedulingPolicyPreference: ::core::ffi::c_int,
-    /// Whether the function can be launched with non-portable cluster
-    /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
-    /// may only function on the specific SKUs the program is tested on.
-    /// The launch might fail if the program is run on a different hardware
-    /// platform.  CUDA API provides cudaOccupancyMaxActiveClusters to
-    /// assist with checking whether the desired size can be launched on
-    /// the current device.  Portable Cluster Size  A portable cluster size
-    /// is guaranteed to be functional on all compute capabilities higher
-    /// than the target compute capability. The portable cluster size for
-    /// sm_90 is 8 blocks per cluster. This value may increase for future
-    /// compute capabilities.  The specific hardware unit may support
-    /// higher cluster sizes that’s not guaranteed to be portable. See
-    /// cudaFuncSetAttribute
-    pub nonPortableClusterSizeAllowed: ::core::ffi::c_int,
-    pub reserved0: ::core::ffi::c_int,
-    /// Reserved for future use.
-    pub reserved: [::core::ffi::c_int; 15],
+pub struct cudaDevSmResource {
+    /// The amount of streaming multiprocessors available in this resource.
+    pub smCount: ::core::ffi::c_uint,
+    /// The minimum number of streaming multiprocessors required to
+    /// partition this resource.
+    pub minSmPartitionSize: ::core::ffi::c_uint,
+    /// The number of streaming multiprocessors in this resource that are
+    /// guaranteed to be co-scheduled on the same GPU processing cluster.
+    /// smCount will be a multiple of this value, unless the backfill flag
+    /// is set.
+    pub smCoscheduledAlignment: ::core::ffi::c_uint,
+    /// The flags set on this SM resource. For available flags see
+    /// cudaDevSmResourceGroup_flags.
+    pub flags: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaFuncAttributes);
-/// Optional annotation for edges in a CUDA graph. Note, all edges
-/// implicitly have annotations and default to a zero-initialized value
-/// if not specified. A zero-initialized struct indicates a standard
-/// full serialization of two nodes with memory visibility.
+zeroed_default!(cudaDevSmResource);
+/// Data for workqueue configuration related resources
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaGraphEdgeData_st {
-    /// This indicates when the dependency is triggered from the upstream
-    /// node on the edge. The meaning is specfic to the node type. A value
-    /// of 0 in all cases means full completion of the upstream node, with
-    /// memory visibility to the downstream node or portion thereof
-    /// (indicated by `to_port`).   Only kernel nodes define non-zero
-    /// ports. A kernel node can use the following output port types:
-    /// cudaGraphKernelNodePortDefault,
-    /// cudaGraphKernelNodePortProgrammatic, or
-    /// cudaGraphKernelNodePortLaunchCompletion.
-    pub from_port: ::core::ffi::c_uchar,
-    /// This indicates what portion of the downstream node is dependent on
-    /// the upstream node or portion thereof (indicated by `from_port`).
-    /// The meaning is specific to the node type. A value of 0 in all cases
-    /// means the entirety of the downstream node is dependent on the
-    /// upstream work.   Currently no node types define non-zero ports.
-    /// Accordingly, this field must be set to zero.
-    pub to_port: ::core::ffi::c_uchar,
-    /// This should be populated with a value from cudaGraphDependencyType.
-    /// (It is typed as char due to compiler-specific layout of bitfields.)
-    /// See cudaGraphDependencyType.
-    pub type_: ::core::ffi::c_uchar,
-    /// These bytes are unused and must be zeroed. This ensures
-    /// compatibility if additional fields are added in the future.
-    pub reserved: [::core::ffi::c_uchar; 5],
+pub struct cudaDevWorkqueueConfigResource {
+    /// The device on which the workqueue resources are available
+    pub device: ::core::ffi::c_int,
+    /// The expected maximum number of concurrent stream-ordered workloads
+    pub wqConcurrencyLimit: ::core::ffi::c_uint,
+    /// The sharing scope for the workqueue resources
+    pub sharingScope: cudaDevWorkqueueConfigScope,
 }
-zeroed_default!(cudaGraphEdgeData_st);
-/// Result information returned by cudaGraphExecUpdate
+zeroed_default!(cudaDevWorkqueueConfigResource);
+/// Handle to a pre-existing workqueue related resource
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaGraphExecUpdateResultInfo_st {
-    /// Gives more specific detail when a cuda graph update fails.
-    pub result: cudaGraphExecUpdateResult,
-    /// The "to node" of the error edge when the topologies do not match.
-    /// The error node when the error is associated with a specific node.
-    /// NULL when the error is generic.
-    pub errorNode: cudaGraphNode_t,
-    /// The from node of error edge when the topologies do not match.
-    /// Otherwise NULL.
-    pub errorFromNode: cudaGraphNode_t,
+pub struct cudaDevWorkqueueResource {
+    /// Reserved for future use
+    pub reserved: [::core::ffi::c_uchar; 40],
 }
-zeroed_default!(cudaGraphExecUpdateResultInfo_st);
-/// Graph instantiation parameters
+zeroed_default!(cudaDevWorkqueueResource);
+/// Input data for splitting SMs
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaGraphInstantiateParams_st {
-    /// Instantiation flags
-    pub flags: ::core::ffi::c_ulonglong,
-    /// Upload stream
-    pub uploadStream: cudaStream_t,
-    /// The node which caused instantiation to fail, if any
-    pub errNode_out: cudaGraphNode_t,
-    /// Whether instantiation was successful. If it failed, the reason why
-    pub result_out: cudaGraphInstantiateResult,
+pub struct cudaDevSmResourceGroupParams_st {
+    /// The amount of SMs available in this resource.
+    pub smCount: ::core::ffi::c_uint,
+    /// The amount of co-scheduled SMs grouped together for locality
+    /// purposes.
+    pub coscheduledSmCount: ::core::ffi::c_uint,
+    /// When possible, combine co-scheduled groups together into larger
+    /// groups of this size.
+    pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
+    /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
+    /// this this group is created.
+    pub flags: ::core::ffi::c_uint,
+    /// Reserved for future use - ensure this is is zero initialized.
+    pub reserved: [::core::ffi::c_uint; 12],
 }
-zeroed_default!(cudaGraphInstantiateParams_st);
-/// Struct to specify a single node update to pass as part of a larger
-/// array to ::cudaGraphKernelNodeUpdatesApply
+zeroed_default!(cudaDevSmResourceGroupParams_st);
+/// A tagged union describing different resources identified by the
+/// type field. This structure should not be directly modified outside
+/// of the API that created it. struct enumcudaDevResourceTypetype;
+/// union structcudaDevSmResourcesm;
+/// structcudaDevWorkqueueConfigResourcewqConfig;
+/// structcudaDevWorkqueueResourcewq; ; ;  - If `typename` is
+/// `cudaDevResourceTypeInvalid`, this resoure is not valid and cannot
+/// be further accessed.    - If `typename` is `cudaDevResourceTypeSm`,
+/// the cudaDevSmResource structure `sm` is filled in. For example,
+/// `sm.smCount` will reflect the amount of streaming multiprocessors
+/// available in this resource.    - If `typename` is
+/// `cudaDevResourceTypeWorkqueueConfig`, the
+/// cudaDevWorkqueueConfigResource structure `wqConfig` is filled in.
+/// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
+/// cudaDevWorkqueueResource structure `wq` is filled in.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaGraphKernelNodeUpdate {
-    /// Node to update
-    pub node: cudaGraphDeviceNode_t,
-    /// Which type of update to apply. Determines how updateData is
-    /// interpreted
-    pub field: cudaGraphKernelNodeField,
-    /// Update data to apply. Which field is used depends on field's value
-    pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
+pub struct cudaDevResource_st {
+    /// Type of resource, dictates which union field was last set
+    pub type_: cudaDevResourceType,
+    pub _internal_padding: [::core::ffi::c_uchar; 92],
+    pub __bindgen_anon_1: cudaDevResource_st__bindgen_ty_1,
+    pub nextResource: *mut cudaDevResource_st,
 }
-zeroed_default!(cudaGraphKernelNodeUpdate);
-/// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
+zeroed_default!(cudaDevResource_st);
+/// An anonymous member type of [`cudaDevResource_st`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
-    pub pValue: *const ::core::ffi::c_void,
-    pub offset: usize,
-    pub size: usize,
+pub union cudaDevResource_st__bindgen_ty_1 {
+    pub sm: cudaDevSmResource,
+    pub wqConfig: cudaDevWorkqueueConfigResource,
+    pub wq: cudaDevWorkqueueResource,
+    pub _oversize: [::core::ffi::c_uchar; 40],
 }
-zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
-/// Graph node parameters. See cudaGraphAddNode.
+zeroed_default!(cudaDevResource_st__bindgen_ty_1);
+/// `CUstream_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaGraphNodeParams {
-    /// Type of the node
-    pub type_: cudaGraphNodeType,
-    /// Reserved. Must be zero.
-    pub reserved0: [::core::ffi::c_int; 3],
-    pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
-    /// Reserved bytes. Must be zero.
-    pub reserved2: ::core::ffi::c_longlong,
-}
-zeroed_default!(cudaGraphNodeParams);
-/// `cudaGraphicsResource`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct cudaGraphicsResource {
+pub struct CUstream_st {
     _opaque: [u8; 0],
 }
-/// CUDA host node parameters
+/// `CUevent_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUevent_st {
+    _opaque: [u8; 0],
+}
+/// `CUexternalMemory_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUexternalMemory_st {
+    _opaque: [u8; 0],
+}
+/// `CUexternalSemaphore_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUexternalSemaphore_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraph_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraph_st {
+    _opaque: [u8; 0],
+}
+/// `CUgraphNode_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphNode_st {
+    _opaque: [u8; 0],
+}
+/// `CUuserObject_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUuserObject_st {
+    _opaque: [u8; 0],
+}
+/// `CUfunc_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUfunc_st {
+    _opaque: [u8; 0],
+}
+/// `CUkern_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUkern_st {
+    _opaque: [u8; 0],
+}
+/// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaHostNodeParams {
-    /// The function to call when the node executes
-    pub fn_: cudaHostFn_t,
-    /// Argument to pass to the function
-    pub userData: *mut ::core::ffi::c_void,
+pub struct cudalibraryHostUniversalFunctionAndDataTable {
+    pub functionTable: *mut ::core::ffi::c_void,
+    pub functionWindowSize: usize,
+    pub dataTable: *mut ::core::ffi::c_void,
+    pub dataWindowSize: usize,
 }
-zeroed_default!(cudaHostNodeParams);
-/// CUDA host node parameters
+zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
+/// `CUlib_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaHostNodeParamsV2 {
-    /// The function to call when the node executes
-    pub fn_: cudaHostFn_t,
-    /// Argument to pass to the function
-    pub userData: *mut ::core::ffi::c_void,
-    /// The synchronization mode to use for the host task
-    pub syncMode: ::core::ffi::c_uint,
+pub struct CUlib_st {
+    _opaque: [u8; 0],
 }
-zeroed_default!(cudaHostNodeParamsV2);
-/// CUDA IPC event handle
+/// `CUmemPoolHandle_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaIpcEventHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
+pub struct CUmemPoolHandle_st {
+    _opaque: [u8; 0],
 }
-zeroed_default!(cudaIpcEventHandle_st);
-/// CUDA IPC memory handle
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaIpcMemHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
-}
-zeroed_default!(cudaIpcMemHandle_st);
 /// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1054,615 +1300,144 @@ pub struct cudaKernelNodeParamsV2 {
     pub functionType: cudaKernelFunctionType,
 }
 zeroed_default!(cudaKernelNodeParamsV2);
-/// An anonymous member type of [`cudaLaunchAttributeValue`].
+/// An anonymous member type of [`cudaKernelNodeParamsV2`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
+pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
+    pub func: *mut ::core::ffi::c_void,
+    pub kern: cudaKernel_t,
+    pub cuFunc: cudaFunction_t,
 }
-zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_1);
-/// An anonymous member type of [`cudaLaunchAttributeValue`].
+zeroed_default!(cudaKernelNodeParamsV2__bindgen_ty_1);
+/// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
-    pub event: cudaEvent_t,
-    pub flags: ::core::ffi::c_int,
-    pub triggerAtBlockStart: ::core::ffi::c_int,
+pub struct cudaExternalSemaphoreSignalNodeParams {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore signal parameters.
+    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_2);
-/// An anonymous member type of [`cudaLaunchAttributeValue`].
+zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
+/// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
+pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore signal parameters.
+    pub paramsArray: *const cudaExternalSemaphoreSignalParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_3);
-/// An anonymous member type of [`cudaLaunchAttributeValue`].
+zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
+/// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
-    pub event: cudaEvent_t,
-    pub flags: ::core::ffi::c_int,
+pub struct cudaExternalSemaphoreWaitNodeParams {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore wait parameters.
+    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_4);
-/// An anonymous member type of [`cudaLaunchAttributeValue`].
+zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
+/// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
-    pub deviceUpdatable: ::core::ffi::c_int,
-    pub devNode: cudaGraphDeviceNode_t,
+pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
+    /// Array of external semaphore handles.
+    pub extSemArray: *mut cudaExternalSemaphore_t,
+    /// Array of external semaphore wait parameters.
+    pub paramsArray: *const cudaExternalSemaphoreWaitParams,
+    /// Number of handles and parameters supplied in extSemArray and
+    /// paramsArray.
+    pub numExtSems: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
-/// Launch attribute
+zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
+/// CUDA conditional node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaLaunchAttribute_st {
-    /// Attribute to set
-    pub id: cudaLaunchAttributeID,
-    pub pad: [::core::ffi::c_char; 4],
-    /// Value of the attribute
-    pub val: cudaLaunchAttributeValue,
-}
-zeroed_default!(cudaLaunchAttribute_st);
-/// `cudaLaunchConfig_st`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaLaunchConfig_st {
-    pub gridDim: dim3,
-    pub blockDim: dim3,
-    pub dynamicSmemBytes: usize,
-    pub stream: cudaStream_t,
-    pub attrs: *mut cudaLaunchAttribute,
-    pub numAttrs: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaLaunchConfig_st);
-/// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
-/// default, kernels are launched in domain 0. Kernel launched with
-/// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
-/// may also alter the domain ID with cudaLaunchMemSyncDomainMap for a
-/// specific stream / graph node / kernel launch. See
-/// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
-/// through cudaDevAttrMemSyncDomainCount.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaLaunchMemSyncDomainMap_st {
-    /// The default domain ID to use for designated kernels
-    pub default_: ::core::ffi::c_uchar,
-    /// The remote domain ID to use for designated kernels
-    pub remote: ::core::ffi::c_uchar,
-}
-zeroed_default!(cudaLaunchMemSyncDomainMap_st);
-/// Memory access descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemAccessDesc {
-    /// Location on which the request is to change it's accessibility
-    pub location: cudaMemLocation,
-    /// ::CUmemProt accessibility flags to set on the request
-    pub flags: cudaMemAccessFlags,
-}
-zeroed_default!(cudaMemAccessDesc);
-/// Memory allocation node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemAllocNodeParams {
-    /// in: location where the allocation should reside (specified in
-    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
-    /// not supported. in: array of memory access descriptors. Used to
-    /// describe peer GPU access
-    pub poolProps: cudaMemPoolProps,
-    /// in: number of memory access descriptors. Must not exceed the number
-    /// of GPUs.
-    pub accessDescs: *const cudaMemAccessDesc,
-    /// in: Number of `accessDescs`s
-    pub accessDescCount: usize,
-    /// in: size in bytes of the requested allocation
-    pub bytesize: usize,
-    /// out: address of the allocation returned by CUDA
-    pub dptr: *mut ::core::ffi::c_void,
-}
-zeroed_default!(cudaMemAllocNodeParams);
-/// Memory allocation node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemAllocNodeParamsV2 {
-    /// in: location where the allocation should reside (specified in
-    /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
-    /// not supported. in: array of memory access descriptors. Used to
-    /// describe peer GPU access
-    pub poolProps: cudaMemPoolProps,
-    /// in: number of memory access descriptors. Must not exceed the number
-    /// of GPUs.
-    pub accessDescs: *const cudaMemAccessDesc,
-    /// in: Number of `accessDescs`s
-    pub accessDescCount: usize,
-    /// in: size in bytes of the requested allocation
-    pub bytesize: usize,
-    /// out: address of the allocation returned by CUDA
-    pub dptr: *mut ::core::ffi::c_void,
-}
-zeroed_default!(cudaMemAllocNodeParamsV2);
-/// The C type `cudaMemFabricHandle_st`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemFabricHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
-}
-zeroed_default!(cudaMemFabricHandle_st);
-/// Memory free node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemFreeNodeParams {
-    /// in: the pointer to free
-    pub dptr: *mut ::core::ffi::c_void,
-}
-zeroed_default!(cudaMemFreeNodeParams);
-/// Specifies a memory location.  To specify a gpu, set type =
-/// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
-/// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
-/// set id = host NUMA node id.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemLocation {
-    /// Specifies the location type, which modifies the meaning of id.
-    pub type_: cudaMemLocationType,
-    /// identifier for a given this location's ::CUmemLocationType.
-    pub id: ::core::ffi::c_int,
-}
-zeroed_default!(cudaMemLocation);
-/// Specifies the properties of allocations made from the pool.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemPoolProps {
-    /// Allocation type. Currently must be specified as
-    /// cudaMemAllocationTypePinned
-    pub allocType: cudaMemAllocationType,
-    /// Handle types that will be supported by allocations from the pool.
-    pub handleTypes: cudaMemAllocationHandleType,
-    /// Location allocations should reside.
-    pub location: cudaMemLocation,
-    /// Windows-specific LPSECURITYATTRIBUTES required when
-    /// cudaMemHandleTypeWin32 is specified. This security attribute
-    /// defines the scope of which exported allocations may be tranferred
-    /// to other processes. In all other cases, this field is required to
-    /// be zero.
-    pub win32SecurityAttributes: *mut ::core::ffi::c_void,
-    /// Maximum pool size. When set to 0, defaults to a system dependent
-    /// value.
-    pub maxSize: usize,
-    /// Bitmask indicating intended usage for the pool.
-    pub usage: ::core::ffi::c_ushort,
-    /// reserved for future use, must be 0
-    pub reserved: [::core::ffi::c_uchar; 54],
-}
-zeroed_default!(cudaMemPoolProps);
-/// Opaque data for exporting a pool allocation
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemPoolPtrExportData {
-    pub reserved: [::core::ffi::c_uchar; 64],
-}
-zeroed_default!(cudaMemPoolPtrExportData);
-/// The C type `cudaMemcpy3DBatchOp`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DBatchOp {
-    /// Source memcpy operand.
-    pub src: cudaMemcpy3DOperand,
-    /// Destination memcpy operand.
-    pub dst: cudaMemcpy3DOperand,
-    /// Extents of the memcpy between src and dst. The width, height and
-    /// depth components must not be 0.
-    pub extent: cudaExtent,
-    /// Source access ordering to be observed for copy from src to dst.
-    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
-    /// Additional flags for copy from src to dst. See cudaMemcpyFlags.
-    pub flags: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaMemcpy3DBatchOp);
-/// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DOperand {
-    pub type_: cudaMemcpy3DOperandType,
-    pub op: cudaMemcpy3DOperand__bindgen_ty_1,
-}
-zeroed_default!(cudaMemcpy3DOperand);
-/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
-    pub ptr: *mut ::core::ffi::c_void,
-    pub rowLength: usize,
-    pub layerHeight: usize,
-    pub locHint: cudaMemLocation,
-}
-zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1);
-/// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
-    pub array: cudaArray_t,
-    pub offset: cudaOffset3D,
-}
-zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
-/// CUDA 3D memory copying parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DParms {
-    /// Source memory address
-    pub srcArray: cudaArray_t,
-    /// Source position offset
-    pub srcPos: cudaPos,
-    /// Pitched source memory address
-    pub srcPtr: cudaPitchedPtr,
-    /// Destination memory address
-    pub dstArray: cudaArray_t,
-    /// Destination position offset
-    pub dstPos: cudaPos,
-    /// Pitched destination memory address
-    pub dstPtr: cudaPitchedPtr,
-    /// Requested memory copy size
-    pub extent: cudaExtent,
-    /// Type of transfer
-    pub kind: cudaMemcpyKind,
-}
-zeroed_default!(cudaMemcpy3DParms);
-/// CUDA 3D cross-device memory copying parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpy3DPeerParms {
-    /// Source memory address
-    pub srcArray: cudaArray_t,
-    /// Source position offset
-    pub srcPos: cudaPos,
-    /// Pitched source memory address
-    pub srcPtr: cudaPitchedPtr,
-    /// Source device
-    pub srcDevice: ::core::ffi::c_int,
-    /// Destination memory address
-    pub dstArray: cudaArray_t,
-    /// Destination position offset
-    pub dstPos: cudaPos,
-    /// Pitched destination memory address
-    pub dstPtr: cudaPitchedPtr,
-    /// Destination device
-    pub dstDevice: ::core::ffi::c_int,
-    /// Requested memory copy size
-    pub extent: cudaExtent,
-}
-zeroed_default!(cudaMemcpy3DPeerParms);
-/// Attributes specific to copies within a batch. For more details on
-/// usage see cudaMemcpyBatchAsync.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpyAttributes {
-    /// Source access ordering to be observed for copies with this
-    /// attribute.
-    pub srcAccessOrder: cudaMemcpySrcAccessOrder,
-    /// Hint location for the source operand. Ignored when the pointers are
-    /// not managed memory or memory allocated outside CUDA.
-    pub srcLocHint: cudaMemLocation,
-    /// Hint location for the destination operand. Ignored when the
-    /// pointers are not managed memory or memory allocated outside CUDA.
-    pub dstLocHint: cudaMemLocation,
-    /// Additional flags for copies with this attribute. See
-    /// cudaMemcpyFlags.
-    pub flags: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaMemcpyAttributes);
-/// Memcpy node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemcpyNodeParams {
-    /// Must be zero
-    pub flags: ::core::ffi::c_int,
-    /// Must be zero
-    pub reserved: ::core::ffi::c_int,
-    /// Context in which to run the memcpy. If NULL will try to use the
-    /// current context.
-    pub ctx: cudaExecutionContext_t,
-    /// Parameters for the memory copy
-    pub copyParams: cudaMemcpy3DParms,
-}
-zeroed_default!(cudaMemcpyNodeParams);
-/// CUDA Memset node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemsetParams {
-    /// Destination device pointer
-    pub dst: *mut ::core::ffi::c_void,
-    /// Pitch of destination device pointer. Unused if height is 1
-    pub pitch: usize,
-    /// Value to be set
-    pub value: ::core::ffi::c_uint,
-    /// Size of each element in bytes. Must be 1, 2, or 4.
-    pub elementSize: ::core::ffi::c_uint,
-    /// Width of the row in elements
-    pub width: usize,
-    /// Number of rows
-    pub height: usize,
-}
-zeroed_default!(cudaMemsetParams);
-/// CUDA Memset node parameters
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaMemsetParamsV2 {
-    /// Destination device pointer
-    pub dst: *mut ::core::ffi::c_void,
-    /// Pitch of destination device pointer. Unused if height is 1
-    pub pitch: usize,
-    /// Value to be set
-    pub value: ::core::ffi::c_uint,
-    /// Size of each element in bytes. Must be 1, 2, or 4.
-    pub elementSize: ::core::ffi::c_uint,
-    /// Width of the row in elements
-    pub width: usize,
-    /// Number of rows
-    pub height: usize,
-    /// Context in which to run the memset. If NULL will try to use the
-    /// current context.
+pub struct cudaConditionalNodeParams {
+    /// Conditional node handle. Handles must be created in advance of
+    /// creating the node using cudaGraphConditionalHandleCreate.
+    pub handle: cudaGraphConditionalHandle,
+    /// Type of conditional node.
+    pub type_: cudaGraphConditionalNodeType,
+    /// Size of graph output array. Allowed values are 1 for
+    /// cudaGraphCondTypeWhile, 1 or 2 for cudaGraphCondTypeIf, or any
+    /// value greater than zero for cudaGraphCondTypeSwitch.
+    pub size: ::core::ffi::c_uint,
+    /// CUDA-owned array populated with conditional node child graphs
+    /// during creation of the node. Valid for the lifetime of the
+    /// conditional node. The contents of the graph(s) are subject to the
+    /// following constraints:   - Allowed node types are kernel nodes,
+    /// empty nodes, child graphs, memsets, memcopies, and conditionals.
+    /// This applies recursively to child graphs and conditional bodies.
+    /// - All kernels, including kernels in nested conditionals or child
+    /// graphs at any level, must belong to the same CUDA context.
+    /// These graphs may be populated using graph node creation APIs or
+    /// cudaStreamBeginCaptureToGraph. cudaGraphCondTypeIf: phGraph_out\[0\]
+    /// is executed when the condition is non-zero. If `size` == 2,
+    /// phGraph_out\[1\] will be executed when the condition is zero.
+    /// cudaGraphCondTypeWhile: phGraph_out\[0\] is executed as long as the
+    /// condition is non-zero. cudaGraphCondTypeSwitch: phGraph_out\[n\] is
+    /// executed when the condition is equal to n. If the condition \>=
+    /// `size`, no body graph is executed.
+    pub phGraph_out: *mut cudaGraph_t,
+    /// CUDA Execution Context
     pub ctx: cudaExecutionContext_t,
 }
-zeroed_default!(cudaMemsetParamsV2);
-/// `cudaMipmappedArray`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-pub struct cudaMipmappedArray {
-    _opaque: [u8; 0],
-}
-/// Struct representing offset into a cudaArray_t in elements
+zeroed_default!(cudaConditionalNodeParams);
+/// Child graph node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaOffset3D {
-    pub x: usize,
-    pub y: usize,
-    pub z: usize,
+pub struct cudaChildGraphNodeParams {
+    /// The child graph to clone into the node for node creation, or a
+    /// handle to the graph owned by the node for node query. The graph
+    /// must not contain conditional nodes. Graphs containing memory
+    /// allocation or memory free nodes must set the ownership to be moved
+    /// to the parent.
+    pub graph: cudaGraph_t,
+    /// The ownership relationship of the child graph node.
+    pub ownership: cudaGraphChildGraphNodeOwnership,
 }
-zeroed_default!(cudaOffset3D);
-/// CUDA Pitched memory pointer  make_cudaPitchedPtr
+zeroed_default!(cudaChildGraphNodeParams);
+/// Event record node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaPitchedPtr {
-    /// Pointer to allocated memory
-    pub ptr: *mut ::core::ffi::c_void,
-    /// Pitch of allocated memory in bytes
-    pub pitch: usize,
-    /// Logical width of allocation in elements
-    pub xsize: usize,
-    /// Logical height of allocation in elements
-    pub ysize: usize,
+pub struct cudaEventRecordNodeParams {
+    /// The event to record when the node executes
+    pub event: cudaEvent_t,
 }
-zeroed_default!(cudaPitchedPtr);
-/// CUDA pointer attributes
+zeroed_default!(cudaEventRecordNodeParams);
+/// Event wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaPointerAttributes {
-    /// The type of memory - cudaMemoryTypeUnregistered,
-    /// cudaMemoryTypeHost, cudaMemoryTypeDevice or cudaMemoryTypeManaged.
-    pub type_: cudaMemoryType,
-    /// The device against which the memory was allocated or registered. If
-    /// the memory type is cudaMemoryTypeDevice then this identifies the
-    /// device on which the memory referred physically resides. If the
-    /// memory type is cudaMemoryTypeHost or::cudaMemoryTypeManaged then
-    /// this identifies the device which was current when the memory was
-    /// allocated or registered (and if that device is deinitialized then
-    /// this allocation will vanish with that device's state).
-    pub device: ::core::ffi::c_int,
-    /// The address which may be dereferenced on the current device to
-    /// access the memory or NULL if no such address exists.
-    pub devicePointer: *mut ::core::ffi::c_void,
-    /// The address which may be dereferenced on the host to access the
-    /// memory or NULL if no such address exists.  CUDA doesn't check if
-    /// unregistered memory is allocated so this field may contain invalid
-    /// pointer if an invalid pointer has been passed to CUDA.
-    pub hostPointer: *mut ::core::ffi::c_void,
-    /// Must be zero
-    pub reserved: [::core::ffi::c_long; 8],
+pub struct cudaEventWaitNodeParams {
+    /// The event to wait on from the node
+    pub event: cudaEvent_t,
 }
-zeroed_default!(cudaPointerAttributes);
-/// CUDA 3D position  make_cudaPos
+zeroed_default!(cudaEventWaitNodeParams);
+/// Graph node parameters. See cudaGraphAddNode.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct cudaPos {
-    /// x
-    pub x: usize,
-    /// y
-    pub y: usize,
-    /// z
-    pub z: usize,
+pub struct cudaGraphNodeParams {
+    /// Type of the node
+    pub type_: cudaGraphNodeType,
+    /// Reserved. Must be zero.
+    pub reserved0: [::core::ffi::c_int; 3],
+    pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
+    /// Reserved bytes. Must be zero.
+    pub reserved2: ::core::ffi::c_longlong,
 }
-zeroed_default!(cudaPos);
-/// CUDA resource descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc {
-    /// Resource type
-    pub resType: cudaResourceType,
-    pub res: cudaResourceDesc__bindgen_ty_1,
-    /// Flags (must be zero)
-    pub flags: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaResourceDesc);
-/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
-    pub array: cudaArray_t,
-}
-zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1);
-/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
-    pub mipmap: cudaMipmappedArray_t,
-}
-zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2);
-/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
-    pub devPtr: *mut ::core::ffi::c_void,
-    pub desc: cudaChannelFormatDesc,
-    pub sizeInBytes: usize,
-}
-zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3);
-/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
-    pub devPtr: *mut ::core::ffi::c_void,
-    pub desc: cudaChannelFormatDesc,
-    pub width: usize,
-    pub height: usize,
-    pub pitchInBytes: usize,
-}
-zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
-/// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
-    pub reserved: [::core::ffi::c_int; 32],
-}
-zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
-/// CUDA resource view descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaResourceViewDesc {
-    /// Resource view format
-    pub format: cudaResourceViewFormat,
-    /// Width of the resource view
-    pub width: usize,
-    /// Height of the resource view
-    pub height: usize,
-    /// Depth of the resource view
-    pub depth: usize,
-    /// First defined mipmap level
-    pub firstMipmapLevel: ::core::ffi::c_uint,
-    /// Last defined mipmap level
-    pub lastMipmapLevel: ::core::ffi::c_uint,
-    /// First layer index
-    pub firstLayer: ::core::ffi::c_uint,
-    /// Last layer index
-    pub lastLayer: ::core::ffi::c_uint,
-    /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
-}
-zeroed_default!(cudaResourceViewDesc);
-/// CUDA texture descriptor
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudaTextureDesc {
-    /// Texture address mode for up to 3 dimensions
-    pub addressMode: [cudaTextureAddressMode; 3],
-    /// Texture filter mode
-    pub filterMode: cudaTextureFilterMode,
-    /// Texture read mode
-    pub readMode: cudaTextureReadMode,
-    /// Perform sRGB-\>linear conversion during texture read
-    pub sRGB: ::core::ffi::c_int,
-    /// Texture Border Color
-    pub borderColor: [f32; 4],
-    /// Indicates whether texture reads are normalized or not
-    pub normalizedCoords: ::core::ffi::c_int,
-    /// Limit to the anisotropy ratio
-    pub maxAnisotropy: ::core::ffi::c_uint,
-    /// Mipmap filter mode
-    pub mipmapFilterMode: cudaTextureFilterMode,
-    /// Offset applied to the supplied mipmap level
-    pub mipmapLevelBias: f32,
-    /// Lower end of the mipmap level range to clamp access to
-    pub minMipmapLevelClamp: f32,
-    /// Upper end of the mipmap level range to clamp access to
-    pub maxMipmapLevelClamp: f32,
-    /// Disable any trilinear filtering optimizations.
-    pub disableTrilinearOptimization: ::core::ffi::c_int,
-    /// Enable seamless cube map filtering.
-    pub seamlessCubemap: ::core::ffi::c_int,
-}
-zeroed_default!(cudaTextureDesc);
-/// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct cudalibraryHostUniversalFunctionAndDataTable {
-    pub functionTable: *mut ::core::ffi::c_void,
-    pub functionWindowSize: usize,
-    pub dataTable: *mut ::core::ffi::c_void,
-    pub dataWindowSize: usize,
-}
-zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
-/// `dim3`: not described by the documentation; emitted because other items use it.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct dim3 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
-}
-zeroed_default!(dim3);
-/// An anonymous member type of [`cudaAsyncNotificationInfo`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
-    pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
-}
-zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1);
-/// An anonymous member type of [`cudaDevResource_st`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaDevResource_st__bindgen_ty_1 {
-    pub sm: cudaDevSmResource,
-    pub wqConfig: cudaDevWorkqueueConfigResource,
-    pub wq: cudaDevWorkqueueResource,
-    pub _oversize: [::core::ffi::c_uchar; 40],
-}
-zeroed_default!(cudaDevResource_st__bindgen_ty_1);
-/// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
-    pub fd: ::core::ffi::c_int,
-    pub win32: cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
-    pub nvSciBufObject: *const ::core::ffi::c_void,
-}
-zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1);
-/// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
-    pub fd: ::core::ffi::c_int,
-    pub win32: cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
-    pub nvSciSyncObj: *const ::core::ffi::c_void,
-}
-zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1);
-/// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
-    pub fence: *mut ::core::ffi::c_void,
-    pub reserved: ::core::ffi::c_ulonglong,
-}
-zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2);
-/// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
-    pub fence: *mut ::core::ffi::c_void,
-    pub reserved: ::core::ffi::c_ulonglong,
-}
-zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2);
-/// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
-    pub gridDim: dim3,
-    pub param: cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
-    pub isEnabled: ::core::ffi::c_uint,
-}
-zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1);
+zeroed_default!(cudaGraphNodeParams);
 /// An anonymous member type of [`cudaGraphNodeParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1682,15 +1457,126 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub conditional: cudaConditionalNodeParams,
 }
 zeroed_default!(cudaGraphNodeParams__bindgen_ty_1);
-/// An anonymous member type of [`cudaKernelNodeParamsV2`].
+/// Optional annotation for edges in a CUDA graph. Note, all edges
+/// implicitly have annotations and default to a zero-initialized value
+/// if not specified. A zero-initialized struct indicates a standard
+/// full serialization of two nodes with memory visibility.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
-    pub func: *mut ::core::ffi::c_void,
-    pub kern: cudaKernel_t,
-    pub cuFunc: cudaFunction_t,
+pub struct cudaGraphEdgeData_st {
+    /// This indicates when the dependency is triggered from the upstream
+    /// node on the edge. The meaning is specfic to the node type. A value
+    /// of 0 in all cases means full completion of the upstream node, with
+    /// memory visibility to the downstream node or portion thereof
+    /// (indicated by `to_port`).   Only kernel nodes define non-zero
+    /// ports. A kernel node can use the following output port types:
+    /// cudaGraphKernelNodePortDefault,
+    /// cudaGraphKernelNodePortProgrammatic, or
+    /// cudaGraphKernelNodePortLaunchCompletion.
+    pub from_port: ::core::ffi::c_uchar,
+    /// This indicates what portion of the downstream node is dependent on
+    /// the upstream node or portion thereof (indicated by `from_port`).
+    /// The meaning is specific to the node type. A value of 0 in all cases
+    /// means the entirety of the downstream node is dependent on the
+    /// upstream work.   Currently no node types define non-zero ports.
+    /// Accordingly, this field must be set to zero.
+    pub to_port: ::core::ffi::c_uchar,
+    /// This should be populated with a value from cudaGraphDependencyType.
+    /// (It is typed as char due to compiler-specific layout of bitfields.)
+    /// See cudaGraphDependencyType.
+    pub type_: ::core::ffi::c_uchar,
+    /// These bytes are unused and must be zeroed. This ensures
+    /// compatibility if additional fields are added in the future.
+    pub reserved: [::core::ffi::c_uchar; 5],
 }
-zeroed_default!(cudaKernelNodeParamsV2__bindgen_ty_1);
+zeroed_default!(cudaGraphEdgeData_st);
+/// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphExec_st {
+    _opaque: [u8; 0],
+}
+/// Graph instantiation parameters
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphInstantiateParams_st {
+    /// Instantiation flags
+    pub flags: ::core::ffi::c_ulonglong,
+    /// Upload stream
+    pub uploadStream: cudaStream_t,
+    /// The node which caused instantiation to fail, if any
+    pub errNode_out: cudaGraphNode_t,
+    /// Whether instantiation was successful. If it failed, the reason why
+    pub result_out: cudaGraphInstantiateResult,
+}
+zeroed_default!(cudaGraphInstantiateParams_st);
+/// Result information returned by cudaGraphExecUpdate
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphExecUpdateResultInfo_st {
+    /// Gives more specific detail when a cuda graph update fails.
+    pub result: cudaGraphExecUpdateResult,
+    /// The "to node" of the error edge when the topologies do not match.
+    /// The error node when the error is associated with a specific node.
+    /// NULL when the error is generic.
+    pub errorNode: cudaGraphNode_t,
+    /// The from node of error edge when the topologies do not match.
+    /// Otherwise NULL.
+    pub errorFromNode: cudaGraphNode_t,
+}
+zeroed_default!(cudaGraphExecUpdateResultInfo_st);
+/// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUgraphDeviceUpdatableNode_st {
+    _opaque: [u8; 0],
+}
+/// Struct to specify a single node update to pass as part of a larger
+/// array to ::cudaGraphKernelNodeUpdatesApply
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphKernelNodeUpdate {
+    /// Node to update
+    pub node: cudaGraphDeviceNode_t,
+    /// Which type of update to apply. Determines how updateData is
+    /// interpreted
+    pub field: cudaGraphKernelNodeField,
+    /// Update data to apply. Which field is used depends on field's value
+    pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
+}
+zeroed_default!(cudaGraphKernelNodeUpdate);
+/// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
+    pub gridDim: dim3,
+    pub param: cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+    pub isEnabled: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1);
+/// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
+    pub pValue: *const ::core::ffi::c_void,
+    pub offset: usize,
+    pub size: usize,
+}
+zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
+/// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
+/// default, kernels are launched in domain 0. Kernel launched with
+/// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
+/// may also alter the domain ID with cudaLaunchMemSyncDomainMap for a
+/// specific stream / graph node / kernel launch. See
+/// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
+/// through cudaDevAttrMemSyncDomainCount.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchMemSyncDomainMap_st {
+    /// The default domain ID to use for designated kernels
+    pub default_: ::core::ffi::c_uchar,
+    /// The remote domain ID to use for designated kernels
+    pub remote: ::core::ffi::c_uchar,
+}
+zeroed_default!(cudaLaunchMemSyncDomainMap_st);
 /// Launch attributes union; used as value field of cudaLaunchAttribute
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1776,32 +1662,239 @@ pub union cudaLaunchAttributeValue {
     pub sharedMemoryMode: cudaSharedMemoryMode,
 }
 zeroed_default!(cudaLaunchAttributeValue);
-/// An anonymous member type of [`cudaMemcpy3DOperand`].
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub union cudaMemcpy3DOperand__bindgen_ty_1 {
-    pub ptr: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
-    pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
+pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
 }
-zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1);
-/// An anonymous member type of [`cudaResourceDesc`].
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_1);
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub union cudaResourceDesc__bindgen_ty_1 {
-    pub array: cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
-    pub mipmap: cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
-    pub linear: cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
-    pub pitch2D: cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
-    pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
+pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
+    pub event: cudaEvent_t,
+    pub flags: ::core::ffi::c_int,
+    pub triggerAtBlockStart: ::core::ffi::c_int,
 }
-zeroed_default!(cudaResourceDesc__bindgen_ty_1);
-/// The C typedef `cudaArray_const_t`.
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_2);
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
+    pub x: ::core::ffi::c_uint,
+    pub y: ::core::ffi::c_uint,
+    pub z: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_3);
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
+    pub event: cudaEvent_t,
+    pub flags: ::core::ffi::c_int,
+}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_4);
+/// An anonymous member type of [`cudaLaunchAttributeValue`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
+    pub deviceUpdatable: ::core::ffi::c_int,
+    pub devNode: cudaGraphDeviceNode_t,
+}
+zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
+/// Launch attribute
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchAttribute_st {
+    /// Attribute to set
+    pub id: cudaLaunchAttributeID,
+    pub pad: [::core::ffi::c_char; 4],
+    /// Value of the attribute
+    pub val: cudaLaunchAttributeValue,
+}
+zeroed_default!(cudaLaunchAttribute_st);
+/// `cudaLaunchConfig_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaLaunchConfig_st {
+    pub gridDim: dim3,
+    pub blockDim: dim3,
+    pub dynamicSmemBytes: usize,
+    pub stream: cudaStream_t,
+    pub attrs: *mut cudaLaunchAttribute,
+    pub numAttrs: ::core::ffi::c_uint,
+}
+zeroed_default!(cudaLaunchConfig_st);
+/// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct cudaAsyncCallbackEntry {
+    _opaque: [u8; 0],
+}
+/// Information describing an async notification event
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaAsyncNotificationInfo {
+    /// The type of notification being sent
+    pub type_: cudaAsyncNotificationType,
+    /// Information about the notification. `typename` must be checked in
+    /// order to interpret this field.
+    pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
+}
+zeroed_default!(cudaAsyncNotificationInfo);
+/// An anonymous member type of [`cudaAsyncNotificationInfo`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
+    pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
+}
+zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1);
+/// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
+    pub bytesOverBudget: ::core::ffi::c_ulonglong,
+}
+zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
+/// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUlogsCallbackEntry_st {
+    _opaque: [u8; 0],
+}
+/// CUDA texture descriptor
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaTextureDesc {
+    /// Texture address mode for up to 3 dimensions
+    pub addressMode: [cudaTextureAddressMode; 3],
+    /// Texture filter mode
+    pub filterMode: cudaTextureFilterMode,
+    /// Texture read mode
+    pub readMode: cudaTextureReadMode,
+    /// Perform sRGB-\>linear conversion during texture read
+    pub sRGB: ::core::ffi::c_int,
+    /// Texture Border Color
+    pub borderColor: [f32; 4],
+    /// Indicates whether texture reads are normalized or not
+    pub normalizedCoords: ::core::ffi::c_int,
+    /// Limit to the anisotropy ratio
+    pub maxAnisotropy: ::core::ffi::c_uint,
+    /// Mipmap filter mode
+    pub mipmapFilterMode: cudaTextureFilterMode,
+    /// Offset applied to the supplied mipmap level
+    pub mipmapLevelBias: f32,
+    /// Lower end of the mipmap level range to clamp access to
+    pub minMipmapLevelClamp: f32,
+    /// Upper end of the mipmap level range to clamp access to
+    pub maxMipmapLevelClamp: f32,
+    /// Disable any trilinear filtering optimizations.
+    pub disableTrilinearOptimization: ::core::ffi::c_int,
+    /// Enable seamless cube map filtering.
+    pub seamlessCubemap: ::core::ffi::c_int,
+}
+zeroed_default!(cudaTextureDesc);
+/// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
+/// EGLFrame
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaEglPlaneDesc_st {
+    /// Width of plane
+    pub width: ::core::ffi::c_uint,
+    /// Height of plane
+    pub height: ::core::ffi::c_uint,
+    /// Depth of plane
+    pub depth: ::core::ffi::c_uint,
+    /// Pitch of plane
+    pub pitch: ::core::ffi::c_uint,
+    /// Number of channels for the plane
+    pub numChannels: ::core::ffi::c_uint,
+    /// Channel Format Descriptor
+    pub channelDesc: cudaChannelFormatDesc,
+    /// Reserved for future use
+    pub reserved: [::core::ffi::c_uint; 4],
+}
+zeroed_default!(cudaEglPlaneDesc_st);
+/// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
+/// Each frame may contain one or more planes depending on whether the
+/// surface is Multiplanar or not. Each plane of EGLFrame is
+/// represented by cudaEglPlaneDesc which is defined as:
+/// typedefstructcudaEglPlaneDesc_st unsignedintwidth;
+/// unsignedintheight; unsignedintdepth; unsignedintpitch;
+/// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
+/// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct cudaEglFrame_st {
+    pub frame: cudaEglFrame_st__bindgen_ty_1,
+    /// CUDA EGL Plane Descriptor cudaEglPlaneDesc
+    pub planeDesc: [cudaEglPlaneDesc; 3],
+    /// Number of planes
+    pub planeCount: ::core::ffi::c_uint,
+    /// Array or Pitch
+    pub frameType: cudaEglFrameType,
+    /// CUDA EGL Color Format
+    pub eglColorFormat: cudaEglColorFormat,
+}
+zeroed_default!(cudaEglFrame_st);
+/// An anonymous member type of [`cudaEglFrame_st`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union cudaEglFrame_st__bindgen_ty_1 {
+    pub pArray: [cudaArray_t; 3],
+    pub pPitch: [cudaPitchedPtr; 3],
+}
+zeroed_default!(cudaEglFrame_st__bindgen_ty_1);
+/// `CUeglStreamConnection_st`: not described by the documentation; emitted because other items use it.
+#[repr(C)]
+pub struct CUeglStreamConnection_st {
+    _opaque: [u8; 0],
+}
+/// The C typedef `GLenum`.
+pub type GLenum = ::core::ffi::c_uint;
+/// The C typedef `GLuint`.
+pub type GLuint = ::core::ffi::c_uint;
+/// The C typedef `EGLint`.
+pub type EGLint = ::core::ffi::c_int;
+/// The C typedef `EGLImageKHR`.
+pub type EGLImageKHR = *mut ::core::ffi::c_void;
+/// The C typedef `EGLStreamKHR`.
+pub type EGLStreamKHR = *mut ::core::ffi::c_void;
+/// The C typedef `EGLSyncKHR`.
+pub type EGLSyncKHR = *mut ::core::ffi::c_void;
+/// The C typedef `VdpDevice`.
+pub type VdpDevice = u32;
+/// The C typedef `VdpVideoSurface`.
+pub type VdpVideoSurface = u32;
+/// The C typedef `VdpOutputSurface`.
+pub type VdpOutputSurface = u32;
+/// The C typedef `VdpFuncId`.
+pub type VdpFuncId = u32;
+/// The C typedef `VdpStatus`.
+pub type VdpStatus = ::core::ffi::c_uint;
+/// The C typedef `VdpGetProcAddress`.
+pub type VdpGetProcAddress = ::core::option::Option<
+    unsafe extern "C" fn(
+        device: VdpDevice,
+        function_id: VdpFuncId,
+        function_pointer: *mut *mut ::core::ffi::c_void,
+    ) -> VdpStatus,
+>;
+/// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaArray_const_t(pub *const cudaArray);
-c_handle!(cudaArray_const_t, * const cudaArray);
+pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
+c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
+/// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
+c_handle!(cudaExecutionContext_t, * mut cudaExecutionContext_st);
 /// CUDA array
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1809,23 +1902,43 @@ c_handle!(cudaArray_const_t, * const cudaArray);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaArray_t(pub *mut cudaArray);
 c_handle!(cudaArray_t, * mut cudaArray);
-/// Get memory address of class instance
-pub type cudaAsyncCallback = ::core::option::Option<
-    unsafe extern "C" fn(
-        arg1: *mut cudaAsyncNotificationInfo_t,
-        arg2: *mut ::core::ffi::c_void,
-        arg3: cudaAsyncCallbackHandle_t,
-    ),
->;
-/// CUDA async callback handle
+/// The C typedef `cudaArray_const_t`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
-c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
-/// Information describing an async notification event
-pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
+pub struct cudaArray_const_t(pub *const cudaArray);
+c_handle!(cudaArray_const_t, * const cudaArray);
+/// CUDA mipmapped array
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
+c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
+/// The C typedef `cudaMipmappedArray_const_t`.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
+c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
+/// Get memory address of class instance
+pub type cudaHostFn_t = ::core::option::Option<
+    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
+>;
+/// The C typedef `CUuuid`.
+pub type CUuuid = CUuuid_st;
+/// The C typedef `cudaUUID_t`.
+pub type cudaUUID_t = CUuuid_st;
+/// CUDA IPC event handle
+pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
+/// CUDA IPC memory handle
+pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
+/// The C typedef `cudaMemFabricHandle_t`.
+pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
+/// Input data for splitting SMs
+pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -1842,15 +1955,13 @@ pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
 pub type cudaDevResource = cudaDevResource_st;
-/// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
+/// CUDA stream
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaDevResourceDesc_t(pub *mut CUdevResourceDesc_st);
-c_handle!(cudaDevResourceDesc_t, * mut CUdevResourceDesc_st);
-/// Input data for splitting SMs
-pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
+pub struct cudaStream_t(pub *mut CUstream_st);
+c_handle!(cudaStream_t, * mut CUstream_st);
 /// CUDA event types
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1858,13 +1969,13 @@ pub type cudaDevSmResourceGroupParams = cudaDevSmResourceGroupParams_st;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEvent_t(pub *mut CUevent_st);
 c_handle!(cudaEvent_t, * mut CUevent_st);
-/// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as cudaGreenCtxCreate.
+/// CUDA graphics resource types
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaExecutionContext_t(pub *mut cudaExecutionContext_st);
-c_handle!(cudaExecutionContext_t, * mut cudaExecutionContext_st);
+pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
+c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
 /// CUDA external memory
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1879,6 +1990,29 @@ c_handle!(cudaExternalMemory_t, * mut CUexternalMemory_st);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaExternalSemaphore_t(pub *mut CUexternalSemaphore_st);
 c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
+/// CUDA graph
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraph_t(pub *mut CUgraph_st);
+c_handle!(cudaGraph_t, * mut CUgraph_st);
+/// CUDA graph node.
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
+c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
+/// CUDA user object for graphs
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaUserObject_t(pub *mut CUuserObject_st);
+c_handle!(cudaUserObject_t, * mut CUuserObject_st);
+/// CUDA handle for conditional graph nodes
+pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
 /// CUDA function
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1886,22 +2020,32 @@ c_handle!(cudaExternalSemaphore_t, * mut CUexternalSemaphore_st);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaFunction_t(pub *mut CUfunc_st);
 c_handle!(cudaFunction_t, * mut CUfunc_st);
-/// CUDA handle for conditional graph nodes
-pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
-/// CUDA device node handle for device-side node update
+/// CUDA kernel
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaGraphDeviceNode_t(pub *mut CUgraphDeviceUpdatableNode_st);
-c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
+pub struct cudaKernel_t(pub *mut CUkern_st);
+c_handle!(cudaKernel_t, * mut CUkern_st);
+/// CUDA library
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaLibrary_t(pub *mut CUlib_st);
+c_handle!(cudaLibrary_t, * mut CUlib_st);
+/// CUDA memory pool
+///
+/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct cudaMemPool_t(pub *mut CUmemPoolHandle_st);
+c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
 pub type cudaGraphEdgeData = cudaGraphEdgeData_st;
-/// Result information returned by cudaGraphExecUpdate
-pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
 /// The C typedef `cudaGraphExec_t`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1911,46 +2055,15 @@ pub struct cudaGraphExec_t(pub *mut CUgraphExec_st);
 c_handle!(cudaGraphExec_t, * mut CUgraphExec_st);
 /// Graph instantiation parameters
 pub type cudaGraphInstantiateParams = cudaGraphInstantiateParams_st;
-/// CUDA graph node.
+/// Result information returned by cudaGraphExecUpdate
+pub type cudaGraphExecUpdateResultInfo = cudaGraphExecUpdateResultInfo_st;
+/// CUDA device node handle for device-side node update
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaGraphNode_t(pub *mut CUgraphNode_st);
-c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
-/// CUDA graph
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaGraph_t(pub *mut CUgraph_st);
-c_handle!(cudaGraph_t, * mut CUgraph_st);
-/// CUDA graphics resource types
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaGraphicsResource_t(pub *mut cudaGraphicsResource);
-c_handle!(cudaGraphicsResource_t, * mut cudaGraphicsResource);
-/// Get memory address of class instance
-pub type cudaHostFn_t = ::core::option::Option<
-    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
->;
-/// CUDA IPC event handle
-pub type cudaIpcEventHandle_t = cudaIpcEventHandle_st;
-/// CUDA IPC memory handle
-pub type cudaIpcMemHandle_t = cudaIpcMemHandle_st;
-/// CUDA kernel
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaKernel_t(pub *mut CUkern_st);
-c_handle!(cudaKernel_t, * mut CUkern_st);
-/// Launch attribute
-pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
-/// The C typedef `cudaLaunchConfig_t`.
-pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
+pub struct cudaGraphDeviceNode_t(pub *mut CUgraphDeviceUpdatableNode_st);
+c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
@@ -1959,15 +2072,27 @@ pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
 pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
-/// CUDA library
+/// Launch attribute
+pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
+/// The C typedef `cudaLaunchConfig_t`.
+pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
+/// CUDA async callback handle
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaLibrary_t(pub *mut CUlib_st);
-c_handle!(cudaLibrary_t, * mut CUlib_st);
+pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
+c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
+/// Information describing an async notification event
+pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// Get memory address of class instance
-pub type cudaLogIterator = ::core::ffi::c_uint;
+pub type cudaAsyncCallback = ::core::option::Option<
+    unsafe extern "C" fn(
+        arg1: *mut cudaAsyncNotificationInfo_t,
+        arg2: *mut ::core::ffi::c_void,
+        arg3: cudaAsyncCallbackHandle_t,
+    ),
+>;
 /// Get memory address of class instance
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -1975,6 +2100,20 @@ pub type cudaLogIterator = ::core::ffi::c_uint;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
+/// Get memory address of class instance
+pub type cudaLogIterator = ::core::ffi::c_uint;
+/// An opaque value that represents a CUDA Surface object
+pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
+/// An opaque value that represents a CUDA texture object
+pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
+/// Get memory address of class instance
+pub type cudaStreamCallback_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        stream: cudaStream_t,
+        status: cudaError_t,
+        userData: *mut ::core::ffi::c_void,
+    ),
+>;
 /// Get memory address of class instance
 pub type cudaLogsCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
@@ -1984,54 +2123,22 @@ pub type cudaLogsCallback_t = ::core::option::Option<
         length: usize,
     ),
 >;
-/// The C typedef `cudaMemFabricHandle_t`.
-pub type cudaMemFabricHandle_t = cudaMemFabricHandle_st;
-/// CUDA memory pool
+/// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
+/// EGLFrame
+pub type cudaEglPlaneDesc = cudaEglPlaneDesc_st;
+/// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
+/// Each frame may contain one or more planes depending on whether the
+/// surface is Multiplanar or not. Each plane of EGLFrame is
+/// represented by cudaEglPlaneDesc which is defined as:
+/// typedefstructcudaEglPlaneDesc_st unsignedintwidth;
+/// unsignedintheight; unsignedintdepth; unsignedintpitch;
+/// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
+/// unsignedintreserved\[4\]; cudaEglPlaneDesc;
+pub type cudaEglFrame = cudaEglFrame_st;
+/// CUDA EGLSream Connection
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaMemPool_t(pub *mut CUmemPoolHandle_st);
-c_handle!(cudaMemPool_t, * mut CUmemPoolHandle_st);
-/// The C typedef `cudaMipmappedArray_const_t`.
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
-c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
-/// CUDA mipmapped array
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaMipmappedArray_t(pub *mut cudaMipmappedArray);
-c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
-/// Get memory address of class instance
-pub type cudaStreamCallback_t = ::core::option::Option<
-    unsafe extern "C" fn(
-        stream: cudaStream_t,
-        status: cudaError_t,
-        userData: *mut ::core::ffi::c_void,
-    ),
->;
-/// CUDA stream
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaStream_t(pub *mut CUstream_st);
-c_handle!(cudaStream_t, * mut CUstream_st);
-/// An opaque value that represents a CUDA Surface object
-pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
-/// An opaque value that represents a CUDA texture object
-pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
-/// The C typedef `cudaUUID_t`.
-pub type cudaUUID_t = CUuuid_st;
-/// CUDA user object for graphs
-///
-/// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct cudaUserObject_t(pub *mut CUuserObject_st);
-c_handle!(cudaUserObject_t, * mut CUuserObject_st);
+pub struct cudaEglStreamConnection(pub *mut CUeglStreamConnection_st);
+c_handle!(cudaEglStreamConnection, * mut CUeglStreamConnection_st);

@@ -6,7 +6,7 @@
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
-// ABI source: cudarc 0.19.10 `src/runtime/sys/mod.rs`, feature `cuda-13020`
+// ABI source: headers of nvidia-cuda-runtime 13.2.86, nvidia-cuda-crt 13.2.86, nvidia-cuda-profiler-api 13.2.86 via bindgen 0.72.1, libclang 18.1.1
 
 //! What the audit test compares, for this crate's release.
 #![allow(dead_code)]
@@ -19,61 +19,38 @@ pub const LIB_VAR: &str = "CUDART13_AUDIT_LIB";
 /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
 /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
 pub static LAYOUT: &[(&str, i128)] = &[
-    ("size CUuuid_st", ::core::mem::size_of::<krate::sys::CUuuid_st>() as i128),
-    ("align CUuuid_st", ::core::mem::align_of::<krate::sys::CUuuid_st>() as i128),
+    ("size dim3", ::core::mem::size_of::<krate::sys::dim3>() as i128),
+    ("align dim3", ::core::mem::align_of::<krate::sys::dim3>() as i128),
+    ("offset dim3.x", ::core::mem::offset_of!(krate::sys::dim3, x) as i128),
+    ("offset dim3.y", ::core::mem::offset_of!(krate::sys::dim3, y) as i128),
+    ("offset dim3.z", ::core::mem::offset_of!(krate::sys::dim3, z) as i128),
     (
-        "offset CUuuid_st.bytes",
-        ::core::mem::offset_of!(krate::sys::CUuuid_st, bytes) as i128,
+        "size cudaChannelFormatDesc",
+        ::core::mem::size_of::<krate::sys::cudaChannelFormatDesc>() as i128,
     ),
     (
-        "size cudaAccessPolicyWindow",
-        ::core::mem::size_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
+        "align cudaChannelFormatDesc",
+        ::core::mem::align_of::<krate::sys::cudaChannelFormatDesc>() as i128,
     ),
     (
-        "align cudaAccessPolicyWindow",
-        ::core::mem::align_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
+        "offset cudaChannelFormatDesc.x",
+        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, x) as i128,
     ),
     (
-        "offset cudaAccessPolicyWindow.base_ptr",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, base_ptr) as i128,
+        "offset cudaChannelFormatDesc.y",
+        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, y) as i128,
     ),
     (
-        "offset cudaAccessPolicyWindow.num_bytes",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, num_bytes) as i128,
+        "offset cudaChannelFormatDesc.z",
+        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, z) as i128,
     ),
     (
-        "offset cudaAccessPolicyWindow.hitRatio",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitRatio) as i128,
+        "offset cudaChannelFormatDesc.w",
+        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, w) as i128,
     ),
     (
-        "offset cudaAccessPolicyWindow.hitProp",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitProp) as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.missProp",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, missProp) as i128,
-    ),
-    (
-        "size cudaArrayMemoryRequirements",
-        ::core::mem::size_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
-    ),
-    (
-        "align cudaArrayMemoryRequirements",
-        ::core::mem::align_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.size",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, size) as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.alignment",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, alignment)
-            as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, reserved)
-            as i128,
+        "offset cudaChannelFormatDesc.f",
+        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, f) as i128,
     ),
     (
         "size cudaArraySparseProperties",
@@ -135,234 +112,972 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ) as i128,
     ),
     (
-        "size cudaAsyncNotificationInfo",
-        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
+        "size cudaArrayMemoryRequirements",
+        ::core::mem::size_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
     ),
     (
-        "align cudaAsyncNotificationInfo",
-        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
+        "align cudaArrayMemoryRequirements",
+        ::core::mem::align_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
     ),
     (
-        "offset cudaAsyncNotificationInfo.type_",
-        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, type_) as i128,
+        "offset cudaArrayMemoryRequirements.size",
+        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, size) as i128,
     ),
     (
-        "offset cudaAsyncNotificationInfo.info",
-        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, info) as i128,
+        "offset cudaArrayMemoryRequirements.alignment",
+        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, alignment)
+            as i128,
     ),
     (
-        "size cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
+        "offset cudaArrayMemoryRequirements.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, reserved)
+            as i128,
+    ),
+    (
+        "size cudaPitchedPtr",
+        ::core::mem::size_of::<krate::sys::cudaPitchedPtr>() as i128,
+    ),
+    (
+        "align cudaPitchedPtr",
+        ::core::mem::align_of::<krate::sys::cudaPitchedPtr>() as i128,
+    ),
+    (
+        "offset cudaPitchedPtr.ptr",
+        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ptr) as i128,
+    ),
+    (
+        "offset cudaPitchedPtr.pitch",
+        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, pitch) as i128,
+    ),
+    (
+        "offset cudaPitchedPtr.xsize",
+        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, xsize) as i128,
+    ),
+    (
+        "offset cudaPitchedPtr.ysize",
+        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ysize) as i128,
+    ),
+    ("size cudaExtent", ::core::mem::size_of::<krate::sys::cudaExtent>() as i128),
+    ("align cudaExtent", ::core::mem::align_of::<krate::sys::cudaExtent>() as i128),
+    (
+        "offset cudaExtent.width",
+        ::core::mem::offset_of!(krate::sys::cudaExtent, width) as i128,
+    ),
+    (
+        "offset cudaExtent.height",
+        ::core::mem::offset_of!(krate::sys::cudaExtent, height) as i128,
+    ),
+    (
+        "offset cudaExtent.depth",
+        ::core::mem::offset_of!(krate::sys::cudaExtent, depth) as i128,
+    ),
+    ("size cudaPos", ::core::mem::size_of::<krate::sys::cudaPos>() as i128),
+    ("align cudaPos", ::core::mem::align_of::<krate::sys::cudaPos>() as i128),
+    ("offset cudaPos.x", ::core::mem::offset_of!(krate::sys::cudaPos, x) as i128),
+    ("offset cudaPos.y", ::core::mem::offset_of!(krate::sys::cudaPos, y) as i128),
+    ("offset cudaPos.z", ::core::mem::offset_of!(krate::sys::cudaPos, z) as i128),
+    (
+        "size cudaMemcpy3DParms",
+        ::core::mem::size_of::<krate::sys::cudaMemcpy3DParms>() as i128,
+    ),
+    (
+        "align cudaMemcpy3DParms",
+        ::core::mem::align_of::<krate::sys::cudaMemcpy3DParms>() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.srcArray",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcArray) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.srcPos",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPos) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.srcPtr",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPtr) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.dstArray",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstArray) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.dstPos",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPos) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.dstPtr",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPtr) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.extent",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, extent) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DParms.kind",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, kind) as i128,
+    ),
+    (
+        "size cudaMemcpyNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
+    ),
+    (
+        "align cudaMemcpyNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
+    ),
+    (
+        "offset cudaMemcpyNodeParams.flags",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, flags) as i128,
+    ),
+    (
+        "offset cudaMemcpyNodeParams.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, reserved) as i128,
+    ),
+    (
+        "offset cudaMemcpyNodeParams.ctx",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, ctx) as i128,
+    ),
+    (
+        "offset cudaMemcpyNodeParams.copyParams",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, copyParams) as i128,
+    ),
+    (
+        "size cudaMemcpy3DPeerParms",
+        ::core::mem::size_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
+    ),
+    (
+        "align cudaMemcpy3DPeerParms",
+        ::core::mem::align_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.srcArray",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcArray) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.srcPos",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPos) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.srcPtr",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPtr) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.srcDevice",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcDevice) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.dstArray",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstArray) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.dstPos",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPos) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.dstPtr",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPtr) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.dstDevice",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstDevice) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DPeerParms.extent",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, extent) as i128,
+    ),
+    (
+        "size cudaMemsetParams",
+        ::core::mem::size_of::<krate::sys::cudaMemsetParams>() as i128,
+    ),
+    (
+        "align cudaMemsetParams",
+        ::core::mem::align_of::<krate::sys::cudaMemsetParams>() as i128,
+    ),
+    (
+        "offset cudaMemsetParams.dst",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, dst) as i128,
+    ),
+    (
+        "offset cudaMemsetParams.pitch",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, pitch) as i128,
+    ),
+    (
+        "offset cudaMemsetParams.value",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, value) as i128,
+    ),
+    (
+        "offset cudaMemsetParams.elementSize",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, elementSize) as i128,
+    ),
+    (
+        "offset cudaMemsetParams.width",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, width) as i128,
+    ),
+    (
+        "offset cudaMemsetParams.height",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, height) as i128,
+    ),
+    (
+        "size cudaMemsetParamsV2",
+        ::core::mem::size_of::<krate::sys::cudaMemsetParamsV2>() as i128,
+    ),
+    (
+        "align cudaMemsetParamsV2",
+        ::core::mem::align_of::<krate::sys::cudaMemsetParamsV2>() as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.dst",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, dst) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.pitch",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, pitch) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.value",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, value) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.elementSize",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, elementSize) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.width",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, width) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.height",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, height) as i128,
+    ),
+    (
+        "offset cudaMemsetParamsV2.ctx",
+        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, ctx) as i128,
+    ),
+    (
+        "size cudaAccessPolicyWindow",
+        ::core::mem::size_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
+    ),
+    (
+        "align cudaAccessPolicyWindow",
+        ::core::mem::align_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
+    ),
+    (
+        "offset cudaAccessPolicyWindow.base_ptr",
+        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, base_ptr) as i128,
+    ),
+    (
+        "offset cudaAccessPolicyWindow.num_bytes",
+        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, num_bytes) as i128,
+    ),
+    (
+        "offset cudaAccessPolicyWindow.hitRatio",
+        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitRatio) as i128,
+    ),
+    (
+        "offset cudaAccessPolicyWindow.hitProp",
+        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitProp) as i128,
+    ),
+    (
+        "offset cudaAccessPolicyWindow.missProp",
+        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, missProp) as i128,
+    ),
+    (
+        "size cudaHostNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaHostNodeParams>() as i128,
+    ),
+    (
+        "align cudaHostNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaHostNodeParams>() as i128,
+    ),
+    (
+        "offset cudaHostNodeParams.fn_",
+        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, fn_) as i128,
+    ),
+    (
+        "offset cudaHostNodeParams.userData",
+        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, userData) as i128,
+    ),
+    (
+        "size cudaHostNodeParamsV2",
+        ::core::mem::size_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
+    ),
+    (
+        "align cudaHostNodeParamsV2",
+        ::core::mem::align_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
+    ),
+    (
+        "offset cudaHostNodeParamsV2.fn_",
+        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, fn_) as i128,
+    ),
+    (
+        "offset cudaHostNodeParamsV2.userData",
+        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, userData) as i128,
+    ),
+    (
+        "offset cudaHostNodeParamsV2.syncMode",
+        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, syncMode) as i128,
+    ),
+    (
+        "size cudaResourceDesc",
+        ::core::mem::size_of::<krate::sys::cudaResourceDesc>() as i128,
+    ),
+    (
+        "align cudaResourceDesc",
+        ::core::mem::align_of::<krate::sys::cudaResourceDesc>() as i128,
+    ),
+    (
+        "offset cudaResourceDesc.resType",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, resType) as i128,
+    ),
+    (
+        "offset cudaResourceDesc.res",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, res) as i128,
+    ),
+    (
+        "offset cudaResourceDesc.flags",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, flags) as i128,
+    ),
+    (
+        "size cudaResourceDesc__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
+    ),
+    (
+        "align cudaResourceDesc__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1.array",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, array)
+            as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1.mipmap",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, mipmap)
+            as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1.linear",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, linear)
+            as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1.pitch2D",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, pitch2D)
+            as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, reserved)
+            as i128,
+    ),
+    (
+        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::size_of::<
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
         >() as i128,
     ),
     (
-        "align cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
+        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::align_of::<
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
         >() as i128,
     ),
     (
-        "offset cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1.bytesOverBudget",
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_1.array",
         ::core::mem::offset_of!(
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
-            bytesOverBudget
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1, array
         ) as i128,
     ),
     (
-        "size cudaChannelFormatDesc",
-        ::core::mem::size_of::<krate::sys::cudaChannelFormatDesc>() as i128,
+        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::size_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
     ),
     (
-        "align cudaChannelFormatDesc",
-        ::core::mem::align_of::<krate::sys::cudaChannelFormatDesc>() as i128,
+        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::align_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
     ),
     (
-        "offset cudaChannelFormatDesc.x",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, x) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.y",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, y) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.z",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, z) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.w",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, w) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.f",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, f) as i128,
-    ),
-    (
-        "size cudaChildGraphNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
-    ),
-    (
-        "align cudaChildGraphNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
-    ),
-    (
-        "offset cudaChildGraphNodeParams.graph",
-        ::core::mem::offset_of!(krate::sys::cudaChildGraphNodeParams, graph) as i128,
-    ),
-    (
-        "offset cudaChildGraphNodeParams.ownership",
-        ::core::mem::offset_of!(krate::sys::cudaChildGraphNodeParams, ownership) as i128,
-    ),
-    (
-        "size cudaConditionalNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaConditionalNodeParams>() as i128,
-    ),
-    (
-        "align cudaConditionalNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaConditionalNodeParams>() as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.handle",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, handle) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.type_",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, type_) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.size",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, size) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.phGraph_out",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, phGraph_out)
-            as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.ctx",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, ctx) as i128,
-    ),
-    (
-        "size cudaDevResource_st",
-        ::core::mem::size_of::<krate::sys::cudaDevResource_st>() as i128,
-    ),
-    (
-        "align cudaDevResource_st",
-        ::core::mem::align_of::<krate::sys::cudaDevResource_st>() as i128,
-    ),
-    (
-        "offset cudaDevResource_st.type_",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, type_) as i128,
-    ),
-    (
-        "offset cudaDevResource_st._internal_padding",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, _internal_padding)
-            as i128,
-    ),
-    (
-        "offset cudaDevResource_st.__bindgen_anon_1",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, __bindgen_anon_1) as i128,
-    ),
-    (
-        "offset cudaDevResource_st.nextResource",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, nextResource) as i128,
-    ),
-    (
-        "size cudaDevSmResource",
-        ::core::mem::size_of::<krate::sys::cudaDevSmResource>() as i128,
-    ),
-    (
-        "align cudaDevSmResource",
-        ::core::mem::align_of::<krate::sys::cudaDevSmResource>() as i128,
-    ),
-    (
-        "offset cudaDevSmResource.smCount",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, smCount) as i128,
-    ),
-    (
-        "offset cudaDevSmResource.minSmPartitionSize",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, minSmPartitionSize)
-            as i128,
-    ),
-    (
-        "offset cudaDevSmResource.smCoscheduledAlignment",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, smCoscheduledAlignment)
-            as i128,
-    ),
-    (
-        "offset cudaDevSmResource.flags",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, flags) as i128,
-    ),
-    (
-        "size cudaDevSmResourceGroupParams_st",
-        ::core::mem::size_of::<krate::sys::cudaDevSmResourceGroupParams_st>() as i128,
-    ),
-    (
-        "align cudaDevSmResourceGroupParams_st",
-        ::core::mem::align_of::<krate::sys::cudaDevSmResourceGroupParams_st>() as i128,
-    ),
-    (
-        "offset cudaDevSmResourceGroupParams_st.smCount",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, smCount)
-            as i128,
-    ),
-    (
-        "offset cudaDevSmResourceGroupParams_st.coscheduledSmCount",
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_2.mipmap",
         ::core::mem::offset_of!(
-            krate::sys::cudaDevSmResourceGroupParams_st, coscheduledSmCount
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2, mipmap
         ) as i128,
     ),
     (
-        "offset cudaDevSmResourceGroupParams_st.preferredCoscheduledSmCount",
+        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
+        ::core::mem::size_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
+        >() as i128,
+    ),
+    (
+        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
+        ::core::mem::align_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
+        >() as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.devPtr",
         ::core::mem::offset_of!(
-            krate::sys::cudaDevSmResourceGroupParams_st, preferredCoscheduledSmCount
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, devPtr
         ) as i128,
     ),
     (
-        "offset cudaDevSmResourceGroupParams_st.flags",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, flags)
-            as i128,
-    ),
-    (
-        "offset cudaDevSmResourceGroupParams_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, reserved)
-            as i128,
-    ),
-    (
-        "size cudaDevWorkqueueConfigResource",
-        ::core::mem::size_of::<krate::sys::cudaDevWorkqueueConfigResource>() as i128,
-    ),
-    (
-        "align cudaDevWorkqueueConfigResource",
-        ::core::mem::align_of::<krate::sys::cudaDevWorkqueueConfigResource>() as i128,
-    ),
-    (
-        "offset cudaDevWorkqueueConfigResource.device",
-        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueConfigResource, device)
-            as i128,
-    ),
-    (
-        "offset cudaDevWorkqueueConfigResource.wqConcurrencyLimit",
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.desc",
         ::core::mem::offset_of!(
-            krate::sys::cudaDevWorkqueueConfigResource, wqConcurrencyLimit
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, desc
         ) as i128,
     ),
     (
-        "offset cudaDevWorkqueueConfigResource.sharingScope",
-        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueConfigResource, sharingScope)
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.sizeInBytes",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, sizeInBytes
+        ) as i128,
+    ),
+    (
+        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
+        ::core::mem::size_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
+        >() as i128,
+    ),
+    (
+        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
+        ::core::mem::align_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
+        >() as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.devPtr",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, devPtr
+        ) as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.desc",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, desc
+        ) as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.width",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, width
+        ) as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.height",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, height
+        ) as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.pitchInBytes",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, pitchInBytes
+        ) as i128,
+    ),
+    (
+        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_5",
+        ::core::mem::size_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
+        >() as i128,
+    ),
+    (
+        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_5",
+        ::core::mem::align_of::<
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
+        >() as i128,
+    ),
+    (
+        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_5.reserved",
+        ::core::mem::offset_of!(
+            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5, reserved
+        ) as i128,
+    ),
+    (
+        "size cudaResourceViewDesc",
+        ::core::mem::size_of::<krate::sys::cudaResourceViewDesc>() as i128,
+    ),
+    (
+        "align cudaResourceViewDesc",
+        ::core::mem::align_of::<krate::sys::cudaResourceViewDesc>() as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.format",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, format) as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.width",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, width) as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.height",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, height) as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.depth",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, depth) as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.firstMipmapLevel",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstMipmapLevel)
             as i128,
     ),
     (
-        "size cudaDevWorkqueueResource",
-        ::core::mem::size_of::<krate::sys::cudaDevWorkqueueResource>() as i128,
+        "offset cudaResourceViewDesc.lastMipmapLevel",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastMipmapLevel)
+            as i128,
     ),
     (
-        "align cudaDevWorkqueueResource",
-        ::core::mem::align_of::<krate::sys::cudaDevWorkqueueResource>() as i128,
+        "offset cudaResourceViewDesc.firstLayer",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstLayer) as i128,
     ),
     (
-        "offset cudaDevWorkqueueResource.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueResource, reserved) as i128,
+        "offset cudaResourceViewDesc.lastLayer",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastLayer) as i128,
+    ),
+    (
+        "offset cudaResourceViewDesc.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, reserved) as i128,
+    ),
+    (
+        "size cudaPointerAttributes",
+        ::core::mem::size_of::<krate::sys::cudaPointerAttributes>() as i128,
+    ),
+    (
+        "align cudaPointerAttributes",
+        ::core::mem::align_of::<krate::sys::cudaPointerAttributes>() as i128,
+    ),
+    (
+        "offset cudaPointerAttributes.type_",
+        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, type_) as i128,
+    ),
+    (
+        "offset cudaPointerAttributes.device",
+        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, device) as i128,
+    ),
+    (
+        "offset cudaPointerAttributes.devicePointer",
+        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, devicePointer) as i128,
+    ),
+    (
+        "offset cudaPointerAttributes.hostPointer",
+        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, hostPointer) as i128,
+    ),
+    (
+        "offset cudaPointerAttributes.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, reserved) as i128,
+    ),
+    (
+        "size cudaFuncAttributes",
+        ::core::mem::size_of::<krate::sys::cudaFuncAttributes>() as i128,
+    ),
+    (
+        "align cudaFuncAttributes",
+        ::core::mem::align_of::<krate::sys::cudaFuncAttributes>() as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.sharedSizeBytes",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, sharedSizeBytes) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.constSizeBytes",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, constSizeBytes) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.localSizeBytes",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, localSizeBytes) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.maxThreadsPerBlock",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, maxThreadsPerBlock)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.numRegs",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, numRegs) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.ptxVersion",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, ptxVersion) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.binaryVersion",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, binaryVersion) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.cacheModeCA",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, cacheModeCA) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.maxDynamicSharedSizeBytes",
+        ::core::mem::offset_of!(
+            krate::sys::cudaFuncAttributes, maxDynamicSharedSizeBytes
+        ) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.preferredShmemCarveout",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, preferredShmemCarveout)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.clusterDimMustBeSet",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, clusterDimMustBeSet)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.requiredClusterWidth",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterWidth)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.requiredClusterHeight",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterHeight)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.requiredClusterDepth",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterDepth)
+            as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.clusterSchedulingPolicyPreference",
+        ::core::mem::offset_of!(
+            krate::sys::cudaFuncAttributes, clusterSchedulingPolicyPreference
+        ) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.nonPortableClusterSizeAllowed",
+        ::core::mem::offset_of!(
+            krate::sys::cudaFuncAttributes, nonPortableClusterSizeAllowed
+        ) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.reserved0",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, reserved0) as i128,
+    ),
+    (
+        "offset cudaFuncAttributes.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, reserved) as i128,
+    ),
+    (
+        "size cudaMemLocation",
+        ::core::mem::size_of::<krate::sys::cudaMemLocation>() as i128,
+    ),
+    (
+        "align cudaMemLocation",
+        ::core::mem::align_of::<krate::sys::cudaMemLocation>() as i128,
+    ),
+    (
+        "offset cudaMemLocation.type_",
+        ::core::mem::offset_of!(krate::sys::cudaMemLocation, type_) as i128,
+    ),
+    (
+        "offset cudaMemLocation.id",
+        ::core::mem::offset_of!(krate::sys::cudaMemLocation, id) as i128,
+    ),
+    (
+        "size cudaMemAccessDesc",
+        ::core::mem::size_of::<krate::sys::cudaMemAccessDesc>() as i128,
+    ),
+    (
+        "align cudaMemAccessDesc",
+        ::core::mem::align_of::<krate::sys::cudaMemAccessDesc>() as i128,
+    ),
+    (
+        "offset cudaMemAccessDesc.location",
+        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, location) as i128,
+    ),
+    (
+        "offset cudaMemAccessDesc.flags",
+        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, flags) as i128,
+    ),
+    (
+        "size cudaMemPoolProps",
+        ::core::mem::size_of::<krate::sys::cudaMemPoolProps>() as i128,
+    ),
+    (
+        "align cudaMemPoolProps",
+        ::core::mem::align_of::<krate::sys::cudaMemPoolProps>() as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.allocType",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, allocType) as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.handleTypes",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, handleTypes) as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.location",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, location) as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.win32SecurityAttributes",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, win32SecurityAttributes)
+            as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.maxSize",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, maxSize) as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.usage",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, usage) as i128,
+    ),
+    (
+        "offset cudaMemPoolProps.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, reserved) as i128,
+    ),
+    (
+        "size cudaMemPoolPtrExportData",
+        ::core::mem::size_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
+    ),
+    (
+        "align cudaMemPoolPtrExportData",
+        ::core::mem::align_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
+    ),
+    (
+        "offset cudaMemPoolPtrExportData.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaMemPoolPtrExportData, reserved) as i128,
+    ),
+    (
+        "size cudaMemAllocNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
+    ),
+    (
+        "align cudaMemAllocNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParams.poolProps",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, poolProps) as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParams.accessDescs",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescs) as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParams.accessDescCount",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescCount)
+            as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParams.bytesize",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, bytesize) as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParams.dptr",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, dptr) as i128,
+    ),
+    (
+        "size cudaMemAllocNodeParamsV2",
+        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
+    ),
+    (
+        "align cudaMemAllocNodeParamsV2",
+        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParamsV2.poolProps",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, poolProps) as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParamsV2.accessDescs",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescs)
+            as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParamsV2.accessDescCount",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescCount)
+            as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParamsV2.bytesize",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, bytesize) as i128,
+    ),
+    (
+        "offset cudaMemAllocNodeParamsV2.dptr",
+        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, dptr) as i128,
+    ),
+    (
+        "size cudaMemFreeNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
+    ),
+    (
+        "align cudaMemFreeNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
+    ),
+    (
+        "offset cudaMemFreeNodeParams.dptr",
+        ::core::mem::offset_of!(krate::sys::cudaMemFreeNodeParams, dptr) as i128,
+    ),
+    (
+        "size cudaMemcpyAttributes",
+        ::core::mem::size_of::<krate::sys::cudaMemcpyAttributes>() as i128,
+    ),
+    (
+        "align cudaMemcpyAttributes",
+        ::core::mem::align_of::<krate::sys::cudaMemcpyAttributes>() as i128,
+    ),
+    (
+        "offset cudaMemcpyAttributes.srcAccessOrder",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcAccessOrder) as i128,
+    ),
+    (
+        "offset cudaMemcpyAttributes.srcLocHint",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcLocHint) as i128,
+    ),
+    (
+        "offset cudaMemcpyAttributes.dstLocHint",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, dstLocHint) as i128,
+    ),
+    (
+        "offset cudaMemcpyAttributes.flags",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, flags) as i128,
+    ),
+    ("size cudaOffset3D", ::core::mem::size_of::<krate::sys::cudaOffset3D>() as i128),
+    ("align cudaOffset3D", ::core::mem::align_of::<krate::sys::cudaOffset3D>() as i128),
+    (
+        "offset cudaOffset3D.x",
+        ::core::mem::offset_of!(krate::sys::cudaOffset3D, x) as i128,
+    ),
+    (
+        "offset cudaOffset3D.y",
+        ::core::mem::offset_of!(krate::sys::cudaOffset3D, y) as i128,
+    ),
+    (
+        "offset cudaOffset3D.z",
+        ::core::mem::offset_of!(krate::sys::cudaOffset3D, z) as i128,
+    ),
+    (
+        "size cudaMemcpy3DOperand",
+        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
+    ),
+    (
+        "align cudaMemcpy3DOperand",
+        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand.type_",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, type_) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand.op",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, op) as i128,
+    ),
+    (
+        "size cudaMemcpy3DOperand__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
+    ),
+    (
+        "align cudaMemcpy3DOperand__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1.ptr",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, ptr)
+            as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1.array",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, array)
+            as i128,
+    ),
+    (
+        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
+        ::core::mem::size_of::<
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
+        ::core::mem::align_of::<
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.ptr",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, ptr
+        ) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.rowLength",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, rowLength
+        ) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.layerHeight",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, layerHeight
+        ) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.locHint",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, locHint
+        ) as i128,
+    ),
+    (
+        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::size_of::<
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::align_of::<
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.array",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, array
+        ) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.offset",
+        ::core::mem::offset_of!(
+            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, offset
+        ) as i128,
+    ),
+    (
+        "size cudaMemcpy3DBatchOp",
+        ::core::mem::size_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
+    ),
+    (
+        "align cudaMemcpy3DBatchOp",
+        ::core::mem::align_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
+    ),
+    (
+        "offset cudaMemcpy3DBatchOp.src",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, src) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DBatchOp.dst",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, dst) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DBatchOp.extent",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, extent) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DBatchOp.srcAccessOrder",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, srcAccessOrder) as i128,
+    ),
+    (
+        "offset cudaMemcpy3DBatchOp.flags",
+        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, flags) as i128,
+    ),
+    ("size CUuuid_st", ::core::mem::size_of::<krate::sys::CUuuid_st>() as i128),
+    ("align CUuuid_st", ::core::mem::align_of::<krate::sys::CUuuid_st>() as i128),
+    (
+        "offset CUuuid_st.bytes",
+        ::core::mem::offset_of!(krate::sys::CUuuid_st, bytes) as i128,
     ),
     (
         "size cudaDeviceProp",
@@ -785,67 +1500,40 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(krate::sys::cudaDeviceProp, reserved) as i128,
     ),
     (
-        "size cudaEventRecordNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
+        "size cudaIpcEventHandle_st",
+        ::core::mem::size_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
     ),
     (
-        "align cudaEventRecordNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
+        "align cudaIpcEventHandle_st",
+        ::core::mem::align_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
     ),
     (
-        "offset cudaEventRecordNodeParams.event",
-        ::core::mem::offset_of!(krate::sys::cudaEventRecordNodeParams, event) as i128,
+        "offset cudaIpcEventHandle_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaIpcEventHandle_st, reserved) as i128,
     ),
     (
-        "size cudaEventWaitNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
+        "size cudaIpcMemHandle_st",
+        ::core::mem::size_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
     ),
     (
-        "align cudaEventWaitNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
+        "align cudaIpcMemHandle_st",
+        ::core::mem::align_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
     ),
     (
-        "offset cudaEventWaitNodeParams.event",
-        ::core::mem::offset_of!(krate::sys::cudaEventWaitNodeParams, event) as i128,
-    ),
-    ("size cudaExtent", ::core::mem::size_of::<krate::sys::cudaExtent>() as i128),
-    ("align cudaExtent", ::core::mem::align_of::<krate::sys::cudaExtent>() as i128),
-    (
-        "offset cudaExtent.width",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, width) as i128,
+        "offset cudaIpcMemHandle_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaIpcMemHandle_st, reserved) as i128,
     ),
     (
-        "offset cudaExtent.height",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, height) as i128,
+        "size cudaMemFabricHandle_st",
+        ::core::mem::size_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
     ),
     (
-        "offset cudaExtent.depth",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, depth) as i128,
+        "align cudaMemFabricHandle_st",
+        ::core::mem::align_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
     ),
     (
-        "size cudaExternalMemoryBufferDesc",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
-    ),
-    (
-        "align cudaExternalMemoryBufferDesc",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.offset",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, offset) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.size",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, size) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, flags) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, reserved)
-            as i128,
+        "offset cudaMemFabricHandle_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaMemFabricHandle_st, reserved) as i128,
     ),
     (
         "size cudaExternalMemoryHandleDesc",
@@ -877,6 +1565,34 @@ pub static LAYOUT: &[(&str, i128)] = &[
             as i128,
     ),
     (
+        "size cudaExternalMemoryHandleDesc__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
+            as i128,
+    ),
+    (
+        "align cudaExternalMemoryHandleDesc__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
+            as i128,
+    ),
+    (
+        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.fd",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, fd
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.win32",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, win32
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.nvSciBufObject",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, nvSciBufObject
+        ) as i128,
+    ),
+    (
         "size cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::size_of::<
             krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
@@ -899,6 +1615,31 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(
             krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1, name
         ) as i128,
+    ),
+    (
+        "size cudaExternalMemoryBufferDesc",
+        ::core::mem::size_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
+    ),
+    (
+        "align cudaExternalMemoryBufferDesc",
+        ::core::mem::align_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
+    ),
+    (
+        "offset cudaExternalMemoryBufferDesc.offset",
+        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, offset) as i128,
+    ),
+    (
+        "offset cudaExternalMemoryBufferDesc.size",
+        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, size) as i128,
+    ),
+    (
+        "offset cudaExternalMemoryBufferDesc.flags",
+        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, flags) as i128,
+    ),
+    (
+        "offset cudaExternalMemoryBufferDesc.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, reserved)
+            as i128,
     ),
     (
         "size cudaExternalMemoryMipmappedArrayDesc",
@@ -972,6 +1713,36 @@ pub static LAYOUT: &[(&str, i128)] = &[
             as i128,
     ),
     (
+        "size cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
+        ::core::mem::size_of::<
+            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
+        ::core::mem::align_of::<
+            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.fd",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, fd
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.win32",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, win32
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.nvSciSyncObj",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, nvSciSyncObj
+        ) as i128,
+    ),
+    (
         "size cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::size_of::<
             krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
@@ -994,62 +1765,6 @@ pub static LAYOUT: &[(&str, i128)] = &[
         "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1.name",
         ::core::mem::offset_of!(
             krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1, name
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, numExtSems
         ) as i128,
     ),
     (
@@ -1131,6 +1846,32 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ) as i128,
     ),
     (
+        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::size_of::<
+            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::align_of::<
+            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.fence",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
+            fence
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.reserved",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
+            reserved
+        ) as i128,
+    ),
+    (
         "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3",
         ::core::mem::size_of::<
             krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
@@ -1147,61 +1888,6 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(
             krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
             key
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, numExtSems
         ) as i128,
     ),
     (
@@ -1283,6 +1969,32 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ) as i128,
     ),
     (
+        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::size_of::<
+            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
+        ::core::mem::align_of::<
+            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
+        >() as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.fence",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
+            fence
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.reserved",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
+            reserved
+        ) as i128,
+    ),
+    (
         "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3",
         ::core::mem::size_of::<
             krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
@@ -1308,307 +2020,180 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ) as i128,
     ),
     (
-        "size cudaFuncAttributes",
-        ::core::mem::size_of::<krate::sys::cudaFuncAttributes>() as i128,
+        "size cudaDevSmResource",
+        ::core::mem::size_of::<krate::sys::cudaDevSmResource>() as i128,
     ),
     (
-        "align cudaFuncAttributes",
-        ::core::mem::align_of::<krate::sys::cudaFuncAttributes>() as i128,
+        "align cudaDevSmResource",
+        ::core::mem::align_of::<krate::sys::cudaDevSmResource>() as i128,
     ),
     (
-        "offset cudaFuncAttributes.sharedSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, sharedSizeBytes) as i128,
+        "offset cudaDevSmResource.smCount",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, smCount) as i128,
     ),
     (
-        "offset cudaFuncAttributes.constSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, constSizeBytes) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.localSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, localSizeBytes) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.maxThreadsPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, maxThreadsPerBlock)
+        "offset cudaDevSmResource.minSmPartitionSize",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, minSmPartitionSize)
             as i128,
     ),
     (
-        "offset cudaFuncAttributes.numRegs",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, numRegs) as i128,
+        "offset cudaDevSmResource.smCoscheduledAlignment",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, smCoscheduledAlignment)
+            as i128,
     ),
     (
-        "offset cudaFuncAttributes.ptxVersion",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, ptxVersion) as i128,
+        "offset cudaDevSmResource.flags",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResource, flags) as i128,
     ),
     (
-        "offset cudaFuncAttributes.binaryVersion",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, binaryVersion) as i128,
+        "size cudaDevWorkqueueConfigResource",
+        ::core::mem::size_of::<krate::sys::cudaDevWorkqueueConfigResource>() as i128,
     ),
     (
-        "offset cudaFuncAttributes.cacheModeCA",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, cacheModeCA) as i128,
+        "align cudaDevWorkqueueConfigResource",
+        ::core::mem::align_of::<krate::sys::cudaDevWorkqueueConfigResource>() as i128,
     ),
     (
-        "offset cudaFuncAttributes.maxDynamicSharedSizeBytes",
+        "offset cudaDevWorkqueueConfigResource.device",
+        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueConfigResource, device)
+            as i128,
+    ),
+    (
+        "offset cudaDevWorkqueueConfigResource.wqConcurrencyLimit",
         ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, maxDynamicSharedSizeBytes
+            krate::sys::cudaDevWorkqueueConfigResource, wqConcurrencyLimit
         ) as i128,
     ),
     (
-        "offset cudaFuncAttributes.preferredShmemCarveout",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, preferredShmemCarveout)
+        "offset cudaDevWorkqueueConfigResource.sharingScope",
+        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueConfigResource, sharingScope)
             as i128,
     ),
     (
-        "offset cudaFuncAttributes.clusterDimMustBeSet",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, clusterDimMustBeSet)
+        "size cudaDevWorkqueueResource",
+        ::core::mem::size_of::<krate::sys::cudaDevWorkqueueResource>() as i128,
+    ),
+    (
+        "align cudaDevWorkqueueResource",
+        ::core::mem::align_of::<krate::sys::cudaDevWorkqueueResource>() as i128,
+    ),
+    (
+        "offset cudaDevWorkqueueResource.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaDevWorkqueueResource, reserved) as i128,
+    ),
+    (
+        "size cudaDevSmResourceGroupParams_st",
+        ::core::mem::size_of::<krate::sys::cudaDevSmResourceGroupParams_st>() as i128,
+    ),
+    (
+        "align cudaDevSmResourceGroupParams_st",
+        ::core::mem::align_of::<krate::sys::cudaDevSmResourceGroupParams_st>() as i128,
+    ),
+    (
+        "offset cudaDevSmResourceGroupParams_st.smCount",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, smCount)
             as i128,
     ),
     (
-        "offset cudaFuncAttributes.requiredClusterWidth",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterWidth)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.requiredClusterHeight",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterHeight)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.requiredClusterDepth",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterDepth)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.clusterSchedulingPolicyPreference",
+        "offset cudaDevSmResourceGroupParams_st.coscheduledSmCount",
         ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, clusterSchedulingPolicyPreference
+            krate::sys::cudaDevSmResourceGroupParams_st, coscheduledSmCount
         ) as i128,
     ),
     (
-        "offset cudaFuncAttributes.nonPortableClusterSizeAllowed",
+        "offset cudaDevSmResourceGroupParams_st.preferredCoscheduledSmCount",
         ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, nonPortableClusterSizeAllowed
+            krate::sys::cudaDevSmResourceGroupParams_st, preferredCoscheduledSmCount
         ) as i128,
     ),
     (
-        "offset cudaFuncAttributes.reserved0",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, reserved0) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, reserved) as i128,
-    ),
-    (
-        "size cudaGraphEdgeData_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
-    ),
-    (
-        "align cudaGraphEdgeData_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.from_port",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, from_port) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.to_port",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, to_port) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.type_",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, type_) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, reserved) as i128,
-    ),
-    (
-        "size cudaGraphExecUpdateResultInfo_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
-    ),
-    (
-        "align cudaGraphExecUpdateResultInfo_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
-    ),
-    (
-        "offset cudaGraphExecUpdateResultInfo_st.result",
-        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, result)
+        "offset cudaDevSmResourceGroupParams_st.flags",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, flags)
             as i128,
     ),
     (
-        "offset cudaGraphExecUpdateResultInfo_st.errorNode",
-        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, errorNode)
+        "offset cudaDevSmResourceGroupParams_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaDevSmResourceGroupParams_st, reserved)
             as i128,
     ),
     (
-        "offset cudaGraphExecUpdateResultInfo_st.errorFromNode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphExecUpdateResultInfo_st, errorFromNode
-        ) as i128,
+        "size cudaDevResource_st",
+        ::core::mem::size_of::<krate::sys::cudaDevResource_st>() as i128,
     ),
     (
-        "size cudaGraphInstantiateParams_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
+        "align cudaDevResource_st",
+        ::core::mem::align_of::<krate::sys::cudaDevResource_st>() as i128,
     ),
     (
-        "align cudaGraphInstantiateParams_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
+        "offset cudaDevResource_st.type_",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, type_) as i128,
     ),
     (
-        "offset cudaGraphInstantiateParams_st.flags",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, flags) as i128,
-    ),
-    (
-        "offset cudaGraphInstantiateParams_st.uploadStream",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, uploadStream)
+        "offset cudaDevResource_st._internal_padding",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, _internal_padding)
             as i128,
     ),
     (
-        "offset cudaGraphInstantiateParams_st.errNode_out",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, errNode_out)
+        "offset cudaDevResource_st.__bindgen_anon_1",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, __bindgen_anon_1) as i128,
+    ),
+    (
+        "offset cudaDevResource_st.nextResource",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st, nextResource) as i128,
+    ),
+    (
+        "offset cudaDevResource_st__bindgen_ty_1.sm",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, sm) as i128,
+    ),
+    (
+        "offset cudaDevResource_st__bindgen_ty_1.wqConfig",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, wqConfig)
             as i128,
     ),
     (
-        "offset cudaGraphInstantiateParams_st.result_out",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, result_out)
+        "offset cudaDevResource_st__bindgen_ty_1.wq",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, wq) as i128,
+    ),
+    (
+        "offset cudaDevResource_st__bindgen_ty_1._oversize",
+        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, _oversize)
             as i128,
     ),
     (
-        "size cudaGraphKernelNodeUpdate",
-        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
-    ),
-    (
-        "align cudaGraphKernelNodeUpdate",
-        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.node",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, node) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.field",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, field) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.updateData",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, updateData)
-            as i128,
-    ),
-    (
-        "size cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
+        "size cudalibraryHostUniversalFunctionAndDataTable",
         ::core::mem::size_of::<
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
         >() as i128,
     ),
     (
-        "align cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
+        "align cudalibraryHostUniversalFunctionAndDataTable",
         ::core::mem::align_of::<
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
         >() as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.pValue",
+        "offset cudalibraryHostUniversalFunctionAndDataTable.functionTable",
         ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, pValue
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionTable
         ) as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.offset",
+        "offset cudalibraryHostUniversalFunctionAndDataTable.functionWindowSize",
         ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, offset
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize
         ) as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.size",
+        "offset cudalibraryHostUniversalFunctionAndDataTable.dataTable",
         ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, size
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataTable
         ) as i128,
     ),
     (
-        "size cudaGraphNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaGraphNodeParams>() as i128,
-    ),
-    (
-        "align cudaGraphNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaGraphNodeParams>() as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.type_",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, type_) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.reserved0",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved0) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.__bindgen_anon_1",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, __bindgen_anon_1)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.reserved2",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved2) as i128,
-    ),
-    (
-        "size cudaHostNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaHostNodeParams>() as i128,
-    ),
-    (
-        "align cudaHostNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaHostNodeParams>() as i128,
-    ),
-    (
-        "offset cudaHostNodeParams.fn_",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, fn_) as i128,
-    ),
-    (
-        "offset cudaHostNodeParams.userData",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, userData) as i128,
-    ),
-    (
-        "size cudaHostNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
-    ),
-    (
-        "align cudaHostNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
-    ),
-    (
-        "offset cudaHostNodeParamsV2.fn_",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, fn_) as i128,
-    ),
-    (
-        "offset cudaHostNodeParamsV2.userData",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, userData) as i128,
-    ),
-    (
-        "offset cudaHostNodeParamsV2.syncMode",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, syncMode) as i128,
-    ),
-    (
-        "size cudaIpcEventHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
-    ),
-    (
-        "align cudaIpcEventHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
-    ),
-    (
-        "offset cudaIpcEventHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaIpcEventHandle_st, reserved) as i128,
-    ),
-    (
-        "size cudaIpcMemHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
-    ),
-    (
-        "align cudaIpcMemHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
-    ),
-    (
-        "offset cudaIpcMemHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaIpcMemHandle_st, reserved) as i128,
+        "offset cudalibraryHostUniversalFunctionAndDataTable.dataWindowSize",
+        ::core::mem::offset_of!(
+            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize
+        ) as i128,
     ),
     (
         "size cudaKernelNodeParams",
@@ -1683,6 +2268,568 @@ pub static LAYOUT: &[(&str, i128)] = &[
     (
         "offset cudaKernelNodeParamsV2.functionType",
         ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, functionType) as i128,
+    ),
+    (
+        "offset cudaKernelNodeParamsV2__bindgen_ty_1.func",
+        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, func)
+            as i128,
+    ),
+    (
+        "offset cudaKernelNodeParamsV2__bindgen_ty_1.kern",
+        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, kern)
+            as i128,
+    ),
+    (
+        "offset cudaKernelNodeParamsV2__bindgen_ty_1.cuFunc",
+        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, cuFunc)
+            as i128,
+    ),
+    (
+        "size cudaExternalSemaphoreSignalNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
+            as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreSignalNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
+            as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParams.extSemArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParams, extSemArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParams.paramsArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParams, paramsArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParams.numExtSems",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParams, numExtSems
+        ) as i128,
+    ),
+    (
+        "size cudaExternalSemaphoreSignalNodeParamsV2",
+        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
+            as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreSignalNodeParamsV2",
+        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
+            as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParamsV2.extSemArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, extSemArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParamsV2.paramsArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, paramsArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreSignalNodeParamsV2.numExtSems",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, numExtSems
+        ) as i128,
+    ),
+    (
+        "size cudaExternalSemaphoreWaitNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>() as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreWaitNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>()
+            as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParams.extSemArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParams, extSemArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParams.paramsArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParams, paramsArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParams.numExtSems",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParams, numExtSems
+        ) as i128,
+    ),
+    (
+        "size cudaExternalSemaphoreWaitNodeParamsV2",
+        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
+            as i128,
+    ),
+    (
+        "align cudaExternalSemaphoreWaitNodeParamsV2",
+        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
+            as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParamsV2.extSemArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, extSemArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParamsV2.paramsArray",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, paramsArray
+        ) as i128,
+    ),
+    (
+        "offset cudaExternalSemaphoreWaitNodeParamsV2.numExtSems",
+        ::core::mem::offset_of!(
+            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, numExtSems
+        ) as i128,
+    ),
+    (
+        "size cudaConditionalNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaConditionalNodeParams>() as i128,
+    ),
+    (
+        "align cudaConditionalNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaConditionalNodeParams>() as i128,
+    ),
+    (
+        "offset cudaConditionalNodeParams.handle",
+        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, handle) as i128,
+    ),
+    (
+        "offset cudaConditionalNodeParams.type_",
+        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, type_) as i128,
+    ),
+    (
+        "offset cudaConditionalNodeParams.size",
+        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, size) as i128,
+    ),
+    (
+        "offset cudaConditionalNodeParams.phGraph_out",
+        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, phGraph_out)
+            as i128,
+    ),
+    (
+        "offset cudaConditionalNodeParams.ctx",
+        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, ctx) as i128,
+    ),
+    (
+        "size cudaChildGraphNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
+    ),
+    (
+        "align cudaChildGraphNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
+    ),
+    (
+        "offset cudaChildGraphNodeParams.graph",
+        ::core::mem::offset_of!(krate::sys::cudaChildGraphNodeParams, graph) as i128,
+    ),
+    (
+        "offset cudaChildGraphNodeParams.ownership",
+        ::core::mem::offset_of!(krate::sys::cudaChildGraphNodeParams, ownership) as i128,
+    ),
+    (
+        "size cudaEventRecordNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
+    ),
+    (
+        "align cudaEventRecordNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
+    ),
+    (
+        "offset cudaEventRecordNodeParams.event",
+        ::core::mem::offset_of!(krate::sys::cudaEventRecordNodeParams, event) as i128,
+    ),
+    (
+        "size cudaEventWaitNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
+    ),
+    (
+        "align cudaEventWaitNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
+    ),
+    (
+        "offset cudaEventWaitNodeParams.event",
+        ::core::mem::offset_of!(krate::sys::cudaEventWaitNodeParams, event) as i128,
+    ),
+    (
+        "size cudaGraphNodeParams",
+        ::core::mem::size_of::<krate::sys::cudaGraphNodeParams>() as i128,
+    ),
+    (
+        "align cudaGraphNodeParams",
+        ::core::mem::align_of::<krate::sys::cudaGraphNodeParams>() as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams.type_",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, type_) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams.reserved0",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved0) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams.__bindgen_anon_1",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, __bindgen_anon_1)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams.reserved2",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved2) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.reserved1",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, reserved1)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.kernel",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, kernel)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.memcpy",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memcpy)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.memset",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memset)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.host",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, host)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.graph",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, graph)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.eventWait",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventWait)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.eventRecord",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventRecord
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.extSemSignal",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemSignal
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.extSemWait",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemWait
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.alloc",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, alloc)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.free",
+        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, free)
+            as i128,
+    ),
+    (
+        "offset cudaGraphNodeParams__bindgen_ty_1.conditional",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphNodeParams__bindgen_ty_1, conditional
+        ) as i128,
+    ),
+    (
+        "size cudaGraphEdgeData_st",
+        ::core::mem::size_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
+    ),
+    (
+        "align cudaGraphEdgeData_st",
+        ::core::mem::align_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
+    ),
+    (
+        "offset cudaGraphEdgeData_st.from_port",
+        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, from_port) as i128,
+    ),
+    (
+        "offset cudaGraphEdgeData_st.to_port",
+        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, to_port) as i128,
+    ),
+    (
+        "offset cudaGraphEdgeData_st.type_",
+        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, type_) as i128,
+    ),
+    (
+        "offset cudaGraphEdgeData_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, reserved) as i128,
+    ),
+    (
+        "size cudaGraphInstantiateParams_st",
+        ::core::mem::size_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
+    ),
+    (
+        "align cudaGraphInstantiateParams_st",
+        ::core::mem::align_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
+    ),
+    (
+        "offset cudaGraphInstantiateParams_st.flags",
+        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, flags) as i128,
+    ),
+    (
+        "offset cudaGraphInstantiateParams_st.uploadStream",
+        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, uploadStream)
+            as i128,
+    ),
+    (
+        "offset cudaGraphInstantiateParams_st.errNode_out",
+        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, errNode_out)
+            as i128,
+    ),
+    (
+        "offset cudaGraphInstantiateParams_st.result_out",
+        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, result_out)
+            as i128,
+    ),
+    (
+        "size cudaGraphExecUpdateResultInfo_st",
+        ::core::mem::size_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
+    ),
+    (
+        "align cudaGraphExecUpdateResultInfo_st",
+        ::core::mem::align_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
+    ),
+    (
+        "offset cudaGraphExecUpdateResultInfo_st.result",
+        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, result)
+            as i128,
+    ),
+    (
+        "offset cudaGraphExecUpdateResultInfo_st.errorNode",
+        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, errorNode)
+            as i128,
+    ),
+    (
+        "offset cudaGraphExecUpdateResultInfo_st.errorFromNode",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphExecUpdateResultInfo_st, errorFromNode
+        ) as i128,
+    ),
+    (
+        "size cudaGraphKernelNodeUpdate",
+        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
+    ),
+    (
+        "align cudaGraphKernelNodeUpdate",
+        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate.node",
+        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, node) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate.field",
+        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, field) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate.updateData",
+        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, updateData)
+            as i128,
+    ),
+    (
+        "size cudaGraphKernelNodeUpdate__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
+            as i128,
+    ),
+    (
+        "align cudaGraphKernelNodeUpdate__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
+            as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.gridDim",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, gridDim
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.param",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, param
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.isEnabled",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, isEnabled
+        ) as i128,
+    ),
+    (
+        "size cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
+        ::core::mem::size_of::<
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "align cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
+        ::core::mem::align_of::<
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
+        >() as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.pValue",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, pValue
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.offset",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, offset
+        ) as i128,
+    ),
+    (
+        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.size",
+        ::core::mem::offset_of!(
+            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, size
+        ) as i128,
+    ),
+    (
+        "size cudaLaunchMemSyncDomainMap_st",
+        ::core::mem::size_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
+    ),
+    (
+        "align cudaLaunchMemSyncDomainMap_st",
+        ::core::mem::align_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
+    ),
+    (
+        "offset cudaLaunchMemSyncDomainMap_st.default_",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, default_)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchMemSyncDomainMap_st.remote",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, remote)
+            as i128,
+    ),
+    (
+        "size cudaLaunchAttributeValue",
+        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
+    ),
+    (
+        "align cudaLaunchAttributeValue",
+        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.pad",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, pad) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.accessPolicyWindow",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, accessPolicyWindow)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.cooperative",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, cooperative)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.syncPolicy",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, syncPolicy) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.clusterDim",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, clusterDim) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.clusterSchedulingPolicyPreference",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, clusterSchedulingPolicyPreference
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.programmaticStreamSerializationAllowed",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, programmaticStreamSerializationAllowed
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.programmaticEvent",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, programmaticEvent)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.priority",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, priority) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.memSyncDomainMap",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomainMap)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.memSyncDomain",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomain)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.preferredClusterDim",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, preferredClusterDim
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.launchCompletionEvent",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, launchCompletionEvent
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.deviceUpdatableKernelNode",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, deviceUpdatableKernelNode
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.sharedMemCarveout",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, sharedMemCarveout)
+            as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.nvlinkUtilCentricScheduling",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, nvlinkUtilCentricScheduling
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.portableClusterSizeMode",
+        ::core::mem::offset_of!(
+            krate::sys::cudaLaunchAttributeValue, portableClusterSizeMode
+        ) as i128,
+    ),
+    (
+        "offset cudaLaunchAttributeValue.sharedMemoryMode",
+        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, sharedMemoryMode)
+            as i128,
     ),
     (
         "size cudaLaunchAttributeValue__bindgen_ty_1",
@@ -1860,753 +3007,55 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, numAttrs) as i128,
     ),
     (
-        "size cudaLaunchMemSyncDomainMap_st",
-        ::core::mem::size_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
+        "size cudaAsyncNotificationInfo",
+        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
     ),
     (
-        "align cudaLaunchMemSyncDomainMap_st",
-        ::core::mem::align_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
+        "align cudaAsyncNotificationInfo",
+        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
     ),
     (
-        "offset cudaLaunchMemSyncDomainMap_st.default_",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, default_)
+        "offset cudaAsyncNotificationInfo.type_",
+        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, type_) as i128,
+    ),
+    (
+        "offset cudaAsyncNotificationInfo.info",
+        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, info) as i128,
+    ),
+    (
+        "size cudaAsyncNotificationInfo__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
             as i128,
     ),
     (
-        "offset cudaLaunchMemSyncDomainMap_st.remote",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, remote)
+        "align cudaAsyncNotificationInfo__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
             as i128,
     ),
     (
-        "size cudaMemAccessDesc",
-        ::core::mem::size_of::<krate::sys::cudaMemAccessDesc>() as i128,
+        "offset cudaAsyncNotificationInfo__bindgen_ty_1.overBudget",
+        ::core::mem::offset_of!(
+            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1, overBudget
+        ) as i128,
     ),
     (
-        "align cudaMemAccessDesc",
-        ::core::mem::align_of::<krate::sys::cudaMemAccessDesc>() as i128,
-    ),
-    (
-        "offset cudaMemAccessDesc.location",
-        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, location) as i128,
-    ),
-    (
-        "offset cudaMemAccessDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, flags) as i128,
-    ),
-    (
-        "size cudaMemAllocNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemAllocNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.poolProps",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, poolProps) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.accessDescs",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescs) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.accessDescCount",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescCount)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.bytesize",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, bytesize) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, dptr) as i128,
-    ),
-    (
-        "size cudaMemAllocNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
-    ),
-    (
-        "align cudaMemAllocNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.poolProps",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, poolProps) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.accessDescs",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescs)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.accessDescCount",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescCount)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.bytesize",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, bytesize) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, dptr) as i128,
-    ),
-    (
-        "size cudaMemFabricHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
-    ),
-    (
-        "align cudaMemFabricHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
-    ),
-    (
-        "offset cudaMemFabricHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemFabricHandle_st, reserved) as i128,
-    ),
-    (
-        "size cudaMemFreeNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemFreeNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemFreeNodeParams.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemFreeNodeParams, dptr) as i128,
-    ),
-    (
-        "size cudaMemLocation",
-        ::core::mem::size_of::<krate::sys::cudaMemLocation>() as i128,
-    ),
-    (
-        "align cudaMemLocation",
-        ::core::mem::align_of::<krate::sys::cudaMemLocation>() as i128,
-    ),
-    (
-        "offset cudaMemLocation.type_",
-        ::core::mem::offset_of!(krate::sys::cudaMemLocation, type_) as i128,
-    ),
-    (
-        "offset cudaMemLocation.id",
-        ::core::mem::offset_of!(krate::sys::cudaMemLocation, id) as i128,
-    ),
-    (
-        "size cudaMemPoolProps",
-        ::core::mem::size_of::<krate::sys::cudaMemPoolProps>() as i128,
-    ),
-    (
-        "align cudaMemPoolProps",
-        ::core::mem::align_of::<krate::sys::cudaMemPoolProps>() as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.allocType",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, allocType) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.handleTypes",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, handleTypes) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.location",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, location) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.win32SecurityAttributes",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, win32SecurityAttributes)
-            as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.maxSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, maxSize) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.usage",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, usage) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, reserved) as i128,
-    ),
-    (
-        "size cudaMemPoolPtrExportData",
-        ::core::mem::size_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
-    ),
-    (
-        "align cudaMemPoolPtrExportData",
-        ::core::mem::align_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
-    ),
-    (
-        "offset cudaMemPoolPtrExportData.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolPtrExportData, reserved) as i128,
-    ),
-    (
-        "size cudaMemcpy3DBatchOp",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DBatchOp",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.src",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, src) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, dst) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, extent) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.srcAccessOrder",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, srcAccessOrder) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, flags) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand.type_",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, type_) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand.op",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, op) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
+        "size cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::size_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
         >() as i128,
     ),
     (
-        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
+        "align cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
         ::core::mem::align_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
+            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
         >() as i128,
     ),
     (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.ptr",
+        "offset cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1.bytesOverBudget",
         ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, ptr
+            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
+            bytesOverBudget
         ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.rowLength",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, rowLength
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.layerHeight",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, layerHeight
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.locHint",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, locHint
-        ) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.array",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, array
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.offset",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, offset
-        ) as i128,
-    ),
-    (
-        "size cudaMemcpy3DParms",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DParms>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DParms",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DParms>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, extent) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.kind",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, kind) as i128,
-    ),
-    (
-        "size cudaMemcpy3DPeerParms",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DPeerParms",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcDevice",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcDevice) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstDevice",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstDevice) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, extent) as i128,
-    ),
-    (
-        "size cudaMemcpyAttributes",
-        ::core::mem::size_of::<krate::sys::cudaMemcpyAttributes>() as i128,
-    ),
-    (
-        "align cudaMemcpyAttributes",
-        ::core::mem::align_of::<krate::sys::cudaMemcpyAttributes>() as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.srcAccessOrder",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcAccessOrder) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.srcLocHint",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcLocHint) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.dstLocHint",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, dstLocHint) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, flags) as i128,
-    ),
-    (
-        "size cudaMemcpyNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemcpyNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, flags) as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, reserved) as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.ctx",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, ctx) as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.copyParams",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, copyParams) as i128,
-    ),
-    (
-        "size cudaMemsetParams",
-        ::core::mem::size_of::<krate::sys::cudaMemsetParams>() as i128,
-    ),
-    (
-        "align cudaMemsetParams",
-        ::core::mem::align_of::<krate::sys::cudaMemsetParams>() as i128,
-    ),
-    (
-        "offset cudaMemsetParams.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, dst) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, pitch) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.value",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, value) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.elementSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, elementSize) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.width",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, width) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.height",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, height) as i128,
-    ),
-    (
-        "size cudaMemsetParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaMemsetParamsV2>() as i128,
-    ),
-    (
-        "align cudaMemsetParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaMemsetParamsV2>() as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, dst) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, pitch) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.value",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, value) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.elementSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, elementSize) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.width",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, width) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.height",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, height) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.ctx",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, ctx) as i128,
-    ),
-    ("size cudaOffset3D", ::core::mem::size_of::<krate::sys::cudaOffset3D>() as i128),
-    ("align cudaOffset3D", ::core::mem::align_of::<krate::sys::cudaOffset3D>() as i128),
-    (
-        "offset cudaOffset3D.x",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, x) as i128,
-    ),
-    (
-        "offset cudaOffset3D.y",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, y) as i128,
-    ),
-    (
-        "offset cudaOffset3D.z",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, z) as i128,
-    ),
-    (
-        "size cudaPitchedPtr",
-        ::core::mem::size_of::<krate::sys::cudaPitchedPtr>() as i128,
-    ),
-    (
-        "align cudaPitchedPtr",
-        ::core::mem::align_of::<krate::sys::cudaPitchedPtr>() as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.ptr",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ptr) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, pitch) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.xsize",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, xsize) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.ysize",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ysize) as i128,
-    ),
-    (
-        "size cudaPointerAttributes",
-        ::core::mem::size_of::<krate::sys::cudaPointerAttributes>() as i128,
-    ),
-    (
-        "align cudaPointerAttributes",
-        ::core::mem::align_of::<krate::sys::cudaPointerAttributes>() as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.type_",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, type_) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.device",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, device) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.devicePointer",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, devicePointer) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.hostPointer",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, hostPointer) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, reserved) as i128,
-    ),
-    ("size cudaPos", ::core::mem::size_of::<krate::sys::cudaPos>() as i128),
-    ("align cudaPos", ::core::mem::align_of::<krate::sys::cudaPos>() as i128),
-    ("offset cudaPos.x", ::core::mem::offset_of!(krate::sys::cudaPos, x) as i128),
-    ("offset cudaPos.y", ::core::mem::offset_of!(krate::sys::cudaPos, y) as i128),
-    ("offset cudaPos.z", ::core::mem::offset_of!(krate::sys::cudaPos, z) as i128),
-    (
-        "size cudaResourceDesc",
-        ::core::mem::size_of::<krate::sys::cudaResourceDesc>() as i128,
-    ),
-    (
-        "align cudaResourceDesc",
-        ::core::mem::align_of::<krate::sys::cudaResourceDesc>() as i128,
-    ),
-    (
-        "offset cudaResourceDesc.resType",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, resType) as i128,
-    ),
-    (
-        "offset cudaResourceDesc.res",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, res) as i128,
-    ),
-    (
-        "offset cudaResourceDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, flags) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_1.array",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1, array
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_2.mipmap",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2, mipmap
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.devPtr",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, devPtr
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.desc",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, desc
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.sizeInBytes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, sizeInBytes
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.devPtr",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, devPtr
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.desc",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, desc
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.width",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, width
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.height",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, height
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.pitchInBytes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, pitchInBytes
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_5",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_5",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_5.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_5, reserved
-        ) as i128,
-    ),
-    (
-        "size cudaResourceViewDesc",
-        ::core::mem::size_of::<krate::sys::cudaResourceViewDesc>() as i128,
-    ),
-    (
-        "align cudaResourceViewDesc",
-        ::core::mem::align_of::<krate::sys::cudaResourceViewDesc>() as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.format",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, format) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.width",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, width) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.height",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, height) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.depth",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, depth) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.firstMipmapLevel",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstMipmapLevel)
-            as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.lastMipmapLevel",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastMipmapLevel)
-            as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.firstLayer",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstLayer) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.lastLayer",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastLayer) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, reserved) as i128,
     ),
     (
         "size cudaTextureDesc",
@@ -2671,570 +3120,627 @@ pub static LAYOUT: &[(&str, i128)] = &[
         ::core::mem::offset_of!(krate::sys::cudaTextureDesc, seamlessCubemap) as i128,
     ),
     (
-        "size cudalibraryHostUniversalFunctionAndDataTable",
-        ::core::mem::size_of::<
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
-        >() as i128,
+        "size cudaEglPlaneDesc_st",
+        ::core::mem::size_of::<krate::sys::cudaEglPlaneDesc_st>() as i128,
     ),
     (
-        "align cudalibraryHostUniversalFunctionAndDataTable",
-        ::core::mem::align_of::<
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
-        >() as i128,
+        "align cudaEglPlaneDesc_st",
+        ::core::mem::align_of::<krate::sys::cudaEglPlaneDesc_st>() as i128,
     ),
     (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.functionTable",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionTable
-        ) as i128,
+        "offset cudaEglPlaneDesc_st.width",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, width) as i128,
     ),
     (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.functionWindowSize",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize
-        ) as i128,
+        "offset cudaEglPlaneDesc_st.height",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, height) as i128,
     ),
     (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.dataTable",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataTable
-        ) as i128,
+        "offset cudaEglPlaneDesc_st.depth",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, depth) as i128,
     ),
     (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.dataWindowSize",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize
-        ) as i128,
+        "offset cudaEglPlaneDesc_st.pitch",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, pitch) as i128,
     ),
-    ("size dim3", ::core::mem::size_of::<krate::sys::dim3>() as i128),
-    ("align dim3", ::core::mem::align_of::<krate::sys::dim3>() as i128),
-    ("offset dim3.x", ::core::mem::offset_of!(krate::sys::dim3, x) as i128),
-    ("offset dim3.y", ::core::mem::offset_of!(krate::sys::dim3, y) as i128),
-    ("offset dim3.z", ::core::mem::offset_of!(krate::sys::dim3, z) as i128),
     (
-        "size cudaAsyncNotificationInfo__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
+        "offset cudaEglPlaneDesc_st.numChannels",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, numChannels) as i128,
+    ),
+    (
+        "offset cudaEglPlaneDesc_st.channelDesc",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, channelDesc) as i128,
+    ),
+    (
+        "offset cudaEglPlaneDesc_st.reserved",
+        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, reserved) as i128,
+    ),
+    (
+        "size cudaEglFrame_st",
+        ::core::mem::size_of::<krate::sys::cudaEglFrame_st>() as i128,
+    ),
+    (
+        "align cudaEglFrame_st",
+        ::core::mem::align_of::<krate::sys::cudaEglFrame_st>() as i128,
+    ),
+    (
+        "offset cudaEglFrame_st.frame",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, frame) as i128,
+    ),
+    (
+        "offset cudaEglFrame_st.planeDesc",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, planeDesc) as i128,
+    ),
+    (
+        "offset cudaEglFrame_st.planeCount",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, planeCount) as i128,
+    ),
+    (
+        "offset cudaEglFrame_st.frameType",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, frameType) as i128,
+    ),
+    (
+        "offset cudaEglFrame_st.eglColorFormat",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, eglColorFormat) as i128,
+    ),
+    (
+        "size cudaEglFrame_st__bindgen_ty_1",
+        ::core::mem::size_of::<krate::sys::cudaEglFrame_st__bindgen_ty_1>() as i128,
+    ),
+    (
+        "align cudaEglFrame_st__bindgen_ty_1",
+        ::core::mem::align_of::<krate::sys::cudaEglFrame_st__bindgen_ty_1>() as i128,
+    ),
+    (
+        "offset cudaEglFrame_st__bindgen_ty_1.pArray",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st__bindgen_ty_1, pArray)
             as i128,
     ),
     (
-        "align cudaAsyncNotificationInfo__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
+        "offset cudaEglFrame_st__bindgen_ty_1.pPitch",
+        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st__bindgen_ty_1, pPitch)
             as i128,
     ),
+    ("value cudaError_t.cudaSuccess", krate::sys::cudaError_t::SUCCESS.as_raw() as i128),
     (
-        "offset cudaAsyncNotificationInfo__bindgen_ty_1.overBudget",
-        ::core::mem::offset_of!(
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1, overBudget
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidValue",
+        krate::sys::cudaError_t::ERROR_INVALID_VALUE.as_raw() as i128,
     ),
     (
-        "offset cudaDevResource_st__bindgen_ty_1.sm",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, sm) as i128,
+        "value cudaError_t.cudaErrorMemoryAllocation",
+        krate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i128,
     ),
     (
-        "offset cudaDevResource_st__bindgen_ty_1.wqConfig",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, wqConfig)
-            as i128,
+        "value cudaError_t.cudaErrorInitializationError",
+        krate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR.as_raw() as i128,
     ),
     (
-        "offset cudaDevResource_st__bindgen_ty_1.wq",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, wq) as i128,
+        "value cudaError_t.cudaErrorCudartUnloading",
+        krate::sys::cudaError_t::ERROR_CUDART_UNLOADING.as_raw() as i128,
     ),
     (
-        "offset cudaDevResource_st__bindgen_ty_1._oversize",
-        ::core::mem::offset_of!(krate::sys::cudaDevResource_st__bindgen_ty_1, _oversize)
-            as i128,
+        "value cudaError_t.cudaErrorProfilerDisabled",
+        krate::sys::cudaError_t::ERROR_PROFILER_DISABLED.as_raw() as i128,
     ),
     (
-        "size cudaExternalMemoryHandleDesc__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
-            as i128,
+        "value cudaError_t.cudaErrorProfilerNotInitialized",
+        krate::sys::cudaError_t::ERROR_PROFILER_NOT_INITIALIZED.as_raw() as i128,
     ),
     (
-        "align cudaExternalMemoryHandleDesc__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
-            as i128,
+        "value cudaError_t.cudaErrorProfilerAlreadyStarted",
+        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STARTED.as_raw() as i128,
     ),
     (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.fd",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, fd
-        ) as i128,
+        "value cudaError_t.cudaErrorProfilerAlreadyStopped",
+        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STOPPED.as_raw() as i128,
     ),
     (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.win32",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, win32
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidConfiguration",
+        krate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION.as_raw() as i128,
     ),
     (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.nvSciBufObject",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, nvSciBufObject
-        ) as i128,
+        "value cudaError_t.cudaErrorVersionTranslation",
+        krate::sys::cudaError_t::ERROR_VERSION_TRANSLATION.as_raw() as i128,
     ),
     (
-        "size cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
-        >() as i128,
+        "value cudaError_t.cudaErrorInvalidPitchValue",
+        krate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE.as_raw() as i128,
     ),
     (
-        "align cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
-        >() as i128,
+        "value cudaError_t.cudaErrorInvalidSymbol",
+        krate::sys::cudaError_t::ERROR_INVALID_SYMBOL.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.fd",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, fd
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidHostPointer",
+        krate::sys::cudaError_t::ERROR_INVALID_HOST_POINTER.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.win32",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, win32
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidDevicePointer",
+        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.nvSciSyncObj",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, nvSciSyncObj
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidTexture",
+        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE.as_raw() as i128,
     ),
     (
-        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
+        "value cudaError_t.cudaErrorInvalidTextureBinding",
+        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING.as_raw() as i128,
     ),
     (
-        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
+        "value cudaError_t.cudaErrorInvalidChannelDescriptor",
+        krate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidMemcpyDirection",
+        krate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
+        "value cudaError_t.cudaErrorAddressOfConstant",
+        krate::sys::cudaError_t::ERROR_ADDRESS_OF_CONSTANT.as_raw() as i128,
     ),
     (
-        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
+        "value cudaError_t.cudaErrorTextureFetchFailed",
+        krate::sys::cudaError_t::ERROR_TEXTURE_FETCH_FAILED.as_raw() as i128,
     ),
     (
-        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
+        "value cudaError_t.cudaErrorTextureNotBound",
+        krate::sys::cudaError_t::ERROR_TEXTURE_NOT_BOUND.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
+        "value cudaError_t.cudaErrorSynchronizationError",
+        krate::sys::cudaError_t::ERROR_SYNCHRONIZATION_ERROR.as_raw() as i128,
     ),
     (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
+        "value cudaError_t.cudaErrorInvalidFilterSetting",
+        krate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING.as_raw() as i128,
     ),
     (
-        "size cudaGraphKernelNodeUpdate__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
-            as i128,
+        "value cudaError_t.cudaErrorInvalidNormSetting",
+        krate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING.as_raw() as i128,
     ),
     (
-        "align cudaGraphKernelNodeUpdate__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
-            as i128,
+        "value cudaError_t.cudaErrorMixedDeviceExecution",
+        krate::sys::cudaError_t::ERROR_MIXED_DEVICE_EXECUTION.as_raw() as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.gridDim",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, gridDim
-        ) as i128,
+        "value cudaError_t.cudaErrorNotYetImplemented",
+        krate::sys::cudaError_t::ERROR_NOT_YET_IMPLEMENTED.as_raw() as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.param",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, param
-        ) as i128,
+        "value cudaError_t.cudaErrorMemoryValueTooLarge",
+        krate::sys::cudaError_t::ERROR_MEMORY_VALUE_TOO_LARGE.as_raw() as i128,
     ),
     (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.isEnabled",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, isEnabled
-        ) as i128,
+        "value cudaError_t.cudaErrorStubLibrary",
+        krate::sys::cudaError_t::ERROR_STUB_LIBRARY.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.reserved1",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, reserved1)
-            as i128,
+        "value cudaError_t.cudaErrorInsufficientDriver",
+        krate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.kernel",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, kernel)
-            as i128,
+        "value cudaError_t.cudaErrorCallRequiresNewerDriver",
+        krate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.memcpy",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memcpy)
-            as i128,
+        "value cudaError_t.cudaErrorInvalidSurface",
+        krate::sys::cudaError_t::ERROR_INVALID_SURFACE.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.memset",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memset)
-            as i128,
+        "value cudaError_t.cudaErrorDuplicateVariableName",
+        krate::sys::cudaError_t::ERROR_DUPLICATE_VARIABLE_NAME.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.host",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, host)
-            as i128,
+        "value cudaError_t.cudaErrorDuplicateTextureName",
+        krate::sys::cudaError_t::ERROR_DUPLICATE_TEXTURE_NAME.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.graph",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, graph)
-            as i128,
+        "value cudaError_t.cudaErrorDuplicateSurfaceName",
+        krate::sys::cudaError_t::ERROR_DUPLICATE_SURFACE_NAME.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.eventWait",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventWait)
-            as i128,
+        "value cudaError_t.cudaErrorDevicesUnavailable",
+        krate::sys::cudaError_t::ERROR_DEVICES_UNAVAILABLE.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.eventRecord",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventRecord
-        ) as i128,
+        "value cudaError_t.cudaErrorIncompatibleDriverContext",
+        krate::sys::cudaError_t::ERROR_INCOMPATIBLE_DRIVER_CONTEXT.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.extSemSignal",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemSignal
-        ) as i128,
+        "value cudaError_t.cudaErrorMissingConfiguration",
+        krate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.extSemWait",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemWait
-        ) as i128,
+        "value cudaError_t.cudaErrorPriorLaunchFailure",
+        krate::sys::cudaError_t::ERROR_PRIOR_LAUNCH_FAILURE.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.alloc",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, alloc)
-            as i128,
+        "value cudaError_t.cudaErrorLaunchMaxDepthExceeded",
+        krate::sys::cudaError_t::ERROR_LAUNCH_MAX_DEPTH_EXCEEDED.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.free",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, free)
-            as i128,
+        "value cudaError_t.cudaErrorLaunchFileScopedTex",
+        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_TEX.as_raw() as i128,
     ),
     (
-        "offset cudaGraphNodeParams__bindgen_ty_1.conditional",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, conditional
-        ) as i128,
+        "value cudaError_t.cudaErrorLaunchFileScopedSurf",
+        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_SURF.as_raw() as i128,
     ),
     (
-        "offset cudaKernelNodeParamsV2__bindgen_ty_1.func",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, func)
-            as i128,
+        "value cudaError_t.cudaErrorSyncDepthExceeded",
+        krate::sys::cudaError_t::ERROR_SYNC_DEPTH_EXCEEDED.as_raw() as i128,
     ),
     (
-        "offset cudaKernelNodeParamsV2__bindgen_ty_1.kern",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, kern)
-            as i128,
+        "value cudaError_t.cudaErrorLaunchPendingCountExceeded",
+        krate::sys::cudaError_t::ERROR_LAUNCH_PENDING_COUNT_EXCEEDED.as_raw() as i128,
     ),
     (
-        "offset cudaKernelNodeParamsV2__bindgen_ty_1.cuFunc",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2__bindgen_ty_1, cuFunc)
-            as i128,
+        "value cudaError_t.cudaErrorInvalidDeviceFunction",
+        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION.as_raw() as i128,
     ),
     (
-        "size cudaLaunchAttributeValue",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
+        "value cudaError_t.cudaErrorNoDevice",
+        krate::sys::cudaError_t::ERROR_NO_DEVICE.as_raw() as i128,
     ),
     (
-        "align cudaLaunchAttributeValue",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
+        "value cudaError_t.cudaErrorInvalidDevice",
+        krate::sys::cudaError_t::ERROR_INVALID_DEVICE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.pad",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, pad) as i128,
+        "value cudaError_t.cudaErrorDeviceNotLicensed",
+        krate::sys::cudaError_t::ERROR_DEVICE_NOT_LICENSED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.accessPolicyWindow",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, accessPolicyWindow)
-            as i128,
+        "value cudaError_t.cudaErrorSoftwareValidityNotEstablished",
+        krate::sys::cudaError_t::ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.cooperative",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, cooperative)
-            as i128,
+        "value cudaError_t.cudaErrorStartupFailure",
+        krate::sys::cudaError_t::ERROR_STARTUP_FAILURE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.syncPolicy",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, syncPolicy) as i128,
+        "value cudaError_t.cudaErrorInvalidKernelImage",
+        krate::sys::cudaError_t::ERROR_INVALID_KERNEL_IMAGE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.clusterDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, clusterDim) as i128,
+        "value cudaError_t.cudaErrorDeviceUninitialized",
+        krate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.clusterSchedulingPolicyPreference",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, clusterSchedulingPolicyPreference
-        ) as i128,
+        "value cudaError_t.cudaErrorMapBufferObjectFailed",
+        krate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.programmaticStreamSerializationAllowed",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, programmaticStreamSerializationAllowed
-        ) as i128,
+        "value cudaError_t.cudaErrorUnmapBufferObjectFailed",
+        krate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.programmaticEvent",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, programmaticEvent)
-            as i128,
+        "value cudaError_t.cudaErrorArrayIsMapped",
+        krate::sys::cudaError_t::ERROR_ARRAY_IS_MAPPED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.priority",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, priority) as i128,
+        "value cudaError_t.cudaErrorAlreadyMapped",
+        krate::sys::cudaError_t::ERROR_ALREADY_MAPPED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.memSyncDomainMap",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomainMap)
-            as i128,
+        "value cudaError_t.cudaErrorNoKernelImageForDevice",
+        krate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.memSyncDomain",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomain)
-            as i128,
+        "value cudaError_t.cudaErrorAlreadyAcquired",
+        krate::sys::cudaError_t::ERROR_ALREADY_ACQUIRED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.preferredClusterDim",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, preferredClusterDim
-        ) as i128,
+        "value cudaError_t.cudaErrorNotMapped",
+        krate::sys::cudaError_t::ERROR_NOT_MAPPED.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.launchCompletionEvent",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, launchCompletionEvent
-        ) as i128,
+        "value cudaError_t.cudaErrorNotMappedAsArray",
+        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_ARRAY.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.deviceUpdatableKernelNode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, deviceUpdatableKernelNode
-        ) as i128,
+        "value cudaError_t.cudaErrorNotMappedAsPointer",
+        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_POINTER.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.sharedMemCarveout",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, sharedMemCarveout)
-            as i128,
+        "value cudaError_t.cudaErrorECCUncorrectable",
+        krate::sys::cudaError_t::ERROR_ECC_UNCORRECTABLE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.nvlinkUtilCentricScheduling",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, nvlinkUtilCentricScheduling
-        ) as i128,
+        "value cudaError_t.cudaErrorUnsupportedLimit",
+        krate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.portableClusterSizeMode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, portableClusterSizeMode
-        ) as i128,
+        "value cudaError_t.cudaErrorDeviceAlreadyInUse",
+        krate::sys::cudaError_t::ERROR_DEVICE_ALREADY_IN_USE.as_raw() as i128,
     ),
     (
-        "offset cudaLaunchAttributeValue.sharedMemoryMode",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, sharedMemoryMode)
-            as i128,
+        "value cudaError_t.cudaErrorPeerAccessUnsupported",
+        krate::sys::cudaError_t::ERROR_PEER_ACCESS_UNSUPPORTED.as_raw() as i128,
     ),
     (
-        "size cudaMemcpy3DOperand__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
+        "value cudaError_t.cudaErrorInvalidPtx",
+        krate::sys::cudaError_t::ERROR_INVALID_PTX.as_raw() as i128,
     ),
     (
-        "align cudaMemcpy3DOperand__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
+        "value cudaError_t.cudaErrorInvalidGraphicsContext",
+        krate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT.as_raw() as i128,
     ),
     (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1.ptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, ptr)
-            as i128,
+        "value cudaError_t.cudaErrorNvlinkUncorrectable",
+        krate::sys::cudaError_t::ERROR_NVLINK_UNCORRECTABLE.as_raw() as i128,
     ),
     (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1.array",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, array)
-            as i128,
+        "value cudaError_t.cudaErrorJitCompilerNotFound",
+        krate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND.as_raw() as i128,
     ),
     (
-        "size cudaResourceDesc__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
+        "value cudaError_t.cudaErrorUnsupportedPtxVersion",
+        krate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION.as_raw() as i128,
     ),
     (
-        "align cudaResourceDesc__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
+        "value cudaError_t.cudaErrorJitCompilationDisabled",
+        krate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED.as_raw() as i128,
     ),
     (
-        "offset cudaResourceDesc__bindgen_ty_1.array",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, array)
-            as i128,
+        "value cudaError_t.cudaErrorUnsupportedExecAffinity",
+        krate::sys::cudaError_t::ERROR_UNSUPPORTED_EXEC_AFFINITY.as_raw() as i128,
     ),
     (
-        "offset cudaResourceDesc__bindgen_ty_1.mipmap",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, mipmap)
-            as i128,
+        "value cudaError_t.cudaErrorUnsupportedDevSideSync",
+        krate::sys::cudaError_t::ERROR_UNSUPPORTED_DEV_SIDE_SYNC.as_raw() as i128,
     ),
     (
-        "offset cudaResourceDesc__bindgen_ty_1.linear",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, linear)
-            as i128,
+        "value cudaError_t.cudaErrorContained",
+        krate::sys::cudaError_t::ERROR_CONTAINED.as_raw() as i128,
     ),
     (
-        "offset cudaResourceDesc__bindgen_ty_1.pitch2D",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, pitch2D)
-            as i128,
+        "value cudaError_t.cudaErrorInvalidSource",
+        krate::sys::cudaError_t::ERROR_INVALID_SOURCE.as_raw() as i128,
     ),
     (
-        "offset cudaResourceDesc__bindgen_ty_1.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, reserved)
-            as i128,
+        "value cudaError_t.cudaErrorFileNotFound",
+        krate::sys::cudaError_t::ERROR_FILE_NOT_FOUND.as_raw() as i128,
     ),
     (
-        "value cudaLogLevel.cudaLogLevelError",
-        krate::sys::cudaLogLevel::ERROR.as_raw() as i128,
+        "value cudaError_t.cudaErrorSharedObjectSymbolNotFound",
+        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND.as_raw() as i128,
     ),
     (
-        "value cudaLogLevel.cudaLogLevelWarning",
-        krate::sys::cudaLogLevel::WARNING.as_raw() as i128,
+        "value cudaError_t.cudaErrorSharedObjectInitFailed",
+        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED.as_raw() as i128,
     ),
     (
-        "value cudaAccessProperty.cudaAccessPropertyNormal",
-        krate::sys::cudaAccessProperty::NORMAL.as_raw() as i128,
+        "value cudaError_t.cudaErrorOperatingSystem",
+        krate::sys::cudaError_t::ERROR_OPERATING_SYSTEM.as_raw() as i128,
     ),
     (
-        "value cudaAccessProperty.cudaAccessPropertyStreaming",
-        krate::sys::cudaAccessProperty::STREAMING.as_raw() as i128,
+        "value cudaError_t.cudaErrorInvalidResourceHandle",
+        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE.as_raw() as i128,
     ),
     (
-        "value cudaAccessProperty.cudaAccessPropertyPersisting",
-        krate::sys::cudaAccessProperty::PERSISTING.as_raw() as i128,
+        "value cudaError_t.cudaErrorIllegalState",
+        krate::sys::cudaError_t::ERROR_ILLEGAL_STATE.as_raw() as i128,
     ),
     (
-        "value cudaAsyncNotificationType.cudaAsyncNotificationTypeOverBudget",
-        krate::sys::cudaAsyncNotificationType::CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
-            .as_raw() as i128,
+        "value cudaError_t.cudaErrorLossyQuery",
+        krate::sys::cudaError_t::ERROR_LOSSY_QUERY.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationIntegerAdd",
-        krate::sys::cudaAtomicOperation::INTEGER_ADD.as_raw() as i128,
+        "value cudaError_t.cudaErrorSymbolNotFound",
+        krate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationIntegerMin",
-        krate::sys::cudaAtomicOperation::INTEGER_MIN.as_raw() as i128,
+        "value cudaError_t.cudaErrorNotReady",
+        krate::sys::cudaError_t::ERROR_NOT_READY.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationIntegerMax",
-        krate::sys::cudaAtomicOperation::INTEGER_MAX.as_raw() as i128,
+        "value cudaError_t.cudaErrorIllegalAddress",
+        krate::sys::cudaError_t::ERROR_ILLEGAL_ADDRESS.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationIntegerIncrement",
-        krate::sys::cudaAtomicOperation::INTEGER_INCREMENT.as_raw() as i128,
+        "value cudaError_t.cudaErrorLaunchOutOfResources",
+        krate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationIntegerDecrement",
-        krate::sys::cudaAtomicOperation::INTEGER_DECREMENT.as_raw() as i128,
+        "value cudaError_t.cudaErrorLaunchTimeout",
+        krate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationAnd",
-        krate::sys::cudaAtomicOperation::AND.as_raw() as i128,
+        "value cudaError_t.cudaErrorLaunchIncompatibleTexturing",
+        krate::sys::cudaError_t::ERROR_LAUNCH_INCOMPATIBLE_TEXTURING.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationOr",
-        krate::sys::cudaAtomicOperation::OR.as_raw() as i128,
+        "value cudaError_t.cudaErrorPeerAccessAlreadyEnabled",
+        krate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationXOR",
-        krate::sys::cudaAtomicOperation::XOR.as_raw() as i128,
+        "value cudaError_t.cudaErrorPeerAccessNotEnabled",
+        krate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationExchange",
-        krate::sys::cudaAtomicOperation::EXCHANGE.as_raw() as i128,
+        "value cudaError_t.cudaErrorSetOnActiveProcess",
+        krate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationCAS",
-        krate::sys::cudaAtomicOperation::CAS.as_raw() as i128,
+        "value cudaError_t.cudaErrorContextIsDestroyed",
+        krate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationFloatAdd",
-        krate::sys::cudaAtomicOperation::FLOAT_ADD.as_raw() as i128,
+        "value cudaError_t.cudaErrorAssert",
+        krate::sys::cudaError_t::ERROR_ASSERT.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationFloatMin",
-        krate::sys::cudaAtomicOperation::FLOAT_MIN.as_raw() as i128,
+        "value cudaError_t.cudaErrorTooManyPeers",
+        krate::sys::cudaError_t::ERROR_TOO_MANY_PEERS.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperation.cudaAtomicOperationFloatMax",
-        krate::sys::cudaAtomicOperation::FLOAT_MAX.as_raw() as i128,
+        "value cudaError_t.cudaErrorHostMemoryAlreadyRegistered",
+        krate::sys::cudaError_t::ERROR_HOST_MEMORY_ALREADY_REGISTERED.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilitySigned",
-        krate::sys::cudaAtomicOperationCapability::SIGNED.as_raw() as i128,
+        "value cudaError_t.cudaErrorHostMemoryNotRegistered",
+        krate::sys::cudaError_t::ERROR_HOST_MEMORY_NOT_REGISTERED.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityUnsigned",
-        krate::sys::cudaAtomicOperationCapability::UNSIGNED.as_raw() as i128,
+        "value cudaError_t.cudaErrorHardwareStackError",
+        krate::sys::cudaError_t::ERROR_HARDWARE_STACK_ERROR.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityReduction",
-        krate::sys::cudaAtomicOperationCapability::REDUCTION.as_raw() as i128,
+        "value cudaError_t.cudaErrorIllegalInstruction",
+        krate::sys::cudaError_t::ERROR_ILLEGAL_INSTRUCTION.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar32",
-        krate::sys::cudaAtomicOperationCapability::SCALAR32.as_raw() as i128,
+        "value cudaError_t.cudaErrorMisalignedAddress",
+        krate::sys::cudaError_t::ERROR_MISALIGNED_ADDRESS.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar64",
-        krate::sys::cudaAtomicOperationCapability::SCALAR64.as_raw() as i128,
+        "value cudaError_t.cudaErrorInvalidAddressSpace",
+        krate::sys::cudaError_t::ERROR_INVALID_ADDRESS_SPACE.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar128",
-        krate::sys::cudaAtomicOperationCapability::SCALAR128.as_raw() as i128,
+        "value cudaError_t.cudaErrorInvalidPc",
+        krate::sys::cudaError_t::ERROR_INVALID_PC.as_raw() as i128,
     ),
     (
-        "value cudaAtomicOperationCapability.cudaAtomicCapabilityVector32x4",
-        krate::sys::cudaAtomicOperationCapability::VECTOR32X4.as_raw() as i128,
+        "value cudaError_t.cudaErrorLaunchFailure",
+        krate::sys::cudaError_t::ERROR_LAUNCH_FAILURE.as_raw() as i128,
     ),
     (
-        "value cudaCGScope.cudaCGScopeInvalid",
-        krate::sys::cudaCGScope::INVALID.as_raw() as i128,
+        "value cudaError_t.cudaErrorCooperativeLaunchTooLarge",
+        krate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.as_raw() as i128,
     ),
     (
-        "value cudaCGScope.cudaCGScopeGrid",
-        krate::sys::cudaCGScope::GRID.as_raw() as i128,
+        "value cudaError_t.cudaErrorTensorMemoryLeak",
+        krate::sys::cudaError_t::ERROR_TENSOR_MEMORY_LEAK.as_raw() as i128,
     ),
     (
-        "value cudaCGScope.cudaCGScopeReserved",
-        krate::sys::cudaCGScope::RESERVED.as_raw() as i128,
+        "value cudaError_t.cudaErrorNotPermitted",
+        krate::sys::cudaError_t::ERROR_NOT_PERMITTED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorNotSupported",
+        krate::sys::cudaError_t::ERROR_NOT_SUPPORTED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorSystemNotReady",
+        krate::sys::cudaError_t::ERROR_SYSTEM_NOT_READY.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorSystemDriverMismatch",
+        krate::sys::cudaError_t::ERROR_SYSTEM_DRIVER_MISMATCH.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorCompatNotSupportedOnDevice",
+        krate::sys::cudaError_t::ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsConnectionFailed",
+        krate::sys::cudaError_t::ERROR_MPS_CONNECTION_FAILED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsRpcFailure",
+        krate::sys::cudaError_t::ERROR_MPS_RPC_FAILURE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsServerNotReady",
+        krate::sys::cudaError_t::ERROR_MPS_SERVER_NOT_READY.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsMaxClientsReached",
+        krate::sys::cudaError_t::ERROR_MPS_MAX_CLIENTS_REACHED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsMaxConnectionsReached",
+        krate::sys::cudaError_t::ERROR_MPS_MAX_CONNECTIONS_REACHED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorMpsClientTerminated",
+        krate::sys::cudaError_t::ERROR_MPS_CLIENT_TERMINATED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorCdpNotSupported",
+        krate::sys::cudaError_t::ERROR_CDP_NOT_SUPPORTED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorCdpVersionMismatch",
+        krate::sys::cudaError_t::ERROR_CDP_VERSION_MISMATCH.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureUnsupported",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureInvalidated",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_INVALIDATED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureMerge",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_MERGE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureUnmatched",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNMATCHED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureUnjoined",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureIsolation",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_ISOLATION.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureImplicit",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorCapturedEvent",
+        krate::sys::cudaError_t::ERROR_CAPTURED_EVENT.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamCaptureWrongThread",
+        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_WRONG_THREAD.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorTimeout",
+        krate::sys::cudaError_t::ERROR_TIMEOUT.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorGraphExecUpdateFailure",
+        krate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorExternalDevice",
+        krate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorInvalidClusterSize",
+        krate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorFunctionNotLoaded",
+        krate::sys::cudaError_t::ERROR_FUNCTION_NOT_LOADED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorInvalidResourceType",
+        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorInvalidResourceConfiguration",
+        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorStreamDetached",
+        krate::sys::cudaError_t::ERROR_STREAM_DETACHED.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorUnknown",
+        krate::sys::cudaError_t::ERROR_UNKNOWN.as_raw() as i128,
+    ),
+    (
+        "value cudaError_t.cudaErrorApiFailureBase",
+        krate::sys::cudaError_t::ERROR_API_FAILURE_BASE.as_raw() as i128,
     ),
     (
         "value cudaChannelFormatKind.cudaChannelFormatKindSigned",
@@ -3369,6 +3875,94 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED1010102.as_raw() as i128,
     ),
     (
+        "value cudaMemoryType.cudaMemoryTypeUnregistered",
+        krate::sys::cudaMemoryType::UNREGISTERED.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryType.cudaMemoryTypeHost",
+        krate::sys::cudaMemoryType::HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryType.cudaMemoryTypeDevice",
+        krate::sys::cudaMemoryType::DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryType.cudaMemoryTypeManaged",
+        krate::sys::cudaMemoryType::MANAGED.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyKind.cudaMemcpyHostToHost",
+        krate::sys::cudaMemcpyKind::HOST_TO_HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyKind.cudaMemcpyHostToDevice",
+        krate::sys::cudaMemcpyKind::HOST_TO_DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyKind.cudaMemcpyDeviceToHost",
+        krate::sys::cudaMemcpyKind::DEVICE_TO_HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyKind.cudaMemcpyDeviceToDevice",
+        krate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyKind.cudaMemcpyDefault",
+        krate::sys::cudaMemcpyKind::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaAccessProperty.cudaAccessPropertyNormal",
+        krate::sys::cudaAccessProperty::NORMAL.as_raw() as i128,
+    ),
+    (
+        "value cudaAccessProperty.cudaAccessPropertyStreaming",
+        krate::sys::cudaAccessProperty::STREAMING.as_raw() as i128,
+    ),
+    (
+        "value cudaAccessProperty.cudaAccessPropertyPersisting",
+        krate::sys::cudaAccessProperty::PERSISTING.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusNone",
+        krate::sys::cudaStreamCaptureStatus::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusActive",
+        krate::sys::cudaStreamCaptureStatus::ACTIVE.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusInvalidated",
+        krate::sys::cudaStreamCaptureStatus::INVALIDATED.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureMode.cudaStreamCaptureModeGlobal",
+        krate::sys::cudaStreamCaptureMode::GLOBAL.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureMode.cudaStreamCaptureModeThreadLocal",
+        krate::sys::cudaStreamCaptureMode::THREAD_LOCAL.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed",
+        krate::sys::cudaStreamCaptureMode::RELAXED.as_raw() as i128,
+    ),
+    (
+        "value cudaSynchronizationPolicy.cudaSyncPolicyAuto",
+        krate::sys::cudaSynchronizationPolicy::AUTO.as_raw() as i128,
+    ),
+    (
+        "value cudaSynchronizationPolicy.cudaSyncPolicySpin",
+        krate::sys::cudaSynchronizationPolicy::SPIN.as_raw() as i128,
+    ),
+    (
+        "value cudaSynchronizationPolicy.cudaSyncPolicyYield",
+        krate::sys::cudaSynchronizationPolicy::YIELD.as_raw() as i128,
+    ),
+    (
+        "value cudaSynchronizationPolicy.cudaSyncPolicyBlockingSync",
+        krate::sys::cudaSynchronizationPolicy::BLOCKING_SYNC.as_raw() as i128,
+    ),
+    (
         "value cudaClusterSchedulingPolicy.cudaClusterSchedulingPolicyDefault",
         krate::sys::cudaClusterSchedulingPolicy::DEFAULT.as_raw() as i128,
     ),
@@ -3379,6 +3973,323 @@ pub static LAYOUT: &[(&str, i128)] = &[
     (
         "value cudaClusterSchedulingPolicy.cudaClusterSchedulingPolicyLoadBalancing",
         krate::sys::cudaClusterSchedulingPolicy::LOAD_BALANCING.as_raw() as i128,
+    ),
+    (
+        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamAddCaptureDependencies",
+        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES
+            .as_raw() as i128,
+    ),
+    (
+        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamSetCaptureDependencies",
+        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES
+            .as_raw() as i128,
+    ),
+    (
+        "value cudaUserObjectFlags.cudaUserObjectNoDestructorSync",
+        krate::sys::cudaUserObjectFlags::CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaUserObjectRetainFlags.cudaGraphUserObjectMove",
+        krate::sys::cudaUserObjectRetainFlags::CUDA_GRAPH_USER_OBJECT_MOVE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaHostTaskSyncMode.cudaHostTaskBlocking",
+        krate::sys::cudaHostTaskSyncMode::BLOCKING.as_raw() as i128,
+    ),
+    (
+        "value cudaHostTaskSyncMode.cudaHostTaskSpinWait",
+        krate::sys::cudaHostTaskSyncMode::SPIN_WAIT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone",
+        krate::sys::cudaGraphicsRegisterFlags::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly",
+        krate::sys::cudaGraphicsRegisterFlags::READ_ONLY.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard",
+        krate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsSurfaceLoadStore",
+        krate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsTextureGather",
+        krate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone",
+        krate::sys::cudaGraphicsMapFlags::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly",
+        krate::sys::cudaGraphicsMapFlags::READ_ONLY.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard",
+        krate::sys::cudaGraphicsMapFlags::WRITE_DISCARD.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveX",
+        krate::sys::cudaGraphicsCubeFace::POSITIVE_X.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeX",
+        krate::sys::cudaGraphicsCubeFace::NEGATIVE_X.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveY",
+        krate::sys::cudaGraphicsCubeFace::POSITIVE_Y.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeY",
+        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Y.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveZ",
+        krate::sys::cudaGraphicsCubeFace::POSITIVE_Z.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeZ",
+        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Z.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceType.cudaResourceTypeArray",
+        krate::sys::cudaResourceType::ARRAY.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceType.cudaResourceTypeMipmappedArray",
+        krate::sys::cudaResourceType::MIPMAPPED_ARRAY.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceType.cudaResourceTypeLinear",
+        krate::sys::cudaResourceType::LINEAR.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceType.cudaResourceTypePitch2D",
+        krate::sys::cudaResourceType::PITCH2_D.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatNone",
+        krate::sys::cudaResourceViewFormat::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar1",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar2",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar4",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedChar1",
+        krate::sys::cudaResourceViewFormat::SIGNED_CHAR1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedChar2",
+        krate::sys::cudaResourceViewFormat::SIGNED_CHAR2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedChar4",
+        krate::sys::cudaResourceViewFormat::SIGNED_CHAR4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort1",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort2",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort4",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedShort1",
+        krate::sys::cudaResourceViewFormat::SIGNED_SHORT1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedShort2",
+        krate::sys::cudaResourceViewFormat::SIGNED_SHORT2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedShort4",
+        krate::sys::cudaResourceViewFormat::SIGNED_SHORT4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt1",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_INT1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt2",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_INT2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt4",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_INT4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedInt1",
+        krate::sys::cudaResourceViewFormat::SIGNED_INT1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedInt2",
+        krate::sys::cudaResourceViewFormat::SIGNED_INT2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedInt4",
+        krate::sys::cudaResourceViewFormat::SIGNED_INT4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatHalf1",
+        krate::sys::cudaResourceViewFormat::HALF1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatHalf2",
+        krate::sys::cudaResourceViewFormat::HALF2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatHalf4",
+        krate::sys::cudaResourceViewFormat::HALF4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatFloat1",
+        krate::sys::cudaResourceViewFormat::FLOAT1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatFloat2",
+        krate::sys::cudaResourceViewFormat::FLOAT2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatFloat4",
+        krate::sys::cudaResourceViewFormat::FLOAT4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed1",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED1.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed2",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED2.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed3",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED3.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed4",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed4",
+        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed5",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed5",
+        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed6H",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed6H",
+        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
+    ),
+    (
+        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed7",
+        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED7.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeMaxDynamicSharedMemorySize",
+        krate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout",
+        krate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeClusterDimMustBeSet",
+        krate::sys::cudaFuncAttribute::CLUSTER_DIM_MUST_BE_SET.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterWidth",
+        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterHeight",
+        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterDepth",
+        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeNonPortableClusterSizeAllowed",
+        krate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeClusterSchedulingPolicyPreference",
+        krate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaFuncAttribute.cudaFuncAttributeMax",
+        krate::sys::cudaFuncAttribute::MAX.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncCache.cudaFuncCachePreferNone",
+        krate::sys::cudaFuncCache::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncCache.cudaFuncCachePreferShared",
+        krate::sys::cudaFuncCache::SHARED.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncCache.cudaFuncCachePreferL1",
+        krate::sys::cudaFuncCache::L1.as_raw() as i128,
+    ),
+    (
+        "value cudaFuncCache.cudaFuncCachePreferEqual",
+        krate::sys::cudaFuncCache::EQUAL.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedMemConfig.cudaSharedMemBankSizeDefault",
+        krate::sys::cudaSharedMemConfig::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedMemConfig.cudaSharedMemBankSizeFourByte",
+        krate::sys::cudaSharedMemConfig::FOUR_BYTE.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedMemConfig.cudaSharedMemBankSizeEightByte",
+        krate::sys::cudaSharedMemConfig::EIGHT_BYTE.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedCarveout.cudaSharedmemCarveoutDefault",
+        krate::sys::cudaSharedCarveout::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxShared",
+        krate::sys::cudaSharedCarveout::MAX_SHARED.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxL1",
+        krate::sys::cudaSharedCarveout::MAX_L1.as_raw() as i128,
     ),
     (
         "value cudaComputeMode.cudaComputeModeDefault",
@@ -3397,46 +4308,121 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaComputeMode::EXCLUSIVE_PROCESS.as_raw() as i128,
     ),
     (
-        "value cudaDevResourceType.cudaDevResourceTypeInvalid",
-        krate::sys::cudaDevResourceType::INVALID.as_raw() as i128,
+        "value cudaLimit.cudaLimitStackSize",
+        krate::sys::cudaLimit::STACK_SIZE.as_raw() as i128,
     ),
     (
-        "value cudaDevResourceType.cudaDevResourceTypeSm",
-        krate::sys::cudaDevResourceType::SM.as_raw() as i128,
+        "value cudaLimit.cudaLimitPrintfFifoSize",
+        krate::sys::cudaLimit::PRINTF_FIFO_SIZE.as_raw() as i128,
     ),
     (
-        "value cudaDevResourceType.cudaDevResourceTypeWorkqueueConfig",
-        krate::sys::cudaDevResourceType::WORKQUEUE_CONFIG.as_raw() as i128,
+        "value cudaLimit.cudaLimitMallocHeapSize",
+        krate::sys::cudaLimit::MALLOC_HEAP_SIZE.as_raw() as i128,
     ),
     (
-        "value cudaDevResourceType.cudaDevResourceTypeWorkqueue",
-        krate::sys::cudaDevResourceType::WORKQUEUE.as_raw() as i128,
+        "value cudaLimit.cudaLimitDevRuntimeSyncDepth",
+        krate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH.as_raw() as i128,
     ),
     (
-        "value cudaDevSmResourceGroup_flags.cudaDevSmResourceGroupDefault",
-        krate::sys::cudaDevSmResourceGroup_flags::DEFAULT.as_raw() as i128,
+        "value cudaLimit.cudaLimitDevRuntimePendingLaunchCount",
+        krate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT.as_raw() as i128,
     ),
     (
-        "value cudaDevSmResourceGroup_flags.cudaDevSmResourceGroupBackfill",
-        krate::sys::cudaDevSmResourceGroup_flags::BACKFILL.as_raw() as i128,
+        "value cudaLimit.cudaLimitMaxL2FetchGranularity",
+        krate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY.as_raw() as i128,
     ),
     (
-        "value cudaDevSmResourceSplitByCount_flags.cudaDevSmResourceSplitIgnoreSmCoscheduling",
-        krate::sys::cudaDevSmResourceSplitByCount_flags::IGNORE_SM_COSCHEDULING.as_raw()
-            as i128,
+        "value cudaLimit.cudaLimitPersistingL2CacheSize",
+        krate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE.as_raw() as i128,
     ),
     (
-        "value cudaDevSmResourceSplitByCount_flags.cudaDevSmResourceSplitMaxPotentialClusterSize",
-        krate::sys::cudaDevSmResourceSplitByCount_flags::MAX_POTENTIAL_CLUSTER_SIZE
+        "value cudaMemoryAdvise.cudaMemAdviseSetReadMostly",
+        krate::sys::cudaMemoryAdvise::SET_READ_MOSTLY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryAdvise.cudaMemAdviseUnsetReadMostly",
+        krate::sys::cudaMemoryAdvise::UNSET_READ_MOSTLY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation",
+        krate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryAdvise.cudaMemAdviseUnsetPreferredLocation",
+        krate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryAdvise.cudaMemAdviseSetAccessedBy",
+        krate::sys::cudaMemoryAdvise::SET_ACCESSED_BY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemoryAdvise.cudaMemAdviseUnsetAccessedBy",
+        krate::sys::cudaMemoryAdvise::UNSET_ACCESSED_BY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly",
+        krate::sys::cudaMemRangeAttribute::READ_MOSTLY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocation",
+        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributeAccessedBy",
+        krate::sys::cudaMemRangeAttribute::ACCESSED_BY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocation",
+        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType",
+        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationId",
+        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType",
+        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationId",
+        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID.as_raw() as i128,
+    ),
+    (
+        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionHost",
+        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionMemOps",
+        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::MEM_OPS.as_raw() as i128,
+    ),
+    (
+        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingNone",
+        krate::sys::cudaGPUDirectRDMAWritesOrdering::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingOwner",
+        krate::sys::cudaGPUDirectRDMAWritesOrdering::OWNER.as_raw() as i128,
+    ),
+    (
+        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingAllDevices",
+        krate::sys::cudaGPUDirectRDMAWritesOrdering::ALL_DEVICES.as_raw() as i128,
+    ),
+    (
+        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToOwner",
+        krate::sys::cudaFlushGPUDirectRDMAWritesScope::OWNER.as_raw() as i128,
+    ),
+    (
+        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToAllDevices",
+        krate::sys::cudaFlushGPUDirectRDMAWritesScope::ALL_DEVICES.as_raw() as i128,
+    ),
+    (
+        "value cudaFlushGPUDirectRDMAWritesTarget.cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
+        krate::sys::cudaFlushGPUDirectRDMAWritesTarget::CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE
             .as_raw() as i128,
-    ),
-    (
-        "value cudaDevWorkqueueConfigScope.cudaDevWorkqueueConfigScopeDeviceCtx",
-        krate::sys::cudaDevWorkqueueConfigScope::DEVICE_CTX.as_raw() as i128,
-    ),
-    (
-        "value cudaDevWorkqueueConfigScope.cudaDevWorkqueueConfigScopeGreenCtxBalanced",
-        krate::sys::cudaDevWorkqueueConfigScope::GREEN_CTX_BALANCED.as_raw() as i128,
     ),
     (
         "value cudaDeviceAttr.cudaDevAttrMaxThreadsPerBlock",
@@ -3996,12 +4982,192 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaDeviceAttr::MAX.as_raw() as i128,
     ),
     (
-        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNone",
-        krate::sys::cudaDeviceNumaConfig::NONE.as_raw() as i128,
+        "value cudaMemPoolAttr.cudaMemPoolReuseFollowEventDependencies",
+        krate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES.as_raw() as i128,
     ),
     (
-        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNumaNode",
-        krate::sys::cudaDeviceNumaConfig::NUMA_NODE.as_raw() as i128,
+        "value cudaMemPoolAttr.cudaMemPoolReuseAllowOpportunistic",
+        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolReuseAllowInternalDependencies",
+        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold",
+        krate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemCurrent",
+        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemHigh",
+        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemCurrent",
+        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemHigh",
+        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrAllocationType",
+        krate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrExportHandleTypes",
+        krate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrLocationId",
+        krate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrLocationType",
+        krate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrMaxPoolSize",
+        krate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemPoolAttr.cudaMemPoolAttrHwDecompressEnabled",
+        krate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeInvalid",
+        krate::sys::cudaMemLocationType::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeDevice",
+        krate::sys::cudaMemLocationType::DEVICE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeHost",
+        krate::sys::cudaMemLocationType::HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeHostNuma",
+        krate::sys::cudaMemLocationType::HOST_NUMA.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent",
+        krate::sys::cudaMemLocationType::HOST_NUMA_CURRENT.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeInvisible",
+        krate::sys::cudaMemLocationType::INVISIBLE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemLocationType.cudaMemLocationTypeNone",
+        krate::sys::cudaMemLocationType::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAccessFlags.cudaMemAccessFlagsProtNone",
+        krate::sys::cudaMemAccessFlags::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAccessFlags.cudaMemAccessFlagsProtRead",
+        krate::sys::cudaMemAccessFlags::READ.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAccessFlags.cudaMemAccessFlagsProtReadWrite",
+        krate::sys::cudaMemAccessFlags::READ_WRITE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationType.cudaMemAllocationTypeInvalid",
+        krate::sys::cudaMemAllocationType::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationType.cudaMemAllocationTypePinned",
+        krate::sys::cudaMemAllocationType::PINNED.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationType.cudaMemAllocationTypeManaged",
+        krate::sys::cudaMemAllocationType::MANAGED.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationType.cudaMemAllocationTypeMax",
+        krate::sys::cudaMemAllocationType::MAX.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationHandleType.cudaMemHandleTypeNone",
+        krate::sys::cudaMemAllocationHandleType::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationHandleType.cudaMemHandleTypePosixFileDescriptor",
+        krate::sys::cudaMemAllocationHandleType::POSIX_FILE_DESCRIPTOR.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32",
+        krate::sys::cudaMemAllocationHandleType::WIN32.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32Kmt",
+        krate::sys::cudaMemAllocationHandleType::WIN32_KMT.as_raw() as i128,
+    ),
+    (
+        "value cudaMemAllocationHandleType.cudaMemHandleTypeFabric",
+        krate::sys::cudaMemAllocationHandleType::FABRIC.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemCurrent",
+        krate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemHigh",
+        krate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemCurrent",
+        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemHigh",
+        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyFlags.cudaMemcpyFlagDefault",
+        krate::sys::cudaMemcpyFlags::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpyFlags.cudaMemcpyFlagPreferOverlapWithCompute",
+        krate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderInvalid",
+        krate::sys::cudaMemcpySrcAccessOrder::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderStream",
+        krate::sys::cudaMemcpySrcAccessOrder::STREAM.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderDuringApiCall",
+        krate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderAny",
+        krate::sys::cudaMemcpySrcAccessOrder::ANY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderMax",
+        krate::sys::cudaMemcpySrcAccessOrder::MAX.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypePointer",
+        krate::sys::cudaMemcpy3DOperandType::POINTER.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeArray",
+        krate::sys::cudaMemcpy3DOperandType::ARRAY.as_raw() as i128,
+    ),
+    (
+        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeMax",
+        krate::sys::cudaMemcpy3DOperandType::MAX.as_raw() as i128,
     ),
     (
         "value cudaDeviceP2PAttr.cudaDevP2PAttrPerformanceRank",
@@ -4025,558 +5191,84 @@ pub static LAYOUT: &[(&str, i128)] = &[
             as i128,
     ),
     (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSuccess",
-        krate::sys::cudaDriverEntryPointQueryResult::SUCCESS.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationIntegerAdd",
+        krate::sys::cudaAtomicOperation::INTEGER_ADD.as_raw() as i128,
     ),
     (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSymbolNotFound",
-        krate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationIntegerMin",
+        krate::sys::cudaAtomicOperation::INTEGER_MIN.as_raw() as i128,
     ),
     (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointVersionNotSufficent",
-        krate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT.as_raw()
-            as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationIntegerMax",
+        krate::sys::cudaAtomicOperation::INTEGER_MAX.as_raw() as i128,
     ),
-    ("value cudaError_t.cudaSuccess", krate::sys::cudaError_t::SUCCESS.as_raw() as i128),
     (
-        "value cudaError_t.cudaErrorInvalidValue",
-        krate::sys::cudaError_t::ERROR_INVALID_VALUE.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationIntegerIncrement",
+        krate::sys::cudaAtomicOperation::INTEGER_INCREMENT.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorMemoryAllocation",
-        krate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationIntegerDecrement",
+        krate::sys::cudaAtomicOperation::INTEGER_DECREMENT.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInitializationError",
-        krate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationAnd",
+        krate::sys::cudaAtomicOperation::AND.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorCudartUnloading",
-        krate::sys::cudaError_t::ERROR_CUDART_UNLOADING.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationOr",
+        krate::sys::cudaAtomicOperation::OR.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorProfilerDisabled",
-        krate::sys::cudaError_t::ERROR_PROFILER_DISABLED.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationXOR",
+        krate::sys::cudaAtomicOperation::XOR.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorProfilerNotInitialized",
-        krate::sys::cudaError_t::ERROR_PROFILER_NOT_INITIALIZED.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationExchange",
+        krate::sys::cudaAtomicOperation::EXCHANGE.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorProfilerAlreadyStarted",
-        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STARTED.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationCAS",
+        krate::sys::cudaAtomicOperation::CAS.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorProfilerAlreadyStopped",
-        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STOPPED.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationFloatAdd",
+        krate::sys::cudaAtomicOperation::FLOAT_ADD.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidConfiguration",
-        krate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationFloatMin",
+        krate::sys::cudaAtomicOperation::FLOAT_MIN.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorVersionTranslation",
-        krate::sys::cudaError_t::ERROR_VERSION_TRANSLATION.as_raw() as i128,
+        "value cudaAtomicOperation.cudaAtomicOperationFloatMax",
+        krate::sys::cudaAtomicOperation::FLOAT_MAX.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidPitchValue",
-        krate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilitySigned",
+        krate::sys::cudaAtomicOperationCapability::SIGNED.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidSymbol",
-        krate::sys::cudaError_t::ERROR_INVALID_SYMBOL.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityUnsigned",
+        krate::sys::cudaAtomicOperationCapability::UNSIGNED.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidHostPointer",
-        krate::sys::cudaError_t::ERROR_INVALID_HOST_POINTER.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityReduction",
+        krate::sys::cudaAtomicOperationCapability::REDUCTION.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidDevicePointer",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar32",
+        krate::sys::cudaAtomicOperationCapability::SCALAR32.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidTexture",
-        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar64",
+        krate::sys::cudaAtomicOperationCapability::SCALAR64.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidTextureBinding",
-        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityScalar128",
+        krate::sys::cudaAtomicOperationCapability::SCALAR128.as_raw() as i128,
     ),
     (
-        "value cudaError_t.cudaErrorInvalidChannelDescriptor",
-        krate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidMemcpyDirection",
-        krate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAddressOfConstant",
-        krate::sys::cudaError_t::ERROR_ADDRESS_OF_CONSTANT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTextureFetchFailed",
-        krate::sys::cudaError_t::ERROR_TEXTURE_FETCH_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTextureNotBound",
-        krate::sys::cudaError_t::ERROR_TEXTURE_NOT_BOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSynchronizationError",
-        krate::sys::cudaError_t::ERROR_SYNCHRONIZATION_ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidFilterSetting",
-        krate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidNormSetting",
-        krate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMixedDeviceExecution",
-        krate::sys::cudaError_t::ERROR_MIXED_DEVICE_EXECUTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotYetImplemented",
-        krate::sys::cudaError_t::ERROR_NOT_YET_IMPLEMENTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMemoryValueTooLarge",
-        krate::sys::cudaError_t::ERROR_MEMORY_VALUE_TOO_LARGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStubLibrary",
-        krate::sys::cudaError_t::ERROR_STUB_LIBRARY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInsufficientDriver",
-        krate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCallRequiresNewerDriver",
-        krate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidSurface",
-        krate::sys::cudaError_t::ERROR_INVALID_SURFACE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateVariableName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_VARIABLE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateTextureName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_TEXTURE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateSurfaceName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_SURFACE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDevicesUnavailable",
-        krate::sys::cudaError_t::ERROR_DEVICES_UNAVAILABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIncompatibleDriverContext",
-        krate::sys::cudaError_t::ERROR_INCOMPATIBLE_DRIVER_CONTEXT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMissingConfiguration",
-        krate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPriorLaunchFailure",
-        krate::sys::cudaError_t::ERROR_PRIOR_LAUNCH_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchMaxDepthExceeded",
-        krate::sys::cudaError_t::ERROR_LAUNCH_MAX_DEPTH_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFileScopedTex",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_TEX.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFileScopedSurf",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_SURF.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSyncDepthExceeded",
-        krate::sys::cudaError_t::ERROR_SYNC_DEPTH_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchPendingCountExceeded",
-        krate::sys::cudaError_t::ERROR_LAUNCH_PENDING_COUNT_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidDeviceFunction",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNoDevice",
-        krate::sys::cudaError_t::ERROR_NO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidDevice",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceNotLicensed",
-        krate::sys::cudaError_t::ERROR_DEVICE_NOT_LICENSED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSoftwareValidityNotEstablished",
-        krate::sys::cudaError_t::ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStartupFailure",
-        krate::sys::cudaError_t::ERROR_STARTUP_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidKernelImage",
-        krate::sys::cudaError_t::ERROR_INVALID_KERNEL_IMAGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceUninitialized",
-        krate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMapBufferObjectFailed",
-        krate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnmapBufferObjectFailed",
-        krate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorArrayIsMapped",
-        krate::sys::cudaError_t::ERROR_ARRAY_IS_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAlreadyMapped",
-        krate::sys::cudaError_t::ERROR_ALREADY_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNoKernelImageForDevice",
-        krate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAlreadyAcquired",
-        krate::sys::cudaError_t::ERROR_ALREADY_ACQUIRED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMapped",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMappedAsArray",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMappedAsPointer",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorECCUncorrectable",
-        krate::sys::cudaError_t::ERROR_ECC_UNCORRECTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedLimit",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceAlreadyInUse",
-        krate::sys::cudaError_t::ERROR_DEVICE_ALREADY_IN_USE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessUnsupported",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_UNSUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidPtx",
-        krate::sys::cudaError_t::ERROR_INVALID_PTX.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidGraphicsContext",
-        krate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNvlinkUncorrectable",
-        krate::sys::cudaError_t::ERROR_NVLINK_UNCORRECTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorJitCompilerNotFound",
-        krate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedPtxVersion",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorJitCompilationDisabled",
-        krate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedExecAffinity",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_EXEC_AFFINITY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedDevSideSync",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_DEV_SIDE_SYNC.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorContained",
-        krate::sys::cudaError_t::ERROR_CONTAINED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidSource",
-        krate::sys::cudaError_t::ERROR_INVALID_SOURCE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorFileNotFound",
-        krate::sys::cudaError_t::ERROR_FILE_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSharedObjectSymbolNotFound",
-        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSharedObjectInitFailed",
-        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorOperatingSystem",
-        krate::sys::cudaError_t::ERROR_OPERATING_SYSTEM.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceHandle",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalState",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_STATE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLossyQuery",
-        krate::sys::cudaError_t::ERROR_LOSSY_QUERY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSymbolNotFound",
-        krate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotReady",
-        krate::sys::cudaError_t::ERROR_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalAddress",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_ADDRESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchOutOfResources",
-        krate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchTimeout",
-        krate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchIncompatibleTexturing",
-        krate::sys::cudaError_t::ERROR_LAUNCH_INCOMPATIBLE_TEXTURING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessAlreadyEnabled",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessNotEnabled",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSetOnActiveProcess",
-        krate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorContextIsDestroyed",
-        krate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAssert",
-        krate::sys::cudaError_t::ERROR_ASSERT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTooManyPeers",
-        krate::sys::cudaError_t::ERROR_TOO_MANY_PEERS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHostMemoryAlreadyRegistered",
-        krate::sys::cudaError_t::ERROR_HOST_MEMORY_ALREADY_REGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHostMemoryNotRegistered",
-        krate::sys::cudaError_t::ERROR_HOST_MEMORY_NOT_REGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHardwareStackError",
-        krate::sys::cudaError_t::ERROR_HARDWARE_STACK_ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalInstruction",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_INSTRUCTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMisalignedAddress",
-        krate::sys::cudaError_t::ERROR_MISALIGNED_ADDRESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidAddressSpace",
-        krate::sys::cudaError_t::ERROR_INVALID_ADDRESS_SPACE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidPc",
-        krate::sys::cudaError_t::ERROR_INVALID_PC.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFailure",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCooperativeLaunchTooLarge",
-        krate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTensorMemoryLeak",
-        krate::sys::cudaError_t::ERROR_TENSOR_MEMORY_LEAK.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotPermitted",
-        krate::sys::cudaError_t::ERROR_NOT_PERMITTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotSupported",
-        krate::sys::cudaError_t::ERROR_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSystemNotReady",
-        krate::sys::cudaError_t::ERROR_SYSTEM_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSystemDriverMismatch",
-        krate::sys::cudaError_t::ERROR_SYSTEM_DRIVER_MISMATCH.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCompatNotSupportedOnDevice",
-        krate::sys::cudaError_t::ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsConnectionFailed",
-        krate::sys::cudaError_t::ERROR_MPS_CONNECTION_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsRpcFailure",
-        krate::sys::cudaError_t::ERROR_MPS_RPC_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsServerNotReady",
-        krate::sys::cudaError_t::ERROR_MPS_SERVER_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsMaxClientsReached",
-        krate::sys::cudaError_t::ERROR_MPS_MAX_CLIENTS_REACHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsMaxConnectionsReached",
-        krate::sys::cudaError_t::ERROR_MPS_MAX_CONNECTIONS_REACHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsClientTerminated",
-        krate::sys::cudaError_t::ERROR_MPS_CLIENT_TERMINATED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCdpNotSupported",
-        krate::sys::cudaError_t::ERROR_CDP_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCdpVersionMismatch",
-        krate::sys::cudaError_t::ERROR_CDP_VERSION_MISMATCH.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnsupported",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureInvalidated",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_INVALIDATED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureMerge",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_MERGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnmatched",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNMATCHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnjoined",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureIsolation",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_ISOLATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureImplicit",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCapturedEvent",
-        krate::sys::cudaError_t::ERROR_CAPTURED_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureWrongThread",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_WRONG_THREAD.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTimeout",
-        krate::sys::cudaError_t::ERROR_TIMEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorGraphExecUpdateFailure",
-        krate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorExternalDevice",
-        krate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidClusterSize",
-        krate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorFunctionNotLoaded",
-        krate::sys::cudaError_t::ERROR_FUNCTION_NOT_LOADED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceType",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceConfiguration",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamDetached",
-        krate::sys::cudaError_t::ERROR_STREAM_DETACHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnknown",
-        krate::sys::cudaError_t::ERROR_UNKNOWN.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorApiFailureBase",
-        krate::sys::cudaError_t::ERROR_API_FAILURE_BASE.as_raw() as i128,
+        "value cudaAtomicOperationCapability.cudaAtomicCapabilityVector32x4",
+        krate::sys::cudaAtomicOperationCapability::VECTOR32X4.as_raw() as i128,
     ),
     (
         "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueFd",
@@ -4653,416 +5345,46 @@ pub static LAYOUT: &[(&str, i128)] = &[
             as i128,
     ),
     (
-        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionHost",
-        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::HOST.as_raw() as i128,
+        "value cudaDevSmResourceGroup_flags.cudaDevSmResourceGroupDefault",
+        krate::sys::cudaDevSmResourceGroup_flags::DEFAULT.as_raw() as i128,
     ),
     (
-        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionMemOps",
-        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::MEM_OPS.as_raw() as i128,
+        "value cudaDevSmResourceGroup_flags.cudaDevSmResourceGroupBackfill",
+        krate::sys::cudaDevSmResourceGroup_flags::BACKFILL.as_raw() as i128,
     ),
     (
-        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToOwner",
-        krate::sys::cudaFlushGPUDirectRDMAWritesScope::OWNER.as_raw() as i128,
+        "value cudaDevSmResourceSplitByCount_flags.cudaDevSmResourceSplitIgnoreSmCoscheduling",
+        krate::sys::cudaDevSmResourceSplitByCount_flags::IGNORE_SM_COSCHEDULING.as_raw()
+            as i128,
     ),
     (
-        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToAllDevices",
-        krate::sys::cudaFlushGPUDirectRDMAWritesScope::ALL_DEVICES.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesTarget.cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
-        krate::sys::cudaFlushGPUDirectRDMAWritesTarget::CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE
+        "value cudaDevSmResourceSplitByCount_flags.cudaDevSmResourceSplitMaxPotentialClusterSize",
+        krate::sys::cudaDevSmResourceSplitByCount_flags::MAX_POTENTIAL_CLUSTER_SIZE
             .as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributeMaxDynamicSharedMemorySize",
-        krate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE.as_raw() as i128,
+        "value cudaDevResourceType.cudaDevResourceTypeInvalid",
+        krate::sys::cudaDevResourceType::INVALID.as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout",
-        krate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT.as_raw() as i128,
+        "value cudaDevResourceType.cudaDevResourceTypeSm",
+        krate::sys::cudaDevResourceType::SM.as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributeClusterDimMustBeSet",
-        krate::sys::cudaFuncAttribute::CLUSTER_DIM_MUST_BE_SET.as_raw() as i128,
+        "value cudaDevResourceType.cudaDevResourceTypeWorkqueueConfig",
+        krate::sys::cudaDevResourceType::WORKQUEUE_CONFIG.as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterWidth",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH.as_raw() as i128,
+        "value cudaDevResourceType.cudaDevResourceTypeWorkqueue",
+        krate::sys::cudaDevResourceType::WORKQUEUE.as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterHeight",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT.as_raw() as i128,
+        "value cudaDevWorkqueueConfigScope.cudaDevWorkqueueConfigScopeDeviceCtx",
+        krate::sys::cudaDevWorkqueueConfigScope::DEVICE_CTX.as_raw() as i128,
     ),
     (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterDepth",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeNonPortableClusterSizeAllowed",
-        krate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeClusterSchedulingPolicyPreference",
-        krate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeMax",
-        krate::sys::cudaFuncAttribute::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferNone",
-        krate::sys::cudaFuncCache::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferShared",
-        krate::sys::cudaFuncCache::SHARED.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferL1",
-        krate::sys::cudaFuncCache::L1.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferEqual",
-        krate::sys::cudaFuncCache::EQUAL.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingNone",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingOwner",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::OWNER.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingAllDevices",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::ALL_DEVICES.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnableDefault",
-        krate::sys::cudaGetDriverEntryPointFlags::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnableLegacyStream",
-        krate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream",
-        krate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipClone",
-        krate::sys::cudaGraphChildGraphNodeOwnership::CLONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipMove",
-        krate::sys::cudaGraphChildGraphNodeOwnership::MOVE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipInvalid",
-        krate::sys::cudaGraphChildGraphNodeOwnership::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalHandleFlags.cudaGraphCondAssignDefault",
-        krate::sys::cudaGraphConditionalHandleFlags::CUDA_GRAPH_COND_ASSIGN_DEFAULT
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeIf",
-        krate::sys::cudaGraphConditionalNodeType::IF.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeWhile",
-        krate::sys::cudaGraphConditionalNodeType::WHILE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeSwitch",
-        krate::sys::cudaGraphConditionalNodeType::SWITCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsVerbose",
-        krate::sys::cudaGraphDebugDotFlags::VERBOSE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemcpyNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::MEMCPY_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemsetNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::MEMSET_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHostNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::HOST_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsEventNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EVENT_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_SIGNAL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_WAIT_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeAttributes",
-        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_ATTRIBUTES.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHandles",
-        krate::sys::cudaGraphDebugDotFlags::HANDLES.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsConditionalNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::CONDITIONAL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDependencyType.cudaGraphDependencyTypeDefault",
-        krate::sys::cudaGraphDependencyType::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDependencyType.cudaGraphDependencyTypeProgrammatic",
-        krate::sys::cudaGraphDependencyType::PROGRAMMATIC.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateSuccess",
-        krate::sys::cudaGraphExecUpdateResult::SUCCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateError",
-        krate::sys::cudaGraphExecUpdateResult::ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorTopologyChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_TOPOLOGY_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNodeTypeChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_NODE_TYPE_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorFunctionChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_FUNCTION_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorParametersChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_PARAMETERS_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNotSupported",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorUnsupportedFunctionChange",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_UNSUPPORTED_FUNCTION_CHANGE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorAttributesChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_ATTRIBUTES_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch",
-        krate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload",
-        krate::sys::cudaGraphInstantiateFlags::UPLOAD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch",
-        krate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority",
-        krate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateSuccess",
-        krate::sys::cudaGraphInstantiateResult::SUCCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateError",
-        krate::sys::cudaGraphInstantiateResult::ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateInvalidStructure",
-        krate::sys::cudaGraphInstantiateResult::INVALID_STRUCTURE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateNodeOperationNotSupported",
-        krate::sys::cudaGraphInstantiateResult::NODE_OPERATION_NOT_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateMultipleDevicesNotSupported",
-        krate::sys::cudaGraphInstantiateResult::MULTIPLE_DEVICES_NOT_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateConditionalHandleUnused",
-        krate::sys::cudaGraphInstantiateResult::CONDITIONAL_HANDLE_UNUSED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldInvalid",
-        krate::sys::cudaGraphKernelNodeField::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldGridDim",
-        krate::sys::cudaGraphKernelNodeField::GRID_DIM.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldParam",
-        krate::sys::cudaGraphKernelNodeField::PARAM.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldEnabled",
-        krate::sys::cudaGraphKernelNodeField::ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemCurrent",
-        krate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemHigh",
-        krate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemCurrent",
-        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemHigh",
-        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeKernel",
-        krate::sys::cudaGraphNodeType::KERNEL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemcpy",
-        krate::sys::cudaGraphNodeType::MEMCPY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemset",
-        krate::sys::cudaGraphNodeType::MEMSET.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeHost",
-        krate::sys::cudaGraphNodeType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeGraph",
-        krate::sys::cudaGraphNodeType::GRAPH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeEmpty",
-        krate::sys::cudaGraphNodeType::EMPTY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeWaitEvent",
-        krate::sys::cudaGraphNodeType::WAIT_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeEventRecord",
-        krate::sys::cudaGraphNodeType::EVENT_RECORD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreSignal",
-        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_SIGNAL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreWait",
-        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_WAIT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemAlloc",
-        krate::sys::cudaGraphNodeType::MEM_ALLOC.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemFree",
-        krate::sys::cudaGraphNodeType::MEM_FREE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeConditional",
-        krate::sys::cudaGraphNodeType::CONDITIONAL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeCount",
-        krate::sys::cudaGraphNodeType::COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveX",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_X.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeX",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_X.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveY",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeY",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveZ",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeZ",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone",
-        krate::sys::cudaGraphicsMapFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly",
-        krate::sys::cudaGraphicsMapFlags::READ_ONLY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard",
-        krate::sys::cudaGraphicsMapFlags::WRITE_DISCARD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone",
-        krate::sys::cudaGraphicsRegisterFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly",
-        krate::sys::cudaGraphicsRegisterFlags::READ_ONLY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard",
-        krate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsSurfaceLoadStore",
-        krate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsTextureGather",
-        krate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER.as_raw() as i128,
-    ),
-    (
-        "value cudaHostTaskSyncMode.cudaHostTaskBlocking",
-        krate::sys::cudaHostTaskSyncMode::BLOCKING.as_raw() as i128,
-    ),
-    (
-        "value cudaHostTaskSyncMode.cudaHostTaskSpinWait",
-        krate::sys::cudaHostTaskSyncMode::SPIN_WAIT.as_raw() as i128,
+        "value cudaDevWorkqueueConfigScope.cudaDevWorkqueueConfigScopeGreenCtxBalanced",
+        krate::sys::cudaDevWorkqueueConfigScope::GREEN_CTX_BALANCED.as_raw() as i128,
     ),
     (
         "value cudaJitOption.cudaJitMaxRegisters",
@@ -5133,6 +5455,15 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaJitOption::OVERRIDE_DIRECTIVE_VALUES.as_raw() as i128,
     ),
     (
+        "value cudaLibraryOption.cudaLibraryHostUniversalFunctionAndDataTable",
+        krate::sys::cudaLibraryOption::HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaLibraryOption.cudaLibraryBinaryIsPreserved",
+        krate::sys::cudaLibraryOption::BINARY_IS_PRESERVED.as_raw() as i128,
+    ),
+    (
         "value cudaJit_CacheMode.cudaJitCacheOptionNone",
         krate::sys::cudaJit_CacheMode::NONE.as_raw() as i128,
     ),
@@ -5153,6 +5484,18 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaJit_Fallback::BINARY.as_raw() as i128,
     ),
     (
+        "value cudaCGScope.cudaCGScopeInvalid",
+        krate::sys::cudaCGScope::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaCGScope.cudaCGScopeGrid",
+        krate::sys::cudaCGScope::GRID.as_raw() as i128,
+    ),
+    (
+        "value cudaCGScope.cudaCGScopeReserved",
+        krate::sys::cudaCGScope::RESERVED.as_raw() as i128,
+    ),
+    (
         "value cudaKernelFunctionType.cudaKernelFunctionTypeUnspecified",
         krate::sys::cudaKernelFunctionType::UNSPECIFIED.as_raw() as i128,
     ),
@@ -5167,6 +5510,299 @@ pub static LAYOUT: &[(&str, i128)] = &[
     (
         "value cudaKernelFunctionType.cudaKernelFunctionTypeFunction",
         krate::sys::cudaKernelFunctionType::FUNCTION.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphConditionalHandleFlags.cudaGraphCondAssignDefault",
+        krate::sys::cudaGraphConditionalHandleFlags::CUDA_GRAPH_COND_ASSIGN_DEFAULT
+            .as_raw() as i128,
+    ),
+    (
+        "value cudaGraphConditionalNodeType.cudaGraphCondTypeIf",
+        krate::sys::cudaGraphConditionalNodeType::IF.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphConditionalNodeType.cudaGraphCondTypeWhile",
+        krate::sys::cudaGraphConditionalNodeType::WHILE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphConditionalNodeType.cudaGraphCondTypeSwitch",
+        krate::sys::cudaGraphConditionalNodeType::SWITCH.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeKernel",
+        krate::sys::cudaGraphNodeType::KERNEL.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeMemcpy",
+        krate::sys::cudaGraphNodeType::MEMCPY.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeMemset",
+        krate::sys::cudaGraphNodeType::MEMSET.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeHost",
+        krate::sys::cudaGraphNodeType::HOST.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeGraph",
+        krate::sys::cudaGraphNodeType::GRAPH.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeEmpty",
+        krate::sys::cudaGraphNodeType::EMPTY.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeWaitEvent",
+        krate::sys::cudaGraphNodeType::WAIT_EVENT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeEventRecord",
+        krate::sys::cudaGraphNodeType::EVENT_RECORD.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreSignal",
+        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_SIGNAL.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreWait",
+        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_WAIT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeMemAlloc",
+        krate::sys::cudaGraphNodeType::MEM_ALLOC.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeMemFree",
+        krate::sys::cudaGraphNodeType::MEM_FREE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeConditional",
+        krate::sys::cudaGraphNodeType::CONDITIONAL.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphNodeType.cudaGraphNodeTypeCount",
+        krate::sys::cudaGraphNodeType::COUNT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipClone",
+        krate::sys::cudaGraphChildGraphNodeOwnership::CLONE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipMove",
+        krate::sys::cudaGraphChildGraphNodeOwnership::MOVE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphChildGraphNodeOwnership.cudaGraphChildGraphOwnershipInvalid",
+        krate::sys::cudaGraphChildGraphNodeOwnership::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDependencyType.cudaGraphDependencyTypeDefault",
+        krate::sys::cudaGraphDependencyType::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDependencyType.cudaGraphDependencyTypeProgrammatic",
+        krate::sys::cudaGraphDependencyType::PROGRAMMATIC.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateSuccess",
+        krate::sys::cudaGraphExecUpdateResult::SUCCESS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateError",
+        krate::sys::cudaGraphExecUpdateResult::ERROR.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorTopologyChanged",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_TOPOLOGY_CHANGED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNodeTypeChanged",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_NODE_TYPE_CHANGED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorFunctionChanged",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_FUNCTION_CHANGED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorParametersChanged",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_PARAMETERS_CHANGED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNotSupported",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_NOT_SUPPORTED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorUnsupportedFunctionChange",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_UNSUPPORTED_FUNCTION_CHANGE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorAttributesChanged",
+        krate::sys::cudaGraphExecUpdateResult::ERROR_ATTRIBUTES_CHANGED.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateSuccess",
+        krate::sys::cudaGraphInstantiateResult::SUCCESS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateError",
+        krate::sys::cudaGraphInstantiateResult::ERROR.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateInvalidStructure",
+        krate::sys::cudaGraphInstantiateResult::INVALID_STRUCTURE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateNodeOperationNotSupported",
+        krate::sys::cudaGraphInstantiateResult::NODE_OPERATION_NOT_SUPPORTED.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateMultipleDevicesNotSupported",
+        krate::sys::cudaGraphInstantiateResult::MULTIPLE_DEVICES_NOT_SUPPORTED.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaGraphInstantiateResult.cudaGraphInstantiateConditionalHandleUnused",
+        krate::sys::cudaGraphInstantiateResult::CONDITIONAL_HANDLE_UNUSED.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldInvalid",
+        krate::sys::cudaGraphKernelNodeField::INVALID.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldGridDim",
+        krate::sys::cudaGraphKernelNodeField::GRID_DIM.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldParam",
+        krate::sys::cudaGraphKernelNodeField::PARAM.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldEnabled",
+        krate::sys::cudaGraphKernelNodeField::ENABLED.as_raw() as i128,
+    ),
+    (
+        "value cudaGetDriverEntryPointFlags.cudaEnableDefault",
+        krate::sys::cudaGetDriverEntryPointFlags::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaGetDriverEntryPointFlags.cudaEnableLegacyStream",
+        krate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM.as_raw() as i128,
+    ),
+    (
+        "value cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream",
+        krate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSuccess",
+        krate::sys::cudaDriverEntryPointQueryResult::SUCCESS.as_raw() as i128,
+    ),
+    (
+        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSymbolNotFound",
+        krate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND.as_raw() as i128,
+    ),
+    (
+        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointVersionNotSufficent",
+        krate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsVerbose",
+        krate::sys::cudaGraphDebugDotFlags::VERBOSE.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemcpyNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::MEMCPY_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemsetNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::MEMSET_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHostNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::HOST_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsEventNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::EVENT_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_SIGNAL_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_WAIT_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeAttributes",
+        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_ATTRIBUTES.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHandles",
+        krate::sys::cudaGraphDebugDotFlags::HANDLES.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsConditionalNodeParams",
+        krate::sys::cudaGraphDebugDotFlags::CONDITIONAL_NODE_PARAMS.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch",
+        krate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload",
+        krate::sys::cudaGraphInstantiateFlags::UPLOAD.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch",
+        krate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH.as_raw() as i128,
+    ),
+    (
+        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority",
+        krate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY.as_raw() as i128,
+    ),
+    (
+        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainDefault",
+        krate::sys::cudaLaunchMemSyncDomain::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainRemote",
+        krate::sys::cudaLaunchMemSyncDomain::REMOTE.as_raw() as i128,
+    ),
+    (
+        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeDefault",
+        krate::sys::cudaLaunchAttributePortableClusterMode::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeRequirePortable",
+        krate::sys::cudaLaunchAttributePortableClusterMode::REQUIRE_PORTABLE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeAllowNonPortable",
+        krate::sys::cudaLaunchAttributePortableClusterMode::ALLOW_NON_PORTABLE.as_raw()
+            as i128,
+    ),
+    (
+        "value cudaSharedMemoryMode.cudaSharedMemoryModeDefault",
+        krate::sys::cudaSharedMemoryMode::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedMemoryMode.cudaSharedMemoryModeRequirePortable",
+        krate::sys::cudaSharedMemoryMode::REQUIRE_PORTABLE.as_raw() as i128,
+    ),
+    (
+        "value cudaSharedMemoryMode.cudaSharedMemoryModeAllowNonPortable",
+        krate::sys::cudaSharedMemoryMode::ALLOW_NON_PORTABLE.as_raw() as i128,
     ),
     (
         "value cudaLaunchAttributeID.cudaLaunchAttributeIgnore",
@@ -5245,553 +5881,25 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaLaunchAttributeID::SHARED_MEMORY_MODE.as_raw() as i128,
     ),
     (
-        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeDefault",
-        krate::sys::cudaLaunchAttributePortableClusterMode::DEFAULT.as_raw() as i128,
+        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNone",
+        krate::sys::cudaDeviceNumaConfig::NONE.as_raw() as i128,
     ),
     (
-        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeRequirePortable",
-        krate::sys::cudaLaunchAttributePortableClusterMode::REQUIRE_PORTABLE.as_raw()
-            as i128,
+        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNumaNode",
+        krate::sys::cudaDeviceNumaConfig::NUMA_NODE.as_raw() as i128,
     ),
     (
-        "value cudaLaunchAttributePortableClusterMode.cudaLaunchPortableClusterModeAllowNonPortable",
-        krate::sys::cudaLaunchAttributePortableClusterMode::ALLOW_NON_PORTABLE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainDefault",
-        krate::sys::cudaLaunchMemSyncDomain::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainRemote",
-        krate::sys::cudaLaunchMemSyncDomain::REMOTE.as_raw() as i128,
-    ),
-    (
-        "value cudaLibraryOption.cudaLibraryHostUniversalFunctionAndDataTable",
-        krate::sys::cudaLibraryOption::HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaLibraryOption.cudaLibraryBinaryIsPreserved",
-        krate::sys::cudaLibraryOption::BINARY_IS_PRESERVED.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitStackSize",
-        krate::sys::cudaLimit::STACK_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitPrintfFifoSize",
-        krate::sys::cudaLimit::PRINTF_FIFO_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitMallocHeapSize",
-        krate::sys::cudaLimit::MALLOC_HEAP_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitDevRuntimeSyncDepth",
-        krate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitDevRuntimePendingLaunchCount",
-        krate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitMaxL2FetchGranularity",
-        krate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitPersistingL2CacheSize",
-        krate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtNone",
-        krate::sys::cudaMemAccessFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtRead",
-        krate::sys::cudaMemAccessFlags::READ.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtReadWrite",
-        krate::sys::cudaMemAccessFlags::READ_WRITE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeNone",
-        krate::sys::cudaMemAllocationHandleType::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypePosixFileDescriptor",
-        krate::sys::cudaMemAllocationHandleType::POSIX_FILE_DESCRIPTOR.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32",
-        krate::sys::cudaMemAllocationHandleType::WIN32.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32Kmt",
-        krate::sys::cudaMemAllocationHandleType::WIN32_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeFabric",
-        krate::sys::cudaMemAllocationHandleType::FABRIC.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypeInvalid",
-        krate::sys::cudaMemAllocationType::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypePinned",
-        krate::sys::cudaMemAllocationType::PINNED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypeManaged",
-        krate::sys::cudaMemAllocationType::MANAGED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypeMax",
-        krate::sys::cudaMemAllocationType::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeInvalid",
-        krate::sys::cudaMemLocationType::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeDevice",
-        krate::sys::cudaMemLocationType::DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHost",
-        krate::sys::cudaMemLocationType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHostNuma",
-        krate::sys::cudaMemLocationType::HOST_NUMA.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent",
-        krate::sys::cudaMemLocationType::HOST_NUMA_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeInvisible",
-        krate::sys::cudaMemLocationType::INVISIBLE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeNone",
-        krate::sys::cudaMemLocationType::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseFollowEventDependencies",
-        krate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseAllowOpportunistic",
-        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseAllowInternalDependencies",
-        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold",
-        krate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemCurrent",
-        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemHigh",
-        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemCurrent",
-        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemHigh",
-        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrAllocationType",
-        krate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrExportHandleTypes",
-        krate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrLocationId",
-        krate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrLocationType",
-        krate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrMaxPoolSize",
-        krate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrHwDecompressEnabled",
-        krate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly",
-        krate::sys::cudaMemRangeAttribute::READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocation",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeAccessedBy",
-        krate::sys::cudaMemRangeAttribute::ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocation",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationId",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationId",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypePointer",
-        krate::sys::cudaMemcpy3DOperandType::POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeArray",
-        krate::sys::cudaMemcpy3DOperandType::ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeMax",
-        krate::sys::cudaMemcpy3DOperandType::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyFlags.cudaMemcpyFlagDefault",
-        krate::sys::cudaMemcpyFlags::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyFlags.cudaMemcpyFlagPreferOverlapWithCompute",
-        krate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyHostToHost",
-        krate::sys::cudaMemcpyKind::HOST_TO_HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyHostToDevice",
-        krate::sys::cudaMemcpyKind::HOST_TO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDeviceToHost",
-        krate::sys::cudaMemcpyKind::DEVICE_TO_HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDeviceToDevice",
-        krate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDefault",
-        krate::sys::cudaMemcpyKind::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderInvalid",
-        krate::sys::cudaMemcpySrcAccessOrder::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderStream",
-        krate::sys::cudaMemcpySrcAccessOrder::STREAM.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderDuringApiCall",
-        krate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderAny",
-        krate::sys::cudaMemcpySrcAccessOrder::ANY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderMax",
-        krate::sys::cudaMemcpySrcAccessOrder::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetReadMostly",
-        krate::sys::cudaMemoryAdvise::SET_READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetReadMostly",
-        krate::sys::cudaMemoryAdvise::UNSET_READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation",
-        krate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetPreferredLocation",
-        krate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetAccessedBy",
-        krate::sys::cudaMemoryAdvise::SET_ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetAccessedBy",
-        krate::sys::cudaMemoryAdvise::UNSET_ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeUnregistered",
-        krate::sys::cudaMemoryType::UNREGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeHost",
-        krate::sys::cudaMemoryType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeDevice",
-        krate::sys::cudaMemoryType::DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeManaged",
-        krate::sys::cudaMemoryType::MANAGED.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeArray",
-        krate::sys::cudaResourceType::ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeMipmappedArray",
-        krate::sys::cudaResourceType::MIPMAPPED_ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeLinear",
-        krate::sys::cudaResourceType::LINEAR.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypePitch2D",
-        krate::sys::cudaResourceType::PITCH2_D.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatNone",
-        krate::sys::cudaResourceViewFormat::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar1",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar2",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar4",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort1",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort2",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort4",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt1",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt2",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt4",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf1",
-        krate::sys::cudaResourceViewFormat::HALF1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf2",
-        krate::sys::cudaResourceViewFormat::HALF2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf4",
-        krate::sys::cudaResourceViewFormat::HALF4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat1",
-        krate::sys::cudaResourceViewFormat::FLOAT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat2",
-        krate::sys::cudaResourceViewFormat::FLOAT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat4",
-        krate::sys::cudaResourceViewFormat::FLOAT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed3",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED3.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed4",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed5",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed5",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed6H",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed6H",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed7",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED7.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutDefault",
-        krate::sys::cudaSharedCarveout::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxShared",
-        krate::sys::cudaSharedCarveout::MAX_SHARED.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxL1",
-        krate::sys::cudaSharedCarveout::MAX_L1.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeDefault",
-        krate::sys::cudaSharedMemConfig::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeFourByte",
-        krate::sys::cudaSharedMemConfig::FOUR_BYTE.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeEightByte",
-        krate::sys::cudaSharedMemConfig::EIGHT_BYTE.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemoryMode.cudaSharedMemoryModeDefault",
-        krate::sys::cudaSharedMemoryMode::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemoryMode.cudaSharedMemoryModeRequirePortable",
-        krate::sys::cudaSharedMemoryMode::REQUIRE_PORTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemoryMode.cudaSharedMemoryModeAllowNonPortable",
-        krate::sys::cudaSharedMemoryMode::ALLOW_NON_PORTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeGlobal",
-        krate::sys::cudaStreamCaptureMode::GLOBAL.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeThreadLocal",
-        krate::sys::cudaStreamCaptureMode::THREAD_LOCAL.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed",
-        krate::sys::cudaStreamCaptureMode::RELAXED.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusNone",
-        krate::sys::cudaStreamCaptureStatus::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusActive",
-        krate::sys::cudaStreamCaptureStatus::ACTIVE.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusInvalidated",
-        krate::sys::cudaStreamCaptureStatus::INVALIDATED.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamAddCaptureDependencies",
-        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES
+        "value cudaAsyncNotificationType.cudaAsyncNotificationTypeOverBudget",
+        krate::sys::cudaAsyncNotificationType::CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
             .as_raw() as i128,
     ),
     (
-        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamSetCaptureDependencies",
-        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES
-            .as_raw() as i128,
+        "value cudaLogLevel.cudaLogLevelError",
+        krate::sys::cudaLogLevel::ERROR.as_raw() as i128,
+    ),
+    (
+        "value cudaLogLevel.cudaLogLevelWarning",
+        krate::sys::cudaLogLevel::WARNING.as_raw() as i128,
     ),
     (
         "value cudaSurfaceBoundaryMode.cudaBoundaryModeZero",
@@ -5812,22 +5920,6 @@ pub static LAYOUT: &[(&str, i128)] = &[
     (
         "value cudaSurfaceFormatMode.cudaFormatModeAuto",
         krate::sys::cudaSurfaceFormatMode::AUTO.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyAuto",
-        krate::sys::cudaSynchronizationPolicy::AUTO.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicySpin",
-        krate::sys::cudaSynchronizationPolicy::SPIN.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyYield",
-        krate::sys::cudaSynchronizationPolicy::YIELD.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyBlockingSync",
-        krate::sys::cudaSynchronizationPolicy::BLOCKING_SYNC.as_raw() as i128,
     ),
     (
         "value cudaTextureAddressMode.cudaAddressModeWrap",
@@ -5862,55 +5954,527 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaTextureReadMode::NORMALIZED_FLOAT.as_raw() as i128,
     ),
     (
-        "value cudaUserObjectFlags.cudaUserObjectNoDestructorSync",
-        krate::sys::cudaUserObjectFlags::CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC.as_raw()
-            as i128,
+        "value cudaGLDeviceList.cudaGLDeviceListAll",
+        krate::sys::cudaGLDeviceList::ALL.as_raw() as i128,
     ),
     (
-        "value cudaUserObjectRetainFlags.cudaGraphUserObjectMove",
-        krate::sys::cudaUserObjectRetainFlags::CUDA_GRAPH_USER_OBJECT_MOVE.as_raw()
-            as i128,
+        "value cudaGLDeviceList.cudaGLDeviceListCurrentFrame",
+        krate::sys::cudaGLDeviceList::CURRENT_FRAME.as_raw() as i128,
+    ),
+    (
+        "value cudaGLDeviceList.cudaGLDeviceListNextFrame",
+        krate::sys::cudaGLDeviceList::NEXT_FRAME.as_raw() as i128,
+    ),
+    (
+        "value cudaEglFrameType.cudaEglFrameTypeArray",
+        krate::sys::cudaEglFrameType::ARRAY.as_raw() as i128,
+    ),
+    (
+        "value cudaEglFrameType.cudaEglFrameTypePitch",
+        krate::sys::cudaEglFrameType::PITCH.as_raw() as i128,
+    ),
+    (
+        "value cudaEglResourceLocationFlags.cudaEglResourceLocationSysmem",
+        krate::sys::cudaEglResourceLocationFlags::SYSMEM.as_raw() as i128,
+    ),
+    (
+        "value cudaEglResourceLocationFlags.cudaEglResourceLocationVidmem",
+        krate::sys::cudaEglResourceLocationFlags::VIDMEM.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar",
+        krate::sys::cudaEglColorFormat::YUV420_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar",
+        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV422Planar",
+        krate::sys::cudaEglColorFormat::YUV422_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV422SemiPlanar",
+        krate::sys::cudaEglColorFormat::YUV422_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatARGB",
+        krate::sys::cudaEglColorFormat::ARGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatRGBA",
+        krate::sys::cudaEglColorFormat::RGBA.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatL",
+        krate::sys::cudaEglColorFormat::L.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatR",
+        krate::sys::cudaEglColorFormat::R.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV444Planar",
+        krate::sys::cudaEglColorFormat::YUV444_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV444SemiPlanar",
+        krate::sys::cudaEglColorFormat::YUV444_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUYV422",
+        krate::sys::cudaEglColorFormat::YUYV422.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatUYVY422",
+        krate::sys::cudaEglColorFormat::UYVY422.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatABGR",
+        krate::sys::cudaEglColorFormat::ABGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBGRA",
+        krate::sys::cudaEglColorFormat::BGRA.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatA",
+        krate::sys::cudaEglColorFormat::A.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatRG",
+        krate::sys::cudaEglColorFormat::RG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatAYUV",
+        krate::sys::cudaEglColorFormat::AYUV.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU444SemiPlanar",
+        krate::sys::cudaEglColorFormat::YVU444_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU422SemiPlanar",
+        krate::sys::cudaEglColorFormat::YVU422_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar",
+        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar",
+        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar",
+        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar",
+        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar",
+        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatVYUY_ER",
+        krate::sys::cudaEglColorFormat::VYUY_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatUYVY_ER",
+        krate::sys::cudaEglColorFormat::UYVY_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUYV_ER",
+        krate::sys::cudaEglColorFormat::YUYV_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVYU_ER",
+        krate::sys::cudaEglColorFormat::YVYU_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUVA_ER",
+        krate::sys::cudaEglColorFormat::YUVA_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatAYUV_ER",
+        krate::sys::cudaEglColorFormat::AYUV_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV444Planar_ER",
+        krate::sys::cudaEglColorFormat::YUV444_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV422Planar_ER",
+        krate::sys::cudaEglColorFormat::YUV422_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_ER",
+        krate::sys::cudaEglColorFormat::YUV420_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV444SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YUV444_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV422SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YUV422_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU444Planar_ER",
+        krate::sys::cudaEglColorFormat::YVU444_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU422Planar_ER",
+        krate::sys::cudaEglColorFormat::YVU422_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_ER",
+        krate::sys::cudaEglColorFormat::YVU420_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU444SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YVU444_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU422SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YVU422_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerRGGB",
+        krate::sys::cudaEglColorFormat::BAYER_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerBGGR",
+        krate::sys::cudaEglColorFormat::BAYER_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerGRBG",
+        krate::sys::cudaEglColorFormat::BAYER_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerGBRG",
+        krate::sys::cudaEglColorFormat::BAYER_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer10RGGB",
+        krate::sys::cudaEglColorFormat::BAYER10_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer10BGGR",
+        krate::sys::cudaEglColorFormat::BAYER10_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer10GRBG",
+        krate::sys::cudaEglColorFormat::BAYER10_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer10GBRG",
+        krate::sys::cudaEglColorFormat::BAYER10_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12RGGB",
+        krate::sys::cudaEglColorFormat::BAYER12_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12BGGR",
+        krate::sys::cudaEglColorFormat::BAYER12_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12GRBG",
+        krate::sys::cudaEglColorFormat::BAYER12_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12GBRG",
+        krate::sys::cudaEglColorFormat::BAYER12_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer14RGGB",
+        krate::sys::cudaEglColorFormat::BAYER14_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer14BGGR",
+        krate::sys::cudaEglColorFormat::BAYER14_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer14GRBG",
+        krate::sys::cudaEglColorFormat::BAYER14_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer14GBRG",
+        krate::sys::cudaEglColorFormat::BAYER14_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer20RGGB",
+        krate::sys::cudaEglColorFormat::BAYER20_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer20BGGR",
+        krate::sys::cudaEglColorFormat::BAYER20_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer20GRBG",
+        krate::sys::cudaEglColorFormat::BAYER20_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer20GBRG",
+        krate::sys::cudaEglColorFormat::BAYER20_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU444Planar",
+        krate::sys::cudaEglColorFormat::YVU444_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU422Planar",
+        krate::sys::cudaEglColorFormat::YVU422_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar",
+        krate::sys::cudaEglColorFormat::YVU420_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerIspRGGB",
+        krate::sys::cudaEglColorFormat::BAYER_ISP_RGGB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerIspBGGR",
+        krate::sys::cudaEglColorFormat::BAYER_ISP_BGGR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerIspGRBG",
+        krate::sys::cudaEglColorFormat::BAYER_ISP_GRBG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerIspGBRG",
+        krate::sys::cudaEglColorFormat::BAYER_ISP_GBRG.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerBCCR",
+        krate::sys::cudaEglColorFormat::BAYER_BCCR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerRCCB",
+        krate::sys::cudaEglColorFormat::BAYER_RCCB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerCRBC",
+        krate::sys::cudaEglColorFormat::BAYER_CRBC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayerCBRC",
+        krate::sys::cudaEglColorFormat::BAYER_CBRC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer10CCCC",
+        krate::sys::cudaEglColorFormat::BAYER10_CCCC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12BCCR",
+        krate::sys::cudaEglColorFormat::BAYER12_BCCR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12RCCB",
+        krate::sys::cudaEglColorFormat::BAYER12_RCCB.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12CRBC",
+        krate::sys::cudaEglColorFormat::BAYER12_CRBC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12CBRC",
+        krate::sys::cudaEglColorFormat::BAYER12_CBRC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatBayer12CCCC",
+        krate::sys::cudaEglColorFormat::BAYER12_CCCC.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY",
+        krate::sys::cudaEglColorFormat::Y.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_2020",
+        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_2020",
+        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_2020",
+        krate::sys::cudaEglColorFormat::YUV420_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_2020",
+        krate::sys::cudaEglColorFormat::YVU420_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_709",
+        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_709",
+        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_709",
+        krate::sys::cudaEglColorFormat::YUV420_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_709",
+        krate::sys::cudaEglColorFormat::YVU420_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_709",
+        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_2020",
+        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar_2020",
+        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR_2020.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar",
+        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar_709",
+        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR_709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY_ER",
+        krate::sys::cudaEglColorFormat::Y_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY_709_ER",
+        krate::sys::cudaEglColorFormat::Y_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10_ER",
+        krate::sys::cudaEglColorFormat::Y10_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10_709_ER",
+        krate::sys::cudaEglColorFormat::Y10_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12_ER",
+        krate::sys::cudaEglColorFormat::Y12_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12_709_ER",
+        krate::sys::cudaEglColorFormat::Y12_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYUVA",
+        krate::sys::cudaEglColorFormat::YUVA.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatYVYU",
+        krate::sys::cudaEglColorFormat::YVYU.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatVYUY",
+        krate::sys::cudaEglColorFormat::VYUY.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER",
+        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER",
+        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER",
+        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar_ER",
+        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER",
+        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR_709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatUYVY709",
+        krate::sys::cudaEglColorFormat::UYVY709.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatUYVY709_ER",
+        krate::sys::cudaEglColorFormat::UYVY709_ER.as_raw() as i128,
+    ),
+    (
+        "value cudaEglColorFormat.cudaEglColorFormatUYVY2020",
+        krate::sys::cudaEglColorFormat::UYVY2020.as_raw() as i128,
     ),
 ];
 /// `(item, reason)` for what is not compared.
 pub const SKIPPED: &[(&str, &str)] = &[
     ("CUdevResourceDesc_st", "opaque: an incomplete type in C, it has no layout"),
+    ("cudaExecutionContext_st", "opaque: an incomplete type in C, it has no layout"),
+    ("cudaArray", "opaque: an incomplete type in C, it has no layout"),
+    ("cudaMipmappedArray", "opaque: an incomplete type in C, it has no layout"),
+    ("cudaGraphicsResource", "opaque: an incomplete type in C, it has no layout"),
+    (
+        "size and align of cudaDevResource_st__bindgen_ty_1",
+        "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
+    ),
+    ("CUstream_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUevent_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUexternalMemory_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUexternalSemaphore_st", "opaque: an incomplete type in C, it has no layout"),
-    ("CUfunc_st", "opaque: an incomplete type in C, it has no layout"),
-    (
-        "CUgraphDeviceUpdatableNode_st",
-        "opaque: an incomplete type in C, it has no layout",
-    ),
-    ("CUgraphExec_st", "opaque: an incomplete type in C, it has no layout"),
-    ("CUgraphNode_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUgraph_st", "opaque: an incomplete type in C, it has no layout"),
+    ("CUgraphNode_st", "opaque: an incomplete type in C, it has no layout"),
+    ("CUuserObject_st", "opaque: an incomplete type in C, it has no layout"),
+    ("CUfunc_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUkern_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUlib_st", "opaque: an incomplete type in C, it has no layout"),
-    ("CUlogsCallbackEntry_st", "opaque: an incomplete type in C, it has no layout"),
     ("CUmemPoolHandle_st", "opaque: an incomplete type in C, it has no layout"),
-    ("CUstream_st", "opaque: an incomplete type in C, it has no layout"),
-    ("CUuserObject_st", "opaque: an incomplete type in C, it has no layout"),
-    ("cudaArray", "opaque: an incomplete type in C, it has no layout"),
-    ("cudaAsyncCallbackEntry", "opaque: an incomplete type in C, it has no layout"),
-    ("cudaExecutionContext_st", "opaque: an incomplete type in C, it has no layout"),
-    ("cudaGraphicsResource", "opaque: an incomplete type in C, it has no layout"),
-    ("cudaMipmappedArray", "opaque: an incomplete type in C, it has no layout"),
     (
-        "size and align of cudaDevResource_st__bindgen_ty_1",
+        "size and align of cudaKernelNodeParamsV2__bindgen_ty_1",
         "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
     ),
     (
         "size and align of cudaGraphNodeParams__bindgen_ty_1",
         "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
     ),
+    ("CUgraphExec_st", "opaque: an incomplete type in C, it has no layout"),
     (
-        "size and align of cudaKernelNodeParamsV2__bindgen_ty_1",
-        "an unnamed member: C++ cannot name its type (its fields' offsets are compared)",
+        "CUgraphDeviceUpdatableNode_st",
+        "opaque: an incomplete type in C, it has no layout",
     ),
+    ("cudaAsyncCallbackEntry", "opaque: an incomplete type in C, it has no layout"),
+    ("CUlogsCallbackEntry_st", "opaque: an incomplete type in C, it has no layout"),
+    ("CUeglStreamConnection_st", "opaque: an incomplete type in C, it has no layout"),
 ];
-/// The C names of all emitted raw functions (`sys::cudaXxx`).
+/// The symbols the emitted raw functions load (`sys::cudaXxx`, or the versioned symbol a
+/// header renames it to).
 pub const FUNCTIONS: &[&str] = &[
     "cudaDeviceReset",
     "cudaDeviceSynchronize",
@@ -5935,6 +6499,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaDeviceGetDefaultMemPool",
     "cudaDeviceSetMemPool",
     "cudaDeviceGetMemPool",
+    "cudaDeviceGetNvSciSyncAttributes",
     "cudaDeviceGetP2PAttribute",
     "cudaDeviceGetP2PAtomicCapabilities",
     "cudaChooseDevice",
@@ -6071,6 +6636,25 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaDeviceCanAccessPeer",
     "cudaDeviceEnablePeerAccess",
     "cudaDeviceDisablePeerAccess",
+    "cudaGLGetDevices",
+    "cudaGraphicsGLRegisterImage",
+    "cudaGraphicsGLRegisterBuffer",
+    "cudaVDPAUGetDevice",
+    "cudaVDPAUSetVDPAUDevice",
+    "cudaGraphicsVDPAURegisterVideoSurface",
+    "cudaGraphicsVDPAURegisterOutputSurface",
+    "cudaGraphicsEGLRegisterImage",
+    "cudaEGLStreamConsumerConnect",
+    "cudaEGLStreamConsumerConnectWithFlags",
+    "cudaEGLStreamConsumerDisconnect",
+    "cudaEGLStreamConsumerAcquireFrame",
+    "cudaEGLStreamConsumerReleaseFrame",
+    "cudaEGLStreamProducerConnect",
+    "cudaEGLStreamProducerDisconnect",
+    "cudaEGLStreamProducerPresentFrame",
+    "cudaEGLStreamProducerReturnFrame",
+    "cudaGraphicsResourceGetMappedEglFrame",
+    "cudaEventCreateFromEGLSync",
     "cudaGraphicsUnregisterResource",
     "cudaGraphicsResourceSetMapFlags",
     "cudaGraphicsMapResources",
@@ -6181,6 +6765,7 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaExecutionCtxWaitEvent",
     "cudaDeviceGetExecutionCtx",
     "cudaGetKernel",
+    "cudaProfilerStart",
     "cudaProfilerStop",
     "cudaDeviceGetTexture1DLinearMaxWidth",
     "cudaDeviceGetSharedMemConfig",
@@ -6221,33 +6806,41 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphNodeSetEnabled",
     "cudaGraphNodeGetEnabled",
     "cudaGraphUpload",
-    "cudaFuncGetName",
-    "cudaFuncGetParamInfo",
-    "cudaGetExportTable",
-    "cudaGetFuncBySymbol",
-    "cudaGetSymbolAddress",
-    "cudaGetSymbolSize",
-    "cudaGraphAddMemcpyNodeFromSymbol",
-    "cudaGraphAddMemcpyNodeToSymbol",
-    "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
-    "cudaGraphExecMemcpyNodeSetParamsToSymbol",
-    "cudaGraphMemcpyNodeSetParamsFromSymbol",
-    "cudaGraphMemcpyNodeSetParamsToSymbol",
-    "cudaLaunchCooperativeKernel",
+    "cudaSetValidDevices",
     "cudaLaunchKernel",
     "cudaLaunchKernelExC",
-    "cudaMemcpyArrayToArray",
-    "cudaMemcpyFromArray",
-    "cudaMemcpyFromArrayAsync",
-    "cudaMemcpyFromSymbol",
-    "cudaMemcpyFromSymbolAsync",
-    "cudaMemcpyToArray",
-    "cudaMemcpyToArrayAsync",
-    "cudaMemcpyToSymbol",
-    "cudaMemcpyToSymbolAsync",
-    "cudaOccupancyMaxActiveClusters",
+    "cudaLaunchCooperativeKernel",
+    "cudaFuncGetName",
+    "cudaFuncGetParamInfo",
     "cudaOccupancyMaxPotentialClusterSize",
-    "cudaSetValidDevices",
+    "cudaOccupancyMaxActiveClusters",
+    "cudaMemcpyToSymbol",
+    "cudaMemcpyFromSymbol",
+    "cudaMemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbolAsync",
+    "cudaGetSymbolAddress",
+    "cudaGetSymbolSize",
+    "cudaMemcpyToArray",
+    "cudaMemcpyFromArray",
+    "cudaMemcpyArrayToArray",
+    "cudaMemcpyToArrayAsync",
+    "cudaMemcpyFromArrayAsync",
+    "cudaGraphAddMemcpyNodeToSymbol",
+    "cudaGraphAddMemcpyNodeFromSymbol",
+    "cudaGraphMemcpyNodeSetParamsToSymbol",
+    "cudaGraphMemcpyNodeSetParamsFromSymbol",
+    "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+    "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
+    "cudaGetExportTable",
+    "cudaGetFuncBySymbol",
+    "cudaGLSetGLDevice",
+    "cudaGLRegisterBufferObject",
+    "cudaGLMapBufferObject",
+    "cudaGLUnmapBufferObject",
+    "cudaGLUnregisterBufferObject",
+    "cudaGLSetBufferObjectMapFlags",
+    "cudaGLMapBufferObjectAsync",
+    "cudaGLUnmapBufferObjectAsync",
 ];
 /// Every emitted error constant with its C name (its `#[doc(alias)]`).
 pub const ERRORS: &[(krate::sys::cudaError_t, &str)] = &[

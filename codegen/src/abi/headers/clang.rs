@@ -14,7 +14,7 @@ use std::path::Path;
 
 use clang_sys::*;
 
-use super::stubs;
+use crate::abi::stubs;
 
 /// A place in a header: its path relative to its include folder (`cuda_runtime_api.h`,
 /// `crt/host_defines.h`, `stand-in/GL/gl.h` for a stand-in) and a 1-based line.

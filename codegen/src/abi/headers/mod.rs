@@ -13,7 +13,6 @@
 //! do.
 
 pub mod clang;
-pub mod stubs;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -24,7 +23,7 @@ use bindgen::callbacks::{ParseCallbacks, Token, TokenKind as BgKind};
 use bindgen::{EnumVariation, Formatter, MacroTypeVariation, RustTarget};
 
 use super::macros::{self, MacroDef, MacroToken, TokenKind};
-use super::{read_bindgen_output, Abi};
+use super::{read_bindgen_output, stubs, Abi};
 use crate::diag::{Diagnostic, Severity};
 use crate::ir::Release;
 

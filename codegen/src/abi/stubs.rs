@@ -147,6 +147,16 @@ pub const STAND_INS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The stand-ins for the platform headers the interop APIs include (GL, EGL, VDPAU), without
+/// the C library ones: what a C or C++ compiler with its own library headers needs to compile
+/// [`API_HEADERS`] (the layout probe of an emitted crate).
+pub fn platform_stand_ins() -> impl Iterator<Item = (&'static str, &'static str)> {
+    STAND_INS
+        .iter()
+        .copied()
+        .filter(|(path, _)| !path.starts_with("libc/"))
+}
+
 /// Every in-memory file: absolute (virtual) path and text, the wrapper first.
 pub fn unsaved_files() -> Vec<(String, String)> {
     let mut files = vec![(WRAPPER_PATH.to_string(), wrapper())];

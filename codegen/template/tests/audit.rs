@@ -48,7 +48,9 @@ fn path_from(var: &str, what: &str) -> Option<PathBuf> {
 fn run_probe(includes: &Path) -> BTreeMap<String, i128> {
     let folders: Vec<PathBuf> = std::env::split_paths(includes).collect();
     assert!(
-        folders.iter().any(|f| f.join("cuda_runtime_api.h").is_file()),
+        folders
+            .iter()
+            .any(|f| f.join("cuda_runtime_api.h").is_file()),
         "none of {} holds cuda_runtime_api.h",
         includes.display()
     );

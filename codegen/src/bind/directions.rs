@@ -330,6 +330,7 @@ mod tests {
             params,
             ret: AbiType::void(),
             source: Source::new("t.h", 1),
+            symbol: "cudaTest".into(),
             documented: true,
             typed: Typed::default(),
         }

@@ -67,6 +67,30 @@ mod tests {
     }
 
     #[test]
+    fn template_sources_are_rustfmt_clean() {
+        // The copies are checked by `cargo fmt --all --check`; checking the template itself
+        // says which file to format (`rustfmt --edition 2021 codegen/template/...`).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("template");
+        let files: Vec<std::path::PathBuf> = COPIED
+            .iter()
+            .filter(|(p, _)| p.ends_with(".rs"))
+            .map(|(p, _)| dir.join(p))
+            .collect();
+        let out = std::process::Command::new("rustfmt")
+            .args(["--edition", "2021", "--check"])
+            .args(&files)
+            .output();
+        match out {
+            Ok(out) => assert!(
+                out.status.success(),
+                "template files need `rustfmt --edition 2021`:\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            ),
+            Err(e) => println!("skipped: rustfmt is not available ({e})"),
+        }
+    }
+
+    #[test]
     fn placeholders_are_filled() {
         let v = Values {
             crate_name: "cudart12",

@@ -111,6 +111,31 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Makes the snapshot of `release` when the repository has none (`cargo xtask codegen --out`
+/// on a release nobody snapshotted yet): fetches the wheels and libclang, reads the headers,
+/// writes `abi/<release>.json`. Returns its path. An existing snapshot is left as it is.
+pub fn ensure_snapshot(root: &Path, release: &Release) -> Result<PathBuf> {
+    let path = snapshot::path(root, release);
+    if path.is_file() {
+        return Ok(path);
+    }
+    eprintln!(
+        "no ABI snapshot for CUDA {release}: making {} from the release's wheels",
+        path.display()
+    );
+    let w = wheel::fetch(root, release)?;
+    let libclang = libclang::ensure(root)?;
+    let abi = read_with(release, &w, &libclang)?;
+    let errors = Counts::of(&abi.diagnostics).errors;
+    let report = summary(&abi);
+    if errors > 0 {
+        eprint!("{report}");
+        bail!("{errors} error diagnostic(s) reading the headers of CUDA {release}: no snapshot written");
+    }
+    write_out(&path, &snapshot::to_json(&abi), &report)?;
+    Ok(path)
+}
+
 /// Reads `release`'s headers from the unpacked wheels `w` with `libclang`.
 pub fn read_with(release: &Release, w: &wheel::Wheel, libclang: &Path) -> Result<Abi> {
     let spec = HeaderSpec {

@@ -71,6 +71,24 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
         }
         None => Options::workspace(root, args.check)?,
     };
+    // A crate of its own may be for a release the repository has no ABI snapshot of yet:
+    // make it first (fetching that release's wheels), so that any release regenerates with no
+    // code change.
+    if args.out.is_some() {
+        for opts in &runs {
+            let release = match &opts.release {
+                Some(r) => r.clone(),
+                None => {
+                    let api = codegen::merge::merge(codegen::load::load_all(&opts.docs, None)?);
+                    match codegen::pipeline::release_of(&api) {
+                        Some(r) => r,
+                        None => continue, // the pipeline says what is missing
+                    }
+                }
+            };
+            crate::abi_cmd::ensure_snapshot(root, &release)?;
+        }
+    }
     let several = runs.len() > 1;
     let mut failed = false;
     for opts in &runs {

@@ -111,7 +111,7 @@ fn wheel_library_report_and_fail_on() {
     assert!(stdout.contains("total"), "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("reading the ABI source"),
+        stderr.contains("reading the ABI snapshot"),
         "progress is shown: {stderr}"
     );
     let report: serde_json::Value =

@@ -1,31 +1,80 @@
 #!/usr/bin/env bash
-# Builds the GPU integration tests (tests/tests/gpu.rs) here and stages what a GPU machine
-# needs in device-bin/ (git-ignored): the test binary and, when the wheel has been fetched
-# (`cargo xtask fetch-wheel`), its libcudart.so.13. Prints the command to run there.
+# Builds here what the GPU machine runs and stages it in device-bin/ (git-ignored):
+#   device-bin/gpu, device-bin/gpu_safe   the GPU test binaries (tests/tests/gpu.rs: the typed
+#                                         layer; tests/tests/gpu_safe.rs: the safe layer)
+#   device-bin/examples/<name>            the example applications of examples/examples/
+#   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
+# Binaries are staged without debug information (`strip --strip-debug`, when available), so
+# that the folder stays small enough to carry to the GPU machine (a few MiB instead of 150).
+# Then prints how to run them there (scripts/gpu-run.sh runs everything).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-bin="$(cargo test -p workspace-tests --test gpu --no-run --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+# `name<TAB>path` of each executable artifact in cargo's JSON messages on stdin.
+executables() {
+  python3 -c 'import json, sys
 for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "gpu" and m.get("executable"):
-        print(m["executable"])')"
-if [ -z "$bin" ]; then
-  echo "gpu-test: no test binary was built (run: cargo test -p workspace-tests --test gpu --no-run)" >&2
-  exit 1
-fi
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["target"]["name"] + "\t" + m["executable"])'
+}
+
+build() { # cargo arguments...
+  if ! cargo "$@" --message-format=json 2>"$log" | executables; then
+    cat "$log" >&2
+    echo "gpu-test: cargo $* failed" >&2
+    exit 1
+  fi
+}
+
+stage() { # from to
+  cp "$1" "$2"
+  if command -v strip > /dev/null; then
+    strip --strip-debug "$2"
+  fi
+}
+
+tests="$(build test -p workspace-tests --test gpu --test gpu_safe --no-run)"
+examples="$(build build -p cudart-examples --examples)"
 rm -rf device-bin
-mkdir -p device-bin
-cp "$bin" device-bin/gpu
+mkdir -p device-bin/examples
+staged=()
+while IFS=$'\t' read -r name path; do
+  [ -n "$name" ] || continue
+  stage "$path" "device-bin/$name"
+  staged+=("$name")
+done <<< "$tests"
+while IFS=$'\t' read -r name path; do
+  [ -n "$name" ] || continue
+  stage "$path" "device-bin/examples/$name"
+  staged+=("examples/$name")
+done <<< "$examples"
+for want in gpu gpu_safe examples/device_query examples/vector_add examples/stream_timing \
+            examples/graph_capture examples/pool_stats; do
+  if [ ! -x "device-bin/$want" ]; then
+    echo "gpu-test: $want was not built" >&2
+    exit 1
+  fi
+done
+echo "gpu-test: staged ${staged[*]} in device-bin/"
 lib="$(ls target/cuda-wheel-*/nvidia/cu*/lib/libcudart.so.* 2>/dev/null | sort | tail -n 1 || true)"
 if [ -n "$lib" ]; then
   cp "$lib" device-bin/
-  echo "gpu-test: staged $(basename "$bin") and $(basename "$lib") in device-bin/"
-  echo "run on the GPU machine, from the repository root:"
-  echo "  CUDART_PATH=device-bin/$(basename "$lib") CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
+  echo "gpu-test: staged $(basename "$lib") (the wheel's runtime) in device-bin/"
+  prefix="CUDART_PATH=device-bin/$(basename "$lib") "
 else
-  echo "gpu-test: staged $(basename "$bin") in device-bin/ (no wheel libcudart found; the machine's own is used)"
-  echo "run on the GPU machine, from the repository root:"
-  echo "  CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
+  echo "gpu-test: no wheel libcudart found (cargo xtask fetch-wheel); the machine's own is used"
+  prefix=""
 fi
+echo "run on the GPU machine, from the repository root, everything:"
+echo "  bash scripts/gpu-run.sh"
+echo "or one part:"
+echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
+echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_safe --test-threads=1"
+echo "  ${prefix}./device-bin/examples/vector_add"

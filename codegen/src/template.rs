@@ -11,6 +11,41 @@ pub const COPIED: &[(&str, &str)] = &[
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),
+    ("src/device.rs", include_str!("../template/src/device.rs")),
+    ("src/stream.rs", include_str!("../template/src/stream.rs")),
+    ("src/event.rs", include_str!("../template/src/event.rs")),
+    (
+        "src/memory/mod.rs",
+        include_str!("../template/src/memory/mod.rs"),
+    ),
+    (
+        "src/memory/allocator.rs",
+        include_str!("../template/src/memory/allocator.rs"),
+    ),
+    (
+        "src/memory/buffer.rs",
+        include_str!("../template/src/memory/buffer.rs"),
+    ),
+    (
+        "src/memory/managed.rs",
+        include_str!("../template/src/memory/managed.rs"),
+    ),
+    (
+        "src/memory/pinned.rs",
+        include_str!("../template/src/memory/pinned.rs"),
+    ),
+    (
+        "src/memory/pool.rs",
+        include_str!("../template/src/memory/pool.rs"),
+    ),
+    ("src/kernel.rs", include_str!("../template/src/kernel.rs")),
+    ("src/graph.rs", include_str!("../template/src/graph.rs")),
+    ("src/texture.rs", include_str!("../template/src/texture.rs")),
+    (
+        "src/profiler.rs",
+        include_str!("../template/src/profiler.rs"),
+    ),
+    ("src/nvtx.rs", include_str!("../template/src/nvtx.rs")),
     ("tests/audit.rs", include_str!("../template/tests/audit.rs")),
 ];
 

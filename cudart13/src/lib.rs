@@ -25,7 +25,7 @@
 //! loads, [`has_function`] whether it exports one function (an older runtime lacks newer
 //! functions), so that they can choose a fallback instead of failing.
 //!
-//! # Two layers
+//! # Three layers
 //!
 //! - [`sys`], the raw layer: every documented type, constant and function the ABI declares,
 //!   under its C name. Functions are `unsafe fn cudaXxx(..) -> Result<cudaError_t>`: `Err`
@@ -48,6 +48,75 @@
 //!   identify) are listed with the reason by `cargo xtask codegen --list-unbound`; their raw
 //!   function is always there.
 //!
+//! - The **safe layer**, written by hand on top of the raw layer, for applications: owned
+//!   types that free themselves, with `unsafe` left only where the crate cannot check what
+//!   the caller promises (a kernel's parameter list, foreign handles, host memory an
+//!   asynchronous copy reads after the call returns).
+//!   - [`device`]: [`Device`] (count, select, [`DeviceGuard`], [`DeviceProperties`],
+//!     attributes, memory, peer access, synchronise, reset);
+//!   - [`stream`] and [`event`]: [`Stream`] (flags, priorities, the legacy and per-thread
+//!     default streams, foreign streams, host callbacks taking Rust closures) and [`Event`]
+//!     (record, synchronise, query, elapsed time);
+//!   - [`memory`]: [`DeviceBuffer`] (stream-ordered, freed on its stream; views
+//!     [`DeviceSlice`] / [`DeviceSliceMut`]; blocking and asynchronous copies; memset),
+//!     [`PinnedBuffer`], [`ManagedBuffer`], [`MemPool`], [`PinnedPool`], and the
+//!     [`DeviceAllocator`](memory::DeviceAllocator) / [`MemoryHook`](memory::MemoryHook)
+//!     traits;
+//!   - [`kernel`]: [`Module`] (PTX, cubin, fatbin, file), [`Kernel`] (attributes, occupancy)
+//!     and launches ([`Stream::launch`] builder, [`Kernel::launch`]; clusters, cooperative
+//!     launches, priorities);
+//!   - [`graph`]: capture ([`Stream::begin_capture`], [`Stream::capture`]), explicit
+//!     [`Graph`] construction, [`GraphExec`] (upload, launch, update);
+//!   - [`texture`] (arrays, resource and texture descriptions, texture and surface objects),
+//!     [`profiler`], and `nvtx` (Cargo feature `nvtx`: NVIDIA's `nvtx` crate).
+//!
+//! # The safe layer
+//!
+//! **Unsafe.** Methods of owned types are safe: the type guarantees its handle is alive.
+//! `unsafe` remains for a kernel launch ([`Launch::run`], [`Kernel::launch`]: the arguments
+//! must match the kernel's parameters), for wrapping foreign handles (`from_raw`,
+//! [`Stream::borrowed`]), and for asynchronous copies to and from borrowed host slices (the
+//! borrow ends before the copy does; copies to and from a [`PinnedBuffer`] are safe, the
+//! buffer waits for them before the host touches it).
+//!
+//! **Send and Sync.** CUDA runtime handles may be used from any host thread, so devices,
+//! streams, events, buffers, pools, modules, kernels, arrays and texture objects are `Send`
+//! and `Sync` (buffers when their element type is). [`Graph`] and [`GraphExec`] are `Send` but
+//! not `Sync`: CUDA does not synchronise graph objects internally, and calls on one graph must
+//! not run concurrently. [`DeviceGuard`] and [`CaptureGuard`] are neither: the current device
+//! and a capture belong to a host thread. Closures CUDA runs (host functions, stream
+//! callbacks, graph host nodes) are `Send + 'static` (`Sync` too for graph nodes, which may
+//! run concurrently); a panic inside one is caught at the C boundary.
+//!
+//! **Drop.** Dropping never panics and never blocks on device work (a device buffer is freed
+//! with `cudaFreeAsync` on its stream; a pinned buffer first waits for the copies that use
+//! it). A failed destroy is passed to the hook of [`set_drop_error_hook`] (by default, one line
+//! on standard error per kind of failure; nothing when the library is absent); each type has
+//! a `close(self) -> Result<()>` for callers who want the error.
+//!
+//! ```no_run
+//! use cudart13::{Device, DeviceBuffer, Event, LaunchConfig, Module, Stream};
+//!
+//! fn main() -> cudart13::Result<()> {
+//!     let device = Device::get(0)?;
+//!     println!("{}", device.properties()?.name());
+//!     device.set_current()?;
+//!     let ptx = std::fs::read_to_string("add_one.ptx").expect("PTX file");
+//!     let kernel = Module::from_ptx(&ptx)?.kernel("add_one")?;
+//!     let stream = Stream::non_blocking()?;
+//!     let data = DeviceBuffer::from_slice(&[1u32, 2, 3], &stream)?;
+//!     let n = 3u32;
+//!     let (start, end) = (Event::new()?, Event::new()?);
+//!     start.record(&stream)?;
+//!     // SAFETY: add_one(unsigned* data, unsigned n) reads and writes `n` elements.
+//!     unsafe { kernel.launch(&stream, LaunchConfig::for_num_elems(n), (&data, &n))? };
+//!     end.record(&stream)?;
+//!     assert_eq!(data.to_vec()?, [2, 3, 4]);
+//!     println!("{:.3} ms", end.elapsed_since(&start)?);
+//!     Ok(())
+//! }
+//! ```
+//!
 //! # Errors
 //!
 //! Every failure is an [`Error`]: the library was not found ([`Error::LibraryNotFound`], with
@@ -55,10 +124,12 @@
 //! ([`Error::SymbolNotFound`], with the symbol, the library and its version), or a CUDA call
 //! returned a status other than `cudaSuccess` ([`Error::Cuda`], with the raw `cudaError_t`
 //! code, kept even when this crate does not know it, its name and the documentation's
-//! sentence for it). The typed layer maps every `cudaError_t` through [`check`]; each typed
+//! sentence for it), or an argument the safe layer refused before calling CUDA
+//! ([`Error::InvalidArgument`]: lengths that differ, a string with a NUL byte). The typed
+//! layer maps every `cudaError_t` through [`check`]; each typed
 //! function's `# Errors` section links the codes its documentation lists.
 //!
-//! # Safety model
+//! # Safety model of the typed layer
 //!
 //! A typed function is safe when nothing a caller passes can cause undefined behaviour: it
 //! takes only values (integers, enums, flags, strings, records without pointers) and returns
@@ -115,6 +186,23 @@ pub mod sys;
 /// function whose parameters could all be given a Rust role (see the crate docs).
 #[rustfmt::skip]
 pub mod api;
-pub use error::{check, Error, Result};
+pub mod device;
+pub mod event;
+pub mod graph;
+pub mod kernel;
+pub mod memory;
+#[cfg(feature = "nvtx")]
+pub mod nvtx;
+pub mod profiler;
+pub mod stream;
+pub mod texture;
+pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+pub use error::{check, set_drop_error_hook, Error, Result};
+pub use event::Event;
+pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
+pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
 pub use loader::{has_function, is_available, LazySymbol, Library};
+pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
+pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
+pub use stream::Stream;
 pub use sys::{CUDA_MAJOR, CUDA_RELEASE};

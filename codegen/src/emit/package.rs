@@ -104,6 +104,13 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          bitflags = \"2\"\n\
          libloading = \"0.8\"\n\
          thiserror = \"2\"\n\
+         # NVTX marks and ranges (`nvtx` module): NVIDIA's crate, which builds its C part\n\
+         # with `cc` and `bindgen` (libclang).\n\
+         nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\
+         \n\
+         [features]\n\
+         # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
+         nvtx = [\"dep:nvtx\"]\n\
          \n\
          [package.metadata.docs.rs]\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
@@ -140,8 +147,26 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[rustfmt::skip]
         pub mod api;
 
-        pub use error::{check, Error, Result};
+        pub mod device;
+        pub mod event;
+        pub mod graph;
+        pub mod kernel;
+        pub mod memory;
+        #[cfg(feature = "nvtx")]
+        pub mod nvtx;
+        pub mod profiler;
+        pub mod stream;
+        pub mod texture;
+
+        pub use device::{Device, DeviceGuard, DeviceProperties, MemInfo};
+        pub use error::{check, set_drop_error_hook, Error, Result};
+        pub use event::Event;
+        pub use graph::{CaptureGuard, CaptureMode, Graph, GraphExec, GraphNode};
+        pub use kernel::{Dim3, Kernel, KernelArg, KernelArgs, Launch, LaunchConfig, Module};
         pub use loader::{has_function, is_available, LazySymbol, Library};
+        pub use memory::{DeviceBuffer, DeviceCopy, DevicePtr, DeviceSlice, DeviceSliceMut};
+        pub use memory::{ManagedBuffer, MemPool, PinnedBuffer, PinnedPool};
+        pub use stream::Stream;
         pub use sys::{CUDA_MAJOR, CUDA_RELEASE};
     }
 }

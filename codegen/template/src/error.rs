@@ -5,6 +5,10 @@
 //! name and description of a code come from the crate-private `describe`, which asks the
 //! generated table (`sys::errors`) first and otherwise the already-loaded global library's
 //! own `cudaGetErrorName` / `cudaGetErrorString`. It never panics.
+//!
+//! It also holds the process-wide hook through which the safe layer reports the errors it
+//! cannot return: a failed destroy or free in a `Drop`, a panic caught in a host callback
+//! ([`set_drop_error_hook`]).
 
 use std::ffi::{c_char, c_int, CStr};
 
@@ -43,6 +47,16 @@ pub enum Error {
         /// The loaded runtime's `cudaRuntimeGetVersion` (e.g. `13020`), when it could be read.
         version: Option<i32>,
     },
+    /// An argument the safe layer checks before calling CUDA was refused: a range outside a
+    /// buffer, two lengths that must agree, a string with an interior NUL, more launch
+    /// attributes than a launch can hold. Nothing was sent to CUDA.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A Rust closure run by CUDA (a host function, a stream callback, a graph host node)
+    /// panicked; the panic was caught at the C boundary and reported here, through the hook
+    /// of [`set_drop_error_hook`].
+    #[error("a host callback panicked: {0}")]
+    CallbackPanicked(String),
     /// A CUDA runtime call returned a status other than `cudaSuccess`.
     #[error("{}", render_cuda(*.code, *.name, *.description))]
     Cuda {
@@ -94,6 +108,79 @@ pub fn check(code: i32) -> Result<()> {
         Ok(())
     } else {
         Err(Error::from_code(code))
+    }
+}
+
+/// `Ok(())` for a raw call that returned `cudaSuccess`; the loader's error when the call
+/// could not be made; [`Error::Cuda`] for any other status. Used by the safe layer around
+/// every [`sys`](crate::sys) call.
+#[inline]
+pub(crate) fn status(result: Result<crate::sys::cudaError_t>) -> Result<()> {
+    check(result?.as_raw() as i32)
+}
+
+/// What the drop-error hook is called with: what was being released (`"stream"`,
+/// `"device buffer"`, …) and why it failed.
+pub type DropErrorHook = fn(resource: &'static str, error: &Error);
+
+static DROP_HOOK: std::sync::RwLock<Option<DropErrorHook>> = std::sync::RwLock::new(None);
+
+/// Sets the process-wide hook that receives the errors the safe layer cannot return: a
+/// failed destroy or free in a `Drop` (`cudaStreamDestroy`, `cudaFreeAsync`, …) and a panic
+/// caught in a Rust closure that CUDA called. Returns the previous hook; `None` restores
+/// the default.
+///
+/// The default hook writes one line to standard error the first time each kind of failure
+/// (resource and error code) is seen, and ignores errors that only say the library is
+/// absent (nothing could have been created then) or that the runtime is already unloading
+/// at process exit (`cudaErrorCudartUnloading`).
+///
+/// `Drop` never panics: a hook that panics is caught and ignored. Callers who want the
+/// error itself call the type's `close(self) -> Result<()>` instead of dropping it.
+pub fn set_drop_error_hook(hook: Option<DropErrorHook>) -> Option<DropErrorHook> {
+    let mut slot = DROP_HOOK.write().unwrap_or_else(|e| e.into_inner());
+    std::mem::replace(&mut *slot, hook)
+}
+
+/// Reports an error that cannot be returned (see [`set_drop_error_hook`]). Never panics.
+pub(crate) fn report_drop_error(resource: &'static str, error: &Error) {
+    let hook = *DROP_HOOK.read().unwrap_or_else(|e| e.into_inner());
+    let hook = hook.unwrap_or(default_drop_hook);
+    // A panicking hook must not unwind out of a `Drop` or a C callback.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(resource, error)));
+}
+
+/// `cudaErrorCudartUnloading`: the runtime is shutting down (objects dropped at exit).
+const CUDART_UNLOADING: i32 = 4;
+
+fn default_drop_hook(resource: &'static str, error: &Error) {
+    static SEEN: std::sync::Mutex<Vec<(&'static str, Option<i32>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let code = match error {
+        Error::LibraryNotFound { .. } | Error::SymbolNotFound { .. } => return,
+        Error::Cuda { code, .. } if *code == CUDART_UNLOADING => return,
+        other => other.cuda_code(),
+    };
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.contains(&(resource, code)) {
+        return;
+    }
+    seen.push((resource, code));
+    eprintln!(
+        "{}: releasing a {resource} failed: {error} (reported once per kind; \
+         see set_drop_error_hook)",
+        env!("CARGO_PKG_NAME")
+    );
+}
+
+/// The panic payload of a caught panic as text, for [`Error::CallbackPanicked`].
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-string payload".to_string()
     }
 }
 
@@ -222,6 +309,46 @@ mod tests {
         };
         assert_eq!(format!("{e:?}"), e.to_string());
         assert!(!format!("{e:?}").contains("LibraryNotFound {"));
+    }
+
+    #[test]
+    fn drop_errors_reach_the_hook_and_a_panicking_hook_is_contained() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        fn counting(resource: &'static str, error: &Error) {
+            if resource == "test resource" && error.cuda_code() == Some(999) {
+                CALLS.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        fn panicking(_: &'static str, _: &Error) {
+            panic!("hook panics");
+        }
+        let previous = set_drop_error_hook(Some(counting));
+        report_drop_error("test resource", &Error::from_code(999));
+        report_drop_error("test resource", &Error::from_code(999));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        set_drop_error_hook(Some(panicking));
+        report_drop_error("test resource", &Error::from_code(999));
+        set_drop_error_hook(previous);
+    }
+
+    #[test]
+    fn default_hook_ignores_a_missing_library_and_unloading() {
+        // Nothing to observe but that these return without panicking.
+        default_drop_hook("x", &Error::LibraryNotFound { tried: vec![] });
+        default_drop_hook("x", &Error::from_code(CUDART_UNLOADING));
+        default_drop_hook("x", &Error::from_code(1));
+        default_drop_hook("x", &Error::from_code(1));
+    }
+
+    #[test]
+    fn panic_messages_are_read_from_str_and_string_payloads() {
+        let p = std::panic::catch_unwind(|| panic!("boom {}", 1)).unwrap_err();
+        assert_eq!(panic_message(&*p), "boom 1");
+        let p = std::panic::catch_unwind(|| panic!("static")).unwrap_err();
+        assert_eq!(panic_message(&*p), "static");
+        let p = std::panic::catch_unwind(|| std::panic::panic_any(5u8)).unwrap_err();
+        assert!(panic_message(&*p).contains("non-string"));
     }
 
     #[test]

@@ -1,0 +1,1124 @@
+//! End-to-end tests of the safe layer (`Device`, `Stream`, `Event`, `DeviceBuffer` and its
+//! views, `PinnedBuffer`, `PinnedPool`, `ManagedBuffer`, `MemPool`, allocators and hooks,
+//! `Module`/`Kernel`/`Launch`, `Graph`/`GraphExec`/`CaptureGuard`, textures and surfaces,
+//! the profiler) on a real GPU.
+//!
+//! They run only with `CUDA_GPU_TESTS=1` (each test otherwise prints "skipped: no GPU" and
+//! returns); `scripts/gpu-test.sh` builds this binary and `scripts/gpu-run.sh` runs it on
+//! the GPU machine with `--test-threads=1`. Every test checks results: data read back,
+//! counters, statistics, error codes.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use cudart13::memory::{
+    set_allocator, using_allocator, DeviceAllocator, HookedAllocator, MemoryHook, PoolAllocator,
+    RuntimeAllocator,
+};
+use cudart13::sys::{
+    self, cudaDeviceAttr, cudaFuncAttribute, cudaLimit, cudaResourceType, cudaTextureAddressMode,
+    cudaTextureFilterMode, ArrayFlags, EventFlags, HostAllocFlags, StreamFlags,
+};
+use cudart13::texture::TextureObject;
+use cudart13::texture::{ChannelFormat, CudaArray, ResourceDesc, SurfaceObject, TextureDesc};
+use cudart13::{
+    profiler, set_drop_error_hook, CaptureMode, Device, DeviceBuffer, DevicePtr, Error, Event,
+    Graph, Launch, LaunchConfig, ManagedBuffer, MemPool, Module, PinnedBuffer, PinnedPool, Stream,
+};
+
+/// `cudaErrorInvalidDevice`, `cudaErrorMemoryAllocation`, `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorSymbolNotFound`.
+const INVALID_DEVICE: i32 = 101;
+const MEMORY_ALLOCATION: i32 = 2;
+const INVALID_RESOURCE_HANDLE: i32 = 400;
+const SYMBOL_NOT_FOUND: i32 = 500;
+
+/// Whether GPU tests are enabled; prints the skip line otherwise.
+fn gpu() -> bool {
+    if std::env::var("CUDA_GPU_TESTS").as_deref() == Ok("1") {
+        Device::get(0)
+            .and_then(|d| d.set_current())
+            .expect("device 0");
+        true
+    } else {
+        println!("skipped: no GPU");
+        false
+    }
+}
+
+/// Drop errors seen by the hook during a test (the hook is process-wide; tests run one at a
+/// time with `--test-threads=1`).
+static DROP_ERRORS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn record_drop_error(resource: &'static str, error: &Error) {
+    DROP_ERRORS
+        .lock()
+        .unwrap()
+        .push(format!("{resource}: {error}"));
+}
+
+fn take_drop_errors() -> Vec<String> {
+    std::mem::take(&mut *DROP_ERRORS.lock().unwrap())
+}
+
+const ADD_ONE_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry add_one(.param .u64 pdata, .param .u32 pn)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [pdata];
+    ld.param.u32 %r1, [pn];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.u32 %r6, [%rd4];
+    add.s32 %r7, %r6, 1;
+    st.global.u32 [%rd4], %r7;
+DONE:
+    ret;
+}
+";
+
+/// `tex_read(tex, float* out, w, h)`: `out[y * w + x] = tex2D(tex, x + 0.5, y + 0.5).x`,
+/// one block per row.
+const TEX_READ_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry tex_read(.param .u64 ptex, .param .u64 pout, .param .u32 pw)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<9>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [ptex];
+    ld.param.u64 %rd2, [pout];
+    ld.param.u32 %r1, [pw];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    cvt.rn.f32.u32 %f1, %r2;
+    add.f32 %f2, %f1, 0f3F000000;
+    cvt.rn.f32.u32 %f3, %r3;
+    add.f32 %f4, %f3, 0f3F000000;
+    tex.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f2, %f4}];
+    mad.lo.s32 %r4, %r3, %r1, %r2;
+    cvta.to.global.u64 %rd3, %rd2;
+    mul.wide.u32 %rd4, %r4, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    st.global.f32 [%rd5], %f5;
+DONE:
+    ret;
+}
+";
+
+/// `tex_fetch(tex, float* out, n)`: `out[i] = tex1Dfetch(tex, i).x` over linear memory.
+const TEX_FETCH_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry tex_fetch(.param .u64 ptex, .param .u64 pout, .param .u32 pn)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<5>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [ptex];
+    ld.param.u64 %rd2, [pout];
+    ld.param.u32 %r1, [pn];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r5}];
+    cvta.to.global.u64 %rd3, %rd2;
+    mul.wide.u32 %rd4, %r5, 4;
+    add.s64 %rd5, %rd3, %rd4;
+    st.global.f32 [%rd5], %f1;
+DONE:
+    ret;
+}
+";
+
+/// `surf_write(surf, w)`: element (x, y) = `y * 1000 + x`, one block per row.
+const SURF_WRITE_PTX: &str = r"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry surf_write(.param .u64 psurf, .param .u32 pw)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [psurf];
+    ld.param.u32 %r1, [pw];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    mad.lo.s32 %r4, %r3, 1000, %r2;
+    shl.b32 %r5, %r2, 2;
+    sust.b.2d.b32.trap [%rd1, {%r5, %r3}], {%r4};
+DONE:
+    ret;
+}
+";
+
+/// `sum20(unsigned* out, unsigned a0, …, unsigned a19)`: `*out = a0 + … + a19` (21
+/// parameters: more than the launch builder keeps inline).
+fn sum20_ptx() -> String {
+    let params: Vec<String> = (0..20).map(|i| format!(".param .u32 p{i}")).collect();
+    let mut body = String::new();
+    for i in 0..20 {
+        body.push_str(&format!("    ld.param.u32 %r{i}, [p{i}];\n"));
+    }
+    body.push_str("    mov.u32 %r20, 0;\n");
+    for i in 0..20 {
+        body.push_str(&format!("    add.u32 %r20, %r20, %r{i};\n"));
+    }
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry sum20(.param .u64 pout, {})\n{{\n\
+         \x20   .reg .b32 %r<21>;\n    .reg .b64 %rd<3>;\n{body}\
+         \x20   ld.param.u64 %rd1, [pout];\n    cvta.to.global.u64 %rd2, %rd1;\n\
+         \x20   st.global.u32 [%rd2], %r20;\n    ret;\n}}\n",
+        params.join(", ")
+    )
+}
+
+#[test]
+fn device_properties_attributes_guard_and_limits() {
+    if !gpu() {
+        return;
+    }
+    let count = Device::count().expect("count");
+    assert!(count >= 1);
+    let d = Device::get(0).expect("device 0");
+    let p = d.properties().expect("properties");
+    println!(
+        "device 0: {} sm_{}{} {} SMs {} MiB",
+        p.name(),
+        p.compute_capability.0,
+        p.compute_capability.1,
+        p.multiprocessor_count,
+        p.total_global_mem >> 20
+    );
+    assert!(!p.name().is_empty());
+    assert_eq!(d.name().expect("name"), p.name());
+    assert_eq!(d.compute_capability().expect("cc"), p.compute_capability);
+    assert_eq!(
+        d.attribute(cudaDeviceAttr::MULTI_PROCESSOR_COUNT)
+            .expect("attr"),
+        p.multiprocessor_count
+    );
+    assert_eq!(p.warp_size, 32);
+    assert!(p.max_threads_per_block >= 1024 && p.max_block_dim[0] >= 1024);
+    assert!(p.total_global_mem > 1 << 30);
+    let mem = d.mem_info().expect("mem_info");
+    assert!(mem.free <= mem.total && mem.total <= p.total_global_mem + (1 << 30));
+    let bus = d.pci_bus_id().expect("pci bus id");
+    assert_eq!(Device::by_pci_bus_id(&bus).expect("by bus id"), d);
+    let runtime = cudart13::device::runtime_version().expect("runtime");
+    let driver = cudart13::device::driver_version().expect("driver");
+    assert!(
+        runtime >= 12000 && driver >= runtime / 1000 * 1000,
+        "{runtime} {driver}"
+    );
+    let (least, greatest) = d.stream_priority_range().expect("priorities");
+    assert!(greatest <= least);
+    let fifo = d.limit(cudaLimit::PRINTF_FIFO_SIZE).expect("limit");
+    d.set_limit(cudaLimit::PRINTF_FIFO_SIZE, fifo * 2)
+        .expect("set limit");
+    assert_eq!(
+        d.limit(cudaLimit::PRINTF_FIFO_SIZE).expect("limit"),
+        fifo * 2
+    );
+    d.set_limit(cudaLimit::PRINTF_FIFO_SIZE, fifo)
+        .expect("restore limit");
+    let last = Device::get(count - 1).expect("last");
+    {
+        let guard = last.guard().expect("guard");
+        assert_eq!(guard.previous(), d);
+        assert_eq!(Device::current().expect("current"), last);
+    }
+    assert_eq!(Device::current().expect("current"), d);
+    d.synchronize().expect("synchronize");
+    if count > 1 {
+        let peer = Device::get(1).expect("device 1");
+        if d.can_access_peer(peer).expect("can access") {
+            d.enable_peer_access(peer).expect("enable");
+            d.enable_peer_access(peer).expect("enabling twice is fine");
+            d.disable_peer_access(peer).expect("disable");
+        }
+    }
+}
+
+#[test]
+fn an_invalid_device_gives_cuda_error_invalid_device() {
+    if !gpu() {
+        return;
+    }
+    let count = Device::count().expect("count");
+    let e = Device::get(count).expect_err("past the last device");
+    assert_eq!(e.cuda_code(), Some(INVALID_DEVICE), "{e}");
+    assert!(e.to_string().contains("cudaErrorInvalidDevice"), "{e}");
+    let missing = Device::from_ordinal(count as i32);
+    for e in [
+        missing.set_current().expect_err("set_current"),
+        missing.properties().expect_err("properties"),
+        missing
+            .attribute(cudaDeviceAttr::WARP_SIZE)
+            .expect_err("attribute"),
+        missing.mem_info().expect_err("mem_info"),
+    ] {
+        assert_eq!(e.cuda_code(), Some(INVALID_DEVICE), "{e}");
+    }
+    assert_eq!(Device::current().expect("current"), Device::get(0).unwrap());
+}
+
+#[test]
+fn streams_flags_priorities_events_waits_and_host_callbacks() {
+    if !gpu() {
+        return;
+    }
+    let previous_hook = set_drop_error_hook(Some(record_drop_error));
+    take_drop_errors();
+    let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
+    let blocking = Stream::new().expect("stream");
+    let non_blocking = Stream::non_blocking().expect("stream");
+    let high = Stream::with_priority(StreamFlags::NON_BLOCKING, greatest).expect("stream");
+    assert_eq!(blocking.flags().unwrap(), StreamFlags::DEFAULT);
+    assert!(non_blocking
+        .flags()
+        .unwrap()
+        .contains(StreamFlags::NON_BLOCKING));
+    assert_eq!(high.priority().unwrap(), greatest);
+    assert!((greatest..=least).contains(&blocking.priority().unwrap()));
+    assert_ne!(blocking.id().unwrap(), high.id().unwrap());
+    let clone = high.clone();
+    assert_eq!(clone, high);
+
+    // Work on one stream, a wait on its event from another, timing.
+    const N: usize = 32 << 20;
+    let mut a = DeviceBuffer::<u32>::new(N, &non_blocking).expect("a");
+    let mut b = DeviceBuffer::<u32>::new(N, &high).expect("b");
+    let start = non_blocking.record_event().expect("start");
+    for v in 1..=4u8 {
+        a.memset(v, &non_blocking).expect("memset");
+    }
+    let filled = non_blocking.record_event().expect("filled");
+    high.wait_event(&filled).expect("wait");
+    b.copy_from_device(&a, &high).expect("copy");
+    let (tx, rx) = mpsc::channel();
+    let tx2 = tx.clone();
+    high.launch_host_func(move || tx.send("host func").unwrap())
+        .expect("host func");
+    high.add_callback(move |status| {
+        tx2.send(if status.is_ok() {
+            "callback ok"
+        } else {
+            "callback err"
+        })
+        .unwrap()
+    })
+    .expect("callback");
+    high.synchronize().expect("sync");
+    assert!(high.query().unwrap() && filled.query().unwrap());
+    let got: Vec<&str> = rx.try_iter().collect();
+    assert_eq!(got, ["host func", "callback ok"]);
+    let ms = filled.elapsed_since(&start).expect("elapsed");
+    assert!(ms > 0.0 && ms < 10_000.0, "{ms} ms");
+    assert_eq!(b.slice(N - 1..).unwrap().to_vec().unwrap(), [0x0404_0404]);
+
+    // A panic in a callback is caught and reported, not unwound into CUDA.
+    high.launch_host_func(|| panic!("a panicking host function"))
+        .expect("host func");
+    high.synchronize().expect("sync after a panicking callback");
+    let errors = take_drop_errors();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("a panicking host function")),
+        "{errors:?}"
+    );
+
+    // The default streams and a foreign stream wrapped without ownership.
+    a.fill_zero(&Stream::legacy()).expect("legacy");
+    a.fill_zero(&Stream::per_thread()).expect("per-thread");
+    Stream::per_thread().synchronize().expect("sync");
+    Stream::legacy().synchronize().expect("sync");
+    let mut raw = sys::cudaStream_t::null();
+    // SAFETY: one handle is written.
+    let code = unsafe { sys::cudaStreamCreateWithFlags(&mut raw, 1) }.expect("symbol");
+    assert_eq!(code.as_raw(), 0);
+    {
+        // SAFETY: `raw` lives until destroyed below, after the wrapper.
+        let foreign = unsafe { Stream::borrowed(raw) };
+        assert!(!foreign.is_owned());
+        foreign.synchronize().expect("foreign sync");
+    }
+    // Still alive: the wrapper did not destroy it.
+    // SAFETY: `raw` is alive; destroyed once.
+    unsafe {
+        assert_eq!(sys::cudaStreamSynchronize(raw).unwrap().as_raw(), 0);
+        assert_eq!(sys::cudaStreamDestroy(raw).unwrap().as_raw(), 0);
+    }
+
+    // Host functions are refused while capturing (a graph could run them twice).
+    let capture = non_blocking
+        .begin_capture(CaptureMode::RELAXED)
+        .expect("capture");
+    assert!(non_blocking.is_capturing().unwrap());
+    let e = non_blocking.launch_host_func(|| ()).expect_err("refused");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    drop(capture);
+    assert!(
+        !non_blocking.is_capturing().unwrap(),
+        "dropping the guard ends the capture"
+    );
+
+    // Events: flags, query, elapsed time errors, close.
+    let plain = Event::new().expect("event");
+    assert!(plain.query().unwrap(), "an unrecorded event is complete");
+    let no_timing = Event::with_flags(EventFlags::DISABLE_TIMING).expect("event");
+    no_timing.record(&high).unwrap();
+    no_timing.synchronize().unwrap();
+    let e = Event::elapsed_time(&start, &no_timing).expect_err("no timing");
+    assert_eq!(e.cuda_code(), Some(INVALID_RESOURCE_HANDLE), "{e}");
+    plain.close().expect("close");
+    drop((a, b));
+    blocking.close().expect("close stream");
+    high.synchronize().unwrap();
+    drop((high, clone, non_blocking));
+    Device::get(0).unwrap().synchronize().unwrap();
+    assert_eq!(take_drop_errors(), Vec::<String>::new());
+    set_drop_error_hook(previous_hook);
+}
+
+#[test]
+fn device_buffers_copies_views_memset_and_raw_parts() {
+    if !gpu() {
+        return;
+    }
+    let stream = Stream::non_blocking().expect("stream");
+    let host: Vec<u32> = (0..100_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let mut d = DeviceBuffer::from_slice(&host, &stream).expect("from_slice");
+    assert_eq!(d.len(), host.len());
+    assert_eq!(d.size_bytes(), host.len() * 4);
+    assert_eq!(d.to_vec().unwrap(), host);
+    let zeros = DeviceBuffer::<u64>::zeroed(1000, &stream).expect("zeroed");
+    assert!(zeros.to_vec().unwrap().iter().all(|v| *v == 0));
+
+    // Views: read a range, write a range, split.
+    let mid = d.slice(10..20).expect("in range");
+    assert_eq!(mid.to_vec().unwrap(), &host[10..20]);
+    assert!(d.slice(99_999..100_001).is_none());
+    d.slice_mut(0..3)
+        .unwrap()
+        .copy_from_host(&[7, 8, 9])
+        .unwrap();
+    let (mut left, right) = d.split_at_mut(50_000).expect("split");
+    left.copy_from_device(&right, &stream).expect("copy within");
+    stream.synchronize().unwrap();
+    let back = d.to_vec().unwrap();
+    assert_eq!(&back[..50_000], &host[50_000..]);
+    assert_eq!(&back[50_000..], &host[50_000..]);
+    let mut tail = d.slice_mut(99_990..).unwrap();
+    tail.memset(0xAB, &stream).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(
+        d.slice(99_990..).unwrap().to_vec().unwrap(),
+        vec![0xABAB_ABAB; 10]
+    );
+
+    // Length mismatches are refused before CUDA.
+    let e = d.copy_from_host(&[1, 2]).expect_err("mismatch");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    let mut short = [0u32; 5];
+    assert!(d.copy_to_host(&mut short).is_err());
+
+    // Clone, asynchronous host copies with an explicit synchronisation.
+    let copy = d.try_clone().expect("clone");
+    let mut out = vec![0u32; host.len()];
+    // SAFETY: `out` is not touched until the stream is synchronised.
+    unsafe { copy.copy_to_host_async(&mut out, &stream).unwrap() };
+    stream.synchronize().unwrap();
+    assert_eq!(out, d.to_vec().unwrap());
+    let mut e = DeviceBuffer::<u32>::new(host.len(), &stream).unwrap();
+    // SAFETY: `host` outlives the synchronisation below.
+    unsafe { e.copy_from_host_async(&host, &stream).unwrap() };
+    stream.synchronize().unwrap();
+    assert_eq!(e.to_vec().unwrap(), host);
+
+    // Raw parts round trip and an explicit close.
+    let (ptr, len) = e.into_raw_parts();
+    // SAFETY: `ptr` is the stream-ordered allocation just given up, of `len` elements.
+    let e = unsafe { DeviceBuffer::<u32>::from_raw_parts(ptr, len, &stream) };
+    assert_eq!(e.as_device_ptr(), ptr);
+    e.close().expect("close");
+    // Foreign memory viewed without ownership.
+    // SAFETY: `d` outlives the view.
+    let view =
+        unsafe { cudart13::DeviceSlice::<u32>::from_raw_parts(d.as_device_ptr(), 3, &stream) };
+    assert_eq!(view.to_vec().unwrap(), &host[50_000..50_003]);
+}
+
+#[test]
+fn pinned_buffers_async_copies_are_waited_for_and_pools_reuse_blocks() {
+    if !gpu() {
+        return;
+    }
+    let stream = Stream::non_blocking().expect("stream");
+    const N: usize = 8 << 20;
+    let src: Vec<f32> = (0..N).map(|i| i as f32 * 0.5).collect();
+    let pinned_in = PinnedBuffer::from_slice(&src).expect("pinned");
+    let mut pinned_out = PinnedBuffer::<f32>::new(N).expect("pinned");
+    assert!(pinned_out.iter().all(|v| *v == 0.0), "zeroed");
+    let mut d = DeviceBuffer::<f32>::new(N, &stream).expect("device");
+    for _ in 0..3 {
+        d.copy_from_pinned_async(&pinned_in, &stream)
+            .expect("upload");
+        d.copy_to_pinned_async(&mut pinned_out, &stream)
+            .expect("download");
+    }
+    // Reading waits for the last download (no explicit synchronisation).
+    assert_eq!(pinned_out.as_slice().expect("wait"), &src[..]);
+    pinned_out.fill(1.0);
+    d.copy_to_pinned_async(&mut pinned_out, &stream).unwrap();
+    assert_eq!(pinned_out[N - 1], src[N - 1], "deref waits too");
+    let flagged =
+        PinnedBuffer::<u8>::with_flags(4096, HostAllocFlags::PORTABLE | HostAllocFlags::MAPPED)
+            .expect("flags");
+    assert_eq!(flagged.len(), 4096);
+    pinned_out.close().expect("close");
+
+    let pool = PinnedPool::new();
+    let a = pool.alloc::<u32>(1 << 20).expect("a");
+    let a_ptr = a.as_ptr() as usize;
+    drop(a);
+    assert_eq!(pool.n_free_blocks(), 1);
+    let b = pool.alloc::<u8>(4 << 20).expect("b, the same rounded size");
+    assert_eq!(b.as_ptr() as usize, a_ptr, "the block is reused");
+    assert_eq!(pool.used_bytes(), 4 << 20);
+    let mut db = DeviceBuffer::<u8>::zeroed(4 << 20, &stream).unwrap();
+    db.copy_from_pinned_async(&b, &stream).unwrap();
+    drop(b); // waits for the upload before returning the block
+    assert_eq!(pool.free_bytes(), 4 << 20);
+    pool.free_all_blocks().expect("free");
+    assert_eq!(pool.total_bytes(), 0);
+    assert!(PinnedPool::global().alloc::<u8>(10).is_ok());
+}
+
+#[test]
+fn managed_buffers_are_shared_by_host_and_kernels() {
+    if !gpu() {
+        return;
+    }
+    let kernel = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let n = 1u32 << 16;
+    let mut m = ManagedBuffer::from_slice(&(0..n).collect::<Vec<u32>>()).expect("managed");
+    m[0] = 100;
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements; the host waits below.
+    unsafe {
+        kernel
+            .launch(&stream, LaunchConfig::for_num_elems(n), (&m, &n))
+            .unwrap()
+    };
+    stream.synchronize().unwrap();
+    assert_eq!(m[0], 101);
+    assert!((1..n as usize).all(|i| m[i] == i as u32 + 1));
+    assert_ne!(m.as_device_ptr(), DevicePtr::null());
+    m.close().expect("close");
+}
+
+#[test]
+fn memory_pools_statistics_threshold_trim_and_limit() {
+    if !gpu() {
+        return;
+    }
+    const MIB: usize = 1 << 20;
+    let device = Device::get(0).unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let pool = MemPool::new(device).expect("pool");
+    pool.set_release_threshold(u64::MAX).unwrap();
+    assert_eq!(pool.release_threshold().unwrap(), u64::MAX);
+    let bufs: Vec<DeviceBuffer<u8>> = (0..3)
+        .map(|_| pool.alloc(32 * MIB, &stream).unwrap())
+        .collect();
+    stream.synchronize().unwrap();
+    let busy = pool.stats().unwrap();
+    assert!(busy.used_current >= 96 * MIB as u64, "{busy:?}");
+    assert!(busy.reserved_current >= busy.used_current, "{busy:?}");
+    drop(bufs);
+    stream.synchronize().unwrap();
+    let idle = pool.stats().unwrap();
+    assert_eq!(idle.used_current, 0, "{idle:?}");
+    assert!(idle.used_high >= 96 * MIB as u64, "{idle:?}");
+    assert!(idle.reserved_current >= 96 * MIB as u64, "{idle:?}");
+    pool.trim_to(0).unwrap();
+    assert_eq!(pool.reserved_mem().unwrap(), 0);
+    pool.reset_high_watermarks().unwrap();
+    assert_eq!(pool.stats().unwrap().used_high, 0);
+
+    let limited = MemPool::with_limit(device, 64 * MIB).expect("limited");
+    assert_eq!(limited.limit(), Some(64 * MIB));
+    let first = DeviceBuffer::<u8>::new_in(&limited, 48 * MIB, &stream).expect("first");
+    let e = DeviceBuffer::<u8>::new_in(&limited, 48 * MIB, &stream).expect_err("over the limit");
+    assert_eq!(e.cuda_code(), Some(MEMORY_ALLOCATION), "{e}");
+    drop(first);
+
+    let default = MemPool::device_default(device).unwrap();
+    let current = MemPool::device_current(device).unwrap();
+    assert_eq!(default.as_raw(), current.as_raw());
+    pool.make_current().unwrap();
+    let on_pool = DeviceBuffer::<u8>::new(8 * MIB, &stream).unwrap();
+    stream.synchronize().unwrap();
+    assert!(
+        pool.used_mem().unwrap() >= 8 * MIB as u64,
+        "new() uses the current pool"
+    );
+    drop(on_pool);
+    stream.synchronize().unwrap();
+    pool.close()
+        .expect("destroy; the default pool is current again");
+    assert_eq!(
+        MemPool::device_current(device).unwrap().as_raw(),
+        default.as_raw()
+    );
+}
+
+#[derive(Default)]
+struct Counts {
+    allocs: AtomicUsize,
+    frees: AtomicUsize,
+}
+
+impl MemoryHook for Counts {
+    fn alloc_post(&self, _: usize, _: &Stream, r: &cudart13::Result<DevicePtr>) {
+        assert!(r.is_ok());
+        self.allocs.fetch_add(1, Ordering::SeqCst);
+    }
+    fn free_post(&self, _: DevicePtr, _: usize, _: &Stream, r: &cudart13::Result<()>) {
+        assert!(r.is_ok());
+        self.frees.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn allocators_global_scoped_and_hooked() {
+    if !gpu() {
+        return;
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let counts = Arc::new(Counts::default());
+    let hooked: Arc<dyn DeviceAllocator> =
+        Arc::new(HookedAllocator::new(RuntimeAllocator).with_hook(counts.clone()));
+    let previous = set_allocator(Some(hooked));
+    let a = DeviceBuffer::<u16>::from_slice(&[1, 2, 3], &stream).unwrap();
+    set_allocator(previous);
+    let b = DeviceBuffer::<u16>::zeroed(3, &stream).unwrap(); // the runtime's again
+    assert_eq!(a.to_vec().unwrap(), [1, 2, 3]);
+    drop((a, b));
+    assert_eq!(counts.allocs.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        counts.frees.load(Ordering::SeqCst),
+        1,
+        "a buffer frees with its allocator"
+    );
+
+    let pool_counts = Arc::new(Counts::default());
+    let pool = PoolAllocator::new(MemPool::new(Device::get(0).unwrap()).unwrap());
+    let scoped = Arc::new(HookedAllocator::new(pool).with_hook(pool_counts.clone()));
+    let pool_raw = scoped.inner().pool().as_raw();
+    using_allocator(scoped.clone(), || {
+        let x = DeviceBuffer::<f64>::from_slice(&[1.5; 1000], &stream).unwrap();
+        stream.synchronize().unwrap();
+        let mut used = 0u64;
+        // SAFETY: the attribute is a u64; the pool is alive.
+        let code = unsafe {
+            sys::cudaMemPoolGetAttribute(
+                pool_raw,
+                sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT,
+                (&mut used as *mut u64).cast::<c_void>(),
+            )
+        };
+        assert_eq!(code.unwrap().as_raw(), 0);
+        assert!(
+            used >= 8000,
+            "the scoped pool served the buffer ({used} bytes used)"
+        );
+        assert_eq!(x.to_vec().unwrap(), vec![1.5; 1000]);
+    });
+    assert!(cudart13::memory::allocator().is_none());
+    assert_eq!(pool_counts.allocs.load(Ordering::SeqCst), 1);
+    assert_eq!(pool_counts.frees.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn kernels_from_ptx_bytes_and_files_attributes_occupancy_and_launch_forms() {
+    if !gpu() {
+        return;
+    }
+    let module = Module::from_ptx(ADD_ONE_PTX).expect("PTX");
+    let kernel = module.kernel("add_one").expect("kernel");
+    assert_eq!(kernel.name().expect("name"), "add_one");
+    let e = module.kernel("no_such_kernel").expect_err("missing kernel");
+    assert_eq!(e.cuda_code(), Some(SYMBOL_NOT_FOUND), "{e}");
+    // Text that is not PTX is refused: at load, or (with the runtime's lazy loading, the
+    // default since CUDA 12) when a kernel is first looked up in it.
+    let garbage = Module::from_ptx("this is not PTX").and_then(|m| m.kernel("add_one"));
+    assert!(garbage.is_err(), "garbage PTX gave a kernel");
+    let from_bytes = Module::from_bytes(ADD_ONE_PTX.as_bytes()).expect("PTX bytes");
+    from_bytes.kernel("add_one").expect("kernel from bytes");
+    let path = std::env::temp_dir().join(format!("gpu_safe_{}.ptx", std::process::id()));
+    std::fs::write(&path, ADD_ONE_PTX).unwrap();
+    let from_file = Module::from_file(&path).expect("PTX file");
+    std::fs::remove_file(&path).ok();
+    let file_kernel = from_file.kernel("add_one").expect("kernel from file");
+    from_file
+        .close()
+        .expect("a module with a live kernel is kept");
+    from_bytes.close().expect("unload");
+
+    let attrs = kernel.attributes().expect("attributes");
+    println!("add_one: {attrs:?}");
+    assert!(attrs.max_threads_per_block >= 256 && attrs.num_regs > 0);
+    kernel
+        .set_attribute(cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE, 64 * 1024)
+        .expect("opt in to 64 KiB");
+    assert_eq!(
+        kernel.attributes().unwrap().max_dynamic_shared_size_bytes,
+        64 * 1024
+    );
+    let blocks = kernel
+        .max_active_blocks_per_multiprocessor(256, 0)
+        .expect("occupancy");
+    assert!(blocks >= 1, "{blocks}");
+
+    let stream = Stream::non_blocking().unwrap();
+    let (least, greatest) = Device::get(0).unwrap().stream_priority_range().unwrap();
+    let _ = least;
+    let n = 1u32 << 16;
+    let config = LaunchConfig::for_num_elems(n);
+    let data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    // SAFETY: add_one(unsigned*, unsigned) over `n` elements, five times.
+    unsafe {
+        kernel.launch(&stream, config, (&data, &n)).unwrap();
+        stream
+            .launch(&kernel)
+            .config(config)
+            .arg(&data)
+            .arg(&n)
+            .run()
+            .unwrap();
+        stream
+            .launch(&file_kernel)
+            .config(config)
+            .args((&data, &n))
+            .cooperative(true)
+            .run()
+            .unwrap();
+        stream
+            .launch(&kernel)
+            .config(config)
+            .args((&data, &n))
+            .priority(greatest)
+            .run()
+            .unwrap();
+        Launch::new(&kernel)
+            .stream(&stream)
+            .grid(config.grid)
+            .block(256)
+            .args((&data.as_slice(), &n))
+            .run()
+            .unwrap();
+    }
+    let mut expected = 5;
+    if Device::get(0).unwrap().properties().unwrap().cluster_launch {
+        // SAFETY: as above, in clusters of two blocks (the grid is a multiple of two).
+        unsafe {
+            stream
+                .launch(&kernel)
+                .config(config)
+                .args((&data, &n))
+                .cluster(2)
+                .run()
+                .unwrap()
+        };
+        expected += 1;
+    }
+    assert!(data.to_vec().unwrap().iter().all(|v| *v == expected));
+
+    // 21 parameters: the argument list spills past the inline storage.
+    let sum = Module::from_ptx(&sum20_ptx())
+        .unwrap()
+        .kernel("sum20")
+        .unwrap();
+    let out = DeviceBuffer::<u32>::zeroed(1, &stream).unwrap();
+    let values: Vec<u32> = (1..=20).collect();
+    let mut launch = stream.launch(&sum).arg(&out);
+    for v in &values {
+        launch = launch.arg(v);
+    }
+    assert_eq!(launch.arg_pointers().len(), 21);
+    // SAFETY: sum20(unsigned*, 20 × unsigned).
+    unsafe { launch.run().unwrap() };
+    assert_eq!(out.to_vec().unwrap(), [210]);
+}
+
+#[test]
+fn graphs_captured_and_explicit_replayed_updated_and_kept_alive() {
+    if !gpu() {
+        return;
+    }
+    let add_one = Module::from_ptx(ADD_ONE_PTX)
+        .unwrap()
+        .kernel("add_one")
+        .unwrap();
+    let stream = Stream::non_blocking().unwrap();
+    let n = 1u32 << 16;
+    let config = LaunchConfig::for_num_elems(n);
+    let mut data = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let mut copy = DeviceBuffer::<u32>::zeroed(n as usize, &stream).unwrap();
+    let mut input = PinnedBuffer::from_slice(&vec![10u32; n as usize]).unwrap();
+    let mut output = PinnedBuffer::<u32>::new(n as usize).unwrap();
+
+    let graph = stream
+        .capture(CaptureMode::GLOBAL, |s| {
+            data.copy_from_pinned_async(&input, s)?;
+            // SAFETY: add_one(unsigned*, unsigned) over `n` elements.
+            unsafe { add_one.launch(s, config, (&data, &n))? };
+            data.copy_to_pinned_async(&mut output, s)
+        })
+        .expect("capture");
+    // Two copies and the kernel, and an event record node after each pinned copy.
+    let nodes = graph.node_count().unwrap();
+    println!("captured graph: {nodes} nodes");
+    assert!(nodes >= 3, "{nodes} nodes");
+    let exec = graph.instantiate().expect("instantiate");
+    exec.upload(&stream).expect("upload");
+    for round in 0..4u32 {
+        input.fill(round * 100);
+        exec.launch(&stream).expect("launch");
+    }
+    assert!(
+        output.iter().all(|v| *v == 301),
+        "the last replay's input + 1"
+    );
+
+    // The graph keeps the pinned buffers alive: replays after they are dropped still copy
+    // into live memory.
+    drop(input);
+    drop(output);
+    let clone = graph.try_clone().expect("clone");
+    drop(graph);
+    for _ in 0..3 {
+        exec.launch(&stream)
+            .expect("launch after the buffers were dropped");
+    }
+    stream.synchronize().expect("replays into kept memory");
+    let exec2 = clone.instantiate().unwrap();
+    exec2.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    drop((exec, exec2, clone));
+
+    // A failing step inside a capture ends it and returns the error.
+    let e = stream
+        .capture(CaptureMode::GLOBAL, |s| s.synchronize())
+        .expect_err("synchronising a capturing stream");
+    assert!(e.cuda_code().is_some(), "{e}");
+    assert!(!stream.is_capturing().unwrap());
+
+    // Explicit construction with every node kind, counting host-node runs.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let g = Graph::new().unwrap();
+    let set = g.add_memset_node(&[], &mut data, 3).unwrap();
+    // SAFETY: as above; `data` outlives every launch.
+    let k = unsafe {
+        g.add_kernel_node(
+            &[set],
+            stream.launch(&add_one).config(config).args((&data, &n)),
+        )
+        .unwrap()
+    };
+    let c = g.add_copy_node(&[k], &mut copy, &data).unwrap();
+    let r = runs.clone();
+    let h = g
+        .add_host_node(&[c], move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    let child = Graph::new().unwrap();
+    let r = runs.clone();
+    child
+        .add_host_node(&[], move || {
+            r.fetch_add(100, Ordering::SeqCst);
+        })
+        .unwrap();
+    let j = g.add_empty_node(&[h]).unwrap();
+    g.add_child_graph_node(&[j], &child).unwrap();
+    let mut host_out = vec![0u32; n as usize];
+    // SAFETY: `host_out` is read only after the launches below are synchronised, and the
+    // graph is dropped before it.
+    unsafe { g.add_copy_to_host_node(&[c], &mut host_out, &copy).unwrap() };
+    assert_eq!((g.node_count().unwrap(), g.root_count().unwrap()), (7, 1));
+    let e = g
+        .add_copy_node(&[], &mut copy.slice_mut(1..).unwrap(), &data)
+        .expect_err("length mismatch");
+    assert!(matches!(e, Error::InvalidArgument(_)));
+    let exec = g.instantiate().unwrap();
+    exec.launch(&stream).unwrap();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        202,
+        "host closures ran once per launch"
+    );
+    assert!(copy.to_vec().unwrap().iter().all(|v| *v == 0x0303_0304));
+    assert!(host_out.iter().all(|v| *v == 0x0303_0304));
+
+    // Update in place from a graph of the same shape with another memset value.
+    let u = Graph::new().unwrap();
+    let set = u.add_memset_node(&[], &mut data, 5).unwrap();
+    // SAFETY: as above.
+    let k = unsafe {
+        u.add_kernel_node(
+            &[set],
+            stream.launch(&add_one).config(config).args((&data, &n)),
+        )
+        .unwrap()
+    };
+    let c = u.add_copy_node(&[k], &mut copy, &data).unwrap();
+    let h = u.add_host_node(&[c], || ()).unwrap();
+    let j = u.add_empty_node(&[h]).unwrap();
+    u.add_child_graph_node(&[j], &child).unwrap();
+    // SAFETY: as above.
+    unsafe { u.add_copy_to_host_node(&[c], &mut host_out, &copy).unwrap() };
+    exec.update(&u).expect("update");
+    drop(u); // the executable graph keeps the new closures
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    assert!(copy.to_vec().unwrap().iter().all(|v| *v == 0x0505_0506));
+    drop((exec, g, child));
+    assert!(host_out.iter().all(|v| *v == 0x0505_0506));
+}
+
+#[test]
+fn textures_surfaces_and_their_descriptors() {
+    if !gpu() {
+        return;
+    }
+    let stream = Stream::non_blocking().unwrap();
+    let (w, h) = (64usize, 16usize);
+    let texels: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.25).collect();
+    let mut array =
+        CudaArray::new(ChannelFormat::of::<f32>(), w, h, ArrayFlags::DEFAULT).expect("array");
+    array.copy_from_host(&texels).expect("to array");
+    let mut back = vec![0f32; w * h];
+    array.copy_to_host(&mut back).expect("from array");
+    assert_eq!(back, texels);
+    let (format, extent, _flags) = array.info().expect("info");
+    assert_eq!(format, ChannelFormat::of::<f32>());
+    assert_eq!(extent[..2], [w, h]);
+    assert!(array.copy_from_host(&texels[1..]).is_err(), "size checked");
+
+    let resource = ResourceDesc::array(&array);
+    let desc = TextureDesc::new()
+        .address_mode(cudaTextureAddressMode::CLAMP)
+        .filter_mode(cudaTextureFilterMode::POINT);
+    let tex = TextureObject::new(&resource, &desc).expect("texture object");
+    let read_back = tex.resource_desc().expect("resource desc");
+    assert_eq!(read_back.resType, cudaResourceType::ARRAY);
+    // SAFETY: an array resource: the `array` member is the one CUDA wrote.
+    assert_eq!(unsafe { read_back.res.array.array }, array.as_raw());
+    assert_eq!(
+        tex.texture_desc().unwrap().address_modes()[0],
+        cudaTextureAddressMode::CLAMP
+    );
+    let out = DeviceBuffer::<f32>::zeroed(w * h, &stream).unwrap();
+    let tex_read = Module::from_ptx(TEX_READ_PTX)
+        .unwrap()
+        .kernel("tex_read")
+        .unwrap();
+    let wu = w as u32;
+    // SAFETY: tex_read(texture, float*, unsigned w), h blocks of w threads.
+    unsafe {
+        stream
+            .launch(&tex_read)
+            .grid(h as u32)
+            .block(wu)
+            .args((&tex, &out, &wu))
+            .run()
+            .unwrap()
+    };
+    assert_eq!(out.to_vec().unwrap(), texels, "tex2D fetched every texel");
+
+    // A texture over linear device memory (at the device's texture alignment), fetched by
+    // index.
+    let align = Device::get(0)
+        .unwrap()
+        .attribute(cudaDeviceAttr::TEXTURE_ALIGNMENT)
+        .unwrap() as usize;
+    let mut linear = DeviceBuffer::<f32>::zeroed(w * h + align / 4, &stream).unwrap();
+    let skip = (align - linear.as_device_ptr().addr() % align) % align / 4;
+    linear
+        .slice_mut(skip..skip + w * h)
+        .unwrap()
+        .copy_from_host(&texels)
+        .unwrap();
+    let view = linear.slice(skip..skip + w * h).unwrap();
+    let lin_tex = TextureObject::new(
+        &ResourceDesc::linear(&view, ChannelFormat::of::<f32>()),
+        &TextureDesc::new(),
+    )
+    .expect("linear texture");
+    let fetch = Module::from_ptx(TEX_FETCH_PTX)
+        .unwrap()
+        .kernel("tex_fetch")
+        .unwrap();
+    let total = (w * h) as u32;
+    let fetched = DeviceBuffer::<f32>::zeroed(w * h, &stream).unwrap();
+    // SAFETY: tex_fetch(texture, float*, unsigned n).
+    unsafe {
+        fetch
+            .launch(
+                &stream,
+                LaunchConfig::for_num_elems(total),
+                (&lin_tex, &fetched, &total),
+            )
+            .unwrap()
+    };
+    assert_eq!(
+        fetched.to_vec().unwrap(),
+        texels,
+        "tex1Dfetch over linear memory"
+    );
+
+    // A surface written by a kernel, read back through the array.
+    let mut target = CudaArray::new(
+        ChannelFormat::of::<u32>(),
+        w,
+        h,
+        ArrayFlags::SURFACE_LOAD_STORE,
+    )
+    .unwrap();
+    {
+        let surface = SurfaceObject::new(&ResourceDesc::array(&target)).expect("surface");
+        assert_eq!(
+            surface.resource_desc().unwrap().resType,
+            cudaResourceType::ARRAY
+        );
+        let write = Module::from_ptx(SURF_WRITE_PTX)
+            .unwrap()
+            .kernel("surf_write")
+            .unwrap();
+        // SAFETY: surf_write(surface, unsigned w), h blocks of w threads.
+        unsafe {
+            stream
+                .launch(&write)
+                .grid(h as u32)
+                .block(wu)
+                .args((&surface, &wu))
+                .run()
+                .unwrap()
+        };
+        stream.synchronize().unwrap();
+    }
+    let mut written = vec![0u32; w * h];
+    target.copy_to_host(&mut written).unwrap();
+    assert!((0..w * h).all(|i| written[i] == (i / w * 1000 + i % w) as u32));
+    target.copy_from_host(&written).unwrap();
+    drop((tex, lin_tex));
+    array.close().expect("free array");
+}
+
+#[test]
+fn profiler_start_stop_and_scope() {
+    if !gpu() {
+        return;
+    }
+    profiler::start().expect("start");
+    profiler::stop().expect("stop");
+    let scope = profiler::profile().expect("scope");
+    scope.stop().expect("stop scope");
+    drop(profiler::profile().expect("scope"));
+}
+
+#[test]
+fn dropping_everything_returns_the_memory_and_reports_nothing() {
+    if !gpu() {
+        return;
+    }
+    let previous_hook = set_drop_error_hook(Some(record_drop_error));
+    take_drop_errors();
+    let device = Device::get(0).unwrap();
+    let default_pool = MemPool::device_default(device).unwrap();
+    device.synchronize().unwrap();
+    default_pool.trim_to(0).unwrap();
+    let baseline = device.mem_info().unwrap().free;
+    for _ in 0..3 {
+        let stream = Stream::non_blocking().unwrap();
+        let _events: Vec<Event> = (0..8).map(|_| stream.record_event().unwrap()).collect();
+        let bufs: Vec<DeviceBuffer<u8>> = (0..8)
+            .map(|_| DeviceBuffer::zeroed(16 << 20, &stream).unwrap())
+            .collect();
+        let pool = MemPool::new(device).unwrap();
+        let _from_pool = pool.alloc::<u32>(4 << 20, &stream).unwrap();
+        let _managed = ManagedBuffer::<u8>::new(8 << 20).unwrap();
+        let _pinned = PinnedBuffer::<u8>::new(8 << 20).unwrap();
+        let module = Module::from_ptx(ADD_ONE_PTX).unwrap();
+        let _kernel = module.kernel("add_one").unwrap();
+        let graph = stream
+            .capture(CaptureMode::GLOBAL, |s| {
+                let mut scratch = DeviceBuffer::<u8>::new(1 << 20, s)?;
+                scratch.fill_zero(s)
+            })
+            .unwrap();
+        let _exec = graph.instantiate().unwrap();
+        let array = CudaArray::new(
+            ChannelFormat::of::<[f32; 4]>(),
+            256,
+            256,
+            ArrayFlags::DEFAULT,
+        )
+        .unwrap();
+        let _tex = TextureObject::new(&ResourceDesc::array(&array), &TextureDesc::new()).unwrap();
+        stream.synchronize().unwrap();
+        drop(bufs);
+    }
+    device.synchronize().unwrap();
+    default_pool.trim_to(0).unwrap();
+    // Give the graph release thread a moment for what user objects owned.
+    std::thread::sleep(Duration::from_millis(200));
+    let after = device.mem_info().unwrap().free;
+    let lost = baseline.saturating_sub(after);
+    println!(
+        "free before {baseline}, after {after}: {} MiB not returned",
+        lost >> 20
+    );
+    assert!(lost < 64 << 20, "{} MiB not returned", lost >> 20);
+    assert_eq!(take_drop_errors(), Vec::<String>::new(), "no drop failed");
+    set_drop_error_hook(previous_hook);
+}

@@ -59,12 +59,16 @@ pub enum Format {
     CudartText,
     /// The Sphinx-built HTML page itself.
     Html,
+    /// A C header whose declarations carry Doxygen comments (NVIDIA's `cuda_runtime_api.h`,
+    /// the source of the published CUDA Runtime API reference).
+    DoxygenHeader,
 }
 
 impl Format {
     /// All formats, in detection order.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::Html,
+        Format::DoxygenHeader,
         Format::AutodocRst,
         Format::BindingsText,
         Format::CudartText,
@@ -77,6 +81,7 @@ impl Format {
             Format::AutodocRst => "autodoc-rst",
             Format::CudartText => "cudart-text",
             Format::Html => "html",
+            Format::DoxygenHeader => "doxygen-header",
         }
     }
 
@@ -144,6 +149,10 @@ pub struct Section {
     pub name: String,
     pub doc: String,
     pub source: Source,
+    /// A stable identifier of the section when the source has one (a Doxygen group such as
+    /// `CUDART_DEVICE`), which does not change when the title does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 /// Direction of a documented parameter.
@@ -154,6 +163,20 @@ pub enum Direction {
     In,
     /// Returned to the caller (a `:returns:` entry after the status).
     Out,
+    /// A C parameter whose documentation does not say which way it goes (a Doxygen `\param`
+    /// without `[in]`/`[out]`); the binding step decides from the declaration and the words.
+    Unstated,
+}
+
+impl Direction {
+    /// A short word for reports: `in`, `out`, `unstated`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Direction::In => "in",
+            Direction::Out => "out",
+            Direction::Unstated => "unstated",
+        }
+    }
 }
 
 /// A documented parameter: an input from the signature or an output from `:returns:`.

@@ -1,10 +1,13 @@
 //! Finding and reading input documents: files, folders, and the `manifest.toml` that states
 //! each document's publisher, module and CUDA release.
 //!
-//! A folder is read recursively in sorted order; `README*`, `NOTICE*`, `LICENSE*`,
-//! `manifest.toml` and hidden files are skipped, and so are documents whose manifest entry says
-//! `default = false` (they are read only when named directly). The release of a document is a setting of
-//! the docs source (its manifest entry), never a constant in the code.
+//! A folder is read recursively in sorted order; `README*`, `NOTICE*`, `LICENSE*`, `*.toml`
+//! (the manifest and other settings) and hidden files are skipped, and so are documents whose
+//! manifest entry says `default = false` when the folder read holds the manifest (they are
+//! read when their file, or a folder below the manifest's that holds them, is named). A
+//! manifest entry may name a folder: it then describes every file in it (a set of headers).
+//! The release of a document is a setting of the docs source (its manifest entry), never a
+//! constant in the code.
 
 use std::path::{Path, PathBuf};
 
@@ -32,15 +35,16 @@ pub enum LoadError {
 /// One `[[document]]` entry of a `manifest.toml`.
 #[derive(Clone, Debug, Deserialize)]
 pub struct ManifestEntry {
-    /// Path relative to the manifest's folder.
+    /// Path relative to the manifest's folder: a file, or a folder whose files it describes.
     pub file: String,
     pub publisher: Option<String>,
     pub module: Option<String>,
     pub release: Option<String>,
     /// Forces a format (otherwise detected from the content).
     pub format: Option<String>,
-    /// `false`: skipped when a folder is read, read only when the file is named (a newer
-    /// release kept beside the default inputs). Absent means `true`.
+    /// `false`: skipped when the manifest's folder is read, read only when the file (or a
+    /// folder below the manifest's holding it) is named: a newer release, or another source,
+    /// kept beside the default inputs. Absent means `true`.
     #[serde(default)]
     pub default: Option<bool>,
 }
@@ -96,7 +100,7 @@ pub fn default_release(docs_src: &Path) -> Result<Option<Release>, LoadError> {
 }
 
 /// Lists the document files under `paths` (files as given, folders recursively, sorted;
-/// in folders, documents marked `default = false` in their manifest are left out).
+/// in a folder holding their manifest, documents marked `default = false` are left out).
 pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
     for p in paths {
@@ -108,8 +112,11 @@ pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             let mut found = Vec::new();
             walk(p, &mut found)?;
             for f in found {
-                let on_request = manifest_entry(&f)?.is_some_and(|e| e.default == Some(false));
-                if !on_request {
+                let skipped = match manifest_entry_at(&f)? {
+                    Some((entry, dir)) if entry.default == Some(false) => holds(p, &dir),
+                    _ => false,
+                };
+                if !skipped {
                     out.push(f);
                 }
             }
@@ -137,7 +144,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
             || upper.starts_with("README")
             || upper.starts_with("NOTICE")
             || upper.starts_with("LICENSE")
-            || name == "manifest.toml"
+            || upper.ends_with(".TOML")
         {
             continue;
         }
@@ -151,7 +158,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 }
 
 /// Finds the manifest entry describing `file`, searching its folder and up to three parents.
+/// An entry naming the file wins over one naming a folder that holds it.
 pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
+    Ok(manifest_entry_at(file)?.map(|(e, _)| e))
+}
+
+/// [`manifest_entry`] and the folder of the manifest it is in.
+fn manifest_entry_at(file: &Path) -> Result<Option<(ManifestEntry, PathBuf)>, LoadError> {
     let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let mut dir = abs.parent();
     for _ in 0..4 {
@@ -159,18 +172,28 @@ pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
         let m = d.join("manifest.toml");
         if m.is_file() {
             let manifest = read_manifest(&m)?;
+            let mut folder_entry = None;
             for entry in manifest.document {
                 let candidate = std::fs::canonicalize(d.join(&entry.file))
                     .unwrap_or_else(|_| d.join(&entry.file));
                 if candidate == abs {
-                    return Ok(Some(entry));
+                    return Ok(Some((entry, d.to_path_buf())));
+                }
+                if folder_entry.is_none() && candidate.is_dir() && abs.starts_with(&candidate) {
+                    folder_entry = Some(entry);
                 }
             }
-            return Ok(None);
+            return Ok(folder_entry.map(|e| (e, d.to_path_buf())));
         }
         dir = d.parent();
     }
     Ok(None)
+}
+
+/// Whether folder `read` is `dir` or one of its parents.
+fn holds(read: &Path, dir: &Path) -> bool {
+    let read = std::fs::canonicalize(read).unwrap_or_else(|_| read.to_path_buf());
+    dir.starts_with(&read)
 }
 
 /// Reads and parses one document; `forced` overrides the manifest's and detected format.

@@ -1,14 +1,19 @@
 //! Merging the IRs of several documents into one.
 //!
 //! For each item (by kind and short name) the newest release wins; between documents of the
-//! same release, the one stating more detail wins, then the one given first. Items the winner
-//! lacks are filled from older documents and keep their own provenance (`source` points into
-//! the older file). Every item lists, in `sources`, each document that mentions it.
-//! Diagnostics of all inputs are kept.
+//! same release, the one stating more detail wins, then a page over C headers (a page states
+//! outputs explicitly, a header's `\param` rarely does), then the one given first. Items the
+//! winner lacks are filled from older documents and keep their own provenance (`source` points
+//! into the older file). Within an item both documents of one release describe, the parts the
+//! winner leaves empty (a description, status codes, see-also, a parameter's, member's or
+//! field's text) are filled from the other. Every item lists, in `sources`, each document that
+//! mentions it. Sections are one per name; a section a source names only by its stable id
+//! (a Doxygen group another header titles) takes the title stated elsewhere. Diagnostics of
+//! all inputs are kept.
 
 use indexmap::IndexMap;
 
-use crate::ir::{Api, Detail, Document, Release, Source};
+use crate::ir::{Api, Detail, Document, Format, Release, Source};
 
 /// Something every mergeable item has.
 trait Item: Clone {
@@ -18,9 +23,31 @@ trait Item: Clone {
     fn detail(&self) -> Detail {
         Detail::Full
     }
+    /// Fills the parts this item leaves empty from `other` (the same item in another document
+    /// of the same release).
+    fn fill_from(&mut self, _other: &Self) {}
 }
 
 macro_rules! item {
+    ($t:ty, detail, fill) => {
+        impl Item for $t {
+            fn key(&self) -> &str {
+                &self.name
+            }
+            fn source(&self) -> &Source {
+                &self.source
+            }
+            fn sources_mut(&mut self) -> &mut Vec<Source> {
+                &mut self.sources
+            }
+            fn detail(&self) -> Detail {
+                self.detail
+            }
+            fn fill_from(&mut self, other: &Self) {
+                Fill::fill(self, other)
+            }
+        }
+    };
     ($t:ty, detail) => {
         impl Item for $t {
             fn key(&self) -> &str {
@@ -51,9 +78,9 @@ macro_rules! item {
         }
     };
 }
-item!(crate::ir::Function, detail);
-item!(crate::ir::Enum, detail);
-item!(crate::ir::Struct, detail);
+item!(crate::ir::Function, detail, fill);
+item!(crate::ir::Enum, detail, fill);
+item!(crate::ir::Struct, detail, fill);
 item!(crate::ir::Typedef, detail);
 item!(crate::ir::Constant);
 item!(crate::ir::Alias);
@@ -61,8 +88,9 @@ item!(crate::ir::Alias);
 /// Merges `apis` (one per document) into one IR. A single input is returned as it is
 /// (with `sources` filled).
 pub fn merge(mut apis: Vec<Api>) -> Api {
-    // Newest release first; a document without a release sorts last; stable otherwise.
-    apis.sort_by_key(|a| std::cmp::Reverse(release_of(a)));
+    // Newest release first; a document without a release sorts last; within a release,
+    // pages before headers; stable otherwise.
+    apis.sort_by_key(|a| (std::cmp::Reverse(release_of(a)), format_rank(a)));
     let mut out = Api::default();
     let mut functions = IndexMap::new();
     let mut enums = IndexMap::new();
@@ -75,7 +103,10 @@ pub fn merge(mut apis: Vec<Api>) -> Api {
         let rank = release_of(&api);
         out.documents.extend(api.documents);
         for s in api.sections {
-            sections.entry(s.name.clone()).or_insert(s);
+            let kept = sections.entry(s.name.clone()).or_insert_with(|| s.clone());
+            if kept.id.is_none() {
+                kept.id.clone_from(&s.id);
+            }
         }
         add(&mut functions, api.functions, &rank);
         add(&mut enums, api.enums, &rank);
@@ -87,6 +118,7 @@ pub fn merge(mut apis: Vec<Api>) -> Api {
         out.diagnostics.extend(api.diagnostics);
     }
     out.sections = sections.into_values().collect();
+    name_sections_by_id(&mut out);
     out.functions = functions.into_values().map(|(i, _)| i).collect();
     out.enums = enums.into_values().map(|(i, _)| i).collect();
     out.structs = structs.into_values().map(|(i, _)| i).collect();
@@ -98,6 +130,103 @@ pub fn merge(mut apis: Vec<Api>) -> Api {
 
 fn release_of(api: &Api) -> Option<Release> {
     api.documents.first().and_then(|d| d.release.clone())
+}
+
+/// Precedence within one release: 0 for pages, 1 for C headers.
+fn format_rank(api: &Api) -> u8 {
+    match api.documents.first().map(|d| d.format) {
+        Some(Format::DoxygenHeader) => 1,
+        _ => 0,
+    }
+}
+
+/// Sections named by their id (no title where they were read) take the title another
+/// section with that id states; items follow.
+fn name_sections_by_id(api: &mut Api) {
+    let titled: IndexMap<String, String> = api
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let id = s.id.as_ref()?;
+            (s.name != *id).then(|| (id.clone(), s.name.clone()))
+        })
+        .collect();
+    let renamed: IndexMap<String, String> = api
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let id = s.id.as_ref()?;
+            (s.name == *id).then(|| titled.get(id).map(|t| (id.clone(), t.clone())))?
+        })
+        .collect();
+    if renamed.is_empty() {
+        return;
+    }
+    api.sections.retain(|s| !renamed.contains_key(&s.name));
+    let fix = |section: &mut Option<String>| {
+        if let Some(t) = section.as_ref().and_then(|s| renamed.get(s)) {
+            *section = Some(t.clone());
+        }
+    };
+    api.functions.iter_mut().for_each(|i| fix(&mut i.section));
+    api.enums.iter_mut().for_each(|i| fix(&mut i.section));
+    api.structs.iter_mut().for_each(|i| fix(&mut i.section));
+    api.typedefs.iter_mut().for_each(|i| fix(&mut i.section));
+    api.constants.iter_mut().for_each(|i| fix(&mut i.section));
+    api.aliases.iter_mut().for_each(|i| fix(&mut i.section));
+    api.entries.iter_mut().for_each(|i| fix(&mut i.section));
+}
+
+/// Filling the empty parts of an item from the same item in another document.
+trait Fill {
+    fn fill(&mut self, other: &Self);
+}
+
+fn fill_text(mine: &mut String, other: &str) {
+    if mine.trim().is_empty() && !other.trim().is_empty() {
+        *mine = other.to_string();
+    }
+}
+
+impl Fill for crate::ir::Function {
+    fn fill(&mut self, other: &Self) {
+        fill_text(&mut self.doc, &other.doc);
+        if self.errors.is_empty() {
+            self.errors.clone_from(&other.errors);
+        }
+        if self.see_also.is_empty() {
+            self.see_also.clone_from(&other.see_also);
+        }
+        if let (Some(mine), Some(theirs)) = (self.params.as_mut(), other.params.as_ref()) {
+            for p in mine.iter_mut() {
+                if let Some(o) = theirs.iter().find(|o| o.name == p.name) {
+                    fill_text(&mut p.doc, &o.doc);
+                }
+            }
+        }
+    }
+}
+
+impl Fill for crate::ir::Enum {
+    fn fill(&mut self, other: &Self) {
+        fill_text(&mut self.doc, &other.doc);
+        for v in &mut self.variants {
+            if let Some(o) = other.variants.iter().find(|o| o.name == v.name) {
+                fill_text(&mut v.doc, &o.doc);
+            }
+        }
+    }
+}
+
+impl Fill for crate::ir::Struct {
+    fn fill(&mut self, other: &Self) {
+        fill_text(&mut self.doc, &other.doc);
+        for f in &mut self.fields {
+            if let Some(o) = other.fields.iter().find(|o| o.name == f.name) {
+                fill_text(&mut f.doc, &o.doc);
+            }
+        }
+    }
 }
 
 fn add<T: Item>(
@@ -125,8 +254,13 @@ fn add<T: Item>(
                     sources.insert(0, src);
                     *item.sources_mut() = sources;
                     *kept = item;
-                } else if !kept.sources_mut().contains(&src) {
-                    kept.sources_mut().push(src);
+                } else {
+                    if *kept_rank == *rank && kept.detail() == item.detail() {
+                        kept.fill_from(&item);
+                    }
+                    if !kept.sources_mut().contains(&src) {
+                        kept.sources_mut().push(src);
+                    }
                 }
             }
         }

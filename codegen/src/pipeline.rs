@@ -234,6 +234,13 @@ pub fn render(r: &Report) -> String {
         }
     );
     let _ = writeln!(s, "parameter renamings applied:  {}", b.renamings.len());
+    if !b.direction_rulings.is_empty() {
+        let _ = writeln!(
+            s,
+            "unstated directions decided:  {} (by the rules of bind::directions; see `--list-unbound`)",
+            b.direction_rulings.len()
+        );
+    }
     let conflicts = b
         .diagnostics
         .iter()

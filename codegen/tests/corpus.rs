@@ -52,8 +52,9 @@ fn page_path(release: &str, format: &str) -> String {
     format!("docs-src/nvidia-cuda-bindings-{release}/runtime.{format}")
 }
 
-/// Every document of `docs-src/manifest.toml` (default or not: the corpus pages, the seed,
-/// the 13.3.0 page), parsed once per test binary on all cores.
+/// Every page of `docs-src/manifest.toml` (default or not: the corpus pages, the seeds, the
+/// 13.3.0 page; entries naming a folder of headers are another front end's), parsed once per
+/// test binary on all cores.
 fn documents() -> &'static BTreeMap<String, Api> {
     static DOCS: OnceLock<BTreeMap<String, Api>> = OnceLock::new();
     DOCS.get_or_init(|| {
@@ -63,6 +64,7 @@ fn documents() -> &'static BTreeMap<String, Api> {
             .lines()
             .filter_map(|l| l.trim().strip_prefix("file = "))
             .map(|f| format!("docs-src/{}", f.trim().trim_matches('"')))
+            .filter(|f| root().join(f).is_file())
             .collect();
         files.sort();
         files.dedup();

@@ -41,6 +41,7 @@ fn api(functions: Vec<Function>, sections: &[&str]) -> Api {
                 name: (*s).into(),
                 doc: String::new(),
                 source: Source::new("doc.txt", i as u32 + 1),
+                id: None,
             })
             .collect(),
         functions,

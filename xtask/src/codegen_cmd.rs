@@ -138,6 +138,12 @@ fn print_report(report: &Report, args: &CodegenArgs) {
         for l in report.bindings.list_pairs() {
             lines.push(format!("list pair: {l}"));
         }
+        for r in &report.bindings.direction_rulings {
+            lines.push(format!(
+                "direction rule: {}: `{}` is {} by rule `{}` ({})",
+                r.function, r.param, r.decided, r.rule, r.source
+            ));
+        }
         for u in report.bindings.untyped() {
             lines.push(format!(
                 "no typed wrapper: {} ({}): {}",

@@ -156,7 +156,7 @@ impl<'a> Joiner<'a> {
                     .enumerate()
                     .filter(|(ci, _)| !taken[*ci])
                     .filter_map(|(ci, cp)| {
-                        renames::matches(&dp.name, &cp.c_name).map(|r| (rule_rank(r), ci, r))
+                        renames::matches(&dp.name, &cp.c_name).map(|r| (r.rank(), ci, r))
                     })
                     .min_by_key(|(rank, ci, _)| (*rank, *ci));
                 match best {
@@ -183,7 +183,7 @@ impl<'a> Joiner<'a> {
                         Severity::Warning,
                         &f.source,
                         format!(
-                            "{}: documented {} parameter `{}` matches no C parameter (C has: {})",
+                            "{}: documented {}parameter `{}` matches no C parameter (C has: {})",
                             f.name,
                             direction_word(dp.direction),
                             dp.name,
@@ -291,13 +291,14 @@ impl<'a> Joiner<'a> {
     /// Binds documented enums, structs and typedefs, then every ABI type they need.
     fn types(&mut self) {
         let abi = self.abi;
-        // Documentation of each ABI type name, from the docs' enums, structs and typedefs.
+        // Documentation of each ABI type name, from the docs' enums, structs and typedefs; the
+        // first document naming a type wins (the merge puts the preferred source first).
         let mut doc_enum = HashMap::new();
         for e in &self.api.enums {
             let target = abi.resolve_alias(&e.name).to_string();
             if abi.enums.contains_key(&target) {
                 self.needed.insert(target.clone());
-                doc_enum.insert(target, e);
+                doc_enum.entry(target).or_insert(e);
             } else {
                 self.out.unbound.push(Unbound {
                     name: e.name.clone(),
@@ -312,7 +313,7 @@ impl<'a> Joiner<'a> {
             let target = abi.resolve_alias(&s.name).to_string();
             if abi.records.contains_key(&target) {
                 self.needed.insert(target.clone());
-                doc_record.insert(target, s);
+                doc_record.entry(target).or_insert(s);
             } else if abi.typedefs.contains_key(&s.name) {
                 // Documented as a class but a typedef in C (a handle or scalar).
                 self.needed.insert(s.name.clone());
@@ -335,7 +336,7 @@ impl<'a> Joiner<'a> {
                 || abi.enums.contains_key(&t.name)
             {
                 self.needed.insert(t.name.clone());
-                doc_typedef.insert(t.name.clone(), t);
+                doc_typedef.entry(t.name.clone()).or_insert(t);
             } else {
                 self.out.unbound.push(Unbound {
                     name: t.name.clone(),
@@ -532,20 +533,10 @@ impl<'a> Joiner<'a> {
     }
 }
 
-fn rule_rank(r: Rule) -> u8 {
-    match r {
-        Rule::Exact => 0,
-        Rule::KeywordEscape => 1,
-        Rule::Case => 2,
-        Rule::HungarianPrefix => 3,
-        Rule::Synonym => 4,
-        Rule::OnlyRemaining => 5,
-    }
-}
-
 fn direction_word(d: Direction) -> &'static str {
     match d {
-        Direction::In => "input",
-        Direction::Out => "output",
+        Direction::In => "input ",
+        Direction::Out => "output ",
+        Direction::Unstated => "",
     }
 }

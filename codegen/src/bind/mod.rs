@@ -6,9 +6,11 @@
 //! through the reviewed rules of [`renames`], and compares what both sides state (enum values,
 //! field order, parameter counts), reporting every disagreement as a diagnostic; [`flags`]
 //! groups the constants into flag types; [`roles`] decides each function's typed wrapper (or
-//! why it has none), with the Rust names of [`naming`]. Items only one side has are listed
+//! why it has none), with the Rust names of [`naming`], after [`directions`] has decided the
+//! parameters whose direction the documentation does not state. Items only one side has are listed
 //! with the reason, never dropped silently.
 
+pub mod directions;
 pub mod flags;
 pub mod join;
 pub mod naming;
@@ -63,6 +65,9 @@ pub struct Bindings {
     pub abi_only: Vec<String>,
     /// Every parameter matched by a rule other than an exact name.
     pub renamings: Vec<Renaming>,
+    /// Every parameter whose unstated direction a rule of [`directions`] decided.
+    #[serde(default)]
+    pub direction_rulings: Vec<directions::Ruling>,
     /// Every disagreement and gap, with `file:line`.
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -30,6 +30,18 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// How strong the rule is: a lower rank wins when several C parameters match.
+    pub fn rank(self) -> u8 {
+        match self {
+            Rule::Exact => 0,
+            Rule::KeywordEscape => 1,
+            Rule::Case => 2,
+            Rule::HungarianPrefix => 3,
+            Rule::Synonym => 4,
+            Rule::OnlyRemaining => 5,
+        }
+    }
+
     /// A short phrase for reports.
     pub fn describe(self) -> &'static str {
         match self {

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::directions::{self, documented_as_count};
 use super::flags::FlagGroup;
 use super::naming::snake_case;
 use super::{Bindings, BoundFunction, BoundParam};
@@ -63,6 +64,9 @@ pub enum Role {
     CountInOut { of: usize },
     /// A raw pointer (device or host memory, `void*`): passed as is, makes the call unsafe.
     RawPointer,
+    /// A `void**` array of pointers the caller builds (a kernel's arguments, one pointer per
+    /// argument): `&mut [*mut c_void]`. Its length is not passed to C (the callee knows it).
+    PointerArray,
     /// A C function pointer.
     Callback,
     /// The `void*` handed back to the callback.
@@ -93,7 +97,7 @@ impl Role {
     pub fn is_unsafe(&self) -> bool {
         matches!(
             self,
-            Role::Handle | Role::RawPointer | Role::Callback | Role::UserData
+            Role::Handle | Role::RawPointer | Role::PointerArray | Role::Callback | Role::UserData
         )
     }
 }
@@ -122,19 +126,27 @@ impl Default for Typed {
 }
 
 /// Decides the typed wrapper of every bound function of `b` (setting each one's
-/// [`BoundFunction::typed`]), with a note for each function left without one.
+/// [`BoundFunction::typed`]), with a note for each function left without one. Parameters
+/// whose direction the documentation does not state are decided first by the rules of
+/// [`directions`] (each application recorded in [`Bindings::direction_rulings`]).
 pub fn resolve_all(b: &mut Bindings) {
     let kinds = TypeKinds::new(b);
     let mut taken: HashMap<String, String> = HashMap::new();
     let mut decided = Vec::with_capacity(b.functions.len());
-    for f in &b.functions {
+    let mut rulings = Vec::new();
+    for f in &mut b.functions {
         let mut unsafe_records = Vec::new();
-        let resolved = if f.documented {
-            resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records)
+        let result = if f.documented {
+            unstated(f, &mut rulings).and_then(|(presets, lists)| {
+                let roles =
+                    resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records, &presets)?;
+                agree(f, &roles, &lists)?;
+                Ok(roles)
+            })
         } else {
             Err("no document describes it (only the ABI declares it)".to_string())
         };
-        let typed = match resolved {
+        let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
                 let rust_name = snake_case(&f.name);
@@ -162,6 +174,78 @@ pub fn resolve_all(b: &mut Bindings) {
     for (f, typed) in b.functions.iter_mut().zip(decided) {
         f.typed = typed;
     }
+    b.direction_rulings = rulings;
+}
+
+/// A list found by a direction rule, and the count parameter the rule paired it with.
+type RuledList = (usize, usize);
+
+/// Decides every parameter of `f` whose direction is not stated: writes the decided
+/// direction into the model and returns the roles some rules fix outright, and the lists they
+/// found with their counts. An undecided parameter is the reason `f` gets no wrapper.
+fn unstated(
+    f: &mut BoundFunction,
+    rulings: &mut Vec<directions::Ruling>,
+) -> Result<(Vec<Option<Role>>, Vec<RuledList>), String> {
+    let mut presets = vec![None; f.params.len()];
+    let mut lists = Vec::new();
+    for (i, preset) in presets.iter_mut().enumerate() {
+        if f.params[i].direction != Some(Direction::Unstated) {
+            continue;
+        }
+        let (decision, rule) = directions::decide(f, i)?;
+        let decided = match decision {
+            directions::Decision::Direction(d) => {
+                f.params[i].direction = Some(d);
+                d.word()
+            }
+            directions::Decision::PointerArray => {
+                f.params[i].direction = Some(Direction::In);
+                *preset = Some(Role::PointerArray);
+                "pointer array"
+            }
+            directions::Decision::List { direction, count } => {
+                // A list for the pairing below: its documented type becomes `list[T]`.
+                let p = &mut f.params[i];
+                p.direction = Some(direction);
+                let elem = match &p.ty.c {
+                    CType::Pointer { to, .. } => to.c_text(),
+                    other => other.c_text(),
+                };
+                p.doc_type = Some(crate::types::TypeRef::parse(&format!("list[{elem}]")));
+                lists.push((i, count));
+                if direction == Direction::Out {
+                    "output list"
+                } else {
+                    "input list"
+                }
+            }
+        };
+        rulings.push(directions::Ruling {
+            function: f.name.clone(),
+            param: f.params[i].c_name.clone(),
+            rule: rule.to_string(),
+            decided: decided.to_string(),
+            source: f.source.clone(),
+        });
+    }
+    Ok((presets, lists))
+}
+
+/// Whether the list pairing agrees with the counts the direction rules named.
+fn agree(f: &BoundFunction, roles: &[Role], lists: &[RuledList]) -> Result<(), String> {
+    for &(list, count) in lists {
+        match roles.get(list) {
+            Some(Role::Slice { count: c, .. }) if *c == count => {}
+            _ => {
+                return Err(format!(
+                    "the list `{}` has the count `{}` by its documentation, but the list pairing disagrees",
+                    f.params[list].c_name, f.params[count].c_name
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What kind of item each C type name is.
@@ -280,24 +364,23 @@ fn is_list(t: &TypeExpr) -> bool {
     }
 }
 
-/// Whether a parameter's documentation describes a count.
-fn documented_as_count(doc: &str) -> bool {
-    let d = doc.to_ascii_lowercase();
-    ["number of", "count", "size of", "length of", "entries in"]
-        .iter()
-        .any(|k| d.contains(k))
-}
-
 fn resolve_inner(
     f: &BoundFunction,
     kinds: &TypeKinds,
     groups: &[FlagGroup],
     unsafe_records: &mut Vec<String>,
+    presets: &[Option<Role>],
 ) -> Result<Vec<Role>, String> {
     let mut roles: Vec<Option<Role>> = vec![None; f.params.len()];
+    for (r, p) in roles.iter_mut().zip(presets) {
+        r.clone_from(p);
+    }
     let mut slices: Vec<usize> = Vec::new();
     let has_callback = f.params.iter().any(|p| is_callback(&p.ty.c, kinds));
     for (i, p) in f.params.iter().enumerate() {
+        if roles[i].is_some() {
+            continue;
+        }
         let dt = p.doc_type.as_ref().map(|t| &t.expr);
         if is_callback(&p.ty.c, kinds) {
             roles[i] = Some(Role::Callback);
@@ -639,7 +722,13 @@ mod tests {
     }
 
     fn resolve(f: &BoundFunction, groups: &[FlagGroup]) -> Result<Vec<Role>, String> {
-        resolve_inner(f, &TypeKinds::default(), groups, &mut Vec::new())
+        resolve_inner(
+            f,
+            &TypeKinds::default(),
+            groups,
+            &mut Vec::new(),
+            &vec![None; f.params.len()],
+        )
     }
 
     const IN: Option<Direction> = Some(Direction::In);

@@ -218,10 +218,7 @@ fn position(list: &[Param], q: &Param) -> Option<usize> {
 }
 
 fn describe(q: &Param) -> String {
-    let dir = match q.direction {
-        Direction::In => "in",
-        Direction::Out => "out",
-    };
+    let dir = q.direction.word();
     format!("{}: {} ({dir})", q.name, show(q.ty.as_ref()))
 }
 

@@ -37,9 +37,8 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
     let mut args = Vec::new();
     for p in &f.params {
         let role = match p.direction {
-            Some(Direction::In) => "",
             Some(Direction::Out) => " (output)",
-            None => "",
+            Some(Direction::In | Direction::Unstated) | None => "",
         };
         let doc = if p.doc.trim().is_empty() {
             match &p.doc_name {

@@ -91,6 +91,8 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
          section of the CUDA documentation:",
     );
     for (title, list) in &sections {
+        // A title may hold Markdown characters (`[DEPRECATED]`).
+        let title = crate::rustdoc::inline(title, &crate::rustdoc::NoLinks);
         md.push_str(&format!("\n\n**{title}**: {}", list.join(", ")));
     }
     let doc = docs::inner_attrs(&md);
@@ -333,6 +335,16 @@ fn param(
                 parts.args.push(quote! { #conv(#id) });
                 arg_doc("");
             }
+        }
+        Role::PointerArray => {
+            parts
+                .params
+                .push(quote! { #id: &mut [*mut ::core::ffi::c_void] });
+            parts.args.push(quote! { #id.as_mut_ptr() });
+            arg_doc(" (one pointer per kernel argument, each to that argument's value)");
+            parts.safety.push(format!(
+                "`{rn}` must hold exactly one valid pointer per parameter of the kernel, each to a value of that parameter's type, alive for the call."
+            ));
         }
         Role::InOut => {
             parts.params.push(quote! { #id: &mut #pt });

@@ -209,6 +209,7 @@ impl<'a> Parser<'a> {
             name: s.name,
             doc,
             source: self.diags.source(s.line),
+            id: None,
         });
     }
 

@@ -278,6 +278,7 @@ impl Builder<'_> {
             name,
             doc: doc.doc_text(),
             source: h.source.clone(),
+            id: None,
         });
     }
 

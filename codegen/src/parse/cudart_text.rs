@@ -283,6 +283,7 @@ impl Builder {
                         name: name.clone(),
                         doc,
                         source: self.diags.source(b.line),
+                        id: None,
                     });
                 }
                 Head::Entry(sig) if sig.class => self.class(sig, b, section.clone()),

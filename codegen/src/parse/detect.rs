@@ -1,8 +1,9 @@
 //! Content-based format detection.
 //!
 //! Looks at the first part of a document for markers each format has and the others lack:
-//! HTML tags, autodoc directives, raw RST field lists (`:param`, `:returns:`) after
-//! Sphinx-rendered headings, or processed `Parameters`/`Returns` blocks.
+//! HTML tags, C preprocessor lines with Doxygen comments, autodoc directives, raw RST field
+//! lists (`:param`, `:returns:`) after Sphinx-rendered headings, or processed
+//! `Parameters`/`Returns` blocks.
 
 use crate::ir::Format;
 
@@ -15,10 +16,13 @@ pub fn detect(text: &str) -> Option<Format> {
         .take(512)
         .collect::<String>()
         .to_ascii_lowercase();
-    if lower_start.starts_with("<!doctype html")
-        || lower_start.starts_with("<html")
-        || (head.contains("<div") && head.contains("</"))
-    {
+    if lower_start.starts_with("<!doctype html") || lower_start.starts_with("<html") {
+        return Some(Format::Html);
+    }
+    if is_doxygen_header(&head) {
+        return Some(Format::DoxygenHeader);
+    }
+    if head.contains("<div") && head.contains("</") {
         return Some(Format::Html);
     }
     let directives = head.lines().filter(|l| {
@@ -45,4 +49,20 @@ pub fn detect(text: &str) -> Option<Format> {
         return Some(Format::BindingsText);
     }
     None
+}
+
+/// A C header with Doxygen comments: preprocessor lines (`#include`, `#define`, `#if…`) and
+/// a `/**` or `/*!` comment that is not a banner.
+fn is_doxygen_header(head: &str) -> bool {
+    let preprocessor = head.lines().any(|l| {
+        let t = l.trim_start();
+        ["#include", "#define", "#ifndef", "#if ", "#if("]
+            .iter()
+            .any(|p| t.starts_with(p))
+    });
+    let doxygen = head.match_indices("/*").any(|(at, _)| {
+        let rest = &head.as_bytes()[at + 2..];
+        matches!(rest, [b'*', c, ..] if *c != b'*' && *c != b'/') || rest.first() == Some(&b'!')
+    });
+    preprocessor && doxygen
 }

@@ -2,8 +2,9 @@
 //!
 //! [`parse_document`] reads bytes (lossily decoded, with a diagnostic when they are not
 //! UTF-8), detects the format from the content unless one is forced, and dispatches. The
-//! parsers share the RST docstring reader in [`docstring`]. None of them lists CUDA names:
-//! they read structure, so another release's page parses as the seed does.
+//! page parsers share the RST docstring reader in [`docstring`]; [`doxygen`] reads C headers.
+//! None of them lists CUDA names: they read structure, so another release's page parses as
+//! the seed does.
 
 pub mod autodoc;
 pub mod bindings_build;
@@ -12,6 +13,7 @@ pub mod blocks;
 pub mod cudart_text;
 pub mod detect;
 pub mod docstring;
+pub mod doxygen;
 pub mod html;
 pub mod signature;
 pub mod unread;
@@ -50,6 +52,7 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
         Format::AutodocRst => autodoc::parse(file, &text),
         Format::CudartText => cudart_text::parse(file, &text),
         Format::Html => html::parse(file, &text),
+        Format::DoxygenHeader => doxygen::parse(file, &text),
     };
     let mut pre = diags.into_vec();
     pre.append(&mut api.diagnostics);

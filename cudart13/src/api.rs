@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -18,7 +28,7 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_set_shared_mem_config`](crate::api::device_set_shared_mem_config), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
@@ -28,11 +38,11 @@
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`func_set_shared_mem_config`](crate::api::func_set_shared_mem_config)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name)
 //!
-//! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags)
+//! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
-//! **Memory Management**: [`malloc_managed`](crate::api::malloc_managed), [`malloc`](crate::api::malloc), [`malloc_host`](crate::api::malloc_host), [`malloc_pitch`](crate::api::malloc_pitch), [`malloc_array`](crate::api::malloc_array), [`free`](crate::api::free), [`free_host`](crate::api::free_host), [`free_array`](crate::api::free_array), [`free_mipmapped_array`](crate::api::free_mipmapped_array), [`host_alloc`](crate::api::host_alloc), [`host_register`](crate::api::host_register), [`host_unregister`](crate::api::host_unregister), [`host_get_device_pointer`](crate::api::host_get_device_pointer), [`host_get_flags`](crate::api::host_get_flags), [`malloc3d`](crate::api::malloc3d), [`malloc3d_array`](crate::api::malloc3d_array), [`malloc_mipmapped_array`](crate::api::malloc_mipmapped_array), [`get_mipmapped_array_level`](crate::api::get_mipmapped_array_level), [`memcpy3d`](crate::api::memcpy3d), [`memcpy3d_peer`](crate::api::memcpy3d_peer), [`memcpy3d_async`](crate::api::memcpy3d_async), [`memcpy3d_peer_async`](crate::api::memcpy3d_peer_async), [`mem_get_info`](crate::api::mem_get_info), [`array_get_info`](crate::api::array_get_info), [`array_get_plane`](crate::api::array_get_plane), [`array_get_memory_requirements`](crate::api::array_get_memory_requirements), [`mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements), [`memcpy`](crate::api::memcpy), [`memcpy_peer`](crate::api::memcpy_peer), [`memcpy2d`](crate::api::memcpy2d), [`memcpy2d_to_array`](crate::api::memcpy2d_to_array), [`memcpy2d_from_array`](crate::api::memcpy2d_from_array), [`memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array), [`memcpy_async`](crate::api::memcpy_async), [`memcpy_peer_async`](crate::api::memcpy_peer_async), [`memcpy_batch_async`](crate::api::memcpy_batch_async), [`memcpy3d_batch_async`](crate::api::memcpy3d_batch_async), [`memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async), [`memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async), [`memcpy2d_async`](crate::api::memcpy2d_async), [`memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async), [`memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async), [`memset`](crate::api::memset), [`memset2d`](crate::api::memset2d), [`memset3d`](crate::api::memset3d), [`memset_async`](crate::api::memset_async), [`memset2d_async`](crate::api::memset2d_async), [`memset3d_async`](crate::api::memset3d_async), [`mem_prefetch_async`](crate::api::mem_prefetch_async), [`mem_prefetch_batch_async`](crate::api::mem_prefetch_batch_async), [`mem_discard_batch_async`](crate::api::mem_discard_batch_async), [`mem_discard_and_prefetch_batch_async`](crate::api::mem_discard_and_prefetch_batch_async), [`mem_advise`](crate::api::mem_advise), [`mem_range_get_attribute`](crate::api::mem_range_get_attribute), [`mem_range_get_attributes`](crate::api::mem_range_get_attributes)
+//! **Memory Management**: [`malloc_managed`](crate::api::malloc_managed), [`malloc`](crate::api::malloc), [`malloc_host`](crate::api::malloc_host), [`malloc_pitch`](crate::api::malloc_pitch), [`malloc_array`](crate::api::malloc_array), [`free`](crate::api::free), [`free_host`](crate::api::free_host), [`free_array`](crate::api::free_array), [`free_mipmapped_array`](crate::api::free_mipmapped_array), [`host_alloc`](crate::api::host_alloc), [`host_register`](crate::api::host_register), [`host_unregister`](crate::api::host_unregister), [`host_get_device_pointer`](crate::api::host_get_device_pointer), [`host_get_flags`](crate::api::host_get_flags), [`malloc3d`](crate::api::malloc3d), [`malloc3d_array`](crate::api::malloc3d_array), [`malloc_mipmapped_array`](crate::api::malloc_mipmapped_array), [`get_mipmapped_array_level`](crate::api::get_mipmapped_array_level), [`memcpy3d`](crate::api::memcpy3d), [`memcpy3d_peer`](crate::api::memcpy3d_peer), [`memcpy3d_async`](crate::api::memcpy3d_async), [`memcpy3d_peer_async`](crate::api::memcpy3d_peer_async), [`mem_get_info`](crate::api::mem_get_info), [`array_get_info`](crate::api::array_get_info), [`array_get_plane`](crate::api::array_get_plane), [`array_get_memory_requirements`](crate::api::array_get_memory_requirements), [`mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements), [`memcpy`](crate::api::memcpy), [`memcpy_peer`](crate::api::memcpy_peer), [`memcpy2d`](crate::api::memcpy2d), [`memcpy2d_to_array`](crate::api::memcpy2d_to_array), [`memcpy2d_from_array`](crate::api::memcpy2d_from_array), [`memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array), [`memcpy_async`](crate::api::memcpy_async), [`memcpy_peer_async`](crate::api::memcpy_peer_async), [`memcpy_batch_async`](crate::api::memcpy_batch_async), [`memcpy3d_batch_async`](crate::api::memcpy3d_batch_async), [`memcpy_with_attributes_async`](crate::api::memcpy_with_attributes_async), [`memcpy3d_with_attributes_async`](crate::api::memcpy3d_with_attributes_async), [`memcpy2d_async`](crate::api::memcpy2d_async), [`memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async), [`memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async), [`memset`](crate::api::memset), [`memset2d`](crate::api::memset2d), [`memset3d`](crate::api::memset3d), [`memset_async`](crate::api::memset_async), [`memset2d_async`](crate::api::memset2d_async), [`memset3d_async`](crate::api::memset3d_async), [`mem_prefetch_async`](crate::api::mem_prefetch_async), [`mem_prefetch_batch_async`](crate::api::mem_prefetch_batch_async), [`mem_discard_batch_async`](crate::api::mem_discard_batch_async), [`mem_discard_and_prefetch_batch_async`](crate::api::mem_discard_and_prefetch_batch_async), [`mem_advise`](crate::api::mem_advise), [`mem_range_get_attribute`](crate::api::mem_range_get_attribute), [`mem_range_get_attributes`](crate::api::mem_range_get_attributes), [`array_get_sparse_properties`](crate::api::array_get_sparse_properties), [`mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties), [`memcpy_to_symbol`](crate::api::memcpy_to_symbol), [`memcpy_from_symbol`](crate::api::memcpy_from_symbol), [`memcpy_to_symbol_async`](crate::api::memcpy_to_symbol_async), [`memcpy_from_symbol_async`](crate::api::memcpy_from_symbol_async), [`get_symbol_address`](crate::api::get_symbol_address), [`get_symbol_size`](crate::api::get_symbol_size)
 //!
 //! **Stream Ordered Memory Allocator**: [`malloc_async`](crate::api::malloc_async), [`free_async`](crate::api::free_async), [`mem_pool_trim_to`](crate::api::mem_pool_trim_to), [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute), [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute), [`mem_pool_set_access`](crate::api::mem_pool_set_access), [`mem_pool_get_access`](crate::api::mem_pool_get_access), [`mem_pool_create`](crate::api::mem_pool_create), [`mem_pool_destroy`](crate::api::mem_pool_destroy), [`mem_get_default_mem_pool`](crate::api::mem_get_default_mem_pool), [`mem_get_mem_pool`](crate::api::mem_get_mem_pool), [`mem_set_mem_pool`](crate::api::mem_set_mem_pool), [`malloc_from_pool_async`](crate::api::malloc_from_pool_async), [`mem_pool_export_to_shareable_handle`](crate::api::mem_pool_export_to_shareable_handle), [`mem_pool_import_from_shareable_handle`](crate::api::mem_pool_import_from_shareable_handle), [`mem_pool_export_pointer`](crate::api::mem_pool_export_pointer), [`mem_pool_import_pointer`](crate::api::mem_pool_import_pointer)
 //!
@@ -56,7 +66,7 @@
 //!
 //! **Error Log Management Functions**: [`logs_register_callback`](crate::api::logs_register_callback), [`logs_unregister_callback`](crate::api::logs_unregister_callback), [`logs_current`](crate::api::logs_current), [`logs_dump_to_file`](crate::api::logs_dump_to_file), [`logs_dump_to_memory`](crate::api::logs_dump_to_memory)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -64,9 +74,17 @@
 //!
 //! **Execution Context Management**: [`device_get_dev_resource`](crate::api::device_get_dev_resource), [`dev_sm_resource_split_by_count`](crate::api::dev_sm_resource_split_by_count), [`dev_sm_resource_split`](crate::api::dev_sm_resource_split), [`dev_resource_generate_desc`](crate::api::dev_resource_generate_desc), [`green_ctx_create`](crate::api::green_ctx_create), [`execution_ctx_destroy`](crate::api::execution_ctx_destroy), [`execution_ctx_get_dev_resource`](crate::api::execution_ctx_get_dev_resource), [`execution_ctx_get_device`](crate::api::execution_ctx_get_device), [`execution_ctx_get_id`](crate::api::execution_ctx_get_id), [`execution_ctx_stream_create`](crate::api::execution_ctx_stream_create), [`execution_ctx_synchronize`](crate::api::execution_ctx_synchronize), [`stream_get_dev_resource`](crate::api::stream_get_dev_resource), [`execution_ctx_record_event`](crate::api::execution_ctx_record_event), [`execution_ctx_wait_event`](crate::api::execution_ctx_wait_event), [`device_get_execution_ctx`](crate::api::device_get_execution_ctx)
 //!
-//! **Interactions with the CUDA Driver API**: [`get_kernel`](crate::api::get_kernel)
+//! **Interactions with the CUDA Driver API**: [`get_kernel`](crate::api::get_kernel), [`get_func_by_symbol`](crate::api::get_func_by_symbol)
 //!
 //! **Profiler Control**: [`profiler_start`](crate::api::profiler_start), [`profiler_stop`](crate::api::profiler_stop)
+//!
+//! **OpenGL Interoperability \[DEPRECATED\]**: [`gl_set_gl_device`](crate::api::gl_set_gl_device), [`gl_register_buffer_object`](crate::api::gl_register_buffer_object), [`gl_map_buffer_object`](crate::api::gl_map_buffer_object), [`gl_unmap_buffer_object`](crate::api::gl_unmap_buffer_object), [`gl_unregister_buffer_object`](crate::api::gl_unregister_buffer_object), [`gl_set_buffer_object_map_flags`](crate::api::gl_set_buffer_object_map_flags), [`gl_map_buffer_object_async`](crate::api::gl_map_buffer_object_async), [`gl_unmap_buffer_object_async`](crate::api::gl_unmap_buffer_object_async)
+//!
+//! **Device Management \[DEPRECATED\]**: [`device_get_shared_mem_config`](crate::api::device_get_shared_mem_config), [`device_set_shared_mem_config`](crate::api::device_set_shared_mem_config)
+//!
+//! **Execution Control \[DEPRECATED\]**: [`func_set_shared_mem_config`](crate::api::func_set_shared_mem_config)
+//!
+//! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
 use crate::sys::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
@@ -946,8 +964,8 @@ pub unsafe fn ipc_close_mem_handle(
 /// # Arguments
 ///
 /// - `device` — The device on which to register the callback
-/// - `callback_func`
-/// - `user_data`
+/// - `callback_func` — The function to register as a callback
+/// - `user_data` — A generic pointer to user data. This is passed into the callback function.
 ///
 /// # Returns
 ///
@@ -1735,7 +1753,7 @@ pub fn init_device(
 /// [`cudaHostRegister`](crate::api::host_register) will have its lifetime associated with
 /// `device`. Any streams or events created from this host thread will be
 /// associated with `device`. Any kernels launched from this host thread
-/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel) will be
+/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::api::launch_kernel) will be
 /// executed on `device`.
 ///
 /// This call may be made from any host thread, to any device, and at any
@@ -6781,14 +6799,14 @@ pub unsafe fn get_mipmapped_array_level(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3D`
@@ -6941,14 +6959,14 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `make_cudaExtent`
 /// - `make_cudaPos`
 /// - `cuMemcpy3DAsync`
@@ -7309,7 +7327,7 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///   [`cudaMallocArray`](crate::api::malloc_array) or [`cudaMalloc3DArray`](crate::api::malloc3d_array). For CUDA
 ///   arrays obtained using `cudaMipmappedArrayGetLevel`,
 ///   [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead,
-///   [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties) must be used to
+///   [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties) must be used to
 ///   obtain the sparse properties of the entire CUDA mipmapped array to
 ///   which `array` belongs to.
 ///
@@ -7369,29 +7387,48 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 ///
 ///   See Also
 ///   \--------
-///   [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties), `cuMemMapArrayAsync`
+///   [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties), `cuMemMapArrayAsync`
 ///
-///   [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties), `cuMemMapArrayAsync`
+///   [`cudaArrayGetSparseProperties`](crate::api::array_get_sparse_properties), `cuMemMapArrayAsync`
 ///
-///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol), [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync), [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
+///   [`cudaMemcpy2D`](crate::api::memcpy2d), [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array), [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array), [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array), [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol), [`cudaMemcpyAsync`](crate::api::memcpy_async), [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async), [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async), [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async), [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async), [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
 ///
 /// The raw function is [`cudaMemcpy`](crate::sys::cudaMemcpy).
 ///
 /// # Arguments
 ///
-/// - `dst`
-/// - `src`
-/// - `count`
-/// - `kind`
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyDtoH`
+/// - `cuMemcpyHtoD`
+/// - `cuMemcpyDtoD`
+/// - `cuMemcpy`
 #[doc(alias = "cudaMemcpy")]
 #[inline]
 pub unsafe fn memcpy(
@@ -7511,14 +7548,14 @@ pub unsafe fn memcpy_peer(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2D")]
@@ -7588,14 +7625,14 @@ pub unsafe fn memcpy2d(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DToArray")]
@@ -7675,14 +7712,14 @@ pub unsafe fn memcpy2d_to_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DFromArray")]
@@ -7761,14 +7798,14 @@ pub unsafe fn memcpy2d_from_array(
 /// - [`cudaMemcpy2D`](crate::api::memcpy2d)
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpy2D`
 /// - `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DArrayToArray")]
@@ -7856,13 +7893,13 @@ pub unsafe fn memcpy2d_array_to_array(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpyAsync`
 /// - `cuMemcpyDtoHAsync`
 /// - `cuMemcpyHtoDAsync`
@@ -8433,13 +8470,13 @@ pub unsafe fn memcpy3d_with_attributes_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
 /// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
 /// - `cuMemcpy2DAsync`
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
@@ -8498,8 +8535,8 @@ pub unsafe fn memcpy2d_async(
 /// may overlap with operations in other streams.
 ///
 /// [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async),
-/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
-/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async),
+/// [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync).
 ///
@@ -8532,8 +8569,8 @@ pub unsafe fn memcpy2d_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
@@ -8594,8 +8631,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
 /// may overlap with operations in other streams.
 ///
-/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
-/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
+/// [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async),
+/// [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async), `cuMemcpy2DAsync`
 ///
 /// The raw function is [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync).
 ///
@@ -8628,8 +8665,8 @@ pub unsafe fn memcpy2d_to_array_async(
 /// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
 /// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
 /// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
 /// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
 /// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
@@ -10365,7 +10402,7 @@ pub unsafe fn mem_pool_get_attribute(
 /// # Arguments
 ///
 /// - `mem_pool` — The pool being modified
-/// - `desc_list` (optional list; its length gives `count`)
+/// - `desc_list` (optional list; its length gives `count`) — Array of access descriptors. Each descriptor instructs the access to enable for a single gpu
 ///
 /// # Errors
 ///
@@ -12657,11 +12694,17 @@ pub unsafe fn graphics_unmap_resources(
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
 /// - `resource` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::api::graphics_sub_resource_get_mapped_array)
+/// - `cuGraphicsResourceGetMappedPointer`
 #[doc(alias = "cudaGraphicsResourceGetMappedPointer")]
 #[inline]
 pub unsafe fn graphics_resource_get_mapped_pointer(
@@ -12938,7 +12981,7 @@ pub fn create_channel_desc(
 /// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::sizeInBytes specifies the
 /// size of the array in bytes. The total number of elements in the linear
 /// address range cannot exceed
-/// [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth). The number of
+/// [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::api::device_get_texture1d_linear_max_width). The number of
 /// elements is computed as (sizeInBytes / sizeof(desc)).
 ///
 /// If `resType` is set to
@@ -13680,14 +13723,14 @@ pub fn logs_dump_to_file(
 ///
 /// # Arguments
 ///
-/// - `iterator` (optional: `None` passes NULL)
-/// - `buffer` (read and written back)
-/// - `size` (read and written back)
-/// - `flags`
+/// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `buffer` (read and written back) — Pointer to dump logs
+/// - `size` (read and written back) — See description
+/// - `flags` — Reserved for future use, must be 0
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 #[doc(alias = "cudaLogsDumpToMemory")]
 #[inline]
 pub fn logs_dump_to_memory(
@@ -13735,7 +13778,7 @@ pub fn logs_dump_to_memory(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphDestroy`](crate::api::graph_destroy)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
@@ -13841,7 +13884,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -13850,7 +13893,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 #[doc(alias = "cudaGraphAddKernelNode")]
 #[inline]
 pub unsafe fn graph_add_kernel_node(
@@ -13933,7 +13976,7 @@ pub unsafe fn graph_add_kernel_node(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeSetParams`](crate::api::graph_kernel_node_set_params)
 #[doc(alias = "cudaGraphKernelNodeGetParams")]
@@ -13976,7 +14019,7 @@ pub unsafe fn graph_kernel_node_get_params(
 /// # See also
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphKernelNodeGetParams`](crate::api::graph_kernel_node_get_params)
 #[doc(alias = "cudaGraphKernelNodeSetParams")]
@@ -14167,9 +14210,9 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -14178,7 +14221,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 #[doc(alias = "cudaGraphAddMemcpyNode")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node(
@@ -14329,46 +14372,46 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// # See also
 ///
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaMemcpy`](crate::api::memcpy)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
@@ -14414,9 +14457,9 @@ pub unsafe fn graph_memcpy_node_get_params(
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
 /// - [`cudaMemcpy3D`](crate::api::memcpy3d)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
 #[doc(alias = "cudaGraphMemcpyNodeSetParams")]
@@ -14436,6 +14479,161 @@ pub unsafe fn graph_memcpy_node_set_params(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
+}
+/// Sets a memcpy node's parameters to copy to a symbol on the device.
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by
+/// `offset` bytes from the start of symbol `symbol`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Sets a memcpy node's parameters to copy from a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol` to the memory area pointed to by `dst`. The memory areas may
+/// not overlap. `symbol` is a variable that resides in global or constant
+/// memory space. `kind` can be either [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing.
+///
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the
+/// provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the
+/// memory area pointed to by `src` to the memory area pointed to by `dst`,
+/// where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
+/// type of transfer is inferred from the pointer values. However,
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
+/// unified virtual addressing. Launching a memcpy node with dst and src
+/// pointers that do not match the direction of the copy results in an
+/// undefined behavior.
+///
+/// Creates a memset node and adds it to a graph
+///
+/// Creates a new memset node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies`. It is possible for
+/// `numDependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// The element size must be 1, 2, or 4 bytes. When the graph is launched,
+/// the node will perform the memset described by `pMemsetParams`.
+///
+/// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `p_memset_params` (optional: `None` passes NULL) — Parameters for the memory set
+///
+/// # Returns
+///
+/// `p_graph_node`: Node to set the parameters for
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaMemsetParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaMemset2D`](crate::api::memset2d)
+/// - [`cudaGraphMemsetNodeGetParams`](crate::api::graph_memset_node_get_params)
+/// - [`cudaGraphMemsetNodeSetParams`](crate::api::graph_memset_node_set_params)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+#[doc(alias = "cudaGraphAddMemsetNode")]
+#[inline]
+pub unsafe fn graph_add_memset_node(
+    graph: cudaGraph_t,
+    p_dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    p_memset_params: ::core::option::Option<&cudaMemsetParams>,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [p_dependencies.as_ref().map(|s| s.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemsetNode(
+            &mut p_graph_node,
+            graph,
+            p_dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            num_dependencies,
+            p_memset_params.map_or(::core::ptr::null(), ::core::ptr::from_ref),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
 }
 /// Returns a memset node's parameters.
 ///
@@ -14463,7 +14661,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaMemset2D`](crate::api::memset2d)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphMemsetNodeSetParams`](crate::api::graph_memset_node_set_params)
 #[doc(alias = "cudaGraphMemsetNodeGetParams")]
 #[inline]
@@ -14506,7 +14704,7 @@ pub unsafe fn graph_memset_node_get_params(
 ///
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
 /// - [`cudaMemset2D`](crate::api::memset2d)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphMemsetNodeGetParams`](crate::api::graph_memset_node_get_params)
 #[doc(alias = "cudaGraphMemsetNodeSetParams")]
 #[inline]
@@ -14572,7 +14770,7 @@ pub unsafe fn graph_memset_node_set_params(
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 #[doc(alias = "cudaGraphAddHostNode")]
 #[inline]
 pub unsafe fn graph_add_host_node(
@@ -14757,7 +14955,7 @@ pub unsafe fn graph_host_node_set_params(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphAddChildGraphNode")]
 #[inline]
@@ -14899,7 +15097,7 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 #[doc(alias = "cudaGraphAddEmptyNode")]
 #[inline]
 pub unsafe fn graph_add_empty_node(
@@ -15013,7 +15211,7 @@ pub unsafe fn graph_add_empty_node(
 /// `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
-/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
+/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
 /// the parameters of this node.
 ///
 /// Sets an external semaphore signal node's parameters
@@ -15041,7 +15239,7 @@ pub unsafe fn graph_add_empty_node(
 /// `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
-/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
+/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
 /// the parameters of this node.
 ///
 /// Sets an external semaphore wait node's parameters
@@ -15063,7 +15261,7 @@ pub unsafe fn graph_add_empty_node(
 /// allocation's address remains fixed across instantiations and launches.
 ///
 /// If the allocation is freed in the same graph, by creating a free node
-/// using [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode), the allocation can be
+/// using [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node), the allocation can be
 /// accessed by nodes ordered after the allocation node but before the free
 /// node. These allocations cannot be freed outside the owning graph, and
 /// they can only be freed once in the owning graph.
@@ -15117,7 +15315,7 @@ pub unsafe fn graph_add_empty_node(
 /// `pDependencies` may not have any duplicate entries. A handle to the new
 /// node will be returned in `pGraphNode`.
 ///
-/// [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode) will return
+/// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
 ///
 /// - an allocation twice in the same graph.
@@ -15215,7 +15413,7 @@ pub unsafe fn graph_add_empty_node(
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -15224,20 +15422,20 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -15246,138 +15444,138 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::api::graph_external_semaphores_signal_node_get_params)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::api::graph_external_semaphores_wait_node_get_params)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
 /// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
 /// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
 /// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
 /// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
 /// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
@@ -16037,7 +16235,7 @@ pub unsafe fn graph_remove_dependencies(
 /// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
 /// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
 pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
@@ -16134,9 +16332,9 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 ///
 /// # See also
 ///
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphInstantiateWithFlags`](crate::api::graph_instantiate_with_flags)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
 /// - [`cudaGraphLaunch`](crate::api::graph_launch)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 #[doc(alias = "cudaGraphInstantiate")]
@@ -16335,7 +16533,7 @@ pub unsafe fn graph_instantiate(
 /// # Arguments
 ///
 /// - `graph` — Graph to instantiate
-/// - `instantiate_params` (optional: `None` passes NULL)
+/// - `instantiate_params` (optional: `None` passes NULL) — Instantiation parameters
 ///
 /// # Returns
 ///
@@ -16354,12 +16552,12 @@ pub unsafe fn graph_instantiate(
 ///
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
 /// - [`cudaGraphLaunch`](crate::api::graph_launch)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphInstantiateWithFlags`](crate::api::graph_instantiate_with_flags)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 #[doc(alias = "cudaGraphInstantiateWithParams")]
 #[inline]
@@ -16411,7 +16609,7 @@ pub unsafe fn graph_instantiate_with_params(
 /// # See also
 ///
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
+/// - [`cudaGraphInstantiateWithFlags`](crate::api::graph_instantiate_with_flags)
 /// - [`cudaGraphInstantiateWithParams`](crate::api::graph_instantiate_with_params)
 #[doc(alias = "cudaGraphExecGetFlags")]
 #[inline]
@@ -16492,11 +16690,11 @@ pub unsafe fn graph_exec_get_flags(
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 #[doc(alias = "cudaGraphExecKernelNodeSetParams")]
@@ -16563,17 +16761,17 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::api::graph_exec_memcpy_node_set_params1d)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams")]
@@ -16687,7 +16885,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
 /// - `node` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `p_node_params` (optional: `None` passes NULL)
+/// - `p_node_params` (optional: `None` passes NULL) — Updated Parameters to set
 ///
 /// # Errors
 ///
@@ -16702,63 +16900,63 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// # See also
 ///
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
-/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
 /// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphMemsetNodeSetParams`](crate::api::graph_memset_node_set_params)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 #[doc(alias = "cudaGraphExecMemsetNodeSetParams")]
@@ -16818,11 +17016,11 @@ pub unsafe fn graph_exec_memset_node_set_params(
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 #[doc(alias = "cudaGraphExecHostNodeSetParams")]
@@ -17085,7 +17283,7 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// # Arguments
 ///
 /// - `h_graph_exec` — The executable graph in which to set the specified node
-/// - `h_graph`
+/// - `h_graph` — The graph containing the updated parameters
 ///
 /// # Returns
 ///
@@ -17109,46 +17307,46 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
 /// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
 /// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
@@ -17156,14 +17354,14 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
 /// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
 /// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
 /// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
@@ -17171,16 +17369,16 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
 /// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
 /// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled)
+/// - [`cudaGraphNodeGetEnabled`](crate::api::graph_node_get_enabled)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled)
+/// - [`cudaGraphNodeSetEnabled`](crate::api::graph_node_set_enabled)
 /// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
@@ -17247,7 +17445,7 @@ pub unsafe fn graph_exec_update(
 /// - [`cudaGraphLaunch`](crate::api::graph_launch)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
 /// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
 #[doc(alias = "cudaGraphLaunch")]
 #[inline]
@@ -17283,7 +17481,7 @@ pub unsafe fn graph_launch(
 /// # See also
 ///
 /// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
 /// - [`cudaGraphLaunch`](crate::api::graph_launch)
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
@@ -18633,8 +18831,8 @@ pub unsafe fn library_get_kernel(
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
 /// `dptr` or `numbytes` (not both) can be NULL in which case it is
 /// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
-/// as [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
-/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+/// as [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
+/// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal).
 ///
@@ -18696,8 +18894,8 @@ pub unsafe fn library_get_global(
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
 /// returned `dptr` cannot be passed to the Symbol APIs such as
-/// [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
-/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+/// [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
+/// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
 /// The raw function is [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged).
 ///
@@ -19002,7 +19200,7 @@ pub unsafe fn library_enumerate_kernels(
 /// - [`cudaLibraryLoadFromFile`](crate::api::library_load_from_file)
 /// - [`cudaLibraryUnload`](crate::api::library_unload)
 /// - [`cudaLibraryGetKernel`](crate::api::library_get_kernel)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
 /// - [`cudaFuncSetAttribute`](crate::api::func_set_attribute)
 /// - `cuKernelSetAttribute`
 #[doc(alias = "cudaKernelSetAttributeForDevice")]
@@ -19114,7 +19312,7 @@ pub fn device_get_dev_resource(
 /// - `cudaDevSmResourceSplitMaxPotentialClusterSize` : Compute Capability
 ///   9.0+ only. Attempt to create groups that may allow for maximally
 ///   sized thread clusters. This can be queried post green context
-///   creation using [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
+///   creation using [`cudaOccupancyMaxPotentialClusterSize`](crate::api::occupancy_max_potential_cluster_size).
 ///
 /// A successful API call must either have:
 ///
@@ -19793,7 +19991,7 @@ pub unsafe fn execution_ctx_get_id(
 /// - [`cudaStreamGetPriority`](crate::api::stream_get_priority)
 /// - [`cudaStreamGetDevice`](crate::api::stream_get_device)
 /// - [`cudaStreamGetDevResource`](crate::api::stream_get_dev_resource)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
 /// - [`cudaEventRecord`](crate::api::event_record)
 /// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
 /// - [`cudaStreamQuery`](crate::api::stream_query)
@@ -20177,55 +20375,442 @@ pub fn profiler_stop() -> crate::Result<()> {
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Sets the shared memory configuration for the current device.
+/// Sets a CUDA device to use OpenGL interoperability
 ///
-/// On devices with configurable shared memory banks, this function will set the shared memory bank size which is used for all subsequent kernel launches. Any per-function setting of shared memory set via cudaFuncSetSharedMemConfig will override the device wide setting.
+/// **Deprecated:** This function is deprecated as of CUDA 5.0.
 ///
-/// Changing the shared memory configuration between launches may introduce a device side synchronization point.
+/// This function is deprecated and should no longer be used.  It is
+/// no longer necessary to associate a CUDA device with an OpenGL
+/// context in order to achieve maximum interoperability performance.
 ///
-/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
+/// This function will immediately initialize the primary context on
+/// `device` if needed.
 ///
-/// This function will do nothing on devices with fixed shared memory bank size.
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
-/// The supported bank configurations are:
-///
-/// The raw function is [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
+/// The raw function is [`cudaGLSetGLDevice`](crate::sys::cudaGLSetGLDevice).
 ///
 /// # Arguments
 ///
-/// - `config` — Requested cache configuration
+/// - `device` — Device to use for OpenGL interoperability
 ///
 /// # Errors
 ///
-/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
-#[doc(alias = "cudaDeviceSetSharedMemConfig")]
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::api::graphics_gl_register_buffer)
+/// - [`cudaGraphicsGLRegisterImage`](crate::api::graphics_gl_register_image)
+#[doc(alias = "cudaGLSetGLDevice")]
 #[inline]
-pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Result<()> {
+pub fn gl_set_gl_device(device: ::core::ffi::c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?;
+    let status = unsafe { crate::sys::cudaGLSetGLDevice(device) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Blocks until remote writes are visible to the specified scope.
+/// Registers a buffer object for access by CUDA
 ///
-/// Blocks until remote writes to the target context via mappings created through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are visible to the specified scope.
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// If the scope equals or lies within the scope indicated by cudaDevAttrGPUDirectRDMAWritesOrdering, the call will be a no-op and can be safely omitted for performance. This can be determined by comparing the numerical values between the two enums, with smaller scopes having smaller values.
+/// Registers the buffer object of ID `bufObj` for access by
+/// CUDA. This function must be called before CUDA can map the buffer
+/// object.  The OpenGL context used to create the buffer, or another
+/// context from the same share group, must be bound to the current
+/// thread when this is called.
 ///
-/// Users may query support for this API via cudaDevAttrGPUDirectRDMAFlushWritesOptions.
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object ID to register
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::api::graphics_gl_register_buffer)
+#[doc(alias = "cudaGLRegisterBufferObject")]
+#[inline]
+pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Maps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Maps the buffer object of ID `bufObj` into the address space of
+/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// mapping.  The buffer must have previously been registered by
+/// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
+/// by CUDA, any OpenGL operation which references the buffer will
+/// result in undefined behavior.  The OpenGL context used to create
+/// the buffer, or another context from the same share group, must be
+/// bound to the current thread when this is called.
+///
+/// All streams in the current thread are synchronized with the current
+/// GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object ID to map
+///
+/// # Returns
+///
+/// `dev_ptr`: Returned device pointer to CUDA object
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+#[doc(alias = "cudaGLMapBufferObject")]
+#[inline]
+pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(dev_ptr)
+}
+/// Unmaps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// a buffer is unmapped, the base address returned by
+/// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
+/// the address result in undefined behavior.  The OpenGL context used
+/// to create the buffer, or another context from the same share group,
+/// must be bound to the current thread when this is called.
+///
+/// All streams in the current thread are synchronized with the current
+/// GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLUnmapBufferObject`](crate::sys::cudaGLUnmapBufferObject).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object to unmap
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnmapResources`](crate::api::graphics_unmap_resources)
+#[doc(alias = "cudaGLUnmapBufferObject")]
+#[inline]
+pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Unregisters a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unregisters the buffer object of ID `bufObj` for access by CUDA
+/// and releases any CUDA resources associated with the buffer.  Once a
+/// buffer is unregistered, it may no longer be mapped by CUDA.  The GL
+/// context used to create the buffer, or another context from the
+/// same share group, must be bound to the current thread when this is
+/// called.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLUnregisterBufferObject`](crate::sys::cudaGLUnregisterBufferObject).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object to unregister
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::api::graphics_unregister_resource)
+#[doc(alias = "cudaGLUnregisterBufferObject")]
+#[inline]
+pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Set usage flags for mapping an OpenGL buffer
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Set flags for mapping the OpenGL buffer `bufObj`
+///
+/// Changes to flags will take effect the next time `bufObj` is mapped.
+/// The `flags` argument may be any of the following:
+///
+/// - [`cudaGLMapFlagsNone`](crate::sys::cudaGLMapFlags::NONE): Specifies no hints about how this buffer will
+/// be used. It is therefore assumed that this buffer will be read from and
+/// written to by CUDA kernels. This is the default value.
+/// - [`cudaGLMapFlagsReadOnly`](crate::sys::cudaGLMapFlags::READ_ONLY): Specifies that CUDA kernels which access this
+/// buffer will not write to the buffer.
+/// - [`cudaGLMapFlagsWriteDiscard`](crate::sys::cudaGLMapFlags::WRITE_DISCARD): Specifies that CUDA kernels which access
+/// this buffer will not read from the buffer and will write over the
+/// entire contents of the buffer, so none of the data previously stored in
+/// the buffer will be preserved.
+///
+/// If `bufObj` has not been registered for use with CUDA, then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `bufObj` is presently
+/// mapped for access by CUDA, then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLSetBufferObjectMapFlags`](crate::sys::cudaGLSetBufferObjectMapFlags).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Registered buffer object to set flags for
+/// - `flags` — Parameters for buffer mapping
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsResourceSetMapFlags`](crate::api::graphics_resource_set_map_flags)
+#[doc(alias = "cudaGLSetBufferObjectMapFlags")]
+#[inline]
+pub fn gl_set_buffer_object_map_flags(
+    buf_obj: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Maps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Maps the buffer object of ID `bufObj` into the address space of
+/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// mapping.  The buffer must have previously been registered by
+/// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
+/// by CUDA, any OpenGL operation which references the buffer will
+/// result in undefined behavior.  The OpenGL context used to create
+/// the buffer, or another context from the same share group, must be
+/// bound to the current thread when this is called.
+///
+/// Stream /p stream is synchronized with the current GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLMapBufferObjectAsync`](crate::sys::cudaGLMapBufferObjectAsync).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object ID to map
+/// - `stream` — Stream to synchronize
+///
+/// # Returns
+///
+/// `dev_ptr`: Returned device pointer to CUDA object
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
+#[doc(alias = "cudaGLMapBufferObjectAsync")]
+#[inline]
+pub unsafe fn gl_map_buffer_object_async(
+    buf_obj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(dev_ptr)
+}
+/// Unmaps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// a buffer is unmapped, the base address returned by
+/// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
+/// the address result in undefined behavior.  The OpenGL context used
+/// to create the buffer, or another context from the same share group,
+/// must be bound to the current thread when this is called.
+///
+/// Stream /p stream is synchronized with the current GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGLUnmapBufferObjectAsync`](crate::sys::cudaGLUnmapBufferObjectAsync).
+///
+/// # Arguments
+///
+/// - `buf_obj` — Buffer object to unmap
+/// - `stream` — Stream to synchronize
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnmapResources`](crate::api::graphics_unmap_resources)
+#[doc(alias = "cudaGLUnmapBufferObjectAsync")]
+#[inline]
+pub unsafe fn gl_unmap_buffer_object_async(
+    buf_obj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+///
+/// Returns in `maxWidthInElements` the maximum number of elements allocatable in a 1D linear texture
+/// for given format descriptor `fmtDesc`.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
+///
+/// # Arguments
+///
+/// - `fmt_desc` — Texture format description.
+/// - `device`
+///
+/// # Returns
+///
+/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmtDesc`.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetTexture1DLinearMaxWidth`
+#[doc(alias = "cudaDeviceGetTexture1DLinearMaxWidth")]
+#[inline]
+pub fn device_get_texture1d_linear_max_width(
+    fmt_desc: &cudaChannelFormatDesc,
+    device: ::core::ffi::c_int,
+) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut max_width_in_elements: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
+            &mut max_width_in_elements,
+            ::core::ptr::from_ref(fmt_desc),
+            device,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(max_width_in_elements)
+}
+/// Blocks until remote writes are visible to the specified scope
+///
+/// Blocks until remote writes to the target context via mappings created
+/// through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
+/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
+/// visible to the specified scope.
+///
+/// If the scope equals or lies within the scope indicated by
+/// [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING), the call will be a no-op and
+/// can be safely omitted for performance. This can be determined by
+/// comparing the numerical values between the two enums, with smaller
+/// scopes having smaller values.
+///
+/// Users may query support for this API via [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaDeviceFlushGPUDirectRDMAWrites`](crate::sys::cudaDeviceFlushGPUDirectRDMAWrites).
 ///
 /// # Arguments
 ///
-/// - `target`
-/// - `scope`
+/// - `target` — The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
+/// - `scope` — The scope of the operation, see cudaFlushGPUDirectRDMAWritesScope
 ///
 /// # Errors
 ///
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFlushGPUDirectRDMAWrites`
 #[doc(alias = "cudaDeviceFlushGPUDirectRDMAWrites")]
 #[inline]
 pub fn device_flush_gpu_direct_rdma_writes(
@@ -20241,21 +20826,157 @@ pub fn device_flush_gpu_direct_rdma_writes(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Records an event.
+/// Returns the shared memory configuration for the current device.
 ///
-/// Captures in event the contents of stream at the time of this call. event and stream must be on the same CUDA context. Calls such as cudaEventQuery() or cudaStreamWaitEvent() will then examine or wait for completion of the work that was captured. Uses of stream after this call do not modify event. See note on default stream behavior for what is captured in the default case.
+/// **Deprecated:**
 ///
-/// cudaEventRecordWithFlags() can be called multiple times on the same event and will overwrite the previously captured state. Other APIs such as cudaStreamWaitEvent() use the most recently captured state at the time of the API call, and are not affected by later calls to cudaEventRecordWithFlags(). Before the first call to cudaEventRecordWithFlags(), an event represents an empty set of work, so for example cudaEventQuery() would return cudaSuccess.
+/// This function will return in `pConfig` the current size of shared memory banks
+/// on the current device. On devices with configurable shared memory banks,
+/// [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config) can be used to change this setting, so that all
+/// subsequent kernel launches will by default use the new bank size. When
+/// [`cudaDeviceGetSharedMemConfig`](crate::api::device_get_shared_mem_config) is called on devices without configurable shared
+/// memory, it will return the fixed bank size of the hardware.
+///
+/// The returned bank configurations can be either:
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE) - shared memory bank width is four bytes.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE) - shared memory bank width is eight bytes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig).
+///
+/// # Returns
+///
+/// `p_config`: Returned cache configuration
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetCacheConfig`](crate::api::device_set_cache_config)
+/// - [`cudaDeviceGetCacheConfig`](crate::api::device_get_cache_config)
+/// - [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config)
+/// - [`cudaFuncSetCacheConfig`](crate::api::func_set_cache_config)
+/// - `cuCtxGetSharedMemConfig`
+#[doc(alias = "cudaDeviceGetSharedMemConfig")]
+#[inline]
+pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_config: cudaSharedMemConfig = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_config)
+}
+/// Sets the shared memory configuration for the current device.
+///
+/// **Deprecated:**
+///
+/// On devices with configurable shared memory banks, this function will set
+/// the shared memory bank size which is used for all subsequent kernel launches.
+/// Any per-function setting of shared memory set via [`cudaFuncSetSharedMemConfig`](crate::api::func_set_shared_mem_config)
+/// will override the device wide setting.
+///
+/// Changing the shared memory configuration between launches may introduce
+/// a device side synchronization point.
+///
+/// Changing the shared memory bank size will not increase shared memory usage
+/// or affect occupancy of kernels, but may have major effects on performance.
+/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
+/// but will change what kinds of accesses to shared memory will result in bank
+/// conflicts.
+///
+/// This function will do nothing on devices with fixed shared memory bank size.
+///
+/// The supported bank configurations are:
+/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): set bank width the device default (currently,
+///   four bytes)
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be four bytes
+///   natively.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
+///   bytes natively.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
+///
+/// # Arguments
+///
+/// - `config` — Requested cache configuration
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetCacheConfig`](crate::api::device_set_cache_config)
+/// - [`cudaDeviceGetCacheConfig`](crate::api::device_get_cache_config)
+/// - [`cudaDeviceGetSharedMemConfig`](crate::api::device_get_shared_mem_config)
+/// - [`cudaFuncSetCacheConfig`](crate::api::func_set_cache_config)
+/// - `cuCtxSetSharedMemConfig`
+#[doc(alias = "cudaDeviceSetSharedMemConfig")]
+#[inline]
+pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Records an event
+///
+/// Captures in `event` the contents of `stream` at the time of this call.
+/// `event` and `stream` must be on the same CUDA context.
+/// Calls such as [`cudaEventQuery`](crate::api::event_query) or [`cudaStreamWaitEvent`](crate::api::stream_wait_event) will then
+/// examine or wait for completion of the work that was captured. Uses of
+/// `stream` after this call do not modify `event`. See note on default
+/// stream behavior for what is captured in the default case.
+///
+/// [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags) can be called multiple times on the same event and
+/// will overwrite the previously captured state. Other APIs such as
+/// [`cudaStreamWaitEvent`](crate::api::stream_wait_event) use the most recently captured state at the time
+/// of the API call, and are not affected by later calls to
+/// [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags). Before the first call to [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags), an
+/// event represents an empty set of work, so for example [`cudaEventQuery`](crate::api::event_query)
+/// would return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
 ///
 /// flags include:
+/// - [`cudaEventRecordDefault`](crate::sys::EventRecordFlags::DEFAULT): Default event creation flag.
+/// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph as an external
+///   event node when performing stream capture.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** Returns [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) in the event of being passed NULL as the input event.
 ///
 /// The raw function is [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags).
 ///
 /// # Arguments
 ///
-/// - `event`
-/// - `stream`
-/// - `flags`
+/// - `event` — Event to record
+/// - `stream` — Stream in which to record event
+/// - `flags` ([`EventRecordFlags`](crate::sys::EventRecordFlags)) — Parameters for the operation(See above)
 ///
 /// # Errors
 ///
@@ -20265,33 +20986,395 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - `cudaEventCreate (C API)`
+/// - [`cudaEventCreateWithFlags`](crate::api::event_create_with_flags)
+/// - [`cudaEventQuery`](crate::api::event_query)
+/// - [`cudaEventSynchronize`](crate::api::event_synchronize)
+/// - [`cudaEventDestroy`](crate::api::event_destroy)
+/// - [`cudaEventElapsedTime`](crate::api::event_elapsed_time)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaEventRecord`](crate::api::event_record)
+/// - `cuEventRecord`
 #[doc(alias = "cudaEventRecordWithFlags")]
 #[inline]
 pub unsafe fn event_record_with_flags(
     event: cudaEvent_t,
     stream: cudaStream_t,
-    flags: ::core::ffi::c_uint,
+    flags: crate::sys::EventRecordFlags,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags) }?;
+    let status = unsafe {
+        crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits())
+    }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Sets the shared memory configuration for a device function.
+/// Launches a device function
 ///
-/// On devices with configurable shared memory banks, this function will force all subsequent launches of the specified device function to have the given shared memory bank size configuration. On any given launch of the function, the shared memory configuration of the device will be temporarily changed if needed to suit the function’s preferred configuration. Changes in shared memory configuration between subsequent launches of functions, may introduce a device side synchronization point.
+/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// `blockDim.y` × `blockDim.z`) threads.
 ///
-/// Any per-function setting of shared memory bank size set via cudaFuncSetSharedMemConfig will override the device wide setting set by cudaDeviceSetSharedMemConfig.
+/// If the kernel has N parameters the `args` should point to array of N pointers.
+/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
+/// of memory from which the actual parameter will be copied.
 ///
-/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// each thread block.
+///
+/// `stream` specifies a stream the invocation is associated to.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel).
+///
+/// # Arguments
+///
+/// - `func` — Device function symbol
+/// - `grid_dim` — Grid dimentions
+/// - `block_dim` — Block dimentions
+/// - `args` (one pointer per kernel argument, each to that argument's value) — Arguments
+/// - `shared_mem` — Shared memory
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `args` must hold exactly one valid pointer per parameter of the kernel, each to a value of that parameter's type, alive for the call.
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - `cudaLaunchKernel (C++ API)`
+/// - `cuLaunchKernel`
+#[doc(alias = "cudaLaunchKernel")]
+#[inline]
+pub unsafe fn launch_kernel(
+    func: *const ::core::ffi::c_void,
+    grid_dim: dim3,
+    block_dim: dim3,
+    args: &mut [*mut ::core::ffi::c_void],
+    shared_mem: usize,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaLaunchKernel(
+            func,
+            grid_dim,
+            block_dim,
+            args.as_mut_ptr(),
+            shared_mem,
+            stream,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Launches a CUDA function with launch-time configuration
+///
+/// Note that the functionally equivalent variadic template `cudaLaunchKernelEx`
+/// is available for C++11 and newer.
+///
+/// Invokes the kernel `func` on `config->gridDim` (`config->gridDim.x`
+/// × `config->gridDim.y` × `config->gridDim.z`) grid of blocks.
+/// Each block contains `config->blockDim` (`config->blockDim.x` ×
+/// `config->blockDim.y` × `config->blockDim.z`) threads.
+///
+/// `config->dynamicSmemBytes` sets the amount of dynamic shared memory that
+/// will be available to each thread block.
+///
+/// `config->stream` specifies a stream the invocation is associated to.
+///
+/// Configuration beyond grid and block dimensions, dynamic shared memory size,
+/// and stream can be provided with the following two fields of `config`:
+///
+/// `config->attrs` is an array of `config->numAttrs` contiguous
+/// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute) elements. The value of this pointer is not considered
+/// if `config->numAttrs` is zero. However, in that case, it is recommended to
+/// set the pointer to NULL.
+/// `config->numAttrs` is the number of attributes populating the first
+/// `config->numAttrs` positions of the `config->attrs` array.
+///
+/// If the kernel has N parameters the `args` should point to array of N
+/// pointers. Each pointer, from `args[0]` to `args[N - 1]`, point
+/// to the region of memory from which the actual parameter will be copied.
+///
+/// N.B. This function is so named to avoid unintentionally invoking the
+///   templated version, `cudaLaunchKernelEx`, for kernels taking a single
+///   void** or void* parameter.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaLaunchKernelExC`](crate::sys::cudaLaunchKernelExC).
+///
+/// # Arguments
+///
+/// - `config` — Launch configuration
+/// - `func` — Kernel to launch
+/// - `args` (one pointer per kernel argument, each to that argument's value) — Array of pointers to kernel parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `args` must hold exactly one valid pointer per parameter of the kernel, each to a value of that parameter's type, alive for the call.
+/// - `cudaLaunchConfig_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - ```cudaLaunchKernelEx``(ExpTypes...)`
+/// - `ActTypes &&... args) "cudaLaunchKernelEx (C++ API)"`
+/// - `cuLaunchKernelEx`
+#[doc(alias = "cudaLaunchKernelExC")]
+#[inline]
+pub unsafe fn launch_kernel_ex_c(
+    config: &cudaLaunchConfig_t,
+    func: *const ::core::ffi::c_void,
+    args: &mut [*mut ::core::ffi::c_void],
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaLaunchKernelExC(
+            ::core::ptr::from_ref(config),
+            func,
+            args.as_mut_ptr(),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Launches a device function where thread blocks can cooperate and synchronize as they execute
+///
+/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// `blockDim.y` × `blockDim.z`) threads.
+///
+/// The device on which this kernel is invoked must have a non-zero value for
+/// the device attribute [`cudaDevAttrCooperativeLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_LAUNCH).
+///
+/// The total number of blocks launched cannot exceed the maximum number of blocks per
+/// multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor) (or
+/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags)) times the number of multiprocessors
+/// as specified by the device attribute [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT).
+///
+/// The kernel cannot make use of CUDA dynamic parallelism.
+///
+/// If the kernel has N parameters the `args` should point to array of N pointers.
+/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
+/// of memory from which the actual parameter will be copied.
+///
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// each thread block.
+///
+/// `stream` specifies a stream the invocation is associated to.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel).
+///
+/// # Arguments
+///
+/// - `func` — Device function symbol
+/// - `grid_dim` — Grid dimentions
+/// - `block_dim` — Block dimentions
+/// - `args` (one pointer per kernel argument, each to that argument's value) — Arguments
+/// - `shared_mem` — Shared memory
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorCooperativeLaunchTooLarge`](crate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `args` must hold exactly one valid pointer per parameter of the kernel, each to a value of that parameter's type, alive for the call.
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - `cudaLaunchCooperativeKernel (C++ API)`
+/// - `cuLaunchCooperativeKernel`
+#[doc(alias = "cudaLaunchCooperativeKernel")]
+#[inline]
+pub unsafe fn launch_cooperative_kernel(
+    func: *const ::core::ffi::c_void,
+    grid_dim: dim3,
+    block_dim: dim3,
+    args: &mut [*mut ::core::ffi::c_void],
+    shared_mem: usize,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaLaunchCooperativeKernel(
+            func,
+            grid_dim,
+            block_dim,
+            args.as_mut_ptr(),
+            shared_mem,
+            stream,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Returns the function name for a device entry function pointer.
+///
+/// Returns in `**name` the function name associated with the symbol `func` .
+/// The function name is returned as a null-terminated string. This API may
+/// return a mangled name if the function is not declared as having C linkage.
+/// If `**name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+/// If `func` is not a device entry function, then it is assumed to
+/// be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// cudaFuncGetName (C++ API)
+///
+/// The raw function is [`cudaFuncGetName`](crate::sys::cudaFuncGetName).
+///
+/// # Arguments
+///
+/// - `func` — The function pointer to retrieve name for
+///
+/// # Returns
+///
+/// `name` (static string; empty if NULL): The returned name of the function
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaFuncGetName")]
+#[inline]
+pub unsafe fn func_get_name(
+    func: *const ::core::ffi::c_void,
+) -> crate::Result<&'static ::core::ffi::CStr> {
+    let mut name: *const ::core::ffi::c_char = ::core::ptr::null();
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(
+        if name.is_null() {
+            c""
+        } else {
+            // SAFETY: the runtime returns NUL-terminated strings that live in the library, which
+            // the crate never unloads.
+            unsafe { ::core::ffi::CStr::from_ptr(name) }
+        },
+    )
+}
+/// Sets the shared memory configuration for a device function
+///
+/// **Deprecated:**
+///
+/// On devices with configurable shared memory banks, this function will
+/// force all subsequent launches of the specified device function to have
+/// the given shared memory bank size configuration. On any given launch of the
+/// function, the shared memory configuration of the device will be temporarily
+/// changed if needed to suit the function's preferred configuration. Changes in
+/// shared memory configuration between subsequent launches of functions,
+/// may introduce a device side synchronization point.
+///
+/// Any per-function setting of shared memory bank size set via
+/// [`cudaFuncSetSharedMemConfig`](crate::api::func_set_shared_mem_config) will override the device wide setting set by
+/// [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config).
+///
+/// Changing the shared memory bank size will not increase shared memory usage
+/// or affect occupancy of kernels, but may have major effects on performance.
+/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
+/// but will change what kinds of accesses to shared memory will result in bank
+/// conflicts.
 ///
 /// This function will do nothing on devices with fixed shared memory bank size.
 ///
-/// For templated functions, pass the function symbol as follows: func_name\<template_arg_0,…,template_arg_N\>
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
 ///
 /// The supported bank configurations are:
+/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): use the device's shared memory configuration
+///   when launching this function.
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be
+///   four bytes natively when launching this function.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
+///   bytes natively when launching this function.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a function as the `func` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// The raw function is [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig).
 ///
@@ -20307,6 +21390,15 @@ pub unsafe fn event_record_with_flags(
 /// # Safety
 ///
 /// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config)
+/// - [`cudaDeviceGetSharedMemConfig`](crate::api::device_get_shared_mem_config)
+/// - [`cudaDeviceSetCacheConfig`](crate::api::device_set_cache_config)
+/// - [`cudaDeviceGetCacheConfig`](crate::api::device_get_cache_config)
+/// - [`cudaFuncSetCacheConfig`](crate::api::func_set_cache_config)
+/// - `cuFuncSetSharedMemConfig`
 #[doc(alias = "cudaFuncSetSharedMemConfig")]
 #[inline]
 pub unsafe fn func_set_shared_mem_config(
@@ -20319,4 +21411,3935 @@ pub unsafe fn func_set_shared_mem_config(
     let status = unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(())
+}
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
+///
+/// The cluster dimensions in `config` are ignored. If func has a required
+/// cluster size set (see [`cudaFuncGetAttributes`](crate::api::func_get_attributes)),`*clusterSize` will reflect
+/// the required cluster size.
+///
+/// By default this function will always return a value that's portable on
+/// future hardware. A higher value may be returned if the kernel function
+/// allows non-portable cluster sizes.
+///
+/// This function will respect the compile time launch bounds.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaOccupancyMaxPotentialClusterSize`](crate::sys::cudaOccupancyMaxPotentialClusterSize).
+///
+/// # Arguments
+///
+/// - `func` — Kernel function for which maximum cluster size is calculated
+/// - `launch_config` — Launch configuration for the given kernel function
+///
+/// # Returns
+///
+/// `cluster_size`: Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaLaunchConfig_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaFuncGetAttributes`](crate::api::func_get_attributes)
+/// - `cudaOccupancyMaxPotentialClusterSize (C++ API)`
+/// - `cuOccupancyMaxPotentialClusterSize`
+#[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
+#[inline]
+pub unsafe fn occupancy_max_potential_cluster_size(
+    func: *const ::core::ffi::c_void,
+    launch_config: &cudaLaunchConfig_t,
+) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut cluster_size: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaOccupancyMaxPotentialClusterSize(
+            &mut cluster_size,
+            func,
+            ::core::ptr::from_ref(launch_config),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(cluster_size)
+}
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
+///
+/// If the function has required cluster size already set (see
+/// [`cudaFuncGetAttributes`](crate::api::func_get_attributes)), the cluster size from config must either be
+/// unspecified or match the required size.
+/// Without required sizes, the cluster size must be specified in config,
+/// else the function will return an error.
+///
+/// Note that various attributes of the kernel function may affect occupancy
+/// calculation. Runtime environment may affect how the hardware schedules
+/// the clusters, so the calculated occupancy is not guaranteed to be achievable.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaOccupancyMaxActiveClusters`](crate::sys::cudaOccupancyMaxActiveClusters).
+///
+/// # Arguments
+///
+/// - `func` — Kernel function for which maximum number of clusters are calculated
+/// - `launch_config` — Launch configuration for the given kernel function
+///
+/// # Returns
+///
+/// `num_clusters`: Returned maximum number of clusters that could co-exist on the target device
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidClusterSize`](crate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaLaunchConfig_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaFuncGetAttributes`](crate::api::func_get_attributes)
+/// - `cudaOccupancyMaxActiveClusters (C++ API)`
+/// - `cuOccupancyMaxActiveClusters`
+#[doc(alias = "cudaOccupancyMaxActiveClusters")]
+#[inline]
+pub unsafe fn occupancy_max_active_clusters(
+    func: *const ::core::ffi::c_void,
+    launch_config: &cudaLaunchConfig_t,
+) -> crate::Result<::core::ffi::c_int> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut num_clusters: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaOccupancyMaxActiveClusters(
+            &mut num_clusters,
+            func,
+            ::core::ptr::from_ref(launch_config),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(num_clusters)
+}
+/// Returns the layout properties of a sparse CUDA array
+///
+/// Returns the layout properties of a sparse CUDA array in `sparseProperties`.
+/// If the CUDA array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// If the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
+/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize represents the total size of the array. Otherwise, it will be zero.
+/// Also, the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is always zero.
+/// Note that the `array` must have been allocated using [`cudaMallocArray`](crate::api::malloc_array) or [`cudaMalloc3DArray`](crate::api::malloc3d_array). For CUDA arrays obtained
+/// using `cudaMipmappedArrayGetLevel`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead, [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties)
+/// must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
+///
+/// The raw function is [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties).
+///
+/// # Arguments
+///
+/// - `array` — The CUDA array to get the sparse properties of
+///
+/// # Returns
+///
+/// `sparse_properties`: Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `array` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMipmappedArrayGetSparseProperties`](crate::api::mipmapped_array_get_sparse_properties)
+/// - `cuMemMapArrayAsync`
+#[doc(alias = "cudaArrayGetSparseProperties")]
+#[inline]
+pub unsafe fn array_get_sparse_properties(
+    array: cudaArray_t,
+) -> crate::Result<cudaArraySparseProperties> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut sparse_properties: cudaArraySparseProperties = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(sparse_properties)
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array
+///
+/// Returns the sparse array layout properties in `sparseProperties`.
+/// If the CUDA mipmapped array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// For non-layered CUDA mipmapped arrays, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize returns the
+/// size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth
+/// is less than that of the tile.
+/// For layered CUDA mipmapped arrays, if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
+/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies the size of the mip tail of all layers combined.
+/// Otherwise, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies mip tail size per layer.
+/// The returned value of [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is valid only if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize is non-zero.
+///
+/// The raw function is [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties).
+///
+/// # Arguments
+///
+/// - `mipmap` — The CUDA mipmapped array to get the sparse properties of
+///
+/// # Returns
+///
+/// `sparse_properties`: Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `mipmap` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaArrayGetSparseProperties`](crate::api::array_get_sparse_properties)
+/// - `cuMemMapArrayAsync`
+#[doc(alias = "cudaMipmappedArrayGetSparseProperties")]
+#[inline]
+pub unsafe fn mipmapped_array_get_sparse_properties(
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaArraySparseProperties> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut sparse_properties: cudaArraySparseProperties = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(sparse_properties)
+}
+/// Copies data to the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `src`
+/// to the memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol).
+///
+/// # Arguments
+///
+/// - `symbol` — Device symbol address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpy`
+/// - `cuMemcpyHtoD`
+/// - `cuMemcpyDtoD`
+#[doc(alias = "cudaMemcpyToSymbol")]
+#[inline]
+pub unsafe fn memcpy_to_symbol(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data from the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `offset` bytes
+/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
+/// The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `symbol` — Device symbol address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpy`
+/// - `cuMemcpyDtoH`
+/// - `cuMemcpyDtoD`
+#[doc(alias = "cudaMemcpyFromSymbol")]
+#[inline]
+pub unsafe fn memcpy_from_symbol(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data to the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `src`
+/// to the memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync).
+///
+/// # Arguments
+///
+/// - `symbol` — Device symbol address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyAsync`
+/// - `cuMemcpyHtoDAsync`
+/// - `cuMemcpyDtoDAsync`
+#[doc(alias = "cudaMemcpyToSymbolAsync")]
+#[inline]
+pub unsafe fn memcpy_to_symbol_async(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data from the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `offset` bytes
+/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
+/// The memory areas may not overlap. `symbol` is a variable that resides in
+/// global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally be
+/// associated to a stream by passing a non-zero `stream` argument. If `kind`
+/// is [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy may overlap
+/// with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `symbol` — Device symbol address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - `cuMemcpyAsync`
+/// - `cuMemcpyDtoHAsync`
+/// - `cuMemcpyDtoDAsync`
+#[doc(alias = "cudaMemcpyFromSymbolAsync")]
+#[inline]
+pub unsafe fn memcpy_from_symbol_async(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Finds the address associated with a CUDA symbol
+///
+/// Returns in `*devPtr` the address of symbol `symbol` on the device.
+/// `symbol` is a variable that resides in global or constant memory space.
+/// If `symbol` cannot be found, or if `symbol` is not declared in the
+/// global or constant memory space, `*devPtr` is unchanged and the error
+/// [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress).
+///
+/// # Arguments
+///
+/// - `symbol` — Device symbol address
+///
+/// # Returns
+///
+/// `dev_ptr`: Return device pointer associated with symbol
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - `cudaGetSymbolAddress (C++ API)`
+/// - `cudaGetSymbolSize (C API)`
+/// - `cuModuleGetGlobal`
+#[doc(alias = "cudaGetSymbolAddress")]
+#[inline]
+pub unsafe fn get_symbol_address(
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<*mut ::core::ffi::c_void> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(dev_ptr)
+}
+/// Finds the size of the object associated with a CUDA symbol
+///
+/// Returns in `*size` the size of symbol `symbol`. `symbol` is a variable that
+/// resides in global or constant memory space. If `symbol` cannot be found, or
+/// if `symbol` is not declared in global or constant memory space, `*size` is
+/// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
+///
+/// # Arguments
+///
+/// - `symbol` — Device symbol address
+///
+/// # Returns
+///
+/// `size`: Size of object associated with symbol
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - `cudaGetSymbolAddress (C API)`
+/// - `cudaGetSymbolSize (C++ API)`
+/// - `cuModuleGetGlobal`
+#[doc(alias = "cudaGetSymbolSize")]
+#[inline]
+pub unsafe fn get_symbol_size(
+    symbol: *const ::core::ffi::c_void,
+) -> crate::Result<usize> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(size)
+}
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the memory area pointed to by `src` to the
+/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// the upper left corner, where `kind` specifies the direction
+/// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `w_offset` — Destination starting X offset (columns in bytes)
+/// - `h_offset` — Destination starting Y offset (rows)
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpyFromArray`](crate::api::memcpy_from_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpyArrayToArray`](crate::api::memcpy_array_to_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpyToArrayAsync`](crate::api::memcpy_to_array_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpyFromArrayAsync`](crate::api::memcpy_from_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyHtoA`
+/// - `cuMemcpyDtoA`
+#[doc(alias = "cudaMemcpyToArray")]
+#[inline]
+pub unsafe fn memcpy_to_array(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
+/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `w_offset` — Source starting X offset (columns in bytes)
+/// - `h_offset` — Source starting Y offset (rows)
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpyToArray`](crate::api::memcpy_to_array)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpyArrayToArray`](crate::api::memcpy_array_to_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpyToArrayAsync`](crate::api::memcpy_to_array_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpyFromArrayAsync`](crate::api::memcpy_from_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyAtoH`
+/// - `cuMemcpyAtoD`
+#[doc(alias = "cudaMemcpyFromArray")]
+#[inline]
+pub unsafe fn memcpy_from_array(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc`
+/// rows and `wOffsetSrc` bytes from the upper left corner to the CUDA array
+/// `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the upper
+/// left corner, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `w_offset_dst` — Destination starting X offset (columns in bytes)
+/// - `h_offset_dst` — Destination starting Y offset (rows)
+/// - `src` — Source memory address
+/// - `w_offset_src` — Source starting X offset (columns in bytes)
+/// - `h_offset_src` — Source starting Y offset (rows)
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `src` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpyToArray`](crate::api::memcpy_to_array)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpyFromArray`](crate::api::memcpy_from_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpyToArrayAsync`](crate::api::memcpy_to_array_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpyFromArrayAsync`](crate::api::memcpy_from_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyAtoA`
+#[doc(alias = "cudaMemcpyArrayToArray")]
+#[inline]
+pub unsafe fn memcpy_array_to_array(
+    dst: cudaArray_t,
+    w_offset_dst: usize,
+    h_offset_dst: usize,
+    src: cudaArray_const_t,
+    w_offset_src: usize,
+    h_offset_src: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyArrayToArray(
+            dst,
+            w_offset_dst,
+            h_offset_dst,
+            src,
+            w_offset_src,
+            h_offset_src,
+            count,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the memory area pointed to by `src` to the
+/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// the upper left corner, where `kind` specifies the
+/// direction of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyToArrayAsync`](crate::api::memcpy_to_array_async) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
+/// is non-zero, the copy may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `w_offset` — Destination starting X offset (columns in bytes)
+/// - `h_offset` — Destination starting Y offset (rows)
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpyToArray`](crate::api::memcpy_to_array)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpyFromArray`](crate::api::memcpy_from_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpyArrayToArray`](crate::api::memcpy_array_to_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpyFromArrayAsync`](crate::api::memcpy_from_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyHtoAAsync`
+/// - `cuMemcpy2DAsync`
+#[doc(alias = "cudaMemcpyToArrayAsync")]
+#[inline]
+pub unsafe fn memcpy_to_array_async(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyToArrayAsync(
+            dst,
+            w_offset,
+            h_offset,
+            src,
+            count,
+            kind,
+            stream,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
+/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyFromArrayAsync`](crate::api::memcpy_from_array_async) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
+/// is non-zero, the copy may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync).
+///
+/// # Arguments
+///
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `w_offset` — Source starting X offset (columns in bytes)
+/// - `h_offset` — Source starting Y offset (rows)
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+/// - `stream` — Stream identifier
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaMemcpy2D`](crate::api::memcpy2d)
+/// - [`cudaMemcpyToArray`](crate::api::memcpy_to_array)
+/// - [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array)
+/// - [`cudaMemcpyFromArray`](crate::api::memcpy_from_array)
+/// - [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array)
+/// - [`cudaMemcpyArrayToArray`](crate::api::memcpy_array_to_array)
+/// - [`cudaMemcpy2DArrayToArray`](crate::api::memcpy2d_array_to_array)
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaMemcpyAsync`](crate::api::memcpy_async)
+/// - [`cudaMemcpy2DAsync`](crate::api::memcpy2d_async)
+/// - [`cudaMemcpyToArrayAsync`](crate::api::memcpy_to_array_async)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async)
+/// - [`cudaMemcpyToSymbolAsync`](crate::api::memcpy_to_symbol_async)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::api::memcpy_from_symbol_async)
+/// - `cuMemcpyAtoHAsync`
+/// - `cuMemcpy2DAsync`
+#[doc(alias = "cudaMemcpyFromArrayAsync")]
+#[inline]
+pub unsafe fn memcpy_from_array_async(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaMemcpyFromArrayAsync(
+            dst,
+            src,
+            w_offset,
+            h_offset,
+            count,
+            kind,
+            stream,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
+///
+/// Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `symbol` — Device symbol address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemcpyNodeToSymbol")]
+#[inline]
+pub unsafe fn graph_add_memcpy_node_to_symbol(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemcpyNodeToSymbol(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            symbol,
+            src,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
+///
+/// Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
+///  that resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `dst` — Destination memory address
+/// - `symbol` — Device symbol address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemcpyNodeFromSymbol")]
+#[inline]
+pub unsafe fn graph_add_memcpy_node_from_symbol(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            dst,
+            symbol,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Creates a 1D memcpy node and adds it to a graph
+///
+/// Creates a new 1D memcpy node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing. Launching a
+/// memcpy node with dst and src pointers that do not match the direction of
+/// the copy results in an undefined behavior.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddHostNode`](crate::api::graph_add_host_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemcpyNode1D")]
+#[inline]
+pub unsafe fn graph_add_memcpy_node1d(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemcpyNode1D(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            dst,
+            src,
+            count,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Sets a memcpy node's parameters to copy to a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol).
+///
+/// # Arguments
+///
+/// - `node` — Node to set the parameters for
+/// - `symbol` — Device symbol address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+#[doc(alias = "cudaGraphMemcpyNodeSetParamsToSymbol")]
+#[inline]
+pub unsafe fn graph_memcpy_node_set_params_to_symbol(
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
+            node,
+            symbol,
+            src,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets a memcpy node's parameters to copy from a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
+///  that resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol).
+///
+/// # Arguments
+///
+/// - `node` — Node to set the parameters for
+/// - `dst` — Destination memory address
+/// - `symbol` — Device symbol address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+#[doc(alias = "cudaGraphMemcpyNodeSetParamsFromSymbol")]
+#[inline]
+pub unsafe fn graph_memcpy_node_set_params_from_symbol(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
+            node,
+            dst,
+            symbol,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing. Launching a
+/// memcpy node with dst and src pointers that do not match the direction of
+/// the copy results in an undefined behavior.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D).
+///
+/// # Arguments
+///
+/// - `node` — Node to set the parameters for
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::api::memcpy)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::api::graph_memcpy_node_get_params)
+#[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
+#[inline]
+pub unsafe fn graph_memcpy_node_set_params1d(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates an event record node and adds it to a graph
+///
+/// Creates a new event record node and adds it to `hGraph` with `numDependencies`
+/// dependencies specified via `dependencies` and event specified in `event`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `phGraphNode`.
+///
+/// Each launch of the graph will record `event` to capture execution of the
+/// node's dependencies.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `event` — Event for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddEventRecordNode")]
+#[inline]
+pub unsafe fn graph_add_event_record_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    event: cudaEvent_t,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddEventRecordNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            event,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Returns the event associated with an event record node
+///
+/// Returns the event of event record node `hNode` in `event_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
+///
+/// # Arguments
+///
+/// - `node` — Node to get the event for
+///
+/// # Returns
+///
+/// `event_out`: Pointer to return the event
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventRecordNodeGetEvent")]
+#[inline]
+pub unsafe fn graph_event_record_node_get_event(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(event_out)
+}
+/// Sets an event record node's event
+///
+/// Sets the event of event record node `hNode` to `event`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent).
+///
+/// # Arguments
+///
+/// - `node` — Node to set the event for
+/// - `event` — Event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventRecordNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_event_record_node_set_event(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates an event wait node and adds it to a graph
+///
+/// Creates a new event wait node and adds it to `hGraph` with `numDependencies`
+/// dependencies specified via `dependencies` and event specified in `event`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `phGraphNode`.
+///
+/// The graph node will wait for all work captured in `event`.  See `cuEventRecord`
+/// for details on what is captured by an event.  The synchronization will be performed
+/// efficiently on the device when applicable.  `event` may be from a different context
+/// or device than the launch stream.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `event` — Event for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddEventWaitNode")]
+#[inline]
+pub unsafe fn graph_add_event_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    event: cudaEvent_t,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddEventWaitNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            event,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Returns the event associated with an event wait node
+///
+/// Returns the event of event wait node `hNode` in `event_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
+///
+/// # Arguments
+///
+/// - `node` — Node to get the event for
+///
+/// # Returns
+///
+/// `event_out`: Pointer to return the event
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventWaitNodeGetEvent")]
+#[inline]
+pub unsafe fn graph_event_wait_node_get_event(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaEvent_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut event_out: cudaEvent_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(event_out)
+}
+/// Sets an event wait node's event
+///
+/// Sets the event of event wait node `hNode` to `event`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent).
+///
+/// # Arguments
+///
+/// - `node` — Node to set the event for
+/// - `event` — Event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+#[doc(alias = "cudaGraphEventWaitNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_event_wait_node_set_event(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates an external semaphore signal node and adds it to a graph
+///
+/// Creates a new external semaphore signal node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `dependencies` and arguments specified
+/// in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+/// node will be placed at the root of the graph. `dependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in `pGraphNode`.
+///
+/// Performs a signal operation on a set of externally allocated semaphore objects
+/// when the node is launched.  The operation(s) will occur after all of the node's
+/// dependencies have completed.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::api::graph_external_semaphores_signal_node_get_params)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
+#[inline]
+pub unsafe fn graph_add_external_semaphores_signal_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Returns an external semaphore signal node's parameters
+///
+/// Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
+/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// are owned by the node.  This memory remains valid until the node is destroyed or its
+/// parameters are modified, and should not be modified
+/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
+/// parameters of this node.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams).
+///
+/// # Arguments
+///
+/// - `h_node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeGetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_signal_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> crate::Result<cudaExternalSemaphoreSignalNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaExternalSemaphoreSignalNodeParams = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
+            h_node,
+            &mut params_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(params_out)
+}
+/// Sets an external semaphore signal node's parameters
+///
+/// Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
+///
+/// # Arguments
+///
+/// - `h_node` — Node to set the parameters for
+/// - `node_params` — Parameters to copy
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates an external semaphore wait node and adds it to a graph
+///
+/// Creates a new external semaphore wait node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// Performs a wait operation on a set of externally allocated semaphore objects
+/// when the node is launched.  The node's dependencies will not be launched until
+/// the wait operation has completed.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::api::graph_external_semaphores_wait_node_get_params)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
+#[inline]
+pub unsafe fn graph_add_external_semaphores_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Returns an external semaphore wait node's parameters
+///
+/// Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
+/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// are owned by the node.  This memory remains valid until the node is destroyed or its
+/// parameters are modified, and should not be modified
+/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
+/// parameters of this node.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams).
+///
+/// # Arguments
+///
+/// - `h_node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaLaunchKernel`](crate::api::launch_kernel)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeGetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_wait_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> crate::Result<cudaExternalSemaphoreWaitNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaExternalSemaphoreWaitNodeParams = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(params_out)
+}
+/// Sets an external semaphore wait node's parameters
+///
+/// Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
+///
+/// # Arguments
+///
+/// - `h_node` — Node to set the parameters for
+/// - `node_params` — Parameters to copy
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::api::graph_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::api::graph_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+#[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
+#[inline]
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Returns a memory alloc node's parameters
+///
+/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
+/// The `poolProps` and `accessDescs` returned in `params_out`, are owned by the
+/// node.  This memory remains valid until the node is destroyed.  The returned
+/// parameters must not be modified.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams).
+///
+/// # Arguments
+///
+/// - `node` — Node to get the parameters for
+///
+/// # Returns
+///
+/// `params_out`: Pointer to return the parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+#[doc(alias = "cudaGraphMemAllocNodeGetParams")]
+#[inline]
+pub unsafe fn graph_mem_alloc_node_get_params(
+    node: cudaGraphNode_t,
+) -> crate::Result<cudaMemAllocNodeParams> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut params_out: cudaMemAllocNodeParams = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(params_out)
+}
+/// Creates a memory free node and adds it to a graph
+///
+/// Creates a new memory free node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies` and address specified in `dptr`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
+/// - an allocation twice in the same graph.
+/// - an address that was not returned by an allocation node.
+/// - an invalid address.
+///
+/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+/// - Nodes and edges of the graph cannot be deleted.
+/// - The graph can only be used in a child node if the ownership is moved to the parent.
+/// - Only one instantiation of the graph may exist at any point in time.
+/// - The graph cannot be cloned.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `dptr` — Address of memory to free
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemFreeNode")]
+#[inline]
+pub unsafe fn graph_add_mem_free_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dptr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemFreeNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            dptr,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
+/// Returns a memory free node's parameters
+///
+/// Returns the address of a memory free node `hNode` in `dptr_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams).
+///
+/// # Arguments
+///
+/// - `node` — Node to get the parameters for
+/// - `dptr_out` — Pointer to return the device address
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dptr_out` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
+#[doc(alias = "cudaGraphMemFreeNodeGetParams")]
+#[inline]
+pub unsafe fn graph_mem_free_node_get_params(
+    node: cudaGraphNode_t,
+    dptr_out: *mut ::core::ffi::c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
+///
+/// Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
+/// freed back to the operating system.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim).
+///
+/// # Arguments
+///
+/// - `device` — The device for which cached memory should be freed.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceGraphMemTrim")]
+#[inline]
+pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Query asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemCurrent`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT): Amount of memory, in bytes, currently associated with graphs
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
+///   last time it was reset.  High watermark can only be reset to zero.
+/// - [`cudaGraphMemAttrReservedMemCurrent`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT): Amount of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute).
+///
+/// # Arguments
+///
+/// - `device` — Specifies the scope of the query
+/// - `attr` — attribute to get
+/// - `value` — retrieved value
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+#[inline]
+pub unsafe fn device_get_graph_mem_attribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Set asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
+///   last time it was reset.  High watermark can only be reset to zero.
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute).
+///
+/// # Arguments
+///
+/// - `device` — Specifies the scope of the query
+/// - `attr` — attribute to get
+/// - `value` — pointer to value to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `value` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+#[inline]
+pub unsafe fn device_set_graph_mem_attribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Creates an executable graph from a graph
+///
+/// Instantiates `graph` as an executable graph. The graph is validated for any
+/// structural constraints or intra-node constraints which were not previously
+/// validated. If instantiation is successful, a handle to the instantiated graph
+/// is returned in `pGraphExec`.
+///
+/// The `flags` parameter controls the behavior of instantiation and subsequent
+/// graph launches.  Valid flags are:
+///
+/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which configures a
+/// graph containing memory allocation nodes to automatically free any
+/// unfreed memory allocations before the graph is relaunched.
+///
+/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures the graph for launch
+/// from the device. If this flag is passed, the executable graph handle returned can be
+/// used to launch the graph from both the host and device. This flag can only be used
+/// on platforms which support unified addressing. This flag cannot be used in
+/// conjunction with [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
+///
+/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the graph
+/// to use the priorities from the per-node attributes rather than the priority
+/// of the launch stream during execution. Note that priorities are only available
+/// on kernel nodes, and are copied from stream priority during stream capture.
+///
+/// If `graph` contains any allocation or free nodes, there can be at most one
+/// executable graph in existence for that graph at a time. An attempt to
+/// instantiate a second executable graph before destroying the first with
+/// [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy) will result in an error.
+/// The same also applies if `graph` contains any device-updatable kernel nodes.
+///
+/// If `graph` contains kernels which call device-side cudaGraphLaunch() from multiple
+/// devices, this will result in an error.
+///
+/// Graphs instantiated for launch on the device have additional restrictions which do not
+/// apply to host graphs:
+///
+/// - The graph's nodes must reside on a single device.
+/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
+/// - The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
+///   Operation-specific restrictions are outlined below.
+/// - Kernel nodes:
+///   - Use of CUDA Dynamic Parallelism is not permitted.
+///   - Cooperative launches are permitted as long as MPS is not in use.
+/// - Memcpy nodes:
+///   - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
+///   - Copies involving CUDA arrays are not permitted.
+///   - Both operands must be accessible from the current device, and the current device must
+///   match the device of other nodes in the graph.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to instantiate
+/// - `flags` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
+///
+/// # Returns
+///
+/// `p_graph_exec`: Returns instantiated graph
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphUpload`](crate::api::graph_upload)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
+#[doc(alias = "cudaGraphInstantiateWithFlags")]
+#[inline]
+pub unsafe fn graph_instantiate_with_flags(
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaGraphExec_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_exec: cudaGraphExec_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_exec)
+}
+/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `src` and `symbol` must be allocated from the same contexts as the original source and
+/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `symbol` — Device symbol address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::api::graph_add_memcpy_node_to_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::api::graph_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecMemcpyNodeSetParamsToSymbol")]
+#[inline]
+pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
+            h_graph_exec,
+            node,
+            symbol,
+            src,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `symbol` and `dst` must be allocated from the same contexts as the original source and
+/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `dst` — Destination memory address
+/// - `symbol` — Device symbol address
+/// - `count` — Size in bytes to copy
+/// - `offset` — Offset from start of symbol in bytes
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::api::graph_add_memcpy_node_from_symbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::api::graph_memcpy_node_set_params_from_symbol)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecMemcpyNodeSetParamsFromSymbol")]
+#[inline]
+pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+            h_graph_exec,
+            node,
+            dst,
+            symbol,
+            count,
+            offset,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `src` and `dst` must be allocated from the same contexts as the original source
+/// and destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `dst` — Destination memory address
+/// - `src` — Source memory address
+/// - `count` — Size in bytes to copy
+/// - `kind` — Type of transfer
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
+/// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::api::graph_add_memcpy_node1d)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::api::graph_memcpy_node_set_params)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::api::graph_memcpy_node_set_params1d)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
+#[inline]
+pub unsafe fn graph_exec_memcpy_node_set_params1d(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
+            h_graph_exec,
+            node,
+            dst,
+            src,
+            count,
+            kind,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Updates node parameters in the child graph node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though the nodes contained
+/// in `node's` graph had the parameters contained in `childGraph's` nodes at instantiation.
+/// `node` must remain in the graph which was used to instantiate `hGraphExec`.
+/// Changed edges to and from `node` are ignored.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// The topology of `childGraph`, as well as the node insertion order,  must match that
+/// of the graph contained in `node`.  See [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions
+/// on what can be updated in an instantiated graph.  The update is recursive, so child graph
+/// nodes contained within the top level child graph will also be updated.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `node` — Host node from the graph which was used to instantiate graphExec
+/// - `child_graph` — The graph supplying the updated parameters
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::api::graph_child_graph_node_get_graph)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecChildGraphNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_child_graph_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    child_graph: cudaGraph_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the event for an event record node in the given graphExec
+///
+/// Sets the event of an event record node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Event record node from the graph from which graphExec was instantiated
+/// - `event` — Updated event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::api::graph_event_record_node_get_event)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::api::graph_event_wait_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_exec_event_record_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the event for an event wait node in the given graphExec
+///
+/// Sets the event of an event wait node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Event wait node from the graph from which graphExec was instantiated
+/// - `event` — Updated event to use
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::api::graph_event_wait_node_get_event)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::api::graph_event_record_node_set_event)
+/// - [`cudaEventRecordWithFlags`](crate::api::event_record_with_flags)
+/// - [`cudaStreamWaitEvent`](crate::api::stream_wait_event)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
+#[inline]
+pub unsafe fn graph_exec_event_wait_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the parameters for an external semaphore signal node in the given graphExec
+///
+/// Sets the parameters of an external semaphore signal node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — semaphore signal node from the graph from which graphExec was instantiated
+/// - `node_params` — Updated Parameters to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::api::graph_exec_external_semaphores_wait_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+            h_graph_exec,
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Sets the parameters for an external semaphore wait node in the given graphExec
+///
+/// Sets the parameters of an external semaphore wait node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — semaphore wait node from the graph from which graphExec was instantiated
+/// - `node_params` — Updated Parameters to set
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::api::graph_exec_node_set_params)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaImportExternalSemaphore`](crate::api::import_external_semaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::api::signal_external_semaphores_async)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::api::wait_external_semaphores_async)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::api::graph_exec_kernel_node_set_params)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::api::graph_exec_memcpy_node_set_params)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::api::graph_exec_memset_node_set_params)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::api::graph_exec_host_node_set_params)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::api::graph_exec_child_graph_node_set_params)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::api::graph_exec_event_record_node_set_event)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::api::graph_exec_event_wait_node_set_event)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::api::graph_exec_external_semaphores_signal_node_set_params)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+#[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
+#[inline]
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+            h_graph_exec,
+            h_node,
+            ::core::ptr::from_ref(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Enables or disables the specified node in the given graphExec
+///
+/// Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally equivalent
+/// to empty nodes until they are reenabled. Existing node parameters are not affected by
+/// disabling/enabling the node.
+///
+/// The node is identified by the corresponding node `hNode` in the non-executable
+/// graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Node from the graph from which graphExec was instantiated
+/// - `is_enabled` — Node is enabled if != 0, otherwise the node is disabled
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetEnabled`](crate::api::graph_node_get_enabled)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+#[doc(alias = "cudaGraphNodeSetEnabled")]
+#[inline]
+pub unsafe fn graph_node_set_enabled(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    is_enabled: ::core::ffi::c_uint,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Query whether a node in the given graphExec is enabled
+///
+/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+///
+/// The node is identified by the corresponding node `hNode` in the non-executable
+/// graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled).
+///
+/// # Arguments
+///
+/// - `h_graph_exec` — The executable graph in which to set the specified node
+/// - `h_node` — Node from the graph from which graphExec was instantiated
+///
+/// # Returns
+///
+/// `is_enabled`: Location to return the enabled status of the node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `h_graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `h_node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetEnabled`](crate::api::graph_node_set_enabled)
+/// - [`cudaGraphExecUpdate`](crate::api::graph_exec_update)
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+#[doc(alias = "cudaGraphNodeGetEnabled")]
+#[inline]
+pub unsafe fn graph_node_get_enabled(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+) -> crate::Result<::core::ffi::c_uint> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut is_enabled: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(is_enabled)
+}
+/// Uploads an executable graph in a stream
+///
+/// Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of
+/// the same `hGraphExec` will be serialized. Each upload is ordered behind both any
+/// previous work in `hStream` and any previous launches of `hGraphExec`.
+/// Uses memory cached by `stream` to back the allocations owned by `graphExec`.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
+///
+/// # Arguments
+///
+/// - `graph_exec` — Executable graph to upload
+/// - `stream` — Stream in which to upload the graph
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `graph_exec` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::api::graph_instantiate)
+/// - [`cudaGraphLaunch`](crate::api::graph_launch)
+/// - [`cudaGraphExecDestroy`](crate::api::graph_exec_destroy)
+#[doc(alias = "cudaGraphUpload")]
+#[inline]
+pub unsafe fn graph_upload(
+    graph_exec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<()> {
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Get pointer to device entry function that matches entry function `symbolPtr`
+///
+/// Returns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.
+///
+/// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
+///
+/// # Arguments
+///
+/// - `symbol_ptr` — Pointer to device entry function to search for
+///
+/// # Returns
+///
+/// `function_ptr`: Returns the device entry function
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `symbol_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaGetFuncBySymbol")]
+#[inline]
+pub unsafe fn get_func_by_symbol(
+    symbol_ptr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaFunction_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut function_ptr: cudaFunction_t = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr)
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(function_ptr)
 }

@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -243,3 +253,5 @@ pub const cudaTextureType2DLayered: u32 = 242 as u32;
 pub const cudaTextureTypeCubemapLayered: u32 = 252 as u32;
 /// Maximum number of planes per frame
 pub const CUDA_EGL_MAX_PLANES: u32 = 3 as u32;
+/// CUDA Runtime API Version
+pub const CUDART_VERSION: u32 = 13020 as u32;

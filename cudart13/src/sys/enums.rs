@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -4388,6 +4398,145 @@ impl cudaGLDeviceList {
     }
 }
 c_enum!(cudaGLDeviceList, u32);
+/// CUDA GL Map Flags
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaGLMapFlags(pub u32);
+impl cudaGLMapFlags {
+    /// Default; Assume resource can be read/written
+    #[doc(alias = "cudaGLMapFlagsNone")]
+    pub const NONE: Self = Self(0);
+    /// CUDA kernels will not write to this resource
+    #[doc(alias = "cudaGLMapFlagsReadOnly")]
+    pub const READ_ONLY: Self = Self(1);
+    /// CUDA kernels will only write to and will not read from this resource
+    #[doc(alias = "cudaGLMapFlagsWriteDiscard")]
+    pub const WRITE_DISCARD: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("cudaGLMapFlagsNone"),
+            1 => ::core::option::Option::Some("cudaGLMapFlagsReadOnly"),
+            2 => ::core::option::Option::Some("cudaGLMapFlagsWriteDiscard"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaGLMapFlags, u32);
+/// Enum for specifying how to leverage floating-point emulation algorithms
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaEmulationStrategy(pub u32);
+impl cudaEmulationStrategy {
+    /// The default emulation strategy.  For emulated computations, this is
+    ///  equivalent to CUDA_EMULATION_STRATEGY_PERFORMANT, unless a library
+    ///  dependent environment variable is set
+    #[doc(alias = "CUDA_EMULATION_STRATEGY_DEFAULT")]
+    pub const DEFAULT: Self = Self(0);
+    /// An emulation strategy which configures libraries to use emulation
+    ///  when it provides a performance benefit
+    #[doc(alias = "CUDA_EMULATION_STRATEGY_PERFORMANT")]
+    pub const PERFORMANT: Self = Self(1);
+    /// An emulation strategy which configures libraries to use emulation
+    ///  whenever possible
+    #[doc(alias = "CUDA_EMULATION_STRATEGY_EAGER")]
+    pub const EAGER: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("CUDA_EMULATION_STRATEGY_DEFAULT"),
+            1 => ::core::option::Option::Some("CUDA_EMULATION_STRATEGY_PERFORMANT"),
+            2 => ::core::option::Option::Some("CUDA_EMULATION_STRATEGY_EAGER"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaEmulationStrategy, u32);
+/// Another name of [`cudaEmulationStrategy`].
+pub type cudaEmulationStrategy_t = cudaEmulationStrategy;
+/// Enum to configure the mantissa related parameters for floating-point
+///  emulation algorithms
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaEmulationMantissaControl(pub u32);
+impl cudaEmulationMantissaControl {
+    /// The number of retained mantissa bits are computed at runtime to
+    ///  ensure the same or better accuracy than the floating point
+    ///  representation being emulated
+    #[doc(alias = "CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC")]
+    pub const DYNAMIC: Self = Self(0);
+    /// The number of retained mantissa bits are known at runtime
+    #[doc(alias = "CUDA_EMULATION_MANTISSA_CONTROL_FIXED")]
+    pub const FIXED: Self = Self(1);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            0 => ::core::option::Option::Some("CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC"),
+            1 => ::core::option::Option::Some("CUDA_EMULATION_MANTISSA_CONTROL_FIXED"),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaEmulationMantissaControl, u32);
+/// Another name of [`cudaEmulationMantissaControl`].
+pub type cudaEmulationMantissaControl_t = cudaEmulationMantissaControl;
+/// Enum to configure how special floating-point values will be handled by
+///  emulation algorithms
+///
+/// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct cudaEmulationSpecialValuesSupport(pub u32);
+impl cudaEmulationSpecialValuesSupport {
+    /// The default special value support mask which contains support for
+    ///  signed infinities and NaN values
+    #[doc(alias = "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT")]
+    pub const DEFAULT: Self = Self(65535);
+    /// There are no requirements for emulation algorithms to support special
+    ///  values
+    #[doc(alias = "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE")]
+    pub const NONE: Self = Self(0);
+    /// Require emulation algorithms to handle signed infinity inputs and
+    ///  outputs
+    #[doc(alias = "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY")]
+    pub const INFINITY: Self = Self(1);
+    /// Require emulation algorithms to handle NaN inputs and outputs
+    #[doc(alias = "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN")]
+    pub const NAN: Self = Self(2);
+    /// The C name of this value, or `None` for a value this crate does not know.
+    pub const fn name(self) -> ::core::option::Option<&'static str> {
+        match self.0 {
+            65535 => {
+                ::core::option::Option::Some(
+                    "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT",
+                )
+            }
+            0 => {
+                ::core::option::Option::Some(
+                    "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE",
+                )
+            }
+            1 => {
+                ::core::option::Option::Some(
+                    "CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY",
+                )
+            }
+            2 => {
+                ::core::option::Option::Some("CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN")
+            }
+            _ => ::core::option::Option::None,
+        }
+    }
+}
+c_enum!(cudaEmulationSpecialValuesSupport, u32);
+/// Another name of [`cudaEmulationSpecialValuesSupport`].
+pub type cudaEmulationSpecialValuesSupport_t = cudaEmulationSpecialValuesSupport;
 /// CUDA EglFrame type - array or pointer
 ///
 /// A newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.

@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -797,8 +807,8 @@ pub unsafe fn cudaIpcCloseMemHandle(
 /// # Arguments
 ///
 /// - `device`: `int` — The device on which to register the callback
-/// - `callbackFunc`: `cudaAsyncCallback`
-/// - `userData`: `void*`
+/// - `callbackFunc`: `cudaAsyncCallback` — The function to register as a callback
+/// - `userData`: `void*` — A generic pointer to user data. This is passed into the callback function.
 /// - `callback`: `cudaAsyncCallbackHandle_t*` (output) — The function to register as a callback
 ///
 /// # Errors
@@ -6202,10 +6212,33 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 ///
 /// # Arguments
 ///
-/// - `dst`: `void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyDtoH`
+/// - `cuMemcpyHtoD`
+/// - `cuMemcpyDtoD`
+/// - `cuMemcpy`
 ///
 /// # Safety
 ///
@@ -8557,7 +8590,7 @@ pub unsafe fn cudaMemPoolGetAttribute(
 /// # Arguments
 ///
 /// - `memPool`: `cudaMemPool_t` — The pool being modified
-/// - `descList`: `const cudaMemAccessDesc*`
+/// - `descList`: `const cudaMemAccessDesc*` — Array of access descriptors. Each descriptor instructs the access to enable for a single gpu
 /// - `count`: `size_t` — Number of descriptors in the map array.
 ///
 /// # Errors
@@ -10351,6 +10384,16 @@ pub unsafe fn cudaGraphicsUnmapResources(
 /// - `size`: `size_t*` (output) — None
 /// - `resource`: `cudaGraphicsResource_t` — None
 ///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
+/// - `cuGraphicsResourceGetMappedPointer`
+///
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
@@ -11197,10 +11240,14 @@ pub unsafe fn cudaLogsDumpToFile(
 ///
 /// # Arguments
 ///
-/// - `iterator`: `cudaLogIterator*`
-/// - `buffer`: `char*`
-/// - `size`: `size_t*`
-/// - `flags`: `unsigned int`
+/// - `iterator`: `cudaLogIterator*` — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `buffer`: `char*` — Pointer to dump logs
+/// - `size`: `size_t*` — See description
+/// - `flags`: `unsigned int` — Reserved for future use, must be 0
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11838,10 +11885,10 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 /// # Arguments
 ///
 /// - `pGraphNode`: `cudaGraphNode_t*` (output) — Node to set the parameters for
-/// - `graph`: `cudaGraph_t`
-/// - `pDependencies`: `const cudaGraphNode_t*`
-/// - `numDependencies`: `size_t`
-/// - `pMemsetParams`: `const cudaMemsetParams*`
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `pMemsetParams`: `const cudaMemsetParams*` — Parameters for the memory set
 ///
 /// # Errors
 ///
@@ -13516,7 +13563,7 @@ pub unsafe fn cudaGraphInstantiate(
 ///
 /// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
 /// - `graph`: `cudaGraph_t` — Graph to instantiate
-/// - `instantiateParams`: `cudaGraphInstantiateParams*`
+/// - `instantiateParams`: `cudaGraphInstantiateParams*` — Instantiation parameters
 ///
 /// # Errors
 ///
@@ -13811,7 +13858,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 ///
 /// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
 /// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `pNodeParams`: `const cudaMemsetParams*`
+/// - `pNodeParams`: `const cudaMemsetParams*` — Updated Parameters to set
 ///
 /// # Errors
 ///
@@ -14181,7 +14228,7 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
 /// # Arguments
 ///
 /// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hGraph`: `cudaGraph_t`
+/// - `hGraph`: `cudaGraph_t` — The graph containing the updated parameters
 /// - `resultInfo`: `cudaGraphExecUpdateResultInfo*` (output) — The graph supplying the updated parameters
 ///
 /// # Errors
@@ -16510,19 +16557,338 @@ pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
 pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaProfilerStop", fn () -> cudaError_t)
 }
-/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+/// Sets a CUDA device to use OpenGL interoperability
 ///
-/// Returns in maxWidthInElements the maximum number of elements allocatable in a 1D linear texture for given format descriptor fmtDesc.
+/// **Deprecated:** This function is deprecated as of CUDA 5.0.
+///
+/// This function is deprecated and should no longer be used.  It is
+/// no longer necessary to associate a CUDA device with an OpenGL
+/// context in order to achieve maximum interoperability performance.
+///
+/// This function will immediately initialize the primary context on
+/// `device` if needed.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
 /// # Arguments
 ///
-/// - `maxWidthInElements`: `size_t*` — not described by the documentation
-/// - `fmtDesc`: `const cudaChannelFormatDesc*`
-/// - `device`: `int`
+/// - `device`: `int` — Device to use for OpenGL interoperability
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
 ///
 /// # See also
 ///
-/// - `cuDeviceGetMaxTexture1DLinear`
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
+/// - [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLSetGLDevice(
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLSetGLDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+}
+/// Registers a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Registers the buffer object of ID `bufObj` for access by
+/// CUDA. This function must be called before CUDA can map the buffer
+/// object.  The OpenGL context used to create the buffer, or another
+/// context from the same share group, must be bound to the current
+/// thread when this is called.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint` — Buffer object ID to register
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// Maps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Maps the buffer object of ID `bufObj` into the address space of
+/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// mapping.  The buffer must have previously been registered by
+/// calling [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).  While a buffer is mapped
+/// by CUDA, any OpenGL operation which references the buffer will
+/// result in undefined behavior.  The OpenGL context used to create
+/// the buffer, or another context from the same share group, must be
+/// bound to the current thread when this is called.
+///
+/// All streams in the current thread are synchronized with the current
+/// GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Returned device pointer to CUDA object
+/// - `bufObj`: `GLuint` — Buffer object ID to map
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLMapBufferObject(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    bufObj: GLuint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut ::core::ffi::c_void, bufObj :
+        GLuint) -> cudaError_t
+    )
+}
+/// Unmaps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// a buffer is unmapped, the base address returned by
+/// [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject) is invalid and subsequent references to
+/// the address result in undefined behavior.  The OpenGL context used
+/// to create the buffer, or another context from the same share group,
+/// must be bound to the current thread when this is called.
+///
+/// All streams in the current thread are synchronized with the current
+/// GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint` — Buffer object to unmap
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// Unregisters a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unregisters the buffer object of ID `bufObj` for access by CUDA
+/// and releases any CUDA resources associated with the buffer.  Once a
+/// buffer is unregistered, it may no longer be mapped by CUDA.  The GL
+/// context used to create the buffer, or another context from the
+/// same share group, must be bound to the current thread when this is
+/// called.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint` — Buffer object to unregister
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnregisterBufferObject(
+    bufObj: GLuint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLUnregisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
+}
+/// Set usage flags for mapping an OpenGL buffer
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Set flags for mapping the OpenGL buffer `bufObj`
+///
+/// Changes to flags will take effect the next time `bufObj` is mapped.
+/// The `flags` argument may be any of the following:
+///
+/// - [`cudaGLMapFlagsNone`](crate::sys::cudaGLMapFlags::NONE): Specifies no hints about how this buffer will
+/// be used. It is therefore assumed that this buffer will be read from and
+/// written to by CUDA kernels. This is the default value.
+/// - [`cudaGLMapFlagsReadOnly`](crate::sys::cudaGLMapFlags::READ_ONLY): Specifies that CUDA kernels which access this
+/// buffer will not write to the buffer.
+/// - [`cudaGLMapFlagsWriteDiscard`](crate::sys::cudaGLMapFlags::WRITE_DISCARD): Specifies that CUDA kernels which access
+/// this buffer will not read from the buffer and will write over the
+/// entire contents of the buffer, so none of the data previously stored in
+/// the buffer will be preserved.
+///
+/// If `bufObj` has not been registered for use with CUDA, then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `bufObj` is presently
+/// mapped for access by CUDA, then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint` — Registered buffer object to set flags for
+/// - `flags`: `unsigned int` — Parameters for buffer mapping
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsResourceSetMapFlags`](crate::sys::cudaGraphicsResourceSetMapFlags)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLSetBufferObjectMapFlags(
+    bufObj: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags :
+        ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Maps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Maps the buffer object of ID `bufObj` into the address space of
+/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// mapping.  The buffer must have previously been registered by
+/// calling [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).  While a buffer is mapped
+/// by CUDA, any OpenGL operation which references the buffer will
+/// result in undefined behavior.  The OpenGL context used to create
+/// the buffer, or another context from the same share group, must be
+/// bound to the current thread when this is called.
+///
+/// Stream /p stream is synchronized with the current GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `devPtr`: `void**` (output) — Returned device pointer to CUDA object
+/// - `bufObj`: `GLuint` — Buffer object ID to map
+/// - `stream`: `cudaStream_t` — Stream to synchronize
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLMapBufferObjectAsync(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    bufObj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut ::core::ffi::c_void,
+        bufObj : GLuint, stream : cudaStream_t) -> cudaError_t
+    )
+}
+/// Unmaps a buffer object for access by CUDA
+///
+/// **Deprecated:** This function is deprecated as of CUDA 3.0.
+///
+/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// a buffer is unmapped, the base address returned by
+/// [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject) is invalid and subsequent references to
+/// the address result in undefined behavior.  The OpenGL context used
+/// to create the buffer, or another context from the same share group,
+/// must be bound to the current thread when this is called.
+///
+/// Stream /p stream is synchronized with the current GL context.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `bufObj`: `GLuint` — Buffer object to unmap
+/// - `stream`: `cudaStream_t` — Stream to synchronize
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGLUnmapBufferObjectAsync(
+    bufObj: GLuint,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGLUnmapBufferObjectAsync", fn (bufObj : GLuint, stream : cudaStream_t) ->
+        cudaError_t
+    )
+}
+/// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
+///
+/// Returns in `maxWidthInElements` the maximum number of elements allocatable in a 1D linear texture
+/// for given format descriptor `fmtDesc`.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `maxWidthInElements`: `size_t*` (output) — Returns maximum number of texture elements allocatable for given `fmtDesc`.
+/// - `fmtDesc`: `const cudaChannelFormatDesc*` — Texture format description.
+/// - `device`: `int`
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuDeviceGetTexture1DLinearMaxWidth`
 ///
 /// # Safety
 ///
@@ -16538,73 +16904,39 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
         cudaError_t
     )
 }
-/// Returns the shared memory configuration for the current device.
+/// Blocks until remote writes are visible to the specified scope
 ///
-/// This function will return in pConfig the current size of shared memory banks on the current device. On devices with configurable shared memory banks, cudaDeviceSetSharedMemConfig can be used to change this setting, so that all subsequent kernel launches will by default use the new bank size. When cudaDeviceGetSharedMemConfig is called on devices without configurable shared memory, it will return the fixed bank size of the hardware.
+/// Blocks until remote writes to the target context via mappings created
+/// through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
+/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
+/// visible to the specified scope.
 ///
-/// The returned bank configurations can be either:
+/// If the scope equals or lies within the scope indicated by
+/// [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING), the call will be a no-op and
+/// can be safely omitted for performance. This can be determined by
+/// comparing the numerical values between the two enums, with smaller
+/// scopes having smaller values.
 ///
-/// # Arguments
+/// Users may query support for this API via [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
 ///
-/// - `pConfig`: `cudaSharedMemConfig*` — not described by the documentation
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
-/// # Safety
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
 ///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaDeviceGetSharedMemConfig(
-    pConfig: *mut cudaSharedMemConfig,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetSharedMemConfig", fn (pConfig : * mut cudaSharedMemConfig) ->
-        cudaError_t
-    )
-}
-/// Sets the shared memory configuration for the current device.
-///
-/// On devices with configurable shared memory banks, this function will set the shared memory bank size which is used for all subsequent kernel launches. Any per-function setting of shared memory set via cudaFuncSetSharedMemConfig will override the device wide setting.
-///
-/// Changing the shared memory configuration between launches may introduce a device side synchronization point.
-///
-/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
-///
-/// This function will do nothing on devices with fixed shared memory bank size.
-///
-/// The supported bank configurations are:
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `config`: `cudaSharedMemConfig` — Requested cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaDeviceSetSharedMemConfig(
-    config: cudaSharedMemConfig,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceSetSharedMemConfig", fn (config : cudaSharedMemConfig) -> cudaError_t
-    )
-}
-/// Blocks until remote writes are visible to the specified scope.
-///
-/// Blocks until remote writes to the target context via mappings created through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are visible to the specified scope.
-///
-/// If the scope equals or lies within the scope indicated by cudaDevAttrGPUDirectRDMAWritesOrdering, the call will be a no-op and can be safely omitted for performance. This can be determined by comparing the numerical values between the two enums, with smaller scopes having smaller values.
-///
-/// Users may query support for this API via cudaDevAttrGPUDirectRDMAFlushWritesOptions.
-///
-/// # Arguments
-///
-/// - `target`: `cudaFlushGPUDirectRDMAWritesTarget`
-/// - `scope`: `cudaFlushGPUDirectRDMAWritesScope`
+/// - `target`: `cudaFlushGPUDirectRDMAWritesTarget` — The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
+/// - `scope`: `cudaFlushGPUDirectRDMAWritesScope` — The scope of the operation, see cudaFlushGPUDirectRDMAWritesScope
 ///
 /// # Errors
 ///
 /// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cuFlushGPUDirectRDMAWrites`
 ///
 /// # Safety
 ///
@@ -16619,23 +16951,215 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
         cudaError_t
     )
 }
-/// Records an event.
+/// Returns the shared memory configuration for the current device.
 ///
-/// Captures in event the contents of stream at the time of this call. event and stream must be on the same CUDA context. Calls such as cudaEventQuery() or cudaStreamWaitEvent() will then examine or wait for completion of the work that was captured. Uses of stream after this call do not modify event. See note on default stream behavior for what is captured in the default case.
+/// **Deprecated:**
 ///
-/// cudaEventRecordWithFlags() can be called multiple times on the same event and will overwrite the previously captured state. Other APIs such as cudaStreamWaitEvent() use the most recently captured state at the time of the API call, and are not affected by later calls to cudaEventRecordWithFlags(). Before the first call to cudaEventRecordWithFlags(), an event represents an empty set of work, so for example cudaEventQuery() would return cudaSuccess.
+/// This function will return in `pConfig` the current size of shared memory banks
+/// on the current device. On devices with configurable shared memory banks,
+/// [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig) can be used to change this setting, so that all
+/// subsequent kernel launches will by default use the new bank size. When
+/// [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig) is called on devices without configurable shared
+/// memory, it will return the fixed bank size of the hardware.
 ///
-/// flags include:
+/// The returned bank configurations can be either:
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE) - shared memory bank width is four bytes.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE) - shared memory bank width is eight bytes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `event`: `cudaEvent_t`
-/// - `stream`: `cudaStream_t`
-/// - `flags`: `unsigned int`
+/// - `pConfig`: `cudaSharedMemConfig*` (output) — Returned cache configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
+/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
+/// - [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig)
+/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
+/// - `cuCtxGetSharedMemConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetSharedMemConfig(
+    pConfig: *mut cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetSharedMemConfig", fn (pConfig : * mut cudaSharedMemConfig) ->
+        cudaError_t
+    )
+}
+/// Sets the shared memory configuration for the current device.
+///
+/// **Deprecated:**
+///
+/// On devices with configurable shared memory banks, this function will set
+/// the shared memory bank size which is used for all subsequent kernel launches.
+/// Any per-function setting of shared memory set via [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig)
+/// will override the device wide setting.
+///
+/// Changing the shared memory configuration between launches may introduce
+/// a device side synchronization point.
+///
+/// Changing the shared memory bank size will not increase shared memory usage
+/// or affect occupancy of kernels, but may have major effects on performance.
+/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
+/// but will change what kinds of accesses to shared memory will result in bank
+/// conflicts.
+///
+/// This function will do nothing on devices with fixed shared memory bank size.
+///
+/// The supported bank configurations are:
+/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): set bank width the device default (currently,
+///   four bytes)
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be four bytes
+///   natively.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
+///   bytes natively.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `config`: `cudaSharedMemConfig` — Requested cache configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
+/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
+/// - [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig)
+/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
+/// - `cuCtxSetSharedMemConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetSharedMemConfig(
+    config: cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceSetSharedMemConfig", fn (config : cudaSharedMemConfig) -> cudaError_t
+    )
+}
+/// Set a list of devices that can be used for CUDA
+///
+/// Sets a list of devices for CUDA execution in priority order using
+/// `device_arr`. The parameter `len` specifies the number of elements in the
+/// list.  CUDA will try devices from the list sequentially until it finds one
+/// that works.  If this function is not called, or if it is called with a `len`
+/// of 0, then CUDA will go back to its default behavior of trying devices
+/// sequentially from a default list containing all of the available CUDA
+/// devices in the system. If a specified device ID in the list does not exist,
+/// this function will return [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). If `len` is not 0 and
+/// `device_arr` is NULL or if `len` exceeds the number of devices in
+/// the system, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `device_arr`: `int*` — List of devices to try
+/// - `len`: `int` — Number of devices in specified list
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
+/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
+/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
+/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaSetValidDevices(
+    device_arr: *mut ::core::ffi::c_int,
+    len: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
+        ::core::ffi::c_int) -> cudaError_t
+    )
+}
+/// Records an event
+///
+/// Captures in `event` the contents of `stream` at the time of this call.
+/// `event` and `stream` must be on the same CUDA context.
+/// Calls such as [`cudaEventQuery`](crate::sys::cudaEventQuery) or [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) will then
+/// examine or wait for completion of the work that was captured. Uses of
+/// `stream` after this call do not modify `event`. See note on default
+/// stream behavior for what is captured in the default case.
+///
+/// [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags) can be called multiple times on the same event and
+/// will overwrite the previously captured state. Other APIs such as
+/// [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) use the most recently captured state at the time
+/// of the API call, and are not affected by later calls to
+/// [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags). Before the first call to [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags), an
+/// event represents an empty set of work, so for example [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// would return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
+///
+/// flags include:
+/// - [`cudaEventRecordDefault`](crate::sys::EventRecordFlags::DEFAULT): Default event creation flag.
+/// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph as an external
+///   event node when performing stream capture.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** Returns [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) in the event of being passed NULL as the input event.
+///
+/// # Arguments
+///
+/// - `event`: `cudaEvent_t` — Event to record
+/// - `stream`: `cudaStream_t` — Stream in which to record event
+/// - `flags`: `unsigned int` — Parameters for the operation(See above)
 ///
 /// # Errors
 ///
 /// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaEventCreate (C API)`
+/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
+/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
+/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
+/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
+/// - `cuEventRecord`
 ///
 /// # Safety
 ///
@@ -16650,798 +17174,53 @@ pub unsafe fn cudaEventRecordWithFlags(
         flags : ::core::ffi::c_uint) -> cudaError_t
     )
 }
-/// Sets the shared memory configuration for a device function.
+/// Launches a device function
 ///
-/// On devices with configurable shared memory banks, this function will force all subsequent launches of the specified device function to have the given shared memory bank size configuration. On any given launch of the function, the shared memory configuration of the device will be temporarily changed if needed to suit the function’s preferred configuration. Changes in shared memory configuration between subsequent launches of functions, may introduce a device side synchronization point.
+/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// `blockDim.y` × `blockDim.z`) threads.
 ///
-/// Any per-function setting of shared memory bank size set via cudaFuncSetSharedMemConfig will override the device wide setting set by cudaDeviceSetSharedMemConfig.
+/// If the kernel has N parameters the `args` should point to array of N pointers.
+/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
+/// of memory from which the actual parameter will be copied.
 ///
-/// Changing the shared memory bank size will not increase shared memory usage or affect occupancy of kernels, but may have major effects on performance. Larger bank sizes will allow for greater potential bandwidth to shared memory, but will change what kinds of accesses to shared memory will result in bank conflicts.
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
 ///
-/// This function will do nothing on devices with fixed shared memory bank size.
+/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// each thread block.
 ///
-/// For templated functions, pass the function symbol as follows: func_name\<template_arg_0,…,template_arg_N\>
+/// `stream` specifies a stream the invocation is associated to.
 ///
-/// The supported bank configurations are:
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// # Arguments
 ///
 /// - `func`: `const void*` — Device function symbol
-/// - `config`: `cudaSharedMemConfig` — Requested shared memory configuration
+/// - `gridDim`: `dim3` — Grid dimentions
+/// - `blockDim`: `dim3` — Block dimentions
+/// - `args`: `void**` — Arguments
+/// - `sharedMem`: `size_t` — Shared memory
+/// - `stream`: `cudaStream_t` — Stream identifier
 ///
 /// # Errors
 ///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
 ///
-/// # Safety
+/// # See also
 ///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaFuncSetSharedMemConfig(
-    func: *const ::core::ffi::c_void,
-    config: cudaSharedMemConfig,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaFuncSetSharedMemConfig", fn (func : * const ::core::ffi::c_void, config :
-        cudaSharedMemConfig) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA array.
-///
-/// Returns the layout properties of a sparse CUDA array in sparseProperties. If the CUDA array is not allocated with flag cudaArraySparse cudaErrorInvalidValue will be returned.
-///
-/// If the returned value in flags contains cudaArraySparsePropertiesSingleMipTail, then miptailSize represents the total size of the array. Otherwise, it will be zero. Also, the returned value in miptailFirstLevel is always zero. Note that the array must have been allocated using cudaMallocArray or cudaMalloc3DArray. For CUDA arrays obtained using cudaMipmappedArrayGetLevel, cudaErrorInvalidValue will be returned. Instead, cudaMipmappedArrayGetSparseProperties must be used to obtain the sparse properties of the entire CUDA mipmapped array to which array belongs to.
-///
-/// # Arguments
-///
-/// - `sparseProperties`: `cudaArraySparseProperties*` — not described by the documentation
-/// - `array`: `cudaArray_t` — The CUDA array to get the sparse properties of
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    array: cudaArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
-    )
-}
-/// Returns the layout properties of a sparse CUDA mipmapped array.
-///
-/// Returns the sparse array layout properties in sparseProperties. If the CUDA mipmapped array is not allocated with flag cudaArraySparse cudaErrorInvalidValue will be returned.
-///
-/// For non-layered CUDA mipmapped arrays, miptailSize returns the size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth is less than that of the tile. For layered CUDA mipmapped arrays, if flags contains cudaArraySparsePropertiesSingleMipTail, then miptailSize specifies the size of the mip tail of all layers combined. Otherwise, miptailSize specifies mip tail size per layer. The returned value of miptailFirstLevel is valid only if miptailSize is non-zero.
-///
-/// # Arguments
-///
-/// - `sparseProperties`: `cudaArraySparseProperties*` — not described by the documentation
-/// - `mipmap`: `cudaMipmappedArray_t` — The CUDA mipmapped array to get the sparse properties of
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaMipmappedArrayGetSparseProperties(
-    sparseProperties: *mut cudaArraySparseProperties,
-    mipmap: cudaMipmappedArray_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
-        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddMemcpyNode1D`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `dst`: `void*` — not described by the documentation
-/// - `src`: `const void*` — not described by the documentation
-/// - `count`: `size_t` — not described by the documentation
-/// - `kind`: `cudaMemcpyKind` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddMemcpyNode1D(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dst : * mut ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphMemcpyNodeSetParams1D`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `dst`: `void*` — not described by the documentation
-/// - `src`: `const void*` — not described by the documentation
-/// - `count`: `size_t` — not described by the documentation
-/// - `kind`: `cudaMemcpyKind` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
-    node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
-        ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddEventRecordNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddEventRecordNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphEventRecordNodeGetEvent`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `event_out`: `cudaEvent_t*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphEventRecordNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
-        mut cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphEventRecordNodeSetEvent`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphEventRecordNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddEventWaitNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddEventWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphEventWaitNodeGetEvent`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `event_out`: `cudaEvent_t*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphEventWaitNodeGetEvent(
-    node: cudaGraphNode_t,
-    event_out: *mut cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphEventWaitNodeSetEvent`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphEventWaitNodeSetEvent(
-    node: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
-        cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddExternalSemaphoresSignalNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExternalSemaphoresSignalNodeGetParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `params_out`: `cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExternalSemaphoresSignalNodeSetParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddExternalSemaphoresWaitNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
-        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
-        numDependencies : usize, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExternalSemaphoresWaitNodeGetParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `params_out`: `cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
-    hNode: cudaGraphNode_t,
-    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
-        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExternalSemaphoresWaitNodeSetParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
-        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddMemAllocNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `nodeParams`: `cudaMemAllocNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddMemAllocNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    nodeParams: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphMemAllocNodeGetParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `params_out`: `cudaMemAllocNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphMemAllocNodeGetParams(
-    node: cudaGraphNode_t,
-    params_out: *mut cudaMemAllocNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
-        cudaMemAllocNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphAddMemFreeNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `pDependencies`: `const cudaGraphNode_t*` — not described by the documentation
-/// - `numDependencies`: `size_t` — not described by the documentation
-/// - `dptr`: `void*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphAddMemFreeNode(
-    pGraphNode: *mut cudaGraphNode_t,
-    graph: cudaGraph_t,
-    pDependencies: *const cudaGraphNode_t,
-    numDependencies: usize,
-    dptr: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
-        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dptr : * mut ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphMemFreeNodeGetParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `dptr_out`: `void*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphMemFreeNodeGetParams(
-    node: cudaGraphNode_t,
-    dptr_out: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
-        ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaDeviceGraphMemTrim`.
-///
-/// # Arguments
-///
-/// - `device`: `int` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaDeviceGraphMemTrim(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGraphMemTrim", fn (device : ::core::ffi::c_int) -> cudaError_t
-    )
-}
-/// The C function `cudaDeviceGetGraphMemAttribute`.
-///
-/// # Arguments
-///
-/// - `device`: `int` — not described by the documentation
-/// - `attr`: `cudaGraphMemAttributeType` — not described by the documentation
-/// - `value`: `void*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaDeviceGetGraphMemAttribute(
-    device: ::core::ffi::c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaDeviceSetGraphMemAttribute`.
-///
-/// # Arguments
-///
-/// - `device`: `int` — not described by the documentation
-/// - `attr`: `cudaGraphMemAttributeType` — not described by the documentation
-/// - `value`: `void*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaDeviceSetGraphMemAttribute(
-    device: ::core::ffi::c_int,
-    attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceSetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphInstantiateWithFlags`.
-///
-/// # Arguments
-///
-/// - `pGraphExec`: `cudaGraphExec_t*` — not described by the documentation
-/// - `graph`: `cudaGraph_t` — not described by the documentation
-/// - `flags`: `unsigned long long` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphInstantiateWithFlags(
-    pGraphExec: *mut cudaGraphExec_t,
-    graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecMemcpyNodeSetParams1D`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `dst`: `void*` — not described by the documentation
-/// - `src`: `const void*` — not described by the documentation
-/// - `count`: `size_t` — not described by the documentation
-/// - `kind`: `cudaMemcpyKind` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
-    count: usize,
-    kind: cudaMemcpyKind,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecChildGraphNodeSetParams`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `node`: `cudaGraphNode_t` — not described by the documentation
-/// - `childGraph`: `cudaGraph_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    node: cudaGraphNode_t,
-    childGraph: cudaGraph_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecEventRecordNodeSetEvent`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
-        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecEventWaitNodeSetEvent`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `event`: `cudaEvent_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    event: cudaEvent_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecExternalSemaphoresSignalNodeSetParams`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphExecExternalSemaphoresWaitNodeSetParams`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
-        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
-        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphNodeSetEnabled`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `isEnabled`: `unsigned int` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphNodeSetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : ::core::ffi::c_uint) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphNodeGetEnabled`.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `hNode`: `cudaGraphNode_t` — not described by the documentation
-/// - `isEnabled`: `unsigned int*` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphNodeGetEnabled(
-    hGraphExec: cudaGraphExec_t,
-    hNode: cudaGraphNode_t,
-    isEnabled: *mut ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : * mut ::core::ffi::c_uint) -> cudaError_t
-    )
-}
-/// The C function `cudaGraphUpload`.
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — not described by the documentation
-/// - `stream`: `cudaStream_t` — not described by the documentation
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGraphUpload(
-    graphExec: cudaGraphExec_t,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
-        cudaError_t
-    )
-}
-/// The C function `cudaSetValidDevices`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `device_arr`: `int*`
-/// - `len`: `int`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaSetValidDevices(
-    device_arr: *mut ::core::ffi::c_int,
-    len: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
-        ::core::ffi::c_int) -> cudaError_t
-    )
-}
-/// The C function `cudaLaunchKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `func`: `const void*`
-/// - `gridDim`: `dim3`
-/// - `blockDim`: `dim3`
-/// - `args`: `void**`
-/// - `sharedMem`: `size_t`
-/// - `stream`: `cudaStream_t`
+/// - `cudaLaunchKernel (C++ API)`
+/// - `cuLaunchKernel`
 ///
 /// # Safety
 ///
@@ -17460,13 +17239,66 @@ pub unsafe fn cudaLaunchKernel(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaLaunchKernelExC`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Launches a CUDA function with launch-time configuration
+///
+/// Note that the functionally equivalent variadic template `cudaLaunchKernelEx`
+/// is available for C++11 and newer.
+///
+/// Invokes the kernel `func` on `config->gridDim` (`config->gridDim.x`
+/// × `config->gridDim.y` × `config->gridDim.z`) grid of blocks.
+/// Each block contains `config->blockDim` (`config->blockDim.x` ×
+/// `config->blockDim.y` × `config->blockDim.z`) threads.
+///
+/// `config->dynamicSmemBytes` sets the amount of dynamic shared memory that
+/// will be available to each thread block.
+///
+/// `config->stream` specifies a stream the invocation is associated to.
+///
+/// Configuration beyond grid and block dimensions, dynamic shared memory size,
+/// and stream can be provided with the following two fields of `config`:
+///
+/// `config->attrs` is an array of `config->numAttrs` contiguous
+/// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute) elements. The value of this pointer is not considered
+/// if `config->numAttrs` is zero. However, in that case, it is recommended to
+/// set the pointer to NULL.
+/// `config->numAttrs` is the number of attributes populating the first
+/// `config->numAttrs` positions of the `config->attrs` array.
+///
+/// If the kernel has N parameters the `args` should point to array of N
+/// pointers. Each pointer, from `args[0]` to `args[N - 1]`, point
+/// to the region of memory from which the actual parameter will be copied.
+///
+/// N.B. This function is so named to avoid unintentionally invoking the
+///   templated version, `cudaLaunchKernelEx`, for kernels taking a single
+///   void** or void* parameter.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// # Arguments
 ///
-/// - `config`: `const cudaLaunchConfig_t*`
-/// - `func`: `const void*`
-/// - `args`: `void**`
+/// - `config`: `const cudaLaunchConfig_t*` — Launch configuration
+/// - `func`: `const void*` — Kernel to launch
+/// - `args`: `void**` — Array of pointers to kernel parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - ```cudaLaunchKernelEx``(ExpTypes...)`
+/// - `ActTypes &&... args) "cudaLaunchKernelEx (C++ API)"`
+/// - `cuLaunchKernelEx`
 ///
 /// # Safety
 ///
@@ -17481,16 +17313,63 @@ pub unsafe fn cudaLaunchKernelExC(
         ::core::ffi::c_void, args : * mut * mut ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaLaunchCooperativeKernel`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Launches a device function where thread blocks can cooperate and synchronize as they execute
+///
+/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// `blockDim.y` × `blockDim.z`) threads.
+///
+/// The device on which this kernel is invoked must have a non-zero value for
+/// the device attribute [`cudaDevAttrCooperativeLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_LAUNCH).
+///
+/// The total number of blocks launched cannot exceed the maximum number of blocks per
+/// multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor) (or
+/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)) times the number of multiprocessors
+/// as specified by the device attribute [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT).
+///
+/// The kernel cannot make use of CUDA dynamic parallelism.
+///
+/// If the kernel has N parameters the `args` should point to array of N pointers.
+/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
+/// of memory from which the actual parameter will be copied.
+///
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// each thread block.
+///
+/// `stream` specifies a stream the invocation is associated to.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// # Arguments
 ///
-/// - `func`: `const void*`
-/// - `gridDim`: `dim3`
-/// - `blockDim`: `dim3`
-/// - `args`: `void**`
-/// - `sharedMem`: `size_t`
-/// - `stream`: `cudaStream_t`
+/// - `func`: `const void*` — Device function symbol
+/// - `gridDim`: `dim3` — Grid dimentions
+/// - `blockDim`: `dim3` — Block dimentions
+/// - `args`: `void**` — Arguments
+/// - `sharedMem`: `size_t` — Shared memory
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorCooperativeLaunchTooLarge`](crate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaLaunchCooperativeKernel (C++ API)`
+/// - `cuLaunchCooperativeKernel`
 ///
 /// # Safety
 ///
@@ -17509,12 +17388,35 @@ pub unsafe fn cudaLaunchCooperativeKernel(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaFuncGetName`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Returns the function name for a device entry function pointer.
+///
+/// Returns in `**name` the function name associated with the symbol `func` .
+/// The function name is returned as a null-terminated string. This API may
+/// return a mangled name if the function is not declared as having C linkage.
+/// If `**name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+/// If `func` is not a device entry function, then it is assumed to
+/// be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// cudaFuncGetName (C++ API)
 ///
 /// # Arguments
 ///
-/// - `name`: `const char**`
-/// - `func`: `const void*`
+/// - `name`: `const char**` (output) — The returned name of the function
+/// - `func`: `const void*` — The function pointer to retrieve name for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17528,14 +17430,31 @@ pub unsafe fn cudaFuncGetName(
         ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaFuncGetParamInfo`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Returns the offset and size of a kernel parameter in the device-side parameter layout.
+///
+/// Queries the kernel parameter at `paramIndex` in `func's` list of parameters and returns
+/// parameter information via `paramOffset` and `paramSize`. `paramOffset` returns the
+/// offset of the parameter in the device-side parameter layout. `paramSize` returns the size
+/// in bytes of the parameter. This information can be used to update kernel node parameters
+/// from the device via `cudaGraphKernelNodeSetParam` and `cudaGraphKernelNodeUpdatesApply`.
+/// `paramIndex` must be less than the number of parameters that `func` takes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// # Arguments
 ///
-/// - `func`: `const void*`
-/// - `paramIndex`: `size_t`
-/// - `paramOffset`: `size_t*`
-/// - `paramSize`: `size_t*`
+/// - `func`: `const void*` — The function to query
+/// - `paramIndex`: `size_t` — The parameter index to query
+/// - `paramOffset`: `size_t*` — The offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: `size_t*` — The size of the parameter in the device-side parameter layout
+///
+/// # Errors
+///
+/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. `Err` is returned only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17551,13 +17470,116 @@ pub unsafe fn cudaFuncGetParamInfo(
         usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
     )
 }
-/// The C function `cudaOccupancyMaxPotentialClusterSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Sets the shared memory configuration for a device function
+///
+/// **Deprecated:**
+///
+/// On devices with configurable shared memory banks, this function will
+/// force all subsequent launches of the specified device function to have
+/// the given shared memory bank size configuration. On any given launch of the
+/// function, the shared memory configuration of the device will be temporarily
+/// changed if needed to suit the function's preferred configuration. Changes in
+/// shared memory configuration between subsequent launches of functions,
+/// may introduce a device side synchronization point.
+///
+/// Any per-function setting of shared memory bank size set via
+/// [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig) will override the device wide setting set by
+/// [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
+///
+/// Changing the shared memory bank size will not increase shared memory usage
+/// or affect occupancy of kernels, but may have major effects on performance.
+/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
+/// but will change what kinds of accesses to shared memory will result in bank
+/// conflicts.
+///
+/// This function will do nothing on devices with fixed shared memory bank size.
+///
+/// For templated functions, pass the function symbol as follows:
+/// func_name\<template_arg_0,...,template_arg_N\>
+///
+/// The supported bank configurations are:
+/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): use the device's shared memory configuration
+///   when launching this function.
+/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be
+///   four bytes natively when launching this function.
+/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
+///   bytes natively when launching this function.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a function as the `func` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `clusterSize`: `int*`
-/// - `func`: `const void*`
-/// - `launchConfig`: `const cudaLaunchConfig_t*`
+/// - `func`: `const void*` — Device function symbol
+/// - `config`: `cudaSharedMemConfig` — Requested shared memory configuration
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig)
+/// - [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig)
+/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
+/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
+/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
+/// - `cuFuncSetSharedMemConfig`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaFuncSetSharedMemConfig(
+    func: *const ::core::ffi::c_void,
+    config: cudaSharedMemConfig,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaFuncSetSharedMemConfig", fn (func : * const ::core::ffi::c_void, config :
+        cudaSharedMemConfig) -> cudaError_t
+    )
+}
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
+///
+/// The cluster dimensions in `config` are ignored. If func has a required
+/// cluster size set (see [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)),`*clusterSize` will reflect
+/// the required cluster size.
+///
+/// By default this function will always return a value that's portable on
+/// future hardware. A higher value may be returned if the kernel function
+/// allows non-portable cluster sizes.
+///
+/// This function will respect the compile time launch bounds.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// # Arguments
+///
+/// - `clusterSize`: `int*` (output) — Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+/// - `func`: `const void*` — Kernel function for which maximum cluster size is calculated
+/// - `launchConfig`: `const cudaLaunchConfig_t*` — Launch configuration for the given kernel function
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)
+/// - `cudaOccupancyMaxPotentialClusterSize (C++ API)`
+/// - `cuOccupancyMaxPotentialClusterSize`
 ///
 /// # Safety
 ///
@@ -17573,13 +17595,43 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
         cudaLaunchConfig_t) -> cudaError_t
     )
 }
-/// The C function `cudaOccupancyMaxActiveClusters`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
+///
+/// If the function has required cluster size already set (see
+/// [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)), the cluster size from config must either be
+/// unspecified or match the required size.
+/// Without required sizes, the cluster size must be specified in config,
+/// else the function will return an error.
+///
+/// Note that various attributes of the kernel function may affect occupancy
+/// calculation. Runtime environment may affect how the hardware schedules
+/// the clusters, so the calculated occupancy is not guaranteed to be achievable.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
 ///
 /// # Arguments
 ///
-/// - `numClusters`: `int*`
-/// - `func`: `const void*`
-/// - `launchConfig`: `const cudaLaunchConfig_t*`
+/// - `numClusters`: `int*` (output) — Returned maximum number of clusters that could co-exist on the target device
+/// - `func`: `const void*` — Kernel function for which maximum number of clusters are calculated
+/// - `launchConfig`: `const cudaLaunchConfig_t*` — Launch configuration for the given kernel function
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidClusterSize`](crate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)
+/// - `cudaOccupancyMaxActiveClusters (C++ API)`
+/// - `cuOccupancyMaxActiveClusters`
 ///
 /// # Safety
 ///
@@ -17595,15 +17647,135 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
         cudaError_t
     )
 }
-/// The C function `cudaMemcpyToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Returns the layout properties of a sparse CUDA array
+///
+/// Returns the layout properties of a sparse CUDA array in `sparseProperties`.
+/// If the CUDA array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// If the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
+/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize represents the total size of the array. Otherwise, it will be zero.
+/// Also, the returned value in [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is always zero.
+/// Note that the `array` must have been allocated using [`cudaMallocArray`](crate::sys::cudaMallocArray) or [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray). For CUDA arrays obtained
+/// using `cudaMipmappedArrayGetLevel`, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead, [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties)
+/// must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
 ///
 /// # Arguments
 ///
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `sparseProperties`: `cudaArraySparseProperties*` (output) — Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+/// - `array`: `cudaArray_t` — The CUDA array to get the sparse properties of
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties)
+/// - `cuMemMapArrayAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    array: cudaArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, array : cudaArray_t) -> cudaError_t
+    )
+}
+/// Returns the layout properties of a sparse CUDA mipmapped array
+///
+/// Returns the sparse array layout properties in `sparseProperties`.
+/// If the CUDA mipmapped array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
+/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
+///
+/// For non-layered CUDA mipmapped arrays, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize returns the
+/// size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth
+/// is less than that of the tile.
+/// For layered CUDA mipmapped arrays, if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::flags contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail),
+/// then [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies the size of the mip tail of all layers combined.
+/// Otherwise, [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize specifies mip tail size per layer.
+/// The returned value of [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailFirstLevel is valid only if [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)::miptailSize is non-zero.
+///
+/// # Arguments
+///
+/// - `sparseProperties`: `cudaArraySparseProperties*` (output) — Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
+/// - `mipmap`: `cudaMipmappedArray_t` — The CUDA mipmapped array to get the sparse properties of
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties)
+/// - `cuMemMapArrayAsync`
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    mipmap: cudaMipmappedArray_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaMipmappedArrayGetSparseProperties", fn (sparseProperties : * mut
+        cudaArraySparseProperties, mipmap : cudaMipmappedArray_t) -> cudaError_t
+    )
+}
+/// Copies data to the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `src`
+/// to the memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `symbol`: `const void*` — Device symbol address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpy`
+/// - `cuMemcpyHtoD`
+/// - `cuMemcpyDtoD`
 ///
 /// # Safety
 ///
@@ -17621,15 +17793,56 @@ pub unsafe fn cudaMemcpyToSymbol(
         cudaError_t
     )
 }
-/// The C function `cudaMemcpyFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data from the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `offset` bytes
+/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
+/// The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `dst`: `void*` — Destination memory address
+/// - `symbol`: `const void*` — Device symbol address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpy`
+/// - `cuMemcpyDtoH`
+/// - `cuMemcpyDtoD`
 ///
 /// # Safety
 ///
@@ -17647,16 +17860,65 @@ pub unsafe fn cudaMemcpyFromSymbol(
         cudaError_t
     )
 }
-/// The C function `cudaMemcpyToSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data to the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `src`
+/// to the memory area pointed to by `offset` bytes from the start of symbol
+/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) and `stream` is non-zero, the copy
+/// may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
+/// - `symbol`: `const void*` — Device symbol address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyAsync`
+/// - `cuMemcpyHtoDAsync`
+/// - `cuMemcpyDtoDAsync`
 ///
 /// # Safety
 ///
@@ -17675,16 +17937,65 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyFromSymbolAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data from the given symbol on the device
+///
+/// Copies `count` bytes from the memory area pointed to by `offset` bytes
+/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
+/// The memory areas may not overlap. `symbol` is a variable that resides in
+/// global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally be
+/// associated to a stream by passing a non-zero `stream` argument. If `kind`
+/// is [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy may overlap
+/// with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
+/// - `dst`: `void*` — Destination memory address
+/// - `symbol`: `const void*` — Device symbol address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - `cuMemcpyAsync`
+/// - `cuMemcpyDtoHAsync`
+/// - `cuMemcpyDtoDAsync`
 ///
 /// # Safety
 ///
@@ -17703,12 +18014,36 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaGetSymbolAddress`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Finds the address associated with a CUDA symbol
+///
+/// Returns in `*devPtr` the address of symbol `symbol` on the device.
+/// `symbol` is a variable that resides in global or constant memory space.
+/// If `symbol` cannot be found, or if `symbol` is not declared in the
+/// global or constant memory space, `*devPtr` is unchanged and the error
+/// [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `devPtr`: `void**`
-/// - `symbol`: `const void*`
+/// - `devPtr`: `void**` (output) — Return device pointer associated with symbol
+/// - `symbol`: `const void*` — Device symbol address
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaGetSymbolAddress (C++ API)`
+/// - `cudaGetSymbolSize (C API)`
+/// - `cuModuleGetGlobal`
 ///
 /// # Safety
 ///
@@ -17722,12 +18057,35 @@ pub unsafe fn cudaGetSymbolAddress(
         const ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaGetSymbolSize`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Finds the size of the object associated with a CUDA symbol
+///
+/// Returns in `*size` the size of symbol `symbol`. `symbol` is a variable that
+/// resides in global or constant memory space. If `symbol` cannot be found, or
+/// if `symbol` is not declared in global or constant memory space, `*size` is
+/// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `size`: `size_t*`
-/// - `symbol`: `const void*`
+/// - `size`: `size_t*` (output) — Size of object associated with symbol
+/// - `symbol`: `const void*` — Device symbol address
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaGetSymbolAddress (C API)`
+/// - `cudaGetSymbolSize (C++ API)`
+/// - `cuModuleGetGlobal`
 ///
 /// # Safety
 ///
@@ -17741,16 +18099,62 @@ pub unsafe fn cudaGetSymbolSize(
         ::core::ffi::c_void) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the memory area pointed to by `src` to the
+/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// the upper left corner, where `kind` specifies the direction
+/// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyHtoA`
+/// - `cuMemcpyDtoA`
 ///
 /// # Safety
 ///
@@ -17769,16 +18173,61 @@ pub unsafe fn cudaMemcpyToArray(
         cudaError_t
     )
 }
-/// The C function `cudaMemcpyFromArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
+/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `void*`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Source starting Y offset (rows)
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyAtoH`
+/// - `cuMemcpyAtoD`
 ///
 /// # Safety
 ///
@@ -17797,18 +18246,61 @@ pub unsafe fn cudaMemcpyFromArray(
         cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyArrayToArray`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc`
+/// rows and `wOffsetSrc` bytes from the upper left corner to the CUDA array
+/// `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the upper
+/// left corner, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffsetDst`: `size_t`
-/// - `hOffsetDst`: `size_t`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffsetSrc`: `size_t`
-/// - `hOffsetSrc`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffsetDst`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffsetDst`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffsetSrc`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffsetSrc`: `size_t` — Source starting Y offset (rows)
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyAtoA`
 ///
 /// # Safety
 ///
@@ -17829,17 +18321,71 @@ pub unsafe fn cudaMemcpyArrayToArray(
         usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyToArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the memory area pointed to by `src` to the
+/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// the upper left corner, where `kind` specifies the
+/// direction of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
+/// is non-zero, the copy may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `cudaArray_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
+/// - `dst`: `cudaArray_t` — Destination memory address
+/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyHtoAAsync`
+/// - `cuMemcpy2DAsync`
 ///
 /// # Safety
 ///
@@ -17859,17 +18405,70 @@ pub unsafe fn cudaMemcpyToArrayAsync(
         stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaMemcpyFromArrayAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Copies data between host and device
+///
+/// **Deprecated:**
+///
+/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
+/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync) is asynchronous with respect to the host, so
+/// the call may return before the copy is complete. The copy can optionally
+/// be associated to a stream by passing a non-zero `stream` argument. If
+/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
+/// is non-zero, the copy may overlap with operations in other streams.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `dst`: `void*`
-/// - `src`: `cudaArray_const_t`
-/// - `wOffset`: `size_t`
-/// - `hOffset`: `size_t`
-/// - `count`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
-/// - `stream`: `cudaStream_t`
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `cudaArray_const_t` — Source memory address
+/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
+/// - `hOffset`: `size_t` — Source starting Y offset (rows)
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+/// - `stream`: `cudaStream_t` — Stream identifier
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
+/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
+/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
+/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
+/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
+/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
+/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
+/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
+/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
+/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
+/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
+/// - `cuMemcpyAtoHAsync`
+/// - `cuMemcpy2DAsync`
 ///
 /// # Safety
 ///
@@ -17889,19 +18488,67 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
         cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
-/// The C function `cudaGraphAddMemcpyNodeToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
+///
+/// Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `pGraphNode`: `cudaGraphNode_t*`
-/// - `graph`: `cudaGraph_t`
-/// - `pDependencies`: `const cudaGraphNode_t*`
-/// - `numDependencies`: `size_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `symbol`: `const void*` — Device symbol address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 ///
 /// # Safety
 ///
@@ -17924,19 +18571,67 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
         usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaGraphAddMemcpyNodeFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
+///
+/// Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
+/// `numDependencies` dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
+///  that resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `pGraphNode`: `cudaGraphNode_t*`
-/// - `graph`: `cudaGraph_t`
-/// - `pDependencies`: `const cudaGraphNode_t*`
-/// - `numDependencies`: `size_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `dst`: `void*` — Destination memory address
+/// - `symbol`: `const void*` — Device symbol address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
 ///
 /// # Safety
 ///
@@ -17959,16 +18654,128 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
         count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaGraphMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Creates a 1D memcpy node and adds it to a graph
+///
+/// Creates a new 1D memcpy node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `pGraphNode`.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing. Launching a
+/// memcpy node with dst and src pointers that do not match the direction of
+/// the copy results in an undefined behavior.
+///
+/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
+/// system contains at least one device which has a zero value for the device attribute
+/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `node`: `cudaGraphNode_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemcpyNode1D(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dst : * mut ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// Sets a memcpy node's parameters to copy to a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
+/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
+/// resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
+/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
+/// is only allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `symbol`: `const void*` — Device symbol address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 ///
 /// # Safety
 ///
@@ -17987,16 +18794,47 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
         offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaGraphMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Sets a memcpy node's parameters to copy from a symbol on the device
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory area
+/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
+///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
+///  that resides in global or constant memory space. `kind` can be either
+/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
+/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
+/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `node`: `cudaGraphNode_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `dst`: `void*` — Destination memory address
+/// - `symbol`: `const void*` — Device symbol address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
 ///
 /// # Safety
 ///
@@ -18015,17 +18853,1207 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
-/// The C function `cudaGraphExecMemcpyNodeSetParamsToSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Sets a memcpy node's parameters to perform a 1-dimensional copy
+///
+/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
+///
+/// When the graph is launched, the node will copy `count` bytes from the memory
+/// area pointed to by `src` to the memory area pointed to by `dst`, where
+/// `kind` specifies the direction of the copy, and must be one of
+/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
+/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
+/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
+/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
+/// allowed on systems that support unified virtual addressing. Launching a
+/// memcpy node with dst and src pointers that do not match the direction of
+/// the copy results in an undefined behavior.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `hGraphExec`: `cudaGraphExec_t`
-/// - `node`: `cudaGraphNode_t`
-/// - `symbol`: `const void*`
-/// - `src`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
+        ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// Creates an event record node and adds it to a graph
+///
+/// Creates a new event record node and adds it to `hGraph` with `numDependencies`
+/// dependencies specified via `dependencies` and event specified in `event`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `phGraphNode`.
+///
+/// Each launch of the graph will record `event` to capture execution of the
+/// node's dependencies.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `event`: `cudaEvent_t` — Event for the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddEventRecordNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventRecordNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event record node
+///
+/// Returns the event of event record node `hNode` in `event_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the event for
+/// - `event_out`: `cudaEvent_t*` (output) — Pointer to return the event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventRecordNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeGetEvent", fn (node : cudaGraphNode_t, event_out : *
+        mut cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event record node's event
+///
+/// Sets the event of event record node `hNode` to `event`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the event for
+/// - `event`: `cudaEvent_t` — Event to use
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventRecordNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventRecordNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an event wait node and adds it to a graph
+///
+/// Creates a new event wait node and adds it to `hGraph` with `numDependencies`
+/// dependencies specified via `dependencies` and event specified in `event`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned in `phGraphNode`.
+///
+/// The graph node will wait for all work captured in `event`.  See `cuEventRecord`
+/// for details on what is captured by an event.  The synchronization will be performed
+/// efficiently on the device when applicable.  `event` may be from a different context
+/// or device than the launch stream.
+///
+/// These nodes may not be used in loops or conditionals.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `event`: `cudaEvent_t` — Event for the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddEventWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddEventWaitNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Returns the event associated with an event wait node
+///
+/// Returns the event of event wait node `hNode` in `event_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the event for
+/// - `event_out`: `cudaEvent_t*` (output) — Pointer to return the event
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventWaitNodeGetEvent(
+    node: cudaGraphNode_t,
+    event_out: *mut cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeGetEvent", fn (node : cudaGraphNode_t, event_out : * mut
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets an event wait node's event
+///
+/// Sets the event of event wait node `hNode` to `event`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to set the event for
+/// - `event`: `cudaEvent_t` — Event to use
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphEventWaitNodeSetEvent(
+    node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphEventWaitNodeSetEvent", fn (node : cudaGraphNode_t, event :
+        cudaEvent_t) -> cudaError_t
+    )
+}
+/// Creates an external semaphore signal node and adds it to a graph
+///
+/// Creates a new external semaphore signal node and adds it to `graph` with
+/// `numDependencies` dependencies specified via `dependencies` and arguments specified
+/// in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+/// node will be placed at the root of the graph. `dependencies` may not have any
+/// duplicate entries. A handle to the new node will be returned in `pGraphNode`.
+///
+/// Performs a signal operation on a set of externally allocated semaphore objects
+/// when the node is launched.  The operation(s) will occur after all of the node's
+/// dependencies have completed.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Parameters for the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresSignalNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore signal node's parameters
+///
+/// Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
+/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// are owned by the node.  This memory remains valid until the node is destroyed or its
+/// parameters are modified, and should not be modified
+/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update the
+/// parameters of this node.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `params_out`: `cudaExternalSemaphoreSignalNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Sets an external semaphore signal node's parameters
+///
+/// Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresSignalNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Creates an external semaphore wait node and adds it to a graph
+///
+/// Creates a new external semaphore wait node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `dependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// Performs a wait operation on a set of externally allocated semaphore objects
+/// when the node is launched.  The node's dependencies will not be launched until
+/// the wait operation has completed.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Parameters for the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddExternalSemaphoresWaitNode", fn (pGraphNode : * mut
+        cudaGraphNode_t, graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t,
+        numDependencies : usize, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Returns an external semaphore wait node's parameters
+///
+/// Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
+/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// are owned by the node.  This memory remains valid until the node is destroyed or its
+/// parameters are modified, and should not be modified
+/// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update the
+/// parameters of this node.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `params_out`: `cudaExternalSemaphoreWaitNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeGetParams", fn (hNode : cudaGraphNode_t,
+        params_out : * mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Sets an external semaphore wait node's parameters
+///
+/// Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hNode`: `cudaGraphNode_t` — Node to set the parameters for
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Parameters to copy
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExternalSemaphoresWaitNodeSetParams", fn (hNode : cudaGraphNode_t,
+        nodeParams : * const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Creates an allocation node and adds it to a graph
+///
+/// Creates a new allocation node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies` and arguments specified in `nodeParams`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// When [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode) creates an allocation node, it returns the address of the allocation in
+/// `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
+///
+/// If the allocation is freed in the same graph, by creating a free node using [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode),
+/// the allocation can be accessed by nodes ordered after the allocation node but before the free node.
+/// These allocations cannot be freed outside the owning graph, and they can only be freed once in the
+/// owning graph.
+///
+/// If the allocation is not freed in the same graph, then it can be accessed not only by nodes in the
+/// graph which are ordered after the allocation node, but also by stream operations ordered after the
+/// graph's execution but before the allocation is freed.
+///
+/// Allocations which are not freed in the same graph can be freed by:
+/// - passing the allocation to `cudaMemFreeAsync` or `cudaMemFree`;
+/// - launching a graph with a free node for that allocation; or
+/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH) during instantiation, which makes
+///   each launch behave as though it called `cudaMemFreeAsync` for every unfreed allocation.
+///
+/// It is not possible to free an allocation in both the owning graph and another graph.  If the allocation
+/// is freed in the same graph, a free node cannot be added to another graph.  If the allocation is freed
+/// in another graph, a free node can no longer be added to the owning graph.
+///
+/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+/// - Nodes and edges of the graph cannot be deleted.
+/// - The graph can only be used in a child node if the ownership is moved to the parent.
+/// - Only one instantiation of the graph may exist at any point in time.
+/// - The graph cannot be cloned.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `nodeParams`: `cudaMemAllocNodeParams*` — Parameters for the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemAllocNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemAllocNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        nodeParams : * mut cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Returns a memory alloc node's parameters
+///
+/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
+/// The `poolProps` and `accessDescs` returned in `params_out`, are owned by the
+/// node.  This memory remains valid until the node is destroyed.  The returned
+/// parameters must not be modified.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `params_out`: `cudaMemAllocNodeParams*` (output) — Pointer to return the parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemAllocNodeGetParams(
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemAllocNodeGetParams", fn (node : cudaGraphNode_t, params_out : * mut
+        cudaMemAllocNodeParams) -> cudaError_t
+    )
+}
+/// Creates a memory free node and adds it to a graph
+///
+/// Creates a new memory free node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies` and address specified in `dptr`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode) will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
+/// - an allocation twice in the same graph.
+/// - an address that was not returned by an allocation node.
+/// - an invalid address.
+///
+/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+/// - Nodes and edges of the graph cannot be deleted.
+/// - The graph can only be used in a child node if the ownership is moved to the parent.
+/// - Only one instantiation of the graph may exist at any point in time.
+/// - The graph cannot be cloned.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// # Arguments
+///
+/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
+/// - `graph`: `cudaGraph_t` — Graph to which to add the node
+/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
+/// - `numDependencies`: `size_t` — Number of dependencies
+/// - `dptr`: `void*` — Address of memory to free
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphAddMemFreeNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dptr: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
+        cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
+        dptr : * mut ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// Returns a memory free node's parameters
+///
+/// Returns the address of a memory free node `hNode` in `dptr_out`.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
+/// - `dptr_out`: `void*` — Pointer to return the device address
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetParams`](crate::sys::cudaGraphNodeGetParams)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphMemFreeNodeGetParams(
+    node: cudaGraphNode_t,
+    dptr_out: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
+        ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// Free unused memory that was cached on the specified device for use with graphs back to the OS.
+///
+/// Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
+/// freed back to the operating system.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `device`: `int` — The device for which cached memory should be freed.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGraphMemTrim(
+    device: ::core::ffi::c_int,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGraphMemTrim", fn (device : ::core::ffi::c_int) -> cudaError_t
+    )
+}
+/// Query asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemCurrent`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT): Amount of memory, in bytes, currently associated with graphs
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
+///   last time it was reset.  High watermark can only be reset to zero.
+/// - [`cudaGraphMemAttrReservedMemCurrent`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT): Amount of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `device`: `int` — Specifies the scope of the query
+/// - `attr`: `cudaGraphMemAttributeType` — attribute to get
+/// - `value`: `void*` — retrieved value
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceGetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceGetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
+        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// Set asynchronous allocation attributes related to graphs
+///
+/// Valid attributes are:
+///
+/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in bytes, associated with graphs since the
+///   last time it was reset.  High watermark can only be reset to zero.
+/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of memory, in bytes, currently allocated for use by
+///   the CUDA graphs asynchronous allocator.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `device`: `int` — Specifies the scope of the query
+/// - `attr`: `cudaGraphMemAttributeType` — attribute to get
+/// - `value`: `void*` — pointer to value to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
+/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
+/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
+/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaDeviceSetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaDeviceSetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
+        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+    )
+}
+/// Creates an executable graph from a graph
+///
+/// Instantiates `graph` as an executable graph. The graph is validated for any
+/// structural constraints or intra-node constraints which were not previously
+/// validated. If instantiation is successful, a handle to the instantiated graph
+/// is returned in `pGraphExec`.
+///
+/// The `flags` parameter controls the behavior of instantiation and subsequent
+/// graph launches.  Valid flags are:
+///
+/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which configures a
+/// graph containing memory allocation nodes to automatically free any
+/// unfreed memory allocations before the graph is relaunched.
+///
+/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures the graph for launch
+/// from the device. If this flag is passed, the executable graph handle returned can be
+/// used to launch the graph from both the host and device. This flag can only be used
+/// on platforms which support unified addressing. This flag cannot be used in
+/// conjunction with [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
+///
+/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the graph
+/// to use the priorities from the per-node attributes rather than the priority
+/// of the launch stream during execution. Note that priorities are only available
+/// on kernel nodes, and are copied from stream priority during stream capture.
+///
+/// If `graph` contains any allocation or free nodes, there can be at most one
+/// executable graph in existence for that graph at a time. An attempt to
+/// instantiate a second executable graph before destroying the first with
+/// [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error.
+/// The same also applies if `graph` contains any device-updatable kernel nodes.
+///
+/// If `graph` contains kernels which call device-side cudaGraphLaunch() from multiple
+/// devices, this will result in an error.
+///
+/// Graphs instantiated for launch on the device have additional restrictions which do not
+/// apply to host graphs:
+///
+/// - The graph's nodes must reside on a single device.
+/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
+/// - The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
+///   Operation-specific restrictions are outlined below.
+/// - Kernel nodes:
+///   - Use of CUDA Dynamic Parallelism is not permitted.
+///   - Cooperative launches are permitted as long as MPS is not in use.
+/// - Memcpy nodes:
+///   - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
+///   - Copies involving CUDA arrays are not permitted.
+///   - Both operands must be accessible from the current device, and the current device must
+///   match the device of other nodes in the graph.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
+/// - `graph`: `cudaGraph_t` — Graph to instantiate
+/// - `flags`: `unsigned long long` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphInstantiateWithFlags(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
+        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+    )
+}
+/// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `src` and `symbol` must be allocated from the same contexts as the original source and
+/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `symbol`: `const void*` — Device symbol address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
 ///
 /// # Safety
 ///
@@ -18046,17 +20074,63 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
         cudaError_t
     )
 }
-/// The C function `cudaGraphExecMemcpyNodeSetParamsFromSymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
+/// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `symbol` and `dst` must be allocated from the same contexts as the original source and
+/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
 ///
 /// # Arguments
 ///
-/// - `hGraphExec`: `cudaGraphExec_t`
-/// - `node`: `cudaGraphNode_t`
-/// - `dst`: `void*`
-/// - `symbol`: `const void*`
-/// - `count`: `size_t`
-/// - `offset`: `size_t`
-/// - `kind`: `cudaMemcpyKind`
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `dst`: `void*` — Destination memory address
+/// - `symbol`: `const void*` — Device symbol address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `offset`: `size_t` — Offset from start of symbol in bytes
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
 ///
 /// # Safety
 ///
@@ -18077,6 +20151,557 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
         cudaError_t
     )
 }
+/// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
+///
+/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// contained the given params at instantiation.  `node` must remain in the graph which was
+/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+///
+/// `src` and `dst` must be allocated from the same contexts as the original source
+/// and destination memory.  The instantiation-time memory operands must be 1-dimensional.
+/// Zero-length operations are not supported.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
+/// the original memory operands are multidimensional.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
+/// - `dst`: `void*` — Destination memory address
+/// - `src`: `const void*` — Source memory address
+/// - `count`: `size_t` — Size in bytes to copy
+/// - `kind`: `cudaMemcpyKind` — Type of transfer
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
+/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, dst : * mut ::core::ffi::c_void, src : * const
+        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+    )
+}
+/// Updates node parameters in the child graph node in the given graphExec.
+///
+/// Updates the work represented by `node` in `hGraphExec` as though the nodes contained
+/// in `node's` graph had the parameters contained in `childGraph's` nodes at instantiation.
+/// `node` must remain in the graph which was used to instantiate `hGraphExec`.
+/// Changed edges to and from `node` are ignored.
+///
+/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
+/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// not modified by this call.
+///
+/// The topology of `childGraph`, as well as the node insertion order,  must match that
+/// of the graph contained in `node`.  See [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate) for a list of restrictions
+/// on what can be updated in an instantiated graph.  The update is recursive, so child graph
+/// nodes contained within the top level child graph will also be updated.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `node`: `cudaGraphNode_t` — Host node from the graph which was used to instantiate graphExec
+/// - `childGraph`: `cudaGraph_t` — The graph supplying the updated parameters
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
+/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    childGraph: cudaGraph_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecChildGraphNodeSetParams", fn (hGraphExec : cudaGraphExec_t, node :
+        cudaGraphNode_t, childGraph : cudaGraph_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event record node in the given graphExec
+///
+/// Sets the event of an event record node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — Event record node from the graph from which graphExec was instantiated
+/// - `event`: `cudaEvent_t` — Updated event to use
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
+/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
+/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventRecordNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode
+        : cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the event for an event wait node in the given graphExec
+///
+/// Sets the event of an event wait node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — Event wait node from the graph from which graphExec was instantiated
+/// - `event`: `cudaEvent_t` — Updated event to use
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
+/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
+/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
+/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
+/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecEventWaitNodeSetEvent", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, event : cudaEvent_t) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore signal node in the given graphExec
+///
+/// Sets the parameters of an external semaphore signal node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — semaphore signal node from the graph from which graphExec was instantiated
+/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresSignalNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreSignalNodeParams) -> cudaError_t
+    )
+}
+/// Sets the parameters for an external semaphore wait node in the given graphExec
+///
+/// Sets the parameters of an external semaphore wait node in an executable graph `hGraphExec`.
+/// The node is identified by the corresponding node `hNode` in the
+/// non-executable graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// Changing `nodeParams->numExtSems` is not supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — semaphore wait node from the graph from which graphExec was instantiated
+/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Updated Parameters to set
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
+/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
+/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
+/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
+/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
+/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
+/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
+/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
+/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
+/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphExecExternalSemaphoresWaitNodeSetParams", fn (hGraphExec :
+        cudaGraphExec_t, hNode : cudaGraphNode_t, nodeParams : * const
+        cudaExternalSemaphoreWaitNodeParams) -> cudaError_t
+    )
+}
+/// Enables or disables the specified node in the given graphExec
+///
+/// Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally equivalent
+/// to empty nodes until they are reenabled. Existing node parameters are not affected by
+/// disabling/enabling the node.
+///
+/// The node is identified by the corresponding node `hNode` in the non-executable
+/// graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// The modifications only affect future launches of `hGraphExec`. Already
+/// enqueued or running launches of `hGraphExec` are not affected by this call.
+/// `hNode` is also not modified by this call.
+///
+/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — Node from the graph from which graphExec was instantiated
+/// - `isEnabled`: `unsigned int` — Node is enabled if != 0, otherwise the node is disabled
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeSetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Query whether a node in the given graphExec is enabled
+///
+/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+///
+/// The node is identified by the corresponding node `hNode` in the non-executable
+/// graph, from which the executable graph was instantiated.
+///
+/// `hNode` must not have been removed from the original graph.
+///
+/// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// # Arguments
+///
+/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
+/// - `hNode`: `cudaGraphNode_t` — Node from the graph from which graphExec was instantiated
+/// - `isEnabled`: `unsigned int*` (output) — Location to return the enabled status of the node
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled)
+/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphNodeGetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: *mut ::core::ffi::c_uint,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
+        cudaGraphNode_t, isEnabled : * mut ::core::ffi::c_uint) -> cudaError_t
+    )
+}
+/// Uploads an executable graph in a stream
+///
+/// Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of
+/// the same `hGraphExec` will be serialized. Each upload is ordered behind both any
+/// previous work in `hStream` and any previous launches of `hGraphExec`.
+/// Uses memory cached by `stream` to back the allocations owned by `graphExec`.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// # Arguments
+///
+/// - `graphExec`: `cudaGraphExec_t` — Executable graph to upload
+/// - `stream`: `cudaStream_t` — Stream in which to upload the graph
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGraphUpload(
+    graphExec: cudaGraphExec_t,
+    stream: cudaStream_t,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGraphUpload", fn (graphExec : cudaGraphExec_t, stream : cudaStream_t) ->
+        cudaError_t
+    )
+}
+/// Get pointer to device entry function that matches entry function `symbolPtr`
+///
+/// Returns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.
+///
+/// # Arguments
+///
+/// - `functionPtr`: `cudaFunction_t*` (output) — Returns the device entry function
+/// - `symbolPtr`: `const void*` — Pointer to device entry function to search for
+///
+/// # Errors
+///
+/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+pub unsafe fn cudaGetFuncBySymbol(
+    functionPtr: *mut cudaFunction_t,
+    symbolPtr: *const ::core::ffi::c_void,
+) -> crate::Result<cudaError_t> {
+    dynamic_call!(
+        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
+        const ::core::ffi::c_void) -> cudaError_t
+    )
+}
 /// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
 ///
 /// # Arguments
@@ -18094,154 +20719,5 @@ pub unsafe fn cudaGetExportTable(
     dynamic_call!(
         c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
         pExportTableId : * const cudaUUID_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGetFuncBySymbol`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `functionPtr`: `cudaFunction_t*`
-/// - `symbolPtr`: `const void*`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGetFuncBySymbol(
-    functionPtr: *mut cudaFunction_t,
-    symbolPtr: *const ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
-        const ::core::ffi::c_void) -> cudaError_t
-    )
-}
-/// The C function `cudaGLSetGLDevice`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `device`: `int`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLSetGLDevice(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLSetGLDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
-}
-/// The C function `cudaGLRegisterBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
-}
-/// The C function `cudaGLMapBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**`
-/// - `bufObj`: `GLuint`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLMapBufferObject(
-    devPtr: *mut *mut ::core::ffi::c_void,
-    bufObj: GLuint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut ::core::ffi::c_void, bufObj :
-        GLuint) -> cudaError_t
-    )
-}
-/// The C function `cudaGLUnmapBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
-}
-/// The C function `cudaGLUnregisterBufferObject`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLUnregisterBufferObject(
-    bufObj: GLuint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLUnregisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
-}
-/// The C function `cudaGLSetBufferObjectMapFlags`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint`
-/// - `flags`: `unsigned int`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLSetBufferObjectMapFlags(
-    bufObj: GLuint,
-    flags: ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags :
-        ::core::ffi::c_uint) -> cudaError_t
-    )
-}
-/// The C function `cudaGLMapBufferObjectAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**`
-/// - `bufObj`: `GLuint`
-/// - `stream`: `cudaStream_t`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLMapBufferObjectAsync(
-    devPtr: *mut *mut ::core::ffi::c_void,
-    bufObj: GLuint,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut ::core::ffi::c_void,
-        bufObj : GLuint, stream : cudaStream_t) -> cudaError_t
-    )
-}
-/// The C function `cudaGLUnmapBufferObjectAsync`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint`
-/// - `stream`: `cudaStream_t`
-///
-/// # Safety
-///
-/// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
-pub unsafe fn cudaGLUnmapBufferObjectAsync(
-    bufObj: GLuint,
-    stream: cudaStream_t,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGLUnmapBufferObjectAsync", fn (bufObj : GLuint, stream : cudaStream_t) ->
-        cudaError_t
     )
 }

@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -66,6 +76,9 @@ pub struct cudaMipmappedArray {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaArraySparseProperties {
+    /// - `width` (`unsigned int`): Tile width in elements
+    /// - `height` (`unsigned int`): Tile height in elements
+    /// - `depth` (`unsigned int`): Tile depth in elements
     pub tileExtent: cudaArraySparseProperties__bindgen_ty_1,
     /// First mip level at which the mip tail begins
     pub miptailFirstLevel: ::core::ffi::c_uint,
@@ -284,7 +297,7 @@ pub struct cudaHostNodeParamsV2 {
     pub syncMode: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaHostNodeParamsV2);
-/// `cudaGraphicsResource`: not described by the documentation; emitted because other items use it.
+/// CUDA graphics interop resource
 #[repr(C)]
 pub struct cudaGraphicsResource {
     _opaque: [u8; 0],
@@ -295,6 +308,22 @@ pub struct cudaGraphicsResource {
 pub struct cudaResourceDesc {
     /// Resource type
     pub resType: cudaResourceType,
+    /// - `array` (`struct {…}`):
+    ///   - `array` (`cudaArray_t`): CUDA array
+    /// - `mipmap` (`struct {…}`):
+    ///   - `mipmap` (`cudaMipmappedArray_t`): CUDA mipmapped array
+    /// - `linear` (`struct {…}`):
+    ///   - `devPtr` (`void*`): Device pointer
+    ///   - `desc` (`struct cudaChannelFormatDesc`): Channel descriptor
+    ///   - `sizeInBytes` (`size_t`): Size in bytes
+    /// - `pitch2D` (`struct {…}`):
+    ///   - `devPtr` (`void*`): Device pointer
+    ///   - `desc` (`struct cudaChannelFormatDesc`): Channel descriptor
+    ///   - `width` (`size_t`): Width of the array in elements
+    ///   - `height` (`size_t`): Height of the array in elements
+    ///   - `pitchInBytes` (`size_t`): Pitch between two rows in bytes
+    /// - `reserved` (`struct {…}`):
+    ///   - `reserved` (`int[32]`):
     pub res: cudaResourceDesc__bindgen_ty_1,
     /// Flags (must be zero)
     pub flags: ::core::ffi::c_uint,
@@ -616,6 +645,14 @@ zeroed_default!(cudaOffset3D);
 #[derive(Clone, Copy)]
 pub struct cudaMemcpy3DOperand {
     pub type_: cudaMemcpy3DOperandType,
+    /// - `ptr` (`struct {…}`): Struct representing an operand when [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::type is [`cudaMemcpyOperandTypePointer`](crate::sys::cudaMemcpy3DOperandType::POINTER)
+    ///   - `ptr` (`void*`):
+    ///   - `rowLength` (`size_t`): Length of each row in elements.
+    ///   - `layerHeight` (`size_t`): Height of each layer in elements.
+    ///   - `locHint` (`struct cudaMemLocation`): Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
+    /// - `array` (`struct {…}`): Struct representing an operand when [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::type is [`cudaMemcpyOperandTypeArray`](crate::sys::cudaMemcpy3DOperandType::ARRAY)
+    ///   - `array` (`cudaArray_t`):
+    ///   - `offset` (`struct cudaOffset3D`):
     pub op: cudaMemcpy3DOperand__bindgen_ty_1,
 }
 zeroed_default!(cudaMemcpy3DOperand);
@@ -662,7 +699,7 @@ pub struct cudaMemcpy3DBatchOp {
     pub flags: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
-/// The C type `CUuuid_st`.
+/// CUDA UUID types
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct CUuuid_st {
@@ -912,6 +949,11 @@ zeroed_default!(cudaMemFabricHandle_st);
 pub struct cudaExternalMemoryHandleDesc {
     /// Type of the handle
     pub type_: cudaExternalMemoryHandleType,
+    /// - `fd` (`int`): File descriptor referencing the memory object. Valid when type is [`cudaExternalMemoryHandleTypeOpaqueFd`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_FD)
+    /// - `win32` (`struct {…}`): Win32 handle referencing the semaphore object. Valid when type is one of the following: - [`cudaExternalMemoryHandleTypeOpaqueWin32`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32) - [`cudaExternalMemoryHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT) - [`cudaExternalMemoryHandleTypeD3D12Heap`](crate::sys::cudaExternalMemoryHandleType::D3D12_HEAP) - [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE) - [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE) - [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT) Exactly one of 'handle' and 'name' must be non-NULL. If type is one of the following: [`cudaExternalMemoryHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT) [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT) then 'name' must be NULL.
+    ///   - `handle` (`void*`): Valid NT handle. Must be NULL if 'name' is non-NULL
+    ///   - `name` (`const void*`): Name of a valid memory object. Must be NULL if 'handle' is non-NULL.
+    /// - `nvSciBufObject` (`const void*`): A handle representing NvSciBuf Object. Valid when type is [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF)
     pub handle: cudaExternalMemoryHandleDesc__bindgen_ty_1,
     /// Size of the memory allocation
     pub size: ::core::ffi::c_ulonglong,
@@ -978,6 +1020,11 @@ zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
 pub struct cudaExternalSemaphoreHandleDesc {
     /// Type of the handle
     pub type_: cudaExternalSemaphoreHandleType,
+    /// - `fd` (`int`): File descriptor referencing the semaphore object. Valid when type is one of the following: - [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD) - [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD)
+    /// - `win32` (`struct {…}`): Win32 handle referencing the semaphore object. Valid when type is one of the following: - [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32) - [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) - [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE) - [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE) - [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX) - [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) Exactly one of 'handle' and 'name' must be non-NULL. If type is one of the following: [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT) then 'name' must be NULL.
+    ///   - `handle` (`void*`): Valid NT handle. Must be NULL if 'name' is non-NULL
+    ///   - `name` (`const void*`): Name of a valid synchronization primitive. Must be NULL if 'handle' is non-NULL.
+    /// - `nvSciSyncObj` (`const void*`): Valid NvSciSyncObj. Must be non NULL
     pub handle: cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
     /// Flags reserved for the future. Must be zero.
     pub flags: ::core::ffi::c_uint,
@@ -1006,6 +1053,14 @@ zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreSignalParams {
+    /// - `fence` (`struct {…}`): Parameters for fence objects
+    ///   - `value` (`unsigned long long`): Value of fence to be signaled
+    /// - `nvSciSync` (`union {…}`):
+    ///   - `fence` (`void*`): Pointer to NvSciSyncFence. Valid if [`cudaExternalSemaphoreHandleType`](crate::sys::cudaExternalSemaphoreHandleType) is of type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC).
+    ///   - `reserved` (`unsigned long long`):
+    /// - `keyedMutex` (`struct {…}`): Parameters for keyed mutex objects
+    ///   - `key` (`unsigned long long`):
+    /// - `reserved` (`unsigned int[12]`):
     pub params: cudaExternalSemaphoreSignalParams__bindgen_ty_1,
     /// Only when cudaExternalSemaphoreSignalParams is used to signal a
     /// cudaExternalSemaphore_t of type
@@ -1055,6 +1110,15 @@ zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaExternalSemaphoreWaitParams {
+    /// - `fence` (`struct {…}`): Parameters for fence objects
+    ///   - `value` (`unsigned long long`): Value of fence to be waited on
+    /// - `nvSciSync` (`union {…}`):
+    ///   - `fence` (`void*`): Pointer to NvSciSyncFence. Valid if [`cudaExternalSemaphoreHandleType`](crate::sys::cudaExternalSemaphoreHandleType) is of type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC).
+    ///   - `reserved` (`unsigned long long`):
+    /// - `keyedMutex` (`struct {…}`): Parameters for keyed mutex objects
+    ///   - `key` (`unsigned long long`): Value of key to acquire the mutex with
+    ///   - `timeoutMs` (`unsigned int`): Timeout in milliseconds to wait to acquire the mutex
+    /// - `reserved` (`unsigned int[10]`):
     pub params: cudaExternalSemaphoreWaitParams__bindgen_ty_1,
     /// Only when cudaExternalSemaphoreSignalParams is used to signal a
     /// cudaExternalSemaphore_t of type
@@ -1716,15 +1780,21 @@ pub struct cudaLaunchAttribute_st {
     pub val: cudaLaunchAttributeValue,
 }
 zeroed_default!(cudaLaunchAttribute_st);
-/// `cudaLaunchConfig_st`: not described by the documentation; emitted because other items use it.
+/// CUDA extensible launch configuration
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaLaunchConfig_st {
+    /// Grid dimensions
     pub gridDim: dim3,
+    /// Block dimensions
     pub blockDim: dim3,
+    /// Dynamic shared-memory size per thread block in bytes
     pub dynamicSmemBytes: usize,
+    /// Stream identifier
     pub stream: cudaStream_t,
+    /// List of attributes; nullable if [`cudaLaunchConfig_t`](crate::sys::cudaLaunchConfig_t)::numAttrs == 0
     pub attrs: *mut cudaLaunchAttribute,
+    /// Number of attributes populated in [`cudaLaunchConfig_t`](crate::sys::cudaLaunchConfig_t)::attrs
     pub numAttrs: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaLaunchConfig_st);
@@ -1827,6 +1897,8 @@ zeroed_default!(cudaEglPlaneDesc_st);
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaEglFrame_st {
+    /// - `pArray` (`cudaArray_t[CUDA_EGL_MAX_PLANES]`): Array of CUDA arrays corresponding to each plane
+    /// - `pPitch` (`struct cudaPitchedPtr[CUDA_EGL_MAX_PLANES]`): Array of Pointers corresponding to each plane
     pub frame: cudaEglFrame_st__bindgen_ty_1,
     /// CUDA EGL Plane Descriptor cudaEglPlaneDesc
     pub planeDesc: [cudaEglPlaneDesc; 3],
@@ -2074,7 +2146,7 @@ c_handle!(cudaGraphDeviceNode_t, * mut CUgraphDeviceUpdatableNode_st);
 pub type cudaLaunchMemSyncDomainMap = cudaLaunchMemSyncDomainMap_st;
 /// Launch attribute
 pub type cudaLaunchAttribute = cudaLaunchAttribute_st;
-/// The C typedef `cudaLaunchConfig_t`.
+/// CUDA extensible launch configuration
 pub type cudaLaunchConfig_t = cudaLaunchConfig_st;
 /// CUDA async callback handle
 ///

@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -1417,6 +1427,18 @@ const Entry entries[] = {
     {"value cudaGLDeviceList.cudaGLDeviceListAll", (long long)(cudaGLDeviceListAll)},
     {"value cudaGLDeviceList.cudaGLDeviceListCurrentFrame", (long long)(cudaGLDeviceListCurrentFrame)},
     {"value cudaGLDeviceList.cudaGLDeviceListNextFrame", (long long)(cudaGLDeviceListNextFrame)},
+    {"value cudaGLMapFlags.cudaGLMapFlagsNone", (long long)(cudaGLMapFlagsNone)},
+    {"value cudaGLMapFlags.cudaGLMapFlagsReadOnly", (long long)(cudaGLMapFlagsReadOnly)},
+    {"value cudaGLMapFlags.cudaGLMapFlagsWriteDiscard", (long long)(cudaGLMapFlagsWriteDiscard)},
+    {"value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_DEFAULT", (long long)(CUDA_EMULATION_STRATEGY_DEFAULT)},
+    {"value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_PERFORMANT", (long long)(CUDA_EMULATION_STRATEGY_PERFORMANT)},
+    {"value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_EAGER", (long long)(CUDA_EMULATION_STRATEGY_EAGER)},
+    {"value cudaEmulationMantissaControl.CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC", (long long)(CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC)},
+    {"value cudaEmulationMantissaControl.CUDA_EMULATION_MANTISSA_CONTROL_FIXED", (long long)(CUDA_EMULATION_MANTISSA_CONTROL_FIXED)},
+    {"value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT", (long long)(CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT)},
+    {"value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE", (long long)(CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE)},
+    {"value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY", (long long)(CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY)},
+    {"value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN", (long long)(CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN)},
     {"value cudaEglFrameType.cudaEglFrameTypeArray", (long long)(cudaEglFrameTypeArray)},
     {"value cudaEglFrameType.cudaEglFrameTypePitch", (long long)(cudaEglFrameTypePitch)},
     {"value cudaEglResourceLocationFlags.cudaEglResourceLocationSysmem", (long long)(cudaEglResourceLocationSysmem)},

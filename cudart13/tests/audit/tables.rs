@@ -3,6 +3,16 @@
 //
 // Documentation inputs:
 //   docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt (bindings-text, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_egl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_gl_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_profiler_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_runtime_api.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/cuda_vdpau_interop.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_functions.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/driver_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/library_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/surface_types.h (doxygen-header, CUDA 13.2)
+//   docs-src/nvidia-cuda-headers-13.2/texture_types.h (doxygen-header, CUDA 13.2)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst (autodoc-rst, CUDA 12)
 //   docs-src/nvidia-cuda-python-12/cuda.cudart.txt (cudart-text, CUDA 12)
 //   docs-src/cupy/cupy.cuda.low-level.rst (autodoc-rst)
@@ -5966,6 +5976,54 @@ pub static LAYOUT: &[(&str, i128)] = &[
         krate::sys::cudaGLDeviceList::NEXT_FRAME.as_raw() as i128,
     ),
     (
+        "value cudaGLMapFlags.cudaGLMapFlagsNone",
+        krate::sys::cudaGLMapFlags::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaGLMapFlags.cudaGLMapFlagsReadOnly",
+        krate::sys::cudaGLMapFlags::READ_ONLY.as_raw() as i128,
+    ),
+    (
+        "value cudaGLMapFlags.cudaGLMapFlagsWriteDiscard",
+        krate::sys::cudaGLMapFlags::WRITE_DISCARD.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_DEFAULT",
+        krate::sys::cudaEmulationStrategy::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_PERFORMANT",
+        krate::sys::cudaEmulationStrategy::PERFORMANT.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationStrategy.CUDA_EMULATION_STRATEGY_EAGER",
+        krate::sys::cudaEmulationStrategy::EAGER.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationMantissaControl.CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC",
+        krate::sys::cudaEmulationMantissaControl::DYNAMIC.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationMantissaControl.CUDA_EMULATION_MANTISSA_CONTROL_FIXED",
+        krate::sys::cudaEmulationMantissaControl::FIXED.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT",
+        krate::sys::cudaEmulationSpecialValuesSupport::DEFAULT.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE",
+        krate::sys::cudaEmulationSpecialValuesSupport::NONE.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY",
+        krate::sys::cudaEmulationSpecialValuesSupport::INFINITY.as_raw() as i128,
+    ),
+    (
+        "value cudaEmulationSpecialValuesSupport.CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN",
+        krate::sys::cudaEmulationSpecialValuesSupport::NAN.as_raw() as i128,
+    ),
+    (
         "value cudaEglFrameType.cudaEglFrameTypeArray",
         krate::sys::cudaEglFrameType::ARRAY.as_raw() as i128,
     ),
@@ -6767,15 +6825,46 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGetKernel",
     "cudaProfilerStart",
     "cudaProfilerStop",
+    "cudaGLSetGLDevice",
+    "cudaGLRegisterBufferObject",
+    "cudaGLMapBufferObject",
+    "cudaGLUnmapBufferObject",
+    "cudaGLUnregisterBufferObject",
+    "cudaGLSetBufferObjectMapFlags",
+    "cudaGLMapBufferObjectAsync",
+    "cudaGLUnmapBufferObjectAsync",
     "cudaDeviceGetTexture1DLinearMaxWidth",
+    "cudaDeviceFlushGPUDirectRDMAWrites",
     "cudaDeviceGetSharedMemConfig",
     "cudaDeviceSetSharedMemConfig",
-    "cudaDeviceFlushGPUDirectRDMAWrites",
+    "cudaSetValidDevices",
     "cudaEventRecordWithFlags",
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cudaLaunchCooperativeKernel",
+    "cudaFuncGetName",
+    "cudaFuncGetParamInfo",
     "cudaFuncSetSharedMemConfig",
+    "cudaOccupancyMaxPotentialClusterSize",
+    "cudaOccupancyMaxActiveClusters",
     "cudaArrayGetSparseProperties",
     "cudaMipmappedArrayGetSparseProperties",
+    "cudaMemcpyToSymbol",
+    "cudaMemcpyFromSymbol",
+    "cudaMemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbolAsync",
+    "cudaGetSymbolAddress",
+    "cudaGetSymbolSize",
+    "cudaMemcpyToArray",
+    "cudaMemcpyFromArray",
+    "cudaMemcpyArrayToArray",
+    "cudaMemcpyToArrayAsync",
+    "cudaMemcpyFromArrayAsync",
+    "cudaGraphAddMemcpyNodeToSymbol",
+    "cudaGraphAddMemcpyNodeFromSymbol",
     "cudaGraphAddMemcpyNode1D",
+    "cudaGraphMemcpyNodeSetParamsToSymbol",
+    "cudaGraphMemcpyNodeSetParamsFromSymbol",
     "cudaGraphMemcpyNodeSetParams1D",
     "cudaGraphAddEventRecordNode",
     "cudaGraphEventRecordNodeGetEvent",
@@ -6797,6 +6886,8 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaDeviceGetGraphMemAttribute",
     "cudaDeviceSetGraphMemAttribute",
     "cudaGraphInstantiateWithFlags",
+    "cudaGraphExecMemcpyNodeSetParamsToSymbol",
+    "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
     "cudaGraphExecMemcpyNodeSetParams1D",
     "cudaGraphExecChildGraphNodeSetParams",
     "cudaGraphExecEventRecordNodeSetEvent",
@@ -6806,41 +6897,8 @@ pub const FUNCTIONS: &[&str] = &[
     "cudaGraphNodeSetEnabled",
     "cudaGraphNodeGetEnabled",
     "cudaGraphUpload",
-    "cudaSetValidDevices",
-    "cudaLaunchKernel",
-    "cudaLaunchKernelExC",
-    "cudaLaunchCooperativeKernel",
-    "cudaFuncGetName",
-    "cudaFuncGetParamInfo",
-    "cudaOccupancyMaxPotentialClusterSize",
-    "cudaOccupancyMaxActiveClusters",
-    "cudaMemcpyToSymbol",
-    "cudaMemcpyFromSymbol",
-    "cudaMemcpyToSymbolAsync",
-    "cudaMemcpyFromSymbolAsync",
-    "cudaGetSymbolAddress",
-    "cudaGetSymbolSize",
-    "cudaMemcpyToArray",
-    "cudaMemcpyFromArray",
-    "cudaMemcpyArrayToArray",
-    "cudaMemcpyToArrayAsync",
-    "cudaMemcpyFromArrayAsync",
-    "cudaGraphAddMemcpyNodeToSymbol",
-    "cudaGraphAddMemcpyNodeFromSymbol",
-    "cudaGraphMemcpyNodeSetParamsToSymbol",
-    "cudaGraphMemcpyNodeSetParamsFromSymbol",
-    "cudaGraphExecMemcpyNodeSetParamsToSymbol",
-    "cudaGraphExecMemcpyNodeSetParamsFromSymbol",
-    "cudaGetExportTable",
     "cudaGetFuncBySymbol",
-    "cudaGLSetGLDevice",
-    "cudaGLRegisterBufferObject",
-    "cudaGLMapBufferObject",
-    "cudaGLUnmapBufferObject",
-    "cudaGLUnregisterBufferObject",
-    "cudaGLSetBufferObjectMapFlags",
-    "cudaGLMapBufferObjectAsync",
-    "cudaGLUnmapBufferObjectAsync",
+    "cudaGetExportTable",
 ];
 /// Every emitted error constant with its C name (its `#[doc(alias)]`).
 pub const ERRORS: &[(krate::sys::cudaError_t, &str)] = &[

@@ -516,6 +516,59 @@ fn ptx_kernel_through_library_and_graph_kernel_node() {
 }
 
 #[test]
+fn ptx_kernel_launched_through_the_typed_launch_kernel() {
+    if !gpu() {
+        return;
+    }
+    let ptx = CString::new(ADD_ONE_PTX).expect("PTX has no NUL");
+    let host: Vec<u32> = (0..N as u32).map(|i| i * 7 + 1).collect();
+    let mut back = vec![0u32; N];
+    // SAFETY: the PTX is a NUL-terminated image; the kernel's signature is
+    // `add_one(u32* data, u32 n)`, and the argument pointers point at a device pointer and a
+    // u32 that live until the stream is synchronised.
+    unsafe {
+        let lib =
+            api::library_load_data(ptx.as_ptr().cast(), &[], &[], &[], &[]).expect("load PTX");
+        let kernel = api::library_get_kernel(lib, c"add_one").expect("kernel");
+        let mut dev = api::malloc(BYTES).expect("malloc");
+        api::memcpy(
+            dev,
+            host.as_ptr().cast(),
+            BYTES,
+            cudaMemcpyKind::HOST_TO_DEVICE,
+        )
+        .expect("H2D");
+        let stream = api::stream_create().expect("stream");
+        let mut n = N as u32;
+        let mut args: [*mut c_void; 2] = [(&raw mut dev).cast(), (&raw mut n).cast()];
+        let grid = dim3 {
+            x: (N as u32).div_ceil(256),
+            y: 1,
+            z: 1,
+        };
+        let block = dim3 { x: 256, y: 1, z: 1 };
+        // The header documents cudaLaunchKernel; its typed wrapper takes the kernel arguments
+        // as a slice of argument pointers.
+        api::launch_kernel(kernel.0.cast(), grid, block, &mut args, 0, stream).expect("launch");
+        api::launch_kernel(kernel.0.cast(), grid, block, &mut args, 0, stream).expect("launch");
+        api::stream_synchronize(stream).expect("sync");
+        api::memcpy(
+            back.as_mut_ptr().cast(),
+            dev,
+            BYTES,
+            cudaMemcpyKind::DEVICE_TO_HOST,
+        )
+        .expect("D2H");
+        let wrong: Vec<usize> = (0..N).filter(|&i| back[i] != host[i] + 2).take(5).collect();
+        assert!(wrong.is_empty(), "first wrong indices {wrong:?}");
+        println!("launch_kernel: {N} elements each incremented twice");
+        api::stream_destroy(stream).expect("stream destroy");
+        api::free(dev).expect("free");
+        api::library_unload(lib).expect("unload");
+    }
+}
+
+#[test]
 fn error_paths_return_the_documented_codes() {
     if !gpu() {
         return;

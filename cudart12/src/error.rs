@@ -1,0 +1,369 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/error.rs:
+// edit the template, not this copy.
+
+//! The crate's one error type: loader failures (library not found, symbol missing) and CUDA
+//! status codes (`cudaError_t`).
+//!
+//! This module does not load anything and does not know the list of CUDA error codes: the
+//! name and description of a code come from the crate-private `describe`, which asks the
+//! generated table (`sys::errors`) first and otherwise the already-loaded global library's
+//! own `cudaGetErrorName` / `cudaGetErrorString`. It never panics.
+//!
+//! It also holds the process-wide hook through which the safe layer reports the errors it
+//! cannot return: a failed destroy or free in a `Drop`, a panic caught in a host callback
+//! ([`set_drop_error_hook`]).
+
+use std::ffi::{c_char, c_int, CStr};
+
+/// What a fallible function of this crate returns.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong when loading or calling the CUDA runtime.
+///
+/// No function of this crate panics or aborts on a missing library, a missing symbol or a
+/// failing CUDA call: each of those is one of these variants.
+///
+/// `Debug` prints the same text as `Display`, so that `fn main() -> Result<()>` shows a
+/// readable message rather than the variant's fields.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No CUDA runtime library could be opened. `tried` lists every candidate (a path or a
+    /// name given to the system loader) with the reason it failed, in search order.
+    #[error("{}", render_not_found(.tried))]
+    LibraryNotFound {
+        /// `(candidate, why it failed)`, in the order they were tried.
+        tried: Vec<(String, String)>,
+    },
+    /// The library was opened but does not export `symbol` (it is usually an older runtime
+    /// than the function needs).
+    #[error(
+        "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
+         it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
+        render_version(*.version)
+    )]
+    SymbolNotFound {
+        /// The C name that was looked up.
+        symbol: String,
+        /// The library it was looked up in (path or loader name, as opened).
+        library: String,
+        /// The loaded runtime's `cudaRuntimeGetVersion` (e.g. `13020`), when it could be read.
+        version: Option<i32>,
+    },
+    /// An argument the safe layer checks before calling CUDA was refused: a range outside a
+    /// buffer, two lengths that must agree, a string with an interior NUL, more launch
+    /// attributes than a launch can hold. Nothing was sent to CUDA.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A Rust closure run by CUDA (a host function, a stream callback, a graph host node)
+    /// panicked; the panic was caught at the C boundary and reported here, through the hook
+    /// of [`set_drop_error_hook`].
+    #[error("a host callback panicked: {0}")]
+    CallbackPanicked(String),
+    /// A CUDA runtime call returned a status other than `cudaSuccess`.
+    #[error("{}", render_cuda(*.code, *.name, *.description))]
+    Cuda {
+        /// The raw `cudaError_t` value.
+        code: i32,
+        /// The C name of the code (`cudaErrorInvalidValue`), when known.
+        name: Option<&'static str>,
+        /// The documentation's sentence for the code, when known.
+        description: Option<&'static str>,
+    },
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl Error {
+    /// The error for a `cudaError_t` status `code`, with its name and description when known
+    /// (from the generated table, else from the already-loaded global library's
+    /// `cudaGetErrorName` / `cudaGetErrorString`). The code is kept as is, also when neither
+    /// knows it.
+    pub fn from_code(code: i32) -> Error {
+        let (name, description) = match describe(code) {
+            Some((n, d)) => (Some(n), Some(d)),
+            None => (None, None),
+        };
+        Error::Cuda {
+            code,
+            name,
+            description,
+        }
+    }
+
+    /// The raw `cudaError_t` value of a [`Error::Cuda`]; `None` for loader errors.
+    pub fn cuda_code(&self) -> Option<i32> {
+        match self {
+            Error::Cuda { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+/// Turns a `cudaError_t` status into a `Result`: `0` (`cudaSuccess`) is `Ok(())`, any other
+/// value is [`Error::Cuda`].
+pub fn check(code: i32) -> Result<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(Error::from_code(code))
+    }
+}
+
+/// `Ok(())` for a raw call that returned `cudaSuccess`; the loader's error when the call
+/// could not be made; [`Error::Cuda`] for any other status. Used by the safe layer around
+/// every [`sys`](crate::sys) call.
+#[inline]
+pub(crate) fn status(result: Result<crate::sys::cudaError_t>) -> Result<()> {
+    check(result?.as_raw() as i32)
+}
+
+/// What the drop-error hook is called with: what was being released (`"stream"`,
+/// `"device buffer"`, …) and why it failed.
+pub type DropErrorHook = fn(resource: &'static str, error: &Error);
+
+static DROP_HOOK: std::sync::RwLock<Option<DropErrorHook>> = std::sync::RwLock::new(None);
+
+/// Sets the process-wide hook that receives the errors the safe layer cannot return: a
+/// failed destroy or free in a `Drop` (`cudaStreamDestroy`, `cudaFreeAsync`, …) and a panic
+/// caught in a Rust closure that CUDA called. Returns the previous hook; `None` restores
+/// the default.
+///
+/// The default hook writes one line to standard error the first time each kind of failure
+/// (resource and error code) is seen, and ignores errors that only say the library is
+/// absent (nothing could have been created then) or that the runtime is already unloading
+/// at process exit (`cudaErrorCudartUnloading`).
+///
+/// `Drop` never panics: a hook that panics is caught and ignored. Callers who want the
+/// error itself call the type's `close(self) -> Result<()>` instead of dropping it.
+pub fn set_drop_error_hook(hook: Option<DropErrorHook>) -> Option<DropErrorHook> {
+    let mut slot = DROP_HOOK.write().unwrap_or_else(|e| e.into_inner());
+    std::mem::replace(&mut *slot, hook)
+}
+
+/// Reports an error that cannot be returned (see [`set_drop_error_hook`]). Never panics.
+pub(crate) fn report_drop_error(resource: &'static str, error: &Error) {
+    let hook = *DROP_HOOK.read().unwrap_or_else(|e| e.into_inner());
+    let hook = hook.unwrap_or(default_drop_hook);
+    // A panicking hook must not unwind out of a `Drop` or a C callback.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(resource, error)));
+}
+
+/// `cudaErrorCudartUnloading`: the runtime is shutting down (objects dropped at exit).
+const CUDART_UNLOADING: i32 = 4;
+
+fn default_drop_hook(resource: &'static str, error: &Error) {
+    static SEEN: std::sync::Mutex<Vec<(&'static str, Option<i32>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let code = match error {
+        Error::LibraryNotFound { .. } | Error::SymbolNotFound { .. } => return,
+        Error::Cuda { code, .. } if *code == CUDART_UNLOADING => return,
+        other => other.cuda_code(),
+    };
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.contains(&(resource, code)) {
+        return;
+    }
+    seen.push((resource, code));
+    eprintln!(
+        "{}: releasing a {resource} failed: {error} (reported once per kind; \
+         see set_drop_error_hook)",
+        env!("CARGO_PKG_NAME")
+    );
+}
+
+/// The panic payload of a caught panic as text, for [`Error::CallbackPanicked`].
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-string payload".to_string()
+    }
+}
+
+/// The name and description of a `cudaError_t` code, or `None` when unknown.
+///
+/// Order of lookup:
+/// 1. the generated table of the documented codes (`sys::errors`);
+/// 2. the global library's own `cudaGetErrorName` / `cudaGetErrorString`, only when it is
+///    already loaded (this never triggers a load).
+pub(crate) fn describe(code: i32) -> Option<(&'static str, &'static str)> {
+    crate::sys::errors::error_info(i64::from(code)).or_else(|| from_loaded_library(code))
+}
+
+/// Asks the already-loaded global library for the name and description of `code`.
+fn from_loaded_library(code: i32) -> Option<(&'static str, &'static str)> {
+    type GetString = unsafe extern "C" fn(c_int) -> *const c_char;
+    let lib = crate::loader::Library::loaded()?;
+    // SAFETY: both functions have this C signature in every CUDA runtime
+    // (`const char* cudaGetErrorName(cudaError_t)`).
+    let name: GetString = unsafe { lib.find(c"cudaGetErrorName") }?;
+    let text: GetString = unsafe { lib.find(c"cudaGetErrorString") }?;
+    // SAFETY: the functions accept any value (an unknown one yields an "unrecognized" string
+    // or null); the strings are static data of the library, which the global never unloads.
+    let (name, text) = unsafe { (static_str(name(code))?, static_str(text(code))?) };
+    // An unknown code comes back as "unrecognized error code": not a name.
+    name.starts_with("cuda").then_some((name, text))
+}
+
+/// A `'static` view of a C string owned by the never-unloaded global library.
+///
+/// # Safety
+/// `ptr` is null or points to a NUL-terminated string that lives as long as the process.
+unsafe fn static_str(ptr: *const c_char) -> Option<&'static str> {
+    if ptr.is_null() {
+        return None;
+    }
+    CStr::from_ptr(ptr).to_str().ok()
+}
+
+/// `13020` → `CUDA 13.2 (13020)`.
+pub(crate) fn render_version(version: Option<i32>) -> String {
+    match version {
+        Some(v) => format!("CUDA {}.{} ({v})", v / 1000, (v % 1000) / 10),
+        None => "runtime version unknown".to_string(),
+    }
+}
+
+fn render_cuda(code: i32, name: Option<&str>, description: Option<&str>) -> String {
+    match (name, description) {
+        (Some(n), Some(d)) if !d.is_empty() => format!("CUDA error {code} ({n}): {d}"),
+        (Some(n), _) => format!("CUDA error {code} ({n})"),
+        _ => format!("CUDA error {code}"),
+    }
+}
+
+fn render_not_found(tried: &[(String, String)]) -> String {
+    let mut s = String::from("the CUDA runtime library (libcudart) could not be loaded");
+    if tried.is_empty() {
+        s.push_str("; no candidate was tried");
+    } else {
+        s.push_str("; tried:");
+        for (what, why) in tried {
+            s.push_str(&format!("\n  - {what}: {why}"));
+        }
+    }
+    s.push_str(
+        "\nSet CUDART_PATH to the libcudart file (or the folder holding it), or install the \
+         CUDA runtime of this crate's major release (the CUDA Toolkit, or NVIDIA's \
+         `nvidia-cuda-runtime` wheel from PyPI).",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_maps_zero_to_ok_and_keeps_other_codes() {
+        assert_eq!(check(0), Ok(()));
+        let e = check(12345).unwrap_err();
+        assert_eq!(e.cuda_code(), Some(12345));
+        assert!(e.to_string().contains("12345"), "{e}");
+    }
+
+    #[test]
+    fn not_found_lists_every_candidate_and_says_what_to_do() {
+        let e = Error::LibraryNotFound {
+            tried: vec![
+                ("/a/libcudart.so.13".into(), "no such file".into()),
+                (
+                    "libcudart.so".into(),
+                    "not found by the system loader".into(),
+                ),
+            ],
+        };
+        let text = e.to_string();
+        assert!(text.contains("/a/libcudart.so.13: no such file"), "{text}");
+        assert!(text.contains("libcudart.so: not found"), "{text}");
+        assert!(text.contains("CUDART_PATH"), "{text}");
+    }
+
+    #[test]
+    fn symbol_not_found_names_symbol_library_and_version() {
+        let e = Error::SymbolNotFound {
+            symbol: "cudaFoo".into(),
+            library: "/x/libcudart.so.13".into(),
+            version: Some(13020),
+        };
+        let text = e.to_string();
+        assert!(text.contains("`cudaFoo`"), "{text}");
+        assert!(text.contains("/x/libcudart.so.13"), "{text}");
+        assert!(text.contains("CUDA 13.2 (13020)"), "{text}");
+        let unknown = Error::SymbolNotFound {
+            symbol: "cudaFoo".into(),
+            library: "x".into(),
+            version: None,
+        };
+        assert!(unknown.to_string().contains("version unknown"));
+    }
+
+    #[test]
+    fn debug_reads_like_display() {
+        let e = Error::LibraryNotFound {
+            tried: vec![("libcudart.so".into(), "not found".into())],
+        };
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(!format!("{e:?}").contains("LibraryNotFound {"));
+    }
+
+    #[test]
+    fn drop_errors_reach_the_hook_and_a_panicking_hook_is_contained() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        fn counting(resource: &'static str, error: &Error) {
+            if resource == "test resource" && error.cuda_code() == Some(999) {
+                CALLS.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        fn panicking(_: &'static str, _: &Error) {
+            panic!("hook panics");
+        }
+        let previous = set_drop_error_hook(Some(counting));
+        report_drop_error("test resource", &Error::from_code(999));
+        report_drop_error("test resource", &Error::from_code(999));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        set_drop_error_hook(Some(panicking));
+        report_drop_error("test resource", &Error::from_code(999));
+        set_drop_error_hook(previous);
+    }
+
+    #[test]
+    fn default_hook_ignores_a_missing_library_and_unloading() {
+        // Nothing to observe but that these return without panicking.
+        default_drop_hook("x", &Error::LibraryNotFound { tried: vec![] });
+        default_drop_hook("x", &Error::from_code(CUDART_UNLOADING));
+        default_drop_hook("x", &Error::from_code(1));
+        default_drop_hook("x", &Error::from_code(1));
+    }
+
+    #[test]
+    fn panic_messages_are_read_from_str_and_string_payloads() {
+        let p = std::panic::catch_unwind(|| panic!("boom {}", 1)).unwrap_err();
+        assert_eq!(panic_message(&*p), "boom 1");
+        let p = std::panic::catch_unwind(|| panic!("static")).unwrap_err();
+        assert_eq!(panic_message(&*p), "static");
+        let p = std::panic::catch_unwind(|| std::panic::panic_any(5u8)).unwrap_err();
+        assert!(panic_message(&*p).contains("non-string"));
+    }
+
+    #[test]
+    fn cuda_error_displays_name_when_known() {
+        let e = Error::Cuda {
+            code: 1,
+            name: Some("cudaErrorInvalidValue"),
+            description: Some("invalid argument"),
+        };
+        assert_eq!(
+            e.to_string(),
+            "CUDA error 1 (cudaErrorInvalidValue): invalid argument"
+        );
+    }
+}

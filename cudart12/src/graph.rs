@@ -1,0 +1,658 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/graph.rs:
+// edit the template, not this copy.
+
+//! CUDA graphs: capture of a stream's work ([`Stream::begin_capture`] → [`CaptureGuard`] →
+//! [`Graph`]), explicit construction (empty, kernel, memset, memcpy, host-closure and child
+//! graph nodes), instantiation into a [`GraphExec`], upload, launch and update.
+//!
+//! [`Graph`] and [`GraphExec`] are owned and destroyed on drop. They are `Send` but not
+//! `Sync`: CUDA does not synchronise graph objects internally, and calls on one graph (even
+//! ones that look read-only, as instantiation) must not run concurrently (CUDA Runtime API,
+//! "Graph object thread safety"). Nodes are `Copy` handles that borrow their graph.
+//!
+//! What a graph keeps: Rust closures of host nodes and pinned host buffers used by captured
+//! copies are owned by the graph through CUDA user objects, so they live as long as the
+//! graph and every executable graph made from it; they are released on a helper thread
+//! (CUDA forbids CUDA calls in a user object's destructor). Device memory is referenced by
+//! address only: buffers a graph uses must outlive its launches.
+
+use std::any::Any;
+use std::ffi::{c_uint, c_void};
+use std::marker::PhantomData;
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Mutex, OnceLock};
+
+use crate::error::{report_drop_error, status, Error, Result};
+use crate::kernel::Launch;
+use crate::memory::{AsDeviceSlice, AsDeviceSliceMut, DeviceCopy};
+use crate::stream::{run_caught, KeepAlive, Stream};
+use crate::sys;
+
+/// How a capture restricts other threads' potentially unsafe CUDA calls
+/// (`cudaStreamCaptureMode`: `GLOBAL`, `THREAD_LOCAL`, `RELAXED`).
+pub type CaptureMode = sys::cudaStreamCaptureMode;
+
+/// A CUDA graph (`cudaGraph_t`).
+#[derive(Debug)]
+pub struct Graph {
+    raw: sys::cudaGraph_t,
+}
+
+// SAFETY: a graph may be used from any thread, one at a time (`!Sync`).
+unsafe impl Send for Graph {}
+
+/// A node of a [`Graph`], valid while the graph is borrowed.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphNode<'g> {
+    raw: sys::cudaGraphNode_t,
+    _graph: PhantomData<&'g Graph>,
+}
+
+impl GraphNode<'_> {
+    /// The raw handle.
+    pub fn as_raw(self) -> sys::cudaGraphNode_t {
+        self.raw
+    }
+}
+
+/// `cudaUserObjectNoDestructorSync`, the flag CUDA requires for user objects.
+const USER_OBJECT_NO_DESTRUCTOR_SYNC: c_uint = 1;
+/// `cudaGraphUserObjectMove`: the graph takes over the caller's reference.
+const GRAPH_USER_OBJECT_MOVE: c_uint = 1;
+
+type HostNodeFn = Box<dyn Fn() + Send + Sync>;
+
+impl Graph {
+    /// An empty graph (`cudaGraphCreate`).
+    pub fn new() -> Result<Graph> {
+        let mut raw = sys::cudaGraph_t::null();
+        // SAFETY: one handle is written; flags must be 0.
+        status(unsafe { sys::cudaGraphCreate(&mut raw, 0) })?;
+        Ok(Graph { raw })
+    }
+
+    /// Takes ownership of a graph handle: destroyed when this value is dropped.
+    ///
+    /// # Safety
+    /// `raw` is a live graph that nothing else destroys.
+    pub unsafe fn from_raw(raw: sys::cudaGraph_t) -> Graph {
+        Graph { raw }
+    }
+
+    /// The raw handle; valid as long as this value exists.
+    pub fn as_raw(&self) -> sys::cudaGraph_t {
+        self.raw
+    }
+
+    /// The number of nodes (`cudaGraphGetNodes`).
+    pub fn node_count(&self) -> Result<usize> {
+        let mut n = 0usize;
+        // SAFETY: with a null list, only the count is written.
+        status(unsafe { sys::cudaGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n) })?;
+        Ok(n)
+    }
+
+    /// The number of nodes without dependencies (`cudaGraphGetRootNodes`).
+    pub fn root_count(&self) -> Result<usize> {
+        let mut n = 0usize;
+        // SAFETY: with a null list, only the count is written.
+        status(unsafe { sys::cudaGraphGetRootNodes(self.raw, std::ptr::null_mut(), &mut n) })?;
+        Ok(n)
+    }
+
+    fn deps(deps: &[GraphNode<'_>]) -> *const sys::cudaGraphNode_t {
+        if deps.is_empty() {
+            std::ptr::null()
+        } else {
+            deps.as_ptr().cast()
+        }
+    }
+
+    fn node(&self, raw: sys::cudaGraphNode_t) -> GraphNode<'_> {
+        GraphNode {
+            raw,
+            _graph: PhantomData,
+        }
+    }
+
+    /// A node that does nothing, for ordering (`cudaGraphAddEmptyNode`).
+    pub fn add_empty_node(&self, deps: &[GraphNode<'_>]) -> Result<GraphNode<'_>> {
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the graph and the dependency nodes (borrowing it) are alive.
+        status(unsafe {
+            sys::cudaGraphAddEmptyNode(&mut node, self.raw, Self::deps(deps), deps.len())
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that runs `f` on a CUDA host thread (`cudaGraphAddHostNode`), at every
+    /// launch. `f` must not call CUDA; a panic is caught and reported through the hook of
+    /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). The graph (and every
+    /// executable graph and clone made from it) owns `f`.
+    pub fn add_host_node<F>(&self, deps: &[GraphNode<'_>], f: F) -> Result<GraphNode<'_>>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        let cell: *mut HostNodeFn = Box::into_raw(Box::new(Box::new(f)));
+        // The user object owns the closure from here on (also when retaining fails).
+        // SAFETY: `cell` is a leaked `HostNodeFn` box, released once by the destructor.
+        unsafe { self.retain(cell.cast(), destroy_boxed::<HostNodeFn>) }?;
+        let params = sys::cudaHostNodeParams {
+            fn_: Some(host_node_trampoline),
+            userData: cell.cast(),
+        };
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the trampoline matches `cudaHostFn_t`; `cell` lives as long as the graph
+        // (and its executable graphs) through the user object.
+        status(unsafe {
+            sys::cudaGraphAddHostNode(&mut node, self.raw, Self::deps(deps), deps.len(), &params)
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that runs `child` (copied into this graph) as a sub-graph
+    /// (`cudaGraphAddChildGraphNode`).
+    pub fn add_child_graph_node(
+        &self,
+        deps: &[GraphNode<'_>],
+        child: &Graph,
+    ) -> Result<GraphNode<'_>> {
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: both graphs are alive; CUDA clones the child.
+        status(unsafe {
+            sys::cudaGraphAddChildGraphNode(
+                &mut node,
+                self.raw,
+                Self::deps(deps),
+                deps.len(),
+                child.raw,
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that sets every byte of `dst` to `value` (`cudaGraphAddMemsetNode`). `dst`
+    /// must outlive the graph's launches.
+    pub fn add_memset_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut impl AsDeviceSliceMut<T>,
+        value: u8,
+    ) -> Result<GraphNode<'_>> {
+        let dst = dst.as_device_slice_mut();
+        let params = sys::cudaMemsetParams {
+            dst: dst.as_device_ptr().as_raw(),
+            pitch: 0,
+            value: u32::from(value),
+            elementSize: 1,
+            width: dst.size_bytes(),
+            height: 1,
+        };
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the record names `width` bytes of device memory.
+        status(unsafe {
+            sys::cudaGraphAddMemsetNode(&mut node, self.raw, Self::deps(deps), deps.len(), &params)
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that copies `src` to `dst` on the device (`cudaGraphAddMemcpyNode1D`); same
+    /// lengths. Both must outlive the graph's launches.
+    pub fn add_copy_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut impl AsDeviceSliceMut<T>,
+        src: &impl AsDeviceSlice<T>,
+    ) -> Result<GraphNode<'_>> {
+        let (dst, src) = (dst.as_device_slice_mut(), src.as_device_slice());
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "add_copy_node",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        // SAFETY: both sides are device memory of `len` elements.
+        unsafe {
+            self.add_memcpy_1d(
+                deps,
+                dst.as_device_ptr().as_raw(),
+                src.as_device_ptr().as_raw(),
+                src.size_bytes(),
+                sys::cudaMemcpyKind::DEVICE_TO_DEVICE,
+            )
+        }
+    }
+
+    /// A node that copies host memory to the device at each launch.
+    ///
+    /// # Safety
+    /// `src` stays alive and unwritten by the host during every launch of the graph (and of
+    /// executable graphs made from it); `dst` outlives those launches. Capturing
+    /// [`copy_from_pinned_async`](crate::memory::DeviceBuffer::copy_from_pinned_async) is
+    /// the safe way.
+    pub unsafe fn add_copy_from_host_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut impl AsDeviceSliceMut<T>,
+        src: &[T],
+    ) -> Result<GraphNode<'_>> {
+        let dst = dst.as_device_slice_mut();
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "add_copy_from_host_node",
+                dst.len(),
+                src.len(),
+            ));
+        }
+        // SAFETY: the caller's promise.
+        unsafe {
+            self.add_memcpy_1d(
+                deps,
+                dst.as_device_ptr().as_raw(),
+                src.as_ptr().cast(),
+                dst.size_bytes(),
+                sys::cudaMemcpyKind::HOST_TO_DEVICE,
+            )
+        }
+    }
+
+    /// A node that copies device memory to the host at each launch.
+    ///
+    /// # Safety
+    /// `dst` stays alive and untouched by the host during every launch of the graph (and of
+    /// executable graphs made from it); `src` outlives those launches.
+    pub unsafe fn add_copy_to_host_node<T: DeviceCopy>(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: &mut [T],
+        src: &impl AsDeviceSlice<T>,
+    ) -> Result<GraphNode<'_>> {
+        let src = src.as_device_slice();
+        if dst.len() != src.len() {
+            return Err(crate::memory::length_mismatch(
+                "add_copy_to_host_node",
+                src.len(),
+                dst.len(),
+            ));
+        }
+        // SAFETY: the caller's promise.
+        unsafe {
+            self.add_memcpy_1d(
+                deps,
+                dst.as_mut_ptr().cast(),
+                src.as_device_ptr().as_raw(),
+                src.size_bytes(),
+                sys::cudaMemcpyKind::DEVICE_TO_HOST,
+            )
+        }
+    }
+
+    /// # Safety
+    /// `dst` and `src` are valid for `bytes` bytes on their sides during every launch.
+    unsafe fn add_memcpy_1d(
+        &self,
+        deps: &[GraphNode<'_>],
+        dst: *mut c_void,
+        src: *const c_void,
+        bytes: usize,
+        kind: sys::cudaMemcpyKind,
+    ) -> Result<GraphNode<'_>> {
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the caller's promise; the graph and dependencies are alive.
+        status(unsafe {
+            sys::cudaGraphAddMemcpyNode1D(
+                &mut node,
+                self.raw,
+                Self::deps(deps),
+                deps.len(),
+                dst,
+                src,
+                bytes,
+                kind,
+            )
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// A node that launches a kernel as `launch` describes it (its stream is ignored;
+    /// launch attributes are refused). CUDA copies the argument values now.
+    ///
+    /// # Safety
+    /// As [`Launch::run`], for every launch of the graph: the arguments match the kernel's
+    /// parameters, and the memory they name is valid during every launch.
+    pub unsafe fn add_kernel_node(
+        &self,
+        deps: &[GraphNode<'_>],
+        mut launch: Launch<'_>,
+    ) -> Result<GraphNode<'_>> {
+        let params = launch.node_params()?;
+        let mut node = sys::cudaGraphNode_t::null();
+        // SAFETY: the caller's promise about the arguments; `params` borrows `launch`'s
+        // argument list for the call, and CUDA copies the values.
+        status(unsafe {
+            sys::cudaGraphAddKernelNode(&mut node, self.raw, Self::deps(deps), deps.len(), &params)
+        })?;
+        Ok(self.node(node))
+    }
+
+    /// Makes the graph own `data` through a CUDA user object whose destructor is
+    /// `destroy`: it lives as long as the graph and every executable graph or clone made
+    /// from it. On failure `data` is destroyed here.
+    ///
+    /// # Safety
+    /// `destroy(data)` releases `data` exactly once and makes no CUDA call.
+    unsafe fn retain(
+        &self,
+        data: *mut c_void,
+        destroy: unsafe extern "C" fn(*mut c_void),
+    ) -> Result<()> {
+        // Start the thread that releases what user objects owned, before CUDA may need it.
+        if let Err(e) = reaper() {
+            // SAFETY: `data` was never handed to CUDA.
+            unsafe { destroy(data) };
+            return Err(e);
+        }
+        let mut object = sys::cudaUserObject_t::null();
+        // SAFETY: `destroy` matches `cudaHostFn_t`; the object owns `data` on success.
+        let created = status(unsafe {
+            sys::cudaUserObjectCreate(
+                &mut object,
+                data,
+                Some(destroy),
+                1,
+                USER_OBJECT_NO_DESTRUCTOR_SYNC,
+            )
+        });
+        if let Err(e) = created {
+            // SAFETY: `data` was not taken by CUDA.
+            unsafe { destroy(data) };
+            return Err(e);
+        }
+        // SAFETY: the graph and the object are alive; the graph takes over our reference.
+        let retained = status(unsafe {
+            sys::cudaGraphRetainUserObject(self.raw, object, 1, GRAPH_USER_OBJECT_MOVE)
+        });
+        if retained.is_err() {
+            // SAFETY: our reference was not moved: releasing it runs the destructor.
+            let _ = unsafe { sys::cudaUserObjectRelease(object, 1) };
+        }
+        retained
+    }
+
+    /// Keeps `items` alive for the graph's life (see the module documentation).
+    fn keep(&self, items: Vec<KeepAlive>) -> Result<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let data: *mut Vec<KeepAlive> = Box::into_raw(Box::new(items));
+        // SAFETY: a leaked box released once by its destructor.
+        unsafe { self.retain(data.cast(), destroy_boxed::<Vec<KeepAlive>>) }
+    }
+
+    /// Instantiates the graph into an executable graph (`cudaGraphInstantiate`, no flags).
+    pub fn instantiate(&self) -> Result<GraphExec> {
+        self.instantiate_with_flags(0)
+    }
+
+    /// Instantiates with `cudaGraphInstantiateFlags` bits (e.g. `AutoFreeOnLaunch` = 1,
+    /// `Upload` = 2, `UseNodePriority` = 8).
+    pub fn instantiate_with_flags(&self, flags: u64) -> Result<GraphExec> {
+        let mut raw = sys::cudaGraphExec_t::null();
+        // SAFETY: the graph is alive; one handle is written.
+        status(unsafe { sys::cudaGraphInstantiate(&mut raw, self.raw, flags as _) })?;
+        Ok(GraphExec { raw })
+    }
+
+    /// A copy of the graph (`cudaGraphClone`), sharing what the graph keeps alive.
+    pub fn try_clone(&self) -> Result<Graph> {
+        let mut raw = sys::cudaGraph_t::null();
+        // SAFETY: the graph is alive; one handle is written.
+        status(unsafe { sys::cudaGraphClone(&mut raw, self.raw) })?;
+        Ok(Graph { raw })
+    }
+
+    /// Destroys the graph now and returns the error, where dropping would report it to the
+    /// hook. Executable graphs made from it stay valid.
+    pub fn close(self) -> Result<()> {
+        let raw = std::mem::ManuallyDrop::new(self).raw;
+        // SAFETY: owned handle, destroyed once.
+        status(unsafe { sys::cudaGraphDestroy(raw) })
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaGraphDestroy(self.raw) }) {
+            report_drop_error("graph", &e);
+        }
+    }
+}
+
+/// An executable graph (`cudaGraphExec_t`), launched on streams.
+#[derive(Debug)]
+pub struct GraphExec {
+    raw: sys::cudaGraphExec_t,
+}
+
+// SAFETY: an executable graph may be used from any thread, one at a time (`!Sync`).
+unsafe impl Send for GraphExec {}
+
+impl GraphExec {
+    /// The raw handle; valid as long as this value exists.
+    pub fn as_raw(&self) -> sys::cudaGraphExec_t {
+        self.raw
+    }
+
+    /// Enqueues one run of the graph on `stream` (`cudaGraphLaunch`).
+    #[inline]
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: both handles are alive; what the graph uses is kept alive by it (host
+        // closures, pinned buffers) or is the caller's device memory (see the module
+        // documentation).
+        status(unsafe { sys::cudaGraphLaunch(self.raw, stream.as_raw()) })
+    }
+
+    /// Uploads the graph's work to the device ahead of the first launch, ordered on
+    /// `stream` (`cudaGraphUpload`).
+    pub fn upload(&self, stream: &Stream) -> Result<()> {
+        // SAFETY: both handles are alive.
+        status(unsafe { sys::cudaGraphUpload(self.raw, stream.as_raw()) })
+    }
+
+    /// Updates this executable graph in place from `graph`, which must have the same
+    /// topology (`cudaGraphExecUpdate`); a refused update is
+    /// `cudaErrorGraphExecUpdateFailure` and leaves this one unchanged.
+    pub fn update(&self, graph: &Graph) -> Result<()> {
+        let mut info = sys::cudaGraphExecUpdateResultInfo::default();
+        // SAFETY: both handles are alive; one record is written.
+        status(unsafe { sys::cudaGraphExecUpdate(self.raw, graph.raw, &mut info) })
+    }
+
+    /// Destroys the executable graph now and returns the error, where dropping would
+    /// report it to the hook. Launches already enqueued complete.
+    pub fn close(self) -> Result<()> {
+        let raw = std::mem::ManuallyDrop::new(self).raw;
+        // SAFETY: owned handle, destroyed once.
+        status(unsafe { sys::cudaGraphExecDestroy(raw) })
+    }
+}
+
+impl Drop for GraphExec {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, destroyed once.
+        if let Err(e) = status(unsafe { sys::cudaGraphExecDestroy(self.raw) }) {
+            report_drop_error("executable graph", &e);
+        }
+    }
+}
+
+/// A capture in progress on a stream ([`Stream::begin_capture`]). [`end`](Self::end)
+/// returns the graph; dropping the guard ends the capture and discards the graph, so a
+/// stream is never left capturing. Not `Send`: a capture (other than `RELAXED`) must end
+/// on the thread that began it.
+#[must_use = "end the capture with `end()` to get the graph"]
+#[derive(Debug)]
+pub struct CaptureGuard<'s> {
+    stream: &'s Stream,
+    ended: bool,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl CaptureGuard<'_> {
+    /// The stream being captured.
+    pub fn stream(&self) -> &Stream {
+        self.stream
+    }
+
+    /// Ends the capture (`cudaStreamEndCapture`) and returns the graph; an invalidated
+    /// capture is the error that invalidated it (`cudaErrorStreamCaptureInvalidated`, …).
+    pub fn end(mut self) -> Result<Graph> {
+        self.ended = true;
+        end_capture(self.stream)
+    }
+}
+
+impl Drop for CaptureGuard<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            if let Err(e) = end_capture(self.stream) {
+                report_drop_error("stream capture", &e);
+            }
+        }
+    }
+}
+
+fn end_capture(stream: &Stream) -> Result<Graph> {
+    let mut raw = sys::cudaGraph_t::null();
+    // SAFETY: the stream is alive and capturing (begun by the guard).
+    let ended = status(unsafe { sys::cudaStreamEndCapture(stream.as_raw(), &mut raw) });
+    let keep = stream.take_keep_alive();
+    if raw.is_null() {
+        // No graph: nothing replays the captured copies; `keep` is released here.
+        return Err(ended.err().unwrap_or_else(|| Error::from_code(901)));
+    }
+    let graph = Graph { raw };
+    ended?;
+    graph.keep(keep)?;
+    Ok(graph)
+}
+
+impl Stream {
+    /// Begins capturing the work enqueued on this stream into a graph
+    /// (`cudaStreamBeginCapture`) until the guard's [`end`](CaptureGuard::end).
+    ///
+    /// During a capture nothing runs: blocking calls on the stream (a `copy_to_host`,
+    /// `synchronize`) fail and invalidate the capture. Copies to and from
+    /// [`PinnedBuffer`](crate::memory::PinnedBuffer)s, kernel launches, memsets and
+    /// device copies are captured; so are allocations and frees of device buffers on the
+    /// stream (`cudaMallocAsync` / `cudaFreeAsync` become graph memory nodes): allocate the
+    /// buffers a graph reuses before the capture, and drop them after it.
+    pub fn begin_capture(&self, mode: CaptureMode) -> Result<CaptureGuard<'_>> {
+        // SAFETY: the stream is alive.
+        status(unsafe { sys::cudaStreamBeginCapture(self.as_raw(), mode) })?;
+        Ok(CaptureGuard {
+            stream: self,
+            ended: false,
+            _not_send: PhantomData,
+        })
+    }
+
+    /// Captures what `f` enqueues on this stream into a graph; the capture ends also when
+    /// `f` fails (its error is returned).
+    pub fn capture(
+        &self,
+        mode: CaptureMode,
+        f: impl FnOnce(&Stream) -> Result<()>,
+    ) -> Result<Graph> {
+        let guard = self.begin_capture(mode)?;
+        let recorded = f(self);
+        let graph = guard.end();
+        recorded?;
+        graph
+    }
+}
+
+unsafe extern "C" fn host_node_trampoline(user: *mut c_void) {
+    // SAFETY: `user` is the `HostNodeFn` the graph's user object owns; alive during every
+    // launch.
+    let f = unsafe { &*user.cast::<HostNodeFn>() };
+    run_caught("graph host node", f);
+}
+
+/// The destructor of a user object owning a `Box<T>`: hands it to the reaper thread,
+/// because dropping it may call CUDA (a pinned buffer frees itself), which a user object
+/// destructor must not.
+unsafe extern "C" fn destroy_boxed<T: Send + 'static>(data: *mut c_void) {
+    // SAFETY: `data` is the leaked `Box<T>` the user object owned; released once.
+    let boxed: Box<T> = unsafe { Box::from_raw(data.cast::<T>()) };
+    let boxed: Box<dyn Any + Send> = boxed;
+    let sent = reaper().map(|tx| tx.lock().unwrap_or_else(|e| e.into_inner()).send(boxed));
+    if let Ok(Err(unsent)) = sent {
+        // The reaper is gone (process exit): leak rather than call CUDA here.
+        std::mem::forget(unsent.0);
+    }
+}
+
+type Reaped = Box<dyn Any + Send>;
+
+/// The thread that drops what user objects owned.
+fn reaper() -> Result<&'static Mutex<Sender<Reaped>>> {
+    static REAPER: OnceLock<std::result::Result<Mutex<Sender<Reaped>>, String>> = OnceLock::new();
+    REAPER
+        .get_or_init(|| {
+            let (tx, rx) = channel::<Reaped>();
+            std::thread::Builder::new()
+                .name("cudart-graph-release".into())
+                .spawn(move || {
+                    for item in rx {
+                        run_caught("graph-owned object", move || drop(item));
+                    }
+                })
+                .map(|_| Mutex::new(tx))
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| Error::InvalidArgument(format!("cannot start the graph release thread: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphs_are_send_but_not_shared() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Graph>();
+        assert_send::<GraphExec>();
+        assert_eq!(
+            std::mem::size_of::<GraphNode<'static>>(),
+            std::mem::size_of::<sys::cudaGraphNode_t>()
+        );
+    }
+
+    #[test]
+    fn the_reaper_drops_what_it_is_sent() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        struct Flag(Arc<AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let data = Box::into_raw(Box::new(Flag(dropped.clone())));
+        // SAFETY: a leaked box, released once.
+        unsafe { destroy_boxed::<Flag>(data.cast()) };
+        for _ in 0..200 {
+            if dropped.load(Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        panic!("the reaper thread did not drop the item");
+    }
+}

@@ -1,0 +1,846 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/kernel.rs:
+// edit the template, not this copy.
+
+//! Kernels: a [`Module`] loaded from PTX, cubin or fatbin bytes or a file
+//! (`cudaLibraryLoadData` / `cudaLibraryLoadFromFile`, context-independent), [`Kernel`]s
+//! found in it by name, their attributes and occupancy, and launches through a builder.
+//!
+//! A launch is built with [`Stream::launch`] (or [`Launch::new`]): grid, block, dynamic
+//! shared memory, arguments in order, optional thread-block clusters, cooperative launch
+//! and priority; [`Launch::run`] sends it (`cudaLaunchKernel`, or `cudaLaunchKernelExC`
+//! with launch attributes when any is set). `run` is the one `unsafe` step: the crate
+//! cannot see the kernel's parameter list, so the caller promises that the arguments match
+//! it in number, order and type, and that what the kernel reads and writes is valid.
+//!
+//! Arguments are passed as CUDA expects them (`void** args`, one pointer to each argument
+//! value): a [`KernelArg`] gives the address of its value, so building the list copies no
+//! argument and allocates nothing for up to [`INLINE_ARGS`] arguments.
+//!
+//! Modules and kernels are `Send` and `Sync` (library and kernel handles are
+//! context-independent and thread-safe). A kernel keeps its module loaded.
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{report_drop_error, status, Error, Result};
+use crate::memory::{DeviceBuffer, DeviceCopy, DeviceSlice, DeviceSliceMut, ManagedBuffer};
+use crate::stream::Stream;
+use crate::sys;
+
+/// A loaded module of device code (`cudaLibrary_t`): CuPy's / cuda.core's module or
+/// `ObjectCode`. Unloaded when the module and every kernel from it are dropped.
+#[derive(Clone)]
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+struct ModuleInner {
+    raw: sys::cudaLibrary_t,
+}
+
+// SAFETY: library handles are context-independent and may be used from any thread.
+unsafe impl Send for ModuleInner {}
+// SAFETY: as above; only passed to CUDA.
+unsafe impl Sync for ModuleInner {}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        // SAFETY: owned library, unloaded once, after its last kernel is gone.
+        if let Err(e) = status(unsafe { sys::cudaLibraryUnload(self.raw) }) {
+            report_drop_error("module", &e);
+        }
+    }
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Module").field(&self.inner.raw).finish()
+    }
+}
+
+/// The first bytes of a cubin (an ELF file).
+const ELF_MAGIC: &[u8] = b"\x7fELF";
+/// The first bytes of a fatbin (`0xBA55ED50`, little-endian).
+const FATBIN_MAGIC: &[u8] = &[0x50, 0xED, 0x55, 0xBA];
+
+impl Module {
+    /// Loads PTX source; the driver compiles it for the current device.
+    pub fn from_ptx(ptx: &str) -> Result<Module> {
+        let text = CString::new(ptx)
+            .map_err(|_| Error::InvalidArgument("PTX with an interior NUL byte".into()))?;
+        // SAFETY: a NUL-terminated PTX image.
+        unsafe { Module::load(text.as_ptr().cast()) }
+    }
+
+    /// Loads a cubin, a fatbin or PTX text from bytes (a cubin or fatbin is recognised by
+    /// its magic number; anything else is taken as PTX and NUL-terminated when needed).
+    pub fn from_bytes(image: &[u8]) -> Result<Module> {
+        if image.starts_with(ELF_MAGIC) || image.starts_with(FATBIN_MAGIC) {
+            // SAFETY: a complete cubin or fatbin image (CUDA reads its own headers).
+            return unsafe { Module::load(image.as_ptr().cast()) };
+        }
+        let text = match image.iter().position(|b| *b == 0) {
+            Some(end) => &image[..end],
+            None => image,
+        };
+        let text = CString::new(text)
+            .map_err(|_| Error::InvalidArgument("PTX with an interior NUL byte".into()))?;
+        // SAFETY: a NUL-terminated PTX image.
+        unsafe { Module::load(text.as_ptr().cast()) }
+    }
+
+    /// Loads a cubin, fatbin or PTX file (`cudaLibraryLoadFromFile`).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Module> {
+        let path = path.as_ref();
+        let name = path_cstring(path)?;
+        let mut raw = sys::cudaLibrary_t::null();
+        // SAFETY: a NUL-terminated file name; no options.
+        status(unsafe {
+            sys::cudaLibraryLoadFromFile(
+                &mut raw,
+                name.as_ptr(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+            )
+        })?;
+        Ok(Module::wrap(raw))
+    }
+
+    /// # Safety
+    /// `image` is a complete cubin, fatbin, or NUL-terminated PTX image.
+    unsafe fn load(image: *const c_void) -> Result<Module> {
+        let mut raw = sys::cudaLibrary_t::null();
+        // SAFETY: the caller's promise about the image; no options.
+        status(unsafe {
+            sys::cudaLibraryLoadData(
+                &mut raw,
+                image,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+            )
+        })?;
+        Ok(Module::wrap(raw))
+    }
+
+    fn wrap(raw: sys::cudaLibrary_t) -> Module {
+        Module {
+            inner: Arc::new(ModuleInner { raw }),
+        }
+    }
+
+    /// Takes ownership of a loaded library: it is unloaded when the last clone and kernel
+    /// are dropped.
+    ///
+    /// # Safety
+    /// `raw` is a live library that nothing else unloads.
+    pub unsafe fn from_raw(raw: sys::cudaLibrary_t) -> Module {
+        Module::wrap(raw)
+    }
+
+    /// The raw handle; valid as long as this value (or a clone, or a kernel) exists.
+    pub fn as_raw(&self) -> sys::cudaLibrary_t {
+        self.inner.raw
+    }
+
+    /// Unloads the module now (if no clone and no kernel of it is left) and returns the
+    /// error, where dropping would report it to the hook; with clones or kernels alive
+    /// nothing is unloaded and this returns `Ok`.
+    pub fn close(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => {
+                let raw = std::mem::ManuallyDrop::new(inner).raw;
+                // SAFETY: the last reference to an owned library; unloaded once.
+                status(unsafe { sys::cudaLibraryUnload(raw) })
+            }
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The kernel called `name` (its mangled name for C++ kernels without `extern "C"`),
+    /// or `cudaErrorSymbolNotFound`.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let c_name = CString::new(name)
+            .map_err(|_| Error::InvalidArgument("a kernel name with a NUL byte".into()))?;
+        let mut raw = sys::cudaKernel_t::null();
+        // SAFETY: the library is alive; the name is NUL-terminated.
+        status(unsafe { sys::cudaLibraryGetKernel(&mut raw, self.inner.raw, c_name.as_ptr()) })?;
+        Ok(Kernel {
+            raw,
+            _module: Some(self.inner.clone()),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn path_cstring(path: &Path) -> Result<CString> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| Error::InvalidArgument("a path with a NUL byte".into()))
+}
+
+#[cfg(not(unix))]
+fn path_cstring(path: &Path) -> Result<CString> {
+    let s = path
+        .to_str()
+        .ok_or_else(|| Error::InvalidArgument("a path that is not UTF-8".into()))?;
+    CString::new(s).map_err(|_| Error::InvalidArgument("a path with a NUL byte".into()))
+}
+
+/// A kernel of a [`Module`] (`cudaKernel_t`), which it keeps loaded. Cheap to clone.
+#[derive(Clone)]
+pub struct Kernel {
+    raw: sys::cudaKernel_t,
+    _module: Option<Arc<ModuleInner>>,
+}
+
+// SAFETY: kernel handles are context-independent and may be used from any thread.
+unsafe impl Send for Kernel {}
+// SAFETY: as above.
+unsafe impl Sync for Kernel {}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Kernel").field(&self.raw).finish()
+    }
+}
+
+/// Static facts about a compiled kernel (`cudaFuncGetAttributes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KernelAttributes {
+    /// The most threads per block it can be launched with.
+    pub max_threads_per_block: i32,
+    /// Registers per thread.
+    pub num_regs: i32,
+    /// Statically allocated shared memory per block, bytes.
+    pub shared_size_bytes: usize,
+    /// Constant memory, bytes.
+    pub const_size_bytes: usize,
+    /// Local memory per thread, bytes.
+    pub local_size_bytes: usize,
+    /// The most dynamic shared memory a launch may ask for, bytes.
+    pub max_dynamic_shared_size_bytes: i32,
+    /// PTX virtual architecture it was compiled for (`major * 10 + minor`).
+    pub ptx_version: i32,
+    /// Binary architecture (`major * 10 + minor`).
+    pub binary_version: i32,
+}
+
+impl Kernel {
+    /// A kernel from a raw handle or function address (a `cudaKernel_t`, or a `__global__`
+    /// function's host stub address as `cudaLaunchKernel` accepts).
+    ///
+    /// # Safety
+    /// `raw` names a kernel that stays loaded as long as this value and its clones.
+    pub unsafe fn from_raw(raw: sys::cudaKernel_t) -> Kernel {
+        Kernel { raw, _module: None }
+    }
+
+    /// The raw handle.
+    #[inline]
+    pub fn as_raw(&self) -> sys::cudaKernel_t {
+        self.raw
+    }
+
+    #[inline]
+    fn func(&self) -> *const c_void {
+        self.raw.0.cast_const().cast()
+    }
+
+    /// The kernel's attributes on the current device.
+    pub fn attributes(&self) -> Result<KernelAttributes> {
+        let mut a = sys::cudaFuncAttributes::default();
+        // SAFETY: `cudaFuncGetAttributes` accepts a `cudaKernel_t`; one record is written.
+        status(unsafe { sys::cudaFuncGetAttributes(&mut a, self.func()) })?;
+        Ok(KernelAttributes {
+            max_threads_per_block: a.maxThreadsPerBlock,
+            num_regs: a.numRegs,
+            shared_size_bytes: a.sharedSizeBytes,
+            const_size_bytes: a.constSizeBytes,
+            local_size_bytes: a.localSizeBytes,
+            max_dynamic_shared_size_bytes: a.maxDynamicSharedSizeBytes,
+            ptx_version: a.ptxVersion,
+            binary_version: a.binaryVersion,
+        })
+    }
+
+    /// Sets an attribute for launches on the current device (`cudaFuncSetAttribute`), e.g.
+    /// `cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE` to allow more dynamic shared
+    /// memory than the default 48 KiB.
+    pub fn set_attribute(&self, attr: sys::cudaFuncAttribute, value: i32) -> Result<()> {
+        // SAFETY: `cudaFuncSetAttribute` accepts a `cudaKernel_t`.
+        status(unsafe { sys::cudaFuncSetAttribute(self.func(), attr, value) })
+    }
+
+    /// The most blocks of `block_size` threads (with `dynamic_shared_bytes` of dynamic
+    /// shared memory each) that can be resident on one multiprocessor
+    /// (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`).
+    pub fn max_active_blocks_per_multiprocessor(
+        &self,
+        block_size: u32,
+        dynamic_shared_bytes: usize,
+    ) -> Result<u32> {
+        let mut n: c_int = 0;
+        let block = c_int::try_from(block_size)
+            .map_err(|_| Error::InvalidArgument(format!("block size {block_size}")))?;
+        // SAFETY: accepts a `cudaKernel_t`; one int is written.
+        status(unsafe {
+            sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut n,
+                self.func(),
+                block,
+                dynamic_shared_bytes,
+            )
+        })?;
+        Ok(u32::try_from(n).unwrap_or(0))
+    }
+
+    /// Launches the kernel on `stream` with `config` and `args` (a tuple of references, in
+    /// parameter order): `stream.launch(self).config(config).args(args).run()`, as cudarc's
+    /// `launch`. For clusters, cooperative launches and priorities use the builder
+    /// ([`Stream::launch`]).
+    ///
+    /// # Safety
+    /// As [`Launch::run`].
+    #[inline]
+    pub unsafe fn launch<'a>(
+        &'a self,
+        stream: &'a Stream,
+        config: LaunchConfig,
+        args: impl KernelArgs<'a>,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { stream.launch(self).config(config).args(args).run() }
+    }
+
+    /// The kernel's name as the module knows it (`cudaFuncGetName`).
+    pub fn name(&self) -> Result<String> {
+        let mut name: *const c_char = std::ptr::null();
+        // SAFETY: one pointer is written; it names a string owned by the runtime.
+        status(unsafe { sys::cudaFuncGetName(&mut name, self.func()) })?;
+        if name.is_null() {
+            return Ok(String::new());
+        }
+        // SAFETY: a NUL-terminated string that lives as long as the kernel.
+        Ok(unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned())
+    }
+}
+
+/// A grid or block size, `x × y × z`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// X extent.
+    pub x: u32,
+    /// Y extent.
+    pub y: u32,
+    /// Z extent.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `x × y × z`.
+    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+
+    fn raw(self) -> sys::dim3 {
+        sys::dim3 {
+            x: self.x,
+            y: self.y,
+            z: self.z,
+        }
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Dim3 {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Dim3 {
+        Dim3::new(x, y, 1)
+    }
+}
+
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Dim3 {
+        Dim3::new(x, y, z)
+    }
+}
+
+/// Grid, block and dynamic shared memory of a launch (cuda.core's `LaunchConfig`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads in a block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// One thread per element of `n`, in blocks of 256 (a 1-D grid of `ceil(n / 256)`
+    /// blocks, at least one).
+    pub fn for_num_elems(n: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: Dim3::from(n.div_ceil(256).max(1)),
+            block: Dim3::from(256),
+            shared_mem_bytes: 0,
+        }
+    }
+}
+
+/// A value that can be a kernel argument: it gives the address of the bytes the kernel
+/// receives for it.
+///
+/// Implemented for every [`DeviceCopy`] value (scalars, arrays, `#[repr(C)]` records the
+/// user marked), and for device memory (the kernel receives its device address as a
+/// pointer parameter): [`DeviceBuffer`], [`DeviceSlice`], [`DeviceSliceMut`],
+/// [`ManagedBuffer`], and texture and surface objects (a 64-bit handle).
+///
+/// # Safety
+/// `arg_ptr` returns the address of `size` readable bytes that are the argument's value as
+/// the kernel's parameter, valid while `self` is borrowed.
+pub unsafe trait KernelArg {
+    /// The address of the argument's value.
+    fn arg_ptr(&self) -> *mut c_void;
+}
+
+// SAFETY: the value itself is the argument.
+unsafe impl<T: DeviceCopy> KernelArg for T {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        (self as *const T).cast_mut().cast()
+    }
+}
+
+// SAFETY: the buffer's pointer field holds the device address the kernel receives.
+unsafe impl<T: DeviceCopy> KernelArg for DeviceBuffer<T> {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        DeviceBuffer::arg_ptr(self)
+    }
+}
+
+// SAFETY: as for `DeviceBuffer`.
+unsafe impl<T: DeviceCopy> KernelArg for DeviceSlice<'_, T> {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        DeviceSlice::arg_ptr(self)
+    }
+}
+
+// SAFETY: as for `DeviceBuffer`.
+unsafe impl<T: DeviceCopy> KernelArg for DeviceSliceMut<'_, T> {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        DeviceSliceMut::arg_ptr(self)
+    }
+}
+
+// SAFETY: as for `DeviceBuffer` (the unified address).
+unsafe impl<T: DeviceCopy> KernelArg for ManagedBuffer<T> {
+    #[inline]
+    fn arg_ptr(&self) -> *mut c_void {
+        ManagedBuffer::arg_ptr(self)
+    }
+}
+
+/// A list of kernel arguments at once: `()` and tuples of up to 12 references to
+/// [`KernelArg`]s, in the kernel's parameter order (`(&a, &b, &c, &n)`).
+pub trait KernelArgs<'a> {
+    /// Appends the arguments to `launch`, in order.
+    fn push_onto(self, launch: Launch<'a>) -> Launch<'a>;
+}
+
+impl<'a> KernelArgs<'a> for () {
+    #[inline]
+    fn push_onto(self, launch: Launch<'a>) -> Launch<'a> {
+        launch
+    }
+}
+
+macro_rules! kernel_args_tuple {
+    ($($t:ident $v:ident),+) => {
+        impl<'a, $($t: KernelArg + ?Sized),+> KernelArgs<'a> for ($(&'a $t,)+) {
+            #[inline]
+            fn push_onto(self, launch: Launch<'a>) -> Launch<'a> {
+                let ($($v,)+) = self;
+                launch$(.arg($v))+
+            }
+        }
+    };
+}
+kernel_args_tuple!(A a);
+kernel_args_tuple!(A a, B b);
+kernel_args_tuple!(A a, B b, C c);
+kernel_args_tuple!(A a, B b, C c, D d);
+kernel_args_tuple!(A a, B b, C c, D d, E e);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+kernel_args_tuple!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+
+/// Arguments stored inline, without allocating, up to this many; more spill to a `Vec`.
+pub const INLINE_ARGS: usize = 16;
+
+/// The `void*` list of a launch.
+struct ArgList {
+    inline: [*mut c_void; INLINE_ARGS],
+    len: usize,
+    spill: Vec<*mut c_void>,
+}
+
+impl ArgList {
+    #[inline]
+    fn new() -> ArgList {
+        ArgList {
+            inline: [std::ptr::null_mut(); INLINE_ARGS],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, p: *mut c_void) {
+        if self.len < INLINE_ARGS {
+            self.inline[self.len] = p;
+        } else {
+            if self.spill.is_empty() {
+                self.spill.extend_from_slice(&self.inline);
+            }
+            self.spill.push(p);
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[*mut c_void] {
+        if self.len <= INLINE_ARGS {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+
+    #[inline]
+    fn as_mut_ptr(&mut self) -> *mut *mut c_void {
+        if self.len <= INLINE_ARGS {
+            self.inline.as_mut_ptr()
+        } else {
+            self.spill.as_mut_ptr()
+        }
+    }
+}
+
+/// A kernel launch being built (see the [module documentation](self)). The arguments are
+/// borrowed until the launch is sent.
+#[must_use = "a launch does nothing until `run`"]
+pub struct Launch<'a> {
+    kernel: &'a Kernel,
+    stream: Option<&'a Stream>,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem_bytes: u32,
+    args: ArgList,
+    cluster: Option<Dim3>,
+    cooperative: bool,
+    priority: Option<i32>,
+}
+
+impl<'a> Launch<'a> {
+    /// A launch of `kernel` on the legacy default stream, with a 1 × 1 × 1 grid and block,
+    /// no shared memory and no arguments yet.
+    pub fn new(kernel: &'a Kernel) -> Launch<'a> {
+        Launch {
+            kernel,
+            stream: None,
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(1, 1, 1),
+            shared_mem_bytes: 0,
+            args: ArgList::new(),
+            cluster: None,
+            cooperative: false,
+            priority: None,
+        }
+    }
+
+    /// The stream to launch on.
+    pub fn stream(mut self, stream: &'a Stream) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// Blocks in the grid.
+    pub fn grid(mut self, grid: impl Into<Dim3>) -> Self {
+        self.grid = grid.into();
+        self
+    }
+
+    /// Threads in a block.
+    pub fn block(mut self, block: impl Into<Dim3>) -> Self {
+        self.block = block.into();
+        self
+    }
+
+    /// Dynamic shared memory per block, bytes.
+    pub fn shared_mem(mut self, bytes: u32) -> Self {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+
+    /// Grid, block and shared memory at once.
+    pub fn config(self, config: LaunchConfig) -> Self {
+        self.grid(config.grid)
+            .block(config.block)
+            .shared_mem(config.shared_mem_bytes)
+    }
+
+    /// The next argument, in the kernel's parameter order.
+    #[inline]
+    pub fn arg<A: KernelArg + ?Sized>(mut self, arg: &'a A) -> Self {
+        self.args.push(arg.arg_ptr());
+        self
+    }
+
+    /// Several arguments at once, in order (a tuple of references; see [`KernelArgs`]).
+    #[inline]
+    pub fn args(self, args: impl KernelArgs<'a>) -> Self {
+        args.push_onto(self)
+    }
+
+    /// Thread-block clusters of this shape (`cudaLaunchAttributeClusterDimension`; compute
+    /// capability 9.0 and later; the grid must be a multiple of it).
+    pub fn cluster(mut self, dims: impl Into<Dim3>) -> Self {
+        self.cluster = Some(dims.into());
+        self
+    }
+
+    /// A cooperative launch (`cudaLaunchAttributeCooperative`): all blocks are resident at
+    /// once, so they can synchronise grid-wide.
+    pub fn cooperative(mut self, cooperative: bool) -> Self {
+        self.cooperative = cooperative;
+        self
+    }
+
+    /// The launch's priority (`cudaLaunchAttributePriority`).
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// The argument list as CUDA receives it: one pointer to each argument's value, in
+    /// order.
+    pub fn arg_pointers(&self) -> &[*mut c_void] {
+        self.args.as_slice()
+    }
+
+    /// Whether a launch attribute is set (then the launch goes through
+    /// `cudaLaunchKernelExC`).
+    pub fn has_attributes(&self) -> bool {
+        self.cluster.is_some() || self.cooperative || self.priority.is_some()
+    }
+
+    /// Sends the launch: `cudaLaunchKernel`, or `cudaLaunchKernelExC` when a cluster shape,
+    /// cooperative launch or priority was set. Returns when the launch is enqueued.
+    ///
+    /// # Safety
+    /// The arguments match the kernel's parameters in number, order and type (a device
+    /// buffer for a pointer parameter of its element type, a scalar of the parameter's
+    /// exact type); every memory access the kernel makes with them is in bounds, and ordered
+    /// (by the stream, or events) after the work that produces what it reads and before the
+    /// work that uses what it writes; no host reference to managed or mapped memory the
+    /// kernel writes is used until the stream is synchronised.
+    #[inline]
+    pub unsafe fn run(mut self) -> Result<()> {
+        let func = self.kernel.func();
+        let stream = self
+            .stream
+            .map_or(sys::cudaStream_t::null(), Stream::as_raw);
+        let args = self.args.as_mut_ptr();
+        if !self.has_attributes() {
+            // SAFETY: the caller's promise about the arguments; the kernel and stream are
+            // alive for the call; CUDA copies the argument values before returning.
+            return status(unsafe {
+                sys::cudaLaunchKernel(
+                    func,
+                    self.grid.raw(),
+                    self.block.raw(),
+                    args,
+                    self.shared_mem_bytes as usize,
+                    stream,
+                )
+            });
+        }
+        let mut attrs = [sys::cudaLaunchAttribute::default(); 3];
+        let mut n = 0;
+        if let Some(c) = self.cluster {
+            attrs[n].id = sys::cudaLaunchAttributeID::CLUSTER_DIMENSION;
+            attrs[n].val.clusterDim.x = c.x;
+            attrs[n].val.clusterDim.y = c.y;
+            attrs[n].val.clusterDim.z = c.z;
+            n += 1;
+        }
+        if self.cooperative {
+            attrs[n].id = sys::cudaLaunchAttributeID::COOPERATIVE;
+            attrs[n].val.cooperative = 1;
+            n += 1;
+        }
+        if let Some(p) = self.priority {
+            attrs[n].id = sys::cudaLaunchAttributeID::PRIORITY;
+            attrs[n].val.priority = p;
+            n += 1;
+        }
+        let config = sys::cudaLaunchConfig_t {
+            gridDim: self.grid.raw(),
+            blockDim: self.block.raw(),
+            dynamicSmemBytes: self.shared_mem_bytes as usize,
+            stream,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: n as _,
+        };
+        // SAFETY: as above; the configuration and its attributes live for the call.
+        status(unsafe { sys::cudaLaunchKernelExC(&config, func, args) })
+    }
+
+    /// The `cudaKernelNodeParams` of this launch (for a graph kernel node). Its argument
+    /// pointers borrow this launch's arguments.
+    pub(crate) fn node_params(&mut self) -> Result<sys::cudaKernelNodeParams> {
+        if self.has_attributes() {
+            return Err(Error::InvalidArgument(
+                "cluster, cooperative and priority attributes are not applied to graph \
+                 kernel nodes; launch the kernel in a captured stream instead"
+                    .into(),
+            ));
+        }
+        Ok(sys::cudaKernelNodeParams {
+            func: self.kernel.raw.0.cast(),
+            gridDim: self.grid.raw(),
+            blockDim: self.block.raw(),
+            sharedMemBytes: self.shared_mem_bytes,
+            kernelParams: self.args.as_mut_ptr(),
+            extra: std::ptr::null_mut(),
+        })
+    }
+}
+
+impl Stream {
+    /// A launch of `kernel` on this stream (see [`Launch`]).
+    pub fn launch<'a>(&'a self, kernel: &'a Kernel) -> Launch<'a> {
+        Launch::new(kernel).stream(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dummy_kernel() -> Kernel {
+        // SAFETY: never launched; the handle is only stored.
+        unsafe { Kernel::from_raw(sys::cudaKernel_t::null()) }
+    }
+
+    #[test]
+    fn arguments_are_pointers_to_each_value_in_order() {
+        let kernel = dummy_kernel();
+        let stream = Stream::legacy();
+        let buf = DeviceBuffer::<f32>::new(0, &stream).expect("empty buffer");
+        let n = 7u32;
+        let scale = 2.5f64;
+        let pair = [1u8, 2];
+        let launch = stream
+            .launch(&kernel)
+            .grid(4)
+            .block((32, 2))
+            .arg(&buf)
+            .arg(&n)
+            .arg(&scale)
+            .arg(&pair);
+        let ptrs = launch.arg_pointers();
+        assert_eq!(ptrs.len(), 4);
+        assert_eq!(ptrs[0], buf.arg_ptr());
+        // SAFETY: each pointer is the address of the borrowed value.
+        unsafe {
+            assert_eq!(
+                *ptrs[0].cast::<*mut f32>(),
+                buf.as_device_ptr().as_raw().cast()
+            );
+            assert_eq!(*ptrs[1].cast::<u32>(), 7);
+            assert_eq!(*ptrs[2].cast::<f64>(), 2.5);
+            assert_eq!(*ptrs[3].cast::<[u8; 2]>(), [1, 2]);
+        }
+        assert!(!launch.has_attributes());
+        let tupled = stream.launch(&kernel).args((&buf, &n, &scale, &pair));
+        assert_eq!(tupled.arg_pointers(), ptrs);
+        assert_eq!(launch.grid, Dim3::new(4, 1, 1));
+        assert_eq!(launch.block, Dim3::new(32, 2, 1));
+        let launch = launch.cluster(2).cooperative(true);
+        assert!(launch.has_attributes());
+    }
+
+    #[test]
+    fn more_than_the_inline_arguments_spill_in_order() {
+        let kernel = dummy_kernel();
+        let values: Vec<u64> = (0..40).collect();
+        let mut launch = Launch::new(&kernel);
+        for v in &values {
+            launch = launch.arg(v);
+        }
+        let ptrs = launch.arg_pointers();
+        assert_eq!(ptrs.len(), 40);
+        for (i, p) in ptrs.iter().enumerate() {
+            // SAFETY: pointers to the borrowed values.
+            assert_eq!(unsafe { *p.cast::<u64>() }, i as u64);
+        }
+    }
+
+    #[test]
+    fn launch_config_covers_every_element() {
+        let c = LaunchConfig::for_num_elems(1000);
+        assert_eq!((c.grid.x, c.block.x), (4, 256));
+        assert_eq!(LaunchConfig::for_num_elems(0).grid.x, 1);
+        assert_eq!(Dim3::from((2, 3)), Dim3::new(2, 3, 1));
+    }
+
+    #[test]
+    fn graph_nodes_refuse_launch_attributes() {
+        let kernel = dummy_kernel();
+        let mut launch = Launch::new(&kernel).cooperative(true);
+        assert!(matches!(
+            launch.node_params(),
+            Err(Error::InvalidArgument(_))
+        ));
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Module>();
+        assert_send_sync::<Kernel>();
+    }
+
+    #[test]
+    fn bad_images_are_refused_before_cuda() {
+        assert!(matches!(
+            Module::from_ptx("a\0b"),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            Module::from_file("a\0b"),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+}

@@ -1,0 +1,469 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/loader.rs:
+// edit the template, not this copy.
+
+//! Finding, opening and querying the CUDA runtime library (`libcudart`) at run time.
+//!
+//! Nothing here is linked at build time: the library is opened with `libloading` the first
+//! time it is needed ([`Library::get`]), once per process, thread-safely. Every failure is an
+//! [`Error`]; nothing panics or aborts.
+//!
+//! Search order of [`Library::search`] (and so of [`Library::get`]):
+//! 1. `CUDART_PATH`, when set and not empty: a library file, or a folder holding one. It is
+//!    authoritative: when it is set, nothing else is tried, so a wrong setting is an error
+//!    rather than a silent fallback to another library.
+//! 2. The system loader: `libcudart.so.12`, then `libcudart.so` (Windows:
+//!    `cudart64_12.dll`); the major is this crate's CUDA release's ([`crate::sys::CUDA_MAJOR`]).
+//! 3. The usual install folders: `/usr/local/cuda/lib64`, `$CUDA_PATH/lib64`,
+//!    `$CUDA_HOME/lib64`, `/usr/local/cuda-12*/lib64` (newest first),
+//!    `/usr/lib/<arch>-linux-gnu` (Windows: `%CUDA_PATH%\bin\x64`, `%CUDA_PATH%\bin` and
+//!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12*\bin[\x64]`, any
+//!    `cudart64_12*.dll`).
+//!
+//! This module does not know any CUDA function but the two it needs to identify a runtime
+//! (`cudaRuntimeGetVersion`) and does not cache symbols: [`LazySymbol`] (used by the generated
+//! functions) caches one function pointer each.
+
+use std::ffi::{c_int, c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::error::{check, Error, Result};
+
+/// Environment variable naming the library file, or a folder holding it.
+pub const CUDART_PATH_VAR: &str = "CUDART_PATH";
+
+/// The library names given to the system loader, in order: the major release's file, then
+/// (not on Windows) the unversioned development link.
+fn system_names() -> Vec<String> {
+    let major = crate::sys::CUDA_MAJOR;
+    if cfg!(windows) {
+        vec![format!("cudart64_{major}.dll")]
+    } else {
+        vec![format!("libcudart.so.{major}"), "libcudart.so".to_string()]
+    }
+}
+
+/// The process-wide library, opened on first use; a failure is kept too, so that probing
+/// again is cheap and gives the same answer.
+static GLOBAL: OnceLock<Result<Library>> = OnceLock::new();
+
+/// An opened CUDA runtime library.
+///
+/// The global one ([`Library::get`]) lives for the whole process; one opened explicitly
+/// ([`Library::open`]) is closed when dropped, and function pointers taken from it must not
+/// be called after that.
+#[derive(Debug)]
+pub struct Library {
+    inner: libloading::Library,
+    path: String,
+}
+
+impl Library {
+    /// The process-wide library: searched and opened on the first call (see the
+    /// [module documentation](self) for the search order), then returned from a cache. A
+    /// failure is cached too and returned again (as a clone) on every later call.
+    pub fn get() -> Result<&'static Library> {
+        GLOBAL
+            .get_or_init(Library::search)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The process-wide library if [`Library::get`] has already opened it; never opens it.
+    pub(crate) fn loaded() -> Option<&'static Library> {
+        GLOBAL.get().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Runs the search without caching anything and returns the first library that opens
+    /// and is a CUDA runtime, or [`Error::LibraryNotFound`] listing every candidate tried.
+    pub fn search() -> Result<Library> {
+        let mut tried = Vec::new();
+        let cudart_path = std::env::var_os(CUDART_PATH_VAR).filter(|v| !v.is_empty());
+        if let Some(value) = cudart_path {
+            let path = PathBuf::from(value);
+            let label = format!("{CUDART_PATH_VAR}={}", path.display());
+            if path.is_dir() {
+                if let Some(lib) = try_folder(&path, &mut tried) {
+                    return Ok(lib);
+                }
+                if tried.is_empty() {
+                    tried.push((label, format!("folder holds no {}", library_file_kinds())));
+                }
+            } else {
+                match Library::try_open(&path) {
+                    Ok(lib) => return Ok(lib),
+                    Err(why) => tried.push((label, why)),
+                }
+            }
+            return Err(Error::LibraryNotFound { tried });
+        }
+        for name in system_names() {
+            match Library::try_open(Path::new(&name)) {
+                Ok(lib) => return Ok(lib),
+                Err(why) => tried.push((format!("{name} (system loader)"), why)),
+            }
+        }
+        for dir in install_folders() {
+            if !dir.is_dir() {
+                tried.push((dir.display().to_string(), "no such folder".to_string()));
+                continue;
+            }
+            let before = tried.len();
+            if let Some(lib) = try_folder(&dir, &mut tried) {
+                return Ok(lib);
+            }
+            if tried.len() == before {
+                let why = format!("folder holds no {}", library_file_kinds());
+                tried.push((dir.display().to_string(), why));
+            }
+        }
+        Err(Error::LibraryNotFound { tried })
+    }
+
+    /// Opens the library at `path` (a file; a bare file name goes through the system loader)
+    /// and checks that it is a CUDA runtime (it exports `cudaRuntimeGetVersion`).
+    ///
+    /// Opening runs the library's initialisers, as for any shared library; that the file is
+    /// a genuine CUDA runtime is the caller's word, as it is for `CUDART_PATH`. A failure is
+    /// [`Error::LibraryNotFound`] with this one path and the reason.
+    pub fn open(path: impl AsRef<Path>) -> Result<Library> {
+        let path = path.as_ref();
+        Library::try_open(path).map_err(|why| Error::LibraryNotFound {
+            tried: vec![(path.display().to_string(), why)],
+        })
+    }
+
+    fn try_open(path: &Path) -> std::result::Result<Library, String> {
+        let has_folder = path.parent().is_some_and(|p| !p.as_os_str().is_empty());
+        if has_folder && !path.exists() {
+            return Err("no such file".to_string());
+        }
+        // SAFETY: loading a shared library runs its initialisers; the candidates are CUDA
+        // runtime libraries by name or by the user's explicit choice (see `open`).
+        let inner = unsafe { libloading::Library::new(path) }.map_err(|e| e.to_string())?;
+        let lib = Library {
+            inner,
+            path: path.display().to_string(),
+        };
+        if lib.raw_symbol(c"cudaRuntimeGetVersion").is_err() {
+            return Err("not a CUDA runtime library: it exports no cudaRuntimeGetVersion".into());
+        }
+        Ok(lib)
+    }
+
+    /// The path (or system-loader name) the library was opened from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The address of `name`, or why there is none.
+    fn raw_symbol(&self, name: &CStr) -> std::result::Result<*mut c_void, String> {
+        // SAFETY: reading a symbol's address as a plain pointer value is always sound.
+        let sym = unsafe { self.inner.get::<*mut c_void>(name.to_bytes_with_nul()) }
+            .map_err(|e| e.to_string())?;
+        let ptr = *sym;
+        if ptr.is_null() {
+            Err("the symbol's address is null".to_string())
+        } else {
+            Ok(ptr)
+        }
+    }
+
+    /// Resolves the C function `name` as a function pointer of type `F`, or
+    /// [`Error::SymbolNotFound`] naming the symbol, this library and its runtime version.
+    ///
+    /// Nothing is cached; see [`LazySymbol`] for a cached lookup.
+    ///
+    /// # Safety
+    /// `F` must be an `unsafe extern "C" fn(..) -> ..` type matching the C declaration of
+    /// `name` (a pointer-sized type is enforced at compile time; the signature is not), and
+    /// the pointer must not be called after this `Library` is dropped.
+    pub unsafe fn symbol<F: Copy>(&self, name: &CStr) -> Result<F> {
+        self.find(name).ok_or_else(|| self.symbol_not_found(name))
+    }
+
+    /// [`Library::symbol`] without building an error (which reads the runtime version), so
+    /// that describing an error never recurses into loading.
+    ///
+    /// # Safety
+    /// As for [`Library::symbol`].
+    pub(crate) unsafe fn find<F: Copy>(&self, name: &CStr) -> Option<F> {
+        const {
+            assert!(
+                std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>(),
+                "Library::symbol: F must be a function pointer type"
+            )
+        };
+        let ptr = self.raw_symbol(name).ok()?;
+        // SAFETY: same size (checked above); the type is the caller's promise.
+        Some(std::mem::transmute_copy::<*mut c_void, F>(&ptr))
+    }
+
+    /// Whether the library exports `name`.
+    pub fn has_symbol(&self, name: &CStr) -> bool {
+        self.raw_symbol(name).is_ok()
+    }
+
+    fn symbol_not_found(&self, name: &CStr) -> Error {
+        Error::SymbolNotFound {
+            symbol: name.to_string_lossy().into_owned(),
+            library: self.path.clone(),
+            version: self.runtime_version().ok(),
+        }
+    }
+
+    /// The runtime's version as `cudaRuntimeGetVersion` reports it: `1000 * major + 10 *
+    /// minor` (13.2 is `13020`).
+    pub fn runtime_version(&self) -> Result<i32> {
+        type GetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
+        let name = c"cudaRuntimeGetVersion";
+        let ptr = self.raw_symbol(name).map_err(|_| Error::SymbolNotFound {
+            symbol: name.to_string_lossy().into_owned(),
+            library: self.path.clone(),
+            version: None,
+        })?;
+        // SAFETY: `cudaError_t cudaRuntimeGetVersion(int*)` in every CUDA runtime; the
+        // pointer is non-null and pointer-sized.
+        let get_version = unsafe { std::mem::transmute::<*mut c_void, GetVersion>(ptr) };
+        let mut version: c_int = 0;
+        // SAFETY: the function writes one int through a valid pointer.
+        check(unsafe { get_version(&mut version) })?;
+        Ok(version)
+    }
+}
+
+/// Whether the CUDA runtime library can be loaded (opening it on the first call).
+///
+/// A `false` here lets a caller choose a CPU fallback; [`Library::get`] says why.
+pub fn is_available() -> bool {
+    Library::get().is_ok()
+}
+
+/// Whether the CUDA runtime library loads and exports the C function `name` (for example
+/// `"cudaMallocAsync"`), so that a caller can fall back on an older runtime.
+pub fn has_function(name: &str) -> bool {
+    let Ok(name) = CString::new(name) else {
+        return false;
+    };
+    Library::get().is_ok_and(|lib| lib.has_symbol(&name))
+}
+
+/// A function of the global library, resolved on first use and cached (the result, success
+/// or error, is kept for the life of the process).
+///
+/// The generated bindings hold one `static` of this type per C function.
+pub struct LazySymbol<F> {
+    name: &'static CStr,
+    cell: OnceLock<Result<F>>,
+}
+
+impl<F: Copy> LazySymbol<F> {
+    /// A lazily resolved `name`.
+    ///
+    /// # Safety
+    /// `F` must be the `unsafe extern "C" fn` type of the C declaration of `name`
+    /// (see [`Library::symbol`]).
+    pub const unsafe fn new(name: &'static CStr) -> LazySymbol<F> {
+        LazySymbol {
+            name,
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The C name.
+    pub fn name(&self) -> &'static CStr {
+        self.name
+    }
+
+    /// The function pointer, or why there is none (library not loaded, symbol missing).
+    pub fn get(&self) -> Result<F> {
+        self.cell
+            .get_or_init(|| {
+                // SAFETY: `F` matches `name`, as promised to `new`; the global library is
+                // never unloaded.
+                Library::get().and_then(|lib| unsafe { lib.symbol::<F>(self.name) })
+            })
+            .clone()
+    }
+}
+
+impl<F> std::fmt::Debug for LazySymbol<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazySymbol")
+            .field("name", &self.name)
+            .field("resolved", &self.cell.get().map(|r| r.is_ok()))
+            .finish()
+    }
+}
+
+/// Tries each library file in `dir`; records each failure in `tried`.
+fn try_folder(dir: &Path, tried: &mut Vec<(String, String)>) -> Option<Library> {
+    for file in library_files_in(dir) {
+        match Library::try_open(&file) {
+            Ok(lib) => return Some(lib),
+            Err(why) => tried.push((file.display().to_string(), why)),
+        }
+    }
+    None
+}
+
+/// What a library file is called here, for messages.
+fn library_file_kinds() -> String {
+    let major = crate::sys::CUDA_MAJOR;
+    if cfg!(windows) {
+        format!("cudart64_{major}*.dll")
+    } else {
+        format!("libcudart.so.{major} or libcudart.so")
+    }
+}
+
+/// The CUDA runtime library files present in `dir`, best first.
+fn library_files_in(dir: &Path) -> Vec<PathBuf> {
+    if cfg!(windows) {
+        let prefix = format!("cudart64_{}", crate::sys::CUDA_MAJOR);
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .map(|n| n.to_ascii_lowercase())
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".dll"))
+            })
+            .collect();
+        files.sort();
+        files.reverse();
+        files
+    } else {
+        system_names()
+            .iter()
+            .map(|name| dir.join(name))
+            .filter(|p| p.is_file())
+            .collect()
+    }
+}
+
+/// The usual install folders, in search order, without duplicates.
+fn install_folders() -> Vec<PathBuf> {
+    let env_dir = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let mut dirs = Vec::new();
+    if cfg!(windows) {
+        for root in [env_dir("CUDA_PATH")].into_iter().flatten() {
+            dirs.push(root.join("bin").join("x64"));
+            dirs.push(root.join("bin"));
+        }
+        let toolkits = Path::new(r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA");
+        for root in versioned_children(toolkits, &format!("v{}", crate::sys::CUDA_MAJOR)) {
+            dirs.push(root.join("bin").join("x64"));
+            dirs.push(root.join("bin"));
+        }
+    } else {
+        dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
+        for root in [env_dir("CUDA_PATH"), env_dir("CUDA_HOME")]
+            .into_iter()
+            .flatten()
+        {
+            dirs.push(root.join("lib64"));
+        }
+        let prefix = format!("cuda-{}", crate::sys::CUDA_MAJOR);
+        for root in versioned_children(Path::new("/usr/local"), &prefix) {
+            dirs.push(root.join("lib64"));
+        }
+        dirs.push(PathBuf::from(format!(
+            "/usr/lib/{}-linux-gnu",
+            std::env::consts::ARCH
+        )));
+    }
+    let mut unique = Vec::new();
+    for d in dirs {
+        if !unique.contains(&d) {
+            unique.push(d);
+        }
+    }
+    unique
+}
+
+/// Children of `parent` whose names start with `prefix` (`cuda-13`, `cuda-13.2`, …), the
+/// highest version first.
+fn versioned_children(parent: &Path, prefix: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(Vec<u32>, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let rest = name.strip_prefix(prefix)?;
+            if !(rest.is_empty() || rest.starts_with('.')) {
+                return None;
+            }
+            let key = rest.split('.').filter_map(|p| p.parse().ok()).collect();
+            Some((key, e.path()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().rev().map(|(_, p)| p).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_of_missing_file_names_it() {
+        let err = Library::open("/nonexistent/dir/libcudart.so.13").unwrap_err();
+        let Error::LibraryNotFound { tried } = &err else {
+            panic!("unexpected {err:?}");
+        };
+        assert_eq!(tried.len(), 1);
+        assert_eq!(tried[0].0, "/nonexistent/dir/libcudart.so.13");
+        assert_eq!(tried[0].1, "no such file");
+        assert!(err.to_string().contains("/nonexistent/dir/libcudart.so.13"));
+    }
+
+    #[test]
+    fn open_of_a_library_that_is_not_cudart_is_refused() {
+        // The C library is present on every Linux host and exports no CUDA function.
+        if cfg!(target_os = "linux") {
+            let err = Library::open("libc.so.6").unwrap_err();
+            assert!(err.to_string().contains("not a CUDA runtime"), "{err}");
+        }
+    }
+
+    #[test]
+    fn versioned_children_sorts_numerically_newest_first() {
+        let dir = std::env::temp_dir().join(format!("cudart-rt-vc-{}", std::process::id()));
+        for name in [
+            "cuda-13.2",
+            "cuda-13.10",
+            "cuda-13",
+            "cuda-12.9",
+            "cuda-130x",
+        ] {
+            std::fs::create_dir_all(dir.join(name)).unwrap();
+        }
+        let names: Vec<String> = versioned_children(&dir, "cuda-13")
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(names, ["cuda-13.10", "cuda-13.2", "cuda-13"]);
+    }
+
+    #[test]
+    fn install_folders_start_with_the_toolkit_and_have_no_duplicates() {
+        let dirs = install_folders();
+        if cfg!(target_os = "linux") {
+            assert_eq!(dirs[0], Path::new("/usr/local/cuda/lib64"));
+        }
+        for (i, d) in dirs.iter().enumerate() {
+            assert!(!dirs[i + 1..].contains(d), "duplicate {}", d.display());
+        }
+    }
+}

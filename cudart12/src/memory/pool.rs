@@ -1,0 +1,235 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/memory/pool.rs:
+// edit the template, not this copy.
+
+//! [`MemPool`]: the runtime's stream-ordered memory pools (`cudaMemPool_t`): a device's
+//! default pool or one created here, with its release threshold, trimming, usage statistics
+//! and a size limit.
+//!
+//! The limit is the pool's `maxSize` property, given when the pool is created
+//! ([`MemPool::with_limit`]); CUDA then refuses allocations beyond it
+//! (`cudaErrorMemoryAllocation`). (CUDA 13 can also read it back as
+//! `cudaMemPoolAttrMaxPoolSize`; CUDA 12 cannot, so this type remembers it.)
+//!
+//! A pool is `Send` and `Sync`. A created pool is destroyed on drop; CUDA keeps it until
+//! its outstanding allocations are freed. A device's default pool is never destroyed.
+
+use std::ffi::c_void;
+
+use super::buffer::DeviceBuffer;
+use super::DeviceCopy;
+use crate::device::Device;
+use crate::error::{report_drop_error, status, Result};
+use crate::stream::Stream;
+use crate::sys;
+
+/// A CUDA memory pool: a device's default pool (not destroyed on drop) or one created
+/// here (destroyed on drop; CUDA keeps it until its outstanding allocations are freed).
+///
+/// The limit of [`MemPool::with_limit`] is the pool's `maxSize` property: CUDA refuses
+/// allocations beyond it (`cudaErrorMemoryAllocation`). CUDA 13 can read it back as
+/// `cudaMemPoolAttrMaxPoolSize`, CUDA 12 cannot, so this type remembers it
+/// ([`MemPool::limit`]). `Send` and `Sync`.
+#[derive(Debug)]
+pub struct MemPool {
+    raw: sys::cudaMemPool_t,
+    owned: bool,
+    device: Device,
+    limit: Option<usize>,
+}
+
+// SAFETY: memory pool handles may be used from any host thread.
+unsafe impl Send for MemPool {}
+// SAFETY: as above; methods take `&self` and only pass the handle to CUDA.
+unsafe impl Sync for MemPool {}
+
+/// A pool's usage, in bytes (the `cudaMemPoolAttr*Mem*` attributes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemPoolStats {
+    /// Memory the pool holds from the driver now.
+    pub reserved_current: u64,
+    /// The most it has held since the last reset.
+    pub reserved_high: u64,
+    /// Memory in allocations handed out now.
+    pub used_current: u64,
+    /// The most handed out since the last reset.
+    pub used_high: u64,
+}
+
+impl MemPool {
+    /// A new pool of pinned device memory on `device` with no limit beyond the device's.
+    pub fn new(device: Device) -> Result<MemPool> {
+        MemPool::create(device, 0)
+    }
+
+    /// A new pool on `device` that never holds more than `max_bytes` (the pool's `maxSize`
+    /// property; allocations beyond it fail with `cudaErrorMemoryAllocation`).
+    pub fn with_limit(device: Device, max_bytes: usize) -> Result<MemPool> {
+        MemPool::create(device, max_bytes)
+    }
+
+    fn create(device: Device, max_size: usize) -> Result<MemPool> {
+        let mut props = sys::cudaMemPoolProps {
+            allocType: sys::cudaMemAllocationType::PINNED,
+            handleTypes: sys::cudaMemAllocationHandleType::NONE,
+            location: sys::cudaMemLocation {
+                type_: sys::cudaMemLocationType::DEVICE,
+                id: device.ordinal(),
+            },
+            ..Default::default()
+        };
+        props.maxSize = max_size;
+        let mut raw = sys::cudaMemPool_t::null();
+        // SAFETY: the properties are a complete record; one handle is written.
+        status(unsafe { sys::cudaMemPoolCreate(&mut raw, &props) })?;
+        Ok(MemPool {
+            raw,
+            owned: true,
+            device,
+            limit: (max_size > 0).then_some(max_size),
+        })
+    }
+
+    /// The device's default pool (`cudaDeviceGetDefaultMemPool`; CuPy's
+    /// `get_default_memory_pool`), which `cudaMallocAsync` uses unless another pool was
+    /// made current. Not destroyed on drop.
+    pub fn device_default(device: Device) -> Result<MemPool> {
+        let mut raw = sys::cudaMemPool_t::null();
+        // SAFETY: one handle is written.
+        status(unsafe { sys::cudaDeviceGetDefaultMemPool(&mut raw, device.ordinal()) })?;
+        Ok(MemPool {
+            raw,
+            owned: false,
+            device,
+            limit: None,
+        })
+    }
+
+    /// The pool `cudaMallocAsync` uses on `device` now (`cudaDeviceGetMemPool`). Not
+    /// destroyed on drop.
+    pub fn device_current(device: Device) -> Result<MemPool> {
+        let mut raw = sys::cudaMemPool_t::null();
+        // SAFETY: one handle is written.
+        status(unsafe { sys::cudaDeviceGetMemPool(&mut raw, device.ordinal()) })?;
+        Ok(MemPool {
+            raw,
+            owned: false,
+            device,
+            limit: None,
+        })
+    }
+
+    /// Makes this the pool `cudaMallocAsync` (and so [`DeviceBuffer::new`]) uses on its
+    /// device (`cudaDeviceSetMemPool`). Destroying it makes the device's default pool
+    /// current again (CUDA does that).
+    pub fn make_current(&self) -> Result<()> {
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaDeviceSetMemPool(self.device.ordinal(), self.raw) })
+    }
+
+    /// The raw handle; valid as long as this value exists.
+    pub fn as_raw(&self) -> sys::cudaMemPool_t {
+        self.raw
+    }
+
+    /// The pool's device.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// The limit given at creation ([`MemPool::with_limit`]).
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// `len` elements from this pool on `stream` ([`DeviceBuffer::new_in`]).
+    pub fn alloc<T: DeviceCopy>(&self, len: usize, stream: &Stream) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::new_in(self, len, stream)
+    }
+
+    fn get_u64(&self, attr: sys::cudaMemPoolAttr) -> Result<u64> {
+        let mut value: u64 = 0;
+        // SAFETY: these attributes are `cuuint64_t`; the handle is alive.
+        status(unsafe {
+            sys::cudaMemPoolGetAttribute(self.raw, attr, (&mut value as *mut u64).cast::<c_void>())
+        })?;
+        Ok(value)
+    }
+
+    fn set_u64(&self, attr: sys::cudaMemPoolAttr, mut value: u64) -> Result<()> {
+        // SAFETY: these attributes are `cuuint64_t`; the handle is alive.
+        status(unsafe {
+            sys::cudaMemPoolSetAttribute(self.raw, attr, (&mut value as *mut u64).cast::<c_void>())
+        })
+    }
+
+    /// Bytes the pool keeps reserved at a synchronisation instead of returning them to
+    /// the driver (`cudaMemPoolAttrReleaseThreshold`; 0 by default: everything unused is
+    /// released at each synchronisation).
+    pub fn release_threshold(&self) -> Result<u64> {
+        self.get_u64(sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD)
+    }
+
+    /// Sets the release threshold (`u64::MAX`: keep everything).
+    pub fn set_release_threshold(&self, bytes: u64) -> Result<()> {
+        self.set_u64(sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD, bytes)
+    }
+
+    /// Releases reserved memory until at most `keep_bytes` remain reserved, without
+    /// touching memory in use (`cudaMemPoolTrimTo`).
+    pub fn trim_to(&self, keep_bytes: usize) -> Result<()> {
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaMemPoolTrimTo(self.raw, keep_bytes) })
+    }
+
+    /// Reserved and used bytes, current and high-water marks.
+    pub fn stats(&self) -> Result<MemPoolStats> {
+        use sys::cudaMemPoolAttr as A;
+        Ok(MemPoolStats {
+            reserved_current: self.get_u64(A::ATTR_RESERVED_MEM_CURRENT)?,
+            reserved_high: self.get_u64(A::ATTR_RESERVED_MEM_HIGH)?,
+            used_current: self.get_u64(A::ATTR_USED_MEM_CURRENT)?,
+            used_high: self.get_u64(A::ATTR_USED_MEM_HIGH)?,
+        })
+    }
+
+    /// Bytes in allocations handed out now (`cudaMemPoolAttrUsedMemCurrent`).
+    pub fn used_mem(&self) -> Result<u64> {
+        self.get_u64(sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT)
+    }
+
+    /// Bytes held from the driver now (`cudaMemPoolAttrReservedMemCurrent`).
+    pub fn reserved_mem(&self) -> Result<u64> {
+        self.get_u64(sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT)
+    }
+
+    /// Resets both high-water marks to the current values (CUDA accepts only 0 as the new
+    /// value, meaning "now").
+    pub fn reset_high_watermarks(&self) -> Result<()> {
+        self.set_u64(sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH, 0)?;
+        self.set_u64(sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH, 0)
+    }
+
+    /// Destroys a created pool now and returns the error, where dropping would report it
+    /// to the hook. Does nothing for a default pool.
+    pub fn close(self) -> Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        me.destroy()
+    }
+
+    fn destroy(&self) -> Result<()> {
+        if !self.owned {
+            return Ok(());
+        }
+        // SAFETY: owned pool, destroyed once; CUDA defers the release while allocations
+        // from it are outstanding.
+        status(unsafe { sys::cudaMemPoolDestroy(self.raw) })
+    }
+}
+
+impl Drop for MemPool {
+    fn drop(&mut self) {
+        if let Err(e) = self.destroy() {
+            report_drop_error("memory pool", &e);
+        }
+    }
+}

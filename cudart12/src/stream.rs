@@ -1,0 +1,474 @@
+// Copied by `cargo xtask codegen` from the generator's codegen/template/src/stream.rs:
+// edit the template, not this copy.
+
+//! Streams: owned streams with flags and priorities, the legacy and per-thread default
+//! streams, foreign streams wrapped without being owned; synchronising, querying, waiting
+//! on an event, and host callbacks that run Rust closures.
+//!
+//! A [`Stream`] is a shared handle (`Clone` is a reference count, not a new stream): the
+//! CUDA stream is destroyed when the last clone of an owned stream is dropped, so device
+//! buffers can keep the stream they free on alive without lifetimes. Streams are `Send` and
+//! `Sync`: the CUDA runtime API is thread-safe and a stream handle may be used from any
+//! host thread (the CUDA Programming Guide, "Streams"; the per-thread default stream is
+//! the calling thread's own, whichever thread that is).
+//!
+//! Stream capture into graphs ([`Stream::begin_capture`]) is in [`crate::graph`]; kernel
+//! launches ([`Stream::launch`]) are in [`crate::kernel`]; copies and allocations are methods
+//! of the memory types, which take the stream they are ordered on.
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::error::{report_drop_error, status, Error, Result};
+use crate::event::Event;
+use crate::sys;
+
+/// `cudaErrorNotReady`: work is still pending (not an error for a query).
+pub(crate) const NOT_READY: i32 = 600;
+
+/// A CUDA stream (see the [module documentation](self)).
+#[derive(Clone)]
+pub struct Stream {
+    inner: Arc<StreamInner>,
+}
+
+struct StreamInner {
+    raw: sys::cudaStream_t,
+    owned: bool,
+    /// Host memory that asynchronous copies captured on this stream use, handed to the
+    /// graph when the capture ends (see [`crate::memory::PinnedBuffer`]).
+    keep_alive: Mutex<Vec<KeepAlive>>,
+}
+
+/// Something a captured graph must keep alive.
+pub(crate) type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
+
+// SAFETY: a CUDA stream handle may be used from any host thread; the runtime synchronises
+// its own state (CUDA Runtime API, "Thread safety" and the Programming Guide's streams).
+unsafe impl Send for StreamInner {}
+// SAFETY: as above; every method takes `&self` and only passes the handle to CUDA.
+unsafe impl Sync for StreamInner {}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        // Left here only when a capture was ended outside this crate: a graph may still use
+        // the memory, so it is never freed.
+        let left = std::mem::take(self.keep_alive.get_mut().unwrap_or_else(|e| e.into_inner()));
+        std::mem::forget(left);
+        if self.owned {
+            // SAFETY: the stream is owned and this is its last reference. Pending work
+            // completes first; CUDA releases the stream afterwards.
+            if let Err(e) = status(unsafe { sys::cudaStreamDestroy(self.raw) }) {
+                report_drop_error("stream", &e);
+            }
+        }
+    }
+}
+
+impl StreamInner {
+    fn new(raw: sys::cudaStream_t, owned: bool) -> StreamInner {
+        StreamInner {
+            raw,
+            owned,
+            keep_alive: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("raw", &self.inner.raw)
+            .field("owned", &self.inner.owned)
+            .finish()
+    }
+}
+
+impl PartialEq for Stream {
+    fn eq(&self, other: &Stream) -> bool {
+        self.inner.raw == other.inner.raw
+    }
+}
+
+impl Eq for Stream {}
+
+impl Stream {
+    /// A new stream that synchronises with the legacy default stream
+    /// (`cudaStreamCreateWithFlags(cudaStreamDefault)`), on the current device.
+    pub fn new() -> Result<Stream> {
+        Stream::with_flags(sys::StreamFlags::DEFAULT)
+    }
+
+    /// A new stream that does not synchronise with the legacy default stream
+    /// (`cudaStreamNonBlocking`).
+    pub fn non_blocking() -> Result<Stream> {
+        Stream::with_flags(sys::StreamFlags::NON_BLOCKING)
+    }
+
+    /// A new stream with these flags (`cudaStreamCreateWithFlags`).
+    pub fn with_flags(flags: sys::StreamFlags) -> Result<Stream> {
+        let mut raw = sys::cudaStream_t::null();
+        // SAFETY: one handle is written through a valid pointer.
+        status(unsafe { sys::cudaStreamCreateWithFlags(&mut raw, flags.bits() as c_uint) })?;
+        Ok(Stream::owning(raw))
+    }
+
+    /// A new stream with these flags and a priority (`cudaStreamCreateWithPriority`); see
+    /// [`Device::stream_priority_range`](crate::device::Device::stream_priority_range). CUDA
+    /// clamps a priority outside the range.
+    pub fn with_priority(flags: sys::StreamFlags, priority: i32) -> Result<Stream> {
+        let mut raw = sys::cudaStream_t::null();
+        // SAFETY: one handle is written through a valid pointer.
+        status(unsafe {
+            sys::cudaStreamCreateWithPriority(&mut raw, flags.bits() as c_uint, priority)
+        })?;
+        Ok(Stream::owning(raw))
+    }
+
+    fn owning(raw: sys::cudaStream_t) -> Stream {
+        Stream {
+            inner: Arc::new(StreamInner::new(raw, true)),
+        }
+    }
+
+    /// The legacy default stream (`cudaStreamLegacy`), which synchronises with every
+    /// blocking stream of the device. Never destroyed. Creating it calls nothing.
+    pub fn legacy() -> Stream {
+        static LEGACY: OnceLock<Stream> = OnceLock::new();
+        LEGACY
+            .get_or_init(|| Stream {
+                inner: Arc::new(StreamInner::new(sys::cudaStream_t(1 as *mut _), false)),
+            })
+            .clone()
+    }
+
+    /// The per-thread default stream (`cudaStreamPerThread`): the calling thread's own
+    /// implicit stream, which does not synchronise with other threads' streams. Work
+    /// enqueued on this value goes to the stream of the thread that enqueues it. Never
+    /// destroyed.
+    pub fn per_thread() -> Stream {
+        static PER_THREAD: OnceLock<Stream> = OnceLock::new();
+        PER_THREAD
+            .get_or_init(|| Stream {
+                inner: Arc::new(StreamInner::new(sys::cudaStream_t(2 as *mut _), false)),
+            })
+            .clone()
+    }
+
+    /// Wraps a stream created elsewhere (another library, C code) without owning it: it is
+    /// not destroyed when the last clone is dropped (CuPy's `ExternalStream`).
+    ///
+    /// # Safety
+    /// `raw` is a live stream handle (or `cudaStreamLegacy` / `cudaStreamPerThread` / null)
+    /// that stays alive as long as this value, its clones, and every object that keeps it
+    /// (device buffers allocated on it) exist.
+    pub unsafe fn borrowed(raw: sys::cudaStream_t) -> Stream {
+        Stream {
+            inner: Arc::new(StreamInner::new(raw, false)),
+        }
+    }
+
+    /// Takes ownership of a stream handle: it is destroyed when the last clone is dropped.
+    ///
+    /// # Safety
+    /// `raw` is a live stream created with `cudaStreamCreate*` that nothing else destroys.
+    pub unsafe fn from_raw(raw: sys::cudaStream_t) -> Stream {
+        Stream::owning(raw)
+    }
+
+    /// The raw handle, for calls into [`crate::api`] or [`crate::sys`]. It stays valid as
+    /// long as this value (or a clone) exists.
+    #[inline]
+    pub fn as_raw(&self) -> sys::cudaStream_t {
+        self.inner.raw
+    }
+
+    /// Whether the stream is destroyed when its last clone is dropped.
+    pub fn is_owned(&self) -> bool {
+        self.inner.owned
+    }
+
+    /// The stream's flags (`cudaStreamGetFlags`).
+    pub fn flags(&self) -> Result<sys::StreamFlags> {
+        let mut flags: c_uint = 0;
+        // SAFETY: the handle is alive (owned by `self`, or promised by `borrowed`).
+        status(unsafe { sys::cudaStreamGetFlags(self.as_raw(), &mut flags) })?;
+        Ok(sys::StreamFlags::from_bits_retain(flags as _))
+    }
+
+    /// The stream's priority (`cudaStreamGetPriority`).
+    pub fn priority(&self) -> Result<i32> {
+        let mut p: c_int = 0;
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaStreamGetPriority(self.as_raw(), &mut p) })?;
+        Ok(p)
+    }
+
+    /// The stream's process-unique id (`cudaStreamGetId`).
+    pub fn id(&self) -> Result<u64> {
+        let mut id: c_ulonglong = 0;
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaStreamGetId(self.as_raw(), &mut id) })?;
+        Ok(id)
+    }
+
+    /// Waits until all work enqueued on the stream has finished (`cudaStreamSynchronize`).
+    pub fn synchronize(&self) -> Result<()> {
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaStreamSynchronize(self.as_raw()) })
+    }
+
+    /// Whether all work enqueued on the stream has finished (`cudaStreamQuery`;
+    /// `cudaErrorNotReady` is `Ok(false)`).
+    pub fn query(&self) -> Result<bool> {
+        // SAFETY: the handle is alive.
+        match status(unsafe { sys::cudaStreamQuery(self.as_raw()) }) {
+            Ok(()) => Ok(true),
+            Err(e) if e.cuda_code() == Some(NOT_READY) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Makes later work on this stream wait until `event` has completed
+    /// (`cudaStreamWaitEvent`); the host does not wait.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        // SAFETY: both handles are alive; flags 0.
+        status(unsafe { sys::cudaStreamWaitEvent(self.as_raw(), event.as_raw(), 0) })
+    }
+
+    /// Records a new event (default flags) at this point of the stream and returns it.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new()?;
+        event.record(self)?;
+        Ok(event)
+    }
+
+    /// Runs `f` on a CUDA host thread once all work enqueued before it has finished, and
+    /// holds back later work of the stream until it returns (`cudaLaunchHostFunc`).
+    ///
+    /// `f` must not call CUDA (the runtime may answer `cudaErrorNotPermitted` or
+    /// deadlock). A panic in `f` is caught and reported through the hook of
+    /// [`set_drop_error_hook`](crate::error::set_drop_error_hook). After a device error
+    /// CUDA may not run `f` at all; it is then dropped with the process.
+    ///
+    /// Not available while the stream is being captured (a graph may run a host function
+    /// many times): it returns [`Error::InvalidArgument`] then; use
+    /// [`Graph::add_host_node`](crate::graph::Graph::add_host_node).
+    pub fn launch_host_func<F>(&self, f: F) -> Result<()>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        if self.is_capturing()? {
+            return Err(Error::InvalidArgument(
+                "launch_host_func on a capturing stream: a graph may run the function \
+                 more than once; use Graph::add_host_node"
+                    .into(),
+            ));
+        }
+        // The closure is kept in a table and found by number, never through a pointer, so
+        // that a function CUDA runs twice (a capture begun by another thread between the
+        // check above and the launch) finds nothing the second time instead of freed memory.
+        let id = HOST_FUNCS.insert(Box::new(f));
+        // SAFETY: the trampoline matches `cudaHostFn_t`; its argument is a number, not a
+        // pointer, and is valid forever.
+        let launched = status(unsafe {
+            sys::cudaLaunchHostFunc(self.as_raw(), Some(host_func_trampoline), id as *mut c_void)
+        });
+        if launched.is_err() {
+            drop(HOST_FUNCS.take(id));
+        }
+        launched
+    }
+
+    /// Runs `f` with the stream's status once all work enqueued before it has finished
+    /// (`cudaStreamAddCallback`, CuPy's `Stream.add_callback`). Unlike
+    /// [`launch_host_func`](Stream::launch_host_func), CUDA runs it exactly once, also after
+    /// a device error (the error is `f`'s argument), and refuses it while the stream is
+    /// being captured. The same rules for `f` apply.
+    pub fn add_callback<F>(&self, f: F) -> Result<()>
+    where
+        F: FnOnce(Result<()>) + Send + 'static,
+    {
+        let boxed: Box<StreamCallback> = Box::new(Box::new(f));
+        let user = Box::into_raw(boxed);
+        // SAFETY: the trampoline matches `cudaStreamCallback_t`; CUDA calls it exactly once
+        // with `user`, which it then owns.
+        let added = status(unsafe {
+            sys::cudaStreamAddCallback(
+                self.as_raw(),
+                Some(stream_callback_trampoline),
+                user.cast(),
+                0,
+            )
+        });
+        if added.is_err() {
+            // SAFETY: CUDA refused the callback, so `user` was never handed over.
+            drop(unsafe { Box::from_raw(user) });
+        }
+        added
+    }
+
+    /// Whether the stream is being captured into a graph (`cudaStreamIsCapturing`:
+    /// `cudaStreamCaptureStatusActive`, or `Invalidated` after a failed capture).
+    pub fn is_capturing(&self) -> Result<bool> {
+        Ok(self.capture_status()? != sys::cudaStreamCaptureStatus::NONE)
+    }
+
+    /// The stream's capture status (`cudaStreamIsCapturing`).
+    pub fn capture_status(&self) -> Result<sys::cudaStreamCaptureStatus> {
+        let mut s = sys::cudaStreamCaptureStatus::NONE;
+        // SAFETY: the handle is alive.
+        status(unsafe { sys::cudaStreamIsCapturing(self.as_raw(), &mut s) })?;
+        Ok(s)
+    }
+
+    /// Keeps `item` alive for the graph being captured on this stream.
+    pub(crate) fn keep_alive(&self, item: KeepAlive) {
+        self.inner
+            .keep_alive
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(item);
+    }
+
+    /// What captured work on this stream must keep alive, taken when the capture ends.
+    pub(crate) fn take_keep_alive(&self) -> Vec<KeepAlive> {
+        std::mem::take(
+            &mut *self
+                .inner
+                .keep_alive
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
+    }
+
+    /// Destroys the stream now (if this is the last clone of an owned stream) and returns
+    /// the error, where dropping it would report it to the hook. With other clones alive,
+    /// or for a stream that is not owned, nothing is destroyed and this returns `Ok`.
+    pub fn close(self) -> Result<()> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                let result = if inner.owned {
+                    // SAFETY: owned, last reference; `Drop` below no longer destroys it.
+                    status(unsafe { sys::cudaStreamDestroy(inner.raw) })
+                } else {
+                    Ok(())
+                };
+                inner.owned = false;
+                result
+            }
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+type HostFunc = Box<dyn FnOnce() + Send>;
+type StreamCallback = Box<dyn FnOnce(Result<()>) + Send>;
+
+/// The closures of pending `launch_host_func` calls, by number.
+struct HostFuncTable {
+    next: AtomicU64,
+    pending: Mutex<Option<HashMap<u64, HostFunc>>>,
+}
+
+static HOST_FUNCS: HostFuncTable = HostFuncTable {
+    next: AtomicU64::new(1),
+    pending: Mutex::new(None),
+};
+
+impl HostFuncTable {
+    fn insert(&self, f: HostFunc) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut map = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        map.get_or_insert_with(HashMap::new).insert(id, f);
+        id
+    }
+
+    fn take(&self, id: u64) -> Option<HostFunc> {
+        let mut map = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        map.as_mut().and_then(|m| m.remove(&id))
+    }
+}
+
+/// Runs a Rust closure from C, catching a panic (unwinding must not cross the boundary).
+pub(crate) fn run_caught(what: &'static str, f: impl FnOnce()) {
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        let message = crate::error::panic_message(&*payload);
+        report_drop_error(what, &Error::CallbackPanicked(message));
+    }
+}
+
+unsafe extern "C" fn host_func_trampoline(user: *mut c_void) {
+    if let Some(f) = HOST_FUNCS.take(user as u64) {
+        run_caught("host function", f);
+    }
+}
+
+unsafe extern "C" fn stream_callback_trampoline(
+    _stream: sys::cudaStream_t,
+    code: sys::cudaError_t,
+    user: *mut c_void,
+) {
+    // SAFETY: `user` is the box leaked by `add_callback`; CUDA calls this exactly once.
+    let f = unsafe { Box::from_raw(user.cast::<StreamCallback>()) };
+    let result = crate::error::check(code.as_raw() as i32);
+    run_caught("stream callback", move || f(result));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn streams_are_send_and_sync() {
+        assert_send_sync::<Stream>();
+    }
+
+    #[test]
+    fn default_streams_need_no_library_and_are_not_owned() {
+        let legacy = Stream::legacy();
+        assert_eq!(legacy.as_raw().as_ptr() as usize, 1);
+        assert!(!legacy.is_owned());
+        assert_eq!(Stream::per_thread().as_raw().as_ptr() as usize, 2);
+        assert_eq!(legacy, Stream::legacy());
+        assert!(Stream::legacy().close().is_ok());
+    }
+
+    #[test]
+    fn host_func_table_hands_each_closure_out_once() {
+        use std::sync::atomic::AtomicUsize;
+        static RAN: AtomicUsize = AtomicUsize::new(0);
+        let id = HOST_FUNCS.insert(Box::new(|| {
+            RAN.fetch_add(1, Ordering::SeqCst);
+        }));
+        // SAFETY: the trampoline only reads the number.
+        unsafe { host_func_trampoline(id as *mut c_void) };
+        // A second run (a replayed graph) finds nothing.
+        // SAFETY: as above.
+        unsafe { host_func_trampoline(id as *mut c_void) };
+        assert_eq!(RAN.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_panicking_closure_does_not_unwind_into_c() {
+        let id = HOST_FUNCS.insert(Box::new(|| panic!("inside a host function")));
+        // SAFETY: the trampoline only reads the number.
+        unsafe { host_func_trampoline(id as *mut c_void) };
+        let user = Box::into_raw(Box::new(Box::new(|r: Result<()>| {
+            assert!(r.is_err());
+            panic!("inside a stream callback");
+        }) as StreamCallback));
+        // SAFETY: `user` is a leaked `StreamCallback` box, passed once.
+        unsafe {
+            stream_callback_trampoline(
+                sys::cudaStream_t::null(),
+                sys::cudaError_t::from_raw(1),
+                user.cast(),
+            )
+        };
+    }
+}

@@ -2,10 +2,12 @@
 //! `coverage`, `fetch-wheel` and `test`. Each command's logic lives in its own module.
 
 mod abi_cmd;
+mod audit_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
 mod diff_cmd;
 mod libclang;
+mod regenerate;
 mod test_cmd;
 mod wheel;
 
@@ -43,6 +45,9 @@ enum Command {
     /// Download and unpack a release's NVIDIA wheels (runtime, crt/ headers, profiler API:
     /// headers and libcudart) into target/cuda-wheel-<X.Y>/.
     FetchWheel(FetchWheelArgs),
+    /// Audit a generated crate against its CUDA release's headers and library (layout probe,
+    /// symbols, error names): the workspace's, or one `codegen --out DIR` wrote.
+    Audit(audit_cmd::AuditArgs),
     /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
     Test,
 }
@@ -88,6 +93,7 @@ fn run() -> Result<ExitCode> {
         Command::Diff(args) => diff_cmd::run(args, &workspace_root()),
         Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
+        Command::Audit(args) => audit_cmd::run(args, &workspace_root()),
         Command::Test => test_cmd::run(&workspace_root()),
     }
 }

@@ -10,7 +10,8 @@
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates with `RUSTDOCFLAGS=-D
-//! warnings`. A final line sums up. This module runs commands; it checks nothing itself.
+//! warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
+//! their own from their pages alone, built and audited). A final line sums up. This module runs commands; it checks nothing itself.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -37,7 +38,7 @@ pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 8;
+    const STEPS: usize = 9;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         eprintln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -55,7 +56,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(3, "fetch wheels", &mut || {
         // The default documents' release: the wheel the tests of the workspace use.
         let release = wheel::newest_release(&root.join("docs-src"))?;
-        let w = fetch_for_snapshot(root, &release)?;
+        let w = crate::audit_cmd::release_wheel(root, &release)?;
         eprintln!("  include: {}", w.include.display());
         eprintln!("  library: {}", w.lib.display());
         fetched = Some(w);
@@ -67,7 +68,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
             let release = codegen::pipeline::release_of(&api)
                 .with_context(|| format!("{}: no release", opts.out_dir.display()))?;
             let pkg = codegen::pipeline::package_for(&release, &opts);
-            let w = fetch_for_snapshot(root, &release)?;
+            let w = crate::audit_cmd::release_wheel(root, &release)?;
             let includes = std::env::join_paths(&w.include_dirs)?
                 .to_string_lossy()
                 .into_owned();
@@ -131,6 +132,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         }
         cargo(root, &args, &env)
     })?;
+    step(9, "regenerate releases", &mut || {
+        crate::regenerate::check(root)
+    })?;
 
     let parts: Vec<String> = timings
         .iter()
@@ -142,14 +146,6 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         parts.join(", ")
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The wheels of `release`, at the package versions its committed ABI snapshot names (so the
-/// audits read the very headers the snapshot was made from).
-fn fetch_for_snapshot(root: &Path, release: &codegen::ir::Release) -> Result<wheel::Wheel> {
-    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, release))?;
-    let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
-    wheel::fetch_pinned(root, release, &pins)
 }
 
 /// The package names of the workspace's generated crates.

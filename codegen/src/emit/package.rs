@@ -115,6 +115,11 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          [package.metadata.docs.rs]\n\
          targets = [\"x86_64-unknown-linux-gnu\"]\n",
     );
+    // What `cargo xtask audit DIR` needs to find the release's headers and library.
+    s.push_str(&format!(
+        "\n[package.metadata.cudart]\nrelease = {}\n",
+        quoted(&pkg.release)
+    ));
     if pkg.standalone {
         s.push_str(
             "\n# A crate of its own, not a member of an enclosing workspace.\n[workspace]\n",

@@ -1,0 +1,133 @@
+//! `cargo xtask audit DIR`: audits a generated crate (one of the workspace's, or one written by
+//! `cargo xtask codegen --out DIR`) against its own CUDA release: fetches that release's
+//! wheels at the versions its ABI snapshot names, and runs the crate's `tests/audit.rs` (the
+//! C++ layout probe against the headers, every bound symbol in the library, error names) with
+//! `<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB` and `CUDART_AUDIT_REQUIRED=1`.
+//!
+//! The release comes from the crate's `[package.metadata.cudart] release`. Builds share the
+//! folder `target/audit-crates` of the workspace, so dependencies compile once; a crate with no
+//! `Cargo.lock` gets a copy of the workspace's, so it builds with the versions the workspace
+//! tested and without asking the registry again.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{bail, Context, Result};
+use codegen::ir::Release;
+
+use crate::wheel;
+
+/// Arguments of `cargo xtask audit`.
+#[derive(clap::Args)]
+pub struct AuditArgs {
+    /// The crate folder (holding its Cargo.toml).
+    pub dir: PathBuf,
+}
+
+/// What the audit of one crate needs to know about it.
+#[derive(Debug)]
+pub struct CrateUnderAudit {
+    pub name: String,
+    pub release: Release,
+    pub dir: PathBuf,
+}
+
+/// Reads the name and release of the crate in `dir`.
+pub fn read_crate(dir: &Path) -> Result<CrateUnderAudit> {
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .with_context(|| format!("reading {}", manifest.display()))?;
+    let value: toml::Value =
+        toml::from_str(&text).with_context(|| format!("{} is not TOML", manifest.display()))?;
+    let package = value
+        .get("package")
+        .with_context(|| format!("{} has no [package]", manifest.display()))?;
+    let name = package
+        .get("name")
+        .and_then(toml::Value::as_str)
+        .with_context(|| format!("{} has no package name", manifest.display()))?;
+    let release = package
+        .get("metadata")
+        .and_then(|m| m.get("cudart"))
+        .and_then(|c| c.get("release"))
+        .and_then(toml::Value::as_str)
+        .with_context(|| {
+            format!(
+                "{} has no [package.metadata.cudart] release: is it a crate `cargo xtask \
+                 codegen` wrote?",
+                manifest.display()
+            )
+        })?;
+    let release = Release::parse(release)
+        .with_context(|| format!("{}: `{release}` is not a release", manifest.display()))?;
+    Ok(CrateUnderAudit {
+        name: name.to_string(),
+        release,
+        dir: dir.to_path_buf(),
+    })
+}
+
+/// The wheels of `release` at the package versions its committed ABI snapshot names (so an
+/// audit reads the very headers the snapshot was made from), fetched unless already there.
+pub fn release_wheel(root: &Path, release: &Release) -> Result<wheel::Wheel> {
+    let snapshot = codegen::abi::snapshot::load(&codegen::abi::snapshot::path(root, release))?;
+    let pins: Vec<(String, String)> = snapshot.packages.into_iter().collect();
+    wheel::fetch_pinned(root, release, &pins)
+}
+
+/// The audit variables of crate `c`: its include folders and library, from the wheels of its
+/// release ([`release_wheel`]).
+pub fn audit_env(root: &Path, c: &CrateUnderAudit) -> Result<Vec<(String, String)>> {
+    let w = release_wheel(root, &c.release)?;
+    let includes = std::env::join_paths(&w.include_dirs)?
+        .to_string_lossy()
+        .into_owned();
+    let stem = c.name.to_ascii_uppercase().replace('-', "_");
+    Ok(vec![
+        (format!("{stem}_AUDIT_INCLUDE"), includes),
+        (format!("{stem}_AUDIT_LIB"), w.lib.display().to_string()),
+        ("CUDART_AUDIT_REQUIRED".to_string(), "1".to_string()),
+    ])
+}
+
+/// Builds the crate in `dir` and runs its audit test.
+pub fn audit(root: &Path, dir: &Path) -> Result<()> {
+    let c = read_crate(dir)?;
+    let env = audit_env(root, &c)?;
+    let lock = c.dir.join("Cargo.lock");
+    if !lock.exists() {
+        std::fs::copy(root.join("Cargo.lock"), &lock)
+            .with_context(|| format!("copying the workspace's Cargo.lock to {}", lock.display()))?;
+    }
+    let manifest = c.dir.join("Cargo.toml");
+    eprintln!(
+        "audit: {} (CUDA {}) in {}",
+        c.name,
+        c.release,
+        c.dir.display()
+    );
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = Command::new(cargo)
+        .arg("test")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["--test", "audit", "--", "--test-threads=1"])
+        .env("CARGO_TARGET_DIR", root.join("target/audit-crates"))
+        .envs(env)
+        .status()
+        .context("running cargo")?;
+    if !status.success() {
+        bail!(
+            "the audit of {} (CUDA {}) failed ({status})",
+            c.name,
+            c.release
+        );
+    }
+    Ok(())
+}
+
+/// Runs the command.
+pub fn run(args: AuditArgs, root: &Path) -> Result<ExitCode> {
+    audit(root, &args.dir)?;
+    Ok(ExitCode::SUCCESS)
+}

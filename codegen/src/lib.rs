@@ -22,4 +22,5 @@ pub mod pipeline;
 pub mod report;
 pub mod rustdoc;
 pub mod summary;
+pub mod text;
 pub mod types;

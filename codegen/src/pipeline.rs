@@ -61,6 +61,9 @@ pub struct Report {
     pub bindings: Bindings,
     /// Files written (or, with `check`, none: staleness is an error).
     pub changed: Vec<String>,
+    /// Why nothing was written although files differ: the run has error diagnostics or read
+    /// no item. `None` when the files were written (or checked).
+    pub withheld: Option<String>,
     pub doc_problems: Vec<String>,
     pub flag_groups: usize,
     /// Typed wrappers emitted, and how many are `unsafe`.
@@ -117,12 +120,43 @@ pub fn run_with(
         })
         .collect();
     let out = emit::generate(&bindings, &inputs)?;
-    let mut changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    let mut folders = vec![emit::files::Folder {
+        dir: &opts.out_dir,
+        label: "",
+        files: &out.files,
+    }];
     if let Some(dir) = &opts.tests_out_dir {
-        let tests = emit::files::write_all(dir, &out.test_files, opts.check)?;
-        changed.extend(tests.into_iter().map(|f| format!("tests/generated/{f}")));
+        folders.push(emit::files::Folder {
+            dir,
+            label: "tests/generated/",
+            files: &out.test_files,
+        });
     }
+    // A run with errors writes nothing: the committed files stay as they were.
+    let errors = [
+        &api.diagnostics,
+        &bindings.diagnostics,
+        &out.diagnostics,
+    ]
+    .iter()
+    .flat_map(|list| list.iter())
+    .filter(|d| d.severity == Severity::Error)
+    .count();
+    let withheld = if errors > 0 {
+        Some(format!(
+            "nothing written: the run has {errors} error diagnostic(s); fix them (or the inputs) and run again"
+        ))
+    } else if api.item_count() == 0 {
+        Some("nothing written: the documents yield no API item".to_string())
+    } else {
+        None
+    };
+    let changed = match (&withheld, opts.check) {
+        (Some(_), false) => Vec::new(),
+        _ => emit::files::write_folders(&folders, opts.check)?,
+    };
     Ok(Report {
+        withheld,
         release,
         api,
         bindings,
@@ -233,7 +267,9 @@ pub fn render(r: &Report) -> String {
     for d in all.iter().filter(|d| d.severity == Severity::Error).take(8) {
         let _ = writeln!(s, "  {d}");
     }
-    if r.changed.is_empty() {
+    if let Some(why) = &r.withheld {
+        let _ = writeln!(s, "{why}");
+    } else if r.changed.is_empty() {
         let _ = writeln!(s, "generated files are up to date");
     } else {
         let _ = writeln!(s, "wrote: {}", r.changed.join(", "));

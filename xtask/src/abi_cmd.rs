@@ -81,15 +81,15 @@ pub fn run(args: AbiArgs, root: &Path) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| root.join(format!("target/abi-{release}.json")));
     if out.as_os_str() == "-" {
-        println!("{json}");
-        eprint!("{report}");
+        outln!("{json}")?;
+        err!("{report}");
     } else {
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
-        print!("{report}");
-        println!("ABI written to {}", out.display());
+        out!("{report}")?;
+        outln!("ABI written to {}", out.display())?;
     }
     Ok(if c.errors > 0 {
         ExitCode::FAILURE

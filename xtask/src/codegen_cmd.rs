@@ -45,24 +45,24 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         ..codegen::pipeline::Options::workspace(root, args.check)
     };
     let report = codegen::pipeline::run(&opts)?;
-    print!("{}", codegen::pipeline::render(&report));
+    out!("{}", codegen::pipeline::render(&report))?;
     if args.list_unbound {
         for u in &report.bindings.unbound {
-            println!("{} {} ({}): {}", u.kind, u.name, u.source, u.reason);
+            outln!("{} {} ({}): {}", u.kind, u.name, u.source, u.reason)?;
         }
         for l in &report.list_pairs {
-            println!("list pair: {l}");
+            outln!("list pair: {l}")?;
         }
         for u in &report.untyped {
-            println!("no typed wrapper: {} ({}): {}", u.name, u.source, u.reason);
+            outln!("no typed wrapper: {} ({}): {}", u.name, u.source, u.reason)?;
         }
         for d in report.diagnostics() {
-            println!("{d}");
+            outln!("{d}")?;
         }
     }
     if let Some(path) = args.bindings_json {
         std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
-        println!("bindings model written to {}", path.display());
+        outln!("bindings model written to {}", path.display())?;
     }
     let c = Counts::of(&report.diagnostics());
     Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {

@@ -1,6 +1,9 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
 //! `coverage`, `fetch-wheel` and `test`. Each command's logic lives in its own module.
 
+#[macro_use]
+mod out;
+
 mod abi_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
@@ -70,8 +73,10 @@ struct IrArgs {
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
+        // The reader of standard output went away (`| head`): it wants no more; not a failure.
+        Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -124,15 +129,15 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| workspace_root().join("target/ir.json"));
     if out.as_os_str() == "-" {
-        println!("{json}");
-        eprint!("{}", codegen::summary::render(&api));
+        outln!("{json}")?;
+        err!("{}", codegen::summary::render(&api));
     } else {
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
-        print!("{}", codegen::summary::render(&api));
-        println!("IR written to {}", out.display());
+        out!("{}", codegen::summary::render(&api))?;
+        outln!("IR written to {}", out.display())?;
     }
     let c = Counts::of(&api.diagnostics);
     Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {
@@ -150,8 +155,8 @@ fn fetch_wheel(args: FetchWheelArgs) -> Result<ExitCode> {
         None => wheel::newest_release(&root.join("docs-src"))?,
     };
     let w = wheel::fetch(&root, &release)?;
-    println!("CUDA {release} runtime wheel in {}", w.root.display());
-    println!("include: {}", w.include.display());
-    println!("library: {}", w.lib.display());
+    outln!("CUDA {release} runtime wheel in {}", w.root.display())?;
+    outln!("include: {}", w.include.display())?;
+    outln!("library: {}", w.lib.display())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -28,7 +28,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     let mut timings: Vec<(&str, f64)> = Vec::new();
     const STEPS: usize = 8;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
-        eprintln!("xtask test: [{n}/{STEPS}] {name}");
+        errln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
         let outcome = f();
         timings.push((name, t.elapsed().as_secs_f64()));
@@ -42,7 +42,7 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(3, "codegen --check", &mut || {
         let opts = codegen::pipeline::Options::workspace(root, true);
         let report = codegen::pipeline::run(&opts)?;
-        eprintln!(
+        errln!(
             "  generated files are fresh ({} functions bound)",
             report.bindings.functions.len()
         );
@@ -52,8 +52,8 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(4, "fetch wheel", &mut || {
         let release = wheel::newest_release(&root.join("docs-src"))?;
         let w = wheel::fetch(root, &release)?;
-        eprintln!("  include: {}", w.include.display());
-        eprintln!("  library: {}", w.lib.display());
+        errln!("  include: {}", w.include.display());
+        errln!("  library: {}", w.lib.display());
         fetched = Some(w);
         Ok(())
     })?;
@@ -90,11 +90,11 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         .iter()
         .map(|(name, secs)| format!("{name} {secs:.1}s"))
         .collect();
-    println!(
+    outln!(
         "xtask test: all {STEPS} steps passed in {:.1}s ({})",
         started.elapsed().as_secs_f64(),
         parts.join(", ")
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -106,7 +106,7 @@ fn cargo_bin() -> String {
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     let shown = format!("cargo {}", args.join(" "));
     let env_shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    eprintln!("  $ {} {shown}", env_shown.join(" "));
+    errln!("  $ {} {shown}", env_shown.join(" "));
     let status = Command::new(cargo_bin())
         .args(args)
         .envs(env.iter().copied())
@@ -136,7 +136,7 @@ fn ensure_components() -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("  $ rustup component add {}", missing.join(" "));
+    errln!("  $ rustup component add {}", missing.join(" "));
     let status = Command::new("rustup")
         .args(["component", "add"])
         .args(&missing)
@@ -170,11 +170,11 @@ fn ensure_chromium() -> Result<()> {
     let uid = Command::new("id").arg("-u").output().ok();
     let root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     if !root {
-        eprintln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
+        errln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
         return Ok(());
     }
     for args in [&["update"][..], &["install", "-y", "chromium"][..]] {
-        eprintln!("  $ apt-get {}", args.join(" "));
+        errln!("  $ apt-get {}", args.join(" "));
         let status = Command::new("apt-get")
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")

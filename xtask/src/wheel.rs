@@ -93,7 +93,7 @@ fn python() -> String {
 fn download(dir: &Path, package: &str, release: &Release) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let spec = format!("{package}=={}", pip_pattern(release));
-    eprintln!("fetch-wheel: pip download {spec} → {}", dir.display());
+    errln!("fetch-wheel: pip download {spec} → {}", dir.display());
     let status = Command::new(python())
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
         .args(["--platform", "manylinux_2_17_x86_64"])
@@ -156,7 +156,7 @@ fn unpack(wheels: &[PathBuf], root: &Path) -> Result<()> {
         std::fs::remove_dir_all(root).with_context(|| format!("removing {}", root.display()))?;
     }
     for wheel in wheels {
-        eprintln!(
+        errln!(
             "fetch-wheel: unpacking {} → {}",
             wheel.display(),
             root.display()

@@ -70,44 +70,120 @@ pub fn preamble(inputs: &[String], abi: &str) -> String {
     s
 }
 
-/// Writes `files` into `dir`, or in `check` mode compares them with what is there.
-///
-/// Files in `dir` that are not in `files` (left over from an older generator) are removed,
-/// or reported as stale in check mode. Returns the names written (empty when up to date).
+/// One folder of generated files: where, and what it must hold.
+#[derive(Clone, Copy, Debug)]
+pub struct Folder<'a> {
+    pub dir: &'a Path,
+    /// Shown before the file names of this folder in the list of changes (`tests/generated/`).
+    pub label: &'a str,
+    pub files: &'a [GeneratedFile],
+}
+
+/// What [`write_folders`] found or did for one file.
+enum Change {
+    /// A file to (re)write with the generated contents.
+    Write(PathBuf, String),
+    /// A `.rs` file no longer generated, to remove.
+    Remove(PathBuf),
+}
+
+/// Writes `files` into `dir`, or in `check` mode compares them with what is there (see
+/// [`write_folders`]). Returns the names written (empty when up to date).
 pub fn write_all(
     dir: &Path,
     files: &[GeneratedFile],
     check: bool,
 ) -> Result<Vec<String>, EmitError> {
+    write_folders(
+        &[Folder {
+            dir,
+            label: "",
+            files,
+        }],
+        check,
+    )
+}
+
+/// Brings every folder in line with its generated files, or in `check` mode reports what is
+/// stale. Files in a folder that are not generated any more (left over from an older
+/// generator) are removed, or reported as stale in check mode. Returns the names changed
+/// (each with its folder's label), empty when everything is up to date.
+///
+/// Nothing is replaced until every new file has been written beside its final place (a
+/// hidden temporary file in the same folder): a failure while writing leaves every folder as
+/// it was; the replacement itself is one rename per file.
+pub fn write_folders(folders: &[Folder<'_>], check: bool) -> Result<Vec<String>, EmitError> {
     let mut changed = Vec::new();
-    for f in files {
-        let path = dir.join(&f.name);
-        let current = std::fs::read_to_string(&path).ok();
-        if current.as_deref() != Some(f.contents.as_str()) {
-            changed.push(f.name.clone());
-            if !check {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
-                }
-                std::fs::write(&path, &f.contents).map_err(io(&path))?;
+    let mut plan = Vec::new();
+    for folder in folders {
+        for f in folder.files {
+            let path = folder.dir.join(&f.name);
+            let current = std::fs::read_to_string(&path).ok();
+            if current.as_deref() != Some(f.contents.as_str()) {
+                changed.push(format!("{}{}", folder.label, f.name));
+                plan.push(Change::Write(path, f.contents.clone()));
+            }
+        }
+        if let Ok(rd) = std::fs::read_dir(folder.dir) {
+            let mut leftovers: Vec<(String, PathBuf)> = rd
+                .flatten()
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .filter(|(name, _)| {
+                    name.ends_with(".rs") && !folder.files.iter().any(|f| f.name == *name)
+                })
+                .collect();
+            leftovers.sort();
+            for (name, path) in leftovers {
+                changed.push(format!("{}{name} (no longer generated)", folder.label));
+                plan.push(Change::Remove(path));
             }
         }
     }
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for entry in rd.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".rs") && !files.iter().any(|f| f.name == name) {
-                changed.push(format!("{name} (no longer generated)"));
-                if !check {
-                    std::fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+    if check {
+        return if changed.is_empty() {
+            Ok(changed)
+        } else {
+            Err(EmitError::Stale(changed))
+        };
+    }
+    // Stage: every new file next to its final place.
+    let mut staged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for change in &plan {
+        if let Change::Write(path, contents) = change {
+            match stage(path, contents) {
+                Ok(temp) => staged.push((temp, path.clone())),
+                Err(e) => {
+                    for (temp, _) in &staged {
+                        let _ = std::fs::remove_file(temp);
+                    }
+                    return Err(e);
                 }
             }
         }
     }
-    if check && !changed.is_empty() {
-        return Err(EmitError::Stale(changed));
+    // Replace.
+    for (temp, path) in &staged {
+        std::fs::rename(temp, path).map_err(io(path))?;
+    }
+    for change in &plan {
+        if let Change::Remove(path) = change {
+            std::fs::remove_file(path).map_err(io(path))?;
+        }
     }
     Ok(changed)
+}
+
+/// Writes `contents` to a hidden temporary file beside `path` and returns its path.
+fn stage(path: &Path, contents: &str) -> Result<PathBuf, EmitError> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = parent.join(format!(".{name}.codegen-{}.tmp", std::process::id()));
+    std::fs::write(&temp, contents).map_err(io(&temp))?;
+    Ok(temp)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::diag::Diagnostics;
 use crate::ir::{
     Api, Detail, Direction, Entry, Enum, Function, Param, Section, Typedef, TypedefKind,
 };
+use crate::text::split_after_last;
 use crate::types::TypeRef;
 
 /// Characters RST accepts for section adornments (the common ones).
@@ -504,11 +505,8 @@ impl<'a> CDecl<'a> {
         let close = decl.rfind(')')?;
         let open = matching_open(decl, close)?;
         let head = decl[..open].trim_end();
-        let name_start = head
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |k| k + 1);
-        let name = &head[name_start..];
-        let rtype = head[..name_start].trim();
+        let (rtype, name) = split_after_last(head, |c| !(c.is_ascii_alphanumeric() || c == '_'));
+        let rtype = rtype.trim();
         if name.is_empty() || rtype.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
             return None;
         }
@@ -566,10 +564,8 @@ fn split_commas(s: &str) -> Vec<&str> {
 /// One C parameter: its name (empty when unnamed) and its type text, pointer stars on the type.
 fn c_param(p: &str) -> (&str, String) {
     let p = p.trim_end_matches("[]").trim();
-    let split = p
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |k| k + 1);
-    let (ty, name) = (p[..split].trim(), &p[split..]);
+    let (ty, name) = split_after_last(p, |c| !(c.is_ascii_alphanumeric() || c == '_'));
+    let ty = ty.trim();
     // A lone word (`int`) or a keyword-only tail is a type with no name.
     if ty.is_empty() || ty == "const" || ty == "unsigned" || ty == "signed" || ty == "struct" {
         return ("", p.to_string());

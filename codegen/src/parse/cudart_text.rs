@@ -383,8 +383,9 @@ impl Builder {
             return;
         }
         let parts = Parts::split(&b.body);
-        for (k, (label, n, _)) in parts.by_label.iter().enumerate() {
-            if parts.by_label[..k].iter().any(|p| p.0 == *label) {
+        let mut labels_seen = std::collections::HashSet::new();
+        for (label, n, _) in &parts.by_label {
+            if !labels_seen.insert(*label) {
                 self.diags.warning(
                     *n,
                     format!("second `{label}` part in `{name}`; only the first is read"),
@@ -606,6 +607,7 @@ impl Builder {
 fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
     let text = paragraphs(lines.iter().map(|x| x.1));
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for item in text.split(',') {
         let n: String = item
             .trim()
@@ -613,7 +615,7 @@ fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
             .collect();
         let n = n.trim_start_matches(':').to_string();
-        if !n.is_empty() && !out.contains(&n) {
+        if !n.is_empty() && seen.insert(n.clone()) {
             out.push(n);
         }
     }

@@ -23,17 +23,30 @@ use crate::ir::{Api, Document, Format};
 /// Never panics: unreadable content yields diagnostics and whatever items could be read.
 pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let mut diags = Diagnostics::new(file);
-    let text = match std::str::from_utf8(bytes) {
+    let decoded = match std::str::from_utf8(bytes) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(e) => {
-            let line = 1 + bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u32;
+            let line = crate::text::line_at(bytes, e.valid_up_to());
             diags.error(line, format!("input is not valid UTF-8 (first bad byte at offset {}); bad bytes were replaced", e.valid_up_to()));
             String::from_utf8_lossy(bytes)
         }
     };
+    let (text, endings) = crate::text::normalize_line_endings(&decoded);
+    if endings.any() {
+        diags.note(
+            1,
+            format!(
+                "line endings converted to LF before reading: {} CR LF, {} CR alone{}",
+                endings.crlf,
+                endings.cr,
+                if endings.cr > 0 {
+                    " (old Mac line endings; lines are numbered as an editor shows them)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
     let format = match forced {
         Some(f) => f,
         None => match detect::detect(&text) {

@@ -5,6 +5,8 @@
 //! They work on one string at a time and know no CUDA names; types they need to recognise
 //! are the ones the page itself states elsewhere (passed in as `known`).
 
+use crate::text::split_after_last;
+
 /// The separator Sphinx renders between an item's head and its description (an en dash).
 pub const DASH: &str = " \u{2013} ";
 
@@ -34,11 +36,8 @@ pub fn signature_params(text: &str) -> (Vec<SigParam>, Vec<String>) {
             None => (piece, None),
         };
         let decl = decl.split_once('=').map_or(decl, |(d, _)| d.trim_end());
-        let split = decl
-            .rfind(|c: char| c.is_whitespace() || c == '*')
-            .map_or(0, |k| k + 1);
-        let name = decl[split..].trim();
-        let ctype = decl[..split].trim();
+        let (ctype, name) = split_after_last(decl, |c| c.is_whitespace() || c == '*');
+        let (ctype, name) = (ctype.trim(), name.trim());
         if !is_ident(name) {
             bad.push(piece.to_string());
             continue;
@@ -124,6 +123,7 @@ pub fn status_codes(text: &str, known: &[String]) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let mut codes = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for tok in t.split(|c: char| c == ',' || c.is_whitespace()) {
         let tok = clean_token(tok);
         if tok.is_empty() || tok.chars().all(|c| c.is_ascii_digit()) {
@@ -133,7 +133,7 @@ pub fn status_codes(text: &str, known: &[String]) -> Option<Vec<String>> {
         if !is_ident(tok) || !tok.contains(|c: char| c.is_ascii_uppercase() || c == '_') {
             return None;
         }
-        if !codes.iter().any(|c| c == tok) {
+        if seen.insert(tok) {
             codes.push(tok.to_string());
         }
     }

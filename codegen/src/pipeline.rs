@@ -133,15 +133,11 @@ pub fn run_with(
         });
     }
     // A run with errors writes nothing: the committed files stay as they were.
-    let errors = [
-        &api.diagnostics,
-        &bindings.diagnostics,
-        &out.diagnostics,
-    ]
-    .iter()
-    .flat_map(|list| list.iter())
-    .filter(|d| d.severity == Severity::Error)
-    .count();
+    let errors = [&api.diagnostics, &bindings.diagnostics, &out.diagnostics]
+        .iter()
+        .flat_map(|list| list.iter())
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     let withheld = if errors > 0 {
         Some(format!(
             "nothing written: the run has {errors} error diagnostic(s); fix them (or the inputs) and run again"

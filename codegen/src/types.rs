@@ -470,7 +470,10 @@ mod tests {
         assert!(matches!(ty.expr, TypeExpr::Unknown { .. }));
         let message = problem.expect("a problem").to_string();
         assert!(message.contains("nested more than 64 levels"), "{message}");
-        assert!(message.len() < 300, "the message quotes an abbreviation: {message}");
+        assert!(
+            message.len() < 300,
+            "the message quotes an abbreviation: {message}"
+        );
         let nested = format!("{}int{}", "list[".repeat(10_000), "]".repeat(10_000));
         assert!(matches!(
             TypeRef::read(&nested).1,

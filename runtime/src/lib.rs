@@ -90,10 +90,15 @@
 //! # No panics
 //!
 //! No function of this crate panics or aborts because the library or a symbol is missing or a
-//! call fails; those are `Err` values.
+//! call fails; those are `Err` values. On Linux a library file given by path (`CUDART_PATH`,
+//! an install folder, [`Library::open`]) has its ELF headers checked before the system loader
+//! sees it, so a truncated file or one built for another architecture is an `Err` naming the
+//! problem, not a `SIGBUS` in the loader or a misleading "No such file".
 
 #![deny(missing_docs)]
 
+#[cfg(target_os = "linux")]
+mod elf;
 pub mod error;
 pub mod loader;
 

@@ -65,18 +65,6 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         }
     }
 
-    progress(started, "reading the library's exported symbols");
-    let (exports, version) = library(args.lib.as_deref())?;
-    let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
-    progress(
-        started,
-        &format!(
-            "{}: CUDA runtime {version_shown}, {} exported functions",
-            exports.path,
-            exports.functions.len()
-        ),
-    );
-
     progress(
         started,
         &format!("reading the documentation ({})", shown_paths(&docs)),
@@ -90,6 +78,18 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
             "{} documents, {} documented functions",
             api.documents.len(),
             api.functions.len()
+        ),
+    );
+
+    progress(started, "reading the library's exported symbols");
+    let (exports, version) = library(args.lib.as_deref())?;
+    let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
+    progress(
+        started,
+        &format!(
+            "{}: CUDA runtime {version_shown}, {} exported functions",
+            exports.path,
+            exports.functions.len()
         ),
     );
 

@@ -1,5 +1,5 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
-//! `coverage`, `fetch-wheel` and `test`. Each command's logic lives in its own module.
+//! `coverage`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
 
 #[macro_use]
 mod out;
@@ -8,6 +8,7 @@ mod abi_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
 mod diff_cmd;
+mod fuzz;
 mod test_cmd;
 mod wheel;
 
@@ -44,8 +45,15 @@ enum Command {
     /// Download and unpack the `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels (headers and
     /// libcudart) into target/.
     FetchWheel(FetchWheelArgs),
-    /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
+    /// Run everything CI checks: fmt, wheel, clippy, tests, docs, a one-minute fuzz run (what
+    /// `.ci/run` calls).
     Test,
+    /// Mutants of the real documents through every front end and the commands' library calls:
+    /// no panic, no abort, time and output size linear in the input.
+    Fuzz(fuzz::FuzzArgs),
+    /// The process `fuzz` runs its cases in (internal).
+    #[command(hide = true)]
+    FuzzChild(fuzz::ChildArgs),
 }
 
 #[derive(clap::Args)]
@@ -92,6 +100,8 @@ fn run() -> Result<ExitCode> {
         Command::Coverage(args) => coverage_cmd::run(args, &workspace_root()),
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Test => test_cmd::run(&workspace_root()),
+        Command::Fuzz(args) => fuzz::run(args, &workspace_root()),
+        Command::FuzzChild(args) => fuzz::run_child(args, &workspace_root()),
     }
 }
 

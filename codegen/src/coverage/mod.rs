@@ -31,6 +31,7 @@ use crate::ir::Api;
 
 pub mod exports;
 pub mod group;
+pub mod loadable;
 pub mod render;
 
 pub use exports::{exports_from_bytes, read_exports, ExportError, Exports};

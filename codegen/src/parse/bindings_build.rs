@@ -357,9 +357,7 @@ impl Builder<'_> {
                             p.name, d.name
                         ),
                     );
-                    let ty = p
-                        .stated_type()
-                        .or(types.get(d.name.as_str()).copied());
+                    let ty = p.stated_type().or(types.get(d.name.as_str()).copied());
                     (d.text.clone(), ty)
                 }
                 Some((j, false)) => {

@@ -33,8 +33,8 @@ use super::dom::{Element, Node, Page};
 pub const MAX_DEPTH: u32 = 512;
 
 /// Bytes given to html5ever at a time; the depth bound is checked between chunks, so the work
-/// after the bound is passed is at most one chunk's.
-const CHUNK: usize = 16 * 1024;
+/// after the bound is passed is at most one chunk's (some 800 more start tags).
+const CHUNK: usize = 4 * 1024;
 
 /// A parse error html5ever recovered from, with the line it was at.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@
 
 pub mod abi;
 pub mod bind;
+pub mod clock;
 pub mod coverage;
 pub mod diag;
 pub mod diff;

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Deepest nesting a type text may have: brackets (`list[…]`) and pointer levels (`T**`)
 /// counted together. Deeper text is left unread ([`TypeProblem::TooDeep`]), so that reading,
 /// and everything that recurses over a [`TypeExpr`] later (printing, comparing, JSON), stays
-/// bounded and linear in the size of the text.
-pub const MAX_NESTING: usize = 64;
+/// bounded and linear in the size of the text. The documents nest four levels at most; pretty
+/// JSON indents each level, so a type at the bound prints about 100 bytes per byte of text.
+pub const MAX_NESTING: usize = 32;
 
 /// Why a type text could not be read into a [`TypeExpr`] (it became [`TypeExpr::Unknown`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -469,7 +470,7 @@ mod tests {
         let (ty, problem) = TypeRef::read(&deep);
         assert!(matches!(ty.expr, TypeExpr::Unknown { .. }));
         let message = problem.expect("a problem").to_string();
-        assert!(message.contains("nested more than 64 levels"), "{message}");
+        assert!(message.contains("nested more than 32 levels"), "{message}");
         assert!(
             message.len() < 300,
             "the message quotes an abbreviation: {message}"

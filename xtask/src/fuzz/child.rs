@@ -6,7 +6,7 @@
 //! RATIO_TO_MODEL` after it; `fail CASE KIND MESSAGE` when it broke a property (`panic`,
 //! `size`, `slow`). A stack overflow or any other abort ends the process: the parent sees the
 //! `start` without an answer and the exit status. The child stops starting cases at its
-//! deadline.
+//! deadline. Times are CPU time of the thread running the cases.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use codegen::clock::Stopwatch;
 
 use super::target::{self, Context, Seed};
 use super::{make_case, CaseShape};
@@ -50,8 +51,9 @@ impl Model {
     }
 }
 
+/// Seconds of this thread's CPU time `f` takes (other work on the machine does not count).
 fn time(f: impl FnOnce()) -> f64 {
-    let t = Instant::now();
+    let t = Stopwatch::start();
     f();
     t.elapsed().as_secs_f64()
 }
@@ -148,7 +150,7 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
         let model = models[c.seed];
         let limit = model.limit(c.input.len(), c.emit);
         let attempt = || {
-            let t = Instant::now();
+            let t = Stopwatch::start();
             let r = catch_unwind(AssertUnwindSafe(|| {
                 target::run(&ctx, &seeds, c.seed, &c.input, c.emit)
             }));

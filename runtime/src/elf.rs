@@ -131,7 +131,7 @@ fn check_headers<R: Read + Seek>(file: &mut R, len: u64) -> Result<(), String> {
         ));
     }
     let table_len = phnum * u64::from(phentsize);
-    let table_end = phoff.checked_add(table_len).unwrap_or(u64::MAX);
+    let table_end = phoff.saturating_add(table_len);
     if table_end > len {
         return Err(truncated(format!(
             "the program headers end at byte {} but the file has {} bytes",
@@ -193,7 +193,7 @@ fn extended_phnum<R: Read + Seek>(
     } else {
         (u64::from(h.u32(32)), 40u64, 28u64)
     };
-    if shoff.checked_add(entry).map_or(true, |end| end > len) {
+    if shoff.checked_add(entry).is_none_or(|end| end > len) {
         return Err(truncated(format!(
             "the first section header (which holds the program header count) lies past the end of the file ({} bytes)",
             group(len)
@@ -320,7 +320,7 @@ fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);

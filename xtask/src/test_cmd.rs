@@ -6,7 +6,8 @@
 //! install Debian's `chromium` for the HTML report browser test when it is missing;
 //! `cargo clippy --workspace --all-targets -- -D warnings`; `cargo test --workspace` with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel; `cargo doc --no-deps
-//! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`. A final line sums up. This module runs
+//! -p cudart-rt` with `RUSTDOCFLAGS=-D warnings`; a one-minute `cargo xtask fuzz` run (fresh
+//! mutants of every document, seed from the clock). A final line sums up. This module runs
 //! commands; it checks nothing itself.
 
 use std::path::Path;
@@ -17,6 +18,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::wheel;
 
+/// Length of the bounded fuzz run (`cargo xtask fuzz --seconds N` runs longer).
+const FUZZ_SECONDS: u64 = 60;
+
 /// Environment variable the tests read: the wheel's `libcudart.so.13`.
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
 /// Environment variable the tests read: the wheel's include folder.
@@ -26,7 +30,7 @@ pub const WHEEL_INCLUDE_VAR: &str = "CUDA_WHEEL_INCLUDE";
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 8;
+    const STEPS: usize = 9;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
         errln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
@@ -84,6 +88,22 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
         cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
+    })?;
+    step(9, "fuzz (60 s)", &mut || {
+        let args = crate::fuzz::FuzzArgs {
+            seconds: FUZZ_SECONDS,
+            seed: None,
+            case: None,
+            input: None,
+            against: None,
+        };
+        match crate::fuzz::run(args, root)? {
+            ExitCode::SUCCESS => Ok(()),
+            _ => bail!(
+                "the fuzz run found failing inputs (in {})",
+                crate::fuzz::failures_dir(root).display()
+            ),
+        }
     })?;
 
     let parts: Vec<String> = timings

@@ -144,7 +144,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn short_or_foreign_bytes_are_named() {
         assert!(matches!(check(b"hello"), Err(NotLoadable::NotElf(_))));
-        let mut header = vec![0u8; 64];
+        let mut header = [0u8; 64];
         header[..4].copy_from_slice(b"\x7fELF");
         header[4] = 2;
         header[5] = 1;

@@ -144,7 +144,7 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
         }
     }));
     let mut case = from;
-    while Instant::now() < deadline && count.map_or(true, |n| case < from + n) {
+    while Instant::now() < deadline && count.is_none_or(|n| case < from + n) {
         outln!("start {case}")?;
         let c = make_case(&seeds, seed, case, &shape);
         let model = models[c.seed];

@@ -250,7 +250,7 @@ pub fn run(
         }
         let bindings = codegen::bind::join(&merged, abi);
         if emit {
-            let _ = codegen::emit::generate(&bindings, &[s.name.clone()]);
+            let _ = codegen::emit::generate(&bindings, std::slice::from_ref(&s.name));
         }
     }
     Ok(out)

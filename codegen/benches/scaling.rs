@@ -5,10 +5,84 @@
 //! checks work too). The HTML page keeps one head and one article: the article's content is
 //! repeated inside it, so the 2× and 4× pages are still pages the HTML front end reads whole.
 //! Each input goes through `parse_document` with format detection, as `cargo xtask ir` reads
-//! it. BENCHMARKS.md has the table.
+//! it. Times are the CPU time of the benchmark's thread ([`codegen::clock`]), so that other
+//! work on a shared machine does not bend the factors. BENCHMARKS.md has the table.
 
+use std::time::Duration;
+
+use codegen::clock::Stopwatch;
 use codegen::parse::parse_document;
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+
+/// CPU time of the benchmark thread, in nanoseconds.
+struct CpuTime;
+
+impl Measurement for CpuTime {
+    type Intermediate = Stopwatch;
+    type Value = Duration;
+
+    fn start(&self) -> Stopwatch {
+        Stopwatch::start()
+    }
+
+    fn end(&self, started: Stopwatch) -> Duration {
+        started.elapsed()
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &Nanoseconds
+    }
+}
+
+/// Shows nanosecond values in the unit that suits them, and bytes per second in MiB/s.
+struct Nanoseconds;
+
+impl ValueFormatter for Nanoseconds {
+    fn scale_values(&self, typical: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = match typical {
+            t if t < 1e3 => (1.0, "ns"),
+            t if t < 1e6 => (1e-3, "µs"),
+            t if t < 1e9 => (1e-6, "ms"),
+            _ => (1e-9, "s"),
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_throughputs(
+        &self,
+        _typical: f64,
+        throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        let amount = match *throughput {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => {
+                n as f64
+            }
+        };
+        values
+            .iter_mut()
+            .for_each(|v| *v = amount * (1e9 / *v) / (1024.0 * 1024.0));
+        "MiB/s"
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
 
 fn read(rel: &str) -> Vec<u8> {
     let path = format!("{}/../docs-src/{rel}", env!("CARGO_MANIFEST_DIR"));
@@ -39,7 +113,7 @@ fn repeated_article(page: &[u8], times: usize) -> Vec<u8> {
 /// How an input is made `times` times larger.
 type Grow = fn(&[u8], usize) -> Vec<u8>;
 
-fn scaling(c: &mut Criterion) {
+fn scaling(c: &mut Criterion<CpuTime>) {
     let inputs: [(&str, &str, Grow); 5] = [
         (
             "bindings text 13.2",
@@ -79,5 +153,9 @@ fn scaling(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, scaling);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = scaling
+}
 criterion_main!(benches);

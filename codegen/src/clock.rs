@@ -2,9 +2,10 @@
 //! (the red-team tests, `cargo xtask fuzz`, the scaling benchmark's notes).
 //!
 //! Wall-clock time on a shared machine grows with whatever else runs; the time this thread
-//! spent on a CPU does not. Linux reports it in nanoseconds in `/proc/thread-self/schedstat`;
-//! elsewhere (or when that file cannot be read) the functions here fall back to wall-clock
-//! time. Nothing here measures anything by itself.
+//! spent on a CPU does not. Unix systems report it with `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`
+//! (to the nanosecond, unlike the tick-granular `/proc` counters); elsewhere, or when the call
+//! fails, the functions here fall back to wall-clock time. Nothing here measures anything by
+//! itself.
 
 use std::time::{Duration, Instant};
 
@@ -36,10 +37,26 @@ impl Stopwatch {
 }
 
 /// The CPU time the calling thread has used, where the system reports it.
+#[cfg(unix)]
 pub fn thread_cpu_time() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `timespec`; the call writes only into it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return None;
+    }
+    let secs = u64::try_from(ts.tv_sec).ok()?;
+    let nanos = u32::try_from(ts.tv_nsec).ok()?;
+    Some(Duration::new(secs, nanos))
+}
+
+/// The CPU time the calling thread has used: not reported here.
+#[cfg(not(unix))]
+pub fn thread_cpu_time() -> Option<Duration> {
+    None
 }
 
 #[cfg(test)]
@@ -55,5 +72,8 @@ mod tests {
         }
         std::hint::black_box(x);
         assert!(watch.elapsed() > Duration::ZERO);
+        if cfg!(unix) {
+            assert!(thread_cpu_time().is_some());
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `cargo xtask codegen [--check] [--docs PATH…] [--list-unbound] [--deny warnings]`:
 //! regenerates `runtime/src/generated/` (and the verification tables in `tests/generated/`)
 //! from the documentation and the ABI source, or checks that the committed files are fresh.
+//! A run with error diagnostics writes nothing (see `codegen::pipeline`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,8 +62,12 @@ pub fn run(args: CodegenArgs, root: &std::path::Path) -> Result<ExitCode> {
         }
     }
     if let Some(path) = args.bindings_json {
-        std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
-        outln!("bindings model written to {}", path.display())?;
+        if report.withheld.is_some() {
+            outln!("bindings model not written to {} either", path.display())?;
+        } else {
+            std::fs::write(&path, serde_json::to_string_pretty(&report.bindings)?)?;
+            outln!("bindings model written to {}", path.display())?;
+        }
     }
     let c = Counts::of(&report.diagnostics());
     Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {

@@ -40,9 +40,10 @@ pub struct Model {
 }
 
 impl Model {
-    /// Predicted seconds for `bytes` of input.
+    /// Predicted seconds for `bytes` of input (at least a millisecond).
     pub fn predict(&self, bytes: usize, emit: bool) -> f64 {
-        self.fixed + self.per_byte * bytes as f64 + if emit { self.emit } else { 0.0 }
+        let t = self.fixed + self.per_byte * bytes as f64 + if emit { self.emit } else { 0.0 };
+        t.max(1e-3)
     }
 
     /// The time past which a case is a time-out.

@@ -85,9 +85,12 @@ pub fn exports_from_bytes(path: &str, data: &[u8]) -> Result<Exports, ExportErro
     };
     // Headers first: a truncated or foreign file is named as such, before anything parses the
     // rest of it or a caller hands it to the system loader.
-    super::loadable::check(data).map_err(|why| ExportError::NotLoadable {
-        path: path.to_string(),
-        why,
+    super::loadable::check(data).map_err(|why| match why {
+        super::loadable::NotLoadable::NotElf(why) => not_elf(why),
+        why => ExportError::NotLoadable {
+            path: path.to_string(),
+            why,
+        },
     })?;
     let file = object::File::parse(data).map_err(|e| not_elf(e.to_string()))?;
     if file.format() != BinaryFormat::Elf {

@@ -158,3 +158,44 @@ fn cr_only_line_endings_are_read() {
         "the note is in the IR"
     );
 }
+
+/// A shared library this process has mapped (the C library), from `/proc/self/maps`.
+#[cfg(target_os = "linux")]
+fn mapped_shared_library() -> PathBuf {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".so"))
+                && p.is_file()
+        })
+        .expect("a shared library is mapped")
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn coverage_names_a_truncated_or_foreign_library() {
+    let mut bytes = std::fs::read(mapped_shared_library()).expect("library");
+    let cut = tmp("cut-libcudart.so.13");
+    std::fs::write(&cut, &bytes[..4096]).unwrap();
+    bytes[18..20].copy_from_slice(&183u16.to_le_bytes()); // EM_AARCH64
+    let arm = tmp("arm-libcudart.so.13");
+    std::fs::write(&arm, &bytes).unwrap();
+    for (lib, what) in [
+        (&cut, "the file is truncated: segment"),
+        (&arm, "built for AArch64, this process is x86-64"),
+    ] {
+        let result = xtask(&["coverage", "--lib", lib.to_str().unwrap(), "--out", "-"]);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains(what), "{stderr}");
+        assert!(!stderr.contains("No such file"), "{stderr}");
+    }
+}

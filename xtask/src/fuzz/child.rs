@@ -174,11 +174,12 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
                 model.predict(c.input.len(), c.emit)
             )?,
             Ok(Ok(out)) => outln!(
-                "done {case} {} {} {} {:.3}",
+                "done {case} {} {} {} {:.3} {:.3}",
                 (secs * 1e6) as u64,
                 c.input.len(),
                 out.ir_json,
-                secs / model.predict(c.input.len(), c.emit)
+                secs / model.predict(c.input.len(), c.emit),
+                secs / limit
             )?,
         }
         case += 1;

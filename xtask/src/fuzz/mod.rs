@@ -145,6 +145,7 @@ struct Stats {
     sizes: u64,
     children: u64,
     worst_ratio: f64,
+    worst_share: f64,
     worst_json_ratio: f64,
 }
 
@@ -334,17 +335,18 @@ fn record_done(
     shape: &CaseShape,
     fields: &[&str],
 ) {
-    // MICROS INPUT_BYTES IR_JSON_BYTES RATIO_TO_MODEL
+    // MICROS INPUT_BYTES IR_JSON_BYTES RATIO_TO_MODEL SHARE_OF_LIMIT
     let num = |k: usize| {
         fields
             .get(k)
             .and_then(|v| v.parse::<f64>().ok())
             .unwrap_or(0.0)
     };
-    let (input, json, ratio) = (num(1), num(2), num(3));
+    let (input, json, ratio, share) = (num(1), num(2), num(3), num(4));
     stats.cases += 1;
     stats.bytes += input as u64;
     stats.worst_ratio = stats.worst_ratio.max(ratio);
+    stats.worst_share = stats.worst_share.max(share);
     if input > 1024.0 {
         stats.worst_json_ratio = stats.worst_json_ratio.max(json / input);
     }
@@ -429,9 +431,10 @@ fn report(
         .collect();
     outln!("fuzz: mutations applied: {}", kinds.join(", "))?;
     outln!(
-        "fuzz: slowest case {:.2}× its linear model (limit {}×); largest IR JSON {:.1} bytes per input byte (limit {})",
+        "fuzz: time: the slowest case took {:.2}× its linear model's prediction, the closest to its limit ({}× the prediction + 0.1 s) {:.0} % of it; largest IR JSON {:.1} bytes per input byte (limit {})",
         stats.worst_ratio,
         child::SLOW_FACTOR,
+        100.0 * stats.worst_share,
         stats.worst_json_ratio,
         target::SIZE_FACTOR
     )?;

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::diag::Diagnostics;
+
 /// Deepest nesting a type text may have: brackets (`list[…]`) and pointer levels (`T**`)
 /// counted together. Deeper text is left unread ([`TypeProblem::TooDeep`]), so that reading,
 /// and everything that recurses over a [`TypeExpr`] later (printing, comparing, JSON), stays
@@ -69,6 +71,16 @@ impl TypeRef {
             },
             problem,
         )
+    }
+
+    /// Parses `text` for a front end that keeps unreadable types as they are written: only a
+    /// type nested past [`MAX_NESTING`] (left unread) is reported, as a warning at `line`.
+    pub fn parse_noting_depth(text: &str, diags: &mut Diagnostics, line: u32) -> TypeRef {
+        let (ty, problem) = TypeRef::read(text);
+        if let Some(p @ TypeProblem::TooDeep(_)) = problem {
+            diags.warning(line, p.to_string());
+        }
+        ty
     }
 }
 

@@ -164,6 +164,28 @@ fn pointer_stars_past_the_bound_are_a_warning_and_linear_json() {
             bytes.len()
         );
     }
+    // The other front ends that read types say so too (they keep other unreadable types as
+    // written, without a word, as before).
+    let stars = "*".repeat(10_000);
+    for (doc, format) in [
+        (
+            format!(".. c:function:: void f(int{stars} p)\n"),
+            Format::AutodocRst,
+        ),
+        (
+            format!("cuda.cudart.cudaF(int{stars} size)#\n\nSummary.\n\nParameters\n\nsize (int{stars}) \u{2013} x\n\nReturns\n\ncudaSuccess\n"),
+            Format::CudartText,
+        ),
+    ] {
+        let api = parse_document("deep", doc.as_bytes(), Some(format));
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains(&format!("nested more than {MAX_NESTING} levels deep"))),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+    }
     // The bound itself: JSON of types nested exactly to it grows linearly with their number.
     let doc = |n: usize| {
         let mut s =

@@ -90,20 +90,25 @@ pub fn run(root: &Path) -> Result<ExitCode> {
         cargo(root, &["doc", "--no-deps", "-p", "cudart-rt"], &env)
     })?;
     step(9, "fuzz (60 s)", &mut || {
-        let args = crate::fuzz::FuzzArgs {
-            seconds: FUZZ_SECONDS,
-            seed: None,
-            case: None,
-            input: None,
-            against: None,
-        };
-        match crate::fuzz::run(args, root)? {
-            ExitCode::SUCCESS => Ok(()),
-            _ => bail!(
+        // Through cargo, as the other steps: the xtask binary running this may have been
+        // rebuilt by the test step, and the fuzz run starts child processes from its file.
+        let seconds = FUZZ_SECONDS.to_string();
+        let args = [
+            "run",
+            "--quiet",
+            "-p",
+            "xtask",
+            "--",
+            "fuzz",
+            "--seconds",
+            &seconds,
+        ];
+        cargo(root, &args, &[]).with_context(|| {
+            format!(
                 "the fuzz run found failing inputs (in {})",
                 crate::fuzz::failures_dir(root).display()
-            ),
-        }
+            )
+        })
     })?;
 
     let parts: Vec<String> = timings

@@ -353,7 +353,7 @@ impl<'a> Parser<'a> {
             }
             params.push(Param {
                 name: pname.to_string(),
-                ty: Some(TypeRef::parse(pty)),
+                ty: Some(TypeRef::parse_noting_depth(pty, &mut self.diags, line)),
                 direction: Direction::In,
                 doc: String::new(),
             });
@@ -364,7 +364,11 @@ impl<'a> Parser<'a> {
             qualified_name: decl.name.to_string(),
             section,
             params: Some(params),
-            rtype: Some(TypeRef::parse(decl.rtype)),
+            rtype: Some(TypeRef::parse_noting_depth(
+                decl.rtype,
+                &mut self.diags,
+                line,
+            )),
             errors: Vec::new(),
             doc: paragraphs(&block.body),
             see_also: Vec::new(),

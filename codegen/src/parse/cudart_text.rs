@@ -413,7 +413,7 @@ impl Builder {
             .get("Return type")
             .map(|l| paragraphs(l.iter().map(|x| x.1)))
             .filter(|t| !t.is_empty())
-            .map(|t| TypeRef::parse(&t));
+            .map(|t| TypeRef::parse_noting_depth(&t, &mut self.diags, b.line));
         let see_also = parts.get("See also").map(see_also).unwrap_or_default();
         self.api.functions.push(Function {
             name,
@@ -494,7 +494,7 @@ impl Builder {
             let ty = doc_item.as_ref().map(|d| d.2.clone()).or(ty);
             params.push(Param {
                 name: pname,
-                ty: ty.map(|t| TypeRef::parse(&t)),
+                ty: ty.map(|t| TypeRef::parse_noting_depth(&t, &mut self.diags, line)),
                 direction: Direction::In,
                 doc: doc_item.map(|d| d.3).unwrap_or_default(),
             });
@@ -518,11 +518,12 @@ impl Builder {
             return;
         }
         let bulleted = list.iter().any(|x| x.2);
+        let mut listed: std::collections::HashSet<String> = errors.iter().cloned().collect();
         for (k, (n, text, _)) in list.iter().enumerate() {
             if let Some((on, ty, desc)) = param_item(text).filter(|_| bulleted) {
                 params.push(Param {
                     name: on.to_string(),
-                    ty: Some(TypeRef::parse(ty)),
+                    ty: Some(TypeRef::parse_noting_depth(ty, &mut self.diags, *n)),
                     direction: Direction::Out,
                     doc: desc.to_string(),
                 });
@@ -530,12 +531,13 @@ impl Builder {
             }
             if k == 0 || !bulleted {
                 match status_codes(text, &self.known) {
-                    Some(codes) => errors.extend(
-                        codes
-                            .into_iter()
-                            .filter(|c| !errors.contains(c))
-                            .collect::<Vec<_>>(),
-                    ),
+                    Some(codes) => {
+                        for c in codes {
+                            if listed.insert(c.clone()) {
+                                errors.push(c);
+                            }
+                        }
+                    }
                     None => {
                         self.diags.note(*n, format!("`Returns` text of `{name}` is not a list of status codes; kept in the doc"));
                         doc.push_str(if doc.is_empty() { "" } else { "\n\n" });
@@ -549,7 +551,7 @@ impl Builder {
                     self.diags.note(*n, format!("output of `{name}` has no name; its type `{ty}` is read from the start of its text"));
                     params.push(Param {
                         name: String::new(),
-                        ty: Some(TypeRef::parse(ty)),
+                        ty: Some(TypeRef::parse_noting_depth(ty, &mut self.diags, *n)),
                         direction: Direction::Out,
                         doc: desc.to_string(),
                     });

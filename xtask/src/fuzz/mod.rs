@@ -193,6 +193,12 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
             .saturating_duration_since(Instant::now())
             .as_millis() as u64;
         let exe = std::env::current_exe().context("locating the xtask executable")?;
+        if !exe.is_file() {
+            bail!(
+                "the xtask executable {} is gone (rebuilt while this ran?); run the command again",
+                exe.display()
+            );
+        }
         let mut child = Command::new(exe)
             .args(["fuzz-child", "--seed", &seed.to_string()])
             .args(["--from", &next.to_string(), "--millis", &millis.to_string()])

@@ -29,6 +29,25 @@ pub fn abbreviate(s: &str, max_chars: usize) -> String {
     }
 }
 
+/// Longest section title kept, in characters. Every item of a section carries its title, so
+/// a title as long as the document would make the IR grow with the square of the input.
+pub const MAX_TITLE: usize = 200;
+
+/// `title` cut to [`MAX_TITLE`] characters, and a message for the front end to report when it
+/// was cut.
+pub fn bounded_title(title: &str) -> (String, Option<String>) {
+    match title.char_indices().nth(MAX_TITLE) {
+        None => (title.to_string(), None),
+        Some((at, _)) => (
+            title[..at].to_string(),
+            Some(format!(
+                "a section title of {} characters is cut to its first {MAX_TITLE} (every item of the section repeats it)",
+                title.chars().count()
+            )),
+        ),
+    }
+}
+
 /// How many line endings [`normalize_line_endings`] converted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LineEndings {
@@ -116,6 +135,18 @@ mod tests {
         let long = "\u{3000}".repeat(30);
         let cut = abbreviate(&long, 4);
         assert_eq!(cut, format!("{}… (30 characters)", "\u{3000}".repeat(4)));
+    }
+
+    #[test]
+    fn long_titles_are_cut_on_a_character_boundary() {
+        assert_eq!(
+            bounded_title("Graph Management"),
+            ("Graph Management".into(), None)
+        );
+        let long = "é".repeat(MAX_TITLE + 5);
+        let (cut, message) = bounded_title(&long);
+        assert_eq!(cut.chars().count(), MAX_TITLE);
+        assert!(message.expect("a message").contains("205 characters"));
     }
 
     #[test]

@@ -255,16 +255,92 @@ fn a_signature_with_100000_parameters_is_read_in_linear_time() {
     assert_linear("distinct parameters", 25_000, &|n| {
         let _ = parse_document("p.txt", doc(n, false).as_bytes(), None);
     });
-    // Repeats are reported once each, also in linear time.
+    // Every repeat is accounted for: the first 100 of each message listed, the rest counted.
     let api = parse_document("r.txt", doc(1000, true).as_bytes(), None);
-    let repeats = messages(&api, Severity::Warning)
+    let warnings = messages(&api, Severity::Warning);
+    let listed = warnings
         .iter()
-        .filter(|m| m.contains("repeats parameter"))
+        .filter(|m| m.ends_with("; keeping the first") && !m.contains("more time(s)"))
         .count();
-    assert_eq!(repeats, 998);
+    let counted: usize = warnings
+        .iter()
+        .filter_map(|m| m.split(": warning: ").nth(1))
+        .filter_map(|m| m.split_once(" more time(s) from here on"))
+        .filter_map(|(n, _)| n.parse::<usize>().ok())
+        .sum();
+    assert_eq!((listed, listed + counted), (200, 998), "{warnings:?}");
     assert_linear("repeated parameters", 25_000, &|n| {
         let _ = parse_document("r.txt", doc(n, true).as_bytes(), None);
     });
+}
+
+#[test]
+fn the_other_signature_readers_are_linear_and_keep_the_first_of_a_repeat() {
+    let params = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("int p{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let cudart = |n: usize| {
+        let documented: String = (0..n)
+            .rev()
+            .map(|i| format!("p{i} (int) \u{2013} the p{i}\n\n"))
+            .collect();
+        format!(
+            "cuda.cudart.cudaFoo({})#\n\nSummary.\n\nParameters\n\n{documented}Returns\n\ncudaSuccess\n",
+            params(n)
+        )
+    };
+    let autodoc = |n: usize| format!(".. c:function:: void foo({})\n", params(n));
+    for (doc, format) in [
+        (cudart(2_000), Format::CudartText),
+        (autodoc(2_000), Format::AutodocRst),
+    ] {
+        let api = parse_document("many", doc.as_bytes(), Some(format));
+        let f = api.functions.first().expect("the function is read");
+        let params = f.params.as_ref().expect("parameters");
+        assert_eq!(params.len(), 2_000, "{format:?}");
+        if format == Format::CudartText {
+            // Documented in reverse order, matched by name.
+            assert_eq!(params[7].doc, "the p7");
+        }
+    }
+    assert_linear(
+        "cudart text parameters, documented in reverse",
+        4_000,
+        &|n| {
+            let _ = parse_document("c", cudart(n).as_bytes(), Some(Format::CudartText));
+        },
+    );
+    assert_linear("C declaration parameters", 10_000, &|n| {
+        let _ = parse_document("a", autodoc(n).as_bytes(), Some(Format::AutodocRst));
+    });
+    // A repeated name: the first is kept, and the repeat is reported.
+    for (doc, format) in [
+        (
+            "cuda.cudart.cudaFoo(int h, int h)#\n\nSummary.\n\nReturns\n\ncudaSuccess\n",
+            Format::CudartText,
+        ),
+        (
+            ".. c:function:: void foo(int h, int h)\n",
+            Format::AutodocRst,
+        ),
+    ] {
+        let api = parse_document("repeat", doc.as_bytes(), Some(format));
+        assert_eq!(
+            api.functions[0].params.as_ref().map(Vec::len),
+            Some(1),
+            "{format:?}"
+        );
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains("repeats parameter `h`; keeping the first")),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+    }
 }
 
 #[test]
@@ -301,6 +377,65 @@ fn many_members_fields_and_codes_are_read_in_linear_time() {
             Some(Format::BindingsText),
         );
     });
+}
+
+#[test]
+fn a_title_as_long_as_the_document_is_cut_so_the_ir_stays_linear() {
+    // Found by `cargo xtask fuzz` (seed 231123, case 5997): a 1 MB heading before 76 items
+    // made 77 MB of IR JSON, every item carrying the title; in general the product of the two.
+    // (The bindings text reader never took a line longer than 200 characters for a heading.)
+    let title = "Graph Management".repeat(60_000);
+    let items = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!(".. autofunction:: cuda.cudart.cudaF{i}\n"))
+            .collect()
+    };
+    let docs = [
+        (
+            format!(
+                "Page\n====\n\n{title}\n{}\n\n{}",
+                "-".repeat(16),
+                items(300)
+            ),
+            Format::AutodocRst,
+        ),
+        (
+            format!(
+                "{title}#\n\n{}",
+                (0..300)
+                    .map(|i| format!("cuda.cudart.cudaF{i}(int x)#\n\nSummary.\n\nReturns\n\ncudaSuccess\n\n"))
+                    .collect::<String>()
+            ),
+            Format::CudartText,
+        ),
+        (
+            format!(
+                "<!DOCTYPE html><html><body><article><section id=\"s\"><h2>{title}</h2>{}</section></article></body></html>",
+                (0..300)
+                    .map(|i| format!("<dl class=\"py function\"><dt class=\"sig sig-object py\" id=\"m.f{i}\"><span class=\"sig-prename\">m.</span><span class=\"sig-name\">f{i}</span><span class=\"sig-paren\">(</span><span class=\"sig-paren\">)</span></dt><dd><p>x</p></dd></dl>\n"))
+                    .collect::<String>()
+            ),
+            Format::Html,
+        ),
+    ];
+    for (doc, format) in docs {
+        let api = parse_document("long-title", doc.as_bytes(), Some(format));
+        assert!(api.functions.len() >= 300, "{format:?}");
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains("section title of 960000 characters is cut")),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+        let json = serde_json::to_string_pretty(&api).expect("json");
+        assert!(
+            json.len() < 2 * doc.len(),
+            "{format:?}: {} bytes of JSON for {} bytes",
+            json.len(),
+            doc.len()
+        );
+    }
 }
 
 /// `text` with every `\n` replaced by `ending`.

@@ -157,8 +157,12 @@ impl<'a> Parser<'a> {
             }
         };
         self.close_section(Some(level));
+        let (name, cut) = crate::text::bounded_title(name);
+        if let Some(message) = cut {
+            self.diags.warning(lineno(i), message);
+        }
         self.open = Some(OpenSection {
-            name: name.to_string(),
+            name,
             level,
             line: lineno(i),
             doc: Vec::new(),
@@ -343,8 +347,15 @@ impl<'a> Parser<'a> {
             );
             return;
         }
-        let mut params = Vec::with_capacity(decl.params.len());
-        for (k, (pname, pty)) in decl.params.iter().enumerate() {
+        let (decl_params, repeats) = super::first_of_each_name(decl.params, |p| p.0);
+        for p in repeats {
+            self.diags.warning(
+                line,
+                format!("`{}` repeats parameter `{p}`; keeping the first", decl.name),
+            );
+        }
+        let mut params = Vec::with_capacity(decl_params.len());
+        for (k, (pname, pty)) in decl_params.iter().enumerate() {
             if pname.is_empty() {
                 self.diags.note(
                     line,

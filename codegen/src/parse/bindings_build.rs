@@ -170,7 +170,10 @@ impl Builder<'_> {
         if h.level < 2 {
             return;
         }
-        let name = h.title.trim().to_string();
+        let (name, cut) = crate::text::bounded_title(h.title.trim());
+        if let Some(message) = cut {
+            self.report(Severity::Warning, &h.source, message);
+        }
         let doc = docstring::parse(&h.intro);
         self.report_problems(&h.source, &doc);
         self.section = Some(name.clone());

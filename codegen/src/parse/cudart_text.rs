@@ -14,7 +14,7 @@
 
 mod items;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Detail, Direction, Function, Param, Section, Typedef, TypedefKind};
@@ -252,7 +252,11 @@ impl Builder {
         let mut section: Option<String> = None;
         for (k, b) in blocks.iter().enumerate() {
             match &b.head {
-                Head::Heading(name) => {
+                Head::Heading(title) => {
+                    let (name, cut) = crate::text::bounded_title(title);
+                    if let Some(message) = cut {
+                        self.diags.warning(b.line, message);
+                    }
                     let doc = paragraphs(b.body.iter().map(|x| x.1));
                     // The page title: a first heading with nothing under it but the next one.
                     let next_is_heading =
@@ -285,9 +289,10 @@ impl Builder {
     /// Collects every type the page states in `Parameters`, signatures and `Return type`.
     fn learn_types(&mut self, blocks: &[Block]) {
         let mut known: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut add = |t: &str| {
             let t = t.trim();
-            if !t.is_empty() && !known.iter().any(|k| k == t) {
+            if !t.is_empty() && seen.insert(t.to_string()) {
                 known.push(t.to_string());
             }
         };
@@ -439,6 +444,13 @@ impl Builder {
                 format!("cannot read parameter `{piece}` in the signature of `{name}`"),
             );
         }
+        let (sig_params, repeats) = super::first_of_each_name(sig_params, |p| p.name.as_str());
+        for p in repeats {
+            self.diags.warning(
+                line,
+                format!("`{name}` repeats parameter `{p}`; keeping the first"),
+            );
+        }
         let mut documented: Vec<(u32, &str, String, String)> = Vec::new();
         let list = items(part);
         for (n, text, _) in &list {
@@ -465,16 +477,22 @@ impl Builder {
         }
         // Items naming a parameter the signature has go to it; the rest are matched in order
         // with the signature parameters left over (the docs sometimes use the C name).
-        let mut matched: Vec<Option<(u32, &str, String, String)>> = sig_params
+        // By name through a map, so that matching is linear in the number of parameters.
+        let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for (k, d) in documented.iter().enumerate() {
+            by_name.entry(d.1).or_default().push_back(k);
+        }
+        let picks: Vec<Option<usize>> = sig_params
             .iter()
-            .map(|p| {
-                documented
-                    .iter()
-                    .position(|d| d.1 == p.name)
-                    .map(|k| documented.remove(k))
-            })
+            .map(|p| by_name.get_mut(p.name.as_str())?.pop_front())
             .collect();
-        let mut leftover = documented.into_iter();
+        let mut slots: Vec<Option<(u32, &str, String, String)>> =
+            documented.into_iter().map(Some).collect();
+        let mut matched: Vec<Option<(u32, &str, String, String)>> = picks
+            .into_iter()
+            .map(|k| k.and_then(|k| slots[k].take()))
+            .collect();
+        let mut leftover = slots.into_iter().flatten();
         for (slot, sp) in matched.iter_mut().zip(&sig_params) {
             if slot.is_none() {
                 if let Some(d) = leftover.next() {

@@ -15,8 +15,31 @@ pub mod docstring;
 pub mod html;
 pub mod signature;
 
+use std::collections::HashSet;
+
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Document, Format};
+
+/// Keeps the first item of each name (items with an empty name are all kept) and returns the
+/// kept items and, in order, the names of the repeats dropped, for the front end to report.
+/// Linear in the number of items.
+pub(crate) fn first_of_each_name<T>(
+    items: Vec<T>,
+    name: impl Fn(&T) -> &str,
+) -> (Vec<T>, Vec<String>) {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut kept = Vec::with_capacity(items.len());
+    let mut dropped = Vec::new();
+    for item in items {
+        let n = name(&item);
+        if n.is_empty() || seen.insert(n.to_string()) {
+            kept.push(item);
+        } else {
+            dropped.push(n.to_string());
+        }
+    }
+    (kept, dropped)
+}
 
 /// Parses one document. `file` is the path to report in diagnostics and provenance.
 ///

@@ -174,12 +174,16 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
                 model.predict(c.input.len(), c.emit)
             )?,
             Ok(Ok(out)) => outln!(
-                "done {case} {} {} {} {:.3} {:.3}",
+                "done {case} {} {} {} {:.3} {:.3} {} {} {} {}",
                 (secs * 1e6) as u64,
                 c.input.len(),
                 out.ir_json,
                 secs / model.predict(c.input.len(), c.emit),
-                secs / limit
+                secs / limit,
+                c.seed,
+                u8::from(c.whole),
+                u8::from(c.emit),
+                c.mutations.join("+")
             )?,
         }
         case += 1;

@@ -257,7 +257,7 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
                         "done" => {
                             running = None;
                             next = case + 1;
-                            record_done(&mut stats, &seeds, seed, case, &shape, &fields[2..]);
+                            record_done(&mut stats, &fields[2..]);
                         }
                         "fail" => {
                             running = None;
@@ -333,15 +333,8 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
     })
 }
 
-fn record_done(
-    stats: &mut Stats,
-    seeds: &[Seed],
-    seed: u64,
-    case: u64,
-    shape: &CaseShape,
-    fields: &[&str],
-) {
-    // MICROS INPUT_BYTES IR_JSON_BYTES RATIO_TO_MODEL SHARE_OF_LIMIT
+fn record_done(stats: &mut Stats, fields: &[&str]) {
+    // MICROS INPUT_BYTES IR_JSON_BYTES RATIO_TO_MODEL SHARE_OF_LIMIT SEED WHOLE EMIT MUTATIONS
     let num = |k: usize| {
         fields
             .get(k)
@@ -356,13 +349,13 @@ fn record_done(
     if input > 1024.0 {
         stats.worst_json_ratio = stats.worst_json_ratio.max(json / input);
     }
-    // The case's shape is known from the seed and the number alone; regenerate the cheap part.
-    let c = make_case(seeds, seed, case, shape);
-    *stats.per_seed.entry(c.seed).or_default() += 1;
-    stats.whole += u64::from(c.whole);
-    stats.emitted += u64::from(c.emit);
-    for m in c.mutations {
-        *stats.per_kind.entry(m).or_default() += 1;
+    *stats.per_seed.entry(num(5) as usize).or_default() += 1;
+    stats.whole += num(6) as u64;
+    stats.emitted += num(7) as u64;
+    for m in fields.get(8).copied().unwrap_or("").split('+') {
+        if let Some(kind) = mutate::KINDS.iter().find(|k| **k == m) {
+            *stats.per_kind.entry(kind).or_default() += 1;
+        }
     }
 }
 

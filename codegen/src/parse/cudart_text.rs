@@ -19,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Detail, Direction, Function, Param, Section, Typedef, TypedefKind};
 use crate::types::TypeRef;
-use items::{glued_type, param_item, signature_params, status_codes, SigParam};
+use items::{glued_type, param_item, signature_params, status_codes, KnownTypes, SigParam};
 
 /// The labels that open an entry's parts.
 const LABELS: [&str; 5] = ["Parameters", "Returns", "Return type", "See also", "Notes"];
@@ -33,7 +33,7 @@ pub fn parse(file: &str, text: &str) -> Api {
         diags,
         api: Api::default(),
         seen: HashMap::new(),
-        known: Vec::new(),
+        known: KnownTypes::default(),
     };
     b.build(&blocks, text.ends_with('\n'));
     b.api.diagnostics = b.diags.into_vec();
@@ -243,7 +243,7 @@ struct Builder {
     api: Api,
     seen: HashMap<String, u32>,
     /// Types the page states somewhere, longest match first when glued to other text.
-    known: Vec<String>,
+    known: KnownTypes,
 }
 
 impl Builder {
@@ -288,11 +288,11 @@ impl Builder {
 
     /// Collects every type the page states in `Parameters`, signatures and `Return type`.
     fn learn_types(&mut self, blocks: &[Block]) {
+        // Repeats are dropped by the set `KnownTypes` keeps.
         let mut known: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         let mut add = |t: &str| {
             let t = t.trim();
-            if !t.is_empty() && seen.insert(t.to_string()) {
+            if !t.is_empty() {
                 known.push(t.to_string());
             }
         };
@@ -318,7 +318,7 @@ impl Builder {
                 }
             }
         }
-        self.known = known;
+        self.known = KnownTypes::new(known);
     }
 
     fn class(&mut self, sig: &Sig, b: &Block, section: Option<String>) {

@@ -146,6 +146,8 @@ struct Stats {
     children: u64,
     worst_ratio: f64,
     worst_share: f64,
+    /// The case that came closest to its time limit, as `case N (base, mutations)`.
+    closest: String,
     worst_json_ratio: f64,
 }
 
@@ -257,7 +259,7 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
                         "done" => {
                             running = None;
                             next = case + 1;
-                            record_done(&mut stats, &fields[2..]);
+                            record_done(&mut stats, &seeds, case, &fields[2..]);
                         }
                         "fail" => {
                             running = None;
@@ -333,7 +335,7 @@ fn fuzz(root: &Path, seed: u64, length: Duration) -> Result<ExitCode> {
     })
 }
 
-fn record_done(stats: &mut Stats, fields: &[&str]) {
+fn record_done(stats: &mut Stats, seeds: &[Seed], case: u64, fields: &[&str]) {
     // MICROS INPUT_BYTES IR_JSON_BYTES RATIO_TO_MODEL SHARE_OF_LIMIT SEED WHOLE EMIT MUTATIONS
     let num = |k: usize| {
         fields
@@ -345,7 +347,15 @@ fn record_done(stats: &mut Stats, fields: &[&str]) {
     stats.cases += 1;
     stats.bytes += input as u64;
     stats.worst_ratio = stats.worst_ratio.max(ratio);
-    stats.worst_share = stats.worst_share.max(share);
+    if share > stats.worst_share {
+        stats.worst_share = share;
+        let base = seeds.get(num(5) as usize).map_or("?", |s| s.name.as_str());
+        stats.closest = format!(
+            "case {case}: {:.3} s, {input} bytes, base {base}, mutations {}",
+            num(0) / 1e6,
+            fields.get(8).copied().unwrap_or("")
+        );
+    }
     if input > 1024.0 {
         stats.worst_json_ratio = stats.worst_json_ratio.max(json / input);
     }
@@ -437,6 +447,9 @@ fn report(
         stats.worst_json_ratio,
         target::SIZE_FACTOR
     )?;
+    if !stats.closest.is_empty() {
+        outln!("fuzz: closest to its time limit: {}", stats.closest)?;
+    }
     for f in failures {
         outln!("  FAILED {f}")?;
     }

@@ -98,11 +98,29 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
+/// How many diagnostics with the same severity and message a sink keeps; further repeats are
+/// counted and reported by one closing diagnostic (see [`Diagnostics::into_vec`]).
+pub const MAX_REPEATS: usize = 100;
+
+/// Repeats of one message past [`MAX_REPEATS`].
+#[derive(Debug)]
+struct Repeats {
+    count: usize,
+    /// Where the first repeat that was not kept was found.
+    first_dropped: Option<Source>,
+}
+
 /// A sink parsers push diagnostics into, bound to one file.
+///
+/// A message repeated more than [`MAX_REPEATS`] times (a line repeated 300,000 times gives the
+/// same warning 300,000 times) is kept that many times, and the rest are counted into one
+/// closing diagnostic, so that the report stays readable and its size follows the input's
+/// variety rather than its repetitions. Nothing is dropped without being counted.
 #[derive(Debug, Default)]
 pub struct Diagnostics {
     file: String,
     list: Vec<Diagnostic>,
+    repeats: indexmap::IndexMap<(Severity, String), Repeats>,
 }
 
 impl Diagnostics {
@@ -111,6 +129,7 @@ impl Diagnostics {
         Diagnostics {
             file: file.into(),
             list: Vec::new(),
+            repeats: indexmap::IndexMap::new(),
         }
     }
 
@@ -141,11 +160,11 @@ impl Diagnostics {
 
     /// Reports a diagnostic at an explicit source (HTML element paths).
     pub fn at(&mut self, severity: Severity, source: &Source, message: impl Into<String>) {
-        self.list.push(Diagnostic::at(severity, source, message));
+        self.add(Diagnostic::at(severity, source, message));
     }
 
     fn push(&mut self, severity: Severity, line: u32, message: impl Into<String>) {
-        self.list.push(Diagnostic {
+        self.add(Diagnostic {
             severity,
             file: self.file.clone(),
             line,
@@ -155,17 +174,50 @@ impl Diagnostics {
         });
     }
 
-    /// The diagnostics pushed so far.
-    pub fn into_vec(self) -> Vec<Diagnostic> {
-        self.list
+    fn add(&mut self, d: Diagnostic) {
+        let seen = self
+            .repeats
+            .entry((d.severity, d.message.clone()))
+            .or_insert(Repeats {
+                count: 0,
+                first_dropped: None,
+            });
+        seen.count += 1;
+        if seen.count <= MAX_REPEATS {
+            self.list.push(d);
+        } else if seen.first_dropped.is_none() {
+            seen.first_dropped = Some(Source {
+                file: d.file,
+                line: d.line,
+                path: d.path,
+            });
+        }
     }
 
-    /// Pushes a diagnostic built elsewhere (one with an unread-line count).
+    /// Pushes a diagnostic built elsewhere (one with an unread-line count), kept even if
+    /// its message repeats: its unread lines must be counted.
     pub fn push_diagnostic(&mut self, d: Diagnostic) {
         self.list.push(d);
     }
 
-    /// Diagnostics pushed so far, by reference.
+    /// The diagnostics pushed so far, then one for each message repeated past
+    /// [`MAX_REPEATS`], saying how many more times it was found (at the first of those).
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        let mut list = self.list;
+        for ((severity, message), r) in self.repeats {
+            if let Some(at) = r.first_dropped {
+                let more = r.count - MAX_REPEATS;
+                list.push(Diagnostic::at(
+                    severity,
+                    &at,
+                    format!("{more} more time(s) from here on, not listed one by one: {message}"),
+                ));
+            }
+        }
+        list
+    }
+
+    /// Diagnostics pushed so far, by reference (repeats past [`MAX_REPEATS`] not included).
     pub fn as_slice(&self) -> &[Diagnostic] {
         &self.list
     }
@@ -200,6 +252,25 @@ impl Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeats_past_the_bound_are_counted_into_one_diagnostic() {
+        let mut d = Diagnostics::new("f.txt");
+        for line in 1..=250 {
+            d.warning(line, "same");
+        }
+        d.warning(251, "other");
+        let list = d.into_vec();
+        assert_eq!(list.len(), MAX_REPEATS + 2);
+        let last = list.last().expect("the count");
+        assert_eq!(last.line, 101);
+        assert_eq!(last.severity, Severity::Warning);
+        assert_eq!(
+            last.message,
+            "150 more time(s) from here on, not listed one by one: same"
+        );
+        assert_eq!(list[MAX_REPEATS].message, "other");
+    }
 
     #[test]
     fn display_puts_file_and_line_first() {

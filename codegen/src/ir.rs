@@ -353,6 +353,18 @@ pub struct Api {
 }
 
 impl Api {
+    /// Number of API items of every kind (functions, enums, structs, typedefs, constants,
+    /// aliases and listed names); sections and diagnostics are not items.
+    pub fn item_count(&self) -> usize {
+        self.functions.len()
+            + self.enums.len()
+            + self.structs.len()
+            + self.typedefs.len()
+            + self.constants.len()
+            + self.aliases.len()
+            + self.entries.len()
+    }
+
     /// Number of parameters of all functions that state them.
     pub fn param_count(&self) -> usize {
         self.functions

@@ -10,6 +10,7 @@
 
 pub mod abi;
 pub mod bind;
+pub mod clock;
 pub mod coverage;
 pub mod diag;
 pub mod diff;
@@ -23,4 +24,5 @@ pub mod report;
 pub mod rustdoc;
 pub mod summary;
 pub mod template;
+pub mod text;
 pub mod types;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::diag::{Diagnostic, Severity};
 use crate::ir::{Api, Format, Release};
 use crate::parse::parse_document;
 
@@ -30,6 +31,57 @@ pub enum LoadError {
     Manifest { path: PathBuf, message: String },
     #[error("{path}: holds no documents")]
     Empty { path: PathBuf },
+}
+
+/// Why an API read from documents cannot stand for them: reading failed in part, or found
+/// nothing. `diff`, `coverage` and `codegen` refuse such an input rather than treat an
+/// unreadable document as an empty API.
+#[derive(Debug, thiserror::Error)]
+pub enum Unusable {
+    #[error("{what}: {} error diagnostic(s) while reading it:\n{}\nfix the input and run again (`cargo xtask ir FILE` lists every diagnostic)", .errors.len(), render_list(.errors))]
+    Errors {
+        what: String,
+        errors: Vec<Diagnostic>,
+    },
+    #[error("{what}: no API item was read (no function, enum, struct, typedef, constant, alias or listed name); is it a CUDA Runtime documentation page? Known formats: bindings-text, autodoc-rst, cudart-text, html")]
+    Empty { what: String },
+}
+
+/// Most error diagnostics quoted by [`Unusable::Errors`].
+const QUOTED_ERRORS: usize = 20;
+
+fn render_list(errors: &[Diagnostic]) -> String {
+    let mut lines: Vec<String> = errors
+        .iter()
+        .take(QUOTED_ERRORS)
+        .map(|d| format!("  {d}"))
+        .collect();
+    if errors.len() > QUOTED_ERRORS {
+        lines.push(format!("  … and {} more", errors.len() - QUOTED_ERRORS));
+    }
+    lines.join("\n")
+}
+
+/// Checks that `api` (read from `what`) has no error diagnostic and at least one item.
+pub fn check_usable(what: &str, api: &Api) -> Result<(), Unusable> {
+    let errors: Vec<Diagnostic> = api
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    if !errors.is_empty() {
+        return Err(Unusable::Errors {
+            what: what.to_string(),
+            errors,
+        });
+    }
+    if api.item_count() == 0 {
+        return Err(Unusable::Empty {
+            what: what.to_string(),
+        });
+    }
+    Ok(())
 }
 
 /// One `[[document]]` entry of a `manifest.toml`.

@@ -27,6 +27,9 @@ pub enum PipelineError {
     Abi(#[from] abi::snapshot::SnapshotError),
     #[error(transparent)]
     Emit(#[from] emit::files::EmitError),
+    /// The documents were read but yield no function, type or constant.
+    #[error("the documents yield no API item; nothing was written: check that they are CUDA Runtime API documents (the diagnostics say what was not read)")]
+    Empty { report: Box<Report> },
     /// The run found errors in its inputs and wrote nothing; the report says what they are.
     #[error("{count} error diagnostic(s) (first: {first}); nothing was written: fix the inputs (all diagnostics: --list-unbound)")]
     Errors {
@@ -181,6 +184,11 @@ pub fn run_with(
         return Err(PipelineError::Errors {
             count: errors.len(),
             first: first.to_string(),
+            report: Box::new(report),
+        });
+    }
+    if report.api.item_count() == 0 {
+        return Err(PipelineError::Empty {
             report: Box::new(report),
         });
     }

@@ -8,6 +8,7 @@
 pub const COPIED: &[(&str, &str)] = &[
     ("README.md", include_str!("../template/README.md")),
     ("NOTICE", include_str!("../template/NOTICE")),
+    ("src/elf.rs", include_str!("../template/src/elf.rs")),
     ("src/error.rs", include_str!("../template/src/error.rs")),
     ("src/loader.rs", include_str!("../template/src/loader.rs")),
     ("src/macros.rs", include_str!("../template/src/macros.rs")),

@@ -8,6 +8,26 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::diag::Diagnostics;
+
+/// Deepest nesting a type text may have: brackets (`list[…]`) and pointer levels (`T**`)
+/// counted together. Deeper text is left unread ([`TypeProblem::TooDeep`]), so that reading,
+/// and everything that recurses over a [`TypeExpr`] later (printing, comparing, JSON), stays
+/// bounded and linear in the size of the text. The documents nest four levels at most; pretty
+/// JSON indents each level, so a type at the bound prints about 100 bytes per byte of text.
+pub const MAX_NESTING: usize = 32;
+
+/// Why a type text could not be read into a [`TypeExpr`] (it became [`TypeExpr::Unknown`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TypeProblem {
+    /// Not a type expression this reader knows.
+    #[error("cannot read the type `{0}`")]
+    Unreadable(String),
+    /// Nested deeper than [`MAX_NESTING`].
+    #[error("the type `{0}` is nested more than {MAX_NESTING} levels deep (brackets and pointer stars together); it is left unread")]
+    TooDeep(String),
+}
+
 /// A type as written in the docs, with its parsed form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TypeRef {
@@ -20,10 +40,47 @@ pub struct TypeRef {
 impl TypeRef {
     /// Parses `text`; never fails (see [`TypeExpr::Unknown`]).
     pub fn parse(text: &str) -> TypeRef {
-        TypeRef {
-            text: text.trim().to_string(),
-            expr: TypeExpr::parse(text),
+        TypeRef::read(text).0
+    }
+
+    /// Parses `text` and says why, when it became [`TypeExpr::Unknown`], so that a front end
+    /// can report it with its `file:line`. Quoted text in the problem is cut to a few dozen
+    /// characters.
+    pub fn read(text: &str) -> (TypeRef, Option<TypeProblem>) {
+        let trimmed = text.trim();
+        let (expr, problem) = match TypeExpr::read(text) {
+            Ok(expr) => (expr, None),
+            Err(stop) => {
+                let shown = crate::text::abbreviate(trimmed, 80);
+                let problem = match stop {
+                    Stop::Unreadable => TypeProblem::Unreadable(shown),
+                    Stop::TooDeep => TypeProblem::TooDeep(shown),
+                };
+                (
+                    TypeExpr::Unknown {
+                        text: trimmed.to_string(),
+                    },
+                    Some(problem),
+                )
+            }
+        };
+        (
+            TypeRef {
+                text: trimmed.to_string(),
+                expr,
+            },
+            problem,
+        )
+    }
+
+    /// Parses `text` for a front end that keeps unreadable types as they are written: only a
+    /// type nested past [`MAX_NESTING`] (left unread) is reported, as a warning at `line`.
+    pub fn parse_noting_depth(text: &str, diags: &mut Diagnostics, line: u32) -> TypeRef {
+        let (ty, problem) = TypeRef::read(text);
+        if let Some(p @ TypeProblem::TooDeep(_)) = problem {
+            diags.warning(line, p.to_string());
         }
+        ty
     }
 }
 
@@ -80,16 +137,14 @@ const PRIMITIVES: &[&str] = &[
 impl TypeExpr {
     /// Parses type text; never fails.
     pub fn parse(text: &str) -> TypeExpr {
-        let cleaned = strip_markup(text);
-        let t = cleaned.trim();
-        if t.is_empty() {
-            return TypeExpr::Unknown {
-                text: text.trim().to_string(),
-            };
-        }
-        parse_union(t).unwrap_or_else(|| TypeExpr::Unknown {
+        TypeExpr::read(text).unwrap_or_else(|_| TypeExpr::Unknown {
             text: text.trim().to_string(),
         })
+    }
+
+    fn read(text: &str) -> Result<TypeExpr, Stop> {
+        let cleaned = strip_markup(text);
+        parse_union(cleaned.trim(), 0)
     }
 
     /// The name of a [`TypeExpr::Named`] or [`TypeExpr::Primitive`].
@@ -180,16 +235,24 @@ fn role_prefix_len(s: &str) -> Option<usize> {
     None
 }
 
-fn parse_union(t: &str) -> Option<TypeExpr> {
+/// Why reading stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    Unreadable,
+    TooDeep,
+}
+
+/// `A | B`, `A or B`, or a single type; `depth` is the nesting of `t` in the whole text.
+fn parse_union(t: &str, depth: usize) -> Result<TypeExpr, Stop> {
     let parts = split_top(t, &["|", " or "]);
     if parts.len() > 1 {
         let options = parts
             .iter()
-            .map(|p| parse_single(p.trim()))
-            .collect::<Option<Vec<_>>>()?;
-        return Some(TypeExpr::Union { options });
+            .map(|p| parse_single(p.trim(), depth))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(TypeExpr::Union { options });
     }
-    parse_single(t)
+    parse_single(t, depth)
 }
 
 /// Splits at any of `seps` outside brackets.
@@ -219,17 +282,20 @@ fn split_top<'a>(t: &'a str, seps: &[&str]) -> Vec<&'a str> {
     parts
 }
 
-fn parse_single(t: &str) -> Option<TypeExpr> {
+/// One type: `head[args]`, a C pointer `T*` (any number of stars, read in one loop), or
+/// words (`unsigned int`, `const cudaExtent`, a name).
+fn parse_single(t: &str, depth: usize) -> Result<TypeExpr, Stop> {
     let t = t.trim();
     if t.is_empty() {
-        return None;
+        return Err(Stop::Unreadable);
+    }
+    if depth > MAX_NESTING {
+        return Err(Stop::TooDeep);
     }
     if let Some(open) = t.find('[') {
-        if !t.ends_with(']') {
-            return None;
-        }
+        // `[` and `]` are one byte each, so `open + 1` and `len - 1` are character boundaries.
+        let inner = t[open + 1..].strip_suffix(']').ok_or(Stop::Unreadable)?;
         let head = t[..open].trim();
-        let inner = &t[open + 1..t.len() - 1];
         let args = split_top(inner, &[","]);
         let mut exprs = Vec::with_capacity(args.len());
         for a in &args {
@@ -237,56 +303,78 @@ fn parse_single(t: &str) -> Option<TypeExpr> {
             if a == "..." {
                 continue;
             }
-            exprs.push(parse_union(a)?);
+            exprs.push(parse_union(a, depth + 1)?);
         }
         return match head.to_ascii_lowercase().as_str() {
-            "list" | "sequence" if exprs.len() == 1 => Some(TypeExpr::List {
+            "list" | "sequence" if exprs.len() == 1 => Ok(TypeExpr::List {
                 of: Box::new(exprs.remove(0)),
             }),
-            "optional" if exprs.len() == 1 => Some(TypeExpr::Optional {
+            "optional" if exprs.len() == 1 => Ok(TypeExpr::Optional {
                 of: Box::new(exprs.remove(0)),
             }),
-            "tuple" => Some(TypeExpr::Tuple { of: exprs }),
-            _ => None,
+            "tuple" => Ok(TypeExpr::Tuple { of: exprs }),
+            _ => Err(Stop::Unreadable),
         };
     }
-    if t.contains(']') || t.contains('(') || t.contains(')') {
-        return None;
+    if t.contains([']', '(', ')']) {
+        return Err(Stop::Unreadable);
     }
-    // C pointers: `const char*`, `void *`, `T**`.
-    if let Some(stripped) = t.strip_suffix('*') {
-        let inner = stripped.trim();
-        let (is_const, base) = match inner.strip_prefix("const ") {
-            Some(b) if !b.trim_end().ends_with('*') => (true, b.trim()),
-            _ => (false, inner),
+    // C pointers: `const char*`, `void *`, `T**`: count the stars, then read the base once.
+    let mut base = t;
+    let mut stars = 0usize;
+    while let Some(rest) = base.strip_suffix('*') {
+        stars += 1;
+        if depth + stars > MAX_NESTING {
+            return Err(Stop::TooDeep);
+        }
+        base = rest.trim_end();
+    }
+    if stars == 0 {
+        return words(t);
+    }
+    // `const` before the base qualifies the pointee of the innermost pointer.
+    let (is_const, base) = match base.strip_prefix("const ") {
+        Some(b) => (true, b.trim()),
+        None => (false, base),
+    };
+    let mut expr = TypeExpr::Pointer {
+        to: Box::new(words(base)?),
+        is_const,
+    };
+    for _ in 1..stars {
+        expr = TypeExpr::Pointer {
+            to: Box::new(expr),
+            is_const: false,
         };
-        return Some(TypeExpr::Pointer {
-            to: Box::new(parse_single(base)?),
-            is_const,
-        });
     }
+    Ok(expr)
+}
+
+/// A type written as words: a primitive, `Any`/`bytes`/`str`, or a (possibly `struct`/`enum`
+/// prefixed) name.
+fn words(t: &str) -> Result<TypeExpr, Stop> {
     let words: Vec<&str> = t.split_whitespace().collect();
     let joined = words.join(" ");
     let joined = joined.strip_prefix("const ").unwrap_or(&joined).to_string();
     match joined.as_str() {
-        "Any" | "object" => return Some(TypeExpr::Any),
-        "bytes" => return Some(TypeExpr::Bytes),
-        "str" => return Some(TypeExpr::Str),
+        "Any" | "object" => return Ok(TypeExpr::Any),
+        "bytes" => return Ok(TypeExpr::Bytes),
+        "str" => return Ok(TypeExpr::Str),
         _ => {}
     }
     if PRIMITIVES.contains(&joined.as_str()) {
-        return Some(TypeExpr::Primitive { name: joined });
+        return Ok(TypeExpr::Primitive { name: joined });
     }
     let ident = joined
         .strip_prefix("struct ")
         .or(joined.strip_prefix("enum "))
         .unwrap_or(&joined);
     if is_identifier(ident) {
-        return Some(TypeExpr::Named {
+        return Ok(TypeExpr::Named {
             name: ident.to_string(),
         });
     }
-    None
+    Err(Stop::Unreadable)
 }
 
 fn is_identifier(s: &str) -> bool {
@@ -375,6 +463,59 @@ mod tests {
                 is_const: false
             }
         );
+    }
+
+    #[test]
+    fn pointer_depth_is_read_in_a_loop_and_bounded() {
+        let at_bound = format!("int{}", "*".repeat(MAX_NESTING));
+        let (ty, problem) = TypeRef::read(&at_bound);
+        assert_eq!(problem, None);
+        let mut depth = 0;
+        let mut e = &ty.expr;
+        while let TypeExpr::Pointer { to, .. } = e {
+            depth += 1;
+            e = to;
+        }
+        assert_eq!(depth, MAX_NESTING);
+        // 28,000 stars once overflowed the stack; now a named problem, read in linear time.
+        let deep = format!("int{}", "*".repeat(28_000));
+        let (ty, problem) = TypeRef::read(&deep);
+        assert!(matches!(ty.expr, TypeExpr::Unknown { .. }));
+        let message = problem.expect("a problem").to_string();
+        assert!(message.contains("nested more than 32 levels"), "{message}");
+        assert!(
+            message.len() < 300,
+            "the message quotes an abbreviation: {message}"
+        );
+        let nested = format!("{}int{}", "list[".repeat(10_000), "]".repeat(10_000));
+        assert!(matches!(
+            TypeRef::read(&nested).1,
+            Some(TypeProblem::TooDeep(_))
+        ));
+        assert_eq!(
+            TypeExpr::parse("const char**"),
+            TypeExpr::Pointer {
+                to: Box::new(TypeExpr::Pointer {
+                    to: Box::new(TypeExpr::Primitive {
+                        name: "char".into()
+                    }),
+                    is_const: true
+                }),
+                is_const: false
+            }
+        );
+    }
+
+    #[test]
+    fn json_of_a_type_is_linear_in_its_text() {
+        let size = |stars: usize| {
+            let ty = TypeRef::parse(&format!("int{}", "*".repeat(stars)));
+            serde_json::to_string_pretty(&ty).expect("json").len()
+        };
+        // Past the bound the text is kept once or twice, never re-printed per level.
+        let (a, b) = (size(20_000), size(40_000));
+        assert!(b <= 2 * a + 100, "{a} then {b}");
+        assert!(a <= 3 * 20_000, "{a}");
     }
 
     #[test]

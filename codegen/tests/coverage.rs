@@ -396,9 +396,16 @@ fn non_elf_input_is_an_error_not_a_panic() {
             &b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0"[..],
         ),
     ] {
+        // The headers are checked first: what is cut short is named as such before anything
+        // parses the rest.
         match coverage::exports_from_bytes(label, bytes) {
-            Err(ExportError::NotElf { path, .. }) => assert_eq!(path, label),
-            other => panic!("{label}: expected NotElf, got {other:?}"),
+            Err(ExportError::NotElf { path, .. }) if label != "truncated ELF" => {
+                assert_eq!(path, label)
+            }
+            Err(e @ ExportError::NotLoadable { .. }) if label == "truncated ELF" => {
+                assert!(e.to_string().contains("the file is truncated"), "{e}")
+            }
+            other => panic!("{label}: got {other:?}"),
         }
     }
     let missing = std::path::Path::new("/no/such/dir/libcudart.so.13");

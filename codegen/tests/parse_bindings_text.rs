@@ -511,6 +511,11 @@ fn deep_or_odd_types_are_warned_not_fatal() {
     assert!(api
         .diagnostics
         .iter()
+        .any(|d| d.line == 1 && d.message.contains("nested more than")));
+    let api = bad("m.f(a: list[int)#\n");
+    assert!(api
+        .diagnostics
+        .iter()
         .any(|d| d.line == 1 && d.message.contains("cannot read the type")));
     // A multi-byte character next to a separator the type reader looks for.
     let api = bad("m.g(a: é|é or ü)#\n");

@@ -450,9 +450,8 @@ fn deeply_nested_page(depth: usize) -> String {
 
 #[test]
 fn deep_nesting_is_reported_not_a_stack_overflow() {
-    // html5ever's scope checks cost time in proportion to the depth for every start tag, so
-    // the depth stays at 2,000 here (10,000 levels take about 40 s in a debug build).
-    let api = html::parse("deep.html", &deeply_nested_page(2_000));
+    // Deeper than the walk reads (64 levels) but within what the page parser reads (512).
+    let api = html::parse("deep.html", &deeply_nested_page(400));
     let f = api.function("f").expect("the object is read");
     assert!(f.doc.contains("deep text"), "{}", f.doc);
     assert!(
@@ -461,6 +460,24 @@ fn deep_nesting_is_reported_not_a_stack_overflow() {
             .any(|d| d.severity == Severity::Warning && d.message.contains("nested deeper")),
         "{:?}",
         api.diagnostics
+    );
+}
+
+#[test]
+fn nesting_past_the_parser_bound_is_an_error_naming_the_line() {
+    // html5ever's scope checks cost time in proportion to the depth for every start tag; the
+    // page parser stops at 512 open levels and says where.
+    let api = html::parse("deeper.html", &deeply_nested_page(2_000));
+    let error = api
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error && d.message.contains("nested more than 512"))
+        .expect("an error names the bound");
+    assert_eq!(error.line, 1);
+    assert!(
+        error.message.contains("read only up to this point"),
+        "{}",
+        error.message
     );
 }
 

@@ -185,6 +185,8 @@
 #![deny(missing_docs)]
 #[macro_use]
 mod macros;
+#[cfg(target_os = "linux")]
+mod elf;
 pub mod error;
 pub mod loader;
 /// The raw layer, generated from the documentation: every documented type, constant and

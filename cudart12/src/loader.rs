@@ -19,6 +19,10 @@
 //!    `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12*\bin[\x64]`, any
 //!    `cudart64_12*.dll`).
 //!
+//! On Linux a file given by path is checked first (ELF class, byte order, machine, and every
+//! loadable segment inside the file; see the private `elf` module), so that a damaged or
+//! foreign library is an [`Error`] naming the problem rather than a crash in the system loader.
+//!
 //! This module does not know any CUDA function but the two it needs to identify a runtime
 //! (`cudaRuntimeGetVersion`) and does not cache symbols: [`LazySymbol`] (used by the generated
 //! functions) caches one function pointer each.
@@ -137,6 +141,14 @@ impl Library {
         let has_folder = path.parent().is_some_and(|p| !p.as_os_str().is_empty());
         if has_folder && !path.exists() {
             return Err("no such file".to_string());
+        }
+        // A file named by path is checked before the loader maps it: a truncated file would
+        // kill the process with SIGBUS inside `dlopen`, and one for another architecture gets
+        // "No such file or directory" from it. (The file can still change between this check
+        // and `dlopen`; that is the caller's file to keep still.)
+        #[cfg(target_os = "linux")]
+        if has_folder {
+            crate::elf::check_library(path)?;
         }
         // SAFETY: loading a shared library runs its initialisers; the candidates are CUDA
         // runtime libraries by name or by the user's explicit choice (see `open`).

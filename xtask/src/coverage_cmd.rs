@@ -5,7 +5,8 @@
 //! The library is `--lib`, else the first one the runtime crate's search order opens
 //! (`CUDART_PATH`, the system loader, the install folders). Its exports are read from the ELF
 //! file before it is opened, so a file that is not an ELF shared library is an error without
-//! being loaded; its version comes from `cudaRuntimeGetVersion`. This module only wires the
+//! being loaded; its version comes from `cudaRuntimeGetVersion`. Documents that read with
+//! error diagnostics, or with no item, are an error exit that prints them. This module only wires the
 //! steps together; the audit itself lives in `codegen`.
 
 use std::path::{Path, PathBuf};
@@ -41,7 +42,7 @@ pub struct CoverageArgs {
 
 /// Prints a progress line on standard error.
 fn progress(started: Instant, what: &str) {
-    eprintln!(
+    errln!(
         "coverage: [{:>5.1}s] {what}",
         started.elapsed().as_secs_f64()
     );
@@ -64,6 +65,22 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         }
     }
 
+    progress(
+        started,
+        &format!("reading the documentation ({})", shown_paths(&docs)),
+    );
+    let api = codegen::merge::merge(codegen::load::load_all(&docs, None)?);
+    // Unreadable documents are an error, not an API with nothing documented.
+    codegen::load::check_usable(&format!("--docs {}", shown_paths(&docs)), &api)?;
+    progress(
+        started,
+        &format!(
+            "{} documents, {} documented functions",
+            api.documents.len(),
+            api.functions.len()
+        ),
+    );
+
     progress(started, "reading the library's exported symbols");
     let (exports, version) = library(args.lib.as_deref())?;
     let version_shown = version.map_or_else(|| "unknown".to_string(), coverage::version_text);
@@ -73,20 +90,6 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
             "{}: CUDA runtime {version_shown}, {} exported functions",
             exports.path,
             exports.functions.len()
-        ),
-    );
-
-    progress(
-        started,
-        &format!("reading the documentation ({})", shown_paths(&docs)),
-    );
-    let api = codegen::merge::merge(codegen::load::load_all(&docs, None)?);
-    progress(
-        started,
-        &format!(
-            "{} documents, {} documented functions",
-            api.documents.len(),
-            api.functions.len()
         ),
     );
 
@@ -121,15 +124,15 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
             .join(format!("coverage.{}", format.extension()))
     });
     if out.as_os_str() == "-" {
-        print!("{text}");
-        eprint!("{}", coverage::render::summary(&report));
+        out!("{text}")?;
+        err!("{}", coverage::render::summary(&report));
     } else {
         if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
-        print!("{}", coverage::render::summary(&report));
-        println!("report written to {}", out.display());
+        out!("{}", coverage::render::summary(&report))?;
+        outln!("report written to {}", out.display())?;
     }
 
     let failing: Vec<String> = fail_on
@@ -140,7 +143,7 @@ pub fn run(args: CoverageArgs, root: &Path) -> Result<ExitCode> {
         })
         .collect();
     if !failing.is_empty() {
-        eprintln!(
+        errln!(
             "coverage: failing because of --fail-on: {}",
             failing.join(", ")
         );

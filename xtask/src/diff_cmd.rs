@@ -1,6 +1,7 @@
 //! `cargo xtask diff OLD NEW`: loads two sides (document files or folders, or IR JSON files),
-//! compares them with `codegen::diff`, writes the report and prints the totals. It holds the
-//! command-line plumbing only; comparing and rendering live in codegen.
+//! compares them with `codegen::diff`, writes the report and prints the totals. A side that
+//! reads with error diagnostics, or with no item at all, is an error exit that prints them.
+//! It holds the command-line plumbing only; comparing and rendering live in codegen.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,6 +41,10 @@ pub fn run(args: DiffArgs, workspace_root: &Path) -> Result<ExitCode> {
     }
     let old = load_side(&args.old)?;
     let new = load_side(&args.new)?;
+    // An unreadable side is an error, not an empty API that makes everything "added".
+    for (path, api) in [(&args.old, &old), (&args.new, &new)] {
+        codegen::load::check_usable(&path.display().to_string(), api)?;
+    }
     let mut d = diff::diff(&old, &new);
     d.old.label = Some(args.old.display().to_string());
     d.new.label = Some(args.new.display().to_string());
@@ -48,21 +53,21 @@ pub fn run(args: DiffArgs, workspace_root: &Path) -> Result<ExitCode> {
         workspace_root.join(format!("target/diff-report.{}", format.extension()))
     });
     if out.as_os_str() == "-" {
-        print!("{text}");
-        eprint!("{}", diff::render::summary(&d));
+        out!("{text}")?;
+        err!("{}", diff::render::summary(&d));
     } else {
         if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&out, text).with_context(|| format!("writing {}", out.display()))?;
-        print!("{}", diff::render::summary(&d));
-        println!("report written to {}", out.display());
+        out!("{}", diff::render::summary(&d))?;
+        outln!("report written to {}", out.display())?;
     }
     let failing = failing_classes(&d, &args.fail_on);
     if failing.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
+        errln!(
             "error: differences of the kinds named by --fail-on: {}",
             failing.join(", ")
         );

@@ -1,11 +1,15 @@
 //! `cargo xtask`: the command line over `codegen`: `ir`, `abi`, `codegen`, `diff`,
-//! `coverage`, `fetch-wheel` and `test`. Each command's logic lives in its own module.
+//! `coverage`, `fetch-wheel`, `fuzz` and `test`. Each command's logic lives in its own module.
+
+#[macro_use]
+mod out;
 
 mod abi_cmd;
 mod audit_cmd;
 mod codegen_cmd;
 mod coverage_cmd;
 mod diff_cmd;
+mod fuzz;
 mod libclang;
 mod regenerate;
 mod test_cmd;
@@ -48,8 +52,15 @@ enum Command {
     /// Audit a generated crate against its CUDA release's headers and library (layout probe,
     /// symbols, error names): the workspace's, or one `codegen --out DIR` wrote.
     Audit(audit_cmd::AuditArgs),
-    /// Run everything CI checks: fmt, wheel, clippy, tests, docs (what `.ci/run` calls).
+    /// Run everything CI checks: fmt, wheel, clippy, tests, docs, a one-minute fuzz run
+    /// (what `.ci/run` calls).
     Test,
+    /// Mutants of the real documents through every front end and the commands' library calls:
+    /// no panic, no abort, time and output size linear in the input.
+    Fuzz(fuzz::FuzzArgs),
+    /// The process `fuzz` runs its cases in (internal).
+    #[command(hide = true)]
+    FuzzChild(fuzz::ChildArgs),
 }
 
 #[derive(clap::Args)]
@@ -77,8 +88,10 @@ struct IrArgs {
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
+        // The reader of standard output went away (`| head`): it wants no more; not a failure.
+        Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            errln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -95,6 +108,8 @@ fn run() -> Result<ExitCode> {
         Command::FetchWheel(args) => fetch_wheel(args),
         Command::Audit(args) => audit_cmd::run(args, &workspace_root()),
         Command::Test => test_cmd::run(&workspace_root()),
+        Command::Fuzz(args) => fuzz::run(args, &workspace_root()),
+        Command::FuzzChild(args) => fuzz::run_child(args, &workspace_root()),
     }
 }
 
@@ -132,15 +147,15 @@ fn ir(args: IrArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| workspace_root().join("target/ir.json"));
     if out.as_os_str() == "-" {
-        println!("{json}");
-        eprint!("{}", codegen::summary::render(&api));
+        outln!("{json}")?;
+        err!("{}", codegen::summary::render(&api));
     } else {
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&out, json).with_context(|| format!("writing {}", out.display()))?;
-        print!("{}", codegen::summary::render(&api));
-        println!("IR written to {}", out.display());
+        out!("{}", codegen::summary::render(&api))?;
+        outln!("IR written to {}", out.display())?;
     }
     let c = Counts::of(&api.diagnostics);
     Ok(if c.errors > 0 || (deny_warnings && c.warnings > 0) {

@@ -11,7 +11,8 @@
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
 //! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates with `RUSTDOCFLAGS=-D
 //! warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
-//! their own from their pages alone, built and audited). A final line sums up. This module runs commands; it checks nothing itself.
+//! their own from their pages alone, built and audited); a one-minute `cargo xtask fuzz` run
+//! (fresh mutants of every document, seed from the clock). A final line sums up. This module runs commands; it checks nothing itself.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -20,6 +21,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::{libclang, wheel};
+
+/// Length of the bounded fuzz run (`cargo xtask fuzz --seconds N` runs longer).
+const FUZZ_SECONDS: u64 = 60;
 
 /// Environment variable the tests read: the wheel's `libcudart.so.13`.
 pub const WHEEL_LIB_VAR: &str = "CUDART_WHEEL_LIB";
@@ -38,9 +42,9 @@ pub const ABI_CHECKED: [&str; 2] = ["12.8", "13.2"];
 pub fn run(root: &Path) -> Result<ExitCode> {
     let started = Instant::now();
     let mut timings: Vec<(&str, f64)> = Vec::new();
-    const STEPS: usize = 9;
+    const STEPS: usize = 10;
     let mut step = |n: usize, name: &'static str, f: &mut dyn FnMut() -> Result<()>| {
-        eprintln!("xtask test: [{n}/{STEPS}] {name}");
+        errln!("xtask test: [{n}/{STEPS}] {name}");
         let t = Instant::now();
         let outcome = f();
         timings.push((name, t.elapsed().as_secs_f64()));
@@ -135,16 +139,37 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     step(9, "regenerate releases", &mut || {
         crate::regenerate::check(root)
     })?;
+    step(10, "fuzz (60 s)", &mut || {
+        // Through cargo, as the other steps: the xtask binary running this may have been
+        // rebuilt by the test step, and the fuzz run starts child processes from its file.
+        let seconds = FUZZ_SECONDS.to_string();
+        let args = [
+            "run",
+            "--quiet",
+            "-p",
+            "xtask",
+            "--",
+            "fuzz",
+            "--seconds",
+            &seconds,
+        ];
+        cargo(root, &args, &[]).with_context(|| {
+            format!(
+                "the fuzz run found failing inputs (in {})",
+                crate::fuzz::failures_dir(root).display()
+            )
+        })
+    })?;
 
     let parts: Vec<String> = timings
         .iter()
         .map(|(name, secs)| format!("{name} {secs:.1}s"))
         .collect();
-    println!(
+    outln!(
         "xtask test: all {STEPS} steps passed in {:.1}s ({})",
         started.elapsed().as_secs_f64(),
         parts.join(", ")
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -164,7 +189,7 @@ fn cargo_bin() -> String {
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
     let shown = format!("cargo {}", args.join(" "));
     let env_shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    eprintln!("  $ {} {shown}", env_shown.join(" "));
+    errln!("  $ {} {shown}", env_shown.join(" "));
     let status = Command::new(cargo_bin())
         .args(args)
         .envs(env.iter().copied())
@@ -194,7 +219,7 @@ fn ensure_components() -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("  $ rustup component add {}", missing.join(" "));
+    errln!("  $ rustup component add {}", missing.join(" "));
     let status = Command::new("rustup")
         .args(["component", "add"])
         .args(&missing)
@@ -228,11 +253,11 @@ fn ensure_chromium() -> Result<()> {
     let uid = Command::new("id").arg("-u").output().ok();
     let root = uid.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     if !root {
-        eprintln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
+        errln!("  note: {CHROMIUM} is missing and this is not root; skipping the install (run `apt-get install -y chromium` as root), so the HTML browser test will fail");
         return Ok(());
     }
     for args in [&["update"][..], &["install", "-y", "chromium"][..]] {
-        eprintln!("  $ apt-get {}", args.join(" "));
+        errln!("  $ apt-get {}", args.join(" "));
         let status = Command::new("apt-get")
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")

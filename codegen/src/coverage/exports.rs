@@ -4,7 +4,9 @@
 //! An export is a `.dynsym` symbol that is defined in a section of the file, has global or
 //! weak binding with default or protected visibility, and is a function (`STT_FUNC` or
 //! `STT_GNU_IFUNC`). Symbol versions (`@@libcudart.so.13`) are not part of the name; a name
-//! exported under several versions is listed once. This module does not open (`dlopen`) the
+//! exported under several versions is listed once. A file this process could not load (cut
+//! short, or for another architecture) is an error first ([`super::loadable`]). This module
+//! does not open (`dlopen`) the
 //! library and does not run anything from it; it does not know any CUDA name.
 
 use std::collections::BTreeSet;
@@ -56,6 +58,12 @@ pub enum ExportError {
     NotElf { path: String, why: String },
     #[error("{path}: no dynamic symbol table (.dynsym); is it a shared library?")]
     NoDynamicSymbols { path: String },
+    #[error("{path}: cannot be loaded by this process: {why}")]
+    NotLoadable {
+        path: String,
+        #[source]
+        why: super::loadable::NotLoadable,
+    },
 }
 
 /// Reads the exported functions of the ELF shared library at `path`.
@@ -75,6 +83,15 @@ pub fn exports_from_bytes(path: &str, data: &[u8]) -> Result<Exports, ExportErro
         path: path.to_string(),
         why,
     };
+    // Headers first: a truncated or foreign file is named as such, before anything parses the
+    // rest of it or a caller hands it to the system loader.
+    super::loadable::check(data).map_err(|why| match why {
+        super::loadable::NotLoadable::NotElf(why) => not_elf(why),
+        why => ExportError::NotLoadable {
+            path: path.to_string(),
+            why,
+        },
+    })?;
     let file = object::File::parse(data).map_err(|e| not_elf(e.to_string()))?;
     if file.format() != BinaryFormat::Elf {
         return Err(not_elf(format!("a {:?} file", file.format())));

@@ -108,6 +108,10 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          # with `cc` and `bindgen` (libclang).\n\
          nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\
          \n\
+         # A library given by path has its ELF headers checked before it is loaded.\n\
+         [target.'cfg(target_os = \"linux\")'.dependencies]\n\
+         object = { version = \"0.37\", default-features = false, features = [\"read_core\", \"elf\", \"std\"] }\n\
+         \n\
          [features]\n\
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
          nvtx = [\"dep:nvtx\"]\n\
@@ -138,6 +142,8 @@ fn lib_rs(pkg: &Package, abi: &str) -> TokenStream {
         #[macro_use]
         mod macros;
 
+        #[cfg(target_os = "linux")]
+        mod elf;
         pub mod error;
         pub mod loader;
 

@@ -19,6 +19,7 @@ use crate::diag::Diagnostics;
 use crate::ir::{
     Api, Detail, Direction, Entry, Enum, Function, Param, Section, Typedef, TypedefKind,
 };
+use crate::text::split_after_last;
 use crate::types::TypeRef;
 
 use super::unread::{self, Runs};
@@ -182,8 +183,12 @@ impl<'a> Parser<'a> {
             }
         };
         self.close_section(Some(level));
+        let (name, cut) = crate::text::bounded_title(name);
+        if let Some(message) = cut {
+            self.diags.warning(lineno(i), message);
+        }
         self.open = Some(OpenSection {
-            name: name.to_string(),
+            name,
             level,
             line: lineno(i),
             doc: Vec::new(),
@@ -387,8 +392,15 @@ impl<'a> Parser<'a> {
             );
             return;
         }
-        let mut params = Vec::with_capacity(decl.params.len());
-        for (k, (pname, pty)) in decl.params.iter().enumerate() {
+        let (decl_params, repeats) = super::first_of_each_name(decl.params, |p| p.0);
+        for p in repeats {
+            self.diags.warning(
+                line,
+                format!("`{}` repeats parameter `{p}`; keeping the first", decl.name),
+            );
+        }
+        let mut params = Vec::with_capacity(decl_params.len());
+        for (k, (pname, pty)) in decl_params.iter().enumerate() {
             if pname.is_empty() {
                 self.diags.note(
                     line,
@@ -397,7 +409,7 @@ impl<'a> Parser<'a> {
             }
             params.push(Param {
                 name: pname.to_string(),
-                ty: Some(TypeRef::parse(pty)),
+                ty: Some(TypeRef::parse_noting_depth(pty, &mut self.diags, line)),
                 direction: Direction::In,
                 doc: String::new(),
             });
@@ -408,7 +420,11 @@ impl<'a> Parser<'a> {
             qualified_name: decl.name.to_string(),
             section,
             params: Some(params),
-            rtype: Some(TypeRef::parse(decl.rtype)),
+            rtype: Some(TypeRef::parse_noting_depth(
+                decl.rtype,
+                &mut self.diags,
+                line,
+            )),
             errors: Vec::new(),
             doc: paragraphs(&block.body),
             see_also: Vec::new(),
@@ -549,11 +565,8 @@ impl<'a> CDecl<'a> {
         let close = decl.rfind(')')?;
         let open = matching_open(decl, close)?;
         let head = decl[..open].trim_end();
-        let name_start = head
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |k| k + 1);
-        let name = &head[name_start..];
-        let rtype = head[..name_start].trim();
+        let (rtype, name) = split_after_last(head, |c| !(c.is_ascii_alphanumeric() || c == '_'));
+        let rtype = rtype.trim();
         if name.is_empty() || rtype.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
             return None;
         }
@@ -611,10 +624,8 @@ fn split_commas(s: &str) -> Vec<&str> {
 /// One C parameter: its name (empty when unnamed) and its type text, pointer stars on the type.
 fn c_param(p: &str) -> (&str, String) {
     let p = p.trim_end_matches("[]").trim();
-    let split = p
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |k| k + 1);
-    let (ty, name) = (p[..split].trim(), &p[split..]);
+    let (ty, name) = split_after_last(p, |c| !(c.is_ascii_alphanumeric() || c == '_'));
+    let ty = ty.trim();
     // A lone word (`int`) or a keyword-only tail is a type with no name.
     if ty.is_empty() || ty == "const" || ty == "unsigned" || ty == "signed" || ty == "struct" {
         return ("", p.to_string());

@@ -32,17 +32,14 @@
 //! and the first definition is kept. Docstrings are read by [`super::docstring`]. Nothing
 //! here reads lines or lists CUDA names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::{
     Alias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section, Source, Struct,
     Typedef, TypedefKind, Variant,
 };
-use crate::types::{TypeExpr, TypeRef};
-
-/// Deepest bracket nesting a type text may have before it is left unparsed.
-const MAX_TYPE_NESTING: usize = 16;
+use crate::types::TypeRef;
 
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
 use super::docstring::{self, Docstring, Holder};
@@ -55,6 +52,7 @@ pub fn build(blocks: &[Block<'_>], diags: &mut Diagnostics) -> Api {
         api: Api::default(),
         diags,
         section: None,
+        members: None,
         seen: HashMap::new(),
     };
     let mut i = 0;
@@ -133,6 +131,9 @@ struct Builder<'d> {
     api: Api,
     diags: &'d mut Diagnostics,
     section: Option<String>,
+    /// Member name → index in `variants`, for the enum of that index (built when first needed,
+    /// so a repeated member is found without a search).
+    members: Option<(usize, HashMap<String, usize>)>,
     seen: HashMap<(Space, String), Slot>,
 }
 
@@ -176,37 +177,13 @@ impl Builder<'_> {
         unread::report(self.diags, source, what, &runs);
     }
 
-    /// Parses type text, reporting text that is not a type; nesting deeper than
-    /// [`MAX_TYPE_NESTING`] brackets is not parsed at all.
+    /// Reads a type text; what cannot be read (or is nested deeper than
+    /// [`crate::types::MAX_NESTING`]) is kept as [`crate::types::TypeExpr::Unknown`] and
+    /// reported.
     fn type_ref(&mut self, text: &str, source: &Source) -> TypeRef {
-        let mut depth = 0usize;
-        let mut deepest = 0usize;
-        for c in text.chars() {
-            match c {
-                '[' | '(' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                ']' | ')' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-        let ty = if deepest > MAX_TYPE_NESTING {
-            TypeRef {
-                text: text.trim().to_string(),
-                expr: TypeExpr::Unknown {
-                    text: text.trim().to_string(),
-                },
-            }
-        } else {
-            TypeRef::parse(text)
-        };
-        if matches!(ty.expr, TypeExpr::Unknown { .. }) {
-            self.report(
-                Severity::Warning,
-                source,
-                format!("cannot read the type `{}`", ty.text),
-            );
+        let (ty, problem) = TypeRef::read(text);
+        if let Some(problem) = problem {
+            self.report(Severity::Warning, source, problem.to_string());
         }
         ty
     }
@@ -255,7 +232,10 @@ impl Builder<'_> {
     }
 
     fn heading(&mut self, h: &Heading<'_>) {
-        let name = h.title.trim().to_string();
+        let (name, cut) = crate::text::bounded_title(h.title.trim());
+        if let Some(message) = cut {
+            self.report(Severity::Warning, &h.source, message);
+        }
         let doc = docstring::parse(&h.intro);
         self.report_problems(&h.source, &doc);
         self.report_unread(
@@ -291,9 +271,10 @@ impl Builder<'_> {
         };
         let name = signature::short_name(call.qualified).to_string();
         let mut inputs: Vec<SigParam> = Vec::new();
+        let mut names = HashSet::new();
         for piece in signature::split_top_level(call.args.unwrap_or(""), ',') {
             match signature::parse_param(piece) {
-                Ok(p) if inputs.iter().any(|q| q.name == p.name) => {
+                Ok(p) if !names.insert(p.name.clone()) => {
                     self.report(
                         Severity::Warning,
                         &o.source,
@@ -401,11 +382,21 @@ impl Builder<'_> {
         doc: &Docstring,
         source: &Source,
     ) -> Vec<Param> {
+        // Name → first index, so that matching is linear in the number of parameters.
+        let mut documented: HashMap<&str, usize> = HashMap::new();
+        for (j, d) in doc.params.iter().enumerate() {
+            documented.entry(d.name.as_str()).or_insert(j);
+        }
+        let mut types: HashMap<&str, &str> = HashMap::new();
+        for t in &doc.param_types {
+            types.entry(t.name.as_str()).or_insert(t.text.as_str());
+        }
+        let in_signature: HashSet<&str> = inputs.iter().map(|p| p.name.as_str()).collect();
         let mut used = vec![false; doc.params.len()];
         let mut matched: Vec<Option<(usize, bool)>> = inputs
             .iter()
             .map(|p| {
-                let j = doc.params.iter().position(|d| d.name == p.name)?;
+                let j = *documented.get(p.name.as_str())?;
                 used[j] = true;
                 Some((j, true))
             })
@@ -414,7 +405,7 @@ impl Builder<'_> {
             if m.is_none()
                 && i < used.len()
                 && !used[i]
-                && inputs.iter().all(|p| p.name != doc.params[i].name)
+                && !in_signature.contains(doc.params[i].name.as_str())
             {
                 used[i] = true;
                 *m = Some((i, false));
@@ -425,10 +416,7 @@ impl Builder<'_> {
             let (text, ty) = match m {
                 Some((j, true)) => {
                     let d = &doc.params[*j];
-                    let ty = doc
-                        .param_type(&d.name)
-                        .map(|t| t.text.as_str())
-                        .or(p.stated_type());
+                    let ty = types.get(d.name.as_str()).copied().or(p.stated_type());
                     (d.text.clone(), ty)
                 }
                 Some((j, false)) if looks_renamed(&p.name, &doc.params[*j].name) => {
@@ -441,9 +429,7 @@ impl Builder<'_> {
                             p.name, d.name
                         ),
                     );
-                    let ty = p
-                        .stated_type()
-                        .or(doc.param_type(&d.name).map(|t| t.text.as_str()));
+                    let ty = p.stated_type().or(types.get(d.name.as_str()).copied());
                     (d.text.clone(), ty)
                 }
                 Some((j, false)) => {
@@ -485,9 +471,10 @@ impl Builder<'_> {
 
     fn fields(&mut self, owner: &str, doc: &Docstring, source: &Source) -> Vec<Field> {
         let mut fields: Vec<Field> = Vec::with_capacity(doc.attributes.len());
+        let mut names = HashSet::new();
         for a in &doc.attributes {
             let src = at(source, a.line);
-            if fields.iter().any(|f| f.name == a.name) {
+            if !names.insert(a.name.as_str()) {
                 self.report(
                     Severity::Warning,
                     &src,
@@ -807,6 +794,7 @@ impl Builder<'_> {
         doc: String,
         source: Source,
     ) {
+        let repeat = self.variant_named(idx, name);
         let e = &self.api.enums[idx];
         let mut problems = Vec::new();
         if let Some((enum_name, member)) = &shown {
@@ -836,7 +824,7 @@ impl Builder<'_> {
                 None
             }
         };
-        if let Some(first) = e.variants.iter().find(|v| v.name == name) {
+        if let Some(first) = repeat.map(|k| &e.variants[k]) {
             let msg = format!(
                 "duplicate member `{}.{name}` (first at {}); keeping the first",
                 e.name, first.source
@@ -850,12 +838,28 @@ impl Builder<'_> {
         for (s, m) in problems {
             self.report(s, &source, m);
         }
-        self.api.enums[idx].variants.push(Variant {
+        let variants = &mut self.api.enums[idx].variants;
+        if let Some((_, index)) = self.members.as_mut().filter(|m| m.0 == idx) {
+            index.insert(name.to_string(), variants.len());
+        }
+        variants.push(Variant {
             name: name.to_string(),
             value,
             doc,
             source,
         });
+    }
+
+    /// The index of member `name` of enum `idx`, if it has one.
+    fn variant_named(&mut self, idx: usize, name: &str) -> Option<usize> {
+        if self.members.as_ref().map(|m| m.0) != Some(idx) {
+            let mut index = HashMap::new();
+            for (k, v) in self.api.enums[idx].variants.iter().enumerate() {
+                index.entry(v.name.clone()).or_insert(k);
+            }
+            self.members = Some((idx, index));
+        }
+        self.members.as_ref().and_then(|m| m.1.get(name).copied())
     }
 }
 

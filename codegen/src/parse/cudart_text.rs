@@ -18,12 +18,12 @@
 
 mod items;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Detail, Direction, Function, Param, Section, Typedef, TypedefKind};
 use crate::types::TypeRef;
-use items::{glued_type, param_item, signature_params, status_codes, SigParam};
+use items::{glued_type, param_item, signature_params, status_codes, KnownTypes, SigParam};
 
 use super::unread::{self, Runs};
 
@@ -39,7 +39,7 @@ pub fn parse(file: &str, text: &str) -> Api {
         diags,
         api: Api::default(),
         seen: HashMap::new(),
-        known: Vec::new(),
+        known: KnownTypes::default(),
     };
     b.build(&blocks, text.ends_with('\n'));
     b.api.diagnostics = b.diags.into_vec();
@@ -255,7 +255,7 @@ struct Builder {
     api: Api,
     seen: HashMap<String, u32>,
     /// Types the page states somewhere, longest match first when glued to other text.
-    known: Vec<String>,
+    known: KnownTypes,
 }
 
 impl Builder {
@@ -264,7 +264,11 @@ impl Builder {
         let mut section: Option<String> = None;
         for (k, b) in blocks.iter().enumerate() {
             match &b.head {
-                Head::Heading(name) => {
+                Head::Heading(title) => {
+                    let (name, cut) = crate::text::bounded_title(title);
+                    if let Some(message) = cut {
+                        self.diags.warning(b.line, message);
+                    }
                     let doc = paragraphs(b.body.iter().map(|x| x.1));
                     // The page title: a first heading with nothing under it but the next one.
                     let next_is_heading =
@@ -297,10 +301,11 @@ impl Builder {
 
     /// Collects every type the page states in `Parameters`, signatures and `Return type`.
     fn learn_types(&mut self, blocks: &[Block]) {
+        // Repeats are dropped by the set `KnownTypes` keeps.
         let mut known: Vec<String> = Vec::new();
         let mut add = |t: &str| {
             let t = t.trim();
-            if !t.is_empty() && !known.iter().any(|k| k == t) {
+            if !t.is_empty() {
                 known.push(t.to_string());
             }
         };
@@ -326,7 +331,7 @@ impl Builder {
                 }
             }
         }
-        self.known = known;
+        self.known = KnownTypes::new(known);
     }
 
     fn class(&mut self, sig: &Sig, b: &Block, section: Option<String>) {
@@ -396,8 +401,9 @@ impl Builder {
             return;
         }
         let parts = Parts::split(&b.body);
-        for (k, (label, n, lines)) in parts.by_label.iter().enumerate() {
-            if parts.by_label[..k].iter().any(|p| p.0 == *label) {
+        let mut labels_seen = std::collections::HashSet::new();
+        for (label, n, lines) in &parts.by_label {
+            if !labels_seen.insert(*label) {
                 // Only the first part of a label is read: the label and its lines are unread.
                 let mut runs = Runs::new();
                 runs.unread(*n, label);
@@ -434,7 +440,7 @@ impl Builder {
             .get("Return type")
             .map(|l| paragraphs(l.iter().map(|x| x.1)))
             .filter(|t| !t.is_empty())
-            .map(|t| TypeRef::parse(&t));
+            .map(|t| TypeRef::parse_noting_depth(&t, &mut self.diags, b.line));
         let see_also = parts.get("See also").map(see_also).unwrap_or_default();
         self.api.functions.push(Function {
             name,
@@ -458,6 +464,13 @@ impl Builder {
             self.diags.error(
                 line,
                 format!("cannot read parameter `{piece}` in the signature of `{name}`"),
+            );
+        }
+        let (sig_params, repeats) = super::first_of_each_name(sig_params, |p| p.name.as_str());
+        for p in repeats {
+            self.diags.warning(
+                line,
+                format!("`{name}` repeats parameter `{p}`; keeping the first"),
             );
         }
         let mut documented: Vec<(u32, &str, String, String)> = Vec::new();
@@ -486,16 +499,22 @@ impl Builder {
         }
         // Items naming a parameter the signature has go to it; the rest are matched in order
         // with the signature parameters left over (the docs sometimes use the C name).
-        let mut matched: Vec<Option<(u32, &str, String, String)>> = sig_params
+        // By name through a map, so that matching is linear in the number of parameters.
+        let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for (k, d) in documented.iter().enumerate() {
+            by_name.entry(d.1).or_default().push_back(k);
+        }
+        let picks: Vec<Option<usize>> = sig_params
             .iter()
-            .map(|p| {
-                documented
-                    .iter()
-                    .position(|d| d.1 == p.name)
-                    .map(|k| documented.remove(k))
-            })
+            .map(|p| by_name.get_mut(p.name.as_str())?.pop_front())
             .collect();
-        let mut leftover = documented.into_iter();
+        let mut slots: Vec<Option<(u32, &str, String, String)>> =
+            documented.into_iter().map(Some).collect();
+        let mut matched: Vec<Option<(u32, &str, String, String)>> = picks
+            .into_iter()
+            .map(|k| k.and_then(|k| slots[k].take()))
+            .collect();
+        let mut leftover = slots.into_iter().flatten();
         for (slot, sp) in matched.iter_mut().zip(&sig_params) {
             if slot.is_none() {
                 if let Some(d) = leftover.next() {
@@ -515,7 +534,7 @@ impl Builder {
             let ty = doc_item.as_ref().map(|d| d.2.clone()).or(ty);
             params.push(Param {
                 name: pname,
-                ty: ty.map(|t| TypeRef::parse(&t)),
+                ty: ty.map(|t| TypeRef::parse_noting_depth(&t, &mut self.diags, line)),
                 direction: Direction::In,
                 doc: doc_item.map(|d| d.3).unwrap_or_default(),
             });
@@ -539,11 +558,12 @@ impl Builder {
             return;
         }
         let bulleted = list.iter().any(|x| x.2);
+        let mut listed: std::collections::HashSet<String> = errors.iter().cloned().collect();
         for (k, (n, text, _)) in list.iter().enumerate() {
             if let Some((on, ty, desc)) = param_item(text).filter(|_| bulleted) {
                 params.push(Param {
                     name: on.to_string(),
-                    ty: Some(TypeRef::parse(ty)),
+                    ty: Some(TypeRef::parse_noting_depth(ty, &mut self.diags, *n)),
                     direction: Direction::Out,
                     doc: desc.to_string(),
                 });
@@ -551,12 +571,13 @@ impl Builder {
             }
             if k == 0 || !bulleted {
                 match status_codes(text, &self.known) {
-                    Some(codes) => errors.extend(
-                        codes
-                            .into_iter()
-                            .filter(|c| !errors.contains(c))
-                            .collect::<Vec<_>>(),
-                    ),
+                    Some(codes) => {
+                        for c in codes {
+                            if listed.insert(c.clone()) {
+                                errors.push(c);
+                            }
+                        }
+                    }
                     None => {
                         self.diags.note(*n, format!("`Returns` text of `{name}` is not a list of status codes; kept in the doc"));
                         doc.push_str(if doc.is_empty() { "" } else { "\n\n" });
@@ -570,7 +591,7 @@ impl Builder {
                     self.diags.note(*n, format!("output of `{name}` has no name; its type `{ty}` is read from the start of its text"));
                     params.push(Param {
                         name: String::new(),
-                        ty: Some(TypeRef::parse(ty)),
+                        ty: Some(TypeRef::parse_noting_depth(ty, &mut self.diags, *n)),
                         direction: Direction::Out,
                         doc: desc.to_string(),
                     });
@@ -628,6 +649,7 @@ impl Builder {
 fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
     let text = paragraphs(lines.iter().map(|x| x.1));
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for item in text.split(',') {
         let n: String = item
             .trim()
@@ -635,7 +657,7 @@ fn see_also(lines: &[(u32, &str)]) -> Vec<String> {
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
             .collect();
         let n = n.trim_start_matches(':').to_string();
-        if !n.is_empty() && !out.contains(&n) {
+        if !n.is_empty() && seen.insert(n.clone()) {
             out.push(n);
         }
     }

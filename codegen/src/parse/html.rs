@@ -46,7 +46,21 @@ pub fn parse(file: &str, text: &str) -> Api {
             "the page does not end with `</html>`; it may be truncated, and its last object incomplete",
         );
     }
-    let (page, errors) = spec::parse(text);
+    let spec::Parsed {
+        page,
+        errors,
+        too_deep,
+    } = spec::parse(text);
+    if let Some(line) = too_deep {
+        diags.at(
+            Severity::Error,
+            &at(line),
+            format!(
+                "elements are nested more than {} levels deep here; the page is read only up to this point (the HTML parser's work grows with the square of the nesting, so deeper pages are refused)",
+                spec::MAX_DEPTH
+            ),
+        );
+    }
     if let Some(first) = errors.first() {
         let quoted: Vec<String> = errors
             .iter()

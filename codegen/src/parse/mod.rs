@@ -18,25 +18,61 @@ pub mod html;
 pub mod signature;
 pub mod unread;
 
+use std::collections::HashSet;
+
 use crate::diag::Diagnostics;
 use crate::ir::{Api, Document, Format};
+
+/// Keeps the first item of each name (items with an empty name are all kept) and returns the
+/// kept items and, in order, the names of the repeats dropped, for the front end to report.
+/// Linear in the number of items.
+pub(crate) fn first_of_each_name<T>(
+    items: Vec<T>,
+    name: impl Fn(&T) -> &str,
+) -> (Vec<T>, Vec<String>) {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut kept = Vec::with_capacity(items.len());
+    let mut dropped = Vec::new();
+    for item in items {
+        let n = name(&item);
+        if n.is_empty() || seen.insert(n.to_string()) {
+            kept.push(item);
+        } else {
+            dropped.push(n.to_string());
+        }
+    }
+    (kept, dropped)
+}
 
 /// Parses one document. `file` is the path to report in diagnostics and provenance.
 ///
 /// Never panics: unreadable content yields diagnostics and whatever items could be read.
 pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
     let mut diags = Diagnostics::new(file);
-    let text = match std::str::from_utf8(bytes) {
+    let decoded = match std::str::from_utf8(bytes) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(e) => {
-            let line = 1 + bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u32;
+            let line = crate::text::line_at(bytes, e.valid_up_to());
             diags.error(line, format!("input is not valid UTF-8 (first bad byte at offset {}); bad bytes were replaced", e.valid_up_to()));
             String::from_utf8_lossy(bytes)
         }
     };
+    let (text, endings) = crate::text::normalize_line_endings(&decoded);
+    if endings.any() {
+        diags.note(
+            1,
+            format!(
+                "line endings converted to LF before reading: {} CR LF, {} CR alone{}",
+                endings.crlf,
+                endings.cr,
+                if endings.cr > 0 {
+                    " (old Mac line endings; lines are numbered as an editor shows them)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
     let format = match forced {
         Some(f) => f,
         None => match detect::detect(&text) {

@@ -8,6 +8,8 @@
 //! This module reads text only; it does not decide what IR item an object becomes
 //! ([`super::bindings_build`] does) and it reports problems as `Err(message)`.
 
+use crate::text::split_after_last;
+
 /// `true` for a Python identifier made of ASCII letters, digits and `_`.
 pub fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
@@ -113,12 +115,8 @@ pub fn parse_param(text: &str) -> Result<SigParam, String> {
         }
         _ => return Err(format!("cannot read parameter `{text}`")),
     };
-    let cut = decl
-        .rfind(|c: char| c.is_whitespace() || c == '*')
-        .map(|p| p + 1)
-        .unwrap_or(0);
-    let name = &decl[cut..];
-    let c_type = decl[..cut].trim();
+    let (c_type, name) = split_after_last(decl, |c| c.is_whitespace() || c == '*');
+    let c_type = c_type.trim();
     if !is_ident(name) {
         return Err(format!(
             "cannot read parameter `{text}`: `{name}` is not a name"

@@ -5,6 +5,10 @@
 //! They work on one string at a time and know no CUDA names; types they need to recognise
 //! are the ones the page itself states elsewhere (passed in as `known`).
 
+use std::collections::HashSet;
+
+use crate::text::split_after_last;
+
 /// The separator Sphinx renders between an item's head and its description (an en dash).
 pub const DASH: &str = " \u{2013} ";
 
@@ -34,11 +38,8 @@ pub fn signature_params(text: &str) -> (Vec<SigParam>, Vec<String>) {
             None => (piece, None),
         };
         let decl = decl.split_once('=').map_or(decl, |(d, _)| d.trim_end());
-        let split = decl
-            .rfind(|c: char| c.is_whitespace() || c == '*')
-            .map_or(0, |k| k + 1);
-        let name = decl[split..].trim();
-        let ctype = decl[..split].trim();
+        let (ctype, name) = split_after_last(decl, |c| c.is_whitespace() || c == '*');
+        let (ctype, name) = (ctype.trim(), name.trim());
         if !is_ident(name) {
             bad.push(piece.to_string());
             continue;
@@ -99,31 +100,72 @@ pub fn is_ident(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The longest type in `known` that `text` starts with, leaving a non-empty rest.
-pub fn known_prefix<'k>(text: &str, known: &'k [String]) -> Option<&'k str> {
-    known
-        .iter()
-        .filter(|k| k.len() >= 2 && text.len() > k.len() && text.starts_with(k.as_str()))
-        .max_by_key(|k| k.len())
-        .map(String::as_str)
+/// Types longer than this, in characters, are not looked for at the start of a text (no real
+/// type is; a page's garbage may be).
+const MAX_KNOWN_TYPE: usize = 100;
+
+/// The types a page states, for recognising one at the start of a text in time that does not
+/// grow with how many there are.
+#[derive(Debug, Default)]
+pub struct KnownTypes {
+    set: HashSet<String>,
+    /// Characters of the longest type in `set`.
+    longest: usize,
+}
+
+impl KnownTypes {
+    /// The types among `types` of at most [`MAX_KNOWN_TYPE`] characters.
+    pub fn new<I: IntoIterator<Item = String>>(types: I) -> KnownTypes {
+        let mut known = KnownTypes::default();
+        for t in types {
+            let chars = t.chars().count();
+            if chars <= MAX_KNOWN_TYPE {
+                known.longest = known.longest.max(chars);
+                known.set.insert(t);
+            }
+        }
+        known
+    }
+
+    /// Whether `t` is a known type.
+    pub fn contains(&self, t: &str) -> bool {
+        self.set.contains(t)
+    }
+
+    /// The longest known type (of two bytes or more) that `text` starts with, leaving a
+    /// non-empty rest.
+    pub fn prefix_of<'t>(&self, text: &'t str) -> Option<&'t str> {
+        let ends: Vec<usize> = text
+            .char_indices()
+            .skip(1)
+            .take(self.longest)
+            .map(|(at, _)| at)
+            .collect();
+        ends.into_iter()
+            .rev()
+            .filter(|&end| end >= 2)
+            .map(|end| &text[..end])
+            .find(|head| self.set.contains(*head))
+    }
 }
 
 /// The status codes a `Returns` status text lists: `cudaSuccess, cudaErrorX`,
 /// `T` + `cudaSuccess, …` glued (T a known type), or `T.code – T.code`.
 /// `None` when the text is prose rather than a list of codes.
-pub fn status_codes(text: &str, known: &[String]) -> Option<Vec<String>> {
+pub fn status_codes(text: &str, known: &KnownTypes) -> Option<Vec<String>> {
     let mut t = text.trim();
-    if let Some(ty) = known_prefix(t, known).filter(|k| is_ident(k)) {
+    if let Some(ty) = known.prefix_of(t).filter(|k| is_ident(k)) {
         let rest = &t[ty.len()..];
         if let Some(code) = rest.strip_prefix('.') {
             t = code.split(DASH).next().unwrap_or("");
         } else if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
             t = rest;
         }
-    } else if known.iter().any(|k| k == t) {
+    } else if known.contains(t) {
         return Some(Vec::new());
     }
     let mut codes = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for tok in t.split(|c: char| c == ',' || c.is_whitespace()) {
         let tok = clean_token(tok);
         if tok.is_empty() || tok.chars().all(|c| c.is_ascii_digit()) {
@@ -133,7 +175,7 @@ pub fn status_codes(text: &str, known: &[String]) -> Option<Vec<String>> {
         if !is_ident(tok) || !tok.contains(|c: char| c.is_ascii_uppercase() || c == '_') {
             return None;
         }
-        if !codes.iter().any(|c| c == tok) {
+        if seen.insert(tok) {
             codes.push(tok.to_string());
         }
     }
@@ -155,9 +197,9 @@ fn clean_token(tok: &str) -> &str {
 /// Splits a return bullet whose type is glued to its description: a known type
 /// (`byteschar* pointer…` → `bytes`), or a name the description repeats
 /// (`cudaPoscudaPos specified…` → `cudaPos`). Returns the type and the description.
-pub fn glued_type<'t>(text: &'t str, known: &[String]) -> Option<(&'t str, &'t str)> {
+pub fn glued_type<'t>(text: &'t str, known: &KnownTypes) -> Option<(&'t str, &'t str)> {
     let text = text.trim();
-    if let Some(ty) = known_prefix(text, known) {
+    if let Some(ty) = known.prefix_of(text) {
         return Some((&text[..ty.len()], text[ty.len()..].trim()));
     }
     let ident_len = text
@@ -224,7 +266,7 @@ mod tests {
 
     #[test]
     fn statuses() {
-        let known = vec!["cudaError_t".to_string(), "bytes".to_string()];
+        let known = KnownTypes::new(["cudaError_t".to_string(), "bytes".to_string()]);
         let s = |t| status_codes(t, &known);
         assert_eq!(
             s("cudaSuccess, cudaErrorInvalidValue,"),
@@ -251,7 +293,7 @@ mod tests {
 
     #[test]
     fn glued() {
-        let known = vec!["bytes".to_string()];
+        let known = KnownTypes::new(["bytes".to_string(), "by".to_string()]);
         assert_eq!(
             glued_type("byteschar* pointer", &known),
             Some(("bytes", "char* pointer"))

@@ -178,7 +178,7 @@ mod tests {
     use super::*;
 
     fn render_fragment(body: &str) -> Vec<String> {
-        let (page, _) = spec::parse(body);
+        let page = spec::parse(body).page;
         let dl =
             dom::find(&page, |e| e.has_class("field-list")).expect("test input has a field list");
         render(dl, 0)

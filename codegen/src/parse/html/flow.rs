@@ -301,7 +301,7 @@ mod tests {
     use super::*;
 
     fn render_lines(body: &str) -> Vec<(String, u32)> {
-        let (page, _) = spec::parse(&format!("<body>{body}</body>"));
+        let page = spec::parse(&format!("<body>{body}</body>")).page;
         let body = dom::find(&page, |e| e.is("body")).expect("body");
         let mut r = Renderer::new();
         r.children(body, 0);

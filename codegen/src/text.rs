@@ -1,0 +1,171 @@
+//! Small string helpers the front ends share, written so that they cannot split a character.
+//!
+//! The documents are UTF-8 text where any character may turn up next to a name: a no-break
+//! space (U+00A0), an ideographic space (U+3000), the replacement character U+FFFD left by
+//! invalid bytes. A byte offset computed as "the match plus one" is only a character boundary
+//! when the match is ASCII; these helpers step by the matched character's own length instead.
+//! They also normalise line endings before any front end counts lines. Nothing here knows a
+//! documentation format.
+
+use std::borrow::Cow;
+
+/// Splits `s` just after the last character for which `pred` holds: `(head, tail)` where
+/// `head` ends with that character. When no character matches, `head` is empty.
+///
+/// `split_after_last("size_t\u{a0}size", char::is_whitespace)` is `("size_t\u{a0}", "size")`.
+pub fn split_after_last(s: &str, pred: impl Fn(char) -> bool) -> (&str, &str) {
+    match s.char_indices().rev().find(|&(_, c)| pred(c)) {
+        Some((at, c)) => s.split_at(at + c.len_utf8()),
+        None => ("", s),
+    }
+}
+
+/// `s` cut to at most `max_chars` characters, with `… (N characters)` appended when cut, for
+/// quoting input in a diagnostic without copying a whole hostile line into it.
+pub fn abbreviate(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}… ({} characters)", &s[..at], s.chars().count()),
+    }
+}
+
+/// Longest section title kept, in characters. Every item of a section carries its title, so
+/// a title as long as the document would make the IR grow with the square of the input.
+pub const MAX_TITLE: usize = 200;
+
+/// `title` cut to [`MAX_TITLE`] characters, and a message for the front end to report when it
+/// was cut.
+pub fn bounded_title(title: &str) -> (String, Option<String>) {
+    match title.char_indices().nth(MAX_TITLE) {
+        None => (title.to_string(), None),
+        Some((at, _)) => (
+            title[..at].to_string(),
+            Some(format!(
+                "a section title of {} characters is cut to its first {MAX_TITLE} (every item of the section repeats it)",
+                title.chars().count()
+            )),
+        ),
+    }
+}
+
+/// How many line endings [`normalize_line_endings`] converted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineEndings {
+    /// `\r\n` pairs turned into `\n`.
+    pub crlf: usize,
+    /// Lone `\r` (old Mac style) turned into `\n`.
+    pub cr: usize,
+}
+
+impl LineEndings {
+    /// Whether anything was converted.
+    pub fn any(self) -> bool {
+        self.crlf + self.cr > 0
+    }
+}
+
+/// Turns `\r\n` and lone `\r` into `\n`, so that every front end sees one line per `\n` and
+/// counts lines as an editor shows them. Borrows when there is no `\r`.
+pub fn normalize_line_endings(text: &str) -> (Cow<'_, str>, LineEndings) {
+    if !text.contains('\r') {
+        return (Cow::Borrowed(text), LineEndings::default());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut counts = LineEndings::default();
+    let mut rest = text;
+    while let Some(at) = rest.find('\r') {
+        out.push_str(&rest[..at]);
+        out.push('\n');
+        // `\r` is one byte, so `at + 1` is a character boundary.
+        rest = &rest[at + 1..];
+        match rest.strip_prefix('\n') {
+            Some(after) => {
+                counts.crlf += 1;
+                rest = after;
+            }
+            None => counts.cr += 1,
+        }
+    }
+    out.push_str(rest);
+    (Cow::Owned(out), counts)
+}
+
+/// The 1-based line of byte `offset` in `bytes`, counting `\n`, `\r\n` and lone `\r` as one
+/// line ending each (as [`normalize_line_endings`] does). Offsets past the end count the
+/// whole input.
+pub fn line_at(bytes: &[u8], offset: usize) -> u32 {
+    let head = &bytes[..offset.min(bytes.len())];
+    let mut line = 1u32;
+    let mut prev_cr = false;
+    for &b in head {
+        match b {
+            b'\n' if prev_cr => {}
+            b'\n' | b'\r' => line = line.saturating_add(1),
+            _ => {}
+        }
+        prev_cr = b == b'\r';
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_after_last_steps_over_the_whole_character() {
+        for sep in ['\u{a0}', '\u{3000}', ' ', '\t', '\u{2003}'] {
+            let s = format!("size_t{sep}size");
+            assert_eq!(
+                split_after_last(&s, char::is_whitespace),
+                (format!("size_t{sep}").as_str(), "size")
+            );
+        }
+        assert_eq!(split_after_last("name", char::is_whitespace), ("", "name"));
+        assert_eq!(split_after_last("", char::is_whitespace), ("", ""));
+        assert_eq!(
+            split_after_last("char*\u{fffd}p", |c| !c.is_ascii_alphanumeric()),
+            ("char*\u{fffd}", "p")
+        );
+    }
+
+    #[test]
+    fn abbreviate_cuts_on_a_character_boundary() {
+        assert_eq!(abbreviate("short", 10), "short");
+        let long = "\u{3000}".repeat(30);
+        let cut = abbreviate(&long, 4);
+        assert_eq!(cut, format!("{}… (30 characters)", "\u{3000}".repeat(4)));
+    }
+
+    #[test]
+    fn long_titles_are_cut_on_a_character_boundary() {
+        assert_eq!(
+            bounded_title("Graph Management"),
+            ("Graph Management".into(), None)
+        );
+        let long = "é".repeat(MAX_TITLE + 5);
+        let (cut, message) = bounded_title(&long);
+        assert_eq!(cut.chars().count(), MAX_TITLE);
+        assert!(message.expect("a message").contains("205 characters"));
+    }
+
+    #[test]
+    fn line_endings_are_normalised_and_counted() {
+        let (t, n) = normalize_line_endings("a\rb\r\nc\n\rd\r");
+        assert_eq!(t, "a\nb\nc\n\nd\n");
+        assert_eq!(n, LineEndings { crlf: 1, cr: 3 });
+        let (t, n) = normalize_line_endings("plain\ntext");
+        assert!(matches!(t, Cow::Borrowed(_)));
+        assert!(!n.any());
+    }
+
+    #[test]
+    fn line_at_counts_every_kind_of_line_ending_once() {
+        let bytes = b"a\rb\r\nc\nd";
+        assert_eq!(line_at(bytes, 0), 1);
+        assert_eq!(line_at(bytes, 2), 2);
+        assert_eq!(line_at(bytes, 5), 3);
+        assert_eq!(line_at(bytes, 7), 4);
+        assert_eq!(line_at(bytes, 100), 4);
+    }
+}

@@ -1,0 +1,636 @@
+//! The red-team inputs (`codegen/tests/redteam/`, see its README) and the cases it did not
+//! store, replayed: each is now read correctly or refused with a named problem, in time and
+//! output size linear in the input. Timing checks compare a case with the same case four times
+//! as large (linear work grows 4×, quadratic 16×), in CPU time of the test's thread (so other
+//! work on the machine does not count), the best of three runs.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use codegen::clock::Stopwatch;
+
+use codegen::diag::Severity;
+use codegen::ir::{Api, Format};
+use codegen::parse::parse_document;
+use codegen::types::{TypeExpr, MAX_NESTING};
+
+fn redteam(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/redteam")
+        .join(name)
+}
+
+fn read(name: &str) -> Api {
+    let bytes = std::fs::read(redteam(name)).expect("red-team input present");
+    parse_document(name, &bytes, None)
+}
+
+fn docs_src(rel: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs-src")
+            .join(rel),
+    )
+    .expect("document present")
+}
+
+fn messages(api: &Api, severity: Severity) -> Vec<String> {
+    api.diagnostics
+        .iter()
+        .filter(|d| d.severity == severity)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+/// The least of three timings of `f` (CPU time of this thread).
+fn best_of_three(f: &dyn Fn()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let t = Stopwatch::start();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Asserts that `work(4n)` takes less than 8 times `work(n)` (linear: 4×, quadratic: 16×).
+fn assert_linear(what: &str, n: usize, work: &dyn Fn(usize)) {
+    work(n); // warm up
+    let small = best_of_three(&|| work(n));
+    let large = best_of_three(&|| work(4 * n));
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-6);
+    println!(
+        "{what}: {n} → {small:?}, {} → {large:?} ({ratio:.1}×)",
+        4 * n
+    );
+    assert!(
+        ratio < 8.0,
+        "{what}: 4× the input took {ratio:.1}× the time ({small:?} → {large:?})"
+    );
+}
+
+#[test]
+fn no_break_space_before_a_parameter_name_is_read_as_a_space() {
+    // Each once panicked slicing at `rfind(..) + 1` inside the two-byte U+00A0.
+    for (file, format) in [
+        ("bindings-text-nbsp-param-panic.txt", Format::BindingsText),
+        ("cudart-text-nbsp-param-panic.txt", Format::CudartText),
+    ] {
+        let api = read(file);
+        assert_eq!(api.documents[0].format, format, "{file}");
+        let f = api.function("cudaMalloc").expect("the function is read");
+        let p = &f.params.as_ref().expect("parameters")[0];
+        assert_eq!(p.name, "size", "{file}");
+        assert_eq!(
+            p.ty.as_ref().map(|t| &t.expr),
+            Some(&TypeExpr::Primitive {
+                name: "size_t".into()
+            }),
+            "{file}"
+        );
+        assert!(messages(&api, Severity::Error).is_empty(), "{file}");
+    }
+    let api = read("autodoc-nbsp-name-panic.rst");
+    let f = api.function("cupy_free").expect("the C function is read");
+    assert_eq!(f.rtype.as_ref().map(|t| t.text.as_str()), Some("void"));
+    let api = read("autodoc-nbsp-param-panic.rst");
+    let f = api.function("cupy_free").expect("the C function is read");
+    let p = &f.params.as_ref().expect("parameters")[0];
+    assert_eq!(
+        (p.name.as_str(), p.ty.as_ref().map(|t| t.text.as_str())),
+        ("ptr", Some("void*"))
+    );
+}
+
+#[test]
+fn any_non_ascii_character_before_a_name_never_splits_a_character() {
+    // Every character class the audit found at a `+ 1` site, in every front end.
+    let chars = [
+        '\u{a0}', '\u{3000}', '\u{fffd}', 'é', '😀', '\u{301}', '\u{2028}', '\u{85}',
+    ];
+    for c in chars {
+        let docs = [
+            format!("cuda.bindings.runtime.cudaF(size_t{c}size, char*{c}p, int{c})#\nSummary.\n"),
+            format!("cuda.cudart.cudaF(size_t{c}size, int{c}*p)#\n\nSummary.\n\nParameters\n\nsize (size_t) \u{2013} x\n\nReturns\n\ncudaSuccess\n"),
+            format!(".. c:function:: void{c}f(void*{c}ptr, int{c}n{c})\n.. c:function:: {c}g({c})\n"),
+            format!("<!DOCTYPE html><html><body><article><section id=\"s\"><h2>S{c}</h2><dl class=\"py function\"><dt class=\"sig sig-object py\" id=\"m.f\"><span class=\"sig-prename\">m.</span><span class=\"sig-name\">f{c}</span><span class=\"sig-paren\">(</span><em class=\"sig-param\">size_t{c}size</em><span class=\"sig-paren\">)</span></dt><dd><p>x{c}</p></dd></dl></section></article></body></html>"),
+        ];
+        for doc in &docs {
+            for format in std::iter::once(None).chain(Format::ALL.map(Some)) {
+                let api = parse_document("nbsp", doc.as_bytes(), format);
+                assert!(api.documents.len() == 1, "{c:?} {format:?}");
+            }
+        }
+        // Invalid UTF-8 right before a name becomes U+FFFD, a three-byte character.
+        let mut bytes = b"cuda.bindings.runtime.cudaF(size_t".to_vec();
+        bytes.push(0xff);
+        bytes.extend_from_slice(b"size)#\nSummary.\n");
+        let api = parse_document("bad-utf8", &bytes, None);
+        assert!(messages(&api, Severity::Error)
+            .iter()
+            .any(|m| m.contains("not valid UTF-8")));
+    }
+}
+
+#[test]
+fn pointer_stars_past_the_bound_are_a_warning_and_linear_json() {
+    for file in [
+        "types-stars-28000-stack-overflow.txt",
+        "types-stars-20000-1.6GB-json.txt",
+    ] {
+        let bytes = std::fs::read(redteam(file)).expect("present");
+        // 28,000 stars once overflowed the stack (on the main thread's 8 MiB; tests have 2).
+        let api = parse_document(file, &bytes, None);
+        let f = api.function("cudaFoo").expect("the function is still read");
+        let ty = f.params.as_ref().expect("params")[0]
+            .ty
+            .as_ref()
+            .expect("a type");
+        assert!(matches!(ty.expr, TypeExpr::Unknown { .. }), "{file}");
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains(&format!("nested more than {MAX_NESTING} levels deep"))),
+            "{file}: {:?}",
+            api.diagnostics
+        );
+        // Once 1.6 GB of IR JSON for 20 KB.
+        let json = serde_json::to_string_pretty(&api).expect("json");
+        assert!(
+            json.len() < 4 * bytes.len() + 16 * 1024,
+            "{file}: {} bytes of JSON for {} bytes",
+            json.len(),
+            bytes.len()
+        );
+    }
+    // The other front ends that read types say so too (they keep other unreadable types as
+    // written, without a word, as before).
+    let stars = "*".repeat(10_000);
+    for (doc, format) in [
+        (
+            format!(".. c:function:: void f(int{stars} p)\n"),
+            Format::AutodocRst,
+        ),
+        (
+            format!("cuda.cudart.cudaF(int{stars} size)#\n\nSummary.\n\nParameters\n\nsize (int{stars}) \u{2013} x\n\nReturns\n\ncudaSuccess\n"),
+            Format::CudartText,
+        ),
+    ] {
+        let api = parse_document("deep", doc.as_bytes(), Some(format));
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains(&format!("nested more than {MAX_NESTING} levels deep"))),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+    }
+    // The bound itself: JSON of types nested exactly to it grows linearly with their number.
+    let doc = |n: usize| {
+        let mut s =
+            String::from("cuda.bindings.runtime.cudaFoo(x)#\nSummary.\n\n:param x: the x\n");
+        for _ in 0..n {
+            s.push_str(&format!(":type x: int{}\n", "*".repeat(MAX_NESTING)));
+        }
+        s
+    };
+    let size = |n: usize| {
+        let api = parse_document("t", doc(n).as_bytes(), None);
+        serde_json::to_string_pretty(&api).expect("json").len()
+    };
+    let (one, four) = (size(1), size(4));
+    assert!(one < 128 * doc(1).len(), "{one}");
+    assert!(four < 5 * one, "{one} then {four}");
+}
+
+#[test]
+fn deeply_unclosed_html_is_an_error_in_linear_time() {
+    let api = read("html-unclosed-div-10000-quadratic.html");
+    let errors = messages(&api, Severity::Error);
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("nested more than 512 levels deep")),
+        "{errors:?}"
+    );
+    let unclosed = |n: usize| {
+        let page = format!(
+            "<!DOCTYPE html><html><body><article>\n{}</article></body></html>",
+            "<div>x\n".repeat(n)
+        );
+        let _ = parse_document("deep.html", page.as_bytes(), Some(Format::Html));
+    };
+    assert_linear("unclosed <div>x lines", 10_000, &unclosed);
+    // Under the bound the per-tag cost is bounded by it: many tags below deep nesting.
+    let wide = |n: usize| {
+        let page = format!(
+            "<!DOCTYPE html><html><body><article>{}{}</article></body></html>",
+            "<div>".repeat(500),
+            "<p>x</p>\n".repeat(n)
+        );
+        let _ = parse_document("wide.html", page.as_bytes(), Some(Format::Html));
+    };
+    assert_linear("paragraphs below 500 open elements", 2_000, &wide);
+}
+
+#[test]
+fn a_signature_with_100000_parameters_is_read_in_linear_time() {
+    let doc = |n: usize, repeat: bool| {
+        let params: Vec<String> = (0..n)
+            .map(|i| format!("int p{}", if repeat { i % 2 } else { i }))
+            .collect();
+        format!(
+            "cuda.bindings.runtime.cudaFoo({})#\nSummary line.\n",
+            params.join(", ")
+        )
+    };
+    let api = parse_document("p.txt", doc(100_000, false).as_bytes(), None);
+    assert_eq!(
+        api.function("cudaFoo")
+            .and_then(|f| f.params.as_ref())
+            .map(Vec::len),
+        Some(100_000)
+    );
+    assert_linear("distinct parameters", 25_000, &|n| {
+        let _ = parse_document("p.txt", doc(n, false).as_bytes(), None);
+    });
+    // Every repeat is accounted for: the first 100 of each message listed, the rest counted.
+    let api = parse_document("r.txt", doc(1000, true).as_bytes(), None);
+    let warnings = messages(&api, Severity::Warning);
+    let listed = warnings
+        .iter()
+        .filter(|m| m.ends_with("; keeping the first") && !m.contains("more time(s)"))
+        .count();
+    let counted: usize = warnings
+        .iter()
+        .filter_map(|m| m.split(": warning: ").nth(1))
+        .filter_map(|m| m.split_once(" more time(s) from here on"))
+        .filter_map(|(n, _)| n.parse::<usize>().ok())
+        .sum();
+    assert_eq!((listed, listed + counted), (200, 998), "{warnings:?}");
+    assert_linear("repeated parameters", 25_000, &|n| {
+        let _ = parse_document("r.txt", doc(n, true).as_bytes(), None);
+    });
+}
+
+#[test]
+fn the_other_signature_readers_are_linear_and_keep_the_first_of_a_repeat() {
+    let params = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("int p{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let cudart = |n: usize| {
+        let documented: String = (0..n)
+            .rev()
+            .map(|i| format!("p{i} (int) \u{2013} the p{i}\n\n"))
+            .collect();
+        format!(
+            "cuda.cudart.cudaFoo({})#\n\nSummary.\n\nParameters\n\n{documented}Returns\n\ncudaSuccess\n",
+            params(n)
+        )
+    };
+    let autodoc = |n: usize| format!(".. c:function:: void foo({})\n", params(n));
+    for (doc, format) in [
+        (cudart(2_000), Format::CudartText),
+        (autodoc(2_000), Format::AutodocRst),
+    ] {
+        let api = parse_document("many", doc.as_bytes(), Some(format));
+        let f = api.functions.first().expect("the function is read");
+        let params = f.params.as_ref().expect("parameters");
+        assert_eq!(params.len(), 2_000, "{format:?}");
+        if format == Format::CudartText {
+            // Documented in reverse order, matched by name.
+            assert_eq!(params[7].doc, "the p7");
+        }
+    }
+    assert_linear(
+        "cudart text parameters, documented in reverse",
+        4_000,
+        &|n| {
+            let _ = parse_document("c", cudart(n).as_bytes(), Some(Format::CudartText));
+        },
+    );
+    assert_linear("C declaration parameters", 10_000, &|n| {
+        let _ = parse_document("a", autodoc(n).as_bytes(), Some(Format::AutodocRst));
+    });
+    // A repeated name: the first is kept, and the repeat is reported.
+    for (doc, format) in [
+        (
+            "cuda.cudart.cudaFoo(int h, int h)#\n\nSummary.\n\nReturns\n\ncudaSuccess\n",
+            Format::CudartText,
+        ),
+        (
+            ".. c:function:: void foo(int h, int h)\n",
+            Format::AutodocRst,
+        ),
+    ] {
+        let api = parse_document("repeat", doc.as_bytes(), Some(format));
+        assert_eq!(
+            api.functions[0].params.as_ref().map(Vec::len),
+            Some(1),
+            "{format:?}"
+        );
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains("repeats parameter `h`; keeping the first")),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+    }
+}
+
+#[test]
+fn many_members_fields_and_codes_are_read_in_linear_time() {
+    let enum_doc = |n: usize| {
+        let mut s = String::from("class cuda.bindings.runtime.cudaE(value: int)#\n\nAn enum.\n\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "cudaE{} = <cudaE.cudaE{}: {i}>#\n\nMember.\n\n",
+                i % (n / 2 + 1),
+                i % (n / 2 + 1)
+            ));
+        }
+        s
+    };
+    assert_linear("enum members, half repeated", 5_000, &|n| {
+        let _ = parse_document("e.txt", enum_doc(n).as_bytes(), Some(Format::BindingsText));
+    });
+    let struct_doc = |n: usize| {
+        let mut s =
+            String::from("class cuda.bindings.runtime.cudaS(void_ptr _ptr=0)#\n\nA struct.\n\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                ".. attribute:: f{}\n\n    :type: int\n\n",
+                i % (n / 2 + 1)
+            ));
+        }
+        s
+    };
+    assert_linear("struct fields, half repeated", 5_000, &|n| {
+        let _ = parse_document(
+            "s.txt",
+            struct_doc(n).as_bytes(),
+            Some(Format::BindingsText),
+        );
+    });
+}
+
+#[test]
+fn a_title_as_long_as_the_document_is_cut_so_the_ir_stays_linear() {
+    // Found by `cargo xtask fuzz` (seed 231123, case 5997): a 1 MB heading before 76 items
+    // made 77 MB of IR JSON, every item carrying the title; in general the product of the two.
+    // (The bindings text reader never took a line longer than 200 characters for a heading.)
+    let title = "Graph Management".repeat(60_000);
+    let items = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!(".. autofunction:: cuda.cudart.cudaF{i}\n"))
+            .collect()
+    };
+    let docs = [
+        (
+            format!(
+                "Page\n====\n\n{title}\n{}\n\n{}",
+                "-".repeat(16),
+                items(300)
+            ),
+            Format::AutodocRst,
+        ),
+        (
+            format!(
+                "{title}#\n\n{}",
+                (0..300)
+                    .map(|i| format!("cuda.cudart.cudaF{i}(int x)#\n\nSummary.\n\nReturns\n\ncudaSuccess\n\n"))
+                    .collect::<String>()
+            ),
+            Format::CudartText,
+        ),
+        (
+            format!(
+                "<!DOCTYPE html><html><body><article><section id=\"s\"><h2>{title}</h2>{}</section></article></body></html>",
+                (0..300)
+                    .map(|i| format!("<dl class=\"py function\"><dt class=\"sig sig-object py\" id=\"m.f{i}\"><span class=\"sig-prename\">m.</span><span class=\"sig-name\">f{i}</span><span class=\"sig-paren\">(</span><span class=\"sig-paren\">)</span></dt><dd><p>x</p></dd></dl>\n"))
+                    .collect::<String>()
+            ),
+            Format::Html,
+        ),
+    ];
+    for (doc, format) in docs {
+        let api = parse_document("long-title", doc.as_bytes(), Some(format));
+        assert!(api.functions.len() >= 300, "{format:?}");
+        assert!(
+            messages(&api, Severity::Warning)
+                .iter()
+                .any(|m| m.contains("section title of 960000 characters is cut")),
+            "{format:?}: {:?}",
+            api.diagnostics
+        );
+        let json = serde_json::to_string_pretty(&api).expect("json");
+        assert!(
+            json.len() < 2 * doc.len(),
+            "{format:?}: {} bytes of JSON for {} bytes",
+            json.len(),
+            doc.len()
+        );
+    }
+}
+
+/// `text` with every `\n` replaced by `ending`.
+fn with_endings(text: &[u8], ending: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8);
+    for &b in text {
+        if b == b'\n' {
+            out.extend_from_slice(ending);
+        } else {
+            out.push(b);
+        }
+    }
+    out
+}
+
+#[test]
+fn cr_only_and_crlf_line_endings_are_read_with_the_same_lines() {
+    for rel in [
+        "cupy/cupy.cuda.low-level.rst",
+        "nvidia-cuda-python-12/cuda.cudart.txt",
+        "nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt",
+    ] {
+        let lf = docs_src(rel);
+        let reference = parse_document(rel, &lf, None);
+        assert!(reference.item_count() > 0, "{rel}");
+        for ending in [&b"\r"[..], b"\r\n"] {
+            let api = parse_document(rel, &with_endings(&lf, ending), None);
+            assert_eq!(
+                api.documents[0].format, reference.documents[0].format,
+                "{rel}"
+            );
+            assert_eq!(api.item_count(), reference.item_count(), "{rel} {ending:?}");
+            let lines = |a: &Api| -> Vec<(String, u32)> {
+                a.functions
+                    .iter()
+                    .map(|f| (f.name.clone(), f.source.line))
+                    .collect()
+            };
+            assert_eq!(lines(&api), lines(&reference), "{rel} {ending:?}");
+            let note = api
+                .diagnostics
+                .iter()
+                .find(|d| d.message.contains("line endings converted"))
+                .expect("a note says the line endings were converted");
+            assert_eq!(note.severity, Severity::Note);
+            // Everything else is what the LF file gives.
+            assert_eq!(
+                api.diagnostics.len(),
+                reference.diagnostics.len() + 1,
+                "{rel}"
+            );
+        }
+    }
+}
+
+/// Copies every file of `from` into `to` (one level: the generated folders are flat).
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("temp folder");
+    for entry in std::fs::read_dir(from).expect("folder").flatten() {
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+        }
+    }
+}
+
+/// `(name, contents)` of every file in `dir`, sorted.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("folder")
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn codegen_on_garbage_writes_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tmp = std::env::temp_dir().join(format!("codegen-garbage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // A copy of a committed crate: the real one is never the target here.
+    let out_dir = tmp.join("cudart13");
+    copy_folder(&root.join("cudart13/src"), &out_dir.join("src"));
+    std::fs::copy(root.join("cudart13/Cargo.toml"), out_dir.join("Cargo.toml")).expect("copy");
+    let before = (snapshot(&out_dir), snapshot(&out_dir.join("src")));
+    let opts = codegen::pipeline::Options {
+        release: Some(codegen::ir::Release(vec![13, 2])),
+        ..codegen::pipeline::Options::standalone(
+            vec![redteam("codegen-garbage-with-manifest")],
+            out_dir.clone(),
+        )
+    };
+    let err = codegen::pipeline::run(&opts).expect_err("the run has errors");
+    let report = match &err {
+        codegen::pipeline::PipelineError::Errors { report, .. }
+        | codegen::pipeline::PipelineError::Empty { report } => report,
+        other => panic!("not a refusal with a report: {other}"),
+    };
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert!(report.changed.is_empty());
+    assert!(report
+        .diagnostics()
+        .iter()
+        .any(|d| d.severity == Severity::Error && d.message.contains("could not recognise")));
+    assert_eq!((snapshot(&out_dir), snapshot(&out_dir.join("src"))), before);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn staged_writes_replace_every_file_or_none() {
+    use codegen::emit::files::{write_all, GeneratedFile};
+    let tmp = std::env::temp_dir().join(format!("codegen-staged-rt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let a = tmp.join("a");
+    std::fs::create_dir_all(&a).expect("a");
+    std::fs::write(a.join("old.rs"), "old").expect("old");
+    let file = |name: &str, contents: &str| GeneratedFile {
+        name: name.into(),
+        contents: contents.into(),
+    };
+    let changed = write_all(&a, &[file("x.rs", "x1")], false).expect("writes");
+    assert_eq!(changed, ["x.rs", "old.rs (no longer generated)"]);
+    assert_eq!(snapshot(&a), [("x.rs".to_string(), b"x1".to_vec())]);
+    // One file cannot be written (a file stands where its folder should be): the other is not
+    // replaced either, and no temporary file is left behind.
+    std::fs::write(a.join("blocked"), "a file, not a folder").expect("blocker");
+    let files = [file("x.rs", "x2"), file("blocked/y.rs", "y1")];
+    assert!(write_all(&a, &files, false).is_err());
+    assert_eq!(
+        snapshot(&a),
+        [
+            ("blocked".to_string(), b"a file, not a folder".to_vec()),
+            ("x.rs".to_string(), b"x1".to_vec())
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A shared library this process has mapped (the C library, at least), read from
+/// `/proc/self/maps`.
+fn mapped_shared_library() -> Option<PathBuf> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".so"))
+                && p.is_file()
+        })
+}
+
+/// Libraries to damage: a system one, and the wheel's libcudart when `CUDART_WHEEL_LIB` is set.
+fn libraries() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = mapped_shared_library().into_iter().collect();
+    if let Some(p) = std::env::var_os("CUDART_WHEEL_LIB").filter(|p| !p.is_empty()) {
+        out.push(PathBuf::from(p));
+    }
+    out
+}
+
+#[test]
+fn coverage_names_a_truncated_or_foreign_library() {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        println!("skipped: the foreign machine below is AArch64, so this runs on x86-64 Linux");
+        return;
+    }
+    let libs = libraries();
+    assert!(!libs.is_empty(), "no shared library mapped in this process");
+    for lib in libs {
+        let bytes = std::fs::read(&lib).expect("library");
+        codegen::coverage::exports_from_bytes("whole", &bytes).expect("the whole file reads");
+        let cut = &bytes[..4096];
+        let err = codegen::coverage::exports_from_bytes("cut", cut)
+            .expect_err("a truncated library")
+            .to_string();
+        assert!(
+            err.contains("truncated") && err.contains("but the file has 4,096 bytes"),
+            "{}: {err}",
+            lib.display()
+        );
+        let mut foreign = bytes.clone();
+        foreign[18..20].copy_from_slice(&183u16.to_le_bytes()); // EM_AARCH64
+        let err = codegen::coverage::exports_from_bytes("arm", &foreign)
+            .expect_err("a foreign library")
+            .to_string();
+        assert!(
+            err.contains("built for AArch64, this process is x86-64"),
+            "{err}"
+        );
+    }
+}

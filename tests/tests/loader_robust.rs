@@ -1,0 +1,264 @@
+//! The generated crates' loader (`cudart13`) on bad libraries: a copy of a real library cut at 4,096 bytes
+//! (once a `SIGBUS` inside `dlopen`), one whose ELF machine says AArch64 (once "No such file or
+//! directory" for a file that exists), and the red-team's stand-in libraries
+//! (`codegen/tests/redteam/stub1-3.c`, compiled here with `cc`), also from 64 threads at once.
+//!
+//! The damaged copies are made from a shared library this process has mapped (the C library),
+//! and from the wheel's `libcudart.so.13` when `CUDART_WHEEL_LIB` is set. Tests that change
+//! `CUDART_PATH` or load the global library run in child processes, one each.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cudart13::{Error, Library};
+
+/// A shared library this process has mapped, from `/proc/self/maps`.
+fn mapped_shared_library() -> PathBuf {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".so"))
+                && p.is_file()
+        })
+        .expect("a shared library is mapped")
+}
+
+fn libraries() -> Vec<PathBuf> {
+    let mut out = vec![mapped_shared_library()];
+    if let Some(p) = std::env::var_os("CUDART_WHEEL_LIB").filter(|p| !p.is_empty()) {
+        out.push(PathBuf::from(p));
+    }
+    out
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("loader-robust")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+/// The one reason `Library::open` gave.
+fn reason(err: &Error) -> &str {
+    match err {
+        Error::LibraryNotFound { tried } if tried.len() == 1 => &tried[0].1,
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_truncated_library_is_named_not_a_sigbus() {
+    for lib in libraries() {
+        let bytes = std::fs::read(&lib).expect("library");
+        let dir = scratch("truncated");
+        let cut = dir.join("libcudart.so.13");
+        std::fs::write(&cut, &bytes[..4096]).expect("copy");
+        let err = Library::open(&cut).expect_err("a truncated library opened");
+        let why = reason(&err);
+        assert!(
+            why.contains("truncated") && why.contains("but the file has 4,096 bytes"),
+            "{}: {why}",
+            lib.display()
+        );
+        assert!(
+            err.to_string().contains(&cut.display().to_string()),
+            "{err}"
+        );
+    }
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn a_library_for_another_architecture_says_so() {
+    for lib in libraries() {
+        let mut bytes = std::fs::read(&lib).expect("library");
+        bytes[18..20].copy_from_slice(&183u16.to_le_bytes()); // EM_AARCH64
+        let dir = scratch("foreign");
+        let arm = dir.join("libcudart.so.13");
+        std::fs::write(&arm, &bytes).expect("copy");
+        let err = Library::open(&arm).expect_err("an AArch64 library opened");
+        assert_eq!(reason(&err), "built for AArch64, this process is x86-64");
+        assert!(!err.to_string().contains("No such file"), "{err}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn files_that_are_not_libraries_are_named() {
+    let dir = scratch("not-libraries");
+    let text = dir.join("libcudart.so.13");
+    std::fs::write(&text, "GNU ld script\n").expect("file");
+    let err = Library::open(&text).expect_err("a text file opened");
+    assert!(reason(&err).contains("not an ELF shared library"), "{err}");
+    let err = Library::open(&dir).expect_err("a folder opened");
+    assert_eq!(reason(&err), "not a regular file");
+}
+
+/// Compiles `codegen/tests/redteam/NAME.c` into `DIR/libcudart.so.13` (a folder of the calling
+/// test's own, `purpose`); `None` without a C compiler.
+fn stub(name: &str, purpose: &str) -> Option<PathBuf> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../codegen/tests/redteam")
+        .join(format!("{name}.c"));
+    let dir = scratch(&format!("{purpose}-{name}"));
+    let lib = dir.join("libcudart.so.13");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .status();
+    match status {
+        Ok(s) if s.success() => Some(lib),
+        other => {
+            println!("skipped: cannot compile {} ({other:?})", source.display());
+            None
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn stand_in_libraries_are_handled_without_panics() {
+    type GetDeviceCount = unsafe extern "C" fn(*mut std::ffi::c_int) -> std::ffi::c_int;
+    // stub1: no cudaRuntimeGetVersion, so it is not taken for a CUDA runtime.
+    if let Some(lib) = stub("stub1", "open") {
+        let err = Library::open(&lib).expect_err("stub1 has no version symbol");
+        assert!(reason(&err).contains("not a CUDA runtime"), "{err}");
+    }
+    // stub2: opens; an unknown status code keeps its number.
+    if let Some(lib) = stub("stub2", "open") {
+        let opened = Library::open(&lib).expect("stub2 opens");
+        assert_eq!(opened.runtime_version(), Ok(13020));
+        let count: GetDeviceCount =
+            unsafe { opened.symbol(c"cudaGetDeviceCount") }.expect("resolves");
+        let mut n = 0;
+        let err = cudart13::check(unsafe { count(&mut n) }).expect_err("12345 is an error");
+        assert_eq!(err.cuda_code(), Some(12345));
+        assert!(err.to_string().contains("12345"), "{err}");
+        assert!(matches!(
+            unsafe { opened.symbol::<GetDeviceCount>(c"cudaMalloc") },
+            Err(Error::SymbolNotFound { .. })
+        ));
+    }
+    // stub3: its version call fails, and that is an error value.
+    if let Some(lib) = stub("stub3", "open") {
+        let opened = Library::open(&lib).expect("stub3 opens");
+        assert_eq!(
+            opened.runtime_version().map_err(|e| e.cuda_code()),
+            Err(Some(35))
+        );
+    }
+}
+
+/// Runs test `name` of this file in a child process with `CUDART_PATH=lib`.
+fn in_child(name: &str, lib: &Path) -> String {
+    let out = Command::new(std::env::current_exe().expect("test executable"))
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CUDART_RT_TEST_CHILD", "1")
+        .env("CUDART_PATH", lib)
+        .output()
+        .expect("running the child test");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child {name} failed:\n{text}");
+    assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    text
+}
+
+fn assert_child() {
+    assert_eq!(
+        std::env::var("CUDART_RT_TEST_CHILD").as_deref(),
+        Ok("1"),
+        "run in a child process by the test that names it"
+    );
+}
+
+#[test]
+#[ignore = "run in a child process by stand_in_libraries_through_the_global_loader"]
+fn child_stub3_global() {
+    assert_child();
+    // The typed layer through the global library: errors, never panics, whatever the names.
+    let err = cudart13::api::get_device_count().expect_err("stub3 answers -1");
+    assert_eq!(err.cuda_code(), Some(-1));
+    let err = cudart13::api::malloc(16).expect_err("stub3 answers 2");
+    assert_eq!(err.cuda_code(), Some(2));
+    assert!(
+        err.to_string().contains("cudaErrorMemoryAllocation"),
+        "{err}"
+    );
+    // An unknown code: the library's non-UTF-8 name is not trusted, the number stays.
+    let e = Error::from_code(999_999);
+    assert!(e.to_string().contains("999999"), "{e}");
+    println!("stub3 global: {e}");
+}
+
+#[test]
+#[ignore = "run in a child process by stand_in_libraries_through_the_global_loader"]
+fn child_64_threads_on_first_use() {
+    assert_child();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(64));
+    let handles: Vec<_> = (0..64)
+        .map(|_| {
+            let barrier = std::sync::Arc::clone(&barrier);
+            std::thread::spawn(move || {
+                barrier.wait();
+                let lib = Library::get().expect("the stand-in loads");
+                (lib as *const Library as usize, lib.runtime_version())
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles
+        .into_iter()
+        .map(|h| h.join().expect("no thread panicked"))
+        .collect();
+    assert!(results.iter().all(|r| *r == results[0]), "{results:?}");
+    assert_eq!(results[0].1, Ok(13020));
+    println!("64 threads: one library at {:#x}", results[0].0);
+}
+
+#[test]
+#[ignore = "run in a child process by a_truncated_library_through_cudart_path"]
+fn child_truncated_global() {
+    assert_child();
+    assert!(!cudart13::is_available());
+    let err = Library::get().expect_err("a truncated library loaded");
+    assert!(err.to_string().contains("the file is truncated"), "{err}");
+    assert_eq!(Library::get().expect_err("asked again"), err);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn stand_in_libraries_through_the_global_loader() {
+    if let Some(lib) = stub("stub3", "global") {
+        in_child("child_stub3_global", &lib);
+    }
+    if let Some(lib) = stub("stub2", "global") {
+        let text = in_child("child_64_threads_on_first_use", &lib);
+        assert!(text.contains("64 threads: one library"), "{text}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_truncated_library_through_cudart_path() {
+    let bytes = std::fs::read(mapped_shared_library()).expect("library");
+    let dir = scratch("truncated-global");
+    let cut = dir.join("libcudart.so.13");
+    std::fs::write(&cut, &bytes[..4096]).expect("copy");
+    in_child("child_truncated_global", &cut);
+    // A folder holding it: the same answer.
+    in_child("child_truncated_global", &dir);
+}

@@ -1,0 +1,201 @@
+//! The command line on bad input, as the red team ran it: an unreadable side of `diff` or
+//! `coverage --docs` is an error exit that prints its diagnostics (it once exited 0 reporting
+//! every function "added" or "0 documented"), an input that reads as nothing is refused, and
+//! a reader that closes standard output early (`| head -c 100`) ends the command quietly.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn garbage() -> PathBuf {
+    root().join("codegen/tests/redteam/diff-coverage-garbage.txt")
+}
+
+fn seed() -> PathBuf {
+    root().join("docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt")
+}
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("running xtask")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Asserts a failing exit that prints the garbage file's diagnostic and no panic.
+fn assert_refused(out: &Output, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert!(
+        stderr.contains("1 error diagnostic(s) while reading it")
+            && stderr.contains(
+                "diff-coverage-garbage.txt:1: error: could not recognise the documentation format"
+            ),
+        "{what}: {stderr}"
+    );
+}
+
+#[test]
+fn diff_refuses_an_unreadable_side_either_way() {
+    let (g, s) = (garbage(), seed());
+    let (g, s) = (g.to_str().unwrap(), s.to_str().unwrap());
+    let out = tmp("never-written.md");
+    let _ = std::fs::remove_file(&out);
+    for (old, new) in [(g, s), (s, g)] {
+        let result = xtask(&["diff", old, new, "--out", out.to_str().unwrap()]);
+        assert_refused(&result, "diff");
+        assert!(!out.exists(), "no report is written for a refused input");
+    }
+}
+
+#[test]
+fn coverage_refuses_unreadable_documents_before_any_library() {
+    let g = garbage();
+    // No `--lib`: the documents are read, and refused, before any library is looked for.
+    let result = xtask(&["coverage", "--docs", g.to_str().unwrap()]);
+    assert_refused(&result, "coverage");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!stderr.contains("exported symbols"), "{stderr}");
+}
+
+#[test]
+fn a_side_that_reads_as_nothing_is_refused() {
+    let empty = tmp("empty.json");
+    let nothing = serde_json::to_string(&codegen::ir::Api::default()).unwrap();
+    std::fs::write(&empty, nothing).unwrap();
+    let s = seed();
+    let result = xtask(&[
+        "diff",
+        empty.to_str().unwrap(),
+        s.to_str().unwrap(),
+        "--out",
+        "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no API item was read"), "{stderr}");
+    assert!(result.stdout.is_empty(), "no report is printed");
+}
+
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    let s = seed();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["ir", s.to_str().unwrap(), "--out", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running xtask ir");
+    let mut first = [0u8; 100];
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_exact(&mut first)
+        .expect("100 bytes of IR JSON");
+    // The reader is gone now (`| head -c 100`).
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("xtask ends");
+    assert!(
+        first.starts_with(b"{"),
+        "{:?}",
+        String::from_utf8_lossy(&first)
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        // Success, or killed by SIGPIPE (13), as `head` users expect; never a failure exit.
+        assert!(
+            status.success() || status.signal() == Some(13),
+            "{status}: {stderr}"
+        );
+    }
+    #[cfg(not(unix))]
+    assert!(status.success(), "{status}: {stderr}");
+}
+
+#[test]
+fn cr_only_line_endings_are_read() {
+    let text = std::fs::read(root().join("docs-src/cupy/cupy.cuda.low-level.rst")).unwrap();
+    let cr: Vec<u8> = text
+        .iter()
+        .map(|&b| if b == b'\n' { b'\r' } else { b })
+        .collect();
+    let file = tmp("cupy-cr-only.rst");
+    std::fs::write(&file, cr).unwrap();
+    let out = tmp("cupy-cr-only.json");
+    let result = xtask(&["ir", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        result.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert!(stdout.contains("0 error(s)"), "{stdout}");
+    let json = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        json.contains("line endings converted to LF"),
+        "the note is in the IR"
+    );
+}
+
+/// A shared library this process has mapped (the C library), from `/proc/self/maps`.
+#[cfg(target_os = "linux")]
+fn mapped_shared_library() -> PathBuf {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(".so"))
+                && p.is_file()
+        })
+        .expect("a shared library is mapped")
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn coverage_names_a_truncated_or_foreign_library() {
+    let mut bytes = std::fs::read(mapped_shared_library()).expect("library");
+    let cut = tmp("cut-libcudart.so.13");
+    std::fs::write(&cut, &bytes[..4096]).unwrap();
+    bytes[18..20].copy_from_slice(&183u16.to_le_bytes()); // EM_AARCH64
+    let arm = tmp("arm-libcudart.so.13");
+    std::fs::write(&arm, &bytes).unwrap();
+    for (lib, what) in [
+        (&cut, "the file is truncated: segment"),
+        (&arm, "built for AArch64, this process is x86-64"),
+    ] {
+        let result = xtask(&["coverage", "--lib", lib.to_str().unwrap(), "--out", "-"]);
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(1), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains(what), "{stderr}");
+        assert!(!stderr.contains("No such file"), "{stderr}");
+    }
+}

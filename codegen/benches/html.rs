@@ -22,7 +22,7 @@ fn html_page(c: &mut Criterion) {
         b.iter(|| scraper::Html::parse_document(std::hint::black_box(&page)))
     });
     c.bench_function("text runtime.txt to IR (same page)", |b| {
-        b.iter(|| codegen::parse::bindings_text::parse("runtime.txt", std::hint::black_box(&text)))
+        b.iter(|| codegen::parse::sphinx_text::parse("runtime.txt", std::hint::black_box(&text)))
     });
 }
 

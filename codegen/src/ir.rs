@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
-use crate::types::TypeRef;
+use crate::doctype::TypeRef;
 
 /// Where an item was read: a file and a 1-based line, or, for HTML input, an element path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

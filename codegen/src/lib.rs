@@ -1,6 +1,6 @@
 //! `codegen`: reads the CUDA Runtime API documentation into an intermediate model, merges
-//! several documents into one, and (later stages) joins it with an ABI source and emits the
-//! `runtime` crate.
+//! several documents into one, joins it with the release's ABI and emits a complete crate
+//! (`cudart13`, `cudart12`, or any name and release given).
 //!
 //! Data flow: [`parse`] (one document → [`ir::Api`]) → [`merge`] (several → one) →
 //! [`bind`] (join with the [`abi`] model) → [`emit`]; [`pipeline`] runs them all for
@@ -14,6 +14,7 @@ pub mod clock;
 pub mod coverage;
 pub mod diag;
 pub mod diff;
+pub mod doctype;
 pub mod emit;
 pub mod ir;
 pub mod load;
@@ -25,4 +26,3 @@ pub mod rustdoc;
 pub mod summary;
 pub mod template;
 pub mod text;
-pub mod types;

@@ -188,6 +188,27 @@ fn fill_text(mine: &mut String, other: &str) {
     }
 }
 
+/// Fills the empty texts of `mine`'s parts (parameters, members, fields) from the part of
+/// `theirs` with the same name (the first of a repeated name).
+fn fill_parts<T>(
+    mine: &mut [T],
+    theirs: &[T],
+    text_mut: impl Fn(&mut T) -> (&String, &mut String),
+    text: impl Fn(&T) -> (&String, &String),
+) {
+    let mut by_name: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for t in theirs {
+        let (name, doc) = text(t);
+        by_name.entry(name.as_str()).or_insert(doc.as_str());
+    }
+    for m in mine {
+        let (name, doc) = text_mut(m);
+        if let Some(other) = by_name.get(name.as_str()) {
+            fill_text(doc, other);
+        }
+    }
+}
+
 impl Fill for crate::ir::Function {
     fn fill(&mut self, other: &Self) {
         fill_text(&mut self.doc, &other.doc);
@@ -198,11 +219,12 @@ impl Fill for crate::ir::Function {
             self.see_also.clone_from(&other.see_also);
         }
         if let (Some(mine), Some(theirs)) = (self.params.as_mut(), other.params.as_ref()) {
-            for p in mine.iter_mut() {
-                if let Some(o) = theirs.iter().find(|o| o.name == p.name) {
-                    fill_text(&mut p.doc, &o.doc);
-                }
-            }
+            fill_parts(
+                mine,
+                theirs,
+                |p| (&p.name, &mut p.doc),
+                |p| (&p.name, &p.doc),
+            );
         }
     }
 }
@@ -210,22 +232,24 @@ impl Fill for crate::ir::Function {
 impl Fill for crate::ir::Enum {
     fn fill(&mut self, other: &Self) {
         fill_text(&mut self.doc, &other.doc);
-        for v in &mut self.variants {
-            if let Some(o) = other.variants.iter().find(|o| o.name == v.name) {
-                fill_text(&mut v.doc, &o.doc);
-            }
-        }
+        fill_parts(
+            &mut self.variants,
+            &other.variants,
+            |v| (&v.name, &mut v.doc),
+            |v| (&v.name, &v.doc),
+        );
     }
 }
 
 impl Fill for crate::ir::Struct {
     fn fill(&mut self, other: &Self) {
         fill_text(&mut self.doc, &other.doc);
-        for f in &mut self.fields {
-            if let Some(o) = other.fields.iter().find(|o| o.name == f.name) {
-                fill_text(&mut f.doc, &o.doc);
-            }
-        }
+        fill_parts(
+            &mut self.fields,
+            &other.fields,
+            |f| (&f.name, &mut f.doc),
+            |f| (&f.name, &f.doc),
+        );
     }
 }
 

@@ -71,25 +71,69 @@ pub fn counts_per_document(api: &Api) -> IndexMap<String, KindCounts> {
     map
 }
 
+impl KindCounts {
+    /// The counts in table order (see [`COLUMNS`]).
+    fn values(&self) -> [usize; 11] {
+        [
+            self.functions,
+            self.params,
+            self.enums,
+            self.variants,
+            self.structs,
+            self.fields,
+            self.typedefs,
+            self.constants,
+            self.aliases,
+            self.entries,
+            self.sections,
+        ]
+    }
+
+    fn add(&mut self, c: &KindCounts) {
+        self.functions += c.functions;
+        self.params += c.params;
+        self.enums += c.enums;
+        self.variants += c.variants;
+        self.structs += c.structs;
+        self.fields += c.fields;
+        self.typedefs += c.typedefs;
+        self.constants += c.constants;
+        self.aliases += c.aliases;
+        self.entries += c.entries;
+        self.sections += c.sections;
+    }
+}
+
+/// The count columns: heading and width.
+const COLUMNS: [(&str, usize); 11] = [
+    ("funcs", 6),
+    ("params", 6),
+    ("enums", 5),
+    ("members", 7),
+    ("struct", 6),
+    ("fields", 6),
+    ("tydef", 6),
+    ("const", 6),
+    ("alias", 5),
+    ("entry", 6),
+    ("sect", 5),
+];
+
+/// One table line: `name` in 48 columns, then `cells` right-aligned in their columns.
+fn table_line(out: &mut String, name: &str, cells: &[String]) {
+    let _ = write!(out, "{name:<48}");
+    for ((_, width), cell) in COLUMNS.iter().zip(cells) {
+        let _ = write!(out, " {cell:>width$}");
+    }
+    out.push('\n');
+}
+
 /// Renders the summary.
 pub fn render(api: &Api) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-        "document",
-        "funcs",
-        "params",
-        "enums",
-        "members",
-        "struct",
-        "fields",
-        "tydef",
-        "const",
-        "alias",
-        "entry",
-        "sect"
-    );
+    let headings: Vec<String> = COLUMNS.iter().map(|(h, _)| h.to_string()).collect();
+    table_line(&mut out, "document", &headings);
+    let cells = |c: &KindCounts| c.values().map(|v| v.to_string()).to_vec();
     let per = counts_per_document(api);
     let mut total = KindCounts::default();
     for (file, c) in &per {
@@ -101,51 +145,11 @@ pub fn render(api: &Api) -> String {
             .map(|r| format!(" [{r}]"))
             .unwrap_or_default();
         let name = shorten(&format!("{file}{release}"), 48);
-        let _ = writeln!(
-            out,
-            "{name:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-            c.functions,
-            c.params,
-            c.enums,
-            c.variants,
-            c.structs,
-            c.fields,
-            c.typedefs,
-            c.constants,
-            c.aliases,
-            c.entries,
-            c.sections
-        );
-        total.functions += c.functions;
-        total.params += c.params;
-        total.enums += c.enums;
-        total.variants += c.variants;
-        total.structs += c.structs;
-        total.fields += c.fields;
-        total.typedefs += c.typedefs;
-        total.constants += c.constants;
-        total.aliases += c.aliases;
-        total.entries += c.entries;
-        total.sections += c.sections;
+        table_line(&mut out, &name, &cells(c));
+        total.add(c);
     }
     if per.len() > 1 {
-        let c = &total;
-        let _ = writeln!(
-            out,
-            "{:<48} {:>6} {:>6} {:>5} {:>7} {:>6} {:>6} {:>6} {:>6} {:>5} {:>6} {:>5}",
-            "total (merged)",
-            c.functions,
-            c.params,
-            c.enums,
-            c.variants,
-            c.structs,
-            c.fields,
-            c.typedefs,
-            c.constants,
-            c.aliases,
-            c.entries,
-            c.sections
-        );
+        table_line(&mut out, "total (merged)", &cells(&total));
     }
     let counts = Counts::of(&api.diagnostics);
     let _ = writeln!(

@@ -9,6 +9,49 @@
 
 use std::borrow::Cow;
 
+/// Splits `text` at `sep` where it stands outside `()`, `[]` and `{}`; the pieces are not
+/// trimmed and empty ones are kept. An unbalanced closing bracket does not stop the splitting.
+pub fn split_outside_brackets(text: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth -= 1,
+            c if c == sep && depth <= 0 => {
+                out.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Joins trimmed lines into paragraphs: a run of blank lines separates two paragraphs, and
+/// leading or trailing blank lines are dropped.
+pub fn paragraphs<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    let mut pending_break = false;
+    for l in lines {
+        let t = l.trim();
+        if t.is_empty() {
+            pending_break = !out.is_empty();
+            continue;
+        }
+        if pending_break {
+            out.push_str("\n\n");
+            pending_break = false;
+        } else if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(t);
+    }
+    out
+}
+
 /// Splits `s` just after the last character for which `pred` holds: `(head, tail)` where
 /// `head` ends with that character. When no character matches, `head` is empty.
 ///

@@ -21,11 +21,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use codegen::diff::{self, ChangeKind, ItemKind};
+use codegen::doctype::TypeRef;
 use codegen::ir::{
     Api, Constant, Detail, Direction, Enum, Field, Function, Param, Source, Struct, Typedef,
     TypedefKind, Variant,
 };
-use codegen::types::TypeRef;
 use serde_json::Value;
 
 /// Releases with a truth, oldest first.

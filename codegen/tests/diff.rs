@@ -4,12 +4,12 @@
 mod common;
 
 use codegen::diff::{self, ApiDiff, ChangeKind, Impact, ItemKind};
+use codegen::doctype::TypeRef;
 use codegen::ir::{
     Api, Constant, Detail, Direction, Document, Enum, Field, Format, Function, Param, Source,
     Struct, Variant,
 };
 use codegen::report::OutputFormat;
-use codegen::types::TypeRef;
 
 fn src(file: &str, line: u32) -> Source {
     Source::new(file, line)

@@ -2,9 +2,9 @@
 //! input. The expected counts are facts of the input files (checked by grep when written).
 
 use codegen::diag::Severity;
+use codegen::doctype::TypeExpr;
 use codegen::ir::{Api, Detail, Direction, Format, TypedefKind};
 use codegen::parse::{autodoc, detect::detect};
-use codegen::types::TypeExpr;
 use proptest::prelude::*;
 
 const CUDART: &str = "docs-src/nvidia-cuda-python-12/cuda.cudart.autodoc.rst";

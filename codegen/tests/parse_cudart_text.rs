@@ -3,9 +3,9 @@
 //! written: 155 `)#` entry lines, 335 signature parameters, 12 named `Returns` bullets).
 
 use codegen::diag::Severity;
+use codegen::doctype::TypeExpr;
 use codegen::ir::{Api, Direction, Format, TypedefKind};
 use codegen::parse::{cudart_text, detect::detect};
-use codegen::types::TypeExpr;
 use proptest::prelude::*;
 
 const FILE: &str = "docs-src/nvidia-cuda-python-12/cuda.cudart.txt";

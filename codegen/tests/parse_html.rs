@@ -5,7 +5,7 @@
 
 use codegen::diag::{Diagnostic, Severity};
 use codegen::ir::{Api, Direction, Format};
-use codegen::parse::{bindings_text, html, parse_document};
+use codegen::parse::{html, parse_document, sphinx_text};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -152,7 +152,7 @@ fn parts(api: &Api) -> usize {
 #[test]
 fn html_ir_equals_text_ir_item_by_item() {
     let from_html = html::parse("runtime.html", &read("runtime.html"));
-    let from_text = bindings_text::parse("runtime.txt", &read("runtime.txt"));
+    let from_text = sphinx_text::parse("runtime.txt", &read("runtime.txt"));
     let a = items(&from_html);
     let b = items(&from_text);
     let keys = |x: &[(String, Value)]| x.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();

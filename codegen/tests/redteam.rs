@@ -10,9 +10,9 @@ use std::time::Duration;
 use codegen::clock::Stopwatch;
 
 use codegen::diag::Severity;
+use codegen::doctype::{TypeExpr, MAX_NESTING};
 use codegen::ir::{Api, Format};
 use codegen::parse::parse_document;
-use codegen::types::{TypeExpr, MAX_NESTING};
 
 fn redteam(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -23,9 +23,9 @@
 use std::sync::OnceLock;
 
 use codegen::diag::Severity;
+use codegen::doctype::TypeRef;
 use codegen::ir::{Api, Enum, Struct};
-use codegen::parse::{bindings_text, html};
-use codegen::types::TypeRef;
+use codegen::parse::{html, sphinx_text};
 
 const SEED: &str = "docs-src/nvidia-cuda-bindings-13.2/cuda.bindings.runtime.txt";
 const PREFIX: &str = "cuda.bindings.runtime.";
@@ -36,7 +36,7 @@ fn seed() -> &'static Api {
     API.get_or_init(|| {
         let path = format!("{}/../{SEED}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        bindings_text::parse(SEED, &text)
+        sphinx_text::parse(SEED, &text)
     })
 }
 
@@ -658,7 +658,7 @@ fn the_seed_has_classes_to_rewrite() {
 fn struct_forms_in_text_are_read() {
     for form in StructForm::READ {
         let page = text_struct_page(form);
-        let api = bindings_text::parse("forms.txt", &page.text());
+        let api = sphinx_text::parse("forms.txt", &page.text());
         all_read(&format!("text {form:?}"), &struct_outcomes(&api, &page));
         assert_eq!(
             unread_total(&api),
@@ -697,7 +697,7 @@ fn struct_forms_in_html_are_read() {
 fn struct_forms_not_read_are_reported() {
     for form in StructForm::NOT_READ {
         let page = text_struct_page(form);
-        let api = bindings_text::parse("forms.txt", &page.text());
+        let api = sphinx_text::parse("forms.txt", &page.text());
         all_reported(&format!("text {form:?}"), &struct_outcomes(&api, &page));
         let page = html_struct_page(HtmlStructForm::Verbatim(form));
         let api = html::parse("forms.html", &page.text());
@@ -744,7 +744,7 @@ fn without_memberless(outcomes: Vec<Outcome>) -> Vec<Outcome> {
 fn enum_forms_in_text_are_read() {
     for form in EnumForm::READ {
         let page = text_enum_page(form);
-        let api = bindings_text::parse("forms.txt", &page.text());
+        let api = sphinx_text::parse("forms.txt", &page.text());
         let mut outcomes = enum_outcomes(&api, &page);
         if form == EnumForm::BareHeader {
             outcomes = without_memberless(outcomes);
@@ -777,7 +777,7 @@ fn enum_forms_in_html_are_read() {
 #[test]
 fn enum_forms_not_read_are_reported() {
     let page = text_enum_page(EnumForm::Bullets);
-    let api = bindings_text::parse("forms.txt", &page.text());
+    let api = sphinx_text::parse("forms.txt", &page.text());
     let outcomes = enum_outcomes(&api, &page);
     all_reported("text bullets", &outcomes);
     // Every enum that has members in the seed is reported as having none here.

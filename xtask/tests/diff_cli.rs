@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use codegen::doctype::TypeRef;
 use codegen::ir::{Api, Detail, Direction, Enum, Function, Param, Source, Variant};
-use codegen::types::TypeRef;
 
 fn api(size_type: &str, extra: bool, member: i64) -> Api {
     let f = |name: &str, ty: &str| Function {

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::abi::{self, AbiType};
 use crate::diag::Diagnostic;
+use crate::doctype::TypeRef;
 use crate::ir::{Direction, Document, Release, Source};
-use crate::types::TypeRef;
 
 pub use flags::FlagGroup;
 pub use join::join;

@@ -21,8 +21,8 @@ use super::naming::snake_case;
 use super::{Bindings, BoundFunction, BoundParam};
 use crate::abi::{CType, TypedefKind};
 use crate::diag::{Diagnostic, Severity};
+use crate::doctype::TypeExpr;
 use crate::ir::Direction;
-use crate::types::TypeExpr;
 
 /// The role of one C parameter in the typed wrapper.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -212,7 +212,7 @@ fn unstated(
                     CType::Pointer { to, .. } => to.c_text(),
                     other => other.c_text(),
                 };
-                p.doc_type = Some(crate::types::TypeRef::parse(&format!("list[{elem}]")));
+                p.doc_type = Some(crate::doctype::TypeRef::parse(&format!("list[{elem}]")));
                 lists.push((i, count));
                 if direction == Direction::Out {
                     "output list"
@@ -680,8 +680,8 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroup]) -> Option
 mod tests {
     use super::*;
     use crate::abi::AbiType;
+    use crate::doctype::TypeRef;
     use crate::ir::Source;
-    use crate::types::TypeRef;
 
     fn prim(n: &str) -> CType {
         CType::Primitive { name: n.into() }

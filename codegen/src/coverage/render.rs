@@ -8,19 +8,12 @@ use crate::report::{self, Column, Meta, OutputFormat, Report, Table};
 
 /// Renders `coverage` in `format`.
 pub fn render(coverage: &Coverage, format: OutputFormat) -> String {
-    match format {
-        OutputFormat::Markdown => report::markdown::render(&to_report(coverage)),
-        OutputFormat::Html => report::html::render(&to_report(coverage)),
-        OutputFormat::Json => to_json(coverage),
-    }
+    report::render_audit(coverage, format, to_report)
 }
 
 /// The coverage as pretty JSON.
 pub fn to_json(coverage: &Coverage) -> String {
-    let mut s = serde_json::to_string_pretty(coverage)
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    report::pretty_json(coverage)
 }
 
 /// The one-screen terminal summary: totals by class, the per-class row counts and the first

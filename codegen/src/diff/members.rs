@@ -100,47 +100,38 @@ pub(crate) fn compare_enums<'a>(acc: &mut Acc, old: &'a [Enum], new: &'a [Enum])
 }
 
 pub(crate) fn compare_constants(acc: &mut Acc, old: &[Constant], new: &[Constant]) {
-    let s = split(old, new);
-    presence_and_sections(acc, ItemKind::Constant, &s);
-    for (o, n) in &s.both {
-        if o.value != n.value {
-            let p = Pair {
-                kind: ItemKind::Constant,
-                name: &o.name,
-                old: &o.source,
-                new: &n.source,
-            };
-            acc.change(
-                &p,
-                None,
-                ChangeKind::ValueChanged,
-                Impact::Break,
-                Some(o.value.to_string()),
-                Some(n.value.to_string()),
-            );
-        }
-    }
+    compare_values(acc, ItemKind::Constant, old, new, |c| c.value.to_string());
 }
 
 pub(crate) fn compare_aliases(acc: &mut Acc, old: &[Alias], new: &[Alias]) {
+    compare_values(acc, ItemKind::Alias, old, new, |a| a.target.clone());
+}
+
+/// Items of `kind` that are one value each (a constant's value, an alias's target): presence,
+/// sections, and a changed value — a break for a constant, a change for an alias.
+fn compare_values<T: super::items::Named>(
+    acc: &mut Acc,
+    kind: ItemKind,
+    old: &[T],
+    new: &[T],
+    value: impl Fn(&T) -> String,
+) {
+    let (change, impact) = match kind {
+        ItemKind::Alias => (ChangeKind::AliasTargetChanged, Impact::Change),
+        _ => (ChangeKind::ValueChanged, Impact::Break),
+    };
     let s = split(old, new);
-    presence_and_sections(acc, ItemKind::Alias, &s);
+    presence_and_sections(acc, kind, &s);
     for (o, n) in &s.both {
-        if o.target != n.target {
+        let (ov, nv) = (value(o), value(n));
+        if ov != nv {
             let p = Pair {
-                kind: ItemKind::Alias,
-                name: &o.name,
-                old: &o.source,
-                new: &n.source,
+                kind,
+                name: o.name(),
+                old: o.source(),
+                new: n.source(),
             };
-            acc.change(
-                &p,
-                None,
-                ChangeKind::AliasTargetChanged,
-                Impact::Change,
-                Some(o.target.clone()),
-                Some(n.target.clone()),
-            );
+            acc.change(&p, None, change, impact, Some(ov), Some(nv));
         }
     }
 }

@@ -8,19 +8,12 @@ use crate::report::{self, Column, Meta, OutputFormat, Report, Row, Table};
 
 /// Renders `diff` in `format`.
 pub fn render(diff: &ApiDiff, format: OutputFormat) -> String {
-    match format {
-        OutputFormat::Markdown => report::markdown::render(&to_report(diff)),
-        OutputFormat::Html => report::html::render(&to_report(diff)),
-        OutputFormat::Json => to_json(diff),
-    }
+    report::render_audit(diff, format, to_report)
 }
 
 /// The diff as pretty JSON.
 pub fn to_json(diff: &ApiDiff) -> String {
-    let mut s =
-        serde_json::to_string_pretty(diff).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    report::pretty_json(diff)
 }
 
 /// The one-screen terminal summary: totals and the first ABI breaks.

@@ -2,7 +2,7 @@
 //! alternatives do not matter; `Optional[T]` and `T | None`-style spellings are kept apart
 //! only by their parsed form. Unreadable types compare by their whitespace-normalised text.
 
-use crate::types::{TypeExpr, TypeRef};
+use crate::doctype::{TypeExpr, TypeRef};
 
 /// Whether `a` and `b` denote the same type.
 pub fn same_type(a: &TypeRef, b: &TypeRef) -> bool {

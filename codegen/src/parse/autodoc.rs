@@ -16,11 +16,11 @@
 use std::collections::HashMap;
 
 use crate::diag::Diagnostics;
+use crate::doctype::TypeRef;
 use crate::ir::{
     Api, Detail, Direction, Entry, Enum, Function, Param, Section, Typedef, TypedefKind,
 };
-use crate::text::split_after_last;
-use crate::types::TypeRef;
+use crate::text::{paragraphs, split_after_last};
 
 use super::unread::{self, Runs};
 
@@ -200,7 +200,7 @@ impl<'a> Parser<'a> {
     /// is a container (the page title, a chapter) and is not a section of its own.
     fn close_section(&mut self, next_level: Option<usize>) {
         let Some(s) = self.open.take() else { return };
-        let doc = paragraphs(&s.doc);
+        let doc = paragraphs(s.doc.iter().map(String::as_str));
         if doc.is_empty() && !s.has_items && next_level.is_some_and(|l| l > s.level) {
             return;
         }
@@ -305,7 +305,7 @@ impl<'a> Parser<'a> {
         }
         let section = self.section_name();
         let source = self.diags.source(line);
-        let doc = paragraphs(&block.body);
+        let doc = paragraphs(block.body.iter().map(String::as_str));
         match kind {
             "function" => self.api.functions.push(Function {
                 name: name.to_string(),
@@ -426,7 +426,7 @@ impl<'a> Parser<'a> {
                 line,
             )),
             errors: Vec::new(),
-            doc: paragraphs(&block.body),
+            doc: paragraphs(block.body.iter().map(String::as_str)),
             see_also: Vec::new(),
             detail: Detail::Full,
             source: self.diags.source(line),
@@ -452,27 +452,6 @@ fn is_adornment(line: &str) -> bool {
         Some(c) if ADORNMENT.contains(&c) => t.len() >= 3 && chars.all(|x| x == c),
         _ => false,
     }
-}
-
-/// Joins trimmed lines into paragraphs separated by blank lines.
-fn paragraphs(lines: &[String]) -> String {
-    let mut out = String::new();
-    let mut pending_break = false;
-    for l in lines {
-        let t = l.trim();
-        if t.is_empty() {
-            pending_break = !out.is_empty();
-            continue;
-        }
-        if pending_break {
-            out.push_str("\n\n");
-            pending_break = false;
-        } else if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(t);
-    }
-    out
 }
 
 /// `.. name:: arg` at some indentation.
@@ -573,7 +552,7 @@ impl<'a> CDecl<'a> {
         let inner = decl[open + 1..close].trim();
         let mut params = Vec::new();
         if !inner.is_empty() && inner != "void" {
-            for p in split_commas(inner) {
+            for p in crate::text::split_outside_brackets(inner, ',') {
                 params.push(c_param(p.trim()));
             }
         }
@@ -600,25 +579,6 @@ fn matching_open(s: &str, close: usize) -> Option<usize> {
         }
     }
     None
-}
-
-fn split_commas(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (k, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..k]);
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
 }
 
 /// One C parameter: its name (empty when unnamed) and its type text, pointer stars on the type.

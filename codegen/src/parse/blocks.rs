@@ -1,6 +1,6 @@
 //! The neutral block sequence between a documentation front end and the shared IR builder.
 //!
-//! A front end (the text reader in [`super::bindings_text`], later an HTML reader) turns a
+//! A front end (the text reader in [`super::sphinx_text`], the HTML reader in [`super::html`]) turns a
 //! rendered `cuda.bindings.runtime` page into a flat list of [`Block`]s:
 //!
 //! - a [`Heading`] with its intro text (the lines up to the next object), and
@@ -8,7 +8,7 @@
 //!   (without Sphinx's `#` permalink marker and without the `class ` keyword), and the
 //!   docstring lines that follow it, each with its own line number.
 //!
-//! Nothing here knows how the lines were read; [`super::bindings_build`] turns blocks into IR
+//! Nothing here knows how the lines were read; [`super::sphinx_blocks`] turns blocks into IR
 //! items and [`super::docstring`] reads the docstring lines. This module holds data only.
 
 use std::borrow::Cow;

@@ -21,8 +21,9 @@ mod items;
 use std::collections::{HashMap, VecDeque};
 
 use crate::diag::Diagnostics;
+use crate::doctype::TypeRef;
 use crate::ir::{Api, Detail, Direction, Function, Param, Section, Typedef, TypedefKind};
-use crate::types::TypeRef;
+use crate::text::paragraphs;
 use items::{glued_type, param_item, signature_params, status_codes, KnownTypes, SigParam};
 
 use super::unread::{self, Runs};
@@ -225,27 +226,6 @@ fn items(lines: &[(u32, &str)]) -> Vec<(u32, String, bool)> {
             out.push((n, t.to_string(), false));
             open = true;
         }
-    }
-    out
-}
-
-/// Joins lines into paragraphs separated by blank lines.
-fn paragraphs<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
-    let mut out = String::new();
-    let mut pending_break = false;
-    for l in lines {
-        let t = l.trim();
-        if t.is_empty() {
-            pending_break = !out.is_empty();
-            continue;
-        }
-        if pending_break {
-            out.push_str("\n\n");
-            pending_break = false;
-        } else if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(t);
     }
     out
 }

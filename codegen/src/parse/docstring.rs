@@ -30,7 +30,7 @@
 //! into unread runs with [`Docstring::unread`] ([`super::unread`] reports them).
 //!
 //! It does not know what object the docstring belongs to, nor build IR items: that is
-//! [`super::bindings_build`]'s job. Problems (a malformed bullet, a bad name) are returned as
+//! [`super::sphinx_blocks`]'s job. Problems (a malformed bullet, a bad name) are returned as
 //! [`Problem`]s with the line they were found on; nothing here panics.
 
 use crate::diag::Severity;

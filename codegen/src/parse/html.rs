@@ -1,8 +1,8 @@
 //! Parser for Sphinx-built HTML API pages (the `cuda.bindings.runtime` page and pages like it).
 //!
-//! A second front end beside [`super::bindings_text`]. The page becomes a tree
+//! A second front end beside [`super::sphinx_text`]. The page becomes a tree
 //! ([`dom::Page`]) by html5ever, its main article is walked once into the neutral
-//! [`Block`](super::blocks::Block) sequence, and the shared builder [`super::bindings_build`]
+//! [`Block`](super::blocks::Block) sequence, and the shared builder [`super::sphinx_blocks`]
 //! turns the blocks into IR, reading docstrings with [`super::docstring`]. So both front ends
 //! share one docstring model.
 //!
@@ -30,7 +30,7 @@ mod walk;
 use crate::diag::{Diagnostics, Severity};
 use crate::ir::{Api, Source};
 
-use super::bindings_build;
+use super::sphinx_blocks;
 
 /// Most HTML parse errors quoted in the diagnostic that counts them.
 const QUOTED_PARSE_ERRORS: usize = 3;
@@ -78,7 +78,7 @@ pub fn parse(file: &str, text: &str) -> Api {
         );
     }
     let blocks = walk::blocks(&page, &mut diags);
-    let mut api = bindings_build::build(&blocks, &mut diags);
+    let mut api = sphinx_blocks::build(&blocks, &mut diags);
     api.diagnostics = diags.into_vec();
     api
 }

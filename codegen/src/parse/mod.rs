@@ -7,8 +7,6 @@
 //! the seed does.
 
 pub mod autodoc;
-pub mod bindings_build;
-pub mod bindings_text;
 pub mod blocks;
 pub mod cudart_text;
 pub mod detect;
@@ -16,6 +14,8 @@ pub mod docstring;
 pub mod doxygen;
 pub mod html;
 pub mod signature;
+pub mod sphinx_blocks;
+pub mod sphinx_text;
 pub mod unread;
 
 use std::collections::HashSet;
@@ -84,7 +84,7 @@ pub fn parse_document(file: &str, bytes: &[u8], forced: Option<Format>) -> Api {
         },
     };
     let mut api = match format {
-        Format::BindingsText => bindings_text::parse(file, &text),
+        Format::BindingsText => sphinx_text::parse(file, &text),
         Format::AutodocRst => autodoc::parse(file, &text),
         Format::CudartText => cudart_text::parse(file, &text),
         Format::Html => html::parse(file, &text),

@@ -6,7 +6,7 @@
 //! member repr `<E.X: 3>` or a type repr `<enum 'Y'>` / `<class 'm.Y'>`.
 //!
 //! This module reads text only; it does not decide what IR item an object becomes
-//! ([`super::bindings_build`] does) and it reports problems as `Err(message)`.
+//! ([`super::sphinx_blocks`] does) and it reports problems as `Err(message)`.
 
 use crate::text::split_after_last;
 
@@ -64,22 +64,8 @@ pub fn split_call(sig: &str) -> Result<Call<'_>, String> {
 
 /// Splits `text` at `sep` outside brackets and parentheses; empty pieces are dropped.
 pub fn split_top_level(text: &str, sep: char) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        match c {
-            '[' | '(' | '{' => depth += 1,
-            ']' | ')' | '}' => depth -= 1,
-            c if c == sep && depth <= 0 => {
-                out.push(&text[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    out.push(&text[start..]);
-    out.into_iter()
+    crate::text::split_outside_brackets(text, sep)
+        .into_iter()
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .collect()

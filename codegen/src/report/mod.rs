@@ -112,3 +112,26 @@ impl OutputFormat {
         }
     }
 }
+
+/// Renders an audit's result in `format`: Markdown and HTML lay out the [`Report`] that
+/// `to_report` builds from it; JSON is the result itself, pretty-printed.
+pub fn render_audit<T: Serialize>(
+    result: &T,
+    format: OutputFormat,
+    to_report: impl FnOnce(&T) -> Report,
+) -> String {
+    match format {
+        OutputFormat::Markdown => markdown::render(&to_report(result)),
+        OutputFormat::Html => html::render(&to_report(result)),
+        OutputFormat::Json => pretty_json(result),
+    }
+}
+
+/// `value` as pretty JSON with a final newline (an object naming the error if it cannot be
+/// serialised).
+pub fn pretty_json<T: Serialize>(value: &T) -> String {
+    let mut s =
+        serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

@@ -28,7 +28,7 @@ pub fn signature_params(text: &str) -> (Vec<SigParam>, Vec<String>) {
     if text.trim().is_empty() {
         return (params, bad);
     }
-    for piece in split_top_commas(text) {
+    for piece in crate::text::split_outside_brackets(text, ',') {
         let piece = piece.trim();
         if piece.is_empty() {
             continue; // a trailing comma
@@ -58,25 +58,6 @@ pub fn signature_params(text: &str) -> (Vec<SigParam>, Vec<String>) {
         });
     }
     (params, bad)
-}
-
-fn split_top_commas(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (k, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth <= 0 => {
-                out.push(&s[start..k]);
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
 }
 
 /// `name (type) – description` (description optional): name, type and description.

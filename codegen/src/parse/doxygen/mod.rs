@@ -27,11 +27,11 @@ pub use aliases::{Alias, AliasKind, Aliases};
 use std::collections::HashMap;
 
 use crate::diag::Diagnostics;
+use crate::doctype::TypeRef;
 use crate::ir::{
     Alias as IrAlias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section,
     Struct, Typedef, TypedefKind, Variant,
 };
-use crate::types::TypeRef;
 
 use decl::{CParam, Decl, FieldDecl};
 use markup::DocBlock;

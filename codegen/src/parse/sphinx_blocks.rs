@@ -1,7 +1,7 @@
 //! The shared builder: turns the neutral [`Block`] sequence of a rendered
 //! `cuda.bindings.runtime` page into IR items.
 //!
-//! Any front end (the text reader in [`super::bindings_text`], an HTML reader) produces
+//! Any front end (the text reader in [`super::sphinx_text`], an HTML reader) produces
 //! blocks; this module decides what each becomes, from structure only:
 //!
 //! - a heading of level 2 or more → a [`Section`]; later items belong to it;
@@ -35,11 +35,11 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostics, Severity};
+use crate::doctype::TypeRef;
 use crate::ir::{
     Alias, Api, Constant, Detail, Direction, Enum, Field, Function, Param, Section, Source, Struct,
     Typedef, TypedefKind, Variant,
 };
-use crate::types::TypeRef;
 
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
 use super::docstring::{self, Docstring, Holder};
@@ -178,7 +178,7 @@ impl Builder<'_> {
     }
 
     /// Reads a type text; what cannot be read (or is nested deeper than
-    /// [`crate::types::MAX_NESTING`]) is kept as [`crate::types::TypeExpr::Unknown`] and
+    /// [`crate::doctype::MAX_NESTING`]) is kept as [`crate::doctype::TypeExpr::Unknown`] and
     /// reported.
     fn type_ref(&mut self, text: &str, source: &Source) -> TypeRef {
         let (ty, problem) = TypeRef::read(text);

@@ -3,9 +3,9 @@
 //! plus robustness on damaged input (unit cases and a bounded proptest).
 
 use codegen::diag::{Diagnostic, Severity};
+use codegen::doctype::TypeExpr;
 use codegen::ir::{Api, Direction, TypedefKind};
-use codegen::parse::bindings_text::parse;
-use codegen::types::TypeExpr;
+use codegen::parse::sphinx_text::parse;
 use proptest::prelude::*;
 
 const SEED: &str = concat!(

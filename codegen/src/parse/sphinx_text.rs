@@ -15,7 +15,7 @@
 //!    Every other line belongs to the docstring (or heading intro) above it, with its line
 //!    number; lines before the first heading or object are reported unread. A signature that does not close (`dotted.name(a, b` or a multi-line one with
 //!    no `)#`) is an error diagnostic; the parameters read so far are kept.
-//! 2. **Builder** ([`super::bindings_build`]) turns blocks into IR items, reading docstrings
+//! 2. **Builder** ([`super::sphinx_blocks`]) turns blocks into IR items, reading docstrings
 //!    with [`super::docstring`]. Both are shared with the HTML front end.
 //!
 //! Nothing here lists CUDA names; another release's page in this format parses the same way.
@@ -25,9 +25,9 @@ use std::borrow::Cow;
 use crate::diag::Diagnostics;
 use crate::ir::Api;
 
-use super::bindings_build;
 use super::blocks::{Block, DocLine, Heading, Object, ObjectKind};
 use super::signature::is_dotted_ident;
+use super::sphinx_blocks;
 use super::unread::{self, Runs};
 
 /// Longest multi-line signature, in lines, before it counts as unclosed.
@@ -37,7 +37,7 @@ const MAX_SIGNATURE_LINES: usize = 256;
 pub fn parse(file: &str, text: &str) -> Api {
     let mut diags = Diagnostics::new(file);
     let blocks = scan(text, &mut diags);
-    let mut api = bindings_build::build(&blocks, &mut diags);
+    let mut api = sphinx_blocks::build(&blocks, &mut diags);
     api.diagnostics = diags.into_vec();
     api
 }

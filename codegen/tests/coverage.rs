@@ -3,7 +3,7 @@
 //! coverage of a name set against itself, the ELF reader's errors, the renderers and the
 //! committed JSON schema.
 
-mod common;
+use crate::common;
 
 use codegen::abi::{self, Abi, AbiType};
 use codegen::coverage::{self, group, Class, Coverage, ExportError, Exports};

@@ -1,7 +1,7 @@
 //! Tests of the release diff on hand-built IRs: identity, symmetry, each kind of change,
 //! names-only sides, renamed-looking pairs, the JSON schema and the HTML page.
 
-mod common;
+use crate::common;
 
 use codegen::diff::{self, ApiDiff, ChangeKind, Impact, ItemKind};
 use codegen::doctype::TypeRef;

@@ -1,0 +1,34 @@
+//! The generator's integration tests, one binary (each module is one test file; linking
+//! syn and html5ever once instead of once per file).
+
+#[path = "abi.rs"]
+mod abi;
+#[path = "abi_snapshots.rs"]
+mod abi_snapshots;
+mod common;
+#[path = "corpus.rs"]
+mod corpus;
+#[path = "coverage.rs"]
+mod coverage;
+#[path = "diff.rs"]
+mod diff;
+#[path = "diff_docs.rs"]
+mod diff_docs;
+#[path = "ir_json.rs"]
+mod ir_json;
+#[path = "join.rs"]
+mod join;
+#[path = "parse_autodoc.rs"]
+mod parse_autodoc;
+#[path = "parse_cudart_text.rs"]
+mod parse_cudart_text;
+#[path = "parse_doxygen.rs"]
+mod parse_doxygen;
+#[path = "parse_html.rs"]
+mod parse_html;
+#[path = "parse_sphinx_text.rs"]
+mod parse_sphinx_text;
+#[path = "redteam.rs"]
+mod redteam;
+#[path = "sphinx_forms.rs"]
+mod sphinx_forms;

@@ -26,25 +26,42 @@ pub enum NotLoadable {
     Truncated(String),
 }
 
-/// Checks the library file at `path` (see [`check`]); the error names the file and the problem.
+/// How much of a file [`check_library`] reads: the headers of any real library lie well
+/// inside it (a larger file is judged on this much and its length).
+const HEAD: u64 = 1 << 20;
+
+/// Checks the library file at `path` (see [`check`]), reading at most its first [`HEAD`]
+/// bytes. The error names the problem, in words for the user (the caller names the file).
 #[allow(dead_code)] // the generator's `coverage` reads the bytes itself and calls `check`
 pub(crate) fn check_library(path: &std::path::Path) -> Result<(), String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    check(&data).map_err(|why| format!("{} cannot be loaded: {why}", path.display()))
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_string());
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(HEAD).read_to_end(&mut head))
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    check_head(&head, meta.len()).map_err(|why| why.to_string())
 }
 
 /// Checks the ELF headers of `data` (a whole library file) against this process.
 pub fn check(data: &[u8]) -> Result<(), NotLoadable> {
+    check_head(data, data.len() as u64)
+}
+
+/// [`check`] on the first bytes of a file of `len` bytes.
+fn check_head(data: &[u8], len: u64) -> Result<(), NotLoadable> {
     match FileKind::parse(data) {
-        Ok(FileKind::Elf64) => check_elf::<elf::FileHeader64<Endianness>>(data),
-        Ok(FileKind::Elf32) => check_elf::<elf::FileHeader32<Endianness>>(data),
+        Ok(FileKind::Elf64) => check_elf::<elf::FileHeader64<Endianness>>(data, len),
+        Ok(FileKind::Elf32) => check_elf::<elf::FileHeader32<Endianness>>(data, len),
         Ok(other) => Err(NotLoadable::NotElf(format!("a {other:?} file"))),
         Err(e) => Err(NotLoadable::NotElf(e.to_string())),
     }
 }
 
-fn check_elf<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<(), NotLoadable> {
-    let len = data.len() as u64;
+fn check_elf<H: FileHeader<Endian = Endianness>>(data: &[u8], len: u64) -> Result<(), NotLoadable> {
     let header = H::parse(data).map_err(|e| {
         NotLoadable::Truncated(format!(
             "its ELF header cannot be read ({e}); the file has {} bytes",
@@ -84,10 +101,17 @@ fn check_elf<H: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<(), NotL
         }
     }
     let phdrs = header.program_headers(endian, data).map_err(|e| {
-        NotLoadable::Truncated(format!(
-            "its program headers cannot be read ({e}); the file has {} bytes",
-            grouped(len)
-        ))
+        if (data.len() as u64) < len {
+            NotLoadable::NotElf(format!(
+                "its program headers do not lie in its first {} bytes ({e})",
+                grouped(data.len() as u64)
+            ))
+        } else {
+            NotLoadable::Truncated(format!(
+                "its program headers cannot be read ({e}); the file has {} bytes",
+                grouped(len)
+            ))
+        }
     })?;
     for (index, ph) in phdrs.iter().enumerate() {
         if ph.p_type(endian) != elf::PT_LOAD {

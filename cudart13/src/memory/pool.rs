@@ -71,10 +71,7 @@ impl MemPool {
         let mut props = sys::cudaMemPoolProps {
             allocType: sys::cudaMemAllocationType::PINNED,
             handleTypes: sys::cudaMemAllocationHandleType::NONE,
-            location: sys::cudaMemLocation {
-                type_: sys::cudaMemLocationType::DEVICE,
-                id: device.ordinal(),
-            },
+            location: device_location(device.ordinal()),
             ..Default::default()
         };
         props.maxSize = max_size;
@@ -232,4 +229,28 @@ impl Drop for MemPool {
             report_drop_error("memory pool", &e);
         }
     }
+}
+
+/// A `cudaMemLocation` naming device `ordinal`. The record is `{ type; id }` up to CUDA 13.2
+/// and `{ type; union { id; … } }` from 13.4 on: both put the `int id` right after the 4-byte
+/// location type, which is how it is written here, so that the crate builds for either.
+fn device_location(ordinal: i32) -> sys::cudaMemLocation {
+    const _: () = assert!(
+        core::mem::size_of::<sys::cudaMemLocation>() == 8
+            && core::mem::size_of::<sys::cudaMemLocationType>() == 4
+    );
+    let mut location = sys::cudaMemLocation {
+        type_: sys::cudaMemLocationType::DEVICE,
+        ..Default::default()
+    };
+    // SAFETY: the record is 8 bytes (checked above) with the C `int id` at byte 4 in every
+    // release's layout; the write stays inside the record and `id` has no invalid values.
+    unsafe {
+        (&mut location as *mut sys::cudaMemLocation)
+            .cast::<u8>()
+            .add(4)
+            .cast::<i32>()
+            .write_unaligned(ordinal);
+    }
+    location
 }

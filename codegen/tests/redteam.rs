@@ -634,3 +634,23 @@ fn coverage_names_a_truncated_or_foreign_library() {
         );
     }
 }
+
+/// Two mutants of NVIDIA's headers the fuzz run found (a `{` before the `struct` keyword of a
+/// statement once sliced backwards): read with diagnostics, no panic, forced to the header
+/// format as well as detected.
+#[test]
+fn doxygen_statements_with_a_brace_before_the_keyword_are_read() {
+    for name in [
+        "fuzz-doxygen-brace-before-keyword-1.h",
+        "fuzz-doxygen-brace-before-keyword-2.h",
+    ] {
+        let bytes = std::fs::read(redteam(name)).expect("input");
+        for format in [None, Some(codegen::ir::Format::DoxygenHeader)] {
+            let api = parse_document(name, &bytes, format);
+            assert!(
+                !api.diagnostics.is_empty(),
+                "{name}: the damage is reported"
+            );
+        }
+    }
+}

@@ -316,7 +316,7 @@ pub fn parse(toks: &[Token], docs: &mut Vec<usize>) -> Decl {
     let paren = toks.iter().position(|t| is_punct(&t.tok, '('));
     // A definition with a body: `enum X {`, `typedef struct X {`.
     if let (Some(kw), Some(br)) = (body_kw, brace) {
-        if paren.is_none_or(|p| p > br) {
+        if kw < br && paren.is_none_or(|p| p > br) {
             return body_decl(toks, kw, br, is_typedef, docs);
         }
     }
@@ -496,7 +496,7 @@ fn body_decl(
     docs: &mut Vec<usize>,
 ) -> Decl {
     let close = skip_group(toks, brace);
-    let head = clean(&toks[kw + 1..brace], docs);
+    let head = clean(toks.get(kw + 1..brace).unwrap_or(&[]), docs);
     let tag = head
         .iter()
         .rev()

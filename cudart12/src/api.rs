@@ -28,17 +28,17 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`set_valid_devices`](crate::api::set_valid_devices)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
-//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies), [`stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2)
+//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_get_capture_info_v3`](crate::api::stream_get_capture_info_v3), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies), [`stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2), [`stream_get_capture_info_v2`](crate::api::stream_get_capture_info_v2)
 //!
 //! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_record_with_flags`](crate::api::event_record_with_flags), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time), [`event_elapsed_time_v2`](crate::api::event_elapsed_time_v2)
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`launch_cooperative_kernel_multi_device`](crate::api::launch_cooperative_kernel_multi_device), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info)
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
@@ -64,7 +64,7 @@
 //!
 //! **Version Management**: [`driver_get_version`](crate::api::driver_get_version), [`runtime_get_version`](crate::api::runtime_get_version)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_upload`](crate::api::graph_upload), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_add_node_v2`](crate::api::graph_add_node_v2), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_get_edges_v2`](crate::api::graph_get_edges_v2), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependencies_v2`](crate::api::graph_node_get_dependencies_v2), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_node_get_dependent_nodes_v2`](crate::api::graph_node_get_dependent_nodes_v2), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_upload`](crate::api::graph_upload), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_add_node_v2`](crate::api::graph_add_node_v2), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -1390,7 +1390,7 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 ///
 /// - `cooperativeMultiDeviceLaunch` is 1 if the device supports
 ///   launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise.
+///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device), and 0 otherwise.
 ///
 /// - `sharedMemPerBlockOptin` is the per device maximum shared
 ///   memory per block usable by special opt in
@@ -1762,7 +1762,7 @@ pub fn get_device_properties(
 ///
 /// - [`cudaDevAttrCooperativeMultiDeviceLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH): 1 if the device
 ///   supports launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise
+///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device), and 0 otherwise
 ///
 /// - [`cudaDevAttrCanFlushRemoteWrites`](crate::sys::cudaDeviceAttr::CAN_FLUSH_REMOTE_WRITES): 1 if the device supports
 ///   flushing of outstanding remote writes, and 0 otherwise
@@ -2444,7 +2444,7 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
+/// - [`cudaSetValidDevices`](crate::api::set_valid_devices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -2489,7 +2489,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to store the device flags
+/// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
 ///
 /// # Errors
 ///
@@ -2506,16 +2506,14 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 /// - `cuDevicePrimaryCtxGetState`
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
-pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
     let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
 ///
@@ -2913,7 +2911,7 @@ pub unsafe fn stream_get_priority(
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to an unsigned integer in which the stream's flags are returned
+/// `flags` ([`StreamFlags`](crate::sys::StreamFlags); bits it does not name are kept): Pointer to an unsigned integer in which the stream's flags are returned
 ///
 /// # Errors
 ///
@@ -2934,16 +2932,14 @@ pub unsafe fn stream_get_priority(
 #[inline]
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+) -> crate::Result<crate::sys::StreamFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
 ///
@@ -3599,7 +3595,7 @@ pub unsafe fn stream_attach_mem_async(
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
 /// the capture sequence may be queried via
-/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3655,7 +3651,7 @@ pub unsafe fn stream_begin_capture(
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
-/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3671,8 +3667,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` — Stream in which to initiate capture.
 /// - `graph` — Graph to capture into.
-/// - `dependencies` (list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `mode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode).
 ///
 /// # Errors
@@ -3696,14 +3692,14 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependencies.as_ref().map(|s| s.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3730,14 +3726,8 @@ pub unsafe fn stream_begin_capture_to_graph(
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
-            {
-                let s = dependencies;
-                s.as_ptr()
-            },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             mode,
         )
@@ -3931,6 +3921,217 @@ pub unsafe fn stream_is_capturing(
     crate::check(status.as_raw() as i32)?;
     Ok(p_capture_status)
 }
+/// Query a stream's capture state.
+///
+/// Query stream state related to stream capture.
+///
+/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamGetCaptureInfo_v3`](crate::api::stream_get_capture_info_v3)
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo")]
+#[inline]
+pub unsafe fn stream_get_capture_info(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out))
+}
+/// Query stream state related to stream capture.
+///
+/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// If `edgeData_out` is non-NULL then `dependencies_out` must be as well.
+/// If `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there
+/// is non-zero edge data for one or more of the current stream
+/// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
+///
+/// The raw function is [`cudaStreamGetCaptureInfo_v3`](crate::sys::cudaStreamGetCaptureInfo_v3).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edge_data_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out`\[i\] with annotation `edgeData_out`\[i\] for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo_v3")]
+#[inline]
+pub unsafe fn stream_get_capture_info_v3(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo_v3(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut edge_data_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    let edge_data_out: ::std::vec::Vec<cudaGraphEdgeData> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !edge_data_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(edge_data_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out, edge_data_out))
+}
 /// Modifies the dependency set of a capturing stream. The dependency set
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
@@ -3972,7 +4173,7 @@ pub unsafe fn stream_is_capturing(
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies(
@@ -4040,7 +4241,7 @@ pub unsafe fn stream_update_capture_dependencies(
 ///
 /// - `stream` — The stream to update
 /// - `dependencies` (list; its length gives `num_dependencies`) — The set of dependencies to add
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `flags` — See above
 ///
 /// # Errors
@@ -4055,19 +4256,19 @@ pub unsafe fn stream_update_capture_dependencies(
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies_v2")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies_v2(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -4097,10 +4298,7 @@ pub unsafe fn stream_update_capture_dependencies_v2(
                 let s = dependencies;
                 s.as_ptr().cast_mut()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             flags,
         )
@@ -6584,7 +6782,7 @@ pub unsafe fn free_mipmapped_array(
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
-/// - `flags` — Requested properties of allocated memory
+/// - `flags` ([`HostAllocFlags`](crate::sys::HostAllocFlags)) — Requested properties of allocated memory
 ///
 /// # Returns
 ///
@@ -6604,7 +6802,7 @@ pub unsafe fn free_mipmapped_array(
 #[inline]
 pub fn host_alloc(
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -6612,7 +6810,7 @@ pub fn host_alloc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags) }?;
+    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_host)
 }
@@ -7675,7 +7873,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 ///
 /// - `desc`: Returned array type
 /// - `extent`: Returned array shape. 2D arrays will have depth of zero
-/// - `flags`: Returned array flags
+/// - `flags` ([`ArrayFlags`](crate::sys::ArrayFlags); bits it does not name are kept): Returned array flags
 ///
 /// # Errors
 ///
@@ -7693,16 +7891,14 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 #[inline]
 pub unsafe fn array_get_info(
     array: cudaArray_t,
-) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, ::core::ffi::c_uint)> {
+) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -7710,7 +7906,7 @@ pub unsafe fn array_get_info(
         crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((desc, extent, flags))
+    Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
@@ -13359,7 +13555,7 @@ pub fn create_channel_desc(
 ///
 /// - `p_res_desc` — Resource descriptor
 /// - `p_tex_desc` — Texture descriptor
-/// - `p_res_view_desc` — Resource view descriptor
+/// - `p_res_view_desc` (optional: `None` passes NULL) — Resource view descriptor
 ///
 /// # Returns
 ///
@@ -13382,7 +13578,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: &cudaResourceViewDesc,
+    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13395,7 +13591,7 @@ pub unsafe fn create_texture_object(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
-            ::core::ptr::from_ref(p_res_view_desc),
+            p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
     }?;
     crate::check(status.as_raw() as i32)?;
@@ -13780,7 +13976,7 @@ pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGraphDestroy`](crate::api::graph_destroy)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
@@ -16570,11 +16766,10 @@ pub unsafe fn graph_node_get_type(
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `nodes` (optional list; its length gives `num_nodes`) — Pointer to return the nodes
 ///
 /// # Returns
 ///
-/// `num_nodes`, the number of entries (its input is the length of `nodes`, 0 when `None`): See description
+/// `nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the nodes
 ///
 /// # Errors
 ///
@@ -16589,7 +16784,7 @@ pub unsafe fn graph_node_get_type(
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
@@ -16597,24 +16792,55 @@ pub unsafe fn graph_node_get_type(
 #[inline]
 pub unsafe fn graph_get_nodes(
     graph: cudaGraph_t,
-    nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut num_nodes: usize = <usize>::try_from(nodes.as_ref().map_or(0, |s| s.len()))
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
-            nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(num_nodes)
+    let n = usize::try_from(num_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        num_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetNodes(
+                graph,
+                if nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    nodes.as_mut_ptr()
+                },
+                &mut num_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
+        nodes.truncate(got);
+    }
+    Ok(nodes)
 }
 /// Returns a graph's root nodes.
 ///
@@ -16630,11 +16856,10 @@ pub unsafe fn graph_get_nodes(
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `p_root_nodes` (optional list; its length gives `p_num_root_nodes`) — Pointer to return the root nodes
 ///
 /// # Returns
 ///
-/// `p_num_root_nodes`, the number of entries (its input is the length of `p_root_nodes`, 0 when `None`): See description
+/// `p_root_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the root nodes
 ///
 /// # Errors
 ///
@@ -16649,7 +16874,7 @@ pub unsafe fn graph_get_nodes(
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
@@ -16657,26 +16882,304 @@ pub unsafe fn graph_get_nodes(
 #[inline]
 pub unsafe fn graph_get_root_nodes(
     graph: cudaGraph_t,
-    p_root_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_root_nodes: usize = <usize>::try_from(
-            p_root_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_root_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
-            p_root_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_root_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_root_nodes.as_mut_ptr()
+            },
             &mut p_num_root_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_root_nodes)
+    let n = usize::try_from(p_num_root_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_root_nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_root_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetRootNodes(
+                graph,
+                if p_root_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_root_nodes.as_mut_ptr()
+                },
+                &mut p_num_root_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
+        p_root_nodes.truncate(got);
+    }
+    Ok(p_root_nodes)
+}
+/// Returns a graph's dependency edges.
+///
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in `from` and `to`; that is, the node in `to`\[i\]
+/// has a dependency on the node in `from`\[i\]. `from` and `to` may both be
+/// NULL, in which case this function only returns the number of edges in
+/// `numEdges`. Otherwise, `numEdges` entries will be filled in. If
+/// `numEdges` is higher than the actual number of edges, the remaining
+/// entries in `from` and `to` will be set to NULL, and the number of edges
+/// actually returned will be written to `numEdges`.
+///
+/// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges")]
+#[inline]
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphNode_t>),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        to = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+    }
+    Ok((from, to))
+}
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in `from`, `to` and `edgeData`; that is, the node
+/// in `to`\[i\] has a dependency on the node in `from`\[i\] with data
+/// `edgeData`\[i\]. `from` and `to` may both be NULL, in which case this
+/// function only returns the number of edges in `numEdges`. Otherwise,
+/// `numEdges` entries will be filled in. If `numEdges` is higher than the
+/// actual number of edges, the remaining entries in `from` and `to` will
+/// be set to NULL, and the number of edges actually returned will be
+/// written to `numEdges`. `edgeData` may alone be NULL, in which case the
+/// edges must all have default (zeroed) edge data. Attempting a losst
+/// query via NULL `edgeData` will result in
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL then `from`
+/// and `to` must be as well.
+///
+/// The raw function is [`cudaGraphGetEdges_v2`](crate::sys::cudaGraphGetEdges_v2).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional location to return edge data
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges_v2")]
+#[inline]
+pub unsafe fn graph_get_edges_v2(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges_v2(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        to = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges_v2(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((from, to, edge_data))
 }
 /// Returns a node's dependencies.
 ///
@@ -16693,11 +17196,10 @@ pub unsafe fn graph_get_root_nodes(
 /// # Arguments
 ///
 /// - `node` — Node to query
-/// - `p_dependencies` (optional list; its length gives `p_num_dependencies`) — Pointer to return the dependencies
 ///
 /// # Returns
 ///
-/// `p_num_dependencies`, the number of entries (its input is the length of `p_dependencies`, 0 when `None`): See description
+/// `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
 ///
 /// # Errors
 ///
@@ -16713,33 +17215,188 @@ pub unsafe fn graph_get_root_nodes(
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
     node: cudaGraphNode_t,
-    p_dependencies: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_dependencies: usize = <usize>::try_from(
-            p_dependencies.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
-            p_dependencies.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
             &mut p_num_dependencies,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_dependencies)
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+    }
+    Ok(p_dependencies)
+}
+/// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
+/// in which case this function will return the number of dependencies in
+/// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
+/// filled in. If `pNumDependencies` is higher than the actual number of
+/// dependencies, the remaining entries in `pDependencies` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// `pNumDependencies`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependencies` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependencies_v2`](crate::sys::cudaGraphNodeGetDependencies_v2).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional array to return edge data for each dependency
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependencies_v2")]
+#[inline]
+pub unsafe fn graph_node_get_dependencies_v2(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependencies_v2(
+            node,
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependencies,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies_v2(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependencies, edge_data))
 }
 /// Returns a node's dependent nodes.
 ///
@@ -16756,11 +17413,10 @@ pub unsafe fn graph_node_get_dependencies(
 /// # Arguments
 ///
 /// - `node` — Node to query
-/// - `p_dependent_nodes` (optional list; its length gives `p_num_dependent_nodes`) — Pointer to return the dependent nodes
 ///
 /// # Returns
 ///
-/// `p_num_dependent_nodes`, the number of entries (its input is the length of `p_dependent_nodes`, 0 when `None`): See description
+/// `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
 ///
 /// # Errors
 ///
@@ -16776,33 +17432,188 @@ pub unsafe fn graph_node_get_dependencies(
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
     node: cudaGraphNode_t,
-    p_dependent_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_dependent_nodes: usize = <usize>::try_from(
-            p_dependent_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
-            p_dependent_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
             &mut p_num_dependent_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_dependent_nodes)
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+    }
+    Ok(p_dependent_nodes)
+}
+/// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
+/// NULL, in which case this function will return the number of dependent
+/// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
+/// will be filled in. If `pNumDependentNodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in `pDependentNodes`
+/// will be set to NULL, and the number of nodes actually obtained will be
+/// returned in `pNumDependentNodes`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependentNodes` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependentNodes_v2`](crate::sys::cudaGraphNodeGetDependentNodes_v2).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional pointer to return edge data for dependent nodes
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependentNodes_v2")]
+#[inline]
+pub unsafe fn graph_node_get_dependent_nodes_v2(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependentNodes_v2(
+            node,
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependent_nodes,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes_v2(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependent_nodes, edge_data))
 }
 /// Adds dependency edges to a graph.
 ///
@@ -16834,7 +17645,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies")]
@@ -16898,7 +17709,7 @@ pub unsafe fn graph_add_dependencies(
 /// - `graph` — Graph to which dependencies are added
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
 ///
 /// # Errors
 ///
@@ -16913,7 +17724,7 @@ pub unsafe fn graph_add_dependencies(
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies_v2")]
@@ -16922,13 +17733,13 @@ pub unsafe fn graph_add_dependencies_v2(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16959,10 +17770,7 @@ pub unsafe fn graph_add_dependencies_v2(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -17000,7 +17808,7 @@ pub unsafe fn graph_add_dependencies_v2(
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies")]
@@ -17067,7 +17875,7 @@ pub unsafe fn graph_remove_dependencies(
 /// - `graph` — Graph from which to remove dependencies
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
 ///
 /// # Errors
 ///
@@ -17082,7 +17890,7 @@ pub unsafe fn graph_remove_dependencies(
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies_v2")]
@@ -17091,13 +17899,13 @@ pub unsafe fn graph_remove_dependencies_v2(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -17128,10 +17936,7 @@ pub unsafe fn graph_remove_dependencies_v2(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -19180,7 +19985,7 @@ pub unsafe fn graph_add_node(
 ///
 /// - `graph` — Graph to which to add the node
 /// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
 /// - `node_params` — Specification of the node
 ///
 /// # Returns
@@ -19207,7 +20012,7 @@ pub unsafe fn graph_add_node(
 pub unsafe fn graph_add_node_v2(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -19216,7 +20021,7 @@ pub unsafe fn graph_add_node_v2(
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(p_dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -19247,10 +20052,7 @@ pub unsafe fn graph_add_node_v2(
                 let s = p_dependencies;
                 s.as_ptr()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
@@ -21317,6 +22119,80 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Set a list of devices that can be used for CUDA
+///
+/// Sets a list of devices for CUDA execution in priority order using
+/// `device_arr`. The parameter `len` specifies the number of elements in the
+/// list.  CUDA will try devices from the list sequentially until it finds one
+/// that works.  If this function is not called, or if it is called with a `len`
+/// of 0, then CUDA will go back to its default behavior of trying devices
+/// sequentially from a default list containing all of the available CUDA
+/// devices in the system. If a specified device ID in the list does not exist,
+/// this function will return [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). If `len` is not 0 and
+/// `device_arr` is NULL or if `len` exceeds the number of devices in
+/// the system, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// # Arguments
+///
+/// - `device_arr` (list; its length gives `len`) — List of devices to try
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::api::get_device_count)
+/// - [`cudaSetDevice`](crate::api::set_device)
+/// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
+/// - [`cudaSetDeviceFlags`](crate::api::set_device_flags)
+/// - [`cudaChooseDevice`](crate::api::choose_device)
+#[doc(alias = "cudaSetValidDevices")]
+#[inline]
+pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
+    let len: ::core::ffi::c_int = {
+        let lens = [::core::option::Option::Some(device_arr.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetValidDevices(
+            {
+                let s = device_arr;
+                s.as_ptr().cast_mut()
+            },
+            len,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Launches a device function
 ///
 /// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
@@ -21550,7 +22426,7 @@ pub unsafe fn launch_kernel_ex_c(
 /// # See also
 ///
 /// - `cudaLaunchCooperativeKernel (C++ API)`
-/// - [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice)
+/// - [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device)
 /// - `cuLaunchCooperativeKernel`
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
@@ -21573,6 +22449,153 @@ pub unsafe fn launch_cooperative_kernel(
             args.as_mut_ptr(),
             shared_mem,
             stream,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Launches device functions on multiple devices where thread blocks can cooperate and synchronize as they execute
+///
+/// **Deprecated:** This function is deprecated as of CUDA 11.3.
+///
+/// Invokes kernels as specified in the `launchParamsList` array where each element
+/// of the array specifies all the parameters required to perform a single kernel launch.
+/// These kernels can cooperate and synchronize as they execute. The size of the array is
+/// specified by `numDevices`.
+///
+/// No two kernels can be launched on the same device. All the devices targeted by this
+/// multi-device launch must be identical. All devices must have a non-zero value for the
+/// device attribute [`cudaDevAttrCooperativeMultiDeviceLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH).
+///
+/// The same kernel must be launched on all devices. Note that any __device__ or __constant__
+/// variables are independently instantiated on every device. It is the application's
+/// responsiblity to ensure these variables are initialized and used appropriately.
+///
+/// The size of the grids as specified in blocks, the size of the blocks themselves and the
+/// amount of shared memory used by each thread block must also match across all launched kernels.
+///
+/// The streams used to launch these kernels must have been created via either [`cudaStreamCreate`](crate::api::stream_create)
+/// or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority). The NULL stream or
+/// `cudaStreamLegacy` or `cudaStreamPerThread` cannot be used.
+///
+/// The total number of blocks launched per kernel cannot exceed the maximum number of blocks
+/// per multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor) (or
+/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags)) times the number of multiprocessors
+/// as specified by the device attribute [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT). Since the
+/// total number of blocks launched per device has to match across all devices, the maximum
+/// number of blocks that can be launched per device will be limited by the device with the
+/// least number of multiprocessors.
+///
+/// The kernel cannot make use of CUDA dynamic parallelism.
+///
+/// The [`cudaLaunchParams`](crate::sys::cudaLaunchParams) structure is defined as:
+///
+/// ```text
+/// struct cudaLaunchParams
+/// {
+/// void *func;
+/// dim3 gridDim;
+/// dim3 blockDim;
+/// void **args;
+/// size_t sharedMem;
+/// cudaStream_t stream;
+/// };
+/// ```
+///
+/// where:
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::func specifies the kernel to be launched. This same functions must
+///   be launched on all devices. For templated functions, pass the function symbol as follows:
+///   func_name\<template_arg_0,...,template_arg_N\>
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::gridDim specifies the width, height and depth of the grid in blocks.
+///   This must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::blockDim is the width, height and depth of each thread block. This
+///   must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::args specifies the arguments to the kernel. If the kernel has
+///   N parameters then [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::args should point to array of N pointers. Each
+///   pointer, from `` :py:obj:`~.cudaLaunchParams`::args[0] `` to `` :py:obj:`~.cudaLaunchParams`::args[N - 1] ``,
+///   point to the region of memory from which the actual parameter will be copied.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::sharedMem is the dynamic shared-memory size per thread block in bytes.
+///   This must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::stream is the handle to the stream to perform the launch in. This cannot
+///   be the NULL stream or `cudaStreamLegacy` or `cudaStreamPerThread`.
+///
+/// By default, the kernel won't begin execution on any GPU until all prior work in all the specified
+/// streams has completed. This behavior can be overridden by specifying the flag
+/// [`cudaCooperativeLaunchMultiDeviceNoPreSync`](crate::sys::CooperativeLaunchMultiDeviceNoFlags::PRE_SYNC). When this flag is specified, each kernel
+/// will only wait for prior work in the stream corresponding to that GPU to complete before it begins
+/// execution.
+///
+/// Similarly, by default, any subsequent work pushed in any of the specified streams will not begin
+/// execution until the kernels on all GPUs have completed. This behavior can be overridden by specifying
+/// the flag [`cudaCooperativeLaunchMultiDeviceNoPostSync`](crate::sys::CooperativeLaunchMultiDeviceNoFlags::POST_SYNC). When this flag is specified,
+/// any subsequent work pushed in any of the specified streams will only wait for the kernel launched
+/// on the GPU corresponding to that stream to complete before it begins execution.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice).
+///
+/// # Arguments
+///
+/// - `launch_params_list` (list; its length gives `num_devices`) — List of launch parameters, one per device
+/// - `flags` ([`CooperativeLaunchMultiDeviceNoFlags`](crate::sys::CooperativeLaunchMultiDeviceNoFlags)) — Flags to control launch behavior
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorCooperativeLaunchTooLarge`](crate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `cudaLaunchParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - `cudaLaunchCooperativeKernel (C++ API)`
+/// - [`cudaLaunchCooperativeKernel`](crate::api::launch_cooperative_kernel)
+/// - `cuLaunchCooperativeKernelMultiDevice`
+#[doc(alias = "cudaLaunchCooperativeKernelMultiDevice")]
+#[inline]
+pub unsafe fn launch_cooperative_kernel_multi_device(
+    launch_params_list: &[cudaLaunchParams],
+    flags: crate::sys::CooperativeLaunchMultiDeviceNoFlags,
+) -> crate::Result<()> {
+    let num_devices: ::core::ffi::c_uint = {
+        let lens = [::core::option::Option::Some(launch_params_list.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaLaunchCooperativeKernelMultiDevice(
+            {
+                let s = launch_params_list;
+                s.as_ptr().cast_mut()
+            },
+            num_devices,
+            flags.bits(),
         )
     }?;
     crate::check(status.as_raw() as i32)?;
@@ -21636,6 +22659,68 @@ pub unsafe fn func_get_name(
             unsafe { ::core::ffi::CStr::from_ptr(name) }
         },
     )
+}
+/// Returns the offset and size of a kernel parameter in the device-side parameter layout.
+///
+/// Queries the kernel parameter at `paramIndex` in `func's` list of parameters and returns
+/// parameter information via `paramOffset` and `paramSize`. `paramOffset` returns the
+/// offset of the parameter in the device-side parameter layout. `paramSize` returns the size
+/// in bytes of the parameter. This information can be used to update kernel node parameters
+/// from the device via `cudaGraphKernelNodeSetParam` and `cudaGraphKernelNodeUpdatesApply`.
+/// `paramIndex` must be less than the number of parameters that `func` takes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// # Arguments
+///
+/// - `func` — The function to query
+/// - `param_index` — The parameter index to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `param_offset`: The offset into the device-side parameter layout at which the parameter resides
+/// - `param_size`: The size of the parameter in the device-side parameter layout
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaFuncGetParamInfo")]
+#[inline]
+pub unsafe fn func_get_param_info(
+    func: *const ::core::ffi::c_void,
+    param_index: usize,
+) -> crate::Result<(usize, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaFuncGetParamInfo(
+            func,
+            param_index,
+            &mut param_offset,
+            &mut param_size,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok((param_offset, param_size))
 }
 /// Sets the shared memory configuration for a device function
 ///
@@ -23370,4 +24455,92 @@ pub unsafe fn get_func_by_symbol(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok(function_ptr)
+}
+/// Query a stream’s capture state (11.3+)
+///
+/// Query stream state related to stream capture.
+///
+/// If called on cudaStreamLegacy (the “null stream”) while a stream not created with cudaStreamNonBlocking is capturing, returns cudaErrorStreamCaptureImplicit.
+///
+/// Valid data (other than capture status) is returned only if both of the following are true:
+///
+/// This version of cudaStreamGetCaptureInfo is introduced in CUDA 11.3 and will supplant the previous version cudaStreamGetCaptureInfo in 12.0. Developers requiring compatibility across minor versions to CUDA 11.0 (driver version 445) can do one of the following:
+///
+/// - Use the older version of the API, cudaStreamGetCaptureInfo
+///
+/// - Pass null for all of graph_out, dependencies_out, and numDependencies_out.
+///
+/// The raw function is [`cudaStreamGetCaptureInfo_v2`](crate::sys::cudaStreamGetCaptureInfo_v2).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at cudaStreamEndCapture. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at cudaStreamEndCapture due to direct actions on the graph do not trigger cudaErrorStreamCaptureUnjoined.
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until end of capture. The node handles may be copied out and are valid until they or the graph is destroyed. The driver- owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+#[doc(alias = "cudaStreamGetCaptureInfo_v2")]
+#[inline]
+pub unsafe fn stream_get_capture_info_v2(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo_v2(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out))
 }

@@ -28,17 +28,17 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`set_valid_devices`](crate::api::set_valid_devices)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
-//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
+//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
 //!
 //! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time), [`event_record_with_flags`](crate::api::event_record_with_flags)
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info)
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
@@ -66,7 +66,7 @@
 //!
 //! **Error Log Management Functions**: [`logs_register_callback`](crate::api::logs_register_callback), [`logs_unregister_callback`](crate::api::logs_unregister_callback), [`logs_current`](crate::api::logs_current), [`logs_dump_to_file`](crate::api::logs_dump_to_file), [`logs_dump_to_memory`](crate::api::logs_dump_to_memory)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -1915,7 +1915,7 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
+/// - [`cudaSetValidDevices`](crate::api::set_valid_devices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -1960,7 +1960,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to store the device flags
+/// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
 ///
 /// # Errors
 ///
@@ -1977,16 +1977,14 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 /// - `cuDevicePrimaryCtxGetState`
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
-pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
     let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
 ///
@@ -2387,7 +2385,7 @@ pub unsafe fn stream_get_priority(
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to an unsigned integer in which the stream's flags are returned
+/// `flags` ([`StreamFlags`](crate::sys::StreamFlags); bits it does not name are kept): Pointer to an unsigned integer in which the stream's flags are returned
 ///
 /// # Errors
 ///
@@ -2408,16 +2406,14 @@ pub unsafe fn stream_get_priority(
 #[inline]
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+) -> crate::Result<crate::sys::StreamFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
 ///
@@ -3073,7 +3069,7 @@ pub unsafe fn stream_attach_mem_async(
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
 /// the capture sequence may be queried via
-/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3129,7 +3125,7 @@ pub unsafe fn stream_begin_capture(
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
-/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3145,8 +3141,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` — Stream in which to initiate capture.
 /// - `graph` — Graph to capture into.
-/// - `dependencies` (list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `mode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode).
 ///
 /// # Errors
@@ -3170,14 +3166,14 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependencies.as_ref().map(|s| s.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3204,14 +3200,8 @@ pub unsafe fn stream_begin_capture_to_graph(
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
-            {
-                let s = dependencies;
-                s.as_ptr()
-            },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             mode,
         )
@@ -3405,6 +3395,122 @@ pub unsafe fn stream_is_capturing(
     crate::check(status.as_raw() as i32)?;
     Ok(p_capture_status)
 }
+/// Query a stream's capture state.
+///
+/// Query stream state related to stream capture.
+///
+/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// If `edgeData_out` is non-NULL then `dependencies_out` must be as well.
+/// If `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there
+/// is non-zero edge data for one or more of the current stream
+/// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
+///
+/// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edge_data_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out`\[i\] with annotation `edgeData_out`\[i\] for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo")]
+#[inline]
+pub unsafe fn stream_get_capture_info(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut edge_data_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    let edge_data_out: ::std::vec::Vec<cudaGraphEdgeData> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !edge_data_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(edge_data_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out, edge_data_out))
+}
 /// Update the set of dependencies in a capturing stream.
 ///
 /// Modifies the dependency set of a capturing stream. The dependency set
@@ -3430,7 +3536,7 @@ pub unsafe fn stream_is_capturing(
 ///
 /// - `stream` — The stream to update
 /// - `dependencies` (list; its length gives `num_dependencies`) — The set of dependencies to add
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `flags` — See above
 ///
 /// # Errors
@@ -3445,19 +3551,19 @@ pub unsafe fn stream_is_capturing(
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3487,10 +3593,7 @@ pub unsafe fn stream_update_capture_dependencies(
                 let s = dependencies;
                 s.as_ptr().cast_mut()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             flags,
         )
@@ -6014,7 +6117,7 @@ pub unsafe fn free_mipmapped_array(
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
-/// - `flags` — Requested properties of allocated memory
+/// - `flags` ([`HostAllocFlags`](crate::sys::HostAllocFlags)) — Requested properties of allocated memory
 ///
 /// # Returns
 ///
@@ -6034,7 +6137,7 @@ pub unsafe fn free_mipmapped_array(
 #[inline]
 pub fn host_alloc(
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -6042,7 +6145,7 @@ pub fn host_alloc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags) }?;
+    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_host)
 }
@@ -7100,7 +7203,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 ///
 /// - `desc`: Returned array type
 /// - `extent`: Returned array shape. 2D arrays will have depth of zero
-/// - `flags`: Returned array flags
+/// - `flags` ([`ArrayFlags`](crate::sys::ArrayFlags); bits it does not name are kept): Returned array flags
 ///
 /// # Errors
 ///
@@ -7118,16 +7221,14 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 #[inline]
 pub unsafe fn array_get_info(
     array: cudaArray_t,
-) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, ::core::ffi::c_uint)> {
+) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -7135,7 +7236,7 @@ pub unsafe fn array_get_info(
         crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((desc, extent, flags))
+    Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
@@ -13146,7 +13247,7 @@ pub fn create_channel_desc(
 ///
 /// - `p_res_desc` — Resource descriptor
 /// - `p_tex_desc` — Texture descriptor
-/// - `p_res_view_desc` — Resource view descriptor
+/// - `p_res_view_desc` (optional: `None` passes NULL) — Resource view descriptor
 ///
 /// # Returns
 ///
@@ -13169,7 +13270,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: &cudaResourceViewDesc,
+    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13182,7 +13283,7 @@ pub unsafe fn create_texture_object(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
-            ::core::ptr::from_ref(p_res_view_desc),
+            p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
     }?;
     crate::check(status.as_raw() as i32)?;
@@ -13647,7 +13748,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 ///
 /// # Arguments
 ///
-/// - `iterator` (read and written back) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
 /// - `path_to_file` — Path to output file for dumping logs
 /// - `flags` — Reserved for future use, must be 0
 ///
@@ -13657,7 +13758,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 #[doc(alias = "cudaLogsDumpToFile")]
 #[inline]
 pub fn logs_dump_to_file(
-    iterator: &mut cudaLogIterator,
+    iterator: ::core::option::Option<&mut cudaLogIterator>,
     path_to_file: &::core::ffi::CStr,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
@@ -13666,7 +13767,7 @@ pub fn logs_dump_to_file(
     // else.
     let status = unsafe {
         crate::sys::cudaLogsDumpToFile(
-            ::core::ptr::from_mut(iterator),
+            iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
             path_to_file.as_ptr(),
             flags,
         )
@@ -13783,7 +13884,7 @@ pub fn logs_dump_to_memory(
 /// - [`cudaGraphDestroy`](crate::api::graph_destroy)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
@@ -15256,7 +15357,7 @@ pub unsafe fn graph_add_empty_node(
 /// root of the graph. `pDependencies` may not have any duplicate entries.
 /// A handle to the new node will be returned in `pGraphNode`.
 ///
-/// When [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode) creates an allocation node,
+/// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node,
 /// it returns the address of the allocation in `nodeParams.dptr`. The
 /// allocation's address remains fixed across instantiations and launches.
 ///
@@ -15536,10 +15637,10 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
@@ -15560,20 +15661,20 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
@@ -15921,11 +16022,10 @@ pub unsafe fn graph_exec_get_id(
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `nodes` (optional list; its length gives `num_nodes`) — Pointer to return the nodes
 ///
 /// # Returns
 ///
-/// `num_nodes`, the number of entries (its input is the length of `nodes`, 0 when `None`): See description
+/// `nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the nodes
 ///
 /// # Errors
 ///
@@ -15940,32 +16040,63 @@ pub unsafe fn graph_exec_get_id(
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(
     graph: cudaGraph_t,
-    nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut num_nodes: usize = <usize>::try_from(nodes.as_ref().map_or(0, |s| s.len()))
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
-            nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(num_nodes)
+    let n = usize::try_from(num_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        num_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetNodes(
+                graph,
+                if nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    nodes.as_mut_ptr()
+                },
+                &mut num_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
+        nodes.truncate(got);
+    }
+    Ok(nodes)
 }
 /// Returns a graph's root nodes.
 ///
@@ -15981,11 +16112,10 @@ pub unsafe fn graph_get_nodes(
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `p_root_nodes` (optional list; its length gives `p_num_root_nodes`) — Pointer to return the root nodes
 ///
 /// # Returns
 ///
-/// `p_num_root_nodes`, the number of entries (its input is the length of `p_root_nodes`, 0 when `None`): See description
+/// `p_root_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the root nodes
 ///
 /// # Errors
 ///
@@ -16000,34 +16130,453 @@ pub unsafe fn graph_get_nodes(
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
     graph: cudaGraph_t,
-    p_root_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_root_nodes: usize = <usize>::try_from(
-            p_root_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_root_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
-            p_root_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_root_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_root_nodes.as_mut_ptr()
+            },
             &mut p_num_root_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_root_nodes)
+    let n = usize::try_from(p_num_root_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_root_nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_root_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetRootNodes(
+                graph,
+                if p_root_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_root_nodes.as_mut_ptr()
+                },
+                &mut p_num_root_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
+        p_root_nodes.truncate(got);
+    }
+    Ok(p_root_nodes)
+}
+/// Returns a graph's dependency edges.
+///
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in `from`, `to` and `edgeData`; that is, the node
+/// in `to`\[i\] has a dependency on the node in `from`\[i\] with data
+/// `edgeData`\[i\]. `from` and `to` may both be NULL, in which case this
+/// function only returns the number of edges in `numEdges`. Otherwise,
+/// `numEdges` entries will be filled in. If `numEdges` is higher than the
+/// actual number of edges, the remaining entries in `from` and `to` will
+/// be set to NULL, and the number of edges actually returned will be
+/// written to `numEdges`. `edgeData` may alone be NULL, in which case the
+/// edges must all have default (zeroed) edge data. Attempting a losst
+/// query via NULL `edgeData` will result in
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL then `from`
+/// and `to` must be as well.
+///
+/// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional location to return edge data
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges")]
+#[inline]
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        to = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((from, to, edge_data))
+}
+/// Returns a node's dependencies.
+///
+/// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
+/// in which case this function will return the number of dependencies in
+/// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
+/// filled in. If `pNumDependencies` is higher than the actual number of
+/// dependencies, the remaining entries in `pDependencies` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// `pNumDependencies`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependencies` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional array to return edge data for each dependency
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependencies")]
+#[inline]
+pub unsafe fn graph_node_get_dependencies(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependencies(
+            node,
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependencies,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependencies, edge_data))
+}
+/// Returns a node's dependent nodes.
+///
+/// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
+/// NULL, in which case this function will return the number of dependent
+/// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
+/// will be filled in. If `pNumDependentNodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in `pDependentNodes`
+/// will be set to NULL, and the number of nodes actually obtained will be
+/// returned in `pNumDependentNodes`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// `edgeData` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If `edgeData` is non-NULL, then
+/// `pDependentNodes` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional pointer to return edge data for dependent nodes
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependentNodes")]
+#[inline]
+pub unsafe fn graph_node_get_dependent_nodes(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependentNodes(
+            node,
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependent_nodes,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        edge_data = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependent_nodes, edge_data))
 }
 /// Adds dependency edges to a graph.
 ///
@@ -16045,7 +16594,7 @@ pub unsafe fn graph_get_root_nodes(
 /// - `graph` — Graph to which dependencies are added
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
 ///
 /// # Errors
 ///
@@ -16060,22 +16609,22 @@ pub unsafe fn graph_get_root_nodes(
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies")]
 #[inline]
 pub unsafe fn graph_add_dependencies(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16106,10 +16655,7 @@ pub unsafe fn graph_add_dependencies(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -16135,7 +16681,7 @@ pub unsafe fn graph_add_dependencies(
 /// - `graph` — Graph from which to remove dependencies
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
 ///
 /// # Errors
 ///
@@ -16150,22 +16696,22 @@ pub unsafe fn graph_add_dependencies(
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies")]
 #[inline]
 pub unsafe fn graph_remove_dependencies(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16196,10 +16742,7 @@ pub unsafe fn graph_remove_dependencies(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -17844,7 +18387,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` — Graph to which to add the node
 /// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
 /// - `node_params` — Specification of the node
 ///
 /// # Returns
@@ -17871,7 +18414,7 @@ pub unsafe fn graph_release_user_object(
 pub unsafe fn graph_add_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -17880,7 +18423,7 @@ pub unsafe fn graph_add_node(
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(p_dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -17911,10 +18454,7 @@ pub unsafe fn graph_add_node(
                 let s = p_dependencies;
                 s.as_ptr()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
@@ -19333,7 +19873,6 @@ pub fn device_get_dev_resource(
 ///
 /// # Arguments
 ///
-/// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL to query the number of groups.
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevSmResource` resource.
 /// - `flags` — Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
 /// - `min_count` — Minimum number of SMs required
@@ -19342,7 +19881,7 @@ pub fn device_get_dev_resource(
 ///
 /// A tuple, in this order:
 ///
-/// - `nb_groups`, the number of entries (its input is the length of `result`, 0 when `None`): This is a pointer, specifying the number of groups that would be or should be created as described below.
+/// - `result`, all the entries (the function is called once with NULL for the number, then with room for that many): Output array of `cudaDevResource` resources. Can be NULL to query the number of groups.
 /// - `remaining`: If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
 ///
 /// # Errors
@@ -19363,17 +19902,12 @@ pub fn device_get_dev_resource(
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
-    result: ::core::option::Option<&mut [cudaDevResource]>,
     input: ::core::option::Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     min_count: ::core::ffi::c_uint,
-) -> crate::Result<(::core::ffi::c_uint, cudaDevResource)> {
-    let mut nb_groups: ::core::ffi::c_uint = <::core::ffi::c_uint>::try_from(
-            result.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<(::std::vec::Vec<cudaDevResource>, cudaDevResource)> {
+    let mut result: ::std::vec::Vec<cudaDevResource> = ::std::vec::Vec::new();
+    let mut nb_groups: ::core::ffi::c_uint = 0;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
@@ -19382,7 +19916,11 @@ pub unsafe fn dev_sm_resource_split_by_count(
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
-            result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if result.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                result.as_mut_ptr()
+            },
             &mut nb_groups,
             input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
             &mut remaining,
@@ -19391,7 +19929,44 @@ pub unsafe fn dev_sm_resource_split_by_count(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((nb_groups, remaining))
+    let n = usize::try_from(nb_groups)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        result = (0..n)
+            .map(|_| {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            })
+            .collect();
+        nb_groups = <::core::ffi::c_uint>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaDevSmResourceSplitByCount(
+                if result.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    result.as_mut_ptr()
+                },
+                &mut nb_groups,
+                input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
+                &mut remaining,
+                flags,
+                min_count,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(nb_groups).map_or(n, |g| g.min(n));
+        result.truncate(got);
+    }
+    Ok((result, remaining))
 }
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
@@ -19495,7 +20070,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// # Arguments
 ///
-/// - `result` (list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
+/// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevResourceTypeSm` resource.
 /// - `flags` — Flags specifying how the API should behave. The value should be 0 for now.
 /// - `group_params` (list; its length gives `nb_groups`) — Description of how the SMs should be split and assigned to the corresponding result entry.
@@ -19522,14 +20097,14 @@ pub unsafe fn dev_sm_resource_split_by_count(
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
 pub unsafe fn dev_sm_resource_split(
-    result: &mut [cudaDevResource],
+    result: ::core::option::Option<&mut [cudaDevResource]>,
     input: ::core::option::Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     group_params: &[cudaDevSmResourceGroupParams],
 ) -> crate::Result<cudaDevResource> {
     let nb_groups: ::core::ffi::c_uint = {
         let lens = [
-            ::core::option::Option::Some(result.len()),
+            result.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(group_params.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
@@ -19558,10 +20133,7 @@ pub unsafe fn dev_sm_resource_split(
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplit(
-            {
-                let s = result;
-                s.as_mut_ptr()
-            },
+            result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
             nb_groups,
             input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
             &mut remainder,
@@ -20938,6 +21510,80 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Set a list of devices that can be used for CUDA
+///
+/// Sets a list of devices for CUDA execution in priority order using
+/// `device_arr`. The parameter `len` specifies the number of elements in the
+/// list.  CUDA will try devices from the list sequentially until it finds one
+/// that works.  If this function is not called, or if it is called with a `len`
+/// of 0, then CUDA will go back to its default behavior of trying devices
+/// sequentially from a default list containing all of the available CUDA
+/// devices in the system. If a specified device ID in the list does not exist,
+/// this function will return [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). If `len` is not 0 and
+/// `device_arr` is NULL or if `len` exceeds the number of devices in
+/// the system, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// # Arguments
+///
+/// - `device_arr` (list; its length gives `len`) — List of devices to try
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::api::get_device_count)
+/// - [`cudaSetDevice`](crate::api::set_device)
+/// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
+/// - [`cudaSetDeviceFlags`](crate::api::set_device_flags)
+/// - [`cudaChooseDevice`](crate::api::choose_device)
+#[doc(alias = "cudaSetValidDevices")]
+#[inline]
+pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
+    let len: ::core::ffi::c_int = {
+        let lens = [::core::option::Option::Some(device_arr.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetValidDevices(
+            {
+                let s = device_arr;
+                s.as_ptr().cast_mut()
+            },
+            len,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Records an event
 ///
 /// Captures in `event` the contents of `stream` at the time of this call.
@@ -21332,6 +21978,68 @@ pub unsafe fn func_get_name(
             unsafe { ::core::ffi::CStr::from_ptr(name) }
         },
     )
+}
+/// Returns the offset and size of a kernel parameter in the device-side parameter layout.
+///
+/// Queries the kernel parameter at `paramIndex` in `func's` list of parameters and returns
+/// parameter information via `paramOffset` and `paramSize`. `paramOffset` returns the
+/// offset of the parameter in the device-side parameter layout. `paramSize` returns the size
+/// in bytes of the parameter. This information can be used to update kernel node parameters
+/// from the device via `cudaGraphKernelNodeSetParam` and `cudaGraphKernelNodeUpdatesApply`.
+/// `paramIndex` must be less than the number of parameters that `func` takes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// # Arguments
+///
+/// - `func` — The function to query
+/// - `param_index` — The parameter index to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `param_offset`: The offset into the device-side parameter layout at which the parameter resides
+/// - `param_size`: The size of the parameter in the device-side parameter layout
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaFuncGetParamInfo")]
+#[inline]
+pub unsafe fn func_get_param_info(
+    func: *const ::core::ffi::c_void,
+    param_index: usize,
+) -> crate::Result<(usize, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaFuncGetParamInfo(
+            func,
+            param_index,
+            &mut param_offset,
+            &mut param_size,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok((param_offset, param_size))
 }
 /// Sets the shared memory configuration for a device function
 ///
@@ -24013,6 +24721,137 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Creates an allocation node and adds it to a graph
+///
+/// Creates a new allocation node and adds it to `graph` with `numDependencies`
+/// dependencies specified via `pDependencies` and arguments specified in `nodeParams`.
+/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `pDependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned in `pGraphNode`.
+///
+/// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node, it returns the address of the allocation in
+/// `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
+///
+/// If the allocation is freed in the same graph, by creating a free node using [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node),
+/// the allocation can be accessed by nodes ordered after the allocation node but before the free node.
+/// These allocations cannot be freed outside the owning graph, and they can only be freed once in the
+/// owning graph.
+///
+/// If the allocation is not freed in the same graph, then it can be accessed not only by nodes in the
+/// graph which are ordered after the allocation node, but also by stream operations ordered after the
+/// graph's execution but before the allocation is freed.
+///
+/// Allocations which are not freed in the same graph can be freed by:
+/// - passing the allocation to `cudaMemFreeAsync` or `cudaMemFree`;
+/// - launching a graph with a free node for that allocation; or
+/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH) during instantiation, which makes
+///   each launch behave as though it called `cudaMemFreeAsync` for every unfreed allocation.
+///
+/// It is not possible to free an allocation in both the owning graph and another graph.  If the allocation
+/// is freed in the same graph, a free node cannot be added to another graph.  If the allocation is freed
+/// in another graph, a free node can no longer be added to the owning graph.
+///
+/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+/// - Nodes and edges of the graph cannot be deleted.
+/// - The graph can only be used in a child node if the ownership is moved to the parent.
+/// - Only one instantiation of the graph may exist at any point in time.
+/// - The graph cannot be cloned.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemAllocNode")]
+#[inline]
+pub unsafe fn graph_add_mem_alloc_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemAllocNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_mut(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
 /// Returns a memory alloc node's parameters
 ///
 /// Returns the parameters of a memory alloc node `hNode` in `params_out`.
@@ -24049,7 +24888,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 #[doc(alias = "cudaGraphMemAllocNodeGetParams")]
 #[inline]
@@ -24116,7 +24955,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
@@ -24253,7 +25092,7 @@ pub unsafe fn graph_mem_free_node_get_params(
 ///
 /// # See also
 ///
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
@@ -24308,7 +25147,7 @@ pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
 /// # See also
 ///
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
@@ -24365,7 +25204,7 @@ pub unsafe fn device_get_graph_mem_attribute(
 /// # See also
 ///
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)

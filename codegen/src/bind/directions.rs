@@ -47,6 +47,10 @@ pub const RULES: &[DirectionRule] = &[
         description: "a pointer that an integer parameter documented as a count names (its text, or a sentence of the description naming both) is a list of that length: an input when it points to const, an output when its text says it receives the result",
     },
     DirectionRule {
+        id: "given-list",
+        description: "a list to non-const that its count's text, or its own, calls given (\"specified list\", \"given list\", or starting \"List of …\") and that no text says receives a result is an input",
+    },
+    DirectionRule {
         id: "const-pointee",
         description: "a pointer to const is an input (only when no parameter is documented as a count, so it is not a list)",
     },
@@ -56,7 +60,11 @@ pub const RULES: &[DirectionRule] = &[
     },
     DirectionRule {
         id: "described-output",
-        description: "a pointer to non-const that the function's description names in a sentence about what it returns (\"Returns in `*ptr` …\") is an output (only when no parameter is documented as a count)",
+        description: "a pointer to non-const that the function's description names in a sentence about what it returns (\"Returns in `*ptr` …\", \"returns … via `ptr`\") is an output (only when no parameter is documented as a count, a count that is itself such an output aside)",
+    },
+    DirectionRule {
+        id: "field-returned",
+        description: "a pointer to a non-const record that the description says a field of is returned in (\"… is returned in `params.field`\") is read and written back (`&mut T`)",
     },
 ];
 
@@ -207,6 +215,14 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
             Direction::In
         } else if says_result(&p.doc) {
             Direction::Out
+        } else if says_given(&f.params[count].doc) || says_given(&p.doc) {
+            return Ok((
+                Decision::List {
+                    direction: Direction::In,
+                    count,
+                },
+                "given-list",
+            ));
         } else {
             return Err(format!(
                 "`{}` ({}): a list whose direction is not stated: written, read, or both",
@@ -220,6 +236,7 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
         f.params.iter().enumerate().find(|(j, q)| {
             *j != i
                 && is_count(q)
+                && !(q.ty.c.pointer_depth() > 0 && described_output(&f.doc, q))
                 && !f.params.iter().enumerate().any(|(k, r)| {
                     k != *j && r.ty.c.pointer_depth() > 0 && count_of(f, k) == Some(*j)
                 })
@@ -238,6 +255,9 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
     }
     if described_output(&f.doc, p) {
         return Ok((Decision::Direction(Direction::Out), "described-output"));
+    }
+    if field_returned(&f.doc, p) {
+        return Ok((Decision::Direction(Direction::In), "field-returned"));
     }
     Err(format!(
         "`{}` ({}): its direction is not stated and no rule decides it from the declaration or the words",
@@ -281,14 +301,37 @@ fn says_pointer_array(f: &BoundFunction, p: &BoundParam) -> bool {
 }
 
 /// A sentence of the description says the function returns something in this parameter
-/// ("Returns in ``*ptr`` …", "… is returned in ``ptr``").
+/// ("Returns in ``*ptr`` …", "… is returned in ``ptr``", "returns … via ``ptr``").
 fn described_output(doc: &str, p: &BoundParam) -> bool {
     let name = doc_name(p);
     sentences(doc).iter().any(|s| {
         let l = s.to_ascii_lowercase();
         l.contains("return")
-            && (s.contains(&format!("in ``*{name}``")) || s.contains(&format!("in ``{name}``")))
+            && (s.contains(&format!("in ``*{name}``"))
+                || s.contains(&format!("in ``{name}``"))
+                || s.contains(&format!("via ``{name}``"))
+                || s.starts_with(&format!("``{name}`` return")))
     })
+}
+
+/// A sentence of the description says something is returned in a field of this parameter
+/// ("… is returned in ``params.field``"): the record is read and written back.
+fn field_returned(doc: &str, p: &BoundParam) -> bool {
+    let name = doc_name(p);
+    let at = format!("``{name}.");
+    sentences(doc).iter().any(|s| {
+        let l = s.to_ascii_lowercase();
+        l.contains("return") && s.contains(&at)
+    })
+}
+
+/// The text calls a list given by the caller ("specified list", "given list", "… to try").
+fn says_given(doc: &str) -> bool {
+    let d = doc.trim().to_ascii_lowercase();
+    d.starts_with("list of")
+        || ["specified list", "given list"]
+            .iter()
+            .any(|w| d.contains(w))
 }
 
 #[cfg(test)]

@@ -113,6 +113,10 @@ fn pointee(c: &CType) -> Option<&CType> {
 struct Parts {
     params: Vec<TokenStream>,
     pre: Vec<TokenStream>,
+    /// Statements after a successful call (copies of borrowed lists).
+    post: Vec<TokenStream>,
+    /// The two-call pattern: the count's name and the lists it sizes.
+    query: Option<(TokenStream, TokenStream, Vec<TokenStream>)>,
     args: Vec<TokenStream>,
     outs: Vec<(TokenStream, TokenStream)>,
     arg_docs: Vec<String>,
@@ -133,6 +137,8 @@ fn function(
     let mut parts = Parts {
         params: Vec::new(),
         pre: Vec::new(),
+        post: Vec::new(),
+        query: None,
         args: Vec::new(),
         outs: Vec::new(),
         arg_docs: Vec::new(),
@@ -166,7 +172,28 @@ fn function(
     let why = comment(why);
     let call = quote! { unsafe { crate::sys::#c_fn(#(#args),*) }? };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
-    let status = if ret_tokens == "cudaError_t" {
+    let status = if let (Some((cid, cty, lists)), true) =
+        (&parts.query, ret_tokens == "cudaError_t")
+    {
+        let zero = comment(
+            "SAFETY: every type the C API writes through a pointer is plain old data, for \
+             which all-zero bytes are a valid value.",
+        );
+        quote! {
+            #why let status = #call; crate::check(status.as_raw() as i32)?;
+            let n = usize::try_from(#cid).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+            if n > 0 {
+                #( #lists = (0..n).map(|_| {
+                    #zero
+                    unsafe { ::core::mem::zeroed() }
+                }).collect(); )*
+                #cid = <#cty>::try_from(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+                #why let status = #call; crate::check(status.as_raw() as i32)?;
+                let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
+                #( #lists.truncate(got); )*
+            }
+        }
+    } else if ret_tokens == "cudaError_t" {
         quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
         quote! { #why #call; }
@@ -209,6 +236,7 @@ fn function(
     let doc = docs::attrs(&md);
     let params = &parts.params;
     let pre = &parts.pre;
+    let post = &parts.post;
     let unsafety = if is_unsafe {
         quote! { unsafe }
     } else {
@@ -221,6 +249,7 @@ fn function(
         pub #unsafety fn #name(#(#params),*) -> crate::Result<#ret_ty> {
             #(#pre)*
             #status
+            #(#post)*
             Ok(#ret_val)
         }
     }
@@ -365,6 +394,19 @@ fn param(
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`{sep}{doc}"));
         }
+        Role::OutFlags { group } => {
+            let g = ident(group);
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
+            parts.outs.push((
+                quote! { crate::sys::#g::from_bits_retain(#id) },
+                quote! { crate::sys::#g },
+            ));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!(
+                "`{rn}` ([`{group}`](crate::sys::{group}); bits it does not name are kept){sep}{doc}"
+            ));
+        }
         Role::OutCStr => {
             parts
                 .pre
@@ -406,6 +448,27 @@ fn param(
                 quote! { ::core::ptr::null_mut() }
             };
             let count_name = param_name(&f.params[*count].c_name);
+            if matches!(&roles[*count], Role::CountInOut { query: true, .. }) {
+                let cid = ident(&count_name);
+                let cpt = pointee(&f.params[*count].ty.c).map(|t| rust_type(t, names));
+                parts
+                    .pre
+                    .push(quote! { let mut #id: ::std::vec::Vec<#elem> = ::std::vec::Vec::new(); });
+                parts.args.push(quote! { if #id.is_empty() { ::core::ptr::null_mut() } else { #id.as_mut_ptr() } });
+                parts
+                    .outs
+                    .push((quote! { #id }, quote! { ::std::vec::Vec<#elem> }));
+                let sep = if doc.is_empty() { "" } else { ": " };
+                parts.ret_docs.push(format!("`{rn}`, all the entries (the function is called once with NULL for the number, then with room for that many){sep}{doc}"));
+                match &mut parts.query {
+                    Some((_, _, lists)) => lists.push(quote! { #id }),
+                    None => {
+                        parts.query =
+                            Some((quote! { #cid }, quote! { #cpt }, vec![quote! { #id }]));
+                    }
+                }
+                return;
+            }
             if *optional {
                 parts
                     .params
@@ -420,16 +483,73 @@ fn param(
                 arg_doc(&format!(" (list; its length gives `{count_name}`)"));
             }
         }
-        Role::CountInOut { of } => {
-            let sid = ident(&param_name(&f.params[*of].c_name));
+        Role::CountInOut { query: true, .. } => {
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
+        }
+        Role::CountInOut { of, query: false } => {
+            let lens: Vec<TokenStream> = of
+                .iter()
+                .map(|&s| {
+                    let sid = ident(&param_name(&f.params[s].c_name));
+                    quote! { #sid.as_ref().map(|s| s.len()) }
+                })
+                .collect();
             parts.pre.push(quote! {
-                let mut #id: #pt = <#pt>::try_from(#sid.as_ref().map_or(0, |s| s.len())).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+                let mut #id: #pt = {
+                    let lens = [#(#lens),*];
+                    let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+                    for len in lens.into_iter().flatten() {
+                        match n {
+                            ::core::option::Option::Some(m) if m != len => return Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32)),
+                            _ => n = ::core::option::Option::Some(len),
+                        }
+                    }
+                    <#pt>::try_from(n.unwrap_or(0)).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?
+                };
             });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((quote! { #id }, quote! { #pt }));
-            let list = param_name(&f.params[*of].c_name);
+            let list: Vec<String> = of
+                .iter()
+                .map(|&s| format!("`{}`", param_name(&f.params[s].c_name)))
+                .collect();
+            let list = list.join(", ");
             let sep = if doc.is_empty() { "" } else { ": " };
-            parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of `{list}`, 0 when `None`){sep}{doc}"));
+            parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of {list}, 0 when `None`){sep}{doc}"));
+        }
+        Role::BorrowedList { count } => {
+            let inner = pointee(&p.ty.c)
+                .and_then(pointee)
+                .map_or_else(|| quote! { ::core::ffi::c_void }, |t| rust_type(t, names));
+            let cid = ident(&param_name(&f.params[*count].c_name));
+            parts
+                .pre
+                .push(quote! { let mut #id: *const #inner = ::core::ptr::null(); });
+            parts.args.push(quote! { &mut #id });
+            let why = comment(
+                "SAFETY: on success the function points this at an array of the returned number \
+                 of entries that it owns and keeps valid until the next call on the same object; \
+                 it is copied at once.",
+            );
+            parts.post.push(quote! {
+                let #id: ::std::vec::Vec<#inner> = match usize::try_from(#cid) {
+                    Ok(n) if n > 0 && !#id.is_null() => {
+                        #why
+                        unsafe { ::core::slice::from_raw_parts(#id, n) }.to_vec()
+                    }
+                    _ => ::std::vec::Vec::new(),
+                };
+            });
+            parts
+                .outs
+                .push((quote! { #id }, quote! { ::std::vec::Vec<#inner> }));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!("`{rn}`, copied from the array the function returns (empty when it returns NULL or no entries){sep}{doc}"));
+        }
+        Role::BorrowedCount { .. } => {
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
         }
         Role::Count { of } => {
             let lens: Vec<TokenStream> = of

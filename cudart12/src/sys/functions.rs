@@ -17842,8 +17842,8 @@ pub unsafe fn cudaFuncGetName(
 ///
 /// - `func`: `const void*` — The function to query
 /// - `paramIndex`: `size_t` — The parameter index to query
-/// - `paramOffset`: `size_t*` — The offset into the device-side parameter layout at which the parameter resides
-/// - `paramSize`: `size_t*` — The size of the parameter in the device-side parameter layout
+/// - `paramOffset`: `size_t*` (output) — The offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: `size_t*` (output) — The size of the parameter in the device-side parameter layout
 ///
 /// # Errors
 ///

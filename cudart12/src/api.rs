@@ -2956,7 +2956,7 @@ pub unsafe fn stream_get_flags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -3590,7 +3590,7 @@ pub unsafe fn stream_attach_mem_async(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
@@ -3647,7 +3647,7 @@ pub unsafe fn stream_begin_capture(
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
@@ -3870,7 +3870,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///   [`cudaStreamEndCapture`](crate::api::stream_end_capture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
 /// `*pCaptureStatus` is unspecified after the call. The blocking stream
@@ -3925,7 +3925,7 @@ pub unsafe fn stream_is_capturing(
 ///
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -4020,7 +4020,7 @@ pub unsafe fn stream_get_capture_info(
 }
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -10142,7 +10142,7 @@ pub unsafe fn mem_prefetch_async_v2(
 ///
 /// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
 ///   data will be accessed by `device`. Passing in
-///   `cudaCpuDeviceId` for `device` will set the advice for the
+///   [`cudaCpuDeviceId`](crate::sys::cudaCpuDeviceId) for `device` will set the advice for the
 ///   CPU. If `device` is a GPU, then the device attribute
 ///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero. This
 ///   advice does not cause data migration and has no impact on the
@@ -22476,7 +22476,7 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// The streams used to launch these kernels must have been created via either [`cudaStreamCreate`](crate::api::stream_create)
 /// or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority). The NULL stream or
-/// `cudaStreamLegacy` or `cudaStreamPerThread` cannot be used.
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread) cannot be used.
 ///
 /// The total number of blocks launched per kernel cannot exceed the maximum number of blocks
 /// per multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor) (or
@@ -22517,7 +22517,7 @@ pub unsafe fn launch_cooperative_kernel(
 /// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::sharedMem is the dynamic shared-memory size per thread block in bytes.
 ///   This must match across all kernels launched.
 /// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::stream is the handle to the stream to perform the launch in. This cannot
-///   be the NULL stream or `cudaStreamLegacy` or `cudaStreamPerThread`.
+///   be the NULL stream or [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread).
 ///
 /// By default, the kernel won't begin execution on any GPU until all prior work in all the specified
 /// streams has completed. This behavior can be overridden by specifying the flag
@@ -24543,4 +24543,79 @@ pub unsafe fn stream_get_capture_info_v2(
         _ => ::std::vec::Vec::new(),
     };
     Ok((capture_status_out, id_out, graph_out, dependencies_out))
+}
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on input parameters.
+///
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on the specified input
+/// parameters `d`, `p`, `xsz`, and `ysz`.
+///
+/// **Returns:** [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) specified by `d`, `p`, `xsz`, and `ysz`
+///
+/// The C headers' inline helper `make_cudaPitchedPtr`: it fills the fields of [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `d` (field `ptr`) — Pointer to allocated memory
+/// - `p` (field `pitch`) — Pitch of allocated memory in bytes
+/// - `xsz` (field `xsize`) — Logical width of allocation in elements
+/// - `ysz` (field `ysize`) — Logical height of allocation in elements
+#[doc(alias = "make_cudaPitchedPtr")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pitched_ptr(
+    d: *mut ::core::ffi::c_void,
+    p: usize,
+    xsz: usize,
+    ysz: usize,
+) -> cudaPitchedPtr {
+    cudaPitchedPtr {
+        ptr: d,
+        pitch: p,
+        xsize: xsz,
+        ysize: ysz,
+    }
+}
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on input parameters.
+///
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on the specified input parameters
+/// `x`, `y`, and `z`.
+///
+/// **Returns:** [`cudaPos`](crate::sys::cudaPos) specified by `x`, `y`, and `z`
+///
+/// The C headers' inline helper `make_cudaPos`: it fills the fields of [`cudaPos`](crate::sys::cudaPos) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `x` (field `x`) — X position
+/// - `y` (field `y`) — Y position
+/// - `z` (field `z`) — Z position
+#[doc(alias = "make_cudaPos")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pos(x: usize, y: usize, z: usize) -> cudaPos {
+    cudaPos { x: x, y: y, z: z }
+}
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on input parameters.
+///
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on the specified input
+/// parameters `w`, `h`, and `d`.
+///
+/// **Returns:** [`cudaExtent`](crate::sys::cudaExtent) specified by `w`, `h`, and `d`
+///
+/// The C headers' inline helper `make_cudaExtent`: it fills the fields of [`cudaExtent`](crate::sys::cudaExtent) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `w` (field `width`) — Width in elements when referring to array memory, in bytes when referring to linear memory
+/// - `h` (field `height`) — Height in elements
+/// - `d` (field `depth`) — Depth in elements
+#[doc(alias = "make_cudaExtent")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
+    cudaExtent {
+        width: w,
+        height: h,
+        depth: d,
+    }
 }

@@ -2430,7 +2430,7 @@ pub unsafe fn stream_get_flags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -3064,7 +3064,7 @@ pub unsafe fn stream_attach_mem_async(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
@@ -3121,7 +3121,7 @@ pub unsafe fn stream_begin_capture(
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
@@ -3344,7 +3344,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///   [`cudaStreamEndCapture`](crate::api::stream_end_capture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
 /// `*pCaptureStatus` is unspecified after the call. The blocking stream
@@ -3399,7 +3399,7 @@ pub unsafe fn stream_is_capturing(
 ///
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -26181,4 +26181,79 @@ pub unsafe fn get_func_by_symbol(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok(function_ptr)
+}
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on input parameters.
+///
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on the specified input
+/// parameters `d`, `p`, `xsz`, and `ysz`.
+///
+/// **Returns:** [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) specified by `d`, `p`, `xsz`, and `ysz`
+///
+/// The C headers' inline helper `make_cudaPitchedPtr`: it fills the fields of [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `d` (field `ptr`) — Pointer to allocated memory
+/// - `p` (field `pitch`) — Pitch of allocated memory in bytes
+/// - `xsz` (field `xsize`) — Logical width of allocation in elements
+/// - `ysz` (field `ysize`) — Logical height of allocation in elements
+#[doc(alias = "make_cudaPitchedPtr")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pitched_ptr(
+    d: *mut ::core::ffi::c_void,
+    p: usize,
+    xsz: usize,
+    ysz: usize,
+) -> cudaPitchedPtr {
+    cudaPitchedPtr {
+        ptr: d,
+        pitch: p,
+        xsize: xsz,
+        ysize: ysz,
+    }
+}
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on input parameters.
+///
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on the specified input parameters
+/// `x`, `y`, and `z`.
+///
+/// **Returns:** [`cudaPos`](crate::sys::cudaPos) specified by `x`, `y`, and `z`
+///
+/// The C headers' inline helper `make_cudaPos`: it fills the fields of [`cudaPos`](crate::sys::cudaPos) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `x` (field `x`) — X position
+/// - `y` (field `y`) — Y position
+/// - `z` (field `z`) — Z position
+#[doc(alias = "make_cudaPos")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pos(x: usize, y: usize, z: usize) -> cudaPos {
+    cudaPos { x: x, y: y, z: z }
+}
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on input parameters.
+///
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on the specified input
+/// parameters `w`, `h`, and `d`.
+///
+/// **Returns:** [`cudaExtent`](crate::sys::cudaExtent) specified by `w`, `h`, and `d`
+///
+/// The C headers' inline helper `make_cudaExtent`: it fills the fields of [`cudaExtent`](crate::sys::cudaExtent) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `w` (field `width`) — Width in elements when referring to array memory, in bytes when referring to linear memory
+/// - `h` (field `height`) — Height in elements
+/// - `d` (field `depth`) — Depth in elements
+#[doc(alias = "make_cudaExtent")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
+    cudaExtent {
+        width: w,
+        height: h,
+        depth: d,
+    }
 }

@@ -62,7 +62,11 @@ const JOBS: [Job; 7] = [
     ("src/sys/constants.rs", |b, n, p| {
         flags::emit_constants(&b.constants, n, p)
     }),
-    ("src/api.rs", |b, n, p| typed::emit(&b.functions, n, p)),
+    ("src/api.rs", |b, n, p| {
+        let mut t = typed::emit(&b.functions, n, p);
+        t.extend(typed::constructors(&b.constructors, n, p));
+        t
+    }),
 ];
 
 /// Renders every generated file of `b`. `inputs` names the documents (with releases) for the

@@ -18,7 +18,7 @@ use super::files::comment;
 use super::names::{ident, rust_type, Names};
 use crate::abi::CType;
 use crate::bind::naming::param_name;
-use crate::bind::{BoundFunction, BoundParam, Role, Typed};
+use crate::bind::{BoundFunction, BoundParam, Constructor, Role, Typed};
 use crate::rustdoc::Links;
 
 /// The module path of the typed layer.
@@ -642,4 +642,54 @@ fn typed_docs(
         md.push_str(&see);
     }
     md
+}
+
+/// The documented inline helpers that build a record (`make_cudaExtent`): a `const fn` each,
+/// taking the fields in order.
+pub fn constructors(
+    list: &[Constructor],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
+    let items = list.iter().map(|c| {
+        let rust = crate::bind::naming::snake_case(&c.name);
+        let name = ident(&rust);
+        let record = ident(&c.record);
+        let c_name = &c.name;
+        let params = c.params.iter().map(|(p, _, ty, _)| {
+            let id = ident(&param_name(p));
+            let t = rust_type(&ty.c, names);
+            quote! { #id: #t }
+        });
+        let fields = c.params.iter().map(|(p, field, _, _)| {
+            let id = ident(&param_name(p));
+            let f = ident(field);
+            quote! { #f: #id }
+        });
+        let mut md = docs::markdown(&c.doc, names, &c.name, problems);
+        md.push_str(&format!(
+            "\n\nThe C headers' inline helper `{}`: it fills the fields of [`{}`](crate::sys::{}) in order (not a library call).\n\n# Arguments\n\n",
+            c.name, c.record, c.record
+        ));
+        let args: Vec<String> = c
+            .params
+            .iter()
+            .map(|(p, field, _, doc)| {
+                let d = docs::markdown(&flat(doc), names, &c.name, problems);
+                format!("- `{}` (field `{field}`) — {d}", param_name(p))
+            })
+            .collect();
+        md.push_str(&args.join("\n"));
+        let doc = docs::attrs(&md);
+        quote! {
+            #doc
+            #[doc(alias = #c_name)]
+            #[inline]
+            #[must_use]
+            pub const fn #name(#(#params),*) -> #record {
+                #record { #(#fields),* }
+            }
+        }
+    });
+    quote! { #(#items)* }
 }

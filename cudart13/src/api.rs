@@ -85,7 +85,13 @@
 //! **Execution Control \[DEPRECATED\]**: [`func_set_shared_mem_config`](crate::api::func_set_shared_mem_config)
 //!
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
+//!
+//! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
 use crate::sys::*;
+pub use crate::sys::constants::*;
+pub use crate::sys::enums::*;
+pub use crate::sys::flags::*;
+pub use crate::sys::types::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
 /// Explicitly destroys and cleans up all resources associated with the

@@ -116,12 +116,12 @@ pub fn generate(
         #[doc = #library]
         pub const CUDA_MAJOR: u32 = #major;
 
-        mod constants;
+        pub(crate) mod constants;
         pub(crate) mod errors;
-        mod enums;
-        mod flags;
+        pub(crate) mod enums;
+        pub(crate) mod flags;
         mod functions;
-        mod types;
+        pub(crate) mod types;
         pub use constants::*;
         pub use enums::*;
         pub use flags::*;

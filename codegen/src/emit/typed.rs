@@ -95,10 +95,19 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
         let title = crate::rustdoc::inline(title, &crate::rustdoc::NoLinks);
         md.push_str(&format!("\n\n**{title}**: {}", list.join(", ")));
     }
+    md.push_str(
+        "\n\nThe types, enums, flags and constants the functions take and return are \
+         re-exported here from [`crate::sys`] (the raw functions are not), so code that uses \
+         the typed layer needs no other module.",
+    );
     let doc = docs::inner_attrs(&md);
     quote! {
         #doc
         use crate::sys::*;
+        pub use crate::sys::constants::*;
+        pub use crate::sys::enums::*;
+        pub use crate::sys::flags::*;
+        pub use crate::sys::types::*;
         #(#items)*
     }
 }

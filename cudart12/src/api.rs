@@ -24625,3 +24625,391 @@ pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
         depth: d,
     }
 }
+///A value of a [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MemPoolAttrValue {
+    ///[`cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES) and its value.
+    ReuseFollowEventDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC) and its value.
+    ReuseAllowOpportunistic(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES) and its value.
+    ReuseAllowInternalDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD) and its value.
+    AttrReleaseThreshold(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT) and its value.
+    AttrReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH) and its value.
+    AttrReservedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT) and its value.
+    AttrUsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH) and its value.
+    AttrUsedMemHigh(::core::ffi::c_ulonglong),
+}
+impl MemPoolAttrValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaMemPoolAttr {
+        match self {
+            Self::ReuseFollowEventDependencies(_) => {
+                cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES
+            }
+            Self::ReuseAllowOpportunistic(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC
+            }
+            Self::ReuseAllowInternalDependencies(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES
+            }
+            Self::AttrReleaseThreshold(_) => cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD,
+            Self::AttrReservedMemCurrent(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT,
+            Self::AttrReservedMemHigh(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH,
+            Self::AttrUsedMemCurrent(_) => cudaMemPoolAttr::ATTR_USED_MEM_CURRENT,
+            Self::AttrUsedMemHigh(_) => cudaMemPoolAttr::ATTR_USED_MEM_HIGH,
+        }
+    }
+}
+///A value of a [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GraphMemAttributeTypeValue {
+    ///[`cudaGraphMemAttributeType::USED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT) and its value.
+    UsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::USED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH) and its value.
+    UsedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT) and its value.
+    ReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH) and its value.
+    ReservedMemHigh(::core::ffi::c_ulonglong),
+}
+impl GraphMemAttributeTypeValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaGraphMemAttributeType {
+        match self {
+            Self::UsedMemCurrent(_) => cudaGraphMemAttributeType::USED_MEM_CURRENT,
+            Self::UsedMemHigh(_) => cudaGraphMemAttributeType::USED_MEM_HIGH,
+            Self::ReservedMemCurrent(_) => {
+                cudaGraphMemAttributeType::RESERVED_MEM_CURRENT
+            }
+            Self::ReservedMemHigh(_) => cudaGraphMemAttributeType::RESERVED_MEM_HIGH,
+        }
+    }
+}
+/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolSetAttribute")]
+pub unsafe fn mem_pool_set_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    value: MemPoolAttrValue,
+) -> crate::Result<()> {
+    match value {
+        MemPoolAttrValue::ReuseFollowEventDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowOpportunistic(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowInternalDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReleaseThreshold(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
+}
+/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolGetAttribute")]
+pub unsafe fn mem_pool_get_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+) -> crate::Result<MemPoolAttrValue> {
+    if attr == cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseFollowEventDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowOpportunistic(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowInternalDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReleaseThreshold(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemHigh(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+pub fn device_get_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+) -> crate::Result<GraphMemAttributeTypeValue> {
+    if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemHigh(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+pub fn device_set_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    value: GraphMemAttributeTypeValue,
+) -> crate::Result<()> {
+    match value {
+        GraphMemAttributeTypeValue::UsedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::UsedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
+}

@@ -486,27 +486,28 @@ fn cudart_mem_pool_attr() {
         },
         ..Default::default()
     };
-    // SAFETY: the pool is live until destroyed; every attribute value is read into or
-    // written from a variable of the type the documentation states for it.
+    // SAFETY: the pool is live until destroyed.
     unsafe {
         let pool = api::mem_pool_create(&props).expect("pool");
-        let get_i32 = |a: cudaMemPoolAttr| {
-            let mut v: i32 = -1;
-            api::mem_pool_get_attribute(pool, a, std::ptr::from_mut(&mut v).cast()).expect("get");
-            v
-        };
-        let get_u64 = |a: cudaMemPoolAttr| {
-            let mut v: u64 = u64::MAX;
-            api::mem_pool_get_attribute(pool, a, std::ptr::from_mut(&mut v).cast()).expect("get");
-            v
-        };
+        let get = |a: cudaMemPoolAttr| api::mem_pool_get_attribute_typed(pool, a).expect("get");
         let reuse = [
             cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES,
             cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC,
             cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES,
         ];
+        // Each value comes back with the type the documentation states for its attribute.
         for a in reuse {
-            assert!(matches!(get_i32(a), 0 | 1), "{a:?}");
+            let v = get(a);
+            assert_eq!(v.attr(), a);
+            assert!(
+                matches!(
+                    v,
+                    MemPoolAttrValue::ReuseFollowEventDependencies(0 | 1)
+                        | MemPoolAttrValue::ReuseAllowOpportunistic(0 | 1)
+                        | MemPoolAttrValue::ReuseAllowInternalDependencies(0 | 1)
+                ),
+                "{v:?}"
+            );
         }
         for a in [
             cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD,
@@ -515,24 +516,44 @@ fn cudart_mem_pool_attr() {
             cudaMemPoolAttr::ATTR_USED_MEM_CURRENT,
             cudaMemPoolAttr::ATTR_USED_MEM_HIGH,
         ] {
-            assert_ne!(get_u64(a), u64::MAX, "{a:?}");
+            assert_eq!(get(a).attr(), a);
         }
-        for a in reuse {
-            let mut zero: i32 = 0;
-            api::mem_pool_set_attribute(pool, a, std::ptr::from_mut(&mut zero).cast())
-                .expect("set");
-        }
-        let mut nine: u64 = 9;
-        api::mem_pool_set_attribute(
+        api::mem_pool_set_attribute_typed(pool, MemPoolAttrValue::ReuseFollowEventDependencies(0))
+            .expect("set");
+        api::mem_pool_set_attribute_typed(pool, MemPoolAttrValue::ReuseAllowOpportunistic(0))
+            .expect("set");
+        api::mem_pool_set_attribute_typed(
+            pool,
+            MemPoolAttrValue::ReuseAllowInternalDependencies(0),
+        )
+        .expect("set");
+        api::mem_pool_set_attribute_typed(pool, MemPoolAttrValue::AttrReleaseThreshold(9))
+            .expect("set threshold");
+        assert_eq!(
+            get(cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES),
+            MemPoolAttrValue::ReuseFollowEventDependencies(0)
+        );
+        assert_eq!(
+            get(cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC),
+            MemPoolAttrValue::ReuseAllowOpportunistic(0)
+        );
+        assert_eq!(
+            get(cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES),
+            MemPoolAttrValue::ReuseAllowInternalDependencies(0)
+        );
+        assert_eq!(
+            get(cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD),
+            MemPoolAttrValue::AttrReleaseThreshold(9)
+        );
+        // The raw `void*` form agrees with the typed one.
+        let mut raw: u64 = 0;
+        api::mem_pool_get_attribute(
             pool,
             cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD,
-            std::ptr::from_mut(&mut nine).cast(),
+            std::ptr::from_mut(&mut raw).cast(),
         )
-        .expect("set threshold");
-        for a in reuse {
-            assert_eq!(get_i32(a), 0, "{a:?}");
-        }
-        assert_eq!(get_u64(cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD), 9);
+        .expect("raw get");
+        assert_eq!(raw, 9);
         api::mem_pool_destroy(pool).expect("destroy");
     }
 }

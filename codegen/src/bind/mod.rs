@@ -10,6 +10,7 @@
 //! parameters whose direction the documentation does not state. Items only one side has are listed
 //! with the reason, never dropped silently.
 
+pub mod attrs;
 pub mod directions;
 pub mod flags;
 pub mod join;
@@ -43,6 +44,7 @@ pub fn bind(api: &Api, abi: &Abi) -> Bindings {
         .collect();
     b.flag_groups = flags::groups(&integers);
     roles::resolve_all(&mut b);
+    attrs::resolve(&mut b);
     b
 }
 
@@ -63,6 +65,12 @@ pub struct Bindings {
     pub typedefs: Vec<BoundTypedef>,
     /// Documented integer constants the ABI also declares.
     pub constants: Vec<BoundConstant>,
+    /// Enums whose members state the type of their `void*` values.
+    #[serde(default)]
+    pub attr_enums: Vec<attrs::AttrEnum>,
+    /// Typed wrappers that take such a member and its `void*` value.
+    #[serde(default)]
+    pub attr_accessors: Vec<attrs::AttrAccessor>,
     /// Documented inline helpers that build a record (emitted in the typed layer).
     #[serde(default)]
     pub constructors: Vec<Constructor>,

@@ -65,6 +65,7 @@ const JOBS: [Job; 7] = [
     ("src/api.rs", |b, n, p| {
         let mut t = typed::emit(&b.functions, n, p);
         t.extend(typed::constructors(&b.constructors, n, p));
+        t.extend(typed::attributes(b, n));
         t
     }),
 ];

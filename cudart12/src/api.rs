@@ -3685,7 +3685,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4174,7 +4174,7 @@ pub unsafe fn stream_get_capture_info_v3(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4257,7 +4257,7 @@ pub unsafe fn stream_update_capture_dependencies(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -5407,8 +5407,8 @@ pub unsafe fn import_external_semaphore(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreSignalParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreSignalParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -5541,8 +5541,8 @@ pub unsafe fn signal_external_semaphores_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreWaitParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreWaitParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -8928,8 +8928,8 @@ pub unsafe fn memcpy_peer_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dsts` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `srcs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -9128,7 +9128,7 @@ pub unsafe fn memcpy_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaMemcpy3DBatchOp` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaMemcpy3DBatchOp` entries of `op_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
@@ -10644,7 +10644,7 @@ pub unsafe fn mem_range_get_attribute(
 /// # Safety
 ///
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `data` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14078,7 +14078,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaKernelNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14402,7 +14402,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemcpy3DParms` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14519,7 +14519,7 @@ pub unsafe fn graph_add_memcpy_node(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14773,7 +14773,7 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemsetParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14956,7 +14956,7 @@ pub unsafe fn graph_memset_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaHostNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15142,7 +15142,7 @@ pub unsafe fn graph_host_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15285,7 +15285,7 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15377,7 +15377,7 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15561,7 +15561,7 @@ pub unsafe fn graph_event_record_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15741,7 +15741,7 @@ pub unsafe fn graph_event_wait_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15948,7 +15948,7 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16190,7 +16190,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16356,7 +16356,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16784,7 +16784,7 @@ pub unsafe fn graph_node_get_type(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16874,7 +16874,7 @@ pub unsafe fn graph_get_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_root_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16973,8 +16973,8 @@ pub unsafe fn graph_get_root_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17086,8 +17086,8 @@ pub unsafe fn graph_get_edges(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17214,7 +17214,7 @@ pub unsafe fn graph_get_edges_v2(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17315,7 +17315,7 @@ pub unsafe fn graph_node_get_dependencies(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17431,7 +17431,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17532,7 +17532,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17645,8 +17645,8 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17724,8 +17724,8 @@ pub unsafe fn graph_add_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17808,8 +17808,8 @@ pub unsafe fn graph_add_dependencies_v2(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17890,8 +17890,8 @@ pub unsafe fn graph_remove_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19911,7 +19911,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20006,7 +20006,7 @@ pub unsafe fn graph_add_node(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20509,8 +20509,8 @@ pub fn get_driver_entry_point_by_version(
 /// # Safety
 ///
 /// - `code` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20662,8 +20662,8 @@ pub unsafe fn library_load_data(
 ///
 /// # Safety
 ///
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -21078,7 +21078,7 @@ pub unsafe fn library_get_kernel_count(
 /// # Safety
 ///
 /// - `lib` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaKernel_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaKernel_t` entries of `kernels` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -22558,7 +22558,7 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// # Safety
 ///
-/// - `cudaLaunchParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaLaunchParams` entries of `launch_params_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23884,7 +23884,7 @@ pub unsafe fn memcpy_from_array_async(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24012,7 +24012,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///

@@ -3159,7 +3159,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -3552,7 +3552,7 @@ pub unsafe fn stream_get_capture_info(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4616,8 +4616,8 @@ pub unsafe fn import_external_semaphore(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreSignalParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreSignalParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4750,8 +4750,8 @@ pub unsafe fn signal_external_semaphores_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreWaitParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreWaitParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -8174,8 +8174,8 @@ pub unsafe fn memcpy_peer_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `const void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dsts` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `const void*` entries of `srcs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -8362,7 +8362,7 @@ pub unsafe fn memcpy_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaMemcpy3DBatchOp` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaMemcpy3DBatchOp` entries of `op_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
@@ -9349,7 +9349,7 @@ pub unsafe fn mem_prefetch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_batch_async(
@@ -9481,7 +9481,7 @@ pub unsafe fn mem_prefetch_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemDiscardBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_batch_async(
@@ -9594,7 +9594,7 @@ pub unsafe fn mem_discard_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemDiscardAndPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_and_prefetch_batch_async(
@@ -10087,7 +10087,7 @@ pub unsafe fn mem_range_get_attribute(
 /// # Safety
 ///
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `data` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -13986,7 +13986,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaKernelNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14311,7 +14311,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemcpy3DParms` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14668,7 +14668,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemsetParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14863,7 +14863,7 @@ pub unsafe fn graph_memset_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaHostNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15050,7 +15050,7 @@ pub unsafe fn graph_host_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15193,7 +15193,7 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16040,7 +16040,7 @@ pub unsafe fn graph_exec_get_id(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16130,7 +16130,7 @@ pub unsafe fn graph_get_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_root_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16235,8 +16235,8 @@ pub unsafe fn graph_get_root_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16371,7 +16371,7 @@ pub unsafe fn graph_get_edges(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16495,7 +16495,7 @@ pub unsafe fn graph_node_get_dependencies(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16609,8 +16609,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16696,8 +16696,8 @@ pub unsafe fn graph_add_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -18408,7 +18408,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19037,8 +19037,8 @@ pub fn get_driver_entry_point_by_version(
 /// # Safety
 ///
 /// - `code` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19191,8 +19191,8 @@ pub unsafe fn library_load_data(
 ///
 /// # Safety
 ///
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19607,7 +19607,7 @@ pub unsafe fn library_get_kernel_count(
 /// # Safety
 ///
 /// - `lib` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaKernel_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaKernel_t` entries of `kernels` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19897,7 +19897,7 @@ pub fn device_get_dev_resource(
 /// # Safety
 ///
 /// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `result` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20092,7 +20092,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// # Safety
 ///
 /// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `result` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20192,7 +20192,7 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// # Safety
 ///
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23312,7 +23312,7 @@ pub unsafe fn memcpy_from_array_async(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23440,7 +23440,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23569,7 +23569,7 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23897,7 +23897,7 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24106,7 +24106,7 @@ pub unsafe fn graph_event_record_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24312,7 +24312,7 @@ pub unsafe fn graph_event_wait_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24541,7 +24541,7 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24787,7 +24787,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -24956,7 +24956,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///

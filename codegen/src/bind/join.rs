@@ -494,7 +494,7 @@ impl<'a> Joiner<'a> {
             self.out.records.push(BoundRecord {
                 name: name.clone(),
                 abi: r.clone(),
-                doc: doc.map(|s| s.doc.clone()),
+                doc: doc.and_then(|s| about_the_type(&s.doc)),
                 field_docs: doc
                     .map(|s| {
                         s.fields
@@ -553,7 +553,7 @@ impl<'a> Joiner<'a> {
             self.out.typedefs.push(BoundTypedef {
                 name: name.clone(),
                 abi: t.clone(),
-                doc: doc.map(|d| d.doc.clone()),
+                doc: doc.and_then(|d| about_the_type(&d.doc)),
                 section: doc.and_then(|d| d.section.clone()),
                 source: doc.map(|d| d.source.clone()),
             });
@@ -657,4 +657,19 @@ fn direction_word(d: Direction) -> &'static str {
         Direction::Out => "output ",
         Direction::Unstated => "",
     }
+}
+
+/// Sentences the Python binding layer puts on its wrapper classes (its `getPtr` method's
+/// docstring, shown as the class's when the C type has none): not about the C type.
+const BINDING_BOILERPLATE: &[&str] = &["Get memory address of class instance"];
+
+/// A type's documentation without the binding layer's boilerplate; `None` when nothing else
+/// is left (the type is then described as undocumented).
+fn about_the_type(doc: &str) -> Option<String> {
+    let kept: Vec<&str> = doc
+        .lines()
+        .filter(|l| !BINDING_BOILERPLATE.contains(&l.trim()))
+        .collect();
+    let text = kept.join("\n");
+    (!text.trim().is_empty()).then(|| text.trim_matches('\n').to_string())
 }

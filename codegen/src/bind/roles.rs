@@ -94,7 +94,8 @@ pub enum Typed {
         rust_name: String,
         /// One role per C parameter, in C order.
         roles: Vec<Role>,
-        /// Records passed in whose fields hold pointers or handles (they make the call unsafe).
+        /// Records passed in whose fields hold pointers or handles (they make the call unsafe),
+        /// each once; an element type of a list is written `type@list`.
         unsafe_records: Vec<String>,
     },
     /// No typed wrapper; the raw function is still there.
@@ -527,7 +528,8 @@ fn resolve_inner(
         let mutable = p.direction == Some(Direction::Out);
         if let CType::Pointer { to, .. } = &p.ty.c {
             if !kinds.is_plain(to) {
-                unsafe_records.push(to.c_text());
+                // The element type and the list holding it (`void*@jitOptionsValues`).
+                unsafe_records.push(format!("{}@{}", to.c_text(), p.c_name));
             }
         }
         roles[s] = Some(Role::Slice {
@@ -559,6 +561,8 @@ fn resolve_inner(
         });
     }
     let roles: Vec<Role> = roles.into_iter().flatten().collect();
+    let mut seen = std::collections::HashSet::new();
+    unsafe_records.retain(|r| seen.insert(r.clone()));
     if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
         return Err(
             "several `void*` parameters beside a callback: which is the user data is not stated"

@@ -224,9 +224,15 @@ fn function(
         quote! { #why let status = #call; }
     };
     for r in unsafe_records {
-        parts.safety.push(format!(
-            "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
-        ));
+        parts.safety.push(match r.split_once('@') {
+            Some((ty, list)) => format!(
+                "the `{ty}` entries of `{}` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.",
+                param_name(list)
+            ),
+            None => format!(
+                "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
+            ),
+        });
     }
     debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
     let (ret_ty, ret_val) = match parts.outs.len() {

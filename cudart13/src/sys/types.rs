@@ -1072,7 +1072,7 @@ impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
             .finish()
     }
 }
-/// The C type `cudaMemcpy3DBatchOp`.
+/// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemcpy3DBatchOp {
@@ -1537,7 +1537,7 @@ impl cudaIpcMemHandle_st {
         self.reserved_cstr().and_then(|s| s.to_str().ok())
     }
 }
-/// The C type `cudaMemFabricHandle_st`.
+/// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemFabricHandle_st {
@@ -2188,7 +2188,7 @@ pub struct CUfunc_st {
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
-/// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
+/// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -3521,7 +3521,7 @@ c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
-/// Get memory address of class instance
+/// The C typedef `cudaHostFn_t`.
 pub type cudaHostFn_t = ::core::option::Option<
     unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
 >;
@@ -3683,7 +3683,7 @@ pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
-/// Get memory address of class instance
+/// The C typedef `cudaAsyncCallback`.
 pub type cudaAsyncCallback = ::core::option::Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
@@ -3691,20 +3691,20 @@ pub type cudaAsyncCallback = ::core::option::Option<
         arg3: cudaAsyncCallbackHandle_t,
     ),
 >;
-/// Get memory address of class instance
+/// The C typedef `cudaLogsCallbackHandle`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
-/// Get memory address of class instance
+/// The C typedef `cudaLogIterator`.
 pub type cudaLogIterator = ::core::ffi::c_uint;
 /// An opaque value that represents a CUDA Surface object
 pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
 /// An opaque value that represents a CUDA texture object
 pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
-/// Get memory address of class instance
+/// The C typedef `cudaStreamCallback_t`.
 pub type cudaStreamCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
@@ -3712,7 +3712,7 @@ pub type cudaStreamCallback_t = ::core::option::Option<
         userData: *mut ::core::ffi::c_void,
     ),
 >;
-/// Get memory address of class instance
+/// The C typedef `cudaLogsCallback_t`.
 pub type cudaLogsCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
         data: *mut ::core::ffi::c_void,

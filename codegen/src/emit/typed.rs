@@ -321,6 +321,7 @@ fn param(
         &format!("{}({})", f.name, p.c_name),
         problems,
     );
+    let doc = rust_terms(&doc, f, roles);
     let pt = pointee(&p.ty.c).map(|t| rust_type(t, names));
     let mut arg_doc = |extra: &str| {
         let sep = if doc.is_empty() { "" } else { " — " };
@@ -605,6 +606,9 @@ fn typed_docs(
     problems: &mut DocProblems,
 ) -> String {
     let mut md = docs::markdown(&f.doc, links, &f.name, problems);
+    if let Typed::Wrapper { roles, .. } = &f.typed {
+        md = rust_terms(&md, f, roles);
+    }
     if md.trim().is_empty() {
         md = format!("Calls `{}`.", f.name);
     }
@@ -890,4 +894,64 @@ fn value_type_name(enum_name: &str) -> String {
     use heck::ToUpperCamelCase;
     let bare = enum_name.strip_prefix("cuda").unwrap_or(enum_name);
     format!("{}Value", bare.to_upper_camel_case())
+}
+
+/// What the typed wrapper calls the C parameter at `i` in prose: its Rust name, "the
+/// returned `x`" for what the wrapper returns, "the length of `list`" for a count the slices
+/// carry.
+fn rust_reference(f: &BoundFunction, roles: &[Role], i: usize) -> String {
+    let rn = |j: usize| param_name(&f.params[j].c_name);
+    let query_list =
+        |count: usize| matches!(roles.get(count), Some(Role::CountInOut { query: true, .. }));
+    match &roles[i] {
+        Role::Out | Role::OutCStr | Role::OutFlags { .. } | Role::BorrowedList { .. } => {
+            format!("the returned `{}`", rn(i))
+        }
+        Role::Slice { count, .. } if query_list(*count) => format!("the returned `{}`", rn(i)),
+        Role::Count { of } | Role::BorrowedCount { of } | Role::CountInOut { of, query: true } => {
+            match of.first() {
+                Some(&l) if matches!(roles[i], Role::Count { .. }) => {
+                    format!("the length of `{}`", rn(l))
+                }
+                Some(&l) => format!("the length of the returned `{}`", rn(l)),
+                None => format!("`{}`", rn(i)),
+            }
+        }
+        _ => format!("`{}`", rn(i)),
+    }
+}
+
+/// `md` with the code spans that name a C parameter (`` `dev` ``, `` `*prop` ``) rewritten to
+/// what the typed wrapper calls it ([`rust_reference`]). Link texts (`` [`x`](…) ``) are kept.
+fn rust_terms(md: &str, f: &BoundFunction, roles: &[Role]) -> String {
+    if roles.len() != f.params.len() {
+        return md.to_string();
+    }
+    let lookup = |span: &str| -> Option<String> {
+        let bare = span.trim_start_matches('*');
+        f.params.iter().enumerate().find_map(|(i, p)| {
+            let named = p.c_name == bare || p.doc_name.as_deref() == Some(bare);
+            named.then(|| rust_reference(f, roles, i))
+        })
+    };
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(open) = rest.find('`') {
+        let (before, after) = rest.split_at(open);
+        out.push_str(before);
+        let Some(close) = after[1..].find('`') else {
+            out.push_str(after);
+            return out;
+        };
+        let span = &after[1..=close];
+        let whole = &after[..close + 2];
+        let in_link = before.ends_with('[');
+        match lookup(span) {
+            Some(r) if !in_link && !span.is_empty() => out.push_str(&r),
+            _ => out.push_str(whole),
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    out
 }

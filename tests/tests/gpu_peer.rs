@@ -560,8 +560,11 @@ fn cudart_mem_pool_attr() {
 
 #[test]
 fn cudart_make_api() {
-    let p = api::make_cuda_pitched_ptr(1usize as *mut c_void, 2, 3, 4);
-    assert_eq!((p.ptr as usize, p.pitch, p.xsize, p.ysize), (1, 2, 3, 4));
+    let p = api::make_cuda_pitched_ptr(std::ptr::dangling_mut::<c_void>(), 2, 3, 4);
+    assert_eq!(
+        (p.ptr, p.pitch, p.xsize, p.ysize),
+        (std::ptr::dangling_mut::<c_void>(), 2, 3, 4)
+    );
     let pos = api::make_cuda_pos(1, 2, 3);
     assert_eq!((pos.x, pos.y, pos.z), (1, 2, 3));
     let e = api::make_cuda_extent(1, 2, 3);
@@ -1041,8 +1044,10 @@ fn cudart_egl_frame() {
     assert_eq!(arrays.map(|a| a.0 as usize), [1, 2, 3]);
     assert_eq!(CUDA_EGL_MAX_PLANES, 3);
     assert_eq!(arrays.len(), CUDA_EGL_MAX_PLANES as usize);
-    let mut x = cudaPitchedPtr::default();
-    x.pitch = 123;
+    let mut x = cudaPitchedPtr {
+        pitch: 123,
+        ..Default::default()
+    };
     frame.frame.pPitch = [x, x, x];
     x.pitch = 1234;
     // SAFETY: `pPitch` was written last.
@@ -1530,7 +1535,7 @@ fn graphics_register_image_invalid() {
         return;
     }
     // No OpenGL context and a made-up texture: registration must fail with an error.
-    let flags = cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw() as u32;
+    let flags = cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw();
     match api::graphics_gl_register_image(1, 0x0DE1, flags) {
         Ok(resource) => {
             // SAFETY: the runtime returned this resource.

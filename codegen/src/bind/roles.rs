@@ -984,4 +984,90 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn lists_sharing_an_in_out_count_that_null_queries_use_the_two_call_pattern() {
+        let mut func = f(
+            vec![
+                p(
+                    "from",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return edge endpoints",
+                ),
+                p(
+                    "to",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return edge endpoints",
+                ),
+                p(
+                    "numEdges",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "int",
+                    "See description",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(
+            roles[2],
+            Role::CountInOut {
+                of: vec![0, 1],
+                query: false
+            }
+        );
+        func.doc = "`from` and `to` may both be NULL, in which case this function only returns the number of edges in `numEdges`.".into();
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(
+            roles[2],
+            Role::CountInOut {
+                of: vec![0, 1],
+                query: true
+            }
+        );
+    }
+
+    #[test]
+    fn an_array_the_function_owns_is_a_borrowed_list_and_optional_words_make_options() {
+        let func = f(
+            vec![
+                p(
+                    "deps_out",
+                    ptr(ptr(prim("int"), true), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return the array",
+                ),
+                p(
+                    "numDeps_out",
+                    ptr(prim("size_t"), false),
+                    OUT,
+                    "int",
+                    "Location to return the number of entries",
+                ),
+                p(
+                    "view",
+                    ptr(
+                        CType::Named {
+                            name: "cudaView".into(),
+                        },
+                        true,
+                    ),
+                    IN,
+                    "cudaView",
+                    "Optional view",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(roles[0], Role::BorrowedList { count: 1 });
+        assert_eq!(roles[1], Role::BorrowedCount { of: vec![0] });
+        assert_eq!(roles[2], Role::OptionalRef { mutable: false });
+    }
 }

@@ -11938,7 +11938,7 @@ pub fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11949,7 +11949,7 @@ pub fn graphics_gl_register_image(
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an OpenGL buffer object.
 ///
@@ -11996,7 +11996,7 @@ pub fn graphics_gl_register_image(
 pub fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -12007,7 +12007,7 @@ pub fn graphics_gl_register_buffer(
         crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Gets the CUDA device associated with a VdpDevice.
 ///
@@ -12150,7 +12150,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -12165,7 +12165,7 @@ pub fn graphics_vdpau_register_video_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Register a VdpOutputSurface object.
 ///
@@ -12212,7 +12212,7 @@ pub fn graphics_vdpau_register_video_surface(
 pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -12227,7 +12227,7 @@ pub fn graphics_vdpau_register_output_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an EGL image.
 ///
@@ -12296,7 +12296,7 @@ pub fn graphics_vdpau_register_output_surface(
 pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
@@ -12309,7 +12309,7 @@ pub unsafe fn graphics_egl_register_image(
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_cuda_resource)
+    Ok(cudaGraphicsResource_t(p_cuda_resource))
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///

@@ -1539,8 +1539,7 @@ fn graphics_register_image_invalid() {
     match api::graphics_gl_register_image(1, 0x0DE1, flags) {
         Ok(resource) => {
             // SAFETY: the runtime returned this resource.
-            unsafe { api::graphics_unregister_resource(cudaGraphicsResource_t(resource)) }
-                .expect("unregister");
+            unsafe { api::graphics_unregister_resource(resource) }.expect("unregister");
             panic!("expected an error from an invalid GL texture id");
         }
         Err(e) => {

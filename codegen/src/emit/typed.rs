@@ -406,7 +406,25 @@ fn param(
                 let mut #id: #pt = unsafe { ::core::mem::zeroed() };
             });
             parts.args.push(quote! { &mut #id });
-            parts.outs.push((quote! { #id }, quote! { #pt }));
+            // A pointer to a record the crate has a handle type over is returned as that
+            // handle (`struct cudaGraphicsResource*` → `cudaGraphicsResource_t`).
+            let handle = match pointee(&p.ty.c) {
+                Some(CType::Pointer {
+                    to,
+                    is_const: false,
+                }) => to
+                    .base_name()
+                    .filter(|_| to.pointer_depth() == 0)
+                    .and_then(|n| names.handle_over(n)),
+                _ => None,
+            };
+            match handle {
+                Some(h) => {
+                    let h = ident(h);
+                    parts.outs.push((quote! { #h(#id) }, quote! { #h }));
+                }
+                None => parts.outs.push((quote! { #id }, quote! { #pt })),
+            }
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`{sep}{doc}"));
         }

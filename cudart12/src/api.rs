@@ -16817,13 +16817,20 @@ pub unsafe fn graph_get_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         num_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -16911,13 +16918,20 @@ pub unsafe fn graph_get_root_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_root_nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_root_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_root_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17011,20 +17025,30 @@ pub unsafe fn graph_get_edges(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        from = (0..n)
-            .map(|_| {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        to = (0..n)
-            .map(|_| {
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+            },
+        );
         num_edges = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17134,27 +17158,44 @@ pub unsafe fn graph_get_edges_v2(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        from = (0..n)
-            .map(|_| {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        to = (0..n)
-            .map(|_| {
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+            },
+        );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         num_edges = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17251,13 +17292,20 @@ pub unsafe fn graph_node_get_dependencies(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependencies = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17360,20 +17408,34 @@ pub unsafe fn graph_node_get_dependencies_v2(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependencies = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17468,13 +17530,20 @@ pub unsafe fn graph_node_get_dependent_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependent_nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -17577,20 +17646,34 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependent_nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,

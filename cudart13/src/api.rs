@@ -16073,13 +16073,20 @@ pub unsafe fn graph_get_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         num_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -16167,13 +16174,20 @@ pub unsafe fn graph_get_root_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_root_nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_root_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_root_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_root_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -16283,27 +16297,44 @@ pub unsafe fn graph_get_edges(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        from = (0..n)
-            .map(|_| {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        to = (0..n)
-            .map(|_| {
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
                 // SAFETY: every type the C API writes through a pointer is plain old data, for
                 // which all-zero bytes are a valid value.
                 unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+            },
+        );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         num_edges = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -16416,20 +16447,34 @@ pub unsafe fn graph_node_get_dependencies(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependencies = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependencies = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -16540,20 +16585,34 @@ pub unsafe fn graph_node_get_dependent_nodes(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        p_dependent_nodes = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
-        edge_data = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         p_num_dependent_nodes = <usize>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
@@ -19940,13 +19999,20 @@ pub unsafe fn dev_sm_resource_split_by_count(
             cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
         ))?;
     if n > 0 {
-        result = (0..n)
-            .map(|_| {
-                // SAFETY: every type the C API writes through a pointer is plain old data, for
-                // which all-zero bytes are a valid value.
-                unsafe { ::core::mem::zeroed() }
-            })
-            .collect();
+        result
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        result
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
         nb_groups = <::core::ffi::c_uint>::try_from(n)
             .map_err(|_| crate::Error::from_code(
                 cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,

@@ -192,10 +192,13 @@ fn function(
             #why let status = #call; crate::check(status.as_raw() as i32)?;
             let n = usize::try_from(#cid).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
             if n > 0 {
-                #( #lists = (0..n).map(|_| {
-                    #zero
-                    unsafe { ::core::mem::zeroed() }
-                }).collect(); )*
+                #(
+                    #lists.try_reserve_exact(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32))?;
+                    #lists.resize_with(n, || {
+                        #zero
+                        unsafe { ::core::mem::zeroed() }
+                    });
+                )*
                 #cid = <#cty>::try_from(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
                 #why let status = #call; crate::check(status.as_raw() as i32)?;
                 let got = usize::try_from(#cid).map_or(n, |g| g.min(n));

@@ -26748,62 +26748,69 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
 }
-///Writes an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
     device: ::core::ffi::c_int,
-    value: GraphMemAttributeTypeValue,
-) -> crate::Result<()> {
-    match value {
-        GraphMemAttributeTypeValue::UsedMemCurrent(mut v) => {
-            let attr = cudaGraphMemAttributeType::USED_MEM_CURRENT;
-            // SAFETY: the value pointer points at a local of the type the documentation states for
-            // this attribute; the other arguments are the caller's, as the wrapper documents.
-            unsafe {
-                device_get_graph_mem_attribute(
-                    device,
-                    attr,
-                    ::core::ptr::from_mut(&mut v).cast(),
-                )
-            }
-        }
-        GraphMemAttributeTypeValue::UsedMemHigh(mut v) => {
-            let attr = cudaGraphMemAttributeType::USED_MEM_HIGH;
-            // SAFETY: the value pointer points at a local of the type the documentation states for
-            // this attribute; the other arguments are the caller's, as the wrapper documents.
-            unsafe {
-                device_get_graph_mem_attribute(
-                    device,
-                    attr,
-                    ::core::ptr::from_mut(&mut v).cast(),
-                )
-            }
-        }
-        GraphMemAttributeTypeValue::ReservedMemCurrent(mut v) => {
-            let attr = cudaGraphMemAttributeType::RESERVED_MEM_CURRENT;
-            // SAFETY: the value pointer points at a local of the type the documentation states for
-            // this attribute; the other arguments are the caller's, as the wrapper documents.
-            unsafe {
-                device_get_graph_mem_attribute(
-                    device,
-                    attr,
-                    ::core::ptr::from_mut(&mut v).cast(),
-                )
-            }
-        }
-        GraphMemAttributeTypeValue::ReservedMemHigh(mut v) => {
-            let attr = cudaGraphMemAttributeType::RESERVED_MEM_HIGH;
-            // SAFETY: the value pointer points at a local of the type the documentation states for
-            // this attribute; the other arguments are the caller's, as the wrapper documents.
-            unsafe {
-                device_get_graph_mem_attribute(
-                    device,
-                    attr,
-                    ::core::ptr::from_mut(&mut v).cast(),
-                )
-            }
-        }
+    attr: cudaGraphMemAttributeType,
+) -> crate::Result<GraphMemAttributeTypeValue> {
+    if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemCurrent(v));
     }
+    if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemHigh(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
 }
 ///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]

@@ -3,7 +3,7 @@
 //! function that takes one of its members and a `void*` value an *attribute accessor*: the
 //! emitter adds a companion wrapper that reads or writes the value with its stated type
 //! (a Rust enum with one variant per member). Getters are told from setters by the value
-//! parameter's documented direction. Nothing here names a CUDA item; members whose type is
+//! parameter's documented direction or its words ("Retrieved value"). Nothing here names a CUDA item; members whose type is
 //! not stated, or names a type this crate does not emit, are left out (the raw `void*`
 //! wrapper still reaches them).
 
@@ -62,6 +62,11 @@ fn value_type(text: &str, enums: &[String]) -> Option<CType> {
 fn stated(doc: &str) -> Option<&str> {
     let rest = doc.trim_start().strip_prefix("(value type = ")?;
     Some(&rest[..rest.find(')')?])
+}
+
+/// The value parameter's text says the function writes it ("Retrieved value", "Returned …").
+fn says_retrieved(doc: &str) -> bool {
+    doc.trim().to_ascii_lowercase().starts_with("retrieved") || super::directions::says_result(doc)
 }
 
 /// Finds the attribute enums and accessors of `b` (after the roles are decided).
@@ -129,7 +134,8 @@ pub fn resolve(b: &mut Bindings) {
                 enum_name: e.name.clone(),
                 attr: *attr,
                 value: *value,
-                getter: f.params[*value].direction == Some(Direction::Out),
+                getter: f.params[*value].direction == Some(Direction::Out)
+                    || says_retrieved(&f.params[*value].doc),
             });
         }
     }

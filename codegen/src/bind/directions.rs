@@ -266,7 +266,7 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
 }
 
 /// The parameter's text starts with words saying it receives the result.
-fn says_result(doc: &str) -> bool {
+pub(crate) fn says_result(doc: &str) -> bool {
     let d = doc.trim().to_ascii_lowercase();
     let d = d
         .strip_prefix("optional")

@@ -273,7 +273,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 }
 /// Return resource limits.
 ///
-/// Returns in the returned `p_value` the current size of `limit`. The following
+/// Returns as `p_value`, the current size of `limit`. The following
 /// [`cudaLimit`](crate::sys::cudaLimit) values are supported.
 ///
 /// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) is the stack size in bytes of each GPU
@@ -335,7 +335,7 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in the returned `p_cache_config` the maximum number of elements
+/// Returns as `p_cache_config`, the maximum number of elements
 /// allocatable in a 1D linear texture for given format descriptor
 /// `fmtDesc`.
 ///
@@ -396,7 +396,7 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
-/// Returns in the returned `least_priority` and the returned `greatest_priority` the numerical
+/// Returns as `least_priority`, and the returned `greatest_priority` the numerical
 /// values that correspond to the least and greatest stream priorities
 /// respectively. Stream priorities follow a convention where lower numbers
 /// imply greater priorities. The range of meaningful stream priorities is
@@ -514,7 +514,7 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 }
 /// Returns a handle to a compute device.
 ///
-/// Returns in the returned `device` a device ordinal given a PCI bus ID string.
+/// Returns as `device`, a device ordinal given a PCI bus ID string.
 ///
 /// where `domain`, `bus`, the returned `device`, and `function` are all hexadecimal
 /// values
@@ -829,7 +829,7 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// **Notes**
 ///
-/// No guarantees are made about the address returned in the returned `dev_ptr`.
+/// No guarantees are made about the address returned as `dev_ptr`.
 ///  In particular, multiple processes may not receive the same address for the same `handle`.
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
@@ -962,7 +962,7 @@ pub unsafe fn ipc_close_mem_handle(
 /// [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Async notification callbacks execute
 /// in an undefined order and may be serialized.
 ///
-/// Returns in the returned `callback` a handle representing the registered callback
+/// Returns as `callback`, a handle representing the registered callback
 /// instance.
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
@@ -1054,7 +1054,7 @@ pub unsafe fn device_unregister_async_notification(
 }
 /// Returns the number of compute-capable devices.
 ///
-/// Returns in the returned `count` the number of devices with compute capability
+/// Returns as `count`, the number of devices with compute capability
 /// greater or equal to 2.0 that are available for execution.
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
@@ -1090,7 +1090,7 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns information about the compute-device.
 ///
-/// Returns in the returned `prop` the properties of device `dev`.
+/// Returns as `prop`, the properties of device `dev`.
 ///
 /// The raw function is [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties).
 ///
@@ -1133,7 +1133,7 @@ pub fn get_device_properties(
 }
 /// Returns information about the device.
 ///
-/// Returns in the returned `value` the integer value of the attribute `attr` on device
+/// Returns as `value`, the integer value of the attribute `attr` on device
 /// `device`.
 ///
 /// The raw function is [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute).
@@ -1497,7 +1497,7 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 }
 /// Queries attributes of the link between two devices.
 ///
-/// Returns in the returned `value` the value of the requested attribute `attrib` of
+/// Returns as `value`, the value of the requested attribute `attrib` of
 /// the link between `src_device` and `dst_device`. The supported attributes
 /// are:
 ///
@@ -1658,7 +1658,7 @@ pub fn device_get_p2p_atomic_capabilities(
 }
 /// Select compute-device which best matches criteria.
 ///
-/// Returns in the returned `device` the device which has properties that best match
+/// Returns as `device`, the device which has properties that best match
 /// `prop`.
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
@@ -1808,7 +1808,7 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 }
 /// Returns which device is currently being used.
 ///
-/// Returns in the returned `device` the current device for the calling host thread.
+/// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
 ///
@@ -1937,7 +1937,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 }
 /// Gets the flags for the current device.
 ///
-/// Returns in the returned `flags` the flags for the current device. If there is a
+/// Returns as `flags`, the flags for the current device. If there is a
 /// current device for the calling thread, the flags for the device are
 /// returned. If there is no current device, the flags for the first device
 /// are returned, which may be the default flags. Compare to the behavior
@@ -2380,7 +2380,7 @@ pub unsafe fn stream_get_priority(
 }
 /// Query the flags of a stream.
 ///
-/// Query the flags of a stream. The flags are returned in the returned `flags`. See
+/// Query the flags of a stream. The flags are returned as `flags`. See
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
@@ -2423,7 +2423,7 @@ pub unsafe fn stream_get_flags(
 }
 /// Query the Id of a stream.
 ///
-/// Query the Id of a stream. The Id is returned in the returned `stream_id`. The Id is
+/// Query the Id of a stream. The Id is returned as `stream_id`. The Id is
 /// unique for the life of the program.
 ///
 /// The stream handle `h_stream` can refer to any of the following:
@@ -2483,7 +2483,7 @@ pub unsafe fn stream_get_id(
 }
 /// Query the device of a stream.
 ///
-/// Returns in the returned `device` the device of the stream.
+/// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
 ///
@@ -5267,7 +5267,7 @@ pub unsafe fn launch_host_func_v2(
 }
 /// Returns occupancy for a device function.
 ///
-/// Returns in the returned `num_blocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
@@ -5325,7 +5325,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 }
 /// Returns dynamic shared memory available per block when launching `num_blocks` blocks on SM.
 ///
-/// Returns in the returned `dynamic_smem_size` the maximum size of dynamic shared memory
+/// Returns as `dynamic_smem_size`, the maximum size of dynamic shared memory
 /// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
@@ -5382,7 +5382,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
-/// Returns in the returned `num_blocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The `flags` parameter controls how special cases are handled. Valid
@@ -5717,11 +5717,11 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// Allocates pitched memory on the device.
 ///
 /// Allocates at least `width` (in bytes) * `height` bytes of linear memory
-/// on the device and returns in the returned `dev_ptr` a pointer to the allocated
+/// on the device and returns as `dev_ptr`, a pointer to the allocated
 /// memory. The function may pad the allocation to ensure that
 /// corresponding pointers in any given row will continue to meet the
 /// alignment requirements for coalescing as the address is updated from
-/// row to row. The pitch returned in the returned `pitch` by
+/// row to row. The pitch returned as `pitch` by
 /// [`cudaMallocPitch`](crate::api::malloc_pitch) is the width in bytes of the allocation.
 /// The intended usage of the returned `pitch` is as a separate parameter of the
 /// allocation, used to compute addresses within the 2D array. Given the
@@ -6771,7 +6771,7 @@ pub fn malloc_mipmapped_array(
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
-/// Returns in the returned `level_array` a CUDA array that represents a single mipmap
+/// Returns as `level_array`, a CUDA array that represents a single mipmap
 /// level of the CUDA mipmapped array `mipmapped_array`.
 ///
 /// If `level` is greater than the maximum number of levels in this
@@ -7141,8 +7141,8 @@ pub unsafe fn memcpy3d_peer_async(
 }
 /// Gets free and total device memory.
 ///
-/// Returns in the returned `total` the total amount of memory available to the the
-/// current context. Returns in the returned `free` the amount of memory on the device
+/// Returns as `total`, the total amount of memory available to the the
+/// current context. Returns as `free`, the amount of memory on the device
 /// that is free according to the OS. CUDA is not guaranteed to be able to
 /// allocate all of the memory that the OS reports as free. In a multi-
 /// tenet situation, free estimate returned is prone to race condition
@@ -7192,7 +7192,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 }
 /// Gets info about the specified cudaArray.
 ///
-/// Returns in the returned `desc`, the returned `extent` and the returned `flags` respectively, the type,
+/// Returns as `desc`,, the returned `extent` and the returned `flags` respectively, the type,
 /// shape and flags of `array`.
 ///
 /// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
@@ -7246,7 +7246,7 @@ pub unsafe fn array_get_info(
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
-/// Returns in the returned `p_plane_array` a CUDA array that represents a single format
+/// Returns as `p_plane_array`, a CUDA array that represents a single format
 /// plane of the CUDA array `h_array`.
 ///
 /// If `plane_idx` is greater than the maximum number of planes in this
@@ -11198,7 +11198,7 @@ pub unsafe fn mem_pool_export_pointer(
 }
 /// Import a memory pool allocation from another process.
 ///
-/// Returns in the returned `ptr` a pointer to the imported memory. The imported
+/// Returns as `ptr`, a pointer to the imported memory. The imported
 /// memory must not be accessed before the allocation operation completes
 /// in the exporting process. The imported memory must be freed from all
 /// importing processes before being freed in the exporting process. The
@@ -11259,7 +11259,7 @@ pub unsafe fn mem_pool_import_pointer(
 }
 /// Returns attributes about a specified pointer.
 ///
-/// Returns in the returned `attributes` the attributes of the pointer `ptr`. If
+/// Returns as `attributes`, the attributes of the pointer `ptr`. If
 /// pointer was not allocated in, mapped by or registered with context
 /// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
 /// returned.
@@ -11340,7 +11340,7 @@ pub unsafe fn pointer_get_attributes(
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
-/// Returns in the returned `can_access_peer` a value of 1 if device `device` is capable
+/// Returns as `can_access_peer`, a value of 1 if device `device` is capable
 /// of directly accessing memory from `peer_device` and 0 otherwise. If
 /// direct access of `peer_device` from `device` is possible, then access
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
@@ -11471,7 +11471,7 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
-/// Returns in the returned `p_cuda_device_count` the number of CUDA-compatible devices
+/// Returns as `p_cuda_device_count`, the number of CUDA-compatible devices
 /// corresponding to the current OpenGL context. Also returns in
 /// `p_cuda_devices` at most the length of `p_cuda_devices` of the CUDA-compatible
 /// devices corresponding to the current OpenGL context. If any of the GPUs
@@ -12439,7 +12439,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
 ///
-/// Returns in the returned `egl_frame` an eglFrame pointer through which the registered
+/// Returns as `egl_frame`, an eglFrame pointer through which the registered
 /// graphics resource `resource` may be accessed. This API can only be
 /// called for EGL graphics resources.
 ///
@@ -12777,8 +12777,8 @@ pub unsafe fn graphics_unmap_resources(
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
-/// Returns in the returned `dev_ptr` a pointer through which the mapped graphics
-/// resource `resource` may be accessed. Returns in the returned `size` the size of the
+/// Returns as `dev_ptr`, a pointer through which the mapped graphics
+/// resource `resource` may be accessed. Returns as `size`, the size of the
 /// memory in bytes which may be accessed from that pointer. The value set
 /// in the returned `dev_ptr` may change every time that `resource` is mapped.
 ///
@@ -12838,7 +12838,7 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
-/// Returns in the returned `array` an array through which the subresource of the
+/// Returns as `array`, an array through which the subresource of the
 /// mapped graphics resource `resource` which corresponds to array index
 /// `array_index` and mipmap level `mip_level` may be accessed. The value set
 /// in the returned `array` may change every time that `resource` is mapped.
@@ -12900,7 +12900,7 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
-/// Returns in the returned `mipmapped_array` a mipmapped array through which the mapped
+/// Returns as `mipmapped_array`, a mipmapped array through which the mapped
 /// graphics resource `resource` may be accessed. The value set in
 /// the returned `mipmapped_array` may change every time that `resource` is mapped.
 ///
@@ -12952,7 +12952,7 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 }
 /// Get the channel descriptor of an array.
 ///
-/// Returns in the returned `desc` the channel descriptor of the CUDA array `array`.
+/// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
 ///
@@ -13569,7 +13569,7 @@ pub fn get_surface_object_resource_desc(
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
-/// Returns in the returned `driver_version` the latest version of CUDA supported by the
+/// Returns as `driver_version`, the latest version of CUDA supported by the
 /// driver. The version is returned as (1000 * major + 10 * minor). For
 /// example, CUDA 9.2 would be represented by 9020. If no driver is
 /// installed, then 0 is returned as the driver version.
@@ -13606,7 +13606,7 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns the CUDA Runtime version.
 ///
-/// Returns in the returned `runtime_version` the version number of the current CUDA
+/// Returns as `runtime_version`, the version number of the current CUDA
 /// Runtime instance. The version is returned as (1000 * major + 10 *
 /// minor). For example, CUDA 9.2 would be represented by 9020.
 ///
@@ -13912,7 +13912,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// arguments specified in `p_node_params`. It is possible for
 /// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
 ///
@@ -14052,7 +14052,7 @@ pub unsafe fn graph_add_kernel_node(
 /// Returns a kernel node's parameters.
 ///
 /// Returns the parameters of kernel node `node` in the returned `p_node_params`. The
-/// `kernelParams` or `extra` array returned in the returned `p_node_params`, as well as
+/// `kernelParams` or `extra` array returned as `p_node_params`, as well as
 /// the argument values it points to, are owned by the node. This memory
 /// remains valid until the node is destroyed or its parameters are
 /// modified, and should not be modified directly. Use
@@ -14280,7 +14280,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 /// dependencies specified via `p_dependencies`. It is possible for
 /// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will perform the memcpy described
 /// by `p_copy_params`. See [`cudaMemcpy3D`](crate::api::memcpy3d) for a description of
@@ -14643,7 +14643,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 /// dependencies specified via `p_dependencies`. It is possible for
 /// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The element size must be 1, 2, or 4 bytes. When the graph is launched,
 /// the node will perform the memset described by `p_memset_params`.
@@ -14838,7 +14838,7 @@ pub unsafe fn graph_memset_node_set_params(
 /// arguments specified in `p_node_params`. It is possible for
 /// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will invoke the specified CPU
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
@@ -15022,7 +15022,7 @@ pub unsafe fn graph_host_node_set_params(
 /// `p_dependencies`. It is possible for the length of `p_dependencies` to be 0, in which
 /// case the node will be placed at the root of the graph. `p_dependencies`
 /// may not have any duplicate entries. A handle to the new node will be
-/// returned in the returned `p_graph_node`.
+/// returned as `p_graph_node`.
 ///
 /// If `child_graph` contains allocation nodes, free nodes, or conditional
 /// nodes, this call will return an error.
@@ -15258,7 +15258,7 @@ pub unsafe fn graph_add_empty_node(
 /// specified in `event`. It is possible for `numDependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in the returned `p_graph_clone`.
+/// node will be returned as `p_graph_clone`.
 ///
 /// Each launch of the graph will record `event` to capture execution of
 /// the node's dependencies.
@@ -15280,7 +15280,7 @@ pub unsafe fn graph_add_empty_node(
 /// specified in `event`. It is possible for `numDependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in the returned `p_graph_clone`.
+/// node will be returned as `p_graph_clone`.
 ///
 /// The graph node will wait for all work captured in `event`. See
 /// `cuEventRecord` for details on what is captured by an
@@ -16859,7 +16859,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in the returned `p_graph_exec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -16968,7 +16968,7 @@ pub unsafe fn graph_instantiate(
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in the returned `p_graph_exec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -17036,7 +17036,7 @@ pub unsafe fn graph_instantiate(
 /// `instantiate_params` structure. The graph is validated for any
 /// structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in the returned `p_graph_exec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// `instantiate_params` controls the behavior of instantiation and
 /// subsequent graph launches, as well as returning more detailed
@@ -18577,7 +18577,7 @@ pub unsafe fn graph_node_set_params(
 ///
 /// Returns the parameters of graph node `node` in the returned `node_params`.
 ///
-/// Any pointers returned in the returned `node_params` point to driver-owned memory
+/// Any pointers returned as `node_params` point to driver-owned memory
 /// associated with the node. This memory remains valid until the node is
 /// destroyed. Any memory pointed to from the returned `node_params` must not be
 /// modified.
@@ -18809,7 +18809,7 @@ pub unsafe fn graph_conditional_handle_create_v2(
 ///
 /// \[Deprecated\]
 ///
-/// Returns in the returned `func_ptr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags.
 ///
 /// For a requested driver symbol, if the CUDA version in which the driver
@@ -18920,7 +18920,7 @@ pub fn get_driver_entry_point(
 }
 /// Returns the requested driver API function pointer by CUDA version.
 ///
-/// Returns in the returned `func_ptr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags and CUDA driver version.
 ///
 /// The CUDA version is specified as (1000 * major + 10 * minor), so CUDA
@@ -19381,7 +19381,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 }
 /// Returns a kernel handle.
 ///
-/// Returns in the returned `p_kernel` the handle of the kernel with name `name` located
+/// Returns as `p_kernel`, the handle of the kernel with name `name` located
 /// in library `library`. If kernel handle is not found, the call returns
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
@@ -19430,7 +19430,7 @@ pub unsafe fn library_get_kernel(
 }
 /// Returns a global device pointer.
 ///
-/// Returns in the returned `dptr` and the returned `bytes` the base pointer and size of the global
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the global
 /// with name `name` for the requested library `library` and the current
 /// device. If no global for the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
@@ -19491,7 +19491,7 @@ pub unsafe fn library_get_global(
 }
 /// Returns a pointer to managed memory.
 ///
-/// Returns in the returned `dptr` and the returned `bytes` the base pointer and size of the
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the
 /// managed memory with name `name` for the requested library `library`. If
 /// no managed memory with the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
@@ -19554,7 +19554,7 @@ pub unsafe fn library_get_managed(
 }
 /// Returns a pointer to a unified function.
 ///
-/// Returns in the returned `fptr` the function pointer to a unified function denoted
+/// Returns as `fptr`, the function pointer to a unified function denoted
 /// by `symbol`. If no unified function with name `symbol` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). If there is no device with
 /// attribute `unifiedFunctionPointers` present in
@@ -19605,7 +19605,7 @@ pub unsafe fn library_get_unified_function(
 }
 /// Returns the number of kernels within a library.
 ///
-/// Returns in the returned `count` the number of kernels in `lib`.
+/// Returns as `count`, the number of kernels in `lib`.
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
@@ -20486,7 +20486,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
 }
 /// Returns the device handle for the execution context.
 ///
-/// Returns in the returned `device` the handle of the specified execution context's
+/// Returns as `device`, the handle of the specified execution context's
 /// device. The execution context should not be NULL.
 ///
 /// The raw function is [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice).
@@ -20529,7 +20529,7 @@ pub unsafe fn execution_ctx_get_device(
 }
 /// Returns the unique Id associated with the execution context supplied.
 ///
-/// Returns in the returned `ctx_id` the unique Id which is associated with a given
+/// Returns as `ctx_id`, the unique Id which is associated with a given
 /// context. The Id is unique for the life of the program for this instance
 /// of CUDA. The execution context should not be NULL.
 ///
@@ -20867,7 +20867,7 @@ pub unsafe fn execution_ctx_wait_event(
 }
 /// Returns the execution context for a device.
 ///
-/// Returns in the returned `ctx` the execution context for the specified device. This
+/// Returns as `ctx`, the execution context for the specified device. This
 /// is the device's primary context. The returned context can then be
 /// passed to APIs that take in a cudaExecutionContext_t enabling explicit
 /// context-based programming without relying on thread-local state.
@@ -20911,7 +20911,7 @@ pub fn device_get_execution_ctx(
 }
 /// Get pointer to device kernel that matches entry function `entry_func_addr`.
 ///
-/// Returns in the returned `kernel_ptr` the device kernel corresponding to the entry
+/// Returns as `kernel_ptr`, the device kernel corresponding to the entry
 /// function `entry_func_addr`.
 ///
 /// Note that it is possible that there are multiple symbols belonging to
@@ -21096,7 +21096,7 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
 /// Maps the buffer object of ID `buf_obj` into the address space of
-/// CUDA and returns in the returned `dev_ptr` the base pointer of the resulting
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -21271,7 +21271,7 @@ pub fn gl_set_buffer_object_map_flags(
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
 /// Maps the buffer object of ID `buf_obj` into the address space of
-/// CUDA and returns in the returned `dev_ptr` the base pointer of the resulting
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -21371,7 +21371,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in the returned `max_width_in_elements` the maximum number of elements allocatable in a 1D linear texture
+/// Returns as `max_width_in_elements`, the maximum number of elements allocatable in a 1D linear texture
 /// for given format descriptor `fmt_desc`.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -21994,7 +21994,7 @@ pub unsafe fn launch_cooperative_kernel(
 }
 /// Returns the function name for a device entry function pointer.
 ///
-/// Returns in the returned `name` the function name associated with the symbol `func` .
+/// Returns as `name`, the function name associated with the symbol `func` .
 /// The function name is returned as a null-terminated string. This API may
 /// return a mangled name if the function is not declared as having C linkage.
 /// If the returned `name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
@@ -22763,7 +22763,7 @@ pub unsafe fn memcpy_from_symbol_async(
 }
 /// Finds the address associated with a CUDA symbol
 ///
-/// Returns in the returned `dev_ptr` the address of symbol `symbol` on the device.
+/// Returns as `dev_ptr`, the address of symbol `symbol` on the device.
 /// `symbol` is a variable that resides in global or constant memory space.
 /// If `symbol` cannot be found, or if `symbol` is not declared in the
 /// global or constant memory space, the returned `dev_ptr` is unchanged and the error
@@ -22817,7 +22817,7 @@ pub unsafe fn get_symbol_address(
 }
 /// Finds the size of the object associated with a CUDA symbol
 ///
-/// Returns in the returned `size` the size of symbol `symbol`. `symbol` is a variable that
+/// Returns as `size`, the size of symbol `symbol`. `symbol` is a variable that
 /// resides in global or constant memory space. If `symbol` cannot be found, or
 /// if `symbol` is not declared in global or constant memory space, the returned `size` is
 /// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
@@ -23330,7 +23330,7 @@ pub unsafe fn memcpy_from_array_async(
 /// the length of `p_dependencies` dependencies specified via `p_dependencies`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
@@ -23458,7 +23458,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// the length of `p_dependencies` dependencies specified via `p_dependencies`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
@@ -23586,7 +23586,7 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 /// dependencies specified via `p_dependencies`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `p_dependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in the returned `p_graph_node`.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory
 /// area pointed to by `src` to the memory area pointed to by `dst`, where
@@ -24344,7 +24344,7 @@ pub unsafe fn graph_event_wait_node_set_event(
 /// the length of `p_dependencies` dependencies specified via `dependencies` and arguments specified
 /// in `node_params`. It is possible for the length of `p_dependencies` to be 0, in which case the
 /// node will be placed at the root of the graph. `dependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in the returned `p_graph_node`.
+/// duplicate entries. A handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a signal operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The operation(s) will occur after all of the node's
@@ -24450,7 +24450,7 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 /// Returns an external semaphore signal node's parameters
 ///
 /// Returns the parameters of an external semaphore signal node `h_node` in the returned `params_out`.
-/// The `extSemArray` and `paramsArray` returned in the returned `params_out`,
+/// The `extSemArray` and `paramsArray` returned as `params_out`,
 /// are owned by the node.  This memory remains valid until the node is destroyed or its
 /// parameters are modified, and should not be modified
 /// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
@@ -24573,7 +24573,7 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 /// dependencies specified via `dependencies` and arguments specified in `node_params`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned in the returned `p_graph_node`.
+/// to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a wait operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The node's dependencies will not be launched until
@@ -24679,7 +24679,7 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 /// Returns an external semaphore wait node's parameters
 ///
 /// Returns the parameters of an external semaphore wait node `h_node` in the returned `params_out`.
-/// The `extSemArray` and `paramsArray` returned in the returned `params_out`,
+/// The `extSemArray` and `paramsArray` returned as `params_out`,
 /// are owned by the node.  This memory remains valid until the node is destroyed or its
 /// parameters are modified, and should not be modified
 /// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
@@ -24799,7 +24799,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 /// dependencies specified via `p_dependencies` and arguments specified in `node_params`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned in the returned `p_graph_node`.
+/// to the new node will be returned as `p_graph_node`.
 ///
 /// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node, it returns the address of the allocation in
 /// `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
@@ -24927,7 +24927,7 @@ pub unsafe fn graph_add_mem_alloc_node(
 /// Returns a memory alloc node's parameters
 ///
 /// Returns the parameters of a memory alloc node `hNode` in the returned `params_out`.
-/// The `poolProps` and `accessDescs` returned in the returned `params_out`, are owned by the
+/// The `poolProps` and `accessDescs` returned as `params_out`, are owned by the
 /// node.  This memory remains valid until the node is destroyed.  The returned
 /// parameters must not be modified.
 ///
@@ -24985,7 +24985,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 /// dependencies specified via `p_dependencies` and address specified in `dptr`.
 /// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned in the returned `p_graph_node`.
+/// to the new node will be returned as `p_graph_node`.
 ///
 /// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
 /// - an allocation twice in the same graph.
@@ -25302,7 +25302,7 @@ pub unsafe fn device_set_graph_mem_attribute(
 /// Instantiates `graph` as an executable graph. The graph is validated for any
 /// structural constraints or intra-node constraints which were not previously
 /// validated. If instantiation is successful, a handle to the instantiated graph
-/// is returned in the returned `p_graph_exec`.
+/// is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and subsequent
 /// graph launches.  Valid flags are:
@@ -26218,7 +26218,7 @@ pub unsafe fn graph_upload(
 }
 /// Get pointer to device entry function that matches entry function `symbol_ptr`
 ///
-/// Returns in the returned `function_ptr` the device entry function corresponding to the symbol `symbol_ptr`.
+/// Returns as `function_ptr`, the device entry function corresponding to the symbol `symbol_ptr`.
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
 ///

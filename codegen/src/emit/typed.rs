@@ -968,7 +968,23 @@ fn rust_terms(md: &str, f: &BoundFunction, roles: &[Role]) -> String {
         let whole = &after[..close + 2];
         let in_link = before.ends_with('[');
         match lookup(span) {
-            Some(r) if !in_link && !span.is_empty() => out.push_str(&r),
+            Some(r) if !in_link && !span.is_empty() => {
+                // "Returns in `*x` the …" / "… is returned in `x`": the output is what the
+                // wrapper returns, so say "as `x`" there rather than "in the returned `x`".
+                let named = r.strip_prefix("the returned ");
+                let lower = out.to_ascii_lowercase();
+                match named {
+                    Some(n) if lower.ends_with("returns in ") => {
+                        out.truncate(out.len() - "in ".len());
+                        out.push_str(&format!("as {n},"));
+                    }
+                    Some(n) if lower.ends_with("returned in ") => {
+                        out.truncate(out.len() - "in ".len());
+                        out.push_str(&format!("as {n}"));
+                    }
+                    _ => out.push_str(&r),
+                }
+            }
             _ => out.push_str(whole),
         }
         rest = &after[close + 2..];

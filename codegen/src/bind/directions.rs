@@ -520,6 +520,57 @@ mod tests {
     }
 
     #[test]
+    fn given_lists_outputs_named_via_and_fields_returned() {
+        let set = f(
+            vec![
+                p(
+                    "device_arr",
+                    ptr(prim("int"), false),
+                    "List of devices to try",
+                ),
+                p("len", prim("int"), "Number of devices in specified list"),
+            ],
+            "Sets a list of devices using ``device_arr``. If ``len`` is not 0 and ``device_arr`` is NULL or if ``len`` exceeds the number of devices, an error is returned.",
+        );
+        assert_eq!(
+            decide(&set, 0),
+            Ok((
+                Decision::List {
+                    direction: Direction::In,
+                    count: 1
+                },
+                "given-list"
+            ))
+        );
+        let info = f(
+            vec![
+                p("paramOffset", ptr(prim("size_t"), false), "The offset"),
+                p("paramSize", ptr(prim("size_t"), false), "The size of the parameter"),
+            ],
+            "Returns parameter information via ``paramOffset`` and ``paramSize``. ``paramSize`` returns the size in bytes.",
+        );
+        assert_eq!(rule(&info, 0), Ok("described-output"));
+        assert_eq!(rule(&info, 1), Ok("described-output"));
+        let alloc = f(
+            vec![p(
+                "nodeParams",
+                ptr(
+                    CType::Named {
+                        name: "cudaParams".into(),
+                    },
+                    false,
+                ),
+                "Parameters for the node",
+            )],
+            "It returns the address of the allocation in ``nodeParams.dptr``.",
+        );
+        assert_eq!(
+            decide(&alloc, 0),
+            Ok((Decision::Direction(Direction::In), "field-returned"))
+        );
+    }
+
+    #[test]
     fn every_rule_is_described_once() {
         let mut ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
         ids.sort_unstable();

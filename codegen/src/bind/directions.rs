@@ -63,6 +63,10 @@ pub const RULES: &[DirectionRule] = &[
         description: "a pointer to non-const that the function's description names in a sentence about what it returns (\"Returns in `*ptr` …\", \"returns … via `ptr`\") is an output (only when no parameter is documented as a count, a count that is itself such an output aside)",
     },
     DirectionRule {
+        id: "converted-in-place",
+        description: "a pointer to a non-const scalar that the description says the function converts (\"Converts the double value of `d` …\") is read and written back (`&mut T`)",
+    },
+    DirectionRule {
         id: "field-returned",
         description: "a pointer to a non-const record that the description says a field of is returned in (\"… is returned in `params.field`\") is read and written back (`&mut T`)",
     },
@@ -259,6 +263,9 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
     if field_returned(&f.doc, p) {
         return Ok((Decision::Direction(Direction::In), "field-returned"));
     }
+    if matches!(&**to, CType::Primitive { .. }) && converted(&f.doc, p) {
+        return Ok((Decision::Direction(Direction::In), "converted-in-place"));
+    }
     Err(format!(
         "`{}` ({}): its direction is not stated and no rule decides it from the declaration or the words",
         p.c_name, p.ty.c_text
@@ -323,6 +330,14 @@ fn field_returned(doc: &str, p: &BoundParam) -> bool {
         let l = s.to_ascii_lowercase();
         l.contains("return") && s.contains(&at)
     })
+}
+
+/// A sentence of the description says the function converts the value this parameter
+/// points at ("Converts the double value of ``d`` …").
+fn converted(doc: &str, p: &BoundParam) -> bool {
+    sentences(doc)
+        .iter()
+        .any(|s| s.to_ascii_lowercase().starts_with("converts") && names(s, p))
 }
 
 /// The text calls a list given by the caller ("specified list", "given list", "… to try").
@@ -567,6 +582,14 @@ mod tests {
         assert_eq!(
             decide(&alloc, 0),
             Ok((Decision::Direction(Direction::In), "field-returned"))
+        );
+        let double = f(
+            vec![p("d", ptr(prim("double"), false), "Double to convert")],
+            "Converts the double value of ``d`` to an internal float representation.",
+        );
+        assert_eq!(
+            decide(&double, 0),
+            Ok((Decision::Direction(Direction::In), "converted-in-place"))
         );
     }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, after scripts/gpu-test.sh staged
-# device-bin/ here: the two GPU test binaries (typed layer: gpu; safe layer: gpu_safe) and
+# device-bin/ here: the three GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
+# projects' tests ported to the typed layer: gpu_peer) and
 # the five example applications, each against the wheel's libcudart (the release the crate
 # was generated for) and against the machine's own CUDA runtime. Logs go to $OUT (or the
 # current folder); the exit status is non-zero when anything failed.
@@ -32,7 +33,7 @@ for lib in wheel system; do
   else
     envs=(env -u CUDART_PATH)
   fi
-  for t in gpu gpu_safe; do
+  for t in gpu gpu_safe gpu_peer; do
     log="$out/$t-$lib-cudart.txt"
     run "$t ($lib cudart)" "$log" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --test-threads=1
     grep -E '^test |test result|panicked' "$log" | head -60

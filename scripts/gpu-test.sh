@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds here what the GPU machine runs and stages it in device-bin/ (git-ignored):
-#   device-bin/gpu, device-bin/gpu_safe   the GPU test binaries (tests/tests/gpu.rs: the typed
-#                                         layer; tests/tests/gpu_safe.rs: the safe layer)
+#   device-bin/gpu, device-bin/gpu_safe,  the GPU test binaries (tests/tests/gpu.rs: the typed
+#   device-bin/gpu_peer                   layer; tests/tests/gpu_safe.rs: the safe layer;
+#                                         tests/tests/gpu_peer.rs: the peer projects' tests
+#                                         ported to the typed layer)
 #   device-bin/examples/<name>            the example applications of examples/examples/
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 # Binaries are staged without debug information (`strip --strip-debug`, when available), so
@@ -40,7 +42,7 @@ stage() { # from to
   fi
 }
 
-tests="$(build test -p workspace-tests --test gpu --test gpu_safe --no-run)"
+tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --no-run)"
 examples="$(build build -p cudart-examples --examples)"
 rm -rf device-bin
 mkdir -p device-bin/examples
@@ -55,7 +57,7 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/examples/$name"
   staged+=("examples/$name")
 done <<< "$examples"
-for want in gpu gpu_safe examples/device_query examples/vector_add examples/stream_timing \
+for want in gpu gpu_safe gpu_peer examples/device_query examples/vector_add examples/stream_timing \
             examples/graph_capture examples/pool_stats; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
@@ -77,4 +79,5 @@ echo "  bash scripts/gpu-run.sh"
 echo "or one part:"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_safe --test-threads=1"
+echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_peer --test-threads=1"
 echo "  ${prefix}./device-bin/examples/vector_add"

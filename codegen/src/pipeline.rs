@@ -264,6 +264,17 @@ pub fn render(r: &Report) -> String {
         b.constants.len(),
         b.flag_groups.len()
     );
+    let documented_constants = r.api.constants.len();
+    let unbound_constants = b.unbound.iter().filter(|u| u.kind == "constant").count();
+    let _ = writeln!(
+        s,
+        "documented constants:         {documented_constants}, emitted {} ({} typed from C macros), not emitted {unbound_constants}",
+        documented_constants - unbound_constants,
+        b.constants
+            .iter()
+            .filter(|k| k.from_macro)
+            .count()
+    );
     let untyped = b.untyped();
     let typed = b.functions.len() - untyped.len();
     let typed_unsafe = b.functions.iter().filter(|f| f.typed.is_unsafe()).count();

@@ -28,17 +28,17 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`set_valid_devices`](crate::api::set_valid_devices)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
-//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies), [`stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2)
+//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_get_capture_info_v3`](crate::api::stream_get_capture_info_v3), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies), [`stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2), [`stream_get_capture_info_v2`](crate::api::stream_get_capture_info_v2)
 //!
 //! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_record_with_flags`](crate::api::event_record_with_flags), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time), [`event_elapsed_time_v2`](crate::api::event_elapsed_time_v2)
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`launch_host_func`](crate::api::launch_host_func), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`launch_cooperative_kernel_multi_device`](crate::api::launch_cooperative_kernel_multi_device), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info), [`set_double_for_device`](crate::api::set_double_for_device), [`set_double_for_host`](crate::api::set_double_for_host)
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
@@ -64,7 +64,7 @@
 //!
 //! **Version Management**: [`driver_get_version`](crate::api::driver_get_version), [`runtime_get_version`](crate::api::runtime_get_version)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_upload`](crate::api::graph_upload), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_add_node_v2`](crate::api::graph_add_node_v2), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_get_edges_v2`](crate::api::graph_get_edges_v2), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependencies_v2`](crate::api::graph_node_get_dependencies_v2), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_node_get_dependent_nodes_v2`](crate::api::graph_node_get_dependent_nodes_v2), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_upload`](crate::api::graph_upload), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_add_node_v2`](crate::api::graph_add_node_v2), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -83,7 +83,13 @@
 //! **Execution Control \[DEPRECATED\]**: [`func_set_shared_mem_config`](crate::api::func_set_shared_mem_config)
 //!
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
+//!
+//! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
 use crate::sys::*;
+pub use crate::sys::constants::*;
+pub use crate::sys::enums::*;
+pub use crate::sys::flags::*;
+pub use crate::sys::types::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
 /// Explicitly destroys and cleans up all resources associated with the
@@ -265,7 +271,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 }
 /// Return resource limits.
 ///
-/// Returns in `*pValue` the current size of `limit`. The following
+/// Returns as `p_value`, the current size of `limit`. The following
 /// [`cudaLimit`](crate::sys::cudaLimit) values are supported.
 ///
 /// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) is the stack size in bytes of each GPU
@@ -327,9 +333,9 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in `maxWidthInElements` the maximum number of elements
+/// Returns as `max_width_in_elements`, the maximum number of elements
 /// allocatable in a 1D linear texture for given format descriptor
-/// `fmtDesc`.
+/// `fmt_desc`.
 ///
 /// The raw function is [`cudaDeviceGetTexture1DLinearMaxWidth`](crate::sys::cudaDeviceGetTexture1DLinearMaxWidth).
 ///
@@ -340,7 +346,7 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 ///
 /// # Returns
 ///
-/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmtDesc`.
+/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmt_desc`.
 ///
 /// # Errors
 ///
@@ -374,13 +380,13 @@ pub fn device_get_texture1d_linear_max_width(
 /// Returns the preferred cache configuration for the current device.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this returns through `pCacheConfig` the preferred cache
+/// resources, this returns through the returned `p_cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is
 /// free to choose a different configuration if required to execute
 /// functions.
 ///
-/// This will return a `pCacheConfig` of
+/// This will return a the returned `p_cache_config` of
 /// [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices where the size of the L1
 /// cache and shared memory are fixed.
 ///
@@ -427,21 +433,21 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
-/// Returns in `*leastPriority` and `*greatestPriority` the numerical
+/// Returns as `least_priority`, and the returned `greatest_priority` the numerical
 /// values that correspond to the least and greatest stream priorities
 /// respectively. Stream priorities follow a convention where lower numbers
 /// imply greater priorities. The range of meaningful stream priorities is
-/// given by \[`*greatestPriority`, `*leastPriority`\]. If the user attempts
+/// given by \[`*greatestPriority`, the returned `least_priority`\]. If the user attempts
 /// to create a stream with a priority value that is outside the the
 /// meaningful range as specified by this API, the priority is
-/// automatically clamped down or up to either `*leastPriority` or
-/// `*greatestPriority` respectively. See
+/// automatically clamped down or up to either the returned `least_priority` or
+/// the returned `greatest_priority` respectively. See
 /// [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) for details on creating a
-/// priority stream. A NULL may be passed in for `*leastPriority` or
-/// `*greatestPriority` if the value is not desired.
+/// priority stream. A NULL may be passed in for the returned `least_priority` or
+/// the returned `greatest_priority` if the value is not desired.
 ///
-/// This function will return '0' in both `*leastPriority` and
-/// `*greatestPriority` if the current context's device does not support
+/// This function will return '0' in both the returned `least_priority` and
+/// the returned `greatest_priority` if the current context's device does not support
 /// stream priorities (see [`cudaDeviceGetAttribute`](crate::api::device_get_attribute)).
 ///
 /// The raw function is [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange).
@@ -488,7 +494,7 @@ pub fn device_get_stream_priority_range() -> crate::Result<
 /// Sets the preferred cache configuration for the current device.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
+/// resources, this sets through `cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is
 /// free to choose a different configuration if required to execute the
@@ -545,9 +551,9 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 }
 /// Returns a handle to a compute device.
 ///
-/// Returns in `*device` a device ordinal given a PCI bus ID string.
+/// Returns as `device`, a device ordinal given a PCI bus ID string.
 ///
-/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
+/// where `domain`, `bus`, the returned `device`, and `function` are all hexadecimal
 /// values
 ///
 /// The raw function is [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId).
@@ -588,7 +594,7 @@ pub fn device_get_by_pci_bus_id(
 /// Returns a PCI Bus Id string for the device.
 ///
 /// Returns an ASCII string identifying the device `dev` in the NULL-
-/// terminated string pointed to by `pciBusId`. `length` specifies the
+/// terminated string pointed to by the returned `pci_bus_id`. `len` specifies the
 /// maximum length of the string that may be returned.
 ///
 /// where `domain`, `bus`, `device`, and `function` are all hexadecimal
@@ -860,7 +866,7 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// **Notes**
 ///
-/// No guarantees are made about the address returned in `*devPtr`.
+/// No guarantees are made about the address returned as `dev_ptr`.
 ///  In particular, multiple processes may not receive the same address for the same `handle`.
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
@@ -1007,10 +1013,10 @@ pub fn device_flush_gpu_direct_rdma_writes(
 }
 /// Registers a callback function to receive async notifications.
 ///
-/// Registers `callbackFunc` to receive async notifications.
+/// Registers `callback_func` to receive async notifications.
 ///
-/// The `userData` parameter is passed to the callback function at async
-/// notification time. Likewise, `callback` is also passed to the callback
+/// The `user_data` parameter is passed to the callback function at async
+/// notification time. Likewise, the returned `callback` is also passed to the callback
 /// function to distinguish between multiple registered callbacks.
 ///
 /// The callback function being registered should be designed to return
@@ -1022,7 +1028,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
 /// [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Async notification callbacks execute
 /// in an undefined order and may be serialized.
 ///
-/// Returns in `*callback` a handle representing the registered callback
+/// Returns as `callback`, a handle representing the registered callback
 /// instance.
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
@@ -1113,7 +1119,7 @@ pub unsafe fn device_unregister_async_notification(
 }
 /// Returns the number of compute-capable devices.
 ///
-/// Returns in `*count` the number of devices with compute capability
+/// Returns as `count`, the number of devices with compute capability
 /// greater or equal to 2.0 that are available for execution.
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
@@ -1149,7 +1155,7 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns information about the compute-device.
 ///
-/// Returns in `*prop` the properties of device `dev`. The
+/// Returns as `prop`, the properties of device `dev`. The
 /// [`cudaDeviceProp`](crate::sys::cudaDeviceProp) structure is defined as:
 ///
 /// where:
@@ -1390,7 +1396,7 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 ///
 /// - `cooperativeMultiDeviceLaunch` is 1 if the device supports
 ///   launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise.
+///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device), and 0 otherwise.
 ///
 /// - `sharedMemPerBlockOptin` is the per device maximum shared
 ///   memory per block usable by special opt in
@@ -1491,7 +1497,7 @@ pub fn get_device_properties(
 }
 /// Returns information about the device.
 ///
-/// Returns in `*value` the integer value of the attribute `attr` on device
+/// Returns as `value`, the integer value of the attribute `attr` on device
 /// `device`. The supported attributes are:
 ///
 /// - [`cudaDevAttrMaxThreadsPerBlock`](crate::sys::cudaDeviceAttr::MAX_THREADS_PER_BLOCK): Maximum number of threads
@@ -1762,7 +1768,7 @@ pub fn get_device_properties(
 ///
 /// - [`cudaDevAttrCooperativeMultiDeviceLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH): 1 if the device
 ///   supports launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise
+///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device), and 0 otherwise
 ///
 /// - [`cudaDevAttrCanFlushRemoteWrites`](crate::sys::cudaDeviceAttr::CAN_FLUSH_REMOTE_WRITES): 1 if the device supports
 ///   flushing of outstanding remote writes, and 0 otherwise
@@ -2015,19 +2021,19 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 }
 /// Return NvSciSync attributes that this device can support.
 ///
-/// Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this
-/// CUDA device, `dev` can support. The returned `nvSciSyncAttrList` can be
+/// Returns in `nv_sci_sync_attr_list`, the properties of NvSciSync that this
+/// CUDA device, `dev` can support. The returned `nv_sci_sync_attr_list` can be
 /// used to create an NvSciSync that matches this device's capabilities.
 ///
-/// If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
+/// If NvSciSyncAttrKey_RequiredPerm field in `nv_sci_sync_attr_list` is
 /// already set this API will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
-/// The applications should set `nvSciSyncAttrList` to a valid
+/// The applications should set `nv_sci_sync_attr_list` to a valid
 /// NvSciSyncAttrList failing which this API will return
 /// `cudaErrorInvalidHandle`.
 ///
 /// The `flags` controls how applications intends to use the NvSciSync
-/// created from the `nvSciSyncAttrList`. The valid flags are:
+/// created from the `nv_sci_sync_attr_list`. The valid flags are:
 ///
 /// - [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL), specifies that the applications
 ///   intends to signal an NvSciSync on this CUDA device.
@@ -2038,9 +2044,9 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 /// At least one of these flags must be set, failing which the API returns
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). Both the flags are orthogonal to one
 /// another: a developer may set both these flags that allows to set both
-/// wait and signal specific attributes in the same `nvSciSyncAttrList`.
+/// wait and signal specific attributes in the same `nv_sci_sync_attr_list`.
 ///
-/// Note that this API updates the input `nvSciSyncAttrList` with values
+/// Note that this API updates the input `nv_sci_sync_attr_list` with values
 /// equivalent to the following public attribute key-values:
 /// NvSciSyncAttrKey_RequiredPerm is set to
 ///
@@ -2114,8 +2120,8 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 }
 /// Queries attributes of the link between two devices.
 ///
-/// Returns in `*value` the value of the requested attribute `attrib` of
-/// the link between `srcDevice` and `dstDevice`. The supported attributes
+/// Returns as `value`, the value of the requested attribute `attrib` of
+/// the link between `src_device` and `dst_device`. The supported attributes
 /// are:
 ///
 /// - [`cudaDevP2PAttrPerformanceRank`](crate::sys::cudaDeviceP2PAttr::PERFORMANCE_RANK): A relative value
@@ -2132,17 +2138,17 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 /// - [`cudaDevP2PAttrCudaArrayAccessSupported`](crate::sys::cudaDeviceP2PAttr::CUDA_ARRAY_ACCESS_SUPPORTED): 1 if accessing
 ///   CUDA arrays over the link is supported.
 ///
-/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
-/// `dstDevice` are not valid or if they represent the same device.
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `src_device` or
+/// `dst_device` are not valid or if they represent the same device.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `attrib` is not valid or
-/// if `value` is a null pointer.
+/// if the returned `value` is a null pointer.
 ///
 /// The raw function is [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute).
 ///
 /// # Arguments
 ///
-/// - `attr` — The requested attribute of the link between `srcDevice` and `dstDevice`.
+/// - `attr` — The requested attribute of the link between `src_device` and `dst_device`.
 /// - `src_device` — The source device of the target link.
 /// - `dst_device` — The destination device of the target link.
 ///
@@ -2181,8 +2187,8 @@ pub fn device_get_p2p_attribute(
 }
 /// Select compute-device which best matches criteria.
 ///
-/// Returns in `*device` the device which has properties that best match
-/// `*prop`.
+/// Returns as `device`, the device which has properties that best match
+/// `prop`.
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
 ///
@@ -2331,7 +2337,7 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 }
 /// Returns which device is currently being used.
 ///
-/// Returns in `*device` the current device for the calling host thread.
+/// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
 ///
@@ -2444,7 +2450,7 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
+/// - [`cudaSetValidDevices`](crate::api::set_valid_devices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -2460,7 +2466,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 }
 /// Gets the flags for the current device.
 ///
-/// Returns in `flags` the flags for the current device. If there is a
+/// Returns as `flags`, the flags for the current device. If there is a
 /// current device for the calling thread, the flags for the device are
 /// returned. If there is no current device, the flags for the first device
 /// are returned, which may be the default flags. Compare to the behavior
@@ -2489,7 +2495,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to store the device flags
+/// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
 ///
 /// # Errors
 ///
@@ -2506,16 +2512,14 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 /// - `cuDevicePrimaryCtxGetState`
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
-pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
     let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
 ///
@@ -2782,7 +2786,7 @@ pub fn stream_create_with_flags(
 /// Create an asynchronous stream with the specified priority.
 ///
 /// Creates a stream with the specified priority and returns a handle in
-/// `pStream`. The stream is created on the context that is current to the
+/// the returned `p_stream`. The stream is created on the context that is current to the
 /// calling host thread. If no context is current to the calling host
 /// thread, then the primary context for a device is selected, made current
 /// to the calling thread, and initialized before creating a stream on it.
@@ -2854,7 +2858,7 @@ pub fn stream_create_with_priority(
 /// Query the priority of a stream.
 ///
 /// Query the priority of a stream. The priority is returned in in
-/// `priority`. Note that if the stream was created with a priority outside
+/// the returned `priority`. Note that if the stream was created with a priority outside
 /// the meaningful numerical range returned by
 /// [`cudaDeviceGetStreamPriorityRange`](crate::api::device_get_stream_priority_range), this function returns the
 /// clamped priority. See [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) for
@@ -2902,7 +2906,7 @@ pub unsafe fn stream_get_priority(
 }
 /// Query the flags of a stream.
 ///
-/// Query the flags of a stream. The flags are returned in `flags`. See
+/// Query the flags of a stream. The flags are returned as `flags`. See
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
@@ -2913,7 +2917,7 @@ pub unsafe fn stream_get_priority(
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to an unsigned integer in which the stream's flags are returned
+/// `flags` ([`StreamFlags`](crate::sys::StreamFlags); bits it does not name are kept): Pointer to an unsigned integer in which the stream's flags are returned
 ///
 /// # Errors
 ///
@@ -2934,23 +2938,21 @@ pub unsafe fn stream_get_priority(
 #[inline]
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+) -> crate::Result<crate::sys::StreamFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
 ///
-/// Query the Id of a stream. The Id is returned in `streamId`. The Id is
+/// Query the Id of a stream. The Id is returned as `stream_id`. The Id is
 /// unique for the life of the program.
 ///
-/// The stream handle `hStream` can refer to any of the following:
+/// The stream handle `h_stream` can refer to any of the following:
 ///
 /// - a stream created via any of the CUDA runtime APIs such as
 ///   [`cudaStreamCreate`](crate::api::stream_create), [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags)
@@ -2960,7 +2962,7 @@ pub unsafe fn stream_get_flags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -3007,7 +3009,7 @@ pub unsafe fn stream_get_id(
 }
 /// Query the device of a stream.
 ///
-/// Returns in `*device` the device of the stream.
+/// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
 ///
@@ -3113,8 +3115,8 @@ pub unsafe fn stream_copy_attributes(
 }
 /// Queries stream attribute.
 ///
-/// Queries attribute `attr` from `hStream` and stores it in corresponding
-/// member of `value_out`.
+/// Queries attribute `attr` from `h_stream` and stores it in corresponding
+/// member of the returned `value_out`.
 ///
 /// The raw function is [`cudaStreamGetAttribute`](crate::sys::cudaStreamGetAttribute).
 ///
@@ -3158,7 +3160,7 @@ pub unsafe fn stream_get_attribute(
 }
 /// Sets stream attribute.
 ///
-/// Sets attribute `attr` on `hStream` from corresponding attribute of
+/// Sets attribute `attr` on `h_stream` from corresponding attribute of
 /// `value`. The updated attribute will be applied to subsequent work
 /// submitted to the stream. It will not affect previously submitted work.
 ///
@@ -3477,12 +3479,12 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 /// Attach memory to a stream asynchronously.
 ///
 /// Enqueues an operation in `stream` to specify stream association of
-/// `length` bytes of memory starting from `devPtr`. This function is a
+/// `length` bytes of memory starting from `dev_ptr`. This function is a
 /// stream-ordered operation, meaning that it is dependent on, and will
 /// only take effect when, previous work in stream has completed. Any
 /// previous association is automatically replaced.
 ///
-/// `devPtr` must point to an one of the following types of memories:
+/// `dev_ptr` must point to an one of the following types of memories:
 ///
 /// - managed memory declared using the managed keyword or allocated with
 ///   [`cudaMallocManaged`](crate::api::malloc_managed).
@@ -3594,12 +3596,12 @@ pub unsafe fn stream_attach_mem_async(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
 /// the capture sequence may be queried via
-/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3651,11 +3653,11 @@ pub unsafe fn stream_begin_capture(
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
-/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3671,8 +3673,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` — Stream in which to initiate capture.
 /// - `graph` — Graph to capture into.
-/// - `dependencies` (list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `mode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode).
 ///
 /// # Errors
@@ -3683,7 +3685,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -3696,14 +3698,14 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependencies.as_ref().map(|s| s.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3730,14 +3732,8 @@ pub unsafe fn stream_begin_capture_to_graph(
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
-            {
-                let s = dependencies;
-                s.as_ptr()
-            },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             mode,
         )
@@ -3748,7 +3744,7 @@ pub unsafe fn stream_begin_capture_to_graph(
 /// Swaps the stream capture interaction mode for a thread.
 ///
 /// Sets the calling thread's stream capture interaction mode to the value
-/// contained in `*mode`, and overwrites `*mode` with the previous mode for
+/// contained in `mode`, and overwrites `mode` with the previous mode for
 /// the thread. To facilitate deterministic behavior across function or
 /// module boundaries, callers are encouraged to use this API in a push-pop
 /// fashion:
@@ -3818,7 +3814,7 @@ pub fn thread_exchange_stream_capture_mode(
 }
 /// Ends capture on a stream, returning the captured graph.
 ///
-/// End capture on `stream`, returning the captured graph via `pGraph`.
+/// End capture on `stream`, returning the captured graph via the returned `p_graph`.
 /// Capture must have been initiated on `stream` via a call to
 /// [`cudaStreamBeginCapture`](crate::api::stream_begin_capture). If capture was invalidated, due to
 /// a violation of the rules of stream capture, then a NULL graph will be
@@ -3867,8 +3863,8 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 }
 /// Returns a stream's capture status.
 ///
-/// Return the capture status of `stream` via `pCaptureStatus`. After a
-/// successful call, `*pCaptureStatus` will contain one of the following:
+/// Return the capture status of `stream` via the returned `p_capture_status`. After a
+/// successful call, the returned `p_capture_status` will contain one of the following:
 ///
 /// - [`cudaStreamCaptureStatusNone`](crate::sys::cudaStreamCaptureStatus::NONE): The stream is not capturing.
 ///
@@ -3880,10 +3876,10 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///   [`cudaStreamEndCapture`](crate::api::stream_end_capture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
-/// `*pCaptureStatus` is unspecified after the call. The blocking stream
+/// the returned `p_capture_status` is unspecified after the call. The blocking stream
 /// capture is not invalidated.
 ///
 /// When a blocking stream is capturing, the legacy stream is in an
@@ -3931,6 +3927,217 @@ pub unsafe fn stream_is_capturing(
     crate::check(status.as_raw() as i32)?;
     Ok(p_capture_status)
 }
+/// Query a stream's capture state.
+///
+/// Query stream state related to stream capture.
+///
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamGetCaptureInfo_v3`](crate::api::stream_get_capture_info_v3)
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo")]
+#[inline]
+pub unsafe fn stream_get_capture_info(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out))
+}
+/// Query stream state related to stream capture.
+///
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// If the returned `edge_data_out` is non-NULL then the returned `dependencies_out` must be as well.
+/// If the returned `dependencies_out` is non-NULL and the returned `edge_data_out` is NULL, but there
+/// is non-zero edge data for one or more of the current stream
+/// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
+///
+/// The raw function is [`cudaStreamGetCaptureInfo_v3`](crate::sys::cudaStreamGetCaptureInfo_v3).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edge_data_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of graph edge data. This array parallels the returned `dependencies_out`; the next node to be added has an edge to the returned `dependencies_out`\[i\] with annotation the returned `edge_data_out`\[i\] for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo_v3")]
+#[inline]
+pub unsafe fn stream_get_capture_info_v3(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo_v3(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut edge_data_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    let edge_data_out: ::std::vec::Vec<cudaGraphEdgeData> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !edge_data_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(edge_data_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out, edge_data_out))
+}
 /// Modifies the dependency set of a capturing stream. The dependency set
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
@@ -3967,12 +4174,12 @@ pub unsafe fn stream_is_capturing(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies(
@@ -4040,7 +4247,7 @@ pub unsafe fn stream_update_capture_dependencies(
 ///
 /// - `stream` — The stream to update
 /// - `dependencies` (list; its length gives `num_dependencies`) — The set of dependencies to add
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `flags` — See above
 ///
 /// # Errors
@@ -4050,24 +4257,24 @@ pub unsafe fn stream_update_capture_dependencies(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies_v2")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies_v2(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -4097,10 +4304,7 @@ pub unsafe fn stream_update_capture_dependencies_v2(
                 let s = dependencies;
                 s.as_ptr().cast_mut()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             flags,
         )
@@ -4608,10 +4812,10 @@ pub unsafe fn event_elapsed_time_v2(
 /// Imports an external memory object.
 ///
 /// Imports an externally allocated memory object and returns a handle to
-/// that in `extMem_out`.
+/// that in the returned `ext_mem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `memHandleDesc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
+/// `mem_handle_desc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
 /// is defined as follows:
 ///
 /// where `type` specifies the type
@@ -4772,10 +4976,10 @@ pub unsafe fn import_external_memory(
 /// Maps a buffer onto an imported memory object.
 ///
 /// Maps a buffer onto an imported memory object and returns a device
-/// pointer in `devPtr`.
+/// pointer in the returned `dev_ptr`.
 ///
 /// The properties of the buffer being mapped must be described in
-/// `bufferDesc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
+/// `buffer_desc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
 /// defined as follows:
 ///
 /// where `offset` is the offset in
@@ -4794,7 +4998,7 @@ pub unsafe fn import_external_memory(
 /// separate buffers and then apply the appropriate offsets to the returned
 /// pointer to derive the individual buffers.
 ///
-/// The returned pointer `devPtr` must be freed using [`cudaFree`](crate::api::free).
+/// The returned pointer the returned `dev_ptr` must be freed using [`cudaFree`](crate::api::free).
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer).
 ///
@@ -4845,10 +5049,10 @@ pub unsafe fn external_memory_get_mapped_buffer(
 /// Maps a CUDA mipmapped array onto an external memory object.
 ///
 /// Maps a CUDA mipmapped array onto an external object and returns a
-/// handle to it in `mipmap`.
+/// handle to it in the returned `mipmap`.
 ///
 /// The properties of the CUDA mipmapped array being mapped must be
-/// described in `mipmapDesc`. The structure
+/// described in `mipmap_desc`. The structure
 /// [`cudaExternalMemoryMipmappedArrayDesc`](crate::sys::cudaExternalMemoryMipmappedArrayDesc) is defined as follows:
 ///
 /// where `offset` is the
@@ -4960,10 +5164,10 @@ pub unsafe fn destroy_external_memory(
 /// Imports an external semaphore.
 ///
 /// Imports an externally allocated synchronization object and returns a
-/// handle to that in `extSem_out`.
+/// handle to that in the returned `ext_sem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `semHandleDesc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
+/// `sem_handle_desc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
 /// defined as follows:
 ///
 /// where `type` specifies the
@@ -5203,8 +5407,8 @@ pub unsafe fn import_external_semaphore(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreSignalParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreSignalParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -5337,8 +5541,8 @@ pub unsafe fn signal_external_semaphores_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreWaitParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreWaitParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -5435,7 +5639,7 @@ pub unsafe fn destroy_external_semaphore(
 /// Sets the preferred cache configuration for a device function.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
+/// resources, this sets through `cache_config` the preferred cache
 /// configuration for the function specified via `func`. This is only a
 /// preference. The runtime will use the requested configuration if
 /// possible, but it is free to choose a different configuration if
@@ -5506,7 +5710,7 @@ pub unsafe fn func_set_cache_config(
 ///
 /// This function obtains the attributes of a function specified via
 /// `func`. `func` is a device function symbol and must be declared as a
-/// `None` function. The fetched attributes are placed in `attr`. If the
+/// `None` function. The fetched attributes are placed in the returned `attr`. If the
 /// specified function does not exist, then it is assumed to be a
 /// [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. For templated functions, pass
 /// the function symbol as follows:
@@ -5728,7 +5932,7 @@ pub unsafe fn launch_host_func(
 }
 /// Returns occupancy for a device function.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
@@ -5784,10 +5988,10 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     crate::check(status.as_raw() as i32)?;
     Ok(num_blocks)
 }
-/// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
+/// Returns dynamic shared memory available per block when launching `num_blocks` blocks on SM.
 ///
-/// Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory
-/// to allow `numBlocks` blocks per SM.
+/// Returns as `dynamic_smem_size`, the maximum size of dynamic shared memory
+/// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
 ///
@@ -5843,7 +6047,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The `flags` parameter controls how special cases are handled. Valid
@@ -5920,7 +6124,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 /// Allocates memory that will be automatically managed by the Unified Memory system.
 ///
 /// Allocates `size` bytes of managed memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. If the device doesn't
+/// the returned `dev_ptr` a pointer to the allocated memory. If the device doesn't
 /// support allocating managed memory, [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED) is
 /// returned. Support for managed memory can be queried using the device
 /// attribute [`cudaDevAttrManagedMemory`](crate::sys::cudaDeviceAttr::MANAGED_MEMORY). The allocated memory is
@@ -6068,13 +6272,13 @@ pub fn malloc_managed(
 /// Allocate memory on the device.
 ///
 /// Allocates `size` bytes of linear memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. The allocated memory is
+/// the returned `dev_ptr` a pointer to the allocated memory. The allocated memory is
 /// suitably aligned for any kind of variable. The memory is not cleared.
 /// [`cudaMalloc`](crate::api::malloc) returns [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
 /// in case of failure.
 ///
 /// The device version of [`cudaFree`](crate::api::free) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
+/// the returned `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaMalloc`](crate::sys::cudaMalloc).
 ///
@@ -6178,13 +6382,13 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// Allocates pitched memory on the device.
 ///
 /// Allocates at least `width` (in bytes) * `height` bytes of linear memory
-/// on the device and returns in `*devPtr` a pointer to the allocated
+/// on the device and returns as `dev_ptr`, a pointer to the allocated
 /// memory. The function may pad the allocation to ensure that
 /// corresponding pointers in any given row will continue to meet the
 /// alignment requirements for coalescing as the address is updated from
-/// row to row. The pitch returned in `*pitch` by
+/// row to row. The pitch returned as `pitch` by
 /// [`cudaMallocPitch`](crate::api::malloc_pitch) is the width in bytes of the allocation.
-/// The intended usage of `pitch` is as a separate parameter of the
+/// The intended usage of the returned `pitch` is as a separate parameter of the
 /// allocation, used to compute addresses within the 2D array. Given the
 /// row and column of an array element of type `T`, the address is computed
 /// as:
@@ -6250,7 +6454,7 @@ pub fn malloc_pitch(
 ///
 /// Allocates a CUDA array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
+/// to the new CUDA array in the returned `array`.
 ///
 /// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
 ///
@@ -6342,7 +6546,7 @@ pub fn malloc_array(
 }
 /// Frees memory on the device.
 ///
-/// Frees the memory space pointed to by `devPtr`, which must have been
+/// Frees the memory space pointed to by `dev_ptr`, which must have been
 /// returned by a previous call to one of the following memory allocation
 /// APIs - [`cudaMalloc`](crate::api::malloc), [`cudaMallocPitch`](crate::api::malloc_pitch),
 /// [`cudaMallocManaged`](crate::api::malloc_managed), [`cudaMallocAsync`](crate::api::malloc_async),
@@ -6357,13 +6561,13 @@ pub fn malloc_array(
 /// stream ordered memory allocator. For all other pointers, this API may
 /// perform implicit synchronization.
 ///
-/// If [`cudaFree`](crate::api::free)(`devPtr`) has already been called before, an
-/// error is returned. If `devPtr` is 0, no operation is performed.
+/// If [`cudaFree`](crate::api::free)(`dev_ptr`) has already been called before, an
+/// error is returned. If `dev_ptr` is 0, no operation is performed.
 /// [`cudaFree`](crate::api::free) returns `cudaErrorValue` in case of
 /// failure.
 ///
 /// The device version of [`cudaFree`](crate::api::free) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
+/// `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaFree`](crate::sys::cudaFree).
 ///
@@ -6485,7 +6689,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 }
 /// Frees a mipmapped array on the device.
 ///
-/// Frees the CUDA mipmapped array `mipmappedArray`, which must have been
+/// Frees the CUDA mipmapped array `mipmapped_array`, which must have been
 /// returned by a previous call to [`cudaMallocMipmappedArray`](crate::api::malloc_mipmapped_array).
 /// If `devPtr` is 0, no operation is performed.
 ///
@@ -6584,7 +6788,7 @@ pub unsafe fn free_mipmapped_array(
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
-/// - `flags` — Requested properties of allocated memory
+/// - `flags` ([`HostAllocFlags`](crate::sys::HostAllocFlags)) — Requested properties of allocated memory
 ///
 /// # Returns
 ///
@@ -6604,7 +6808,7 @@ pub unsafe fn free_mipmapped_array(
 #[inline]
 pub fn host_alloc(
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -6612,7 +6816,7 @@ pub fn host_alloc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags) }?;
+    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_host)
 }
@@ -6789,16 +6993,16 @@ pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()
 ///
 /// For devices that have a non-zero value for the device attribute
 /// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
-/// can also be accessed from the device using the host pointer `pHost`.
+/// can also be accessed from the device using the host pointer `p_host`.
 /// The device pointer returned by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer)
-/// may or may not match the original host pointer `pHost` and depends on
+/// may or may not match the original host pointer `p_host` and depends on
 /// the devices visible to the application. If all devices visible to the
 /// application have a non-zero value for the device attribute, the device
 /// pointer returned by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer) will match
-/// the original pointer `pHost`. If any device visible to the application
+/// the original pointer `p_host`. If any device visible to the application
 /// has a zero value for the device attribute, the device pointer returned
 /// by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer) will not match the original
-/// host pointer `pHost`, but it will be suitable for use on all devices
+/// host pointer `p_host`, but it will be suitable for use on all devices
 /// provided Unified Virtual Addressing is enabled. In such systems, it is
 /// valid to access the memory using either pointer on devices that have a
 /// non-zero value for the device attribute. Note however that such devices
@@ -6896,7 +7100,7 @@ pub unsafe fn host_get_flags(
 /// on the device and returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in which `ptr`
 /// is a pointer to the allocated memory. The function may pad the
 /// allocation to ensure hardware alignment requirements are met. The pitch
-/// returned in the `pitch` field of `pitchedDevPtr` is the width in bytes
+/// returned in the `pitch` field of the returned `pitched_dev_ptr` is the width in bytes
 /// of the allocation.
 ///
 /// The returned [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) contains additional fields
@@ -6956,7 +7160,7 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 ///
 /// Allocates a CUDA array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
+/// to the new CUDA array in the returned `array`.
 ///
 /// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
 ///
@@ -7095,7 +7299,7 @@ pub fn malloc3d_array(
 ///
 /// Allocates a CUDA mipmapped array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA mipmapped array in `*mipmappedArray`. `numLevels`
+/// to the new CUDA mipmapped array in the returned `mipmapped_array`. `num_levels`
 /// specifies the number of mipmap levels to be allocated. This value is
 /// clamped to the range \[1, 1 + floor(log2(max(width, height, depth)))\].
 ///
@@ -7236,13 +7440,13 @@ pub fn malloc_mipmapped_array(
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
-/// Returns in `*levelArray` a CUDA array that represents a single mipmap
-/// level of the CUDA mipmapped array `mipmappedArray`.
+/// Returns as `level_array`, a CUDA array that represents a single mipmap
+/// level of the CUDA mipmapped array `mipmapped_array`.
 ///
 /// If `level` is greater than the maximum number of levels in this
 /// mipmapped array, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
-/// If `mipmappedArray` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
+/// If `mipmapped_array` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
 /// is returned.
 ///
 /// The raw function is [`cudaGetMipmappedArrayLevel`](crate::sys::cudaGetMipmappedArrayLevel).
@@ -7607,8 +7811,8 @@ pub unsafe fn memcpy3d_peer_async(
 }
 /// Gets free and total device memory.
 ///
-/// Returns in `*total` the total amount of memory available to the the
-/// current context. Returns in `*free` the amount of memory on the device
+/// Returns as `total`, the total amount of memory available to the the
+/// current context. Returns as `free`, the amount of memory on the device
 /// that is free according to the OS. CUDA is not guaranteed to be able to
 /// allocate all of the memory that the OS reports as free. In a multi-
 /// tenet situation, free estimate returned is prone to race condition
@@ -7658,10 +7862,10 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 }
 /// Gets info about the specified cudaArray.
 ///
-/// Returns in `*desc`, `*extent` and `*flags` respectively, the type,
+/// Returns as `desc`,, the returned `extent` and the returned `flags` respectively, the type,
 /// shape and flags of `array`.
 ///
-/// Any of `*desc`, `*extent` and `*flags` may be specified as NULL.
+/// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
 ///
 /// The raw function is [`cudaArrayGetInfo`](crate::sys::cudaArrayGetInfo).
 ///
@@ -7675,7 +7879,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 ///
 /// - `desc`: Returned array type
 /// - `extent`: Returned array shape. 2D arrays will have depth of zero
-/// - `flags`: Returned array flags
+/// - `flags` ([`ArrayFlags`](crate::sys::ArrayFlags); bits it does not name are kept): Returned array flags
 ///
 /// # Errors
 ///
@@ -7693,16 +7897,14 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 #[inline]
 pub unsafe fn array_get_info(
     array: cudaArray_t,
-) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, ::core::ffi::c_uint)> {
+) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -7710,24 +7912,24 @@ pub unsafe fn array_get_info(
         crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((desc, extent, flags))
+    Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
-/// Returns in `pPlaneArray` a CUDA array that represents a single format
-/// plane of the CUDA array `hArray`.
+/// Returns as `p_plane_array`, a CUDA array that represents a single format
+/// plane of the CUDA array `h_array`.
 ///
-/// If `planeIdx` is greater than the maximum number of planes in this
+/// If `plane_idx` is greater than the maximum number of planes in this
 /// array or if the array does not have a multi-planar format e.g:
 /// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
-/// Note that if the `hArray` has format
-/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `planeIdx`
-/// returns a CUDA array of the same size as `hArray` but with one 8-bit
+/// Note that if the `h_array` has format
+/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `plane_idx`
+/// returns a CUDA array of the same size as `h_array` but with one 8-bit
 /// channel and [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format
-/// kind. If 1 is passed for `planeIdx`, then the returned CUDA array has
-/// half the height and width of `hArray` with two 8-bit channels and
+/// kind. If 1 is passed for `plane_idx`, then the returned CUDA array has
+/// half the height and width of `h_array` with two 8-bit channels and
 /// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format kind.
 ///
 /// The raw function is [`cudaArrayGetPlane`](crate::sys::cudaArrayGetPlane).
@@ -7739,7 +7941,7 @@ pub unsafe fn array_get_info(
 ///
 /// # Returns
 ///
-/// `p_plane_array`: Returned CUDA array referenced by the `planeIdx`
+/// `p_plane_array`: Returned CUDA array referenced by the `plane_idx`
 ///
 /// # Errors
 ///
@@ -7772,7 +7974,7 @@ pub unsafe fn array_get_plane(
 }
 /// Returns the memory requirements of a CUDA array.
 ///
-/// Returns the memory requirements of a CUDA array in `memoryRequirements`
+/// Returns the memory requirements of a CUDA array in the returned `memory_requirements`
 /// If the CUDA array is not allocated with flag
 /// [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 /// will be returned.
@@ -7831,7 +8033,7 @@ pub unsafe fn array_get_memory_requirements(
 /// Returns the memory requirements of a CUDA mipmapped array.
 ///
 /// Returns the memory requirements of a CUDA mipmapped array in
-/// `memoryRequirements` If the CUDA mipmapped array is not allocated with
+/// the returned `memory_requirements` If the CUDA mipmapped array is not allocated with
 /// flag [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING)
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
 ///
@@ -7889,7 +8091,7 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 /// Returns the layout properties of a sparse CUDA array.
 ///
 /// Returns the layout properties of a sparse CUDA array in
-/// `sparseProperties`. If the CUDA array is not allocated with flag
+/// the returned `sparse_properties`. If the CUDA array is not allocated with flag
 /// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
 /// returned.
 ///
@@ -7949,7 +8151,7 @@ pub unsafe fn array_get_sparse_properties(
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array.
 ///
-/// Returns the sparse array layout properties in `sparseProperties`. If
+/// Returns the sparse array layout properties in the returned `sparse_properties`. If
 /// the CUDA mipmapped array is not allocated with flag
 /// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
 /// returned.
@@ -8098,14 +8300,14 @@ pub unsafe fn memcpy(
 /// Copies memory between two devices.
 ///
 /// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
+/// base device pointer of the destination memory and `dst_device` is the
 /// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
+/// memory and `src_device` is the source device. `count` specifies the
 /// number of bytes to copy.
 ///
 /// Note that this function is asynchronous with respect to the host, but
 /// serialized with respect all pending and future asynchronous work in to
-/// the current device, `srcDevice`, and `dstDevice` (use
+/// the current device, `src_device`, and `dst_device` (use
 /// [`cudaMemcpyPeerAsync`](crate::api::memcpy_peer_async) to avoid this synchronization).
 ///
 /// The raw function is [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer).
@@ -8232,8 +8434,8 @@ pub unsafe fn memcpy2d(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// area pointed to by `src` to the CUDA array `dst` starting at `h_offset`
+/// rows and `w_offset` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -8243,7 +8445,7 @@ pub unsafe fn memcpy2d(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `spitch` is the width in memory in bytes of
 /// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `dst`. `width` must not exceed `spitch`.
 /// [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array) returns an error if `spitch` exceeds
 /// the maximum allowed.
@@ -8319,7 +8521,7 @@ pub unsafe fn memcpy2d_to_array(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// array `src` starting at `h_offset` rows and `w_offset` bytes from the
 /// upper left corner to the memory area pointed to by `dst`, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
@@ -8330,7 +8532,7 @@ pub unsafe fn memcpy2d_to_array(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `dpitch` is the width in memory in bytes of
 /// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `src`. `width` must not exceed `dpitch`.
 /// [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array) returns an error if `dpitch`
 /// exceeds the maximum allowed.
@@ -8406,9 +8608,9 @@ pub unsafe fn memcpy2d_from_array(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffsetSrc` rows and `wOffsetSrc` bytes from
-/// the upper left corner to the CUDA array `dst` starting at `hOffsetDst`
-/// rows and `wOffsetDst` bytes from the upper left corner, where `kind`
+/// array `src` starting at `h_offset_src` rows and `w_offset_src` bytes from
+/// the upper left corner to the CUDA array `dst` starting at `h_offset_dst`
+/// rows and `w_offset_dst` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -8416,8 +8618,8 @@ pub unsafe fn memcpy2d_from_array(
 /// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
 /// type of transfer is inferred from the pointer values. However,
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `wOffsetDst` + `width` must not exceed the
-/// width of the CUDA array `dst`. `wOffsetSrc` + `width` must not exceed
+/// unified virtual addressing. `w_offset_dst` + `width` must not exceed the
+/// width of the CUDA array `dst`. `w_offset_src` + `width` must not exceed
 /// the width of the CUDA array `src`.
 ///
 /// The raw function is [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray).
@@ -8574,9 +8776,9 @@ pub unsafe fn memcpy_async(
 /// Copies memory between two devices asynchronously.
 ///
 /// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
+/// base device pointer of the destination memory and `dst_device` is the
 /// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
+/// memory and `src_device` is the source device. `count` specifies the
 /// number of bytes to copy.
 ///
 /// Note that this function is asynchronous with respect to the host and
@@ -8640,23 +8842,23 @@ pub unsafe fn memcpy_peer_async(
 /// Performs memory copies from source buffers specified in `srcs` to
 /// destination buffers specified in `dsts`. The size of each copy is
 /// specified in `sizes`. All three arrays must be of the same length as
-/// specified by `count`. Since there are no ordering guarantees for copies
+/// specified by the length of `dsts`. Since there are no ordering guarantees for copies
 /// within a batch, specifying any dependent copies within a batch will
 /// result in undefined behavior.
 ///
 /// Every copy in the batch has to be associated with a set of attributes
 /// specified in the `attrs` array. Each entry in this array can apply to
-/// more than one copy. This can be done by specifying in the `attrsIdxs`
+/// more than one copy. This can be done by specifying in the `attrs_idxs`
 /// array, the index of the first copy that the corresponding entry in the
-/// `attrs` array applies to. Both `attrs` and `attrsIdxs` must be of the
-/// same length as specified by `numAttrs`. For example, if a batch has 10
+/// `attrs` array applies to. Both `attrs` and `attrs_idxs` must be of the
+/// same length as specified by the length of `attrs`. For example, if a batch has 10
 /// copies listed in dst/src/sizes, the first 6 of which have one set of
-/// attributes and the remaining 4 another, then `numAttrs` will be 2,
-/// `attrsIdxs` will be {0, 6} and `attrs` will contains the two sets of
-/// attributes. Note that the first entry in `attrsIdxs` must always be 0.
+/// attributes and the remaining 4 another, then the length of `attrs` will be 2,
+/// `attrs_idxs` will be {0, 6} and `attrs` will contains the two sets of
+/// attributes. Note that the first entry in `attrs_idxs` must always be 0.
 /// Also, each entry must be greater than the previous entry and the last
-/// entry should be less than `count`. Furthermore, `numAttrs` must be
-/// lesser than or equal to `count`.
+/// entry should be less than the length of `dsts`. Furthermore, the length of `attrs` must be
+/// lesser than or equal to the length of `dsts`.
 ///
 /// The `srcAccessOrder` indicates the
 /// source access ordering to be observed for copies associated with the
@@ -8702,7 +8904,7 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// If any error is encountered while parsing the batch, the index within
 /// the batch where the error was encountered will be returned in
-/// `failIdx`.
+/// the returned `fail_idx`.
 ///
 /// The raw function is [`cudaMemcpyBatchAsync`](crate::sys::cudaMemcpyBatchAsync).
 ///
@@ -8726,8 +8928,8 @@ pub unsafe fn memcpy_peer_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dsts` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `srcs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -8829,8 +9031,8 @@ pub unsafe fn memcpy_batch_async(
 /// any specific order. Note that this means specifying any dependent
 /// copies within a batch will result in undefined behavior.
 ///
-/// Performs memory copies as specified in the `opList` array. The length
-/// of this array is specified in `numOps`. Each entry in this array
+/// Performs memory copies as specified in the `op_list` array. The length
+/// of this array is specified in the length of `op_list`. Each entry in this array
 /// describes a copy operation. This includes among other things, the
 /// source and destination operands for the copy as specified in
 /// `src` and
@@ -8892,7 +9094,7 @@ pub unsafe fn memcpy_batch_async(
 /// pointers allocated outside CUDA (ex., via malloc) when it's known that
 /// no prior operations in the stream can be accessing the memory.
 /// Specifying this flag allows the driver to optimize the copy on certain
-/// platforms. Each memcopy operation in `opList` must have a valid
+/// platforms. Each memcopy operation in `op_list` must have a valid
 /// srcAccessOrder setting, otherwise this API will return
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
@@ -8905,13 +9107,13 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// If any error is encountered while parsing the batch, the index within
 /// the batch where the error was encountered will be returned in
-/// `failIdx`.
+/// the returned `fail_idx`.
 ///
 /// The raw function is [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
 ///
 /// # Arguments
 ///
-/// - `op_list` (list; its length gives `num_ops`) — Array of size `numOps` containing the actual memcpy operations.
+/// - `op_list` (list; its length gives `num_ops`) — Array of size the length of `op_list` containing the actual memcpy operations.
 /// - `flags` — Flags for future use, must be zero now.
 /// - `stream` — The stream to enqueue the operations in. Must not be default NULL stream.
 ///
@@ -8926,7 +9128,7 @@ pub unsafe fn memcpy_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaMemcpy3DBatchOp` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaMemcpy3DBatchOp` entries of `op_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
@@ -9077,8 +9279,8 @@ pub unsafe fn memcpy2d_async(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// area pointed to by `src` to the CUDA array `dst` starting at `h_offset`
+/// rows and `w_offset` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -9088,7 +9290,7 @@ pub unsafe fn memcpy2d_async(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `spitch` is the width in memory in bytes of
 /// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `dst`. `width` must not exceed `spitch`.
 /// [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async) returns an error if `spitch`
 /// exceeds the maximum allowed.
@@ -9174,7 +9376,7 @@ pub unsafe fn memcpy2d_to_array_async(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// array `src` starting at `h_offset` rows and `w_offset` bytes from the
 /// upper left corner to the memory area pointed to by `dst`, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
@@ -9185,7 +9387,7 @@ pub unsafe fn memcpy2d_to_array_async(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `dpitch` is the width in memory in bytes of
 /// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `src`. `width` must not exceed `dpitch`.
 /// [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async) returns an error if `dpitch`
 /// exceeds the maximum allowed.
@@ -9270,11 +9472,11 @@ pub unsafe fn memcpy2d_from_array_async(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// Fills the first `count` bytes of the memory area pointed to by `dev_ptr`
 /// with the constant byte value `value`.
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
+/// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset`](crate::sys::cudaMemset).
 ///
@@ -9320,7 +9522,7 @@ pub unsafe fn memset(
 /// that has been passed back by [`cudaMallocPitch`](crate::api::malloc_pitch).
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
+/// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset2D`](crate::sys::cudaMemset2D).
 ///
@@ -9371,28 +9573,28 @@ pub unsafe fn memset2d(
 /// Initializes or sets device memory to a value.
 ///
 /// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// The object to initialize is defined by `pitched_dev_ptr`. The `pitch`
+/// field of `pitched_dev_ptr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitched_dev_ptr`, including any padding added to the
 /// end of each row. The `xsize` field specifies the logical width of each
 /// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// slice in rows. The `pitch` field of `pitched_dev_ptr` is ignored when
 /// `height` and `depth` are both equal to 1.
 ///
 /// The extents of the initialized region are specified as a `width` in
 /// bytes, a `height` in rows, and a `depth` in slices.
 ///
 /// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// `pitched_dev_ptr` may perform significantly faster than extents narrower
 /// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// `ysize` of `pitched_dev_ptr` will perform faster than when the `height`
 /// is shorter than the `ysize`.
 ///
-/// This function performs fastest when the `pitchedDevPtr` has been
+/// This function performs fastest when the `pitched_dev_ptr` has been
 /// allocated by [`cudaMalloc3D`](crate::api::malloc3d).
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `pitchedDevPtr` refers to pinned host memory.
+/// `pitched_dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset3D`](crate::sys::cudaMemset3D).
 ///
@@ -9436,7 +9638,7 @@ pub unsafe fn memset3d(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// Fills the first `count` bytes of the memory area pointed to by `dev_ptr`
 /// with the constant byte value `value`.
 ///
 /// [`cudaMemsetAsync`](crate::api::memset_async) is asynchronous with respect to the host,
@@ -9560,24 +9762,24 @@ pub unsafe fn memset2d_async(
 /// Initializes or sets device memory to a value.
 ///
 /// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// The object to initialize is defined by `pitched_dev_ptr`. The `pitch`
+/// field of `pitched_dev_ptr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitched_dev_ptr`, including any padding added to the
 /// end of each row. The `xsize` field specifies the logical width of each
 /// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// slice in rows. The `pitch` field of `pitched_dev_ptr` is ignored when
 /// `height` and `depth` are both equal to 1.
 ///
 /// The extents of the initialized region are specified as a `width` in
 /// bytes, a `height` in rows, and a `depth` in slices.
 ///
 /// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// `pitched_dev_ptr` may perform significantly faster than extents narrower
 /// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// `ysize` of `pitched_dev_ptr` will perform faster than when the `height`
 /// is shorter than the `ysize`.
 ///
-/// This function performs fastest when the `pitchedDevPtr` has been
+/// This function performs fastest when the `pitched_dev_ptr` has been
 /// allocated by [`cudaMalloc3D`](crate::api::malloc3d).
 ///
 /// [`cudaMemset3DAsync`](crate::api::memset3d_async) is asynchronous with respect to the
@@ -9636,8 +9838,8 @@ pub unsafe fn memset3d_async(
 }
 /// Prefetches memory to the specified destination device.
 ///
-/// Prefetches memory to the specified destination device. `devPtr` is the
-/// base device pointer of the memory to be prefetched and `dstDevice` is
+/// Prefetches memory to the specified destination device. `dev_ptr` is the
+/// base device pointer of the memory to be prefetched and `dst_device` is
 /// the destination device. `count` specifies the number of bytes to copy.
 /// `stream` is the stream in which the operation is enqueued. The memory
 /// range must refer to managed memory allocated via
@@ -9645,8 +9847,8 @@ pub unsafe fn memset3d_async(
 /// may also refer to system-allocated memory on systems with non-zero
 /// cudaDevAttrPageableMemoryAccess.
 ///
-/// Passing in cudaCpuDeviceId for `dstDevice` will prefetch the data to
-/// host memory. If `dstDevice` is a GPU, then the device attribute
+/// Passing in cudaCpuDeviceId for `dst_device` will prefetch the data to
+/// host memory. If `dst_device` is a GPU, then the device attribute
 /// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero.
 /// Additionally, `stream` must be associated with a device that has a non-
 /// zero value for the device attribute
@@ -9666,17 +9868,17 @@ pub unsafe fn memset3d_async(
 ///
 /// By default, any mappings to the previous location of the migrated pages
 /// are removed and mappings for the new location are only setup on
-/// `dstDevice`. The exact behavior however also depends on the settings
+/// `dst_device`. The exact behavior however also depends on the settings
 /// applied to this memory range via [`cudaMemAdvise`](crate::api::mem_advise) as described
 /// below:
 ///
 /// If [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) was set on any subset of this
 /// memory range, then that subset will create a read-only copy of the
-/// pages on `dstDevice`.
+/// pages on `dst_device`.
 ///
 /// If [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) was called on any
 /// subset of this memory range, then the pages will be migrated to
-/// `dstDevice` even if `dstDevice` is not the preferred location of any
+/// `dst_device` even if `dst_device` is not the preferred location of any
 /// pages in the memory range.
 ///
 /// If [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) was called on any subset of
@@ -9739,7 +9941,7 @@ pub unsafe fn mem_prefetch_async(
 }
 /// Prefetches memory to the specified destination location.
 ///
-/// Prefetches memory to the specified destination location. `devPtr` is
+/// Prefetches memory to the specified destination location. `dev_ptr` is
 /// the base device pointer of the memory to be prefetched and `location`
 /// specifies the destination location. `count` specifies the number of
 /// bytes to copy. `stream` is the stream in which the operation is
@@ -9861,7 +10063,7 @@ pub unsafe fn mem_prefetch_async_v2(
 /// Advise about the usage of a given memory range.
 ///
 /// Advise the Unified Memory subsystem about the usage pattern for the
-/// memory range starting at `devPtr` with a size of `count` bytes. The
+/// memory range starting at `dev_ptr` with a size of `count` bytes. The
 /// start address and end address of the memory range will be rounded down
 /// and rounded up respectively to be aligned to CPU page size before the
 /// advice is applied. The memory range must refer to managed memory
@@ -9946,7 +10148,7 @@ pub unsafe fn mem_prefetch_async_v2(
 ///
 /// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
 ///   data will be accessed by `device`. Passing in
-///   `cudaCpuDeviceId` for `device` will set the advice for the
+///   [`cudaCpuDeviceId`](crate::sys::cudaCpuDeviceId) for `device` will set the advice for the
 ///   CPU. If `device` is a GPU, then the device attribute
 ///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero. This
 ///   advice does not cause data migration and has no impact on the
@@ -10035,7 +10237,7 @@ pub unsafe fn mem_advise(
 /// Advise about the usage of a given memory range.
 ///
 /// Advise the Unified Memory subsystem about the usage pattern for the
-/// memory range starting at `devPtr` with a size of `count` bytes. The
+/// memory range starting at `dev_ptr` with a size of `count` bytes. The
 /// start address and end address of the memory range will be rounded down
 /// and rounded up respectively to be aligned to CPU page size before the
 /// advice is applied. The memory range must refer to managed memory
@@ -10242,7 +10444,7 @@ pub unsafe fn mem_advise_v2(
 }
 /// Query an attribute of a given memory range.
 ///
-/// Query an attribute about the memory range starting at `devPtr` with a
+/// Query an attribute about the memory range starting at `dev_ptr` with a
 /// size of `count` bytes. The memory range must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables.
@@ -10251,12 +10453,12 @@ pub unsafe fn mem_advise_v2(
 ///
 /// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY): If this attribute is
 ///   specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be 1 if all pages in
+///   `data_size` must be 4. The result returned will be 1 if all pages in
 ///   the given memory range have read-duplication enabled, or 0 otherwise.
 ///
 /// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION): If this attribute
 ///   is specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be a GPU device id if
+///   `data_size` must be 4. The result returned will be a GPU device id if
 ///   all pages in the memory range have that GPU as their preferred
 ///   location, or it will be cudaCpuDeviceId if all pages in the memory
 ///   range have the CPU as their preferred location, or it will be
@@ -10268,14 +10470,14 @@ pub unsafe fn mem_advise_v2(
 ///
 /// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY): If this attribute is
 ///   specified, `data` will be interpreted as an array of 32-bit integers,
-///   and `dataSize` must be a non-zero multiple of 4. The result returned
+///   and `data_size` must be a non-zero multiple of 4. The result returned
 ///   will be a list of device ids that had
 ///   `cudaMemAdviceSetAccessedBy` set for that entire memory
 ///   range. If any device does not have that advice set for the entire
 ///   memory range, that device will not be included. If `data` is larger
 ///   than the number of devices that have that advice set for that memory
 ///   range, cudaInvalidDeviceId will be returned in all the extra space
-///   provided. For ex., if `dataSize` is 12 (i.e. `data` has 3 elements)
+///   provided. For ex., if `data_size` is 12 (i.e. `data` has 3 elements)
 ///   and only device 0 has the advice set, then the result returned will
 ///   be { 0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If `data` is
 ///   smaller than the number of devices that have that advice set, then
@@ -10284,7 +10486,7 @@ pub unsafe fn mem_advise_v2(
 ///
 /// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION): If this
 ///   attribute is specified, `data` will be interpreted as a 32-bit
-///   integer, and `dataSize` must be 4. The result returned will be the
+///   integer, and `data_size` must be 4. The result returned will be the
 ///   last location to which all pages in the memory range were prefetched
 ///   explicitly via [`cudaMemPrefetchAsync`](crate::api::mem_prefetch_async). This will either be
 ///   a GPU id or cudaCpuDeviceId depending on whether the last location
@@ -10298,7 +10500,7 @@ pub unsafe fn mem_advise_v2(
 ///
 ///   - [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE): If this
 ///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `data_size` must be
 ///   sizeof(cudaMemLocationType). The [`cudaMemLocationType`](crate::sys::cudaMemLocationType)
 ///   returned will be [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if all pages
 ///   in the memory range have the same GPU as their preferred location,
@@ -10315,7 +10517,7 @@ pub unsafe fn mem_advise_v2(
 ///
 /// - [`cudaMemRangeAttributePreferredLocationId`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID): If this
 /// attribute is specified, `data` will be interpreted as a 32-bit integer,
-/// and `dataSize` must be 4. If the
+/// and `data_size` must be 4. If the
 /// [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE) query for the
 /// same address range returns [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it
 /// will be a valid device ordinal or if it returns
@@ -10325,7 +10527,7 @@ pub unsafe fn mem_advise_v2(
 ///
 ///   - [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE): If this
 ///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `data_size` must be
 ///   sizeof(cudaMemLocationType). The result returned will be the last
 ///   location type to which all pages in the memory range were
 ///   prefetched explicitly via `cuMemPrefetchAsync`. The
@@ -10344,7 +10546,7 @@ pub unsafe fn mem_advise_v2(
 ///
 /// - [`cudaMemRangeAttributeLastPrefetchLocationId`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID): If this
 /// attribute is specified, `data` will be interpreted as a 32-bit integer,
-/// and `dataSize` must be 4. If the
+/// and `data_size` must be 4. If the
 /// [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE) query for the
 /// same address range returns [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it
 /// will be a valid device ordinal or if it returns
@@ -10397,12 +10599,12 @@ pub unsafe fn mem_range_get_attribute(
 }
 /// Query attributes of a given memory range.
 ///
-/// Query attributes of the memory range starting at `devPtr` with a size
+/// Query attributes of the memory range starting at `dev_ptr` with a size
 /// of `count` bytes. The memory range must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables. The `attributes` array will be interpreted to have
-/// `numAttributes` entries. The `dataSizes` array will also be interpreted
-/// to have `numAttributes` entries. The results of the query will be
+/// the length of `data` entries. The `data_sizes` array will also be interpreted
+/// to have the length of `data` entries. The results of the query will be
 /// stored in `data`.
 ///
 /// The list of supported attributes are given below. Please refer to
@@ -10442,7 +10644,7 @@ pub unsafe fn mem_range_get_attribute(
 /// # Safety
 ///
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `data` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -10510,7 +10712,7 @@ pub unsafe fn mem_range_get_attributes(
 }
 /// Allocates memory with stream ordered semantics.
 ///
-/// Inserts an allocation operation into `hStream`. A pointer to the
+/// Inserts an allocation operation into `h_stream`. A pointer to the
 /// allocated memory is returned immediately in *dptr. The allocation must
 /// not be accessed until the the allocation operation completes. The
 /// allocation comes from the memory pool associated with the stream's
@@ -10573,7 +10775,7 @@ pub unsafe fn malloc_async(
 }
 /// Frees memory with stream ordered semantics.
 ///
-/// Inserts a free operation into `hStream`. The allocation must not be
+/// Inserts a free operation into `h_stream`. The allocation must not be
 /// accessed after stream execution reaches the free. After this API
 /// returns, accessing the memory from any subsequent work launched on the
 /// GPU or querying its pointer attributes results in undefined behavior.
@@ -10941,7 +11143,7 @@ pub unsafe fn mem_pool_get_access(
 /// Creates a memory pool.
 ///
 /// Creates a CUDA memory pool and returns the handle in `pool`. The
-/// `poolProps` determines the properties of the pool such as the backing
+/// `pool_props` determines the properties of the pool such as the backing
 /// device and IPC capabilities.
 ///
 /// To create a memory pool targeting a specific host NUMA node,
@@ -11258,7 +11460,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 }
 /// Export data to share a memory pool allocation between processes.
 ///
-/// Constructs `shareData_out` for sharing a specific allocation from an
+/// Constructs the returned `export_data` for sharing a specific allocation from an
 /// already shared memory pool. The recipient process can import the
 /// allocation with the [`cudaMemPoolImportPointer`](crate::api::mem_pool_import_pointer) api. The data
 /// is not a handle and may be shared through any IPC mechanism.
@@ -11304,7 +11506,7 @@ pub unsafe fn mem_pool_export_pointer(
 }
 /// Import a memory pool allocation from another process.
 ///
-/// Returns in `ptr_out` a pointer to the imported memory. The imported
+/// Returns as `ptr`, a pointer to the imported memory. The imported
 /// memory must not be accessed before the allocation operation completes
 /// in the exporting process. The imported memory must be freed from all
 /// importing processes before being freed in the exporting process. The
@@ -11365,7 +11567,7 @@ pub unsafe fn mem_pool_import_pointer(
 }
 /// Returns attributes about a specified pointer.
 ///
-/// Returns in `*attributes` the attributes of the pointer `ptr`. If
+/// Returns as `attributes`, the attributes of the pointer `ptr`. If
 /// pointer was not allocated in, mapped by or registered with context
 /// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
 /// returned.
@@ -11446,16 +11648,16 @@ pub unsafe fn pointer_get_attributes(
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
-/// Returns in `*canAccessPeer` a value of 1 if device `device` is capable
-/// of directly accessing memory from `peerDevice` and 0 otherwise. If
-/// direct access of `peerDevice` from `device` is possible, then access
+/// Returns as `can_access_peer`, a value of 1 if device `device` is capable
+/// of directly accessing memory from `peer_device` and 0 otherwise. If
+/// direct access of `peer_device` from `device` is possible, then access
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
 ///
 /// The raw function is [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer).
 ///
 /// # Arguments
 ///
-/// - `device` — Device from which allocations on `peerDevice` are to be directly accessed.
+/// - `device` — Device from which allocations on `peer_device` are to be directly accessed.
 /// - `peer_device` — Device on which the allocations to be directly accessed by `device` reside.
 ///
 /// # Returns
@@ -11491,14 +11693,14 @@ pub fn device_can_access_peer(
 }
 /// Enables direct access to memory allocations on a peer device.
 ///
-/// On success, all allocations from `peerDevice` will immediately be
+/// On success, all allocations from `peer_device` will immediately be
 /// accessible by the current device. They will remain accessible until
 /// access is explicitly disabled using
 /// [`cudaDeviceDisablePeerAccess`](crate::api::device_disable_peer_access) or either device is reset
 /// using [`cudaDeviceReset`](crate::api::device_reset).
 ///
 /// Note that access granted by this call is unidirectional and that in
-/// order to access memory on the current device from `peerDevice`, a
+/// order to access memory on the current device from `peer_device`, a
 /// separate symmetric call to [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access) is
 /// required.
 ///
@@ -11508,10 +11710,10 @@ pub fn device_can_access_peer(
 ///
 /// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if
 /// [`cudaDeviceCanAccessPeer`](crate::api::device_can_access_peer) indicates that the current device
-/// cannot directly access memory from `peerDevice`.
+/// cannot directly access memory from `peer_device`.
 ///
 /// Returns [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED) if direct access
-/// of `peerDevice` from the current device has already been enabled.
+/// of `peer_device` from the current device has already been enabled.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `flags` is not 0.
 ///
@@ -11547,7 +11749,7 @@ pub fn device_enable_peer_access(
 /// Disables direct access to memory allocations on a peer device.
 ///
 /// Returns [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED) if direct access to
-/// memory on `peerDevice` has not yet been enabled from the current
+/// memory on `peer_device` has not yet been enabled from the current
 /// device.
 ///
 /// The raw function is [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess).
@@ -11577,9 +11779,9 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
-/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+/// Returns as `p_cuda_device_count`, the number of CUDA-compatible devices
 /// corresponding to the current OpenGL context. Also returns in
-/// `*pCudaDevices` at most `cudaDeviceCount` of the CUDA-compatible
+/// `p_cuda_devices` at most the length of `p_cuda_devices` of the CUDA-compatible
 /// devices corresponding to the current OpenGL context. If any of the GPUs
 /// being used by the current OpenGL context are not CUDA capable then the
 /// call will return cudaErrorNoDevice.
@@ -11660,7 +11862,7 @@ pub fn gl_get_devices(
 ///
 /// Registers the texture or renderbuffer object specified by `image` for
 /// access by CUDA. A handle to the registered object is returned as
-/// `resource`.
+/// the returned `resource`.
 ///
 /// `target` must match the type of the object, and must be one of
 /// `GL_TEXTURE_2D`, `GL_TEXTURE_RECTANGLE`,
@@ -11736,7 +11938,7 @@ pub fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11747,12 +11949,12 @@ pub fn graphics_gl_register_image(
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an OpenGL buffer object.
 ///
 /// Registers the buffer object specified by `buffer` for access by CUDA. A
-/// handle to the registered object is returned as `resource`. The register
+/// handle to the registered object is returned as the returned `resource`. The register
 /// flags `flags` specify the intended usage, as follows:
 ///
 /// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
@@ -11794,7 +11996,7 @@ pub fn graphics_gl_register_image(
 pub fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11805,7 +12007,7 @@ pub fn graphics_gl_register_buffer(
         crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Gets the CUDA device associated with a VdpDevice.
 ///
@@ -11854,7 +12056,7 @@ pub unsafe fn vdpau_get_device(
 }
 /// Sets a CUDA device to use VDPAU interoperability.
 ///
-/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability with
+/// Records `vdp_device` as the VdpDevice for VDPAU interoperability with
 /// the CUDA device `device` and sets `device` as the current device for
 /// the calling host thread.
 ///
@@ -11905,8 +12107,8 @@ pub unsafe fn vdpau_set_vdpau_device(
 }
 /// Register a VdpVideoSurface object.
 ///
-/// Registers the VdpVideoSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
+/// Registers the VdpVideoSurface specified by `vdp_surface` for access by
+/// CUDA. A handle to the registered object is returned as the returned `resource`. The
 /// surface's intended usage is specified using `flags`, as follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
@@ -11948,7 +12150,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11963,12 +12165,12 @@ pub fn graphics_vdpau_register_video_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Register a VdpOutputSurface object.
 ///
-/// Registers the VdpOutputSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
+/// Registers the VdpOutputSurface specified by `vdp_surface` for access by
+/// CUDA. A handle to the registered object is returned as the returned `resource`. The
 /// surface's intended usage is specified using `flags`, as follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
@@ -12010,7 +12212,7 @@ pub fn graphics_vdpau_register_video_surface(
 pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -12025,15 +12227,15 @@ pub fn graphics_vdpau_register_output_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an EGL image.
 ///
 /// Registers the EGLImageKHR specified by `image` for access by CUDA. A
-/// handle to the registered object is returned as `pCudaResource`.
+/// handle to the registered object is returned as the returned `p_cuda_resource`.
 /// Additional Mapping/Unmapping is not required for the registered
 /// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
-/// directly called on the `pCudaResource`.
+/// directly called on the the returned `p_cuda_resource`.
 ///
 /// The application will be responsible for synchronizing access to shared
 /// objects. The application must ensure that any pending operation which
@@ -12094,7 +12296,7 @@ pub fn graphics_vdpau_register_output_surface(
 pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
@@ -12107,11 +12309,11 @@ pub unsafe fn graphics_egl_register_image(
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_cuda_resource)
+    Ok(cudaGraphicsResource_t(p_cuda_resource))
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `egl_stream`.
 ///
 /// The EGLStreamKHR is an EGL object that transfers a sequence of image
 /// frames from one API to another.
@@ -12251,7 +12453,7 @@ pub unsafe fn egl_stream_consumer_disconnect(
 ///
 /// Acquire an image frame from EGLStreamKHR.
 /// [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be called on
-/// `pCudaResource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
+/// `p_cuda_resource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
 ///
 /// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
 ///
@@ -12302,7 +12504,7 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 }
 /// Releases the last frame acquired from the EGLStream.
 ///
-/// Release the acquired image frame specified by `pCudaResource` to
+/// Release the acquired image frame specified by `p_cuda_resource` to
 /// EGLStreamKHR.
 ///
 /// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
@@ -12545,7 +12747,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
 ///
-/// Returns in `*eglFrame` an eglFrame pointer through which the registered
+/// Returns as `egl_frame`, an eglFrame pointer through which the registered
 /// graphics resource `resource` may be accessed. This API can only be
 /// called for EGL graphics resources.
 ///
@@ -12553,7 +12755,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 ///
 /// **Notes**
 ///
-/// Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
+/// Note that in case of multiplanar the returned `egl_frame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
 ///
@@ -12883,10 +13085,10 @@ pub unsafe fn graphics_unmap_resources(
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
-/// Returns in `*devPtr` a pointer through which the mapped graphics
-/// resource `resource` may be accessed. Returns in `*size` the size of the
+/// Returns as `dev_ptr`, a pointer through which the mapped graphics
+/// resource `resource` may be accessed. Returns as `size`, the size of the
 /// memory in bytes which may be accessed from that pointer. The value set
-/// in `devPtr` may change every time that `resource` is mapped.
+/// in the returned `dev_ptr` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a buffer then it cannot be accessed via a pointer
 /// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
@@ -12944,15 +13146,15 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
-/// Returns in `*array` an array through which the subresource of the
+/// Returns as `array`, an array through which the subresource of the
 /// mapped graphics resource `resource` which corresponds to array index
-/// `arrayIndex` and mipmap level `mipLevel` may be accessed. The value set
-/// in `array` may change every time that `resource` is mapped.
+/// `array_index` and mipmap level `mip_level` may be accessed. The value set
+/// in the returned `array` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a texture then it cannot be accessed via an array
-/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `arrayIndex` is not a
+/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `array_index` is not a
 /// valid array index for `resource` then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// is returned. If `mipLevel` is not a valid mipmap level for `resource`
+/// is returned. If `mip_level` is not a valid mipmap level for `resource`
 /// then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned. If `resource` is
 /// not mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
@@ -13006,9 +13208,9 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
-/// Returns in `*mipmappedArray` a mipmapped array through which the mapped
+/// Returns as `mipmapped_array`, a mipmapped array through which the mapped
 /// graphics resource `resource` may be accessed. The value set in
-/// `mipmappedArray` may change every time that `resource` is mapped.
+/// the returned `mipmapped_array` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a texture then it cannot be accessed via an array
 /// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
@@ -13058,7 +13260,7 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 }
 /// Get the channel descriptor of an array.
 ///
-/// Returns in `*desc` the channel descriptor of the CUDA array `array`.
+/// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
 ///
@@ -13151,12 +13353,12 @@ pub fn create_channel_desc(
 }
 /// Creates a texture object.
 ///
-/// Creates a texture object and returns it in `pTexObject`. `pResDesc`
-/// describes the data to texture from. `pTexDesc` describes how the data
-/// should be sampled. `pResViewDesc` is an optional argument that
-/// specifies an alternate format for the data described by `pResDesc`, and
+/// Creates a texture object and returns it in the returned `p_tex_object`. `p_res_desc`
+/// describes the data to texture from. `p_tex_desc` describes how the data
+/// should be sampled. `p_res_view_desc` is an optional argument that
+/// specifies an alternate format for the data described by `p_res_desc`, and
 /// also describes the subresource region to restrict access to when
-/// texturing. `pResViewDesc` can only be specified if the type of resource
+/// texturing. `p_res_view_desc` can only be specified if the type of resource
 /// is a CUDA array or a CUDA mipmapped array not in a block compressed
 /// format.
 ///
@@ -13359,7 +13561,7 @@ pub fn create_channel_desc(
 ///
 /// - `p_res_desc` — Resource descriptor
 /// - `p_tex_desc` — Texture descriptor
-/// - `p_res_view_desc` — Resource view descriptor
+/// - `p_res_view_desc` (optional: `None` passes NULL) — Resource view descriptor
 ///
 /// # Returns
 ///
@@ -13382,7 +13584,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: &cudaResourceViewDesc,
+    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13395,7 +13597,7 @@ pub unsafe fn create_texture_object(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
-            ::core::ptr::from_ref(p_res_view_desc),
+            p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
     }?;
     crate::check(status.as_raw() as i32)?;
@@ -13403,7 +13605,7 @@ pub unsafe fn create_texture_object(
 }
 /// Destroys a texture object.
 ///
-/// Destroys the texture object specified by `texObject`.
+/// Destroys the texture object specified by `tex_object`.
 ///
 /// The raw function is [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject).
 ///
@@ -13432,7 +13634,7 @@ pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<
 /// Returns a texture object's resource descriptor.
 ///
 /// Returns the resource descriptor for the texture object specified by
-/// `texObject`.
+/// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceDesc`](crate::sys::cudaGetTextureObjectResourceDesc).
 ///
@@ -13472,7 +13674,7 @@ pub fn get_texture_object_resource_desc(
 /// Returns a texture object's texture descriptor.
 ///
 /// Returns the texture descriptor for the texture object specified by
-/// `texObject`.
+/// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectTextureDesc`](crate::sys::cudaGetTextureObjectTextureDesc).
 ///
@@ -13512,7 +13714,7 @@ pub fn get_texture_object_texture_desc(
 /// Returns a texture object's resource view descriptor.
 ///
 /// Returns the resource view descriptor for the texture object specified
-/// by `texObject`. If no resource view was specified,
+/// by `tex_object`. If no resource view was specified,
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceViewDesc`](crate::sys::cudaGetTextureObjectResourceViewDesc).
@@ -13555,7 +13757,7 @@ pub fn get_texture_object_resource_view_desc(
 }
 /// Creates a surface object.
 ///
-/// Creates a surface object and returns it in `pSurfObject`. `pResDesc`
+/// Creates a surface object and returns it in the returned `p_surf_object`. `p_res_desc`
 /// describes the data to perform surface load/stores on.
 /// `resType` must be
 /// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY) and
@@ -13610,7 +13812,7 @@ pub unsafe fn create_surface_object(
 }
 /// Destroys a surface object.
 ///
-/// Destroys the surface object specified by `surfObject`.
+/// Destroys the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject).
 ///
@@ -13636,7 +13838,7 @@ pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
+/// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaGetSurfaceObjectResourceDesc`](crate::sys::cudaGetSurfaceObjectResourceDesc).
 ///
@@ -13675,13 +13877,13 @@ pub fn get_surface_object_resource_desc(
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
-/// Returns in `*driverVersion` the latest version of CUDA supported by the
+/// Returns as `driver_version`, the latest version of CUDA supported by the
 /// driver. The version is returned as (1000 * major + 10 * minor). For
 /// example, CUDA 9.2 would be represented by 9020. If no driver is
 /// installed, then 0 is returned as the driver version.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if `driverVersion` is NULL.
+/// if the returned `driver_version` is NULL.
 ///
 /// The raw function is [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion).
 ///
@@ -13712,7 +13914,7 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns the CUDA Runtime version.
 ///
-/// Returns in `*runtimeVersion` the version number of the current CUDA
+/// Returns as `runtime_version`, the version number of the current CUDA
 /// Runtime instance. The version is returned as (1000 * major + 10 *
 /// minor). For example, CUDA 9.2 would be represented by 9020.
 ///
@@ -13721,7 +13923,7 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 /// CUDA Toolkit version in the above format.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if the `runtimeVersion` argument is NULL.
+/// if the the returned `runtime_version` argument is NULL.
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
@@ -13752,7 +13954,7 @@ pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
 }
 /// Creates a graph.
 ///
-/// Creates an empty graph, which is returned via `pGraph`.
+/// Creates an empty graph, which is returned via the returned `p_graph`.
 ///
 /// The raw function is [`cudaGraphCreate`](crate::sys::cudaGraphCreate).
 ///
@@ -13780,7 +13982,7 @@ pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGraphDestroy`](crate::api::graph_destroy)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
@@ -13798,11 +14000,11 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// Creates a kernel execution node and adds it to a graph.
 ///
 /// Creates a new kernel execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `p_node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
 ///
@@ -13876,7 +14078,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaKernelNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -13941,8 +14143,8 @@ pub unsafe fn graph_add_kernel_node(
 }
 /// Returns a kernel node's parameters.
 ///
-/// Returns the parameters of kernel node `node` in `pNodeParams`. The
-/// `kernelParams` or `extra` array returned in `pNodeParams`, as well as
+/// Returns the parameters of kernel node `node` in the returned `p_node_params`. The
+/// `kernelParams` or `extra` array returned as `p_node_params`, as well as
 /// the argument values it points to, are owned by the node. This memory
 /// remains valid until the node is destroyed or its parameters are
 /// modified, and should not be modified directly. Use
@@ -13994,7 +14196,7 @@ pub unsafe fn graph_kernel_node_get_params(
 }
 /// Sets a kernel node's parameters.
 ///
-/// Sets the parameters of kernel node `node` to `pNodeParams`.
+/// Sets the parameters of kernel node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams).
 ///
@@ -14075,8 +14277,8 @@ pub unsafe fn graph_kernel_node_copy_attributes(
 }
 /// Queries node attribute.
 ///
-/// Queries attribute `attr` from node `hNode` and stores it in
-/// corresponding member of `value_out`.
+/// Queries attribute `attr` from node `h_node` and stores it in
+/// corresponding member of the returned `value_out`.
 ///
 /// The raw function is [`cudaGraphKernelNodeGetAttribute`](crate::sys::cudaGraphKernelNodeGetAttribute).
 ///
@@ -14120,7 +14322,7 @@ pub unsafe fn graph_kernel_node_get_attribute(
 }
 /// Sets node attribute.
 ///
-/// Sets attribute `attr` on node `hNode` from corresponding attribute of
+/// Sets attribute `attr` on node `h_node` from corresponding attribute of
 /// `value`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).
@@ -14165,14 +14367,14 @@ pub unsafe fn graph_kernel_node_set_attribute(
 }
 /// Creates a memcpy node and adds it to a graph.
 ///
-/// Creates a new memcpy node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// Creates a new memcpy node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will perform the memcpy described
-/// by `pCopyParams`. See [`cudaMemcpy3D`](crate::api::memcpy3d) for a description of
+/// by `p_copy_params`. See [`cudaMemcpy3D`](crate::api::memcpy3d) for a description of
 /// the structure and its restrictions.
 ///
 /// Memcpy nodes have some additional restrictions with regards to managed
@@ -14200,7 +14402,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemcpy3DParms` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14269,11 +14471,11 @@ pub unsafe fn graph_add_memcpy_node(
 /// Creates a 1D memcpy node and adds it to a graph.
 ///
 /// Creates a new 1D memcpy node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`. It is
-/// possible for `numDependencies` to be 0, in which case the node will be
-/// placed at the root of the graph. `pDependencies` may not have any
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`. It is
+/// possible for the length of `p_dependencies` to be 0, in which case the node will be
+/// placed at the root of the graph. `p_dependencies` may not have any
 /// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
+/// the returned `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
 /// memory area pointed to by `src` to the memory area pointed to by `dst`,
@@ -14317,7 +14519,7 @@ pub unsafe fn graph_add_memcpy_node(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14389,7 +14591,7 @@ pub unsafe fn graph_add_memcpy_node1d(
 }
 /// Returns a memcpy node's parameters.
 ///
-/// Returns the parameters of memcpy node `node` in `pNodeParams`.
+/// Returns the parameters of memcpy node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
 ///
@@ -14433,7 +14635,7 @@ pub unsafe fn graph_memcpy_node_get_params(
 }
 /// Sets a memcpy node's parameters.
 ///
-/// Sets the parameters of memcpy node `node` to `pNodeParams`.
+/// Sets the parameters of memcpy node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams).
 ///
@@ -14542,14 +14744,14 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 }
 /// Creates a memset node and adds it to a graph.
 ///
-/// Creates a new memset node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// Creates a new memset node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The element size must be 1, 2, or 4 bytes. When the graph is launched,
-/// the node will perform the memset described by `pMemsetParams`.
+/// the node will perform the memset described by `p_memset_params`.
 ///
 /// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
 ///
@@ -14571,7 +14773,7 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemsetParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14636,7 +14838,7 @@ pub unsafe fn graph_add_memset_node(
 }
 /// Returns a memset node's parameters.
 ///
-/// Returns the parameters of memset node `node` in `pNodeParams`.
+/// Returns the parameters of memset node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams).
 ///
@@ -14680,7 +14882,7 @@ pub unsafe fn graph_memset_node_get_params(
 }
 /// Sets a memset node's parameters.
 ///
-/// Sets the parameters of memset node `node` to `pNodeParams`.
+/// Sets the parameters of memset node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams).
 ///
@@ -14725,11 +14927,11 @@ pub unsafe fn graph_memset_node_set_params(
 /// Creates a host execution node and adds it to a graph.
 ///
 /// Creates a new CPU execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `p_node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will invoke the specified CPU
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
@@ -14754,7 +14956,7 @@ pub unsafe fn graph_memset_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaHostNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14819,7 +15021,7 @@ pub unsafe fn graph_add_host_node(
 }
 /// Returns a host node's parameters.
 ///
-/// Returns the parameters of host node `node` in `pNodeParams`.
+/// Returns the parameters of host node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams).
 ///
@@ -14908,11 +15110,11 @@ pub unsafe fn graph_host_node_set_params(
 /// Creates a child graph node and adds it to a graph.
 ///
 /// Creates a new node which executes an embedded graph, and adds it to
-/// `graph` with `numDependencies` dependencies specified via
-/// `pDependencies`. It is possible for `numDependencies` to be 0, in which
-/// case the node will be placed at the root of the graph. `pDependencies`
+/// `graph` with the length of `p_dependencies` dependencies specified via
+/// `p_dependencies`. It is possible for the length of `p_dependencies` to be 0, in which
+/// case the node will be placed at the root of the graph. `p_dependencies`
 /// may not have any duplicate entries. A handle to the new node will be
-/// returned in `pGraphNode`.
+/// returned as `p_graph_node`.
 ///
 /// If `hGraph` contains allocation or free nodes, this call will return an
 /// error.
@@ -14940,7 +15142,7 @@ pub unsafe fn graph_host_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15053,11 +15255,11 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// Creates an empty node and adds it to a graph.
 ///
 /// Creates a new node which performs no operation, and adds it to `graph`
-/// with `numDependencies` dependencies specified via `pDependencies`. It
-/// is possible for `numDependencies` to be 0, in which case the node will
-/// be placed at the root of the graph. `pDependencies` may not have any
+/// with the length of `p_dependencies` dependencies specified via `p_dependencies`. It
+/// is possible for the length of `p_dependencies` to be 0, in which case the node will
+/// be placed at the root of the graph. `p_dependencies` may not have any
 /// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
+/// the returned `p_graph_node`.
 ///
 /// An empty node performs no operation during execution, but can be used
 /// for transitive ordering. For example, a phased execution graph with 2
@@ -15083,7 +15285,7 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15144,11 +15346,11 @@ pub unsafe fn graph_add_empty_node(
 /// Creates an event record node and adds it to a graph.
 ///
 /// Creates a new event record node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// the length of `p_dependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for the length of `p_dependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
+/// node will be returned as `p_graph_node`.
 ///
 /// Each launch of the graph will record `event` to capture execution of
 /// the node's dependencies.
@@ -15175,7 +15377,7 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15237,7 +15439,7 @@ pub unsafe fn graph_add_event_record_node(
 }
 /// Returns the event associated with an event record node.
 ///
-/// Returns the event of event record node `hNode` in `event_out`.
+/// Returns the event of event record node `hNode` in the returned `event_out`.
 ///
 /// The raw function is [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent).
 ///
@@ -15325,11 +15527,11 @@ pub unsafe fn graph_event_record_node_set_event(
 /// Creates an event wait node and adds it to a graph.
 ///
 /// Creates a new event wait node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
+/// the length of `p_dependencies` dependencies specified via `dependencies` and event
+/// specified in `event`. It is possible for the length of `p_dependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
+/// node will be returned as `p_graph_node`.
 ///
 /// The graph node will wait for all work captured in `event`. See
 /// `cuEventRecord` for details on what is captured by an
@@ -15359,7 +15561,7 @@ pub unsafe fn graph_event_record_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15421,7 +15623,7 @@ pub unsafe fn graph_add_event_wait_node(
 }
 /// Returns the event associated with an event wait node.
 ///
-/// Returns the event of event wait node `hNode` in `event_out`.
+/// Returns the event of event wait node `hNode` in the returned `event_out`.
 ///
 /// The raw function is [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent).
 ///
@@ -15509,11 +15711,11 @@ pub unsafe fn graph_event_wait_node_set_event(
 /// Creates an external semaphore signal node and adds it to a graph.
 ///
 /// Creates a new external semaphore signal node and adds it to `graph`
-/// with `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
+/// with the length of `p_dependencies` dependencies specified via `dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
+/// handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a signal operation on a set of externally allocated semaphore
 /// objects when the node is launched. The operation(s) will occur after
@@ -15539,7 +15741,7 @@ pub unsafe fn graph_event_wait_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15610,9 +15812,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 }
 /// Returns an external semaphore signal node's parameters.
 ///
-/// Returns the parameters of an external semaphore signal node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
+/// Returns the parameters of an external semaphore signal node `h_node` in
+/// the returned `params_out`. The `extSemArray` and `paramsArray` returned in
+/// the returned `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
 /// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
@@ -15668,8 +15870,8 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
 }
 /// Sets an external semaphore signal node's parameters.
 ///
-/// Sets the parameters of an external semaphore signal node `hNode` to
-/// `nodeParams`.
+/// Sets the parameters of an external semaphore signal node `h_node` to
+/// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams).
 ///
@@ -15716,11 +15918,11 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 /// Creates an external semaphore wait node and adds it to a graph.
 ///
 /// Creates a new external semaphore wait node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
+/// the length of `p_dependencies` dependencies specified via `dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
 /// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
+/// handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a wait operation on a set of externally allocated semaphore
 /// objects when the node is launched. The node's dependencies will not be
@@ -15746,7 +15948,7 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15817,9 +16019,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 }
 /// Returns an external semaphore wait node's parameters.
 ///
-/// Returns the parameters of an external semaphore wait node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
+/// Returns the parameters of an external semaphore wait node `h_node` in
+/// the returned `params_out`. The `extSemArray` and `paramsArray` returned in
+/// the returned `params_out`, are owned by the node. This memory remains valid until
 /// the node is destroyed or its parameters are modified, and should not be
 /// modified directly. Use
 /// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update
@@ -15872,8 +16074,8 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
 }
 /// Sets an external semaphore wait node's parameters.
 ///
-/// Sets the parameters of an external semaphore wait node `hNode` to
-/// `nodeParams`.
+/// Sets the parameters of an external semaphore wait node `h_node` to
+/// `node_params`.
 ///
 /// The raw function is [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams).
 ///
@@ -15920,11 +16122,11 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 /// Creates an allocation node and adds it to a graph.
 ///
 /// Creates a new allocation node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node,
 /// it returns the address of the allocation in `nodeParams.dptr`. The
@@ -15988,7 +16190,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16061,8 +16263,8 @@ pub unsafe fn graph_add_mem_alloc_node(
 }
 /// Returns a memory alloc node's parameters.
 ///
-/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
-/// The `poolProps` and `accessDescs` returned in `params_out`, are owned
+/// Returns the parameters of a memory alloc node `hNode` in the returned `params_out`.
+/// The `poolProps` and `accessDescs` returned as `params_out`, are owned
 /// by the node. This memory remains valid until the node is destroyed. The
 /// returned parameters must not be modified.
 ///
@@ -16108,11 +16310,11 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 /// Creates a memory free node and adds it to a graph.
 ///
 /// Creates a new memory free node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// address specified in `dptr`. It is possible for `numDependencies` to be
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// address specified in `dptr`. It is possible for the length of `p_dependencies` to be
 /// 0, in which case the node will be placed at the root of the graph.
-/// `pDependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `pGraphNode`.
+/// `p_dependencies` may not have any duplicate entries. A handle to the new
+/// node will be returned as `p_graph_node`.
 ///
 /// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
@@ -16154,7 +16356,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -16409,8 +16611,8 @@ pub unsafe fn device_set_graph_mem_attribute(
 }
 /// Clones a graph.
 ///
-/// This function creates a copy of `originalGraph` and returns it in
-/// `pGraphClone`. All parameters are copied into the cloned graph. The
+/// This function creates a copy of `original_graph` and returns it in
+/// the returned `p_graph_clone`. All parameters are copied into the cloned graph. The
 /// original graph may be modified after this call without affecting the
 /// clone.
 ///
@@ -16456,13 +16658,13 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
 }
 /// Finds a cloned version of a node.
 ///
-/// This function returns the node in `clonedGraph` corresponding to
-/// `originalNode` in the original graph.
+/// This function returns the node in `cloned_graph` corresponding to
+/// `original_node` in the original graph.
 ///
-/// `clonedGraph` must have been cloned from `originalGraph` via
-/// [`cudaGraphClone`](crate::api::graph_clone). `originalNode` must have been in
+/// `cloned_graph` must have been cloned from `originalGraph` via
+/// [`cudaGraphClone`](crate::api::graph_clone). `original_node` must have been in
 /// `originalGraph` at the time of the call to [`cudaGraphClone`](crate::api::graph_clone),
-/// and the corresponding cloned node in `clonedGraph` must not have been
+/// and the corresponding cloned node in `cloned_graph` must not have been
 /// removed. The cloned node is then returned via `pClonedNode`.
 ///
 /// The raw function is [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone).
@@ -16508,7 +16710,7 @@ pub unsafe fn graph_node_find_in_clone(
 }
 /// Returns a node's type.
 ///
-/// Returns the node type of `node` in `pType`.
+/// Returns the node type of `node` in the returned `p_type`.
 ///
 /// The raw function is [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType).
 ///
@@ -16558,23 +16760,22 @@ pub unsafe fn graph_node_get_type(
 }
 /// Returns a graph's nodes.
 ///
-/// Returns a list of `graph's` nodes. `nodes` may be NULL, in which case
-/// this function will return the number of nodes in `numNodes`. Otherwise,
-/// `numNodes` entries will be filled in. If `numNodes` is higher than the
-/// actual number of nodes, the remaining entries in `nodes` will be set to
+/// Returns a list of `graph's` nodes. the returned `nodes` may be NULL, in which case
+/// this function will return the number of nodes in the length of the returned `nodes`. Otherwise,
+/// the length of the returned `nodes` entries will be filled in. If the length of the returned `nodes` is higher than the
+/// actual number of nodes, the remaining entries in the returned `nodes` will be set to
 /// NULL, and the number of nodes actually obtained will be returned in
-/// `numNodes`.
+/// the length of the returned `nodes`.
 ///
 /// The raw function is [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes).
 ///
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `nodes` (optional list; its length gives `num_nodes`) — Pointer to return the nodes
 ///
 /// # Returns
 ///
-/// `num_nodes`, the number of entries (its input is the length of `nodes`, 0 when `None`): See description
+/// `nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the nodes
 ///
 /// # Errors
 ///
@@ -16583,13 +16784,13 @@ pub unsafe fn graph_node_get_type(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
@@ -16597,44 +16798,81 @@ pub unsafe fn graph_node_get_type(
 #[inline]
 pub unsafe fn graph_get_nodes(
     graph: cudaGraph_t,
-    nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut num_nodes: usize = <usize>::try_from(nodes.as_ref().map_or(0, |s| s.len()))
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
-            nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(num_nodes)
+    let n = usize::try_from(num_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        num_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetNodes(
+                graph,
+                if nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    nodes.as_mut_ptr()
+                },
+                &mut num_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
+        nodes.truncate(got);
+    }
+    Ok(nodes)
 }
 /// Returns a graph's root nodes.
 ///
-/// Returns a list of `graph's` root nodes. `pRootNodes` may be NULL, in
+/// Returns a list of `graph's` root nodes. the returned `p_root_nodes` may be NULL, in
 /// which case this function will return the number of root nodes in
-/// `pNumRootNodes`. Otherwise, `pNumRootNodes` entries will be filled in.
-/// If `pNumRootNodes` is higher than the actual number of root nodes, the
-/// remaining entries in `pRootNodes` will be set to NULL, and the number
-/// of nodes actually obtained will be returned in `pNumRootNodes`.
+/// the length of the returned `p_root_nodes`. Otherwise, the length of the returned `p_root_nodes` entries will be filled in.
+/// If the length of the returned `p_root_nodes` is higher than the actual number of root nodes, the
+/// remaining entries in the returned `p_root_nodes` will be set to NULL, and the number
+/// of nodes actually obtained will be returned in the length of the returned `p_root_nodes`.
 ///
 /// The raw function is [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes).
 ///
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `p_root_nodes` (optional list; its length gives `p_num_root_nodes`) — Pointer to return the root nodes
 ///
 /// # Returns
 ///
-/// `p_num_root_nodes`, the number of entries (its input is the length of `p_root_nodes`, 0 when `None`): See description
+/// `p_root_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the root nodes
 ///
 /// # Errors
 ///
@@ -16643,13 +16881,13 @@ pub unsafe fn graph_get_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_root_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
@@ -16657,47 +16895,358 @@ pub unsafe fn graph_get_nodes(
 #[inline]
 pub unsafe fn graph_get_root_nodes(
     graph: cudaGraph_t,
-    p_root_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_root_nodes: usize = <usize>::try_from(
-            p_root_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_root_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
-            p_root_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_root_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_root_nodes.as_mut_ptr()
+            },
             &mut p_num_root_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_root_nodes)
+    let n = usize::try_from(p_num_root_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_root_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_root_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_root_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetRootNodes(
+                graph,
+                if p_root_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_root_nodes.as_mut_ptr()
+                },
+                &mut p_num_root_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
+        p_root_nodes.truncate(got);
+    }
+    Ok(p_root_nodes)
+}
+/// Returns a graph's dependency edges.
+///
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in the returned `from` and the returned `to`; that is, the node in the returned `to`\[i\]
+/// has a dependency on the node in the returned `from`\[i\]. the returned `from` and the returned `to` may both be
+/// NULL, in which case this function only returns the number of edges in
+/// the length of the returned `from`. Otherwise, the length of the returned `from` entries will be filled in. If
+/// the length of the returned `from` is higher than the actual number of edges, the remaining
+/// entries in the returned `from` and the returned `to` will be set to NULL, and the number of edges
+/// actually returned will be written to the length of the returned `from`.
+///
+/// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges")]
+#[inline]
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphNode_t>),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+    }
+    Ok((from, to))
+}
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in the returned `from`, the returned `to` and the returned `edge_data`; that is, the node
+/// in the returned `to`\[i\] has a dependency on the node in the returned `from`\[i\] with data
+/// the returned `edge_data`\[i\]. the returned `from` and the returned `to` may both be NULL, in which case this
+/// function only returns the number of edges in the length of the returned `from`. Otherwise,
+/// the length of the returned `from` entries will be filled in. If the length of the returned `from` is higher than the
+/// actual number of edges, the remaining entries in the returned `from` and the returned `to` will
+/// be set to NULL, and the number of edges actually returned will be
+/// written to the length of the returned `from`. the returned `edge_data` may alone be NULL, in which case the
+/// edges must all have default (zeroed) edge data. Attempting a losst
+/// query via NULL the returned `edge_data` will result in
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL then the returned `from`
+/// and the returned `to` must be as well.
+///
+/// The raw function is [`cudaGraphGetEdges_v2`](crate::sys::cudaGraphGetEdges_v2).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional location to return edge data
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges_v2")]
+#[inline]
+pub unsafe fn graph_get_edges_v2(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges_v2(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges_v2(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((from, to, edge_data))
 }
 /// Returns a node's dependencies.
 ///
-/// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
+/// Returns a list of `node's` dependencies. the returned `p_dependencies` may be NULL,
 /// in which case this function will return the number of dependencies in
-/// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
-/// filled in. If `pNumDependencies` is higher than the actual number of
-/// dependencies, the remaining entries in `pDependencies` will be set to
+/// the length of the returned `p_dependencies`. Otherwise, the length of the returned `p_dependencies` entries will be
+/// filled in. If the length of the returned `p_dependencies` is higher than the actual number of
+/// dependencies, the remaining entries in the returned `p_dependencies` will be set to
 /// NULL, and the number of nodes actually obtained will be returned in
-/// `pNumDependencies`.
+/// the length of the returned `p_dependencies`.
 ///
 /// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
 ///
 /// # Arguments
 ///
 /// - `node` — Node to query
-/// - `p_dependencies` (optional list; its length gives `p_num_dependencies`) — Pointer to return the dependencies
 ///
 /// # Returns
 ///
-/// `p_num_dependencies`, the number of entries (its input is the length of `p_dependencies`, 0 when `None`): See description
+/// `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
 ///
 /// # Errors
 ///
@@ -16706,61 +17255,236 @@ pub unsafe fn graph_get_root_nodes(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
     node: cudaGraphNode_t,
-    p_dependencies: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_dependencies: usize = <usize>::try_from(
-            p_dependencies.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
-            p_dependencies.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
             &mut p_num_dependencies,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_dependencies)
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+    }
+    Ok(p_dependencies)
+}
+/// Returns a list of `node's` dependencies. the returned `p_dependencies` may be NULL,
+/// in which case this function will return the number of dependencies in
+/// the length of the returned `p_dependencies`. Otherwise, the length of the returned `p_dependencies` entries will be
+/// filled in. If the length of the returned `p_dependencies` is higher than the actual number of
+/// dependencies, the remaining entries in the returned `p_dependencies` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// the length of the returned `p_dependencies`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// the returned `edge_data` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL, then
+/// the returned `p_dependencies` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependencies_v2`](crate::sys::cudaGraphNodeGetDependencies_v2).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional array to return edge data for each dependency
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependencies_v2")]
+#[inline]
+pub unsafe fn graph_node_get_dependencies_v2(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependencies_v2(
+            node,
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependencies,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies_v2(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependencies, edge_data))
 }
 /// Returns a node's dependent nodes.
 ///
-/// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
+/// Returns a list of `node's` dependent nodes. the returned `p_dependent_nodes` may be
 /// NULL, in which case this function will return the number of dependent
-/// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
-/// will be filled in. If `pNumDependentNodes` is higher than the actual
-/// number of dependent nodes, the remaining entries in `pDependentNodes`
+/// nodes in the length of the returned `p_dependent_nodes`. Otherwise, the length of the returned `p_dependent_nodes` entries
+/// will be filled in. If the length of the returned `p_dependent_nodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in the returned `p_dependent_nodes`
 /// will be set to NULL, and the number of nodes actually obtained will be
-/// returned in `pNumDependentNodes`.
+/// returned in the length of the returned `p_dependent_nodes`.
 ///
 /// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
 ///
 /// # Arguments
 ///
 /// - `node` — Node to query
-/// - `p_dependent_nodes` (optional list; its length gives `p_num_dependent_nodes`) — Pointer to return the dependent nodes
 ///
 /// # Returns
 ///
-/// `p_num_dependent_nodes`, the number of entries (its input is the length of `p_dependent_nodes`, 0 when `None`): See description
+/// `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
 ///
 /// # Errors
 ///
@@ -16769,48 +17493,224 @@ pub unsafe fn graph_node_get_dependencies(
 /// # Safety
 ///
 /// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
     node: cudaGraphNode_t,
-    p_dependent_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_dependent_nodes: usize = <usize>::try_from(
-            p_dependent_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
-            p_dependent_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
             &mut p_num_dependent_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_dependent_nodes)
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+    }
+    Ok(p_dependent_nodes)
+}
+/// Returns a list of `node's` dependent nodes. the returned `p_dependent_nodes` may be
+/// NULL, in which case this function will return the number of dependent
+/// nodes in the length of the returned `p_dependent_nodes`. Otherwise, the length of the returned `p_dependent_nodes` entries
+/// will be filled in. If the length of the returned `p_dependent_nodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in the returned `p_dependent_nodes`
+/// will be set to NULL, and the number of nodes actually obtained will be
+/// returned in the length of the returned `p_dependent_nodes`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// the returned `edge_data` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL, then
+/// the returned `p_dependent_nodes` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependentNodes_v2`](crate::sys::cudaGraphNodeGetDependentNodes_v2).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional pointer to return edge data for dependent nodes
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependentNodes_v2")]
+#[inline]
+pub unsafe fn graph_node_get_dependent_nodes_v2(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependentNodes_v2(
+            node,
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependent_nodes,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes_v2(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependent_nodes, edge_data))
 }
 /// Adds dependency edges to a graph.
 ///
-/// The number of dependencies to be added is defined by `numDependencies`
+/// The number of dependencies to be added is defined by the length of `from`
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying an existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies).
@@ -16828,13 +17728,13 @@ pub unsafe fn graph_node_get_dependent_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies")]
@@ -16884,11 +17784,11 @@ pub unsafe fn graph_add_dependencies(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// The number of dependencies to be added is defined by `numDependencies`
+/// The number of dependencies to be added is defined by the length of `from`
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying an existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphAddDependencies_v2`](crate::sys::cudaGraphAddDependencies_v2).
@@ -16898,7 +17798,7 @@ pub unsafe fn graph_add_dependencies(
 /// - `graph` — Graph to which dependencies are added
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
 ///
 /// # Errors
 ///
@@ -16907,13 +17807,13 @@ pub unsafe fn graph_add_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies_v2")]
@@ -16922,13 +17822,13 @@ pub unsafe fn graph_add_dependencies_v2(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16959,10 +17859,7 @@ pub unsafe fn graph_add_dependencies_v2(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -16972,11 +17869,11 @@ pub unsafe fn graph_add_dependencies_v2(
 /// Removes dependency edges from a graph.
 ///
 /// The number of `pDependencies` to be removed is defined by
-/// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
+/// the length of `from`. Elements in `pFrom` and `pTo` at corresponding
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
 /// to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying a non-existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies).
@@ -16994,13 +17891,13 @@ pub unsafe fn graph_add_dependencies_v2(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies")]
@@ -17051,13 +17948,13 @@ pub unsafe fn graph_remove_dependencies(
     Ok(())
 }
 /// The number of `pDependencies` to be removed is defined by
-/// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
+/// the length of `from`. Elements in `pFrom` and `pTo` at corresponding
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
 /// to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying an edge that does not exist in the graph, with data
-/// matching `edgeData`, results in an error. `edgeData` is nullable, which
+/// matching `edge_data`, results in an error. `edge_data` is nullable, which
 /// is equivalent to passing default (zeroed) data for each edge.
 ///
 /// The raw function is [`cudaGraphRemoveDependencies_v2`](crate::sys::cudaGraphRemoveDependencies_v2).
@@ -17067,7 +17964,7 @@ pub unsafe fn graph_remove_dependencies(
 /// - `graph` — Graph from which to remove dependencies
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
 ///
 /// # Errors
 ///
@@ -17076,13 +17973,13 @@ pub unsafe fn graph_remove_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
 /// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies_v2")]
@@ -17091,13 +17988,13 @@ pub unsafe fn graph_remove_dependencies_v2(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -17128,10 +18025,7 @@ pub unsafe fn graph_remove_dependencies_v2(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -17183,7 +18077,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -17292,7 +18186,7 @@ pub unsafe fn graph_instantiate(
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -17401,12 +18295,12 @@ pub unsafe fn graph_instantiate_with_flags(
 /// Creates an executable graph from a graph.
 ///
 /// Instantiates `graph` as an executable graph according to the
-/// `instantiateParams` structure. The graph is validated for any
+/// `instantiate_params` structure. The graph is validated for any
 /// structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
-/// `instantiateParams` controls the behavior of instantiation and
+/// `instantiate_params` controls the behavior of instantiation and
 /// subsequent graph launches, as well as returning more detailed
 /// information in the event of an error.
 /// [`cudaGraphInstantiateParams`](crate::sys::cudaGraphInstantiateParams) is defined as:
@@ -17600,7 +18494,7 @@ pub unsafe fn graph_exec_get_flags(
 /// Sets the parameters for a kernel node in the given graphExec.
 ///
 /// Sets the parameters of a kernel node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `node`
+/// `h_graph_exec`. The node is identified by the corresponding node `node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
@@ -17617,7 +18511,7 @@ pub unsafe fn graph_exec_get_flags(
 ///   calls cannot be updated to a function which makes device-side update
 ///   calls.
 ///
-/// - If `hGraphExec` was not instantiated for device launch, a node whose
+/// - If `h_graph_exec` was not instantiated for device launch, a node whose
 ///   function originally did not use device-side
 ///   [`cudaGraphLaunch`](crate::api::graph_launch) cannot be updated to a function which
 ///   uses device-side [`cudaGraphLaunch`](crate::api::graph_launch) unless the node
@@ -17625,12 +18519,12 @@ pub unsafe fn graph_exec_get_flags(
 ///   instantiate-time. If no such calls were present at instantiation,
 ///   these updates cannot be performed at all.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// If `node` is a device-updatable kernel node, the next upload/launch of
-/// `hGraphExec` will overwrite any previous device-side updates.
+/// `h_graph_exec` will overwrite any previous device-side updates.
 /// Additionally, applying host updates to a device-updatable kernel node
 /// while it is being updated from the device will result in undefined
 /// behavior.
@@ -17690,19 +18584,19 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
-/// The source and destination memory in `pNodeParams` must be allocated
+/// The source and destination memory in `p_node_params` must be allocated
 /// from the same contexts as the original source and destination memory.
 /// Both the instantiation-time memory operands and the memory operands in
-/// `pNodeParams` must be 1-dimensional. Zero-length operations are not
+/// `p_node_params` must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -17767,9 +18661,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
 /// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
 /// and from `node` are ignored.
 ///
 /// `src` and `dst` must be allocated from the same contexts as the
@@ -17777,8 +18671,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// operands must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -17851,14 +18745,14 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
 }
 /// Sets the parameters for a memset node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
 /// Zero sized operations are not supported.
 ///
-/// The new destination pointer in `pNodeParams` must be to the same kind
+/// The new destination pointer in `p_node_params` must be to the same kind
 /// of allocation as the original destination pointer and have the same
 /// context association and device mapping as the original destination
 /// pointer.
@@ -17871,8 +18765,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
 /// resulting work maps onto the work resources already allocated for the
 /// node.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams).
@@ -17930,13 +18824,13 @@ pub unsafe fn graph_exec_memset_node_set_params(
 }
 /// Sets the parameters for a host node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams).
@@ -17994,17 +18888,17 @@ pub unsafe fn graph_exec_host_node_set_params(
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though the
+/// Updates the work represented by `node` in `h_graph_exec` as though the
 /// nodes contained in `node's` graph had the parameters contained in
 /// `childGraph's` nodes at instantiation. `node` must remain in the graph
-/// which was used to instantiate `hGraphExec`. Changed edges to and from
+/// which was used to instantiate `h_graph_exec`. Changed edges to and from
 /// `node` are ignored.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
-/// The topology of `childGraph`, as well as the node insertion order, must
+/// The topology of `child_graph`, as well as the node insertion order, must
 /// match that of the graph contained in `node`. See
 /// [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions on what
 /// can be updated in an instantiated graph. The update is recursive, so
@@ -18063,13 +18957,13 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
 /// Sets the event for an event record node in the given graphExec.
 ///
 /// Sets the event of an event record node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `h_node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
+/// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent).
 ///
@@ -18126,13 +19020,13 @@ pub unsafe fn graph_exec_event_record_node_set_event(
 /// Sets the event for an event wait node in the given graphExec.
 ///
 /// Sets the event of an event wait node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `h_node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
+/// call. `h_node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent).
 ///
@@ -18189,15 +19083,15 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
 /// Sets the parameters for an external semaphore signal node in the given graphExec.
 ///
 /// Sets the parameters of an external semaphore signal node in an
-/// executable graph `hGraphExec`. The node is identified by the
-/// corresponding node `hNode` in the non-executable graph, from which the
+/// executable graph `h_graph_exec`. The node is identified by the
+/// corresponding node `h_node` in the non-executable graph, from which the
 /// executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
+/// call. `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
@@ -18259,15 +19153,15 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
 /// Sets the parameters for an external semaphore wait node in the given graphExec.
 ///
 /// Sets the parameters of an external semaphore wait node in an executable
-/// graph `hGraphExec`. The node is identified by the corresponding node
-/// `hNode` in the non-executable graph, from which the executable graph
+/// graph `h_graph_exec`. The node is identified by the corresponding node
+/// `h_node` in the non-executable graph, from which the executable graph
 /// was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
+/// call. `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
@@ -18328,19 +19222,19 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 }
 /// Enables or disables the specified node in the given graphExec.
 ///
-/// Sets `hNode` to be either enabled or disabled. Disabled nodes are
+/// Sets `h_node` to be either enabled or disabled. Disabled nodes are
 /// functionally equivalent to empty nodes until they are reenabled.
 /// Existing node parameters are not affected by disabling/enabling the
 /// node.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-
+/// The node is identified by the corresponding node `h_node` in the non-
 /// executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
+/// call. `h_node` is also not modified by this call.
 ///
 /// **Notes**
 ///
@@ -18386,12 +19280,12 @@ pub unsafe fn graph_node_set_enabled(
 }
 /// Query whether a node in the given graphExec is enabled.
 ///
-/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+/// Sets isEnabled to 1 if `h_node` is enabled, or 0 if `h_node` is disabled.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-
+/// The node is identified by the corresponding node `h_node` in the non-
 /// executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
 /// **Notes**
 ///
@@ -18443,8 +19337,8 @@ pub unsafe fn graph_node_get_enabled(
 /// Check whether an executable graph can be updated with a graph and perform the update if possible.
 ///
 /// Updates the node parameters in the instantiated graph specified by
-/// `hGraphExec` with the node parameters in a topologically identical
-/// graph specified by `hGraph`.
+/// `h_graph_exec` with the node parameters in a topologically identical
+/// graph specified by `h_graph`.
 ///
 /// Limitations:
 ///
@@ -18468,7 +19362,7 @@ pub unsafe fn graph_node_get_enabled(
 ///   priority values, before they are clamped to the device's supported
 ///   range.
 ///
-///   - If `hGraphExec` was not instantiated for device launch, a node
+///   - If `h_graph_exec` was not instantiated for device launch, a node
 ///   whose function originally did not use device-side
 ///   [`cudaGraphLaunch`](crate::api::graph_launch) cannot be updated to a function which
 ///   uses device-side [`cudaGraphLaunch`](crate::api::graph_launch) unless the node
@@ -18476,7 +19370,7 @@ pub unsafe fn graph_node_get_enabled(
 ///   instantiate-time. If no such calls were present at instantiation,
 ///   these updates cannot be performed at all.
 ///
-///   - Neither `hGraph` nor `hGraphExec` may contain device-updatable
+///   - Neither `h_graph` nor `h_graph_exec` may contain device-updatable
 ///   kernel nodes.
 ///
 /// - Memset and memcpy nodes:
@@ -18511,28 +19405,28 @@ pub unsafe fn graph_node_get_enabled(
 /// Note: The API may add further restrictions in future releases. The
 /// return code should always be checked.
 ///
-/// cudaGraphExecUpdate sets the result member of `resultInfo` to
+/// cudaGraphExecUpdate sets the result member of the returned `result_info` to
 /// cudaGraphExecUpdateErrorTopologyChanged under the following conditions:
 ///
-/// - The count of nodes directly in `hGraphExec` and `hGraph` differ, in
+/// - The count of nodes directly in `h_graph_exec` and `h_graph` differ, in
 ///   which case resultInfo-\>errorNode is set to NULL.
 ///
-/// - `hGraph` has more exit nodes than `hGraph`, in which case
+/// - `h_graph` has more exit nodes than `h_graph`, in which case
 ///   resultInfo-\>errorNode is set to one of the exit nodes in hGraph.
 ///
-/// - A node in `hGraph` has a different number of dependencies than the
-///   node from `hGraphExec` it is paired with, in which case
-///   resultInfo-\>errorNode is set to the node from `hGraph`.
+/// - A node in `h_graph` has a different number of dependencies than the
+///   node from `h_graph_exec` it is paired with, in which case
+///   resultInfo-\>errorNode is set to the node from `h_graph`.
 ///
-/// - A node in `hGraph` has a dependency that does not match with the
-///   corresponding dependency of the paired node from `hGraphExec`.
-///   resultInfo-\>errorNode will be set to the node from `hGraph`.
+/// - A node in `h_graph` has a dependency that does not match with the
+///   corresponding dependency of the paired node from `h_graph_exec`.
+///   resultInfo-\>errorNode will be set to the node from `h_graph`.
 ///   resultInfo-\>errorFromNode will be set to the mismatched dependency.
 ///   The dependencies are paired based on edge order and a dependency does
 ///   not match when the nodes are already paired based on other edges
 ///   examined in the graph.
 ///
-/// cudaGraphExecUpdate sets `the` result member of `resultInfo` to:
+/// cudaGraphExecUpdate sets `the` result member of the returned `result_info` to:
 ///
 /// - cudaGraphExecUpdateError if passed an invalid value.
 ///
@@ -18540,29 +19434,29 @@ pub unsafe fn graph_node_get_enabled(
 ///
 /// - cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node
 ///   changed, in which case `hErrorNode_out` is set to the node from
-///   `hGraph`.
+///   `h_graph`.
 ///
 /// - cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel
 ///   node changed (CUDA driver \< 11.2)
 ///
 /// - cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field
 ///   of a kernel changed in an unsupported way(see note above), in which
-///   case `hErrorNode_out` is set to the node from `hGraph`
+///   case `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorParametersChanged if any parameters to a node
 ///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node
 ///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorNotSupported if something about a node is
 ///   unsupported, like the node's type or configuration, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// If the update fails for a reason not listed above, the result member of
-/// `resultInfo` will be set to cudaGraphExecUpdateError. If the update
+/// the returned `result_info` will be set to cudaGraphExecUpdateError. If the update
 /// succeeds, the result member will be set to cudaGraphExecUpdateSuccess.
 ///
 /// cudaGraphExecUpdate returns cudaSuccess when the updated was performed
@@ -18619,7 +19513,7 @@ pub unsafe fn graph_exec_update(
 /// Uploads of the same `hGraphExec` will be serialized. Each upload is
 /// ordered behind both any previous work in `hStream` and any previous
 /// launches of `hGraphExec`. Uses memory cached by `stream` to back the
-/// allocations owned by `graphExec`.
+/// allocations owned by `graph_exec`.
 ///
 /// The raw function is [`cudaGraphUpload`](crate::sys::cudaGraphUpload).
 ///
@@ -18657,14 +19551,14 @@ pub unsafe fn graph_upload(
 }
 /// Launches an executable graph in a stream.
 ///
-/// Executes `graphExec` in `stream`. Only one instance of `graphExec` may
+/// Executes `graph_exec` in `stream`. Only one instance of `graph_exec` may
 /// be executing at a time. Each launch is ordered behind both any previous
-/// work in `stream` and any previous launches of `graphExec`. To execute a
+/// work in `stream` and any previous launches of `graph_exec`. To execute a
 /// graph concurrently, it must be instantiated multiple times into
 /// multiple executable graphs.
 ///
-/// If any allocations created by `graphExec` remain unfreed (from a
-/// previous launch) and `graphExec` was not instantiated with
+/// If any allocations created by `graph_exec` remain unfreed (from a
+/// previous launch) and `graph_exec` was not instantiated with
 /// [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), the launch will
 /// fail with [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
@@ -18704,7 +19598,7 @@ pub unsafe fn graph_launch(
 }
 /// Destroys an executable graph.
 ///
-/// Destroys the executable graph specified by `graphExec`.
+/// Destroys the executable graph specified by `graph_exec`.
 ///
 /// The raw function is [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy).
 ///
@@ -19061,20 +19955,20 @@ pub unsafe fn graph_release_user_object(
 }
 /// Adds a node of arbitrary type to a graph.
 ///
-/// Creates a new node in `graph` described by `nodeParams` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// `numDependencies` may be 0. `pDependencies` may be null if
-/// `numDependencies` is 0. `pDependencies` may not have any duplicate
+/// Creates a new node in `graph` described by `node_params` with
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// the length of `p_dependencies` may be 0. `p_dependencies` may be null if
+/// the length of `p_dependencies` is 0. `p_dependencies` may not have any duplicate
 /// entries.
 ///
-/// `nodeParams` is a tagged union. The node type should be specified in
+/// `node_params` is a tagged union. The node type should be specified in
 /// the `typename` field, and type-specific parameters in the corresponding
 /// union member. All unused bytes - that is, `reserved0` and all bytes
 /// past the utilized union member - must be set to zero. It is recommended
 /// to use brace initialization or memset to ensure all bytes are
 /// initialized.
 ///
-/// Note that for some node types, `nodeParams` may contain "out
+/// Note that for some node types, `node_params` may contain "out
 /// parameters" which are modified during the call, such as
 /// `nodeParams->alloc.dptr`.
 ///
@@ -19100,7 +19994,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19155,20 +20049,20 @@ pub unsafe fn graph_add_node(
     crate::check(status.as_raw() as i32)?;
     Ok(p_graph_node)
 }
-/// Creates a new node in `graph` described by `nodeParams` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// `numDependencies` may be 0. `pDependencies` may be null if
-/// `numDependencies` is 0. `pDependencies` may not have any duplicate
+/// Creates a new node in `graph` described by `node_params` with
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// the length of `p_dependencies` may be 0. `p_dependencies` may be null if
+/// the length of `p_dependencies` is 0. `p_dependencies` may not have any duplicate
 /// entries.
 ///
-/// `nodeParams` is a tagged union. The node type should be specified in
+/// `node_params` is a tagged union. The node type should be specified in
 /// the `typename` field, and type-specific parameters in the corresponding
 /// union member. All unused bytes - that is, `reserved0` and all bytes
 /// past the utilized union member - must be set to zero. It is recommended
 /// to use brace initialization or memset to ensure all bytes are
 /// initialized.
 ///
-/// Note that for some node types, `nodeParams` may contain "out
+/// Note that for some node types, `node_params` may contain "out
 /// parameters" which are modified during the call, such as
 /// `nodeParams->alloc.dptr`.
 ///
@@ -19180,7 +20074,7 @@ pub unsafe fn graph_add_node(
 ///
 /// - `graph` — Graph to which to add the node
 /// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
 /// - `node_params` — Specification of the node
 ///
 /// # Returns
@@ -19195,7 +20089,7 @@ pub unsafe fn graph_add_node(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19207,7 +20101,7 @@ pub unsafe fn graph_add_node(
 pub unsafe fn graph_add_node_v2(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -19216,7 +20110,7 @@ pub unsafe fn graph_add_node_v2(
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(p_dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -19247,10 +20141,7 @@ pub unsafe fn graph_add_node_v2(
                 let s = p_dependencies;
                 s.as_ptr()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
@@ -19260,9 +20151,9 @@ pub unsafe fn graph_add_node_v2(
 }
 /// Update's a graph node's parameters.
 ///
-/// Sets the parameters of graph node `node` to `nodeParams`. The node type
+/// Sets the parameters of graph node `node` to `node_params`. The node type
 /// specified by `nodeParams->type` must match the type of `node`.
-/// `nodeParams` must be fully initialized and all unused bytes (reserved,
+/// `node_params` must be fully initialized and all unused bytes (reserved,
 /// padding) zeroed.
 ///
 /// Modifying parameters is not supported for node types
@@ -19305,13 +20196,13 @@ pub unsafe fn graph_node_set_params(
 }
 /// Update's a graph node's parameters in an instantiated graph.
 ///
-/// Sets the parameters of a node in an executable graph `graphExec`. The
+/// Sets the parameters of a node in an executable graph `graph_exec`. The
 /// node is identified by the corresponding node `node` in the non-
 /// executable graph from which the executable graph was instantiated.
 /// `node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `graphExec`. Already
-/// enqueued or running launches of `graphExec` are not affected by this
+/// The modifications only affect future launches of `graph_exec`. Already
+/// enqueued or running launches of `graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Allowed changes to parameters on executable graphs are as follows:
@@ -19420,7 +20311,7 @@ pub unsafe fn graph_conditional_handle_create(
 }
 /// Returns the requested driver API function pointer.
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags.
 ///
 /// For a requested driver symbol, if the CUDA version in which the driver
@@ -19436,15 +20327,15 @@ pub unsafe fn graph_conditional_handle_create(
 /// cuda.h.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
+/// the returned `func_ptr` if the requested driver function is valid and supported on
 /// the platform.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the returned `func_ptr` to NULL if the requested driver function is not supported on
 /// the platform, no ABI compatible driver function exists for the CUDA
 /// runtime version or if the driver symbol is invalid.
 ///
-/// It will also set the optional `driverStatus` to one of the values in
+/// It will also set the optional the returned `driver_status` to one of the values in
 /// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
 /// meanings:
 ///
@@ -19527,7 +20418,7 @@ pub fn get_driver_entry_point(
 }
 /// Returns the requested driver API function pointer by CUDA version.
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags and CUDA driver version.
 ///
 /// The CUDA version is specified as (1000 * major + 10 * minor), so CUDA
@@ -19551,15 +20442,15 @@ pub fn get_driver_entry_point(
 /// matching custom function typedefs.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
+/// the returned `func_ptr` if the requested driver function is valid and supported on
 /// the platform.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the returned `func_ptr` to NULL if the requested driver function is not supported on
 /// the platform, no ABI compatible driver function exists for the
 /// requested version or if the driver symbol is invalid.
 ///
-/// It will also set the optional `driverStatus` to one of the values in
+/// It will also set the optional the returned `driver_status` to one of the values in
 /// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
 /// meanings:
 ///
@@ -19571,7 +20462,7 @@ pub fn get_driver_entry_point(
 ///
 /// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
 ///   symbol was found but is not supported by the specified version
-///   `cudaVersion`
+///   `version`
 ///
 /// The requested flags can be:
 ///
@@ -19645,16 +20536,16 @@ pub fn get_driver_entry_point_by_version(
 }
 /// Load a library with specified code and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
+/// Takes a pointer `code` and loads the corresponding library the returned `library`
 /// based on the application defined library loading mode:
 ///
 /// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
+///   described in "Module loading", the returned `library` is loaded eagerly into all
 ///   contexts at the time of the call and future contexts at the time of
 ///   creation until the library is unloaded with
 ///   [`cudaLibraryUnload`](crate::api::library_unload).
 ///
-/// - If the environment variables are set to LAZY, `library` is not
+/// - If the environment variables are set to LAZY, the returned `library` is not
 ///   immediately loaded onto all existent contexts and will only be loaded
 ///   when a function is needed for that context, such as a kernel launch.
 ///
@@ -19670,15 +20561,15 @@ pub fn get_driver_entry_point_by_version(
 /// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
 /// on generating loadable code at runtime.
 ///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total JIT
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
+/// Options are passed as an array via `jit_options` and any corresponding
+/// parameters are passed in `jit_options_values`. The number of total JIT
+/// options is supplied via the length of `jit_options`. Any outputs will be returned
+/// via `jit_options_values`.
 ///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// Library load options are passed as an array via `library_options` and
+/// any corresponding parameters are passed in `library_option_values`. The
 /// number of total library load options is supplied via
-/// `numLibraryOptions`.
+/// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
 ///
@@ -19701,8 +20592,8 @@ pub fn get_driver_entry_point_by_version(
 /// # Safety
 ///
 /// - `code` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19799,16 +20690,16 @@ pub unsafe fn library_load_data(
 }
 /// Load a library with specified file and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
+/// Takes a pointer `code` and loads the corresponding library the returned `library`
 /// based on the application defined library loading mode:
 ///
 /// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
+///   described in "Module loading", the returned `library` is loaded eagerly into all
 ///   contexts at the time of the call and future contexts at the time of
 ///   creation until the library is unloaded with
 ///   [`cudaLibraryUnload`](crate::api::library_unload).
 ///
-/// - If the environment variables are set to LAZY, `library` is not
+/// - If the environment variables are set to LAZY, the returned `library` is not
 ///   immediately loaded onto all existent contexts and will only be loaded
 ///   when a function is needed for that context, such as a kernel launch.
 ///
@@ -19824,15 +20715,15 @@ pub unsafe fn library_load_data(
 /// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
 /// on generating loadable code at runtime.
 ///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
+/// Options are passed as an array via `jit_options` and any corresponding
+/// parameters are passed in `jit_options_values`. The number of total
+/// options is supplied via the length of `jit_options`. Any outputs will be returned
+/// via `jit_options_values`.
 ///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// Library load options are passed as an array via `library_options` and
+/// any corresponding parameters are passed in `library_option_values`. The
 /// number of total library load options is supplied via
-/// `numLibraryOptions`.
+/// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
 ///
@@ -19854,8 +20745,8 @@ pub unsafe fn library_load_data(
 ///
 /// # Safety
 ///
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19985,7 +20876,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 }
 /// Returns a kernel handle.
 ///
-/// Returns in `pKernel` the handle of the kernel with name `name` located
+/// Returns as `p_kernel`, the handle of the kernel with name `name` located
 /// in library `library`. If kernel handle is not found, the call returns
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
@@ -20034,12 +20925,12 @@ pub unsafe fn library_get_kernel(
 }
 /// Returns a global device pointer.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the global
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the global
 /// with name `name` for the requested library `library` and the current
 /// device. If no global for the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
-/// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
+/// the returned `dptr` or the returned `bytes` (not both) can be NULL in which case it is
+/// ignored. The returned the returned `dptr` cannot be passed to the Symbol APIs such
 /// as [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
@@ -20095,14 +20986,14 @@ pub unsafe fn library_get_global(
 }
 /// Returns a pointer to managed memory.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the
 /// managed memory with name `name` for the requested library `library`. If
 /// no managed memory with the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
+/// the returned `dptr` or the returned `bytes` (not both) can be NULL in which case it is
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
-/// returned `dptr` cannot be passed to the Symbol APIs such as
+/// returned the returned `dptr` cannot be passed to the Symbol APIs such as
 /// [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
@@ -20158,7 +21049,7 @@ pub unsafe fn library_get_managed(
 }
 /// Returns a pointer to a unified function.
 ///
-/// Returns in `*fptr` the function pointer to a unified function denoted
+/// Returns as `fptr`, the function pointer to a unified function denoted
 /// by `symbol`. If no unified function with name `symbol` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). If there is no device with
 /// attribute `unifiedFunctionPointers` present in
@@ -20209,7 +21100,7 @@ pub unsafe fn library_get_unified_function(
 }
 /// Returns the number of kernels within a library.
 ///
-/// Returns in `count` the number of kernels in `lib`.
+/// Returns as `count`, the number of kernels in `lib`.
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
@@ -20252,7 +21143,7 @@ pub unsafe fn library_get_kernel_count(
 }
 /// Retrieve the kernel handles within a library.
 ///
-/// Returns in `kernels` a maximum number of `numKernels` kernel handles
+/// Returns in `kernels` a maximum number of the length of `kernels` kernel handles
 /// within `lib`. The returned kernel handle becomes invalid when the
 /// library is unloaded.
 ///
@@ -20270,7 +21161,7 @@ pub unsafe fn library_get_kernel_count(
 /// # Safety
 ///
 /// - `lib` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaKernel_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaKernel_t` entries of `kernels` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -20429,16 +21320,16 @@ pub unsafe fn kernel_set_attribute_for_device(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Get pointer to device kernel that matches entry function `entryFuncAddr`.
+/// Get pointer to device kernel that matches entry function `entry_func_addr`.
 ///
-/// Returns in `kernelPtr` the device kernel corresponding to the entry
-/// function `entryFuncAddr`.
+/// Returns as `kernel_ptr`, the device kernel corresponding to the entry
+/// function `entry_func_addr`.
 ///
 /// Note that it is possible that there are multiple symbols belonging to
-/// different translation units with the same `entryFuncAddr` registered
+/// different translation units with the same `entry_func_addr` registered
 /// with this CUDA Runtime and so the order which the translation units are
 /// loaded and registered with the CUDA Runtime can lead to differing
-/// return pointers in `kernelPtr` . Suggested methods of ensuring
+/// return pointers in the returned `kernel_ptr` . Suggested methods of ensuring
 /// uniqueness are to limit visibility of global device functions by using
 /// static or hidden visibility attribute in the respective translation
 /// units.
@@ -20580,7 +21471,7 @@ pub fn gl_set_gl_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Registers the buffer object of ID `bufObj` for access by
+/// Registers the buffer object of ID `buf_obj` for access by
 /// CUDA. This function must be called before CUDA can map the buffer
 /// object.  The OpenGL context used to create the buffer, or another
 /// context from the same share group, must be bound to the current
@@ -20615,8 +21506,8 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// Maps the buffer object of ID `buf_obj` into the address space of
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -20663,7 +21554,7 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut ::core::ffi::
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// Unmaps the buffer object of ID `buf_obj` for access by CUDA.  When
 /// a buffer is unmapped, the base address returned by
 /// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
 /// the address result in undefined behavior.  The OpenGL context used
@@ -20702,7 +21593,7 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unregisters the buffer object of ID `bufObj` for access by CUDA
+/// Unregisters the buffer object of ID `buf_obj` for access by CUDA
 /// and releases any CUDA resources associated with the buffer.  Once a
 /// buffer is unregistered, it may no longer be mapped by CUDA.  The GL
 /// context used to create the buffer, or another context from the
@@ -20738,9 +21629,9 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Set flags for mapping the OpenGL buffer `bufObj`
+/// Set flags for mapping the OpenGL buffer `buf_obj`
 ///
-/// Changes to flags will take effect the next time `bufObj` is mapped.
+/// Changes to flags will take effect the next time `buf_obj` is mapped.
 /// The `flags` argument may be any of the following:
 ///
 /// - [`cudaGLMapFlagsNone`](crate::sys::cudaGLMapFlags::NONE): Specifies no hints about how this buffer will
@@ -20753,8 +21644,8 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// entire contents of the buffer, so none of the data previously stored in
 /// the buffer will be preserved.
 ///
-/// If `bufObj` has not been registered for use with CUDA, then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `bufObj` is presently
+/// If `buf_obj` has not been registered for use with CUDA, then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `buf_obj` is presently
 /// mapped for access by CUDA, then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -20790,8 +21681,8 @@ pub fn gl_set_buffer_object_map_flags(
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// Maps the buffer object of ID `buf_obj` into the address space of
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -20847,7 +21738,7 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// Unmaps the buffer object of ID `buf_obj` for access by CUDA.  When
 /// a buffer is unmapped, the base address returned by
 /// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
 /// the address result in undefined behavior.  The OpenGL context used
@@ -20893,7 +21784,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 ///
 /// **Deprecated:**
 ///
-/// This function will return in `pConfig` the current size of shared memory banks
+/// This function will return in the returned `p_config` the current size of shared memory banks
 /// on the current device. On devices with configurable shared memory banks,
 /// [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config) can be used to change this setting, so that all
 /// subsequent kernel launches will by default use the new bank size. When
@@ -21155,7 +22046,7 @@ pub fn thread_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 /// non-deprecated function [`cudaDeviceGetLimit`](crate::api::device_get_limit), which should be used
 /// instead.
 ///
-/// Returns in `*pValue` the current size of `limit`.  The supported
+/// Returns as `p_value`, the current size of `limit`.  The supported
 /// [`cudaLimit`](crate::sys::cudaLimit) values are:
 /// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE): stack size of each GPU thread;
 /// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE): size of the shared FIFO used by the
@@ -21209,12 +22100,12 @@ pub fn thread_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 /// used instead.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this returns through `pCacheConfig` the preferred cache
+/// resources, this returns through the returned `p_cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is free to
 /// choose a different configuration if required to execute functions.
 ///
-/// This will return a `pCacheConfig` of [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices
+/// This will return a the returned `p_cache_config` of [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices
 /// where the size of the L1 cache and shared memory are fixed.
 ///
 /// The supported cache configurations are:
@@ -21264,7 +22155,7 @@ pub fn thread_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// used instead.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
+/// resources, this sets through `cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is free to
 /// choose a different configuration if required to execute the function. Any
@@ -21317,10 +22208,84 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Set a list of devices that can be used for CUDA
+///
+/// Sets a list of devices for CUDA execution in priority order using
+/// `device_arr`. The parameter the length of `device_arr` specifies the number of elements in the
+/// list.  CUDA will try devices from the list sequentially until it finds one
+/// that works.  If this function is not called, or if it is called with a the length of `device_arr`
+/// of 0, then CUDA will go back to its default behavior of trying devices
+/// sequentially from a default list containing all of the available CUDA
+/// devices in the system. If a specified device ID in the list does not exist,
+/// this function will return [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). If the length of `device_arr` is not 0 and
+/// `device_arr` is NULL or if the length of `device_arr` exceeds the number of devices in
+/// the system, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// # Arguments
+///
+/// - `device_arr` (list; its length gives `len`) — List of devices to try
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::api::get_device_count)
+/// - [`cudaSetDevice`](crate::api::set_device)
+/// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
+/// - [`cudaSetDeviceFlags`](crate::api::set_device_flags)
+/// - [`cudaChooseDevice`](crate::api::choose_device)
+#[doc(alias = "cudaSetValidDevices")]
+#[inline]
+pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
+    let len: ::core::ffi::c_int = {
+        let lens = [::core::option::Option::Some(device_arr.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetValidDevices(
+            {
+                let s = device_arr;
+                s.as_ptr().cast_mut()
+            },
+            len,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Launches a device function
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// The function invokes kernel `func` on `grid_dim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `block_dim` (`blockDim.x` ×
 /// `blockDim.y` × `blockDim.z`) threads.
 ///
 /// If the kernel has N parameters the `args` should point to array of N pointers.
@@ -21330,7 +22295,7 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// For templated functions, pass the function symbol as follows:
 /// func_name\<template_arg_0,...,template_arg_N\>
 ///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// `shared_mem` sets the amount of dynamic shared memory that will be available to
 /// each thread block.
 ///
 /// `stream` specifies a stream the invocation is associated to.
@@ -21488,8 +22453,8 @@ pub unsafe fn launch_kernel_ex_c(
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// The function invokes kernel `func` on `grid_dim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `block_dim` (`blockDim.x` ×
 /// `blockDim.y` × `blockDim.z`) threads.
 ///
 /// The device on which this kernel is invoked must have a non-zero value for
@@ -21509,7 +22474,7 @@ pub unsafe fn launch_kernel_ex_c(
 /// For templated functions, pass the function symbol as follows:
 /// func_name\<template_arg_0,...,template_arg_N\>
 ///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// `shared_mem` sets the amount of dynamic shared memory that will be available to
 /// each thread block.
 ///
 /// `stream` specifies a stream the invocation is associated to.
@@ -21550,7 +22515,7 @@ pub unsafe fn launch_kernel_ex_c(
 /// # See also
 ///
 /// - `cudaLaunchCooperativeKernel (C++ API)`
-/// - [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice)
+/// - [`cudaLaunchCooperativeKernelMultiDevice`](crate::api::launch_cooperative_kernel_multi_device)
 /// - `cuLaunchCooperativeKernel`
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
@@ -21578,12 +22543,159 @@ pub unsafe fn launch_cooperative_kernel(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Launches device functions on multiple devices where thread blocks can cooperate and synchronize as they execute
+///
+/// **Deprecated:** This function is deprecated as of CUDA 11.3.
+///
+/// Invokes kernels as specified in the `launch_params_list` array where each element
+/// of the array specifies all the parameters required to perform a single kernel launch.
+/// These kernels can cooperate and synchronize as they execute. The size of the array is
+/// specified by the length of `launch_params_list`.
+///
+/// No two kernels can be launched on the same device. All the devices targeted by this
+/// multi-device launch must be identical. All devices must have a non-zero value for the
+/// device attribute [`cudaDevAttrCooperativeMultiDeviceLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH).
+///
+/// The same kernel must be launched on all devices. Note that any __device__ or __constant__
+/// variables are independently instantiated on every device. It is the application's
+/// responsiblity to ensure these variables are initialized and used appropriately.
+///
+/// The size of the grids as specified in blocks, the size of the blocks themselves and the
+/// amount of shared memory used by each thread block must also match across all launched kernels.
+///
+/// The streams used to launch these kernels must have been created via either [`cudaStreamCreate`](crate::api::stream_create)
+/// or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) or [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority). The NULL stream or
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread) cannot be used.
+///
+/// The total number of blocks launched per kernel cannot exceed the maximum number of blocks
+/// per multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor) (or
+/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags)) times the number of multiprocessors
+/// as specified by the device attribute [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT). Since the
+/// total number of blocks launched per device has to match across all devices, the maximum
+/// number of blocks that can be launched per device will be limited by the device with the
+/// least number of multiprocessors.
+///
+/// The kernel cannot make use of CUDA dynamic parallelism.
+///
+/// The [`cudaLaunchParams`](crate::sys::cudaLaunchParams) structure is defined as:
+///
+/// ```text
+/// struct cudaLaunchParams
+/// {
+/// void *func;
+/// dim3 gridDim;
+/// dim3 blockDim;
+/// void **args;
+/// size_t sharedMem;
+/// cudaStream_t stream;
+/// };
+/// ```
+///
+/// where:
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::func specifies the kernel to be launched. This same functions must
+///   be launched on all devices. For templated functions, pass the function symbol as follows:
+///   func_name\<template_arg_0,...,template_arg_N\>
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::gridDim specifies the width, height and depth of the grid in blocks.
+///   This must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::blockDim is the width, height and depth of each thread block. This
+///   must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::args specifies the arguments to the kernel. If the kernel has
+///   N parameters then [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::args should point to array of N pointers. Each
+///   pointer, from `` :py:obj:`~.cudaLaunchParams`::args[0] `` to `` :py:obj:`~.cudaLaunchParams`::args[N - 1] ``,
+///   point to the region of memory from which the actual parameter will be copied.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::sharedMem is the dynamic shared-memory size per thread block in bytes.
+///   This must match across all kernels launched.
+/// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::stream is the handle to the stream to perform the launch in. This cannot
+///   be the NULL stream or [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread).
+///
+/// By default, the kernel won't begin execution on any GPU until all prior work in all the specified
+/// streams has completed. This behavior can be overridden by specifying the flag
+/// [`cudaCooperativeLaunchMultiDeviceNoPreSync`](crate::sys::CooperativeLaunchMultiDeviceNoFlags::PRE_SYNC). When this flag is specified, each kernel
+/// will only wait for prior work in the stream corresponding to that GPU to complete before it begins
+/// execution.
+///
+/// Similarly, by default, any subsequent work pushed in any of the specified streams will not begin
+/// execution until the kernels on all GPUs have completed. This behavior can be overridden by specifying
+/// the flag [`cudaCooperativeLaunchMultiDeviceNoPostSync`](crate::sys::CooperativeLaunchMultiDeviceNoFlags::POST_SYNC). When this flag is specified,
+/// any subsequent work pushed in any of the specified streams will only wait for the kernel launched
+/// on the GPU corresponding to that stream to complete before it begins execution.
+///
+/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice).
+///
+/// # Arguments
+///
+/// - `launch_params_list` (list; its length gives `num_devices`) — List of launch parameters, one per device
+/// - `flags` ([`CooperativeLaunchMultiDeviceNoFlags`](crate::sys::CooperativeLaunchMultiDeviceNoFlags)) — Flags to control launch behavior
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorCooperativeLaunchTooLarge`](crate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - the `cudaLaunchParams` entries of `launch_params_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - `cudaLaunchCooperativeKernel (C++ API)`
+/// - [`cudaLaunchCooperativeKernel`](crate::api::launch_cooperative_kernel)
+/// - `cuLaunchCooperativeKernelMultiDevice`
+#[doc(alias = "cudaLaunchCooperativeKernelMultiDevice")]
+#[inline]
+pub unsafe fn launch_cooperative_kernel_multi_device(
+    launch_params_list: &[cudaLaunchParams],
+    flags: crate::sys::CooperativeLaunchMultiDeviceNoFlags,
+) -> crate::Result<()> {
+    let num_devices: ::core::ffi::c_uint = {
+        let lens = [::core::option::Option::Some(launch_params_list.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaLaunchCooperativeKernelMultiDevice(
+            {
+                let s = launch_params_list;
+                s.as_ptr().cast_mut()
+            },
+            num_devices,
+            flags.bits(),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Returns the function name for a device entry function pointer.
 ///
-/// Returns in `**name` the function name associated with the symbol `func` .
+/// Returns as `name`, the function name associated with the symbol `func` .
 /// The function name is returned as a null-terminated string. This API may
 /// return a mangled name if the function is not declared as having C linkage.
-/// If `**name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+/// If the returned `name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 /// If `func` is not a device entry function, then it is assumed to
 /// be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is.
 ///
@@ -21636,6 +22748,148 @@ pub unsafe fn func_get_name(
             unsafe { ::core::ffi::CStr::from_ptr(name) }
         },
     )
+}
+/// Returns the offset and size of a kernel parameter in the device-side parameter layout.
+///
+/// Queries the kernel parameter at `param_index` in `func's` list of parameters and returns
+/// parameter information via the returned `param_offset` and the returned `param_size`. the returned `param_offset` returns the
+/// offset of the parameter in the device-side parameter layout. the returned `param_size` returns the size
+/// in bytes of the parameter. This information can be used to update kernel node parameters
+/// from the device via `cudaGraphKernelNodeSetParam` and `cudaGraphKernelNodeUpdatesApply`.
+/// `param_index` must be less than the number of parameters that `func` takes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// # Arguments
+///
+/// - `func` — The function to query
+/// - `param_index` — The parameter index to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `param_offset`: The offset into the device-side parameter layout at which the parameter resides
+/// - `param_size`: The size of the parameter in the device-side parameter layout
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaFuncGetParamInfo")]
+#[inline]
+pub unsafe fn func_get_param_info(
+    func: *const ::core::ffi::c_void,
+    param_index: usize,
+) -> crate::Result<(usize, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaFuncGetParamInfo(
+            func,
+            param_index,
+            &mut param_offset,
+            &mut param_size,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok((param_offset, param_size))
+}
+/// Converts a double argument to be executed on a device
+///
+/// **Deprecated:** This function is deprecated as of CUDA 7.5
+///
+/// Converts the double value of `d` to an internal float representation if
+/// the device does not support double arithmetic. If the device does natively
+/// support doubles, then this function does nothing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetDoubleForDevice`](crate::sys::cudaSetDoubleForDevice).
+///
+/// # Arguments
+///
+/// - `d` (read and written back) — Double to convert
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaFuncSetCacheConfig (C API)`
+/// - `cudaFuncGetAttributes (C API)`
+/// - [`cudaSetDoubleForHost`](crate::api::set_double_for_host)
+#[doc(alias = "cudaSetDoubleForDevice")]
+#[inline]
+pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetDoubleForDevice(::core::ptr::from_mut(d))
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
+/// Converts a double argument after execution on a device
+///
+/// **Deprecated:** This function is deprecated as of CUDA 7.5
+///
+/// Converts the double value of `d` from a potentially internal float
+/// representation if the device does not support double arithmetic. If the
+/// device does natively support doubles, then this function does nothing.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetDoubleForHost`](crate::sys::cudaSetDoubleForHost).
+///
+/// # Arguments
+///
+/// - `d` (read and written back) — Double to convert
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns (the documentation lists no error status for it). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # See also
+///
+/// - `cudaFuncSetCacheConfig (C API)`
+/// - `cudaFuncGetAttributes (C API)`
+/// - [`cudaSetDoubleForDevice`](crate::api::set_double_for_device)
+#[doc(alias = "cudaSetDoubleForHost")]
+#[inline]
+pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe { crate::sys::cudaSetDoubleForHost(::core::ptr::from_mut(d)) }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
 }
 /// Sets the shared memory configuration for a device function
 ///
@@ -21716,10 +22970,10 @@ pub unsafe fn func_set_shared_mem_config(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in the returned `cluster_size`.
 ///
 /// The cluster dimensions in `config` are ignored. If func has a required
-/// cluster size set (see [`cudaFuncGetAttributes`](crate::api::func_get_attributes)),`*clusterSize` will reflect
+/// cluster size set (see [`cudaFuncGetAttributes`](crate::api::func_get_attributes)),the returned `cluster_size` will reflect
 /// the required cluster size.
 ///
 /// By default this function will always return a value that's portable on
@@ -21785,7 +23039,7 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     crate::check(status.as_raw() as i32)?;
     Ok(cluster_size)
 }
-/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in the returned `num_clusters`.
 ///
 /// If the function has required cluster size already set (see
 /// [`cudaFuncGetAttributes`](crate::api::func_get_attributes)), the cluster size from config must either be
@@ -22178,10 +23432,10 @@ pub unsafe fn memcpy_from_symbol_async(
 }
 /// Finds the address associated with a CUDA symbol
 ///
-/// Returns in `*devPtr` the address of symbol `symbol` on the device.
+/// Returns as `dev_ptr`, the address of symbol `symbol` on the device.
 /// `symbol` is a variable that resides in global or constant memory space.
 /// If `symbol` cannot be found, or if `symbol` is not declared in the
-/// global or constant memory space, `*devPtr` is unchanged and the error
+/// global or constant memory space, the returned `dev_ptr` is unchanged and the error
 /// [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -22232,9 +23486,9 @@ pub unsafe fn get_symbol_address(
 }
 /// Finds the size of the object associated with a CUDA symbol
 ///
-/// Returns in `*size` the size of symbol `symbol`. `symbol` is a variable that
+/// Returns as `size`, the size of symbol `symbol`. `symbol` is a variable that
 /// resides in global or constant memory space. If `symbol` cannot be found, or
-/// if `symbol` is not declared in global or constant memory space, `*size` is
+/// if `symbol` is not declared in global or constant memory space, the returned `size` is
 /// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -22288,7 +23542,7 @@ pub unsafe fn get_symbol_size(
 /// **Deprecated:**
 ///
 /// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// CUDA array `dst` starting at `h_offset` rows and `w_offset` bytes from
 /// the upper left corner, where `kind` specifies the direction
 /// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
 /// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -22369,8 +23623,8 @@ pub unsafe fn memcpy_to_array(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset` rows
+/// and `w_offset` bytes from the upper left corner to the memory area pointed to
 /// by `dst`, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22450,9 +23704,9 @@ pub unsafe fn memcpy_from_array(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc`
-/// rows and `wOffsetSrc` bytes from the upper left corner to the CUDA array
-/// `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the upper
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset_src`
+/// rows and `w_offset_src` bytes from the upper left corner to the CUDA array
+/// `dst` starting at `h_offset_dst` rows and `w_offset_dst` bytes from the upper
 /// left corner, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22543,7 +23797,7 @@ pub unsafe fn memcpy_array_to_array(
 /// **Deprecated:**
 ///
 /// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// CUDA array `dst` starting at `h_offset` rows and `w_offset` bytes from
 /// the upper left corner, where `kind` specifies the
 /// direction of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
 /// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -22643,8 +23897,8 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset` rows
+/// and `w_offset` bytes from the upper left corner to the memory area pointed to
 /// by `dst`, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22742,10 +23996,10 @@ pub unsafe fn memcpy_from_array_async(
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
 ///
 /// Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
@@ -22793,7 +24047,7 @@ pub unsafe fn memcpy_from_array_async(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -22870,10 +24124,10 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
 ///
 /// Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
@@ -22921,7 +24175,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23147,16 +24401,16 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
 /// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
 ///
 /// `src` and `symbol` must be allocated from the same contexts as the original source and
 /// destination memory.  The instantiation-time memory operands must be 1-dimensional.
 /// Zero-length operations are not supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
@@ -23241,16 +24495,16 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
 /// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
 ///
 /// `symbol` and `dst` must be allocated from the same contexts as the original source and
 /// destination memory.  The instantiation-time memory operands must be 1-dimensional.
 /// Zero-length operations are not supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
@@ -23333,9 +24587,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Get pointer to device entry function that matches entry function `symbolPtr`
+/// Get pointer to device entry function that matches entry function `symbol_ptr`
 ///
-/// Returns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.
+/// Returns as `function_ptr`, the device entry function corresponding to the symbol `symbol_ptr`.
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
 ///
@@ -23370,4 +24624,555 @@ pub unsafe fn get_func_by_symbol(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok(function_ptr)
+}
+/// Query a stream’s capture state (11.3+)
+///
+/// Query stream state related to stream capture.
+///
+/// If called on cudaStreamLegacy (the “null stream”) while a stream not created with cudaStreamNonBlocking is capturing, returns cudaErrorStreamCaptureImplicit.
+///
+/// Valid data (other than capture status) is returned only if both of the following are true:
+///
+/// This version of cudaStreamGetCaptureInfo is introduced in CUDA 11.3 and will supplant the previous version cudaStreamGetCaptureInfo in 12.0. Developers requiring compatibility across minor versions to CUDA 11.0 (driver version 445) can do one of the following:
+///
+/// - Use the older version of the API, cudaStreamGetCaptureInfo
+///
+/// - Pass null for all of graph_out, dependencies_out, and numDependencies_out.
+///
+/// The raw function is [`cudaStreamGetCaptureInfo_v2`](crate::sys::cudaStreamGetCaptureInfo_v2).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at cudaStreamEndCapture. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at cudaStreamEndCapture due to direct actions on the graph do not trigger cudaErrorStreamCaptureUnjoined.
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until end of capture. The node handles may be copied out and are valid until they or the graph is destroyed. The driver- owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+#[doc(alias = "cudaStreamGetCaptureInfo_v2")]
+#[inline]
+pub unsafe fn stream_get_capture_info_v2(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo_v2(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out))
+}
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on input parameters.
+///
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on the specified input
+/// parameters `d`, `p`, `xsz`, and `ysz`.
+///
+/// **Returns:** [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) specified by `d`, `p`, `xsz`, and `ysz`
+///
+/// The C headers' inline helper `make_cudaPitchedPtr`: it fills the fields of [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `d` (field `ptr`) — Pointer to allocated memory
+/// - `p` (field `pitch`) — Pitch of allocated memory in bytes
+/// - `xsz` (field `xsize`) — Logical width of allocation in elements
+/// - `ysz` (field `ysize`) — Logical height of allocation in elements
+#[doc(alias = "make_cudaPitchedPtr")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pitched_ptr(
+    d: *mut ::core::ffi::c_void,
+    p: usize,
+    xsz: usize,
+    ysz: usize,
+) -> cudaPitchedPtr {
+    cudaPitchedPtr {
+        ptr: d,
+        pitch: p,
+        xsize: xsz,
+        ysize: ysz,
+    }
+}
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on input parameters.
+///
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on the specified input parameters
+/// `x`, `y`, and `z`.
+///
+/// **Returns:** [`cudaPos`](crate::sys::cudaPos) specified by `x`, `y`, and `z`
+///
+/// The C headers' inline helper `make_cudaPos`: it fills the fields of [`cudaPos`](crate::sys::cudaPos) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `x` (field `x`) — X position
+/// - `y` (field `y`) — Y position
+/// - `z` (field `z`) — Z position
+#[doc(alias = "make_cudaPos")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pos(x: usize, y: usize, z: usize) -> cudaPos {
+    cudaPos { x: x, y: y, z: z }
+}
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on input parameters.
+///
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on the specified input
+/// parameters `w`, `h`, and `d`.
+///
+/// **Returns:** [`cudaExtent`](crate::sys::cudaExtent) specified by `w`, `h`, and `d`
+///
+/// The C headers' inline helper `make_cudaExtent`: it fills the fields of [`cudaExtent`](crate::sys::cudaExtent) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `w` (field `width`) — Width in elements when referring to array memory, in bytes when referring to linear memory
+/// - `h` (field `height`) — Height in elements
+/// - `d` (field `depth`) — Depth in elements
+#[doc(alias = "make_cudaExtent")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
+    cudaExtent {
+        width: w,
+        height: h,
+        depth: d,
+    }
+}
+///A value of a [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MemPoolAttrValue {
+    ///[`cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES) and its value.
+    ReuseFollowEventDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC) and its value.
+    ReuseAllowOpportunistic(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES) and its value.
+    ReuseAllowInternalDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD) and its value.
+    AttrReleaseThreshold(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT) and its value.
+    AttrReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH) and its value.
+    AttrReservedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT) and its value.
+    AttrUsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH) and its value.
+    AttrUsedMemHigh(::core::ffi::c_ulonglong),
+}
+impl MemPoolAttrValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaMemPoolAttr {
+        match self {
+            Self::ReuseFollowEventDependencies(_) => {
+                cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES
+            }
+            Self::ReuseAllowOpportunistic(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC
+            }
+            Self::ReuseAllowInternalDependencies(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES
+            }
+            Self::AttrReleaseThreshold(_) => cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD,
+            Self::AttrReservedMemCurrent(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT,
+            Self::AttrReservedMemHigh(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH,
+            Self::AttrUsedMemCurrent(_) => cudaMemPoolAttr::ATTR_USED_MEM_CURRENT,
+            Self::AttrUsedMemHigh(_) => cudaMemPoolAttr::ATTR_USED_MEM_HIGH,
+        }
+    }
+}
+///A value of a [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GraphMemAttributeTypeValue {
+    ///[`cudaGraphMemAttributeType::USED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT) and its value.
+    UsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::USED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH) and its value.
+    UsedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT) and its value.
+    ReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH) and its value.
+    ReservedMemHigh(::core::ffi::c_ulonglong),
+}
+impl GraphMemAttributeTypeValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaGraphMemAttributeType {
+        match self {
+            Self::UsedMemCurrent(_) => cudaGraphMemAttributeType::USED_MEM_CURRENT,
+            Self::UsedMemHigh(_) => cudaGraphMemAttributeType::USED_MEM_HIGH,
+            Self::ReservedMemCurrent(_) => {
+                cudaGraphMemAttributeType::RESERVED_MEM_CURRENT
+            }
+            Self::ReservedMemHigh(_) => cudaGraphMemAttributeType::RESERVED_MEM_HIGH,
+        }
+    }
+}
+/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolSetAttribute")]
+pub unsafe fn mem_pool_set_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    value: MemPoolAttrValue,
+) -> crate::Result<()> {
+    match value {
+        MemPoolAttrValue::ReuseFollowEventDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowOpportunistic(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowInternalDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReleaseThreshold(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
+}
+/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolGetAttribute")]
+pub unsafe fn mem_pool_get_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+) -> crate::Result<MemPoolAttrValue> {
+    if attr == cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseFollowEventDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowOpportunistic(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowInternalDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReleaseThreshold(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemHigh(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+pub fn device_get_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+) -> crate::Result<GraphMemAttributeTypeValue> {
+    if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemHigh(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+pub fn device_set_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    value: GraphMemAttributeTypeValue,
+) -> crate::Result<()> {
+    match value {
+        GraphMemAttributeTypeValue::UsedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::UsedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
 }

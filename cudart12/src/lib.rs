@@ -52,10 +52,19 @@
 //!   when NVIDIA re-titles a documentation section; its documentation lists the functions by
 //!   section. Outputs (`:returns:` parameters) are returned (several as a tuple, in C order);
 //!   documented lists with their count become slices; `const char*` is `&CStr`, returned
-//!   strings `&'static CStr`; `flags` parameters take the `bitflags` type whose constants their
-//!   documentation names; `Optional[...]` pointers are `Option<&T>`. Functions without a typed
-//!   wrapper (an undocumented parameter, a list whose count the documentation does not
-//!   identify) are listed with the reason by `cargo xtask codegen --list-unbound`; their raw
+//!   strings `&'static CStr`; `flags` parameters and flag outputs take the `bitflags` type whose
+//!   constants their documentation names; pointers documented `Optional[...]`, "Optional …" or
+//!   "may be NULL" are `Option<&T>`. Lists that share a count take slices whose lengths must
+//!   agree (`cudaErrorInvalidValue` otherwise, without calling CUDA); output lists whose number
+//!   the call reports when they are NULL are returned as `Vec`s (the function is called twice:
+//!   the number, then the entries), and arrays the runtime hands back are copied into `Vec`s.
+//!   Attributes passed through `void*` whose value type the documentation states also get a
+//!   `*_typed` function taking or returning a value enum (`api::mem_pool_get_attribute_typed`
+//!   → `api::MemPoolAttrValue`). The headers' inline helpers are `const fn`s
+//!   (`api::make_cuda_extent`). The module re-exports the types, enums, flags and constants
+//!   (C macros such as `cudaStreamLegacy` included, typed), so `use cudart12::api::*` is enough.
+//!   Functions without a typed wrapper (no document describes them, or no rule decides a
+//!   parameter) are listed with the reason by `cargo xtask codegen --list-unbound`; their raw
 //!   function is always there.
 //!
 //! - The **safe layer**, written by hand on top of the raw layer, for applications: owned

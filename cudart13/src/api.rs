@@ -28,17 +28,17 @@
 )]
 //! The typed layer: one function per raw function whose parameters could all be given a Rust role from the documentation (see the crate documentation). The functions, by section of the CUDA documentation:
 //!
-//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes)
+//! **Device Management**: [`device_reset`](crate::api::device_reset), [`device_synchronize`](crate::api::device_synchronize), [`device_set_limit`](crate::api::device_set_limit), [`device_get_limit`](crate::api::device_get_limit), [`device_get_cache_config`](crate::api::device_get_cache_config), [`device_get_stream_priority_range`](crate::api::device_get_stream_priority_range), [`device_set_cache_config`](crate::api::device_set_cache_config), [`device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id), [`device_get_pci_bus_id`](crate::api::device_get_pci_bus_id), [`ipc_get_event_handle`](crate::api::ipc_get_event_handle), [`ipc_open_event_handle`](crate::api::ipc_open_event_handle), [`ipc_get_mem_handle`](crate::api::ipc_get_mem_handle), [`ipc_open_mem_handle`](crate::api::ipc_open_mem_handle), [`ipc_close_mem_handle`](crate::api::ipc_close_mem_handle), [`device_register_async_notification`](crate::api::device_register_async_notification), [`device_unregister_async_notification`](crate::api::device_unregister_async_notification), [`get_device_count`](crate::api::get_device_count), [`get_device_properties`](crate::api::get_device_properties), [`device_get_attribute`](crate::api::device_get_attribute), [`device_get_host_atomic_capabilities`](crate::api::device_get_host_atomic_capabilities), [`device_get_default_mem_pool`](crate::api::device_get_default_mem_pool), [`device_set_mem_pool`](crate::api::device_set_mem_pool), [`device_get_mem_pool`](crate::api::device_get_mem_pool), [`device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes), [`device_get_p2p_attribute`](crate::api::device_get_p2p_attribute), [`device_get_p2p_atomic_capabilities`](crate::api::device_get_p2p_atomic_capabilities), [`choose_device`](crate::api::choose_device), [`init_device`](crate::api::init_device), [`set_device`](crate::api::set_device), [`get_device`](crate::api::get_device), [`set_device_flags`](crate::api::set_device_flags), [`get_device_flags`](crate::api::get_device_flags), [`device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width), [`device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes), [`set_valid_devices`](crate::api::set_valid_devices)
 //!
 //! **Error Handling**: [`get_last_error`](crate::api::get_last_error), [`peek_at_last_error`](crate::api::peek_at_last_error), [`get_error_name`](crate::api::get_error_name), [`get_error_string`](crate::api::get_error_string)
 //!
-//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
+//! **Stream Management**: [`stream_create`](crate::api::stream_create), [`stream_create_with_flags`](crate::api::stream_create_with_flags), [`stream_create_with_priority`](crate::api::stream_create_with_priority), [`stream_get_priority`](crate::api::stream_get_priority), [`stream_get_flags`](crate::api::stream_get_flags), [`stream_get_id`](crate::api::stream_get_id), [`stream_get_device`](crate::api::stream_get_device), [`ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache), [`stream_copy_attributes`](crate::api::stream_copy_attributes), [`stream_get_attribute`](crate::api::stream_get_attribute), [`stream_set_attribute`](crate::api::stream_set_attribute), [`stream_destroy`](crate::api::stream_destroy), [`stream_wait_event`](crate::api::stream_wait_event), [`stream_add_callback`](crate::api::stream_add_callback), [`stream_synchronize`](crate::api::stream_synchronize), [`stream_query`](crate::api::stream_query), [`stream_attach_mem_async`](crate::api::stream_attach_mem_async), [`stream_begin_capture`](crate::api::stream_begin_capture), [`stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph), [`thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode), [`stream_end_capture`](crate::api::stream_end_capture), [`stream_is_capturing`](crate::api::stream_is_capturing), [`stream_get_capture_info`](crate::api::stream_get_capture_info), [`stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies)
 //!
 //! **Event Management**: [`event_create`](crate::api::event_create), [`event_create_with_flags`](crate::api::event_create_with_flags), [`event_record`](crate::api::event_record), [`event_query`](crate::api::event_query), [`event_synchronize`](crate::api::event_synchronize), [`event_destroy`](crate::api::event_destroy), [`event_elapsed_time`](crate::api::event_elapsed_time), [`event_record_with_flags`](crate::api::event_record_with_flags)
 //!
 //! **External Resource Interoperability**: [`import_external_memory`](crate::api::import_external_memory), [`external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer), [`external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array), [`destroy_external_memory`](crate::api::destroy_external_memory), [`import_external_semaphore`](crate::api::import_external_semaphore), [`signal_external_semaphores_async`](crate::api::signal_external_semaphores_async), [`wait_external_semaphores_async`](crate::api::wait_external_semaphores_async), [`destroy_external_semaphore`](crate::api::destroy_external_semaphore)
 //!
-//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name)
+//! **Execution Control**: [`func_set_cache_config`](crate::api::func_set_cache_config), [`func_get_attributes`](crate::api::func_get_attributes), [`func_set_attribute`](crate::api::func_set_attribute), [`func_get_param_count`](crate::api::func_get_param_count), [`launch_host_func`](crate::api::launch_host_func), [`launch_host_func_v2`](crate::api::launch_host_func_v2), [`launch_kernel`](crate::api::launch_kernel), [`launch_kernel_ex_c`](crate::api::launch_kernel_ex_c), [`launch_cooperative_kernel`](crate::api::launch_cooperative_kernel), [`func_get_name`](crate::api::func_get_name), [`func_get_param_info`](crate::api::func_get_param_info)
 //!
 //! **Occupancy**: [`occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor), [`occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block), [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags), [`occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size), [`occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters)
 //!
@@ -66,7 +66,7 @@
 //!
 //! **Error Log Management Functions**: [`logs_register_callback`](crate::api::logs_register_callback), [`logs_unregister_callback`](crate::api::logs_unregister_callback), [`logs_current`](crate::api::logs_current), [`logs_dump_to_file`](crate::api::logs_dump_to_file), [`logs_dump_to_memory`](crate::api::logs_dump_to_memory)
 //!
-//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
+//! **Graph Management**: [`graph_create`](crate::api::graph_create), [`graph_add_kernel_node`](crate::api::graph_add_kernel_node), [`graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params), [`graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params), [`graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes), [`graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute), [`graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute), [`graph_add_memcpy_node`](crate::api::graph_add_memcpy_node), [`graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params), [`graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params), [`graph_add_memset_node`](crate::api::graph_add_memset_node), [`graph_memset_node_get_params`](crate::api::graph_memset_node_get_params), [`graph_memset_node_set_params`](crate::api::graph_memset_node_set_params), [`graph_add_host_node`](crate::api::graph_add_host_node), [`graph_host_node_get_params`](crate::api::graph_host_node_get_params), [`graph_host_node_set_params`](crate::api::graph_host_node_set_params), [`graph_add_child_graph_node`](crate::api::graph_add_child_graph_node), [`graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph), [`graph_add_empty_node`](crate::api::graph_add_empty_node), [`graph_clone`](crate::api::graph_clone), [`graph_node_find_in_clone`](crate::api::graph_node_find_in_clone), [`graph_node_get_type`](crate::api::graph_node_get_type), [`graph_node_get_containing_graph`](crate::api::graph_node_get_containing_graph), [`graph_node_get_local_id`](crate::api::graph_node_get_local_id), [`graph_node_get_tools_id`](crate::api::graph_node_get_tools_id), [`graph_get_id`](crate::api::graph_get_id), [`graph_exec_get_id`](crate::api::graph_exec_get_id), [`graph_get_nodes`](crate::api::graph_get_nodes), [`graph_get_root_nodes`](crate::api::graph_get_root_nodes), [`graph_get_edges`](crate::api::graph_get_edges), [`graph_node_get_dependencies`](crate::api::graph_node_get_dependencies), [`graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes), [`graph_add_dependencies`](crate::api::graph_add_dependencies), [`graph_remove_dependencies`](crate::api::graph_remove_dependencies), [`graph_destroy_node`](crate::api::graph_destroy_node), [`graph_instantiate`](crate::api::graph_instantiate), [`graph_instantiate_with_params`](crate::api::graph_instantiate_with_params), [`graph_exec_get_flags`](crate::api::graph_exec_get_flags), [`graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params), [`graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params), [`graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params), [`graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params), [`graph_exec_update`](crate::api::graph_exec_update), [`graph_launch`](crate::api::graph_launch), [`graph_exec_destroy`](crate::api::graph_exec_destroy), [`graph_destroy`](crate::api::graph_destroy), [`graph_debug_dot_print`](crate::api::graph_debug_dot_print), [`user_object_create`](crate::api::user_object_create), [`user_object_retain`](crate::api::user_object_retain), [`user_object_release`](crate::api::user_object_release), [`graph_retain_user_object`](crate::api::graph_retain_user_object), [`graph_release_user_object`](crate::api::graph_release_user_object), [`graph_add_node`](crate::api::graph_add_node), [`graph_node_set_params`](crate::api::graph_node_set_params), [`graph_node_get_params`](crate::api::graph_node_get_params), [`graph_exec_node_set_params`](crate::api::graph_exec_node_set_params), [`graph_conditional_handle_create`](crate::api::graph_conditional_handle_create), [`graph_conditional_handle_create_v2`](crate::api::graph_conditional_handle_create_v2), [`graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol), [`graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol), [`graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d), [`graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol), [`graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol), [`graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d), [`graph_add_event_record_node`](crate::api::graph_add_event_record_node), [`graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event), [`graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event), [`graph_add_event_wait_node`](crate::api::graph_add_event_wait_node), [`graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event), [`graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event), [`graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node), [`graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params), [`graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params), [`graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node), [`graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params), [`graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params), [`graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node), [`graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params), [`graph_add_mem_free_node`](crate::api::graph_add_mem_free_node), [`graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params), [`device_graph_mem_trim`](crate::api::device_graph_mem_trim), [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute), [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute), [`graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags), [`graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol), [`graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol), [`graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d), [`graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params), [`graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event), [`graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event), [`graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params), [`graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params), [`graph_node_set_enabled`](crate::api::graph_node_set_enabled), [`graph_node_get_enabled`](crate::api::graph_node_get_enabled), [`graph_upload`](crate::api::graph_upload)
 //!
 //! **Driver Entry Point Access**: [`get_driver_entry_point`](crate::api::get_driver_entry_point), [`get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version)
 //!
@@ -85,7 +85,13 @@
 //! **Execution Control \[DEPRECATED\]**: [`func_set_shared_mem_config`](crate::api::func_set_shared_mem_config)
 //!
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
+//!
+//! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
 use crate::sys::*;
+pub use crate::sys::constants::*;
+pub use crate::sys::enums::*;
+pub use crate::sys::flags::*;
+pub use crate::sys::types::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
 /// Explicitly destroys and cleans up all resources associated with the
@@ -267,7 +273,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
 }
 /// Return resource limits.
 ///
-/// Returns in `*pValue` the current size of `limit`. The following
+/// Returns as `p_value`, the current size of `limit`. The following
 /// [`cudaLimit`](crate::sys::cudaLimit) values are supported.
 ///
 /// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) is the stack size in bytes of each GPU
@@ -329,20 +335,20 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in `maxWidthInElements` the maximum number of elements
+/// Returns as `p_cache_config`, the maximum number of elements
 /// allocatable in a 1D linear texture for given format descriptor
 /// `fmtDesc`.
 ///
 /// Returns the preferred cache configuration for the current device.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this returns through `pCacheConfig` the preferred cache
+/// resources, this returns through the returned `p_cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is
 /// free to choose a different configuration if required to execute
 /// functions.
 ///
-/// This will return a `pCacheConfig` of
+/// This will return a the returned `p_cache_config` of
 /// [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices where the size of the L1
 /// cache and shared memory are fixed.
 ///
@@ -390,21 +396,21 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
-/// Returns in `*leastPriority` and `*greatestPriority` the numerical
+/// Returns as `least_priority`, and the returned `greatest_priority` the numerical
 /// values that correspond to the least and greatest stream priorities
 /// respectively. Stream priorities follow a convention where lower numbers
 /// imply greater priorities. The range of meaningful stream priorities is
-/// given by \[`*greatestPriority`, `*leastPriority`\]. If the user attempts
+/// given by \[`*greatestPriority`, the returned `least_priority`\]. If the user attempts
 /// to create a stream with a priority value that is outside the the
 /// meaningful range as specified by this API, the priority is
-/// automatically clamped down or up to either `*leastPriority` or
-/// `*greatestPriority` respectively. See
+/// automatically clamped down or up to either the returned `least_priority` or
+/// the returned `greatest_priority` respectively. See
 /// [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) for details on creating a
-/// priority stream. A NULL may be passed in for `*leastPriority` or
-/// `*greatestPriority` if the value is not desired.
+/// priority stream. A NULL may be passed in for the returned `least_priority` or
+/// the returned `greatest_priority` if the value is not desired.
 ///
-/// This function will return '0' in both `*leastPriority` and
-/// `*greatestPriority` if the current context's device does not support
+/// This function will return '0' in both the returned `least_priority` and
+/// the returned `greatest_priority` if the current context's device does not support
 /// stream priorities (see [`cudaDeviceGetAttribute`](crate::api::device_get_attribute)).
 ///
 /// The raw function is [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange).
@@ -451,7 +457,7 @@ pub fn device_get_stream_priority_range() -> crate::Result<
 /// Sets the preferred cache configuration for the current device.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
+/// resources, this sets through `cache_config` the preferred cache
 /// configuration for the current device. This is only a preference. The
 /// runtime will use the requested configuration if possible, but it is
 /// free to choose a different configuration if required to execute the
@@ -508,9 +514,9 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 }
 /// Returns a handle to a compute device.
 ///
-/// Returns in `*device` a device ordinal given a PCI bus ID string.
+/// Returns as `device`, a device ordinal given a PCI bus ID string.
 ///
-/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
+/// where `domain`, `bus`, the returned `device`, and `function` are all hexadecimal
 /// values
 ///
 /// The raw function is [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId).
@@ -551,7 +557,7 @@ pub fn device_get_by_pci_bus_id(
 /// Returns a PCI Bus Id string for the device.
 ///
 /// Returns an ASCII string identifying the device `dev` in the NULL-
-/// terminated string pointed to by `pciBusId`. `length` specifies the
+/// terminated string pointed to by the returned `pci_bus_id`. `len` specifies the
 /// maximum length of the string that may be returned.
 ///
 /// where `domain`, `bus`, `device`, and `function` are all hexadecimal
@@ -823,7 +829,7 @@ pub unsafe fn ipc_get_mem_handle(
 ///
 /// **Notes**
 ///
-/// No guarantees are made about the address returned in `*devPtr`.
+/// No guarantees are made about the address returned as `dev_ptr`.
 ///  In particular, multiple processes may not receive the same address for the same `handle`.
 ///
 /// The raw function is [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle).
@@ -941,10 +947,10 @@ pub unsafe fn ipc_close_mem_handle(
 ///
 /// Registers a callback function to receive async notifications
 ///
-/// Registers `callbackFunc` to receive async notifications.
+/// Registers `callback_func` to receive async notifications.
 ///
-/// The `userData` parameter is passed to the callback function at async
-/// notification time. Likewise, `callback` is also passed to the callback
+/// The `user_data` parameter is passed to the callback function at async
+/// notification time. Likewise, the returned `callback` is also passed to the callback
 /// function to distinguish between multiple registered callbacks.
 ///
 /// The callback function being registered should be designed to return
@@ -956,7 +962,7 @@ pub unsafe fn ipc_close_mem_handle(
 /// [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Async notification callbacks execute
 /// in an undefined order and may be serialized.
 ///
-/// Returns in `*callback` a handle representing the registered callback
+/// Returns as `callback`, a handle representing the registered callback
 /// instance.
 ///
 /// The raw function is [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification).
@@ -1048,7 +1054,7 @@ pub unsafe fn device_unregister_async_notification(
 }
 /// Returns the number of compute-capable devices.
 ///
-/// Returns in `*count` the number of devices with compute capability
+/// Returns as `count`, the number of devices with compute capability
 /// greater or equal to 2.0 that are available for execution.
 ///
 /// The raw function is [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount).
@@ -1084,7 +1090,7 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns information about the compute-device.
 ///
-/// Returns in `*prop` the properties of device `dev`.
+/// Returns as `prop`, the properties of device `dev`.
 ///
 /// The raw function is [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties).
 ///
@@ -1127,7 +1133,7 @@ pub fn get_device_properties(
 }
 /// Returns information about the device.
 ///
-/// Returns in `*value` the integer value of the attribute `attr` on device
+/// Returns as `value`, the integer value of the attribute `attr` on device
 /// `device`.
 ///
 /// The raw function is [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute).
@@ -1174,19 +1180,19 @@ pub fn device_get_attribute(
 }
 /// Queries details about atomic operations supported between the device and host.
 ///
-/// Returns in `*capabilities` the details about requested atomic
-/// `*operations` over the the link between `dev` and the host. The
-/// allocated size of `*operations` and `*capabilities` must be `count`.
+/// Returns in `capabilities` the details about requested atomic
+/// `operations` over the the link between `dev` and the host. The
+/// allocated size of `operations` and `capabilities` must be the length of `capabilities`.
 ///
-/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `*operations`, the
-/// corresponding result in `*capabilities` will be a bitmask indicating
+/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `operations`, the
+/// corresponding result in `capabilities` will be a bitmask indicating
 /// which of [`cudaAtomicOperationCapability`](crate::sys::cudaAtomicOperationCapability) the link supports
 /// natively.
 ///
 /// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `dev` is not valid.
 ///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `*capabilities` or
-/// `*operations` is NULL, if `count` is 0, or if any of `*operations` is
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `capabilities` or
+/// `operations` is NULL, if the length of `capabilities` is 0, or if any of `operations` is
 /// not valid.
 ///
 /// The raw function is [`cudaDeviceGetHostAtomicCapabilities`](crate::sys::cudaDeviceGetHostAtomicCapabilities).
@@ -1392,19 +1398,19 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 }
 /// Return NvSciSync attributes that this device can support.
 ///
-/// Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this
-/// CUDA device, `dev` can support. The returned `nvSciSyncAttrList` can be
+/// Returns in `nv_sci_sync_attr_list`, the properties of NvSciSync that this
+/// CUDA device, `dev` can support. The returned `nv_sci_sync_attr_list` can be
 /// used to create an NvSciSync that matches this device's capabilities.
 ///
-/// If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
+/// If NvSciSyncAttrKey_RequiredPerm field in `nv_sci_sync_attr_list` is
 /// already set this API will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
-/// The applications should set `nvSciSyncAttrList` to a valid
+/// The applications should set `nv_sci_sync_attr_list` to a valid
 /// NvSciSyncAttrList failing which this API will return
 /// `cudaErrorInvalidHandle`.
 ///
 /// The `flags` controls how applications intends to use the NvSciSync
-/// created from the `nvSciSyncAttrList`. The valid flags are:
+/// created from the `nv_sci_sync_attr_list`. The valid flags are:
 ///
 /// - [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL), specifies that the applications
 ///   intends to signal an NvSciSync on this CUDA device.
@@ -1415,9 +1421,9 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 /// At least one of these flags must be set, failing which the API returns
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). Both the flags are orthogonal to one
 /// another: a developer may set both these flags that allows to set both
-/// wait and signal specific attributes in the same `nvSciSyncAttrList`.
+/// wait and signal specific attributes in the same `nv_sci_sync_attr_list`.
 ///
-/// Note that this API updates the input `nvSciSyncAttrList` with values
+/// Note that this API updates the input `nv_sci_sync_attr_list` with values
 /// equivalent to the following public attribute key-values:
 /// NvSciSyncAttrKey_RequiredPerm is set to
 ///
@@ -1491,8 +1497,8 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 }
 /// Queries attributes of the link between two devices.
 ///
-/// Returns in `*value` the value of the requested attribute `attrib` of
-/// the link between `srcDevice` and `dstDevice`. The supported attributes
+/// Returns as `value`, the value of the requested attribute `attrib` of
+/// the link between `src_device` and `dst_device`. The supported attributes
 /// are:
 ///
 /// - [`cudaDevP2PAttrPerformanceRank`](crate::sys::cudaDeviceP2PAttr::PERFORMANCE_RANK): A relative value
@@ -1514,17 +1520,17 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 ///   about specific operations can be retrieved with
 ///   [`cudaDeviceGetP2PAtomicCapabilities`](crate::api::device_get_p2p_atomic_capabilities).
 ///
-/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
-/// `dstDevice` are not valid or if they represent the same device.
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `src_device` or
+/// `dst_device` are not valid or if they represent the same device.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `attrib` is not valid or
-/// if `value` is a null pointer.
+/// if the returned `value` is a null pointer.
 ///
 /// The raw function is [`cudaDeviceGetP2PAttribute`](crate::sys::cudaDeviceGetP2PAttribute).
 ///
 /// # Arguments
 ///
-/// - `attr` — The requested attribute of the link between `srcDevice` and `dstDevice`.
+/// - `attr` — The requested attribute of the link between `src_device` and `dst_device`.
 /// - `src_device` — The source device of the target link.
 /// - `dst_device` — The destination device of the target link.
 ///
@@ -1563,21 +1569,21 @@ pub fn device_get_p2p_attribute(
 }
 /// Queries details about atomic operations supported between two devices.
 ///
-/// Returns in `*capabilities` the details about requested atomic
-/// `*operations` over the the link between `srcDevice` and `dstDevice`.
-/// The allocated size of `*operations` and `*capabilities` must be
-/// `count`.
+/// Returns in `capabilities` the details about requested atomic
+/// `operations` over the the link between `src_device` and `dst_device`.
+/// The allocated size of `operations` and `capabilities` must be
+/// the length of `capabilities`.
 ///
-/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `*operations`, the
-/// corresponding result in `*capabilities` will be a bitmask indicating
+/// For each [`cudaAtomicOperation`](crate::sys::cudaAtomicOperation) in `operations`, the
+/// corresponding result in `capabilities` will be a bitmask indicating
 /// which of [`cudaAtomicOperationCapability`](crate::sys::cudaAtomicOperationCapability) the link supports
 /// natively.
 ///
-/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
-/// `dstDevice` are not valid or if they represent the same device.
+/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `src_device` or
+/// `dst_device` are not valid or if they represent the same device.
 ///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `*capabilities` or
-/// `*operations` is NULL, if `count` is 0, or if any of `*operations` is
+/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `capabilities` or
+/// `operations` is NULL, if the length of `capabilities` is 0, or if any of `operations` is
 /// not valid.
 ///
 /// The raw function is [`cudaDeviceGetP2PAtomicCapabilities`](crate::sys::cudaDeviceGetP2PAtomicCapabilities).
@@ -1652,8 +1658,8 @@ pub fn device_get_p2p_atomic_capabilities(
 }
 /// Select compute-device which best matches criteria.
 ///
-/// Returns in `*device` the device which has properties that best match
-/// `*prop`.
+/// Returns as `device`, the device which has properties that best match
+/// `prop`.
 ///
 /// The raw function is [`cudaChooseDevice`](crate::sys::cudaChooseDevice).
 ///
@@ -1802,7 +1808,7 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 }
 /// Returns which device is currently being used.
 ///
-/// Returns in `*device` the current device for the calling host thread.
+/// Returns as `device`, the current device for the calling host thread.
 ///
 /// The raw function is [`cudaGetDevice`](crate::sys::cudaGetDevice).
 ///
@@ -1915,7 +1921,7 @@ pub fn get_device() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGetDevice`](crate::api::get_device)
 /// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
 /// - [`cudaSetDevice`](crate::api::set_device)
-/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
+/// - [`cudaSetValidDevices`](crate::api::set_valid_devices)
 /// - [`cudaInitDevice`](crate::api::init_device)
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 /// - `cuDevicePrimaryCtxSetFlags`
@@ -1931,7 +1937,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 }
 /// Gets the flags for the current device.
 ///
-/// Returns in `flags` the flags for the current device. If there is a
+/// Returns as `flags`, the flags for the current device. If there is a
 /// current device for the calling thread, the flags for the device are
 /// returned. If there is no current device, the flags for the first device
 /// are returned, which may be the default flags. Compare to the behavior
@@ -1960,7 +1966,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to store the device flags
+/// `flags` ([`DeviceFlags`](crate::sys::DeviceFlags); bits it does not name are kept): Pointer to store the device flags
 ///
 /// # Errors
 ///
@@ -1977,16 +1983,14 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 /// - `cuDevicePrimaryCtxGetState`
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
-pub fn get_device_flags() -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
     let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
 ///
@@ -2255,7 +2259,7 @@ pub fn stream_create_with_flags(
 /// Create an asynchronous stream with the specified priority.
 ///
 /// Creates a stream with the specified priority and returns a handle in
-/// `pStream`. The stream is created on the context that is current to the
+/// the returned `p_stream`. The stream is created on the context that is current to the
 /// calling host thread. If no context is current to the calling host
 /// thread, then the primary context for a device is selected, made current
 /// to the calling thread, and initialized before creating a stream on it.
@@ -2327,7 +2331,7 @@ pub fn stream_create_with_priority(
 /// Query the priority of a stream.
 ///
 /// Query the priority of a stream. The priority is returned in in
-/// `priority`. Note that if the stream was created with a priority outside
+/// the returned `priority`. Note that if the stream was created with a priority outside
 /// the meaningful numerical range returned by
 /// [`cudaDeviceGetStreamPriorityRange`](crate::api::device_get_stream_priority_range), this function returns the
 /// clamped priority. See [`cudaStreamCreateWithPriority`](crate::api::stream_create_with_priority) for
@@ -2376,7 +2380,7 @@ pub unsafe fn stream_get_priority(
 }
 /// Query the flags of a stream.
 ///
-/// Query the flags of a stream. The flags are returned in `flags`. See
+/// Query the flags of a stream. The flags are returned as `flags`. See
 /// [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags) for a list of valid flags.
 ///
 /// The raw function is [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags).
@@ -2387,7 +2391,7 @@ pub unsafe fn stream_get_priority(
 ///
 /// # Returns
 ///
-/// `flags`: Pointer to an unsigned integer in which the stream's flags are returned
+/// `flags` ([`StreamFlags`](crate::sys::StreamFlags); bits it does not name are kept): Pointer to an unsigned integer in which the stream's flags are returned
 ///
 /// # Errors
 ///
@@ -2408,23 +2412,21 @@ pub unsafe fn stream_get_priority(
 #[inline]
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_uint> {
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+) -> crate::Result<crate::sys::StreamFlags> {
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(flags)
+    Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
 ///
-/// Query the Id of a stream. The Id is returned in `streamId`. The Id is
+/// Query the Id of a stream. The Id is returned as `stream_id`. The Id is
 /// unique for the life of the program.
 ///
-/// The stream handle `hStream` can refer to any of the following:
+/// The stream handle `h_stream` can refer to any of the following:
 ///
 /// - a stream created via any of the CUDA runtime APIs such as
 ///   [`cudaStreamCreate`](crate::api::stream_create), [`cudaStreamCreateWithFlags`](crate::api::stream_create_with_flags)
@@ -2434,7 +2436,7 @@ pub unsafe fn stream_get_flags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -2481,7 +2483,7 @@ pub unsafe fn stream_get_id(
 }
 /// Query the device of a stream.
 ///
-/// Returns in `*device` the device of the stream.
+/// Returns as `device`, the device of the stream.
 ///
 /// The raw function is [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice).
 ///
@@ -2587,8 +2589,8 @@ pub unsafe fn stream_copy_attributes(
 }
 /// Queries stream attribute.
 ///
-/// Queries attribute `attr` from `hStream` and stores it in corresponding
-/// member of `value_out`.
+/// Queries attribute `attr` from `h_stream` and stores it in corresponding
+/// member of the returned `value_out`.
 ///
 /// The raw function is [`cudaStreamGetAttribute`](crate::sys::cudaStreamGetAttribute).
 ///
@@ -2632,7 +2634,7 @@ pub unsafe fn stream_get_attribute(
 }
 /// Sets stream attribute.
 ///
-/// Sets attribute `attr` on `hStream` from corresponding attribute of
+/// Sets attribute `attr` on `h_stream` from corresponding attribute of
 /// `value`. The updated attribute will be applied to subsequent work
 /// submitted to the stream. It will not affect previously submitted work.
 ///
@@ -2951,12 +2953,12 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 /// Attach memory to a stream asynchronously.
 ///
 /// Enqueues an operation in `stream` to specify stream association of
-/// `length` bytes of memory starting from `devPtr`. This function is a
+/// `length` bytes of memory starting from `dev_ptr`. This function is a
 /// stream-ordered operation, meaning that it is dependent on, and will
 /// only take effect when, previous work in stream has completed. Any
 /// previous association is automatically replaced.
 ///
-/// `devPtr` must point to an one of the following types of memories:
+/// `dev_ptr` must point to an one of the following types of memories:
 ///
 /// - managed memory declared using the managed keyword or allocated with
 ///   [`cudaMallocManaged`](crate::api::malloc_managed).
@@ -3068,12 +3070,12 @@ pub unsafe fn stream_attach_mem_async(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing
 /// the capture sequence may be queried via
-/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3125,11 +3127,11 @@ pub unsafe fn stream_begin_capture(
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::api::stream_is_capturing). A unique id representing the capture
-/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info).
 ///
 /// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
 /// [`cudaStreamEndCapture`](crate::api::stream_end_capture) must be called on this stream from the
@@ -3145,8 +3147,8 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` — Stream in which to initiate capture.
 /// - `graph` — Graph to capture into.
-/// - `dependencies` (list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependencies` (optional list; its length gives `num_dependencies`) — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `mode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::api::thread_exchange_stream_capture_mode).
 ///
 /// # Errors
@@ -3157,7 +3159,7 @@ pub unsafe fn stream_begin_capture(
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -3170,14 +3172,14 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependencies.as_ref().map(|s| s.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3204,14 +3206,8 @@ pub unsafe fn stream_begin_capture_to_graph(
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
-            {
-                let s = dependencies;
-                s.as_ptr()
-            },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependencies.map_or(::core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             mode,
         )
@@ -3222,7 +3218,7 @@ pub unsafe fn stream_begin_capture_to_graph(
 /// Swaps the stream capture interaction mode for a thread.
 ///
 /// Sets the calling thread's stream capture interaction mode to the value
-/// contained in `*mode`, and overwrites `*mode` with the previous mode for
+/// contained in `mode`, and overwrites `mode` with the previous mode for
 /// the thread. To facilitate deterministic behavior across function or
 /// module boundaries, callers are encouraged to use this API in a push-pop
 /// fashion:
@@ -3292,7 +3288,7 @@ pub fn thread_exchange_stream_capture_mode(
 }
 /// Ends capture on a stream, returning the captured graph.
 ///
-/// End capture on `stream`, returning the captured graph via `pGraph`.
+/// End capture on `stream`, returning the captured graph via the returned `p_graph`.
 /// Capture must have been initiated on `stream` via a call to
 /// [`cudaStreamBeginCapture`](crate::api::stream_begin_capture). If capture was invalidated, due to
 /// a violation of the rules of stream capture, then a NULL graph will be
@@ -3341,8 +3337,8 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 }
 /// Returns a stream's capture status.
 ///
-/// Return the capture status of `stream` via `pCaptureStatus`. After a
-/// successful call, `*pCaptureStatus` will contain one of the following:
+/// Return the capture status of `stream` via the returned `p_capture_status`. After a
+/// successful call, the returned `p_capture_status` will contain one of the following:
 ///
 /// - [`cudaStreamCaptureStatusNone`](crate::sys::cudaStreamCaptureStatus::NONE): The stream is not capturing.
 ///
@@ -3354,10 +3350,10 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
 ///   [`cudaStreamEndCapture`](crate::api::stream_end_capture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
-/// `*pCaptureStatus` is unspecified after the call. The blocking stream
+/// the returned `p_capture_status` is unspecified after the call. The blocking stream
 /// capture is not invalidated.
 ///
 /// When a blocking stream is capturing, the legacy stream is in an
@@ -3405,6 +3401,122 @@ pub unsafe fn stream_is_capturing(
     crate::check(status.as_raw() as i32)?;
     Ok(p_capture_status)
 }
+/// Query a stream's capture state.
+///
+/// Query stream state related to stream capture.
+///
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
+/// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
+/// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
+///
+/// Valid data (other than capture status) is returned only if both of the
+/// following are true:
+///
+/// - the call returns cudaSuccess
+///
+/// - the returned capture status is
+///   [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE)
+///
+/// If the returned `edge_data_out` is non-NULL then the returned `dependencies_out` must be as well.
+/// If the returned `dependencies_out` is non-NULL and the returned `edge_data_out` is NULL, but there
+/// is non-zero edge data for one or more of the current stream
+/// dependencies, the call will return [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY).
+///
+/// The raw function is [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
+///
+/// # Arguments
+///
+/// - `stream` — The stream to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `capture_status_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at [`cudaStreamEndCapture`](crate::api::stream_end_capture). Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at [`cudaStreamEndCapture`](crate::api::stream_end_capture) due to direct actions on the graph do not trigger [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED).
+/// - `dependencies_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edge_data_out`, copied from the array the function returns (empty when it returns NULL or no entries): Optional location to store a pointer to an array of graph edge data. This array parallels the returned `dependencies_out`; the next node to be added has an edge to the returned `dependencies_out`\[i\] with annotation the returned `edge_data_out`\[i\] for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT), [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+///
+/// # See also
+///
+/// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
+/// - [`cudaStreamIsCapturing`](crate::api::stream_is_capturing)
+/// - [`cudaStreamUpdateCaptureDependencies`](crate::api::stream_update_capture_dependencies)
+#[doc(alias = "cudaStreamGetCaptureInfo")]
+#[inline]
+pub unsafe fn stream_get_capture_info(
+    stream: cudaStream_t,
+) -> crate::Result<
+    (
+        cudaStreamCaptureStatus,
+        ::core::ffi::c_ulonglong,
+        cudaGraph_t,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut capture_status_out: cudaStreamCaptureStatus = unsafe {
+        ::core::mem::zeroed()
+    };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
+    let mut dependencies_out: *const cudaGraphNode_t = ::core::ptr::null();
+    let mut edge_data_out: *const cudaGraphEdgeData = ::core::ptr::null();
+    let mut num_dependencies_out: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaStreamGetCaptureInfo(
+            stream,
+            &mut capture_status_out,
+            &mut id_out,
+            &mut graph_out,
+            &mut dependencies_out,
+            &mut edge_data_out,
+            &mut num_dependencies_out,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !dependencies_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(dependencies_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    let edge_data_out: ::std::vec::Vec<cudaGraphEdgeData> = match usize::try_from(
+        num_dependencies_out,
+    ) {
+        Ok(n) if n > 0 && !edge_data_out.is_null() => {
+            // SAFETY: on success the function points this at an array of the returned number of
+            // entries that it owns and keeps valid until the next call on the same object; it is
+            // copied at once.
+            unsafe { ::core::slice::from_raw_parts(edge_data_out, n) }.to_vec()
+        }
+        _ => ::std::vec::Vec::new(),
+    };
+    Ok((capture_status_out, id_out, graph_out, dependencies_out, edge_data_out))
+}
 /// Update the set of dependencies in a capturing stream.
 ///
 /// Modifies the dependency set of a capturing stream. The dependency set
@@ -3430,7 +3542,7 @@ pub unsafe fn stream_is_capturing(
 ///
 /// - `stream` — The stream to update
 /// - `dependencies` (list; its length gives `num_dependencies`) — The set of dependencies to add
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional array of data associated with each dependency.
 /// - `flags` — See above
 ///
 /// # Errors
@@ -3440,24 +3552,24 @@ pub unsafe fn stream_is_capturing(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaStreamBeginCapture`](crate::api::stream_begin_capture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// - [`cudaStreamGetCaptureInfo`](crate::api::stream_get_capture_info)
 #[doc(alias = "cudaStreamUpdateCaptureDependencies")]
 #[inline]
 pub unsafe fn stream_update_capture_dependencies(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -3487,10 +3599,7 @@ pub unsafe fn stream_update_capture_dependencies(
                 let s = dependencies;
                 s.as_ptr().cast_mut()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             flags,
         )
@@ -3896,10 +4005,10 @@ pub unsafe fn event_elapsed_time(
 /// Imports an external memory object.
 ///
 /// Imports an externally allocated memory object and returns a handle to
-/// that in `extMem_out`.
+/// that in the returned `ext_mem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `memHandleDesc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
+/// `mem_handle_desc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
 /// is defined as follows:
 ///
 /// where `type` specifies the type
@@ -4060,10 +4169,10 @@ pub unsafe fn import_external_memory(
 /// Maps a buffer onto an imported memory object.
 ///
 /// Maps a buffer onto an imported memory object and returns a device
-/// pointer in `devPtr`.
+/// pointer in the returned `dev_ptr`.
 ///
 /// The properties of the buffer being mapped must be described in
-/// `bufferDesc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
+/// `buffer_desc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
 /// defined as follows:
 ///
 /// where `offset` is the offset in
@@ -4082,7 +4191,7 @@ pub unsafe fn import_external_memory(
 /// separate buffers and then apply the appropriate offsets to the returned
 /// pointer to derive the individual buffers.
 ///
-/// The returned pointer `devPtr` must be freed using [`cudaFree`](crate::api::free).
+/// The returned pointer the returned `dev_ptr` must be freed using [`cudaFree`](crate::api::free).
 ///
 /// The raw function is [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer).
 ///
@@ -4133,10 +4242,10 @@ pub unsafe fn external_memory_get_mapped_buffer(
 /// Maps a CUDA mipmapped array onto an external memory object.
 ///
 /// Maps a CUDA mipmapped array onto an external object and returns a
-/// handle to it in `mipmap`.
+/// handle to it in the returned `mipmap`.
 ///
 /// The properties of the CUDA mipmapped array being mapped must be
-/// described in `mipmapDesc`. The structure
+/// described in `mipmap_desc`. The structure
 /// [`cudaExternalMemoryMipmappedArrayDesc`](crate::sys::cudaExternalMemoryMipmappedArrayDesc) is defined as follows:
 ///
 /// where `offset` is the
@@ -4248,10 +4357,10 @@ pub unsafe fn destroy_external_memory(
 /// Imports an external semaphore.
 ///
 /// Imports an externally allocated synchronization object and returns a
-/// handle to that in `extSem_out`.
+/// handle to that in the returned `ext_sem_out`.
 ///
 /// The properties of the handle being imported must be described in
-/// `semHandleDesc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
+/// `sem_handle_desc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
 /// defined as follows:
 ///
 /// where `type` specifies the
@@ -4507,8 +4616,8 @@ pub unsafe fn import_external_semaphore(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreSignalParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreSignalParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4641,8 +4750,8 @@ pub unsafe fn signal_external_semaphores_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaExternalSemaphore_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaExternalSemaphoreWaitParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphore_t` entries of `ext_sem_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaExternalSemaphoreWaitParams` entries of `params_array` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -4739,7 +4848,7 @@ pub unsafe fn destroy_external_semaphore(
 /// Sets the preferred cache configuration for a device function.
 ///
 /// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
+/// resources, this sets through `cache_config` the preferred cache
 /// configuration for the function specified via `func`. This is only a
 /// preference. The runtime will use the requested configuration if
 /// possible, but it is free to choose a different configuration if
@@ -4810,7 +4919,7 @@ pub unsafe fn func_set_cache_config(
 ///
 /// This function obtains the attributes of a function specified via
 /// `func`. `func` is a device function symbol and must be declared as a
-/// `__global__` function. The fetched attributes are placed in `attr`. If
+/// `__global__` function. The fetched attributes are placed in the returned `attr`. If
 /// the specified function does not exist, then it is assumed to be a
 /// [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. For templated functions, pass
 /// the function symbol as follows:
@@ -4948,7 +5057,7 @@ pub unsafe fn func_set_attribute(
 /// Returns the number of parameters used by the function.
 ///
 /// Queries the number of kernel parameters used by `func` and returns it
-/// in `paramCount`.
+/// in the returned `param_count`.
 ///
 /// The raw function is [`cudaFuncGetParamCount`](crate::sys::cudaFuncGetParamCount).
 ///
@@ -5158,7 +5267,7 @@ pub unsafe fn launch_host_func_v2(
 }
 /// Returns occupancy for a device function.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The raw function is [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor).
@@ -5214,10 +5323,10 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     crate::check(status.as_raw() as i32)?;
     Ok(num_blocks)
 }
-/// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
+/// Returns dynamic shared memory available per block when launching `num_blocks` blocks on SM.
 ///
-/// Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory
-/// to allow `numBlocks` blocks per SM.
+/// Returns as `dynamic_smem_size`, the maximum size of dynamic shared memory
+/// to allow `num_blocks` blocks per SM.
 ///
 /// The raw function is [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock).
 ///
@@ -5273,7 +5382,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
+/// Returns as `num_blocks`, the maximum number of active blocks per
 /// streaming multiprocessor for the device function.
 ///
 /// The `flags` parameter controls how special cases are handled. Valid
@@ -5350,7 +5459,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 /// Allocates memory that will be automatically managed by the Unified Memory system.
 ///
 /// Allocates `size` bytes of managed memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. If the device doesn't
+/// the returned `dev_ptr` a pointer to the allocated memory. If the device doesn't
 /// support allocating managed memory, [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED) is
 /// returned. Support for managed memory can be queried using the device
 /// attribute [`cudaDevAttrManagedMemory`](crate::sys::cudaDeviceAttr::MANAGED_MEMORY). The allocated memory is
@@ -5498,13 +5607,13 @@ pub fn malloc_managed(
 /// Allocate memory on the device.
 ///
 /// Allocates `size` bytes of linear memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. The allocated memory is
+/// the returned `dev_ptr` a pointer to the allocated memory. The allocated memory is
 /// suitably aligned for any kind of variable. The memory is not cleared.
 /// [`cudaMalloc`](crate::api::malloc) returns [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
 /// in case of failure.
 ///
 /// The device version of [`cudaFree`](crate::api::free) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
+/// the returned `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaMalloc`](crate::sys::cudaMalloc).
 ///
@@ -5608,13 +5717,13 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// Allocates pitched memory on the device.
 ///
 /// Allocates at least `width` (in bytes) * `height` bytes of linear memory
-/// on the device and returns in `*devPtr` a pointer to the allocated
+/// on the device and returns as `dev_ptr`, a pointer to the allocated
 /// memory. The function may pad the allocation to ensure that
 /// corresponding pointers in any given row will continue to meet the
 /// alignment requirements for coalescing as the address is updated from
-/// row to row. The pitch returned in `*pitch` by
+/// row to row. The pitch returned as `pitch` by
 /// [`cudaMallocPitch`](crate::api::malloc_pitch) is the width in bytes of the allocation.
-/// The intended usage of `pitch` is as a separate parameter of the
+/// The intended usage of the returned `pitch` is as a separate parameter of the
 /// allocation, used to compute addresses within the 2D array. Given the
 /// row and column of an array element of type `T`, the address is computed
 /// as:
@@ -5680,7 +5789,7 @@ pub fn malloc_pitch(
 ///
 /// Allocates a CUDA array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
+/// to the new CUDA array in the returned `array`.
 ///
 /// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
 ///
@@ -5772,7 +5881,7 @@ pub fn malloc_array(
 }
 /// Frees memory on the device.
 ///
-/// Frees the memory space pointed to by `devPtr`, which must have been
+/// Frees the memory space pointed to by `dev_ptr`, which must have been
 /// returned by a previous call to one of the following memory allocation
 /// APIs - [`cudaMalloc`](crate::api::malloc), [`cudaMallocPitch`](crate::api::malloc_pitch),
 /// [`cudaMallocManaged`](crate::api::malloc_managed), [`cudaMallocAsync`](crate::api::malloc_async),
@@ -5787,13 +5896,13 @@ pub fn malloc_array(
 /// stream ordered memory allocator. For all other pointers, this API may
 /// perform implicit synchronization.
 ///
-/// If [`cudaFree`](crate::api::free)(`devPtr`) has already been called before, an
-/// error is returned. If `devPtr` is 0, no operation is performed.
+/// If [`cudaFree`](crate::api::free)(`dev_ptr`) has already been called before, an
+/// error is returned. If `dev_ptr` is 0, no operation is performed.
 /// [`cudaFree`](crate::api::free) returns `cudaErrorValue` in case of
 /// failure.
 ///
 /// The device version of [`cudaFree`](crate::api::free) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
+/// `dev_ptr` allocated using the host API, and vice versa.
 ///
 /// The raw function is [`cudaFree`](crate::sys::cudaFree).
 ///
@@ -5915,7 +6024,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
 }
 /// Frees a mipmapped array on the device.
 ///
-/// Frees the CUDA mipmapped array `mipmappedArray`, which must have been
+/// Frees the CUDA mipmapped array `mipmapped_array`, which must have been
 /// returned by a previous call to [`cudaMallocMipmappedArray`](crate::api::malloc_mipmapped_array).
 /// If `devPtr` is 0, no operation is performed.
 ///
@@ -6014,7 +6123,7 @@ pub unsafe fn free_mipmapped_array(
 /// # Arguments
 ///
 /// - `size` — Requested allocation size in bytes
-/// - `flags` — Requested properties of allocated memory
+/// - `flags` ([`HostAllocFlags`](crate::sys::HostAllocFlags)) — Requested properties of allocated memory
 ///
 /// # Returns
 ///
@@ -6034,7 +6143,7 @@ pub unsafe fn free_mipmapped_array(
 #[inline]
 pub fn host_alloc(
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: crate::sys::HostAllocFlags,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -6042,7 +6151,7 @@ pub fn host_alloc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags) }?;
+    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
     crate::check(status.as_raw() as i32)?;
     Ok(p_host)
 }
@@ -6219,16 +6328,16 @@ pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()
 ///
 /// For devices that have a non-zero value for the device attribute
 /// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
-/// can also be accessed from the device using the host pointer `pHost`.
+/// can also be accessed from the device using the host pointer `p_host`.
 /// The device pointer returned by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer)
-/// may or may not match the original host pointer `pHost` and depends on
+/// may or may not match the original host pointer `p_host` and depends on
 /// the devices visible to the application. If all devices visible to the
 /// application have a non-zero value for the device attribute, the device
 /// pointer returned by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer) will match
-/// the original pointer `pHost`. If any device visible to the application
+/// the original pointer `p_host`. If any device visible to the application
 /// has a zero value for the device attribute, the device pointer returned
 /// by [`cudaHostGetDevicePointer`](crate::api::host_get_device_pointer) will not match the original
-/// host pointer `pHost`, but it will be suitable for use on all devices
+/// host pointer `p_host`, but it will be suitable for use on all devices
 /// provided Unified Virtual Addressing is enabled. In such systems, it is
 /// valid to access the memory using either pointer on devices that have a
 /// non-zero value for the device attribute. Note however that such devices
@@ -6326,7 +6435,7 @@ pub unsafe fn host_get_flags(
 /// on the device and returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in which `ptr`
 /// is a pointer to the allocated memory. The function may pad the
 /// allocation to ensure hardware alignment requirements are met. The pitch
-/// returned in the `pitch` field of `pitchedDevPtr` is the width in bytes
+/// returned in the `pitch` field of the returned `pitched_dev_ptr` is the width in bytes
 /// of the allocation.
 ///
 /// The returned [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) contains additional fields
@@ -6384,7 +6493,7 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
 ///
 /// Allocates a CUDA array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
+/// to the new CUDA array in the returned `array`.
 ///
 /// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
 ///
@@ -6522,7 +6631,7 @@ pub fn malloc3d_array(
 ///
 /// Allocates a CUDA mipmapped array according to the
 /// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA mipmapped array in `*mipmappedArray`. `numLevels`
+/// to the new CUDA mipmapped array in the returned `mipmapped_array`. `num_levels`
 /// specifies the number of mipmap levels to be allocated. This value is
 /// clamped to the range \[1, 1 + floor(log2(max(width, height, depth)))\].
 ///
@@ -6662,13 +6771,13 @@ pub fn malloc_mipmapped_array(
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
-/// Returns in `*levelArray` a CUDA array that represents a single mipmap
-/// level of the CUDA mipmapped array `mipmappedArray`.
+/// Returns as `level_array`, a CUDA array that represents a single mipmap
+/// level of the CUDA mipmapped array `mipmapped_array`.
 ///
 /// If `level` is greater than the maximum number of levels in this
 /// mipmapped array, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
-/// If `mipmappedArray` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
+/// If `mipmapped_array` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
 /// is returned.
 ///
 /// The raw function is [`cudaGetMipmappedArrayLevel`](crate::sys::cudaGetMipmappedArrayLevel).
@@ -7032,8 +7141,8 @@ pub unsafe fn memcpy3d_peer_async(
 }
 /// Gets free and total device memory.
 ///
-/// Returns in `*total` the total amount of memory available to the the
-/// current context. Returns in `*free` the amount of memory on the device
+/// Returns as `total`, the total amount of memory available to the the
+/// current context. Returns as `free`, the amount of memory on the device
 /// that is free according to the OS. CUDA is not guaranteed to be able to
 /// allocate all of the memory that the OS reports as free. In a multi-
 /// tenet situation, free estimate returned is prone to race condition
@@ -7083,10 +7192,10 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 }
 /// Gets info about the specified cudaArray.
 ///
-/// Returns in `*desc`, `*extent` and `*flags` respectively, the type,
+/// Returns as `desc`,, the returned `extent` and the returned `flags` respectively, the type,
 /// shape and flags of `array`.
 ///
-/// Any of `*desc`, `*extent` and `*flags` may be specified as NULL.
+/// Any of the returned `desc`, the returned `extent` and the returned `flags` may be specified as NULL.
 ///
 /// The raw function is [`cudaArrayGetInfo`](crate::sys::cudaArrayGetInfo).
 ///
@@ -7100,7 +7209,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 ///
 /// - `desc`: Returned array type
 /// - `extent`: Returned array shape. 2D arrays will have depth of zero
-/// - `flags`: Returned array flags
+/// - `flags` ([`ArrayFlags`](crate::sys::ArrayFlags); bits it does not name are kept): Returned array flags
 ///
 /// # Errors
 ///
@@ -7118,16 +7227,14 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
 #[inline]
 pub unsafe fn array_get_info(
     array: cudaArray_t,
-) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, ::core::ffi::c_uint)> {
+) -> crate::Result<(cudaChannelFormatDesc, cudaExtent, crate::sys::ArrayFlags)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut desc: cudaChannelFormatDesc = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
-    // bytes are a valid value.
-    let mut flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut flags: ::core::ffi::c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -7135,24 +7242,24 @@ pub unsafe fn array_get_info(
         crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((desc, extent, flags))
+    Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
-/// Returns in `pPlaneArray` a CUDA array that represents a single format
-/// plane of the CUDA array `hArray`.
+/// Returns as `p_plane_array`, a CUDA array that represents a single format
+/// plane of the CUDA array `h_array`.
 ///
-/// If `planeIdx` is greater than the maximum number of planes in this
+/// If `plane_idx` is greater than the maximum number of planes in this
 /// array or if the array does not have a multi-planar format e.g:
 /// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
-/// Note that if the `hArray` has format
-/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `planeIdx`
-/// returns a CUDA array of the same size as `hArray` but with one 8-bit
+/// Note that if the `h_array` has format
+/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `plane_idx`
+/// returns a CUDA array of the same size as `h_array` but with one 8-bit
 /// channel and [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format
-/// kind. If 1 is passed for `planeIdx`, then the returned CUDA array has
-/// half the height and width of `hArray` with two 8-bit channels and
+/// kind. If 1 is passed for `plane_idx`, then the returned CUDA array has
+/// half the height and width of `h_array` with two 8-bit channels and
 /// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format kind.
 ///
 /// The raw function is [`cudaArrayGetPlane`](crate::sys::cudaArrayGetPlane).
@@ -7164,7 +7271,7 @@ pub unsafe fn array_get_info(
 ///
 /// # Returns
 ///
-/// `p_plane_array`: Returned CUDA array referenced by the `planeIdx`
+/// `p_plane_array`: Returned CUDA array referenced by the `plane_idx`
 ///
 /// # Errors
 ///
@@ -7197,7 +7304,7 @@ pub unsafe fn array_get_plane(
 }
 /// Returns the memory requirements of a CUDA array.
 ///
-/// Returns the memory requirements of a CUDA array in `memoryRequirements`
+/// Returns the memory requirements of a CUDA array in the returned `memory_requirements`
 /// If the CUDA array is not allocated with flag
 /// [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
 /// will be returned.
@@ -7256,7 +7363,7 @@ pub unsafe fn array_get_memory_requirements(
 /// Returns the memory requirements of a CUDA mipmapped array.
 ///
 /// Returns the memory requirements of a CUDA mipmapped array in
-/// `memoryRequirements` If the CUDA mipmapped array is not allocated with
+/// the returned `memory_requirements` If the CUDA mipmapped array is not allocated with
 /// flag [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING)
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
 ///
@@ -7447,14 +7554,14 @@ pub unsafe fn memcpy(
 /// Copies memory between two devices.
 ///
 /// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
+/// base device pointer of the destination memory and `dst_device` is the
 /// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
+/// memory and `src_device` is the source device. `count` specifies the
 /// number of bytes to copy.
 ///
 /// Note that this function is asynchronous with respect to the host, but
 /// serialized with respect all pending and future asynchronous work in to
-/// the current device, `srcDevice`, and `dstDevice` (use
+/// the current device, `src_device`, and `dst_device` (use
 /// [`cudaMemcpyPeerAsync`](crate::api::memcpy_peer_async) to avoid this synchronization).
 ///
 /// The raw function is [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer).
@@ -7581,8 +7688,8 @@ pub unsafe fn memcpy2d(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// area pointed to by `src` to the CUDA array `dst` starting at `h_offset`
+/// rows and `w_offset` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -7592,7 +7699,7 @@ pub unsafe fn memcpy2d(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `spitch` is the width in memory in bytes of
 /// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `dst`. `width` must not exceed `spitch`.
 /// [`cudaMemcpy2DToArray`](crate::api::memcpy2d_to_array) returns an error if `spitch` exceeds
 /// the maximum allowed.
@@ -7668,7 +7775,7 @@ pub unsafe fn memcpy2d_to_array(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// array `src` starting at `h_offset` rows and `w_offset` bytes from the
 /// upper left corner to the memory area pointed to by `dst`, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
@@ -7679,7 +7786,7 @@ pub unsafe fn memcpy2d_to_array(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `dpitch` is the width in memory in bytes of
 /// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `src`. `width` must not exceed `dpitch`.
 /// [`cudaMemcpy2DFromArray`](crate::api::memcpy2d_from_array) returns an error if `dpitch`
 /// exceeds the maximum allowed.
@@ -7755,9 +7862,9 @@ pub unsafe fn memcpy2d_from_array(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffsetSrc` rows and `wOffsetSrc` bytes from
-/// the upper left corner to the CUDA array `dst` starting at `hOffsetDst`
-/// rows and `wOffsetDst` bytes from the upper left corner, where `kind`
+/// array `src` starting at `h_offset_src` rows and `w_offset_src` bytes from
+/// the upper left corner to the CUDA array `dst` starting at `h_offset_dst`
+/// rows and `w_offset_dst` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -7765,8 +7872,8 @@ pub unsafe fn memcpy2d_from_array(
 /// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
 /// type of transfer is inferred from the pointer values. However,
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `wOffsetDst` + `width` must not exceed the
-/// width of the CUDA array `dst`. `wOffsetSrc` + `width` must not exceed
+/// unified virtual addressing. `w_offset_dst` + `width` must not exceed the
+/// width of the CUDA array `dst`. `w_offset_src` + `width` must not exceed
 /// the width of the CUDA array `src`.
 ///
 /// The raw function is [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray).
@@ -7923,9 +8030,9 @@ pub unsafe fn memcpy_async(
 /// Copies memory between two devices asynchronously.
 ///
 /// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
+/// base device pointer of the destination memory and `dst_device` is the
 /// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
+/// memory and `src_device` is the source device. `count` specifies the
 /// number of bytes to copy.
 ///
 /// Note that this function is asynchronous with respect to the host and
@@ -7989,23 +8096,23 @@ pub unsafe fn memcpy_peer_async(
 /// Performs memory copies from source buffers specified in `srcs` to
 /// destination buffers specified in `dsts`. The size of each copy is
 /// specified in `sizes`. All three arrays must be of the same length as
-/// specified by `count`. Since there are no ordering guarantees for copies
+/// specified by the length of `dsts`. Since there are no ordering guarantees for copies
 /// within a batch, specifying any dependent copies within a batch will
 /// result in undefined behavior.
 ///
 /// Every copy in the batch has to be associated with a set of attributes
 /// specified in the `attrs` array. Each entry in this array can apply to
-/// more than one copy. This can be done by specifying in the `attrsIdxs`
+/// more than one copy. This can be done by specifying in the `attrs_idxs`
 /// array, the index of the first copy that the corresponding entry in the
-/// `attrs` array applies to. Both `attrs` and `attrsIdxs` must be of the
-/// same length as specified by `numAttrs`. For example, if a batch has 10
+/// `attrs` array applies to. Both `attrs` and `attrs_idxs` must be of the
+/// same length as specified by the length of `attrs`. For example, if a batch has 10
 /// copies listed in dst/src/sizes, the first 6 of which have one set of
-/// attributes and the remaining 4 another, then `numAttrs` will be 2,
-/// `attrsIdxs` will be {0, 6} and `attrs` will contains the two sets of
-/// attributes. Note that the first entry in `attrsIdxs` must always be 0.
+/// attributes and the remaining 4 another, then the length of `attrs` will be 2,
+/// `attrs_idxs` will be {0, 6} and `attrs` will contains the two sets of
+/// attributes. Note that the first entry in `attrs_idxs` must always be 0.
 /// Also, each entry must be greater than the previous entry and the last
-/// entry should be less than `count`. Furthermore, `numAttrs` must be
-/// lesser than or equal to `count`.
+/// entry should be less than the length of `dsts`. Furthermore, the length of `attrs` must be
+/// lesser than or equal to the length of `dsts`.
 ///
 /// The `srcAccessOrder` indicates the
 /// source access ordering to be observed for copies associated with the
@@ -8067,8 +8174,8 @@ pub unsafe fn memcpy_peer_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `const void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dsts` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `const void*` entries of `srcs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -8166,8 +8273,8 @@ pub unsafe fn memcpy_batch_async(
 /// any specific order. Note that this means specifying any dependent
 /// copies within a batch will result in undefined behavior.
 ///
-/// Performs memory copies as specified in the `opList` array. The length
-/// of this array is specified in `numOps`. Each entry in this array
+/// Performs memory copies as specified in the `op_list` array. The length
+/// of this array is specified in the length of `op_list`. Each entry in this array
 /// describes a copy operation. This includes among other things, the
 /// source and destination operands for the copy as specified in
 /// `src` and
@@ -8229,7 +8336,7 @@ pub unsafe fn memcpy_batch_async(
 /// pointers allocated outside CUDA (ex., via malloc) when it's known that
 /// no prior operations in the stream can be accessing the memory.
 /// Specifying this flag allows the driver to optimize the copy on certain
-/// platforms. Each memcopy operation in `opList` must have a valid
+/// platforms. Each memcopy operation in `op_list` must have a valid
 /// srcAccessOrder setting, otherwise this API will return
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
@@ -8244,7 +8351,7 @@ pub unsafe fn memcpy_batch_async(
 ///
 /// # Arguments
 ///
-/// - `op_list` (list; its length gives `num_ops`) — Array of size `numOps` containing the actual memcpy operations.
+/// - `op_list` (list; its length gives `num_ops`) — Array of size the length of `op_list` containing the actual memcpy operations.
 /// - `flags` — Flags for future use, must be zero now.
 /// - `stream` — The stream to enqueue the operations in. Must not be default NULL stream.
 ///
@@ -8255,7 +8362,7 @@ pub unsafe fn memcpy_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaMemcpy3DBatchOp` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaMemcpy3DBatchOp` entries of `op_list` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
@@ -8511,8 +8618,8 @@ pub unsafe fn memcpy2d_async(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
+/// area pointed to by `src` to the CUDA array `dst` starting at `h_offset`
+/// rows and `w_offset` bytes from the upper left corner, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
 /// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -8522,7 +8629,7 @@ pub unsafe fn memcpy2d_async(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `spitch` is the width in memory in bytes of
 /// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `dst`. `width` must not exceed `spitch`.
 /// [`cudaMemcpy2DToArrayAsync`](crate::api::memcpy2d_to_array_async) returns an error if `spitch`
 /// exceeds the maximum allowed.
@@ -8608,7 +8715,7 @@ pub unsafe fn memcpy2d_to_array_async(
 /// Copies data between host and device.
 ///
 /// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
+/// array `src` starting at `h_offset` rows and `w_offset` bytes from the
 /// upper left corner to the memory area pointed to by `dst`, where `kind`
 /// specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
@@ -8619,7 +8726,7 @@ pub unsafe fn memcpy2d_to_array_async(
 /// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
 /// unified virtual addressing. `dpitch` is the width in memory in bytes of
 /// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
+/// end of each row. `w_offset` + `width` must not exceed the width of the
 /// CUDA array `src`. `width` must not exceed `dpitch`.
 /// [`cudaMemcpy2DFromArrayAsync`](crate::api::memcpy2d_from_array_async) returns an error if `dpitch`
 /// exceeds the maximum allowed.
@@ -8704,11 +8811,11 @@ pub unsafe fn memcpy2d_from_array_async(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// Fills the first `count` bytes of the memory area pointed to by `dev_ptr`
 /// with the constant byte value `value`.
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
+/// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset`](crate::sys::cudaMemset).
 ///
@@ -8754,7 +8861,7 @@ pub unsafe fn memset(
 /// that has been passed back by [`cudaMallocPitch`](crate::api::malloc_pitch).
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
+/// `dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset2D`](crate::sys::cudaMemset2D).
 ///
@@ -8805,28 +8912,28 @@ pub unsafe fn memset2d(
 /// Initializes or sets device memory to a value.
 ///
 /// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// The object to initialize is defined by `pitched_dev_ptr`. The `pitch`
+/// field of `pitched_dev_ptr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitched_dev_ptr`, including any padding added to the
 /// end of each row. The `xsize` field specifies the logical width of each
 /// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// slice in rows. The `pitch` field of `pitched_dev_ptr` is ignored when
 /// `height` and `depth` are both equal to 1.
 ///
 /// The extents of the initialized region are specified as a `width` in
 /// bytes, a `height` in rows, and a `depth` in slices.
 ///
 /// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// `pitched_dev_ptr` may perform significantly faster than extents narrower
 /// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// `ysize` of `pitched_dev_ptr` will perform faster than when the `height`
 /// is shorter than the `ysize`.
 ///
-/// This function performs fastest when the `pitchedDevPtr` has been
+/// This function performs fastest when the `pitched_dev_ptr` has been
 /// allocated by [`cudaMalloc3D`](crate::api::malloc3d).
 ///
 /// Note that this function is asynchronous with respect to the host unless
-/// `pitchedDevPtr` refers to pinned host memory.
+/// `pitched_dev_ptr` refers to pinned host memory.
 ///
 /// The raw function is [`cudaMemset3D`](crate::sys::cudaMemset3D).
 ///
@@ -8870,7 +8977,7 @@ pub unsafe fn memset3d(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
+/// Fills the first `count` bytes of the memory area pointed to by `dev_ptr`
 /// with the constant byte value `value`.
 ///
 /// [`cudaMemsetAsync`](crate::api::memset_async) is asynchronous with respect to the host,
@@ -8994,24 +9101,24 @@ pub unsafe fn memset2d_async(
 /// Initializes or sets device memory to a value.
 ///
 /// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
+/// The object to initialize is defined by `pitched_dev_ptr`. The `pitch`
+/// field of `pitched_dev_ptr` is the width in memory in bytes of the 3D
+/// array pointed to by `pitched_dev_ptr`, including any padding added to the
 /// end of each row. The `xsize` field specifies the logical width of each
 /// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
+/// slice in rows. The `pitch` field of `pitched_dev_ptr` is ignored when
 /// `height` and `depth` are both equal to 1.
 ///
 /// The extents of the initialized region are specified as a `width` in
 /// bytes, a `height` in rows, and a `depth` in slices.
 ///
 /// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
+/// `pitched_dev_ptr` may perform significantly faster than extents narrower
 /// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
+/// `ysize` of `pitched_dev_ptr` will perform faster than when the `height`
 /// is shorter than the `ysize`.
 ///
-/// This function performs fastest when the `pitchedDevPtr` has been
+/// This function performs fastest when the `pitched_dev_ptr` has been
 /// allocated by [`cudaMalloc3D`](crate::api::malloc3d).
 ///
 /// [`cudaMemset3DAsync`](crate::api::memset3d_async) is asynchronous with respect to the
@@ -9070,7 +9177,7 @@ pub unsafe fn memset3d_async(
 }
 /// Prefetches memory to the specified destination location.
 ///
-/// Prefetches memory to the specified destination location. `devPtr` is
+/// Prefetches memory to the specified destination location. `dev_ptr` is
 /// the base device pointer of the memory to be prefetched and `location`
 /// specifies the destination location. `count` specifies the number of
 /// bytes to copy. `stream` is the stream in which the operation is
@@ -9204,25 +9311,25 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// Performs memory prefetch on address ranges specified in `dptrs` and
 /// `sizes`. Both arrays must be of the same length as specified by
-/// `count`. Each memory range specified must refer to managed memory
+/// the length of `dptrs`. Each memory range specified must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables or it may also refer to system-allocated memory when all
 /// devices have a non-zero value for
 /// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS). The prefetch location for
-/// every operation in the batch is specified in the `prefetchLocs` array.
+/// every operation in the batch is specified in the `prefetch_locs` array.
 /// Each entry in this array can apply to more than one operation. This can
-/// be done by specifying in the `prefetchLocIdxs` array, the index of the
+/// be done by specifying in the `prefetch_loc_idxs` array, the index of the
 /// first prefetch operation that the corresponding entry in the
-/// `prefetchLocs` array applies to. Both `prefetchLocs` and
-/// `prefetchLocIdxs` must be of the same length as specified by
-/// `numPrefetchLocs`. For example, if a batch has 10 prefetches listed in
+/// `prefetch_locs` array applies to. Both `prefetch_locs` and
+/// `prefetch_loc_idxs` must be of the same length as specified by
+/// the length of `prefetch_locs`. For example, if a batch has 10 prefetches listed in
 /// dptrs/sizes, the first 4 of which are to be prefetched to one location
 /// and the remaining 6 are to be prefetched to another, then
-/// `numPrefetchLocs` will be 2, `prefetchLocIdxs` will be {0, 4} and
-/// `prefetchLocs` will contain the two locations. Note the first entry in
-/// `prefetchLocIdxs` must always be 0. Also, each entry must be greater
-/// than the previous entry and the last entry should be less than `count`.
-/// Furthermore, `numPrefetchLocs` must be lesser than or equal to `count`.
+/// the length of `prefetch_locs` will be 2, `prefetch_loc_idxs` will be {0, 4} and
+/// `prefetch_locs` will contain the two locations. Note the first entry in
+/// `prefetch_loc_idxs` must always be 0. Also, each entry must be greater
+/// than the previous entry and the last entry should be less than the length of `dptrs`.
+/// Furthermore, the length of `prefetch_locs` must be lesser than or equal to the length of `dptrs`.
 ///
 /// The raw function is [`cudaMemPrefetchBatchAsync`](crate::sys::cudaMemPrefetchBatchAsync).
 ///
@@ -9231,7 +9338,7 @@ pub unsafe fn mem_prefetch_async(
 /// - `dptrs` (list; its length gives `count`) — Array of pointers to be prefetched
 /// - `sizes` (list; its length gives `count`) — Array of sizes for memory prefetch operations.
 /// - `prefetch_locs` (list; its length gives `num_prefetch_locs`) — Array of locations to prefetch to.
-/// - `prefetch_loc_idxs` (list; its length gives `num_prefetch_locs`) — Array of indices to specify which operands each entry in the `prefetchLocs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to copies starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to prefetches starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
+/// - `prefetch_loc_idxs` (list; its length gives `num_prefetch_locs`) — Array of indices to specify which operands each entry in the `prefetch_locs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to copies starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to prefetches starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
 /// - `flags` — Flags reserved for future use. Must be zero.
 /// - `stream` — The stream to enqueue the operations in. Must not be legacy NULL stream.
 ///
@@ -9242,7 +9349,7 @@ pub unsafe fn mem_prefetch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_batch_async(
@@ -9352,7 +9459,7 @@ pub unsafe fn mem_prefetch_batch_async(
 ///
 /// Performs memory discard on address ranges specified in `dptrs` and
 /// `sizes`. Both arrays must be of the same length as specified by
-/// `count`. Each memory range specified must refer to managed memory
+/// the length of `dptrs`. Each memory range specified must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables or it may also refer to system-allocated memory when all
 /// devices have a non-zero value for
@@ -9374,7 +9481,7 @@ pub unsafe fn mem_prefetch_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemDiscardBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_batch_async(
@@ -9448,26 +9555,26 @@ pub unsafe fn mem_discard_batch_async(
 ///
 /// Performs memory discard and prefetch on address ranges specified in
 /// `dptrs` and `sizes`. Both arrays must be of the same length as
-/// specified by `count`. Each memory range specified must refer to managed
+/// specified by the length of `dptrs`. Each memory range specified must refer to managed
 /// memory allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via
 /// managed variables or it may also refer to system-allocated memory when
 /// all devices have a non-zero value for
 /// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS). Every operation in the
 /// batch has to be associated with a valid location to prefetch the
-/// address range to and specified in the `prefetchLocs` array. Each entry
+/// address range to and specified in the `prefetch_locs` array. Each entry
 /// in this array can apply to more than one operation. This can be done by
-/// specifying in the `prefetchLocIdxs` array, the index of the first
-/// operation that the corresponding entry in the `prefetchLocs` array
-/// applies to. Both `prefetchLocs` and `prefetchLocIdxs` must be of the
-/// same length as specified by `numPrefetchLocs`. For example, if a batch
+/// specifying in the `prefetch_loc_idxs` array, the index of the first
+/// operation that the corresponding entry in the `prefetch_locs` array
+/// applies to. Both `prefetch_locs` and `prefetch_loc_idxs` must be of the
+/// same length as specified by the length of `prefetch_locs`. For example, if a batch
 /// has 10 operations listed in dptrs/sizes, the first 6 of which are to be
 /// prefetched to one location and the remaining 4 are to be prefetched to
-/// another, then `numPrefetchLocs` will be 2, `prefetchLocIdxs` will be
-/// {0, 6} and `prefetchLocs` will contain the two set of locations. Note
-/// the first entry in `prefetchLocIdxs` must always be 0. Also, each entry
+/// another, then the length of `prefetch_locs` will be 2, `prefetch_loc_idxs` will be
+/// {0, 6} and `prefetch_locs` will contain the two set of locations. Note
+/// the first entry in `prefetch_loc_idxs` must always be 0. Also, each entry
 /// must be greater than the previous entry and the last entry should be
-/// less than `count`. Furthermore, `numPrefetchLocs` must be lesser than
-/// or equal to `count`.
+/// less than the length of `dptrs`. Furthermore, the length of `prefetch_locs` must be lesser than
+/// or equal to the length of `dptrs`.
 ///
 /// The raw function is [`cudaMemDiscardAndPrefetchBatchAsync`](crate::sys::cudaMemDiscardAndPrefetchBatchAsync).
 ///
@@ -9476,7 +9583,7 @@ pub unsafe fn mem_discard_batch_async(
 /// - `dptrs` (list; its length gives `count`) — Array of pointers to be discarded
 /// - `sizes` (list; its length gives `count`) — Array of sizes for memory discard operations.
 /// - `prefetch_locs` (list; its length gives `num_prefetch_locs`) — Array of locations to prefetch to.
-/// - `prefetch_loc_idxs` (list; its length gives `num_prefetch_locs`) — Array of indices to specify which operands each entry in the `prefetchLocs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to operations starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to copies starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
+/// - `prefetch_loc_idxs` (list; its length gives `num_prefetch_locs`) — Array of indices to specify which operands each entry in the `prefetch_locs` array applies to. The locations specified in prefetchLocs\[k\] will be applied to operations starting from prefetchLocIdxs\[k\] through prefetchLocIdxs\[k+1\] - 1. Also prefetchLocs\[numPrefetchLocs - 1\] will apply to copies starting from prefetchLocIdxs\[numPrefetchLocs - 1\] through count - 1.
 /// - `flags` — Flags reserved for future use. Must be zero.
 /// - `stream` — The stream to enqueue the operations in. Must not be legacy NULL stream.
 ///
@@ -9487,7 +9594,7 @@ pub unsafe fn mem_discard_batch_async(
 /// # Safety
 ///
 /// - `stream` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `dptrs` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 #[doc(alias = "cudaMemDiscardAndPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_and_prefetch_batch_async(
@@ -9577,7 +9684,7 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 /// Advise about the usage of a given memory range.
 ///
 /// Advise the Unified Memory subsystem about the usage pattern for the
-/// memory range starting at `devPtr` with a size of `count` bytes. The
+/// memory range starting at `dev_ptr` with a size of `count` bytes. The
 /// start address and end address of the memory range will be rounded down
 /// and rounded up respectively to be aligned to CPU page size before the
 /// advice is applied. The memory range must refer to managed memory
@@ -9781,7 +9888,7 @@ pub unsafe fn mem_advise(
 }
 /// Query an attribute of a given memory range.
 ///
-/// Query an attribute about the memory range starting at `devPtr` with a
+/// Query an attribute about the memory range starting at `dev_ptr` with a
 /// size of `count` bytes. The memory range must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables.
@@ -9790,12 +9897,12 @@ pub unsafe fn mem_advise(
 ///
 /// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY): If this attribute is
 ///   specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be 1 if all pages in
+///   `data_size` must be 4. The result returned will be 1 if all pages in
 ///   the given memory range have read-duplication enabled, or 0 otherwise.
 ///
 /// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION): If this attribute
 ///   is specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be a GPU device id if
+///   `data_size` must be 4. The result returned will be a GPU device id if
 ///   all pages in the memory range have that GPU as their preferred
 ///   location, or it will be cudaCpuDeviceId if all pages in the memory
 ///   range have the CPU as their preferred location, or it will be
@@ -9807,14 +9914,14 @@ pub unsafe fn mem_advise(
 ///
 /// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY): If this attribute is
 ///   specified, `data` will be interpreted as an array of 32-bit integers,
-///   and `dataSize` must be a non-zero multiple of 4. The result returned
+///   and `data_size` must be a non-zero multiple of 4. The result returned
 ///   will be a list of device ids that had
 ///   `cudaMemAdviceSetAccessedBy` set for that entire memory
 ///   range. If any device does not have that advice set for the entire
 ///   memory range, that device will not be included. If `data` is larger
 ///   than the number of devices that have that advice set for that memory
 ///   range, cudaInvalidDeviceId will be returned in all the extra space
-///   provided. For ex., if `dataSize` is 12 (i.e. `data` has 3 elements)
+///   provided. For ex., if `data_size` is 12 (i.e. `data` has 3 elements)
 ///   and only device 0 has the advice set, then the result returned will
 ///   be { 0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If `data` is
 ///   smaller than the number of devices that have that advice set, then
@@ -9823,7 +9930,7 @@ pub unsafe fn mem_advise(
 ///
 /// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION): If this
 ///   attribute is specified, `data` will be interpreted as a 32-bit
-///   integer, and `dataSize` must be 4. The result returned will be the
+///   integer, and `data_size` must be 4. The result returned will be the
 ///   last location to which all pages in the memory range were prefetched
 ///   explicitly via [`cudaMemPrefetchAsync`](crate::api::mem_prefetch_async). This will either be
 ///   a GPU id or cudaCpuDeviceId depending on whether the last location
@@ -9837,7 +9944,7 @@ pub unsafe fn mem_advise(
 ///
 /// - [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE): If this
 ///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `data_size` must be
 ///   sizeof(cudaMemLocationType). The [`cudaMemLocationType`](crate::sys::cudaMemLocationType)
 ///   returned will be [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if all pages
 ///   in the memory range have the same GPU as their preferred location, or
@@ -9854,7 +9961,7 @@ pub unsafe fn mem_advise(
 ///
 ///   - [`cudaMemRangeAttributePreferredLocationId`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID): If this
 ///   attribute is specified, `data` will be interpreted as a 32-bit
-///   integer, and `dataSize` must be 4. If the
+///   integer, and `data_size` must be 4. If the
 ///   [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE) query for
 ///   the same address range returns
 ///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it will be a valid device
@@ -9864,7 +9971,7 @@ pub unsafe fn mem_advise(
 ///
 /// - [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE): If this
 ///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
+///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `data_size` must be
 ///   sizeof(cudaMemLocationType). The result returned will be the last
 ///   location type to which all pages in the memory range were prefetched
 ///   explicitly via `cuMemPrefetchAsync`. The
@@ -9882,7 +9989,7 @@ pub unsafe fn mem_advise(
 ///
 ///   - [`cudaMemRangeAttributeLastPrefetchLocationId`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID): If this
 ///   attribute is specified, `data` will be interpreted as a 32-bit
-///   integer, and `dataSize` must be 4. If the
+///   integer, and `data_size` must be 4. If the
 ///   [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE) query for
 ///   the same address range returns
 ///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it will be a valid device
@@ -9935,12 +10042,12 @@ pub unsafe fn mem_range_get_attribute(
 }
 /// Query attributes of a given memory range.
 ///
-/// Query attributes of the memory range starting at `devPtr` with a size
+/// Query attributes of the memory range starting at `dev_ptr` with a size
 /// of `count` bytes. The memory range must refer to managed memory
 /// allocated via [`cudaMallocManaged`](crate::api::malloc_managed) or declared via managed
 /// variables. The `attributes` array will be interpreted to have
-/// `numAttributes` entries. The `dataSizes` array will also be interpreted
-/// to have `numAttributes` entries. The results of the query will be
+/// the length of `data` entries. The `data_sizes` array will also be interpreted
+/// to have the length of `data` entries. The results of the query will be
 /// stored in `data`.
 ///
 /// The list of supported attributes are given below. Please refer to
@@ -9980,7 +10087,7 @@ pub unsafe fn mem_range_get_attribute(
 /// # Safety
 ///
 /// - `dev_ptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `data` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -10048,7 +10155,7 @@ pub unsafe fn mem_range_get_attributes(
 }
 /// Allocates memory with stream ordered semantics.
 ///
-/// Inserts an allocation operation into `hStream`. A pointer to the
+/// Inserts an allocation operation into `h_stream`. A pointer to the
 /// allocated memory is returned immediately in *dptr. The allocation must
 /// not be accessed until the the allocation operation completes. The
 /// allocation comes from the memory pool associated with the stream's
@@ -10111,7 +10218,7 @@ pub unsafe fn malloc_async(
 }
 /// Frees memory with stream ordered semantics.
 ///
-/// Inserts a free operation into `hStream`. The allocation must not be
+/// Inserts a free operation into `h_stream`. The allocation must not be
 /// accessed after stream execution reaches the free. After this API
 /// returns, accessing the memory from any subsequent work launched on the
 /// GPU or querying its pointer attributes results in undefined behavior.
@@ -10510,7 +10617,7 @@ pub unsafe fn mem_pool_get_access(
 /// Creates a memory pool.
 ///
 /// Creates a CUDA memory pool and returns the handle in `pool`. The
-/// `poolProps` determines the properties of the pool such as the backing
+/// `pool_props` determines the properties of the pool such as the backing
 /// device and IPC capabilities.
 ///
 /// To create a memory pool for host memory not targeting a specific NUMA
@@ -11045,7 +11152,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 }
 /// Export data to share a memory pool allocation between processes.
 ///
-/// Constructs `shareData_out` for sharing a specific allocation from an
+/// Constructs the returned `export_data` for sharing a specific allocation from an
 /// already shared memory pool. The recipient process can import the
 /// allocation with the [`cudaMemPoolImportPointer`](crate::api::mem_pool_import_pointer) api. The data
 /// is not a handle and may be shared through any IPC mechanism.
@@ -11091,7 +11198,7 @@ pub unsafe fn mem_pool_export_pointer(
 }
 /// Import a memory pool allocation from another process.
 ///
-/// Returns in `ptr_out` a pointer to the imported memory. The imported
+/// Returns as `ptr`, a pointer to the imported memory. The imported
 /// memory must not be accessed before the allocation operation completes
 /// in the exporting process. The imported memory must be freed from all
 /// importing processes before being freed in the exporting process. The
@@ -11152,7 +11259,7 @@ pub unsafe fn mem_pool_import_pointer(
 }
 /// Returns attributes about a specified pointer.
 ///
-/// Returns in `*attributes` the attributes of the pointer `ptr`. If
+/// Returns as `attributes`, the attributes of the pointer `ptr`. If
 /// pointer was not allocated in, mapped by or registered with context
 /// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
 /// returned.
@@ -11233,16 +11340,16 @@ pub unsafe fn pointer_get_attributes(
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
-/// Returns in `*canAccessPeer` a value of 1 if device `device` is capable
-/// of directly accessing memory from `peerDevice` and 0 otherwise. If
-/// direct access of `peerDevice` from `device` is possible, then access
+/// Returns as `can_access_peer`, a value of 1 if device `device` is capable
+/// of directly accessing memory from `peer_device` and 0 otherwise. If
+/// direct access of `peer_device` from `device` is possible, then access
 /// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access).
 ///
 /// The raw function is [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer).
 ///
 /// # Arguments
 ///
-/// - `device` — Device from which allocations on `peerDevice` are to be directly accessed.
+/// - `device` — Device from which allocations on `peer_device` are to be directly accessed.
 /// - `peer_device` — Device on which the allocations to be directly accessed by `device` reside.
 ///
 /// # Returns
@@ -11278,14 +11385,14 @@ pub fn device_can_access_peer(
 }
 /// Enables direct access to memory allocations on a peer device.
 ///
-/// On success, all allocations from `peerDevice` will immediately be
+/// On success, all allocations from `peer_device` will immediately be
 /// accessible by the current device. They will remain accessible until
 /// access is explicitly disabled using
 /// [`cudaDeviceDisablePeerAccess`](crate::api::device_disable_peer_access) or either device is reset
 /// using [`cudaDeviceReset`](crate::api::device_reset).
 ///
 /// Note that access granted by this call is unidirectional and that in
-/// order to access memory on the current device from `peerDevice`, a
+/// order to access memory on the current device from `peer_device`, a
 /// separate symmetric call to [`cudaDeviceEnablePeerAccess`](crate::api::device_enable_peer_access) is
 /// required.
 ///
@@ -11295,10 +11402,10 @@ pub fn device_can_access_peer(
 ///
 /// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if
 /// [`cudaDeviceCanAccessPeer`](crate::api::device_can_access_peer) indicates that the current device
-/// cannot directly access memory from `peerDevice`.
+/// cannot directly access memory from `peer_device`.
 ///
 /// Returns [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED) if direct access
-/// of `peerDevice` from the current device has already been enabled.
+/// of `peer_device` from the current device has already been enabled.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `flags` is not 0.
 ///
@@ -11334,7 +11441,7 @@ pub fn device_enable_peer_access(
 /// Disables direct access to memory allocations on a peer device.
 ///
 /// Returns [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED) if direct access to
-/// memory on `peerDevice` has not yet been enabled from the current
+/// memory on `peer_device` has not yet been enabled from the current
 /// device.
 ///
 /// The raw function is [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess).
@@ -11364,9 +11471,9 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
-/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+/// Returns as `p_cuda_device_count`, the number of CUDA-compatible devices
 /// corresponding to the current OpenGL context. Also returns in
-/// `*pCudaDevices` at most `cudaDeviceCount` of the CUDA-compatible
+/// `p_cuda_devices` at most the length of `p_cuda_devices` of the CUDA-compatible
 /// devices corresponding to the current OpenGL context. If any of the GPUs
 /// being used by the current OpenGL context are not CUDA capable then the
 /// call will return cudaErrorNoDevice.
@@ -11447,7 +11554,7 @@ pub fn gl_get_devices(
 ///
 /// Registers the texture or renderbuffer object specified by `image` for
 /// access by CUDA. A handle to the registered object is returned as
-/// `resource`.
+/// the returned `resource`.
 ///
 /// `target` must match the type of the object, and must be one of
 /// `GL_TEXTURE_2D`, `GL_TEXTURE_RECTANGLE`,
@@ -11523,7 +11630,7 @@ pub fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11534,12 +11641,12 @@ pub fn graphics_gl_register_image(
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an OpenGL buffer object.
 ///
 /// Registers the buffer object specified by `buffer` for access by CUDA. A
-/// handle to the registered object is returned as `resource`. The register
+/// handle to the registered object is returned as the returned `resource`. The register
 /// flags `flags` specify the intended usage, as follows:
 ///
 /// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
@@ -11581,7 +11688,7 @@ pub fn graphics_gl_register_image(
 pub fn graphics_gl_register_buffer(
     buffer: GLuint,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11592,7 +11699,7 @@ pub fn graphics_gl_register_buffer(
         crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Gets the CUDA device associated with a VdpDevice.
 ///
@@ -11641,7 +11748,7 @@ pub unsafe fn vdpau_get_device(
 }
 /// Sets a CUDA device to use VDPAU interoperability.
 ///
-/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability with
+/// Records `vdp_device` as the VdpDevice for VDPAU interoperability with
 /// the CUDA device `device` and sets `device` as the current device for
 /// the calling host thread.
 ///
@@ -11692,8 +11799,8 @@ pub unsafe fn vdpau_set_vdpau_device(
 }
 /// Register a VdpVideoSurface object.
 ///
-/// Registers the VdpVideoSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
+/// Registers the VdpVideoSurface specified by `vdp_surface` for access by
+/// CUDA. A handle to the registered object is returned as the returned `resource`. The
 /// surface's intended usage is specified using `flags`, as follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
@@ -11735,7 +11842,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11750,12 +11857,12 @@ pub fn graphics_vdpau_register_video_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Register a VdpOutputSurface object.
 ///
-/// Registers the VdpOutputSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
+/// Registers the VdpOutputSurface specified by `vdp_surface` for access by
+/// CUDA. A handle to the registered object is returned as the returned `resource`. The
 /// surface's intended usage is specified using `flags`, as follows:
 ///
 /// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
@@ -11797,7 +11904,7 @@ pub fn graphics_vdpau_register_video_surface(
 pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut resource: *mut cudaGraphicsResource = unsafe { ::core::mem::zeroed() };
@@ -11812,15 +11919,15 @@ pub fn graphics_vdpau_register_output_surface(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(resource)
+    Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an EGL image.
 ///
 /// Registers the EGLImageKHR specified by `image` for access by CUDA. A
-/// handle to the registered object is returned as `pCudaResource`.
+/// handle to the registered object is returned as the returned `p_cuda_resource`.
 /// Additional Mapping/Unmapping is not required for the registered
 /// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be
-/// directly called on the `pCudaResource`.
+/// directly called on the the returned `p_cuda_resource`.
 ///
 /// The application will be responsible for synchronizing access to shared
 /// objects. The application must ensure that any pending operation which
@@ -11881,7 +11988,7 @@ pub fn graphics_vdpau_register_output_surface(
 pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
     flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut cudaGraphicsResource> {
+) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_cuda_resource: *mut cudaGraphicsResource = unsafe {
@@ -11894,11 +12001,11 @@ pub unsafe fn graphics_egl_register_image(
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_cuda_resource)
+    Ok(cudaGraphicsResource_t(p_cuda_resource))
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `egl_stream`.
 ///
 /// The EGLStreamKHR is an EGL object that transfers a sequence of image
 /// frames from one API to another.
@@ -12038,7 +12145,7 @@ pub unsafe fn egl_stream_consumer_disconnect(
 ///
 /// Acquire an image frame from EGLStreamKHR.
 /// [`cudaGraphicsResourceGetMappedEglFrame`](crate::api::graphics_resource_get_mapped_egl_frame) can be called on
-/// `pCudaResource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
+/// `p_cuda_resource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
 ///
 /// The raw function is [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame).
 ///
@@ -12089,7 +12196,7 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
 }
 /// Releases the last frame acquired from the EGLStream.
 ///
-/// Release the acquired image frame specified by `pCudaResource` to
+/// Release the acquired image frame specified by `p_cuda_resource` to
 /// EGLStreamKHR.
 ///
 /// The raw function is [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame).
@@ -12332,7 +12439,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
 ///
-/// Returns in `*eglFrame` an eglFrame pointer through which the registered
+/// Returns as `egl_frame`, an eglFrame pointer through which the registered
 /// graphics resource `resource` may be accessed. This API can only be
 /// called for EGL graphics resources.
 ///
@@ -12340,7 +12447,7 @@ pub unsafe fn egl_stream_producer_return_frame(
 ///
 /// **Notes**
 ///
-/// Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
+/// Note that in case of multiplanar the returned `egl_frame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
 ///
 /// The raw function is [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame).
 ///
@@ -12670,10 +12777,10 @@ pub unsafe fn graphics_unmap_resources(
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
-/// Returns in `*devPtr` a pointer through which the mapped graphics
-/// resource `resource` may be accessed. Returns in `*size` the size of the
+/// Returns as `dev_ptr`, a pointer through which the mapped graphics
+/// resource `resource` may be accessed. Returns as `size`, the size of the
 /// memory in bytes which may be accessed from that pointer. The value set
-/// in `devPtr` may change every time that `resource` is mapped.
+/// in the returned `dev_ptr` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a buffer then it cannot be accessed via a pointer
 /// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
@@ -12731,15 +12838,15 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
-/// Returns in `*array` an array through which the subresource of the
+/// Returns as `array`, an array through which the subresource of the
 /// mapped graphics resource `resource` which corresponds to array index
-/// `arrayIndex` and mipmap level `mipLevel` may be accessed. The value set
-/// in `array` may change every time that `resource` is mapped.
+/// `array_index` and mipmap level `mip_level` may be accessed. The value set
+/// in the returned `array` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a texture then it cannot be accessed via an array
-/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `arrayIndex` is not a
+/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `array_index` is not a
 /// valid array index for `resource` then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// is returned. If `mipLevel` is not a valid mipmap level for `resource`
+/// is returned. If `mip_level` is not a valid mipmap level for `resource`
 /// then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned. If `resource` is
 /// not mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
@@ -12793,9 +12900,9 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
-/// Returns in `*mipmappedArray` a mipmapped array through which the mapped
+/// Returns as `mipmapped_array`, a mipmapped array through which the mapped
 /// graphics resource `resource` may be accessed. The value set in
-/// `mipmappedArray` may change every time that `resource` is mapped.
+/// the returned `mipmapped_array` may change every time that `resource` is mapped.
 ///
 /// If `resource` is not a texture then it cannot be accessed via an array
 /// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
@@ -12845,7 +12952,7 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
 }
 /// Get the channel descriptor of an array.
 ///
-/// Returns in `*desc` the channel descriptor of the CUDA array `array`.
+/// Returns as `desc`, the channel descriptor of the CUDA array `array`.
 ///
 /// The raw function is [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc).
 ///
@@ -12938,12 +13045,12 @@ pub fn create_channel_desc(
 }
 /// Creates a texture object.
 ///
-/// Creates a texture object and returns it in `pTexObject`. `pResDesc`
-/// describes the data to texture from. `pTexDesc` describes how the data
-/// should be sampled. `pResViewDesc` is an optional argument that
-/// specifies an alternate format for the data described by `pResDesc`, and
+/// Creates a texture object and returns it in the returned `p_tex_object`. `p_res_desc`
+/// describes the data to texture from. `p_tex_desc` describes how the data
+/// should be sampled. `p_res_view_desc` is an optional argument that
+/// specifies an alternate format for the data described by `p_res_desc`, and
 /// also describes the subresource region to restrict access to when
-/// texturing. `pResViewDesc` can only be specified if the type of resource
+/// texturing. `p_res_view_desc` can only be specified if the type of resource
 /// is a CUDA array or a CUDA mipmapped array not in a block compressed
 /// format.
 ///
@@ -13146,7 +13253,7 @@ pub fn create_channel_desc(
 ///
 /// - `p_res_desc` — Resource descriptor
 /// - `p_tex_desc` — Texture descriptor
-/// - `p_res_view_desc` — Resource view descriptor
+/// - `p_res_view_desc` (optional: `None` passes NULL) — Resource view descriptor
 ///
 /// # Returns
 ///
@@ -13169,7 +13276,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: &cudaResourceViewDesc,
+    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13182,7 +13289,7 @@ pub unsafe fn create_texture_object(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
-            ::core::ptr::from_ref(p_res_view_desc),
+            p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
     }?;
     crate::check(status.as_raw() as i32)?;
@@ -13190,7 +13297,7 @@ pub unsafe fn create_texture_object(
 }
 /// Destroys a texture object.
 ///
-/// Destroys the texture object specified by `texObject`.
+/// Destroys the texture object specified by `tex_object`.
 ///
 /// The raw function is [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject).
 ///
@@ -13219,7 +13326,7 @@ pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<
 /// Returns a texture object's resource descriptor.
 ///
 /// Returns the resource descriptor for the texture object specified by
-/// `texObject`.
+/// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceDesc`](crate::sys::cudaGetTextureObjectResourceDesc).
 ///
@@ -13259,7 +13366,7 @@ pub fn get_texture_object_resource_desc(
 /// Returns a texture object's texture descriptor.
 ///
 /// Returns the texture descriptor for the texture object specified by
-/// `texObject`.
+/// `tex_object`.
 ///
 /// The raw function is [`cudaGetTextureObjectTextureDesc`](crate::sys::cudaGetTextureObjectTextureDesc).
 ///
@@ -13299,7 +13406,7 @@ pub fn get_texture_object_texture_desc(
 /// Returns a texture object's resource view descriptor.
 ///
 /// Returns the resource view descriptor for the texture object specified
-/// by `texObject`. If no resource view was specified,
+/// by `tex_object`. If no resource view was specified,
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 ///
 /// The raw function is [`cudaGetTextureObjectResourceViewDesc`](crate::sys::cudaGetTextureObjectResourceViewDesc).
@@ -13342,7 +13449,7 @@ pub fn get_texture_object_resource_view_desc(
 }
 /// Creates a surface object.
 ///
-/// Creates a surface object and returns it in `pSurfObject`. `pResDesc`
+/// Creates a surface object and returns it in the returned `p_surf_object`. `p_res_desc`
 /// describes the data to perform surface load/stores on.
 /// `resType` must be
 /// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY) and
@@ -13397,7 +13504,7 @@ pub unsafe fn create_surface_object(
 }
 /// Destroys a surface object.
 ///
-/// Destroys the surface object specified by `surfObject`.
+/// Destroys the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject).
 ///
@@ -13423,7 +13530,7 @@ pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
+/// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
 ///
 /// The raw function is [`cudaGetSurfaceObjectResourceDesc`](crate::sys::cudaGetSurfaceObjectResourceDesc).
 ///
@@ -13462,13 +13569,13 @@ pub fn get_surface_object_resource_desc(
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
-/// Returns in `*driverVersion` the latest version of CUDA supported by the
+/// Returns as `driver_version`, the latest version of CUDA supported by the
 /// driver. The version is returned as (1000 * major + 10 * minor). For
 /// example, CUDA 9.2 would be represented by 9020. If no driver is
 /// installed, then 0 is returned as the driver version.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if `driverVersion` is NULL.
+/// if the returned `driver_version` is NULL.
 ///
 /// The raw function is [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion).
 ///
@@ -13499,7 +13606,7 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 }
 /// Returns the CUDA Runtime version.
 ///
-/// Returns in `*runtimeVersion` the version number of the current CUDA
+/// Returns as `runtime_version`, the version number of the current CUDA
 /// Runtime instance. The version is returned as (1000 * major + 10 *
 /// minor). For example, CUDA 9.2 would be represented by 9020.
 ///
@@ -13508,7 +13615,7 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 /// CUDA Toolkit version in the above format.
 ///
 /// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if the `runtimeVersion` argument is NULL.
+/// if the the returned `runtime_version` argument is NULL.
 ///
 /// The raw function is [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion).
 ///
@@ -13635,7 +13742,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 ///
 /// Logs generated by the driver are stored in an internal buffer and can
 /// be copied out using this API. This API dumps all driver logs starting
-/// from `iterator` into `pathToFile` provided.
+/// from `iterator` into `path_to_file` provided.
 ///
 /// **Notes**
 ///
@@ -13647,7 +13754,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 ///
 /// # Arguments
 ///
-/// - `iterator` (read and written back) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `iterator` (optional: `None` passes NULL) — Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
 /// - `path_to_file` — Path to output file for dumping logs
 /// - `flags` — Reserved for future use, must be 0
 ///
@@ -13657,7 +13764,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 #[doc(alias = "cudaLogsDumpToFile")]
 #[inline]
 pub fn logs_dump_to_file(
-    iterator: &mut cudaLogIterator,
+    iterator: ::core::option::Option<&mut cudaLogIterator>,
     path_to_file: &::core::ffi::CStr,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
@@ -13666,7 +13773,7 @@ pub fn logs_dump_to_file(
     // else.
     let status = unsafe {
         crate::sys::cudaLogsDumpToFile(
-            ::core::ptr::from_mut(iterator),
+            iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
             path_to_file.as_ptr(),
             flags,
         )
@@ -13678,14 +13785,14 @@ pub fn logs_dump_to_file(
 ///
 ///   Logs generated by the driver are stored in an internal buffer and can
 ///   be copied out using this API. This API dumps driver logs from
-///   `iterator` into `buffer` up to the size specified in `*size`. The
+///   `iterator` into `buffer` up to the size specified in `size`. The
 ///   driver will always null terminate the buffer but there will not be a
 ///   null character between log entries, only a newline
 /// . The driver will
-///   then return the actual number of bytes written in `*size`, excluding
-///   the null terminator. If there are no messages to dump, `*size` will be
+///   then return the actual number of bytes written in `size`, excluding
+///   the null terminator. If there are no messages to dump, `size` will be
 ///   set to 0 and the function will return `CUDA_SUCCESS`. If the
-///   provided `buffer` is not large enough to hold any messages, `*size`
+///   provided `buffer` is not large enough to hold any messages, `size`
 ///   will be set to 0 and the function will return
 ///   `CUDA_ERROR_INVALID_VALUE`.
 ///
@@ -13717,7 +13824,7 @@ pub fn logs_dump_to_file(
 ///
 ///   The driver reserves limited memory for storing logs. The maximum size of the buffer is 25600 bytes. The oldest logs may be overwritten and become unrecoverable. An indication will appear in the destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this risk.
 ///
-///   If the provided value in `*size` is not large enough to hold all buffered messages, a message will be added at the head of the buffer indicating this. The driver then computes the number of messages it is able to store in `buffer` and writes it out. The final message in `buffer` will always be the most recent log message as of when the API is called.
+///   If the provided value in `size` is not large enough to hold all buffered messages, a message will be added at the head of the buffer indicating this. The driver then computes the number of messages it is able to store in `buffer` and writes it out. The final message in `buffer` will always be the most recent log message as of when the API is called.
 ///
 /// The raw function is [`cudaLogsDumpToMemory`](crate::sys::cudaLogsDumpToMemory).
 ///
@@ -13755,7 +13862,7 @@ pub fn logs_dump_to_memory(
 }
 /// Creates a graph.
 ///
-/// Creates an empty graph, which is returned via `pGraph`.
+/// Creates an empty graph, which is returned via the returned `p_graph`.
 ///
 /// The raw function is [`cudaGraphCreate`](crate::sys::cudaGraphCreate).
 ///
@@ -13783,7 +13890,7 @@ pub fn logs_dump_to_memory(
 /// - [`cudaGraphDestroy`](crate::api::graph_destroy)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
@@ -13801,11 +13908,11 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 /// Creates a kernel execution node and adds it to a graph.
 ///
 /// Creates a new kernel execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `p_node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
 ///
@@ -13879,7 +13986,7 @@ pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaKernelNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -13944,8 +14051,8 @@ pub unsafe fn graph_add_kernel_node(
 }
 /// Returns a kernel node's parameters.
 ///
-/// Returns the parameters of kernel node `node` in `pNodeParams`. The
-/// `kernelParams` or `extra` array returned in `pNodeParams`, as well as
+/// Returns the parameters of kernel node `node` in the returned `p_node_params`. The
+/// `kernelParams` or `extra` array returned as `p_node_params`, as well as
 /// the argument values it points to, are owned by the node. This memory
 /// remains valid until the node is destroyed or its parameters are
 /// modified, and should not be modified directly. Use
@@ -13998,7 +14105,7 @@ pub unsafe fn graph_kernel_node_get_params(
 }
 /// Sets a kernel node's parameters.
 ///
-/// Sets the parameters of kernel node `node` to `pNodeParams`.
+/// Sets the parameters of kernel node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams).
 ///
@@ -14042,7 +14149,7 @@ pub unsafe fn graph_kernel_node_set_params(
 }
 /// Copies attributes from source node to destination node.
 ///
-/// Copies attributes from source node `hSrc` to destination node `hDst`.
+/// Copies attributes from source node `h_src` to destination node `h_dst`.
 /// Both node must have the same context.
 ///
 /// The raw function is [`cudaGraphKernelNodeCopyAttributes`](crate::sys::cudaGraphKernelNodeCopyAttributes).
@@ -14079,8 +14186,8 @@ pub unsafe fn graph_kernel_node_copy_attributes(
 }
 /// Queries node attribute.
 ///
-/// Queries attribute `attr` from node `hNode` and stores it in
-/// corresponding member of `value_out`.
+/// Queries attribute `attr` from node `h_node` and stores it in
+/// corresponding member of the returned `value_out`.
 ///
 /// The raw function is [`cudaGraphKernelNodeGetAttribute`](crate::sys::cudaGraphKernelNodeGetAttribute).
 ///
@@ -14124,7 +14231,7 @@ pub unsafe fn graph_kernel_node_get_attribute(
 }
 /// Sets node attribute.
 ///
-/// Sets attribute `attr` on node `hNode` from corresponding attribute of
+/// Sets attribute `attr` on node `h_node` from corresponding attribute of
 /// `value`.
 ///
 /// The raw function is [`cudaGraphKernelNodeSetAttribute`](crate::sys::cudaGraphKernelNodeSetAttribute).
@@ -14169,14 +14276,14 @@ pub unsafe fn graph_kernel_node_set_attribute(
 }
 /// Creates a memcpy node and adds it to a graph.
 ///
-/// Creates a new memcpy node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// Creates a new memcpy node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will perform the memcpy described
-/// by `pCopyParams`. See [`cudaMemcpy3D`](crate::api::memcpy3d) for a description of
+/// by `p_copy_params`. See [`cudaMemcpy3D`](crate::api::memcpy3d) for a description of
 /// the structure and its restrictions.
 ///
 /// Memcpy nodes have some additional restrictions with regards to managed
@@ -14204,7 +14311,7 @@ pub unsafe fn graph_kernel_node_set_attribute(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemcpy3DParms` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14272,7 +14379,7 @@ pub unsafe fn graph_add_memcpy_node(
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
 ///
-/// Creates a new memcpy node to copy to `symbol` and adds it to `graph`
+/// Creates a new memcpy node to copy to `symbol` and adds it to the returned `p_node_params`
 /// with `numDependencies` dependencies specified via `pDependencies`. It
 /// is possible for `numDependencies` to be 0, in which case the node will
 /// be placed at the root of the graph. `pDependencies` may not have any
@@ -14298,7 +14405,7 @@ pub unsafe fn graph_add_memcpy_node(
 /// Creates a memcpy node to copy from a symbol on the device and adds it
 /// to a graph
 ///
-/// Creates a new memcpy node to copy from `symbol` and adds it to `graph`
+/// Creates a new memcpy node to copy from `symbol` and adds it to the returned `p_node_params`
 /// with `numDependencies` dependencies specified via `pDependencies`. It
 /// is possible for `numDependencies` to be 0, in which case the node will
 /// be placed at the root of the graph. `pDependencies` may not have any
@@ -14323,7 +14430,7 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// Creates a 1D memcpy node and adds it to a graph
 ///
-/// Creates a new 1D memcpy node and adds it to `graph` with
+/// Creates a new 1D memcpy node and adds it to the returned `p_node_params` with
 /// `numDependencies` dependencies specified via `pDependencies`. It is
 /// possible for `numDependencies` to be 0, in which case the node will be
 /// placed at the root of the graph. `pDependencies` may not have any
@@ -14350,7 +14457,7 @@ pub unsafe fn graph_add_memcpy_node(
 ///
 /// Returns a memcpy node's parameters
 ///
-/// Returns the parameters of memcpy node `node` in `pNodeParams`.
+/// Returns the parameters of memcpy node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams).
 ///
@@ -14435,7 +14542,7 @@ pub unsafe fn graph_memcpy_node_get_params(
 }
 /// Sets a memcpy node's parameters.
 ///
-/// Sets the parameters of memcpy node `node` to `pNodeParams`.
+/// Sets the parameters of memcpy node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams).
 ///
@@ -14482,7 +14589,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device.
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the
+/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
 /// provided parameters.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
@@ -14498,7 +14605,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// Sets a memcpy node's parameters to copy from a symbol on the device
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the
+/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
 /// provided parameters.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
@@ -14514,7 +14621,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// Sets a memcpy node's parameters to perform a 1-dimensional copy
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the
+/// Sets the parameters of memcpy node the returned `p_graph_node` to the copy described by the
 /// provided parameters.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the
@@ -14532,14 +14639,14 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// Creates a memset node and adds it to a graph
 ///
-/// Creates a new memset node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// Creates a new memset node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// The element size must be 1, 2, or 4 bytes. When the graph is launched,
-/// the node will perform the memset described by `pMemsetParams`.
+/// the node will perform the memset described by `p_memset_params`.
 ///
 /// The raw function is [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode).
 ///
@@ -14561,7 +14668,7 @@ pub unsafe fn graph_memcpy_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaMemsetParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14637,7 +14744,7 @@ pub unsafe fn graph_add_memset_node(
 }
 /// Returns a memset node's parameters.
 ///
-/// Returns the parameters of memset node `node` in `pNodeParams`.
+/// Returns the parameters of memset node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams).
 ///
@@ -14682,7 +14789,7 @@ pub unsafe fn graph_memset_node_get_params(
 }
 /// Sets a memset node's parameters.
 ///
-/// Sets the parameters of memset node `node` to `pNodeParams`.
+/// Sets the parameters of memset node `node` to `p_node_params`.
 ///
 /// The raw function is [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams).
 ///
@@ -14727,11 +14834,11 @@ pub unsafe fn graph_memset_node_set_params(
 /// Creates a host execution node and adds it to a graph.
 ///
 /// Creates a new CPU execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies` and
+/// arguments specified in `p_node_params`. It is possible for
+/// the length of `p_dependencies` to be 0, in which case the node will be placed at the
+/// root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will invoke the specified CPU
 /// function. Host nodes are not supported under MPS with pre-Volta GPUs.
@@ -14756,7 +14863,7 @@ pub unsafe fn graph_memset_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaHostNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -14821,7 +14928,7 @@ pub unsafe fn graph_add_host_node(
 }
 /// Returns a host node's parameters.
 ///
-/// Returns the parameters of host node `node` in `pNodeParams`.
+/// Returns the parameters of host node `node` in the returned `p_node_params`.
 ///
 /// The raw function is [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams).
 ///
@@ -14911,13 +15018,13 @@ pub unsafe fn graph_host_node_set_params(
 /// Creates a child graph node and adds it to a graph.
 ///
 /// Creates a new node which executes an embedded graph, and adds it to
-/// `graph` with `numDependencies` dependencies specified via
-/// `pDependencies`. It is possible for `numDependencies` to be 0, in which
-/// case the node will be placed at the root of the graph. `pDependencies`
+/// `graph` with the length of `p_dependencies` dependencies specified via
+/// `p_dependencies`. It is possible for the length of `p_dependencies` to be 0, in which
+/// case the node will be placed at the root of the graph. `p_dependencies`
 /// may not have any duplicate entries. A handle to the new node will be
-/// returned in `pGraphNode`.
+/// returned as `p_graph_node`.
 ///
-/// If `childGraph` contains allocation nodes, free nodes, or conditional
+/// If `child_graph` contains allocation nodes, free nodes, or conditional
 /// nodes, this call will return an error.
 ///
 /// The node executes an embedded child graph. The child graph is cloned in
@@ -14943,7 +15050,7 @@ pub unsafe fn graph_host_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `child_graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15056,11 +15163,11 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// Creates an empty node and adds it to a graph.
 ///
 /// Creates a new node which performs no operation, and adds it to `graph`
-/// with `numDependencies` dependencies specified via `pDependencies`. It
-/// is possible for `numDependencies` to be 0, in which case the node will
-/// be placed at the root of the graph. `pDependencies` may not have any
+/// with the length of `p_dependencies` dependencies specified via `p_dependencies`. It
+/// is possible for the length of `p_dependencies` to be 0, in which case the node will
+/// be placed at the root of the graph. `p_dependencies` may not have any
 /// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
+/// the returned `p_graph_node`.
 ///
 /// An empty node performs no operation during execution, but can be used
 /// for transitive ordering. For example, a phased execution graph with 2
@@ -15086,7 +15193,7 @@ pub unsafe fn graph_child_graph_node_get_graph(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -15151,7 +15258,7 @@ pub unsafe fn graph_add_empty_node(
 /// specified in `event`. It is possible for `numDependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
+/// node will be returned as `p_graph_clone`.
 ///
 /// Each launch of the graph will record `event` to capture execution of
 /// the node's dependencies.
@@ -15173,7 +15280,7 @@ pub unsafe fn graph_add_empty_node(
 /// specified in `event`. It is possible for `numDependencies` to be 0, in
 /// which case the node will be placed at the root of the graph.
 /// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
+/// node will be returned as `p_graph_clone`.
 ///
 /// The graph node will wait for all work captured in `event`. See
 /// `cuEventRecord` for details on what is captured by an
@@ -15256,7 +15363,7 @@ pub unsafe fn graph_add_empty_node(
 /// root of the graph. `pDependencies` may not have any duplicate entries.
 /// A handle to the new node will be returned in `pGraphNode`.
 ///
-/// When [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode) creates an allocation node,
+/// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node,
 /// it returns the address of the allocation in `nodeParams.dptr`. The
 /// allocation's address remains fixed across instantiations and launches.
 ///
@@ -15380,8 +15487,8 @@ pub unsafe fn graph_add_empty_node(
 ///
 /// Clones a graph
 ///
-/// This function creates a copy of `originalGraph` and returns it in
-/// `pGraphClone`. All parameters are copied into the cloned graph. The
+/// This function creates a copy of `original_graph` and returns it in
+/// the returned `p_graph_clone`. All parameters are copied into the cloned graph. The
 /// original graph may be modified after this call without affecting the
 /// clone.
 ///
@@ -15536,10 +15643,10 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
 /// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
@@ -15560,20 +15667,20 @@ pub unsafe fn graph_add_empty_node(
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
 /// - [`cudaFreeAsync`](crate::api::free_async)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
@@ -15597,13 +15704,13 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
 }
 /// Finds a cloned version of a node.
 ///
-/// This function returns the node in `clonedGraph` corresponding to
-/// `originalNode` in the original graph.
+/// This function returns the node in `cloned_graph` corresponding to
+/// `original_node` in the original graph.
 ///
-/// `clonedGraph` must have been cloned from `originalGraph` via
-/// [`cudaGraphClone`](crate::api::graph_clone). `originalNode` must have been in
+/// `cloned_graph` must have been cloned from `originalGraph` via
+/// [`cudaGraphClone`](crate::api::graph_clone). `original_node` must have been in
 /// `originalGraph` at the time of the call to [`cudaGraphClone`](crate::api::graph_clone),
-/// and the corresponding cloned node in `clonedGraph` must not have been
+/// and the corresponding cloned node in `cloned_graph` must not have been
 /// removed. The cloned node is then returned via `pClonedNode`.
 ///
 /// The raw function is [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone).
@@ -15649,7 +15756,7 @@ pub unsafe fn graph_node_find_in_clone(
 }
 /// Returns a node's type.
 ///
-/// Returns the node type of `node` in `pType`.
+/// Returns the node type of `node` in the returned `p_type`.
 ///
 /// The raw function is [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType).
 ///
@@ -15699,7 +15806,7 @@ pub unsafe fn graph_node_get_type(
 }
 /// Returns the graph that contains a given graph node.
 ///
-/// Returns the graph that contains `hNode` in `*phGraph`. If hNode is in a
+/// Returns the graph that contains `h_node` in the returned `ph_graph`. If hNode is in a
 /// child graph, the child graph it is in is returned.
 ///
 /// The raw function is [`cudaGraphNodeGetContainingGraph`](crate::sys::cudaGraphNodeGetContainingGraph).
@@ -15743,7 +15850,7 @@ pub unsafe fn graph_node_get_containing_graph(
 }
 /// Returns the node id of a given graph node.
 ///
-/// Returns the node id of `hNode` in `*nodeId`. The nodeId matches that
+/// Returns the node id of `h_node` in the returned `node_id`. The nodeId matches that
 /// referenced by [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print). The local nodeId and
 /// graphId together can uniquely identify the node.
 ///
@@ -15827,7 +15934,7 @@ pub unsafe fn graph_node_get_tools_id(
 }
 /// Returns the id of a given graph.
 ///
-/// Returns the id of `hGraph` in `*graphId`. The value in `*graphId`
+/// Returns the id of `h_graph` in the returned `graph_id`. The value in the returned `graph_id`
 /// matches that referenced by [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print).
 ///
 /// The raw function is [`cudaGraphGetId`](crate::sys::cudaGraphGetId).
@@ -15867,7 +15974,7 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<::core::ffi::c
 }
 /// Returns the id of a given graph exec.
 ///
-/// Returns the id of `hGraphExec` in `*graphId`. The value in `*graphId`
+/// Returns the id of `h_graph_exec` in the returned `graph_id`. The value in the returned `graph_id`
 /// matches that referenced by [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print).
 ///
 /// The raw function is [`cudaGraphExecGetId`](crate::sys::cudaGraphExecGetId).
@@ -15909,23 +16016,22 @@ pub unsafe fn graph_exec_get_id(
 }
 /// Returns a graph's nodes.
 ///
-/// Returns a list of `graph's` nodes. `nodes` may be NULL, in which case
-/// this function will return the number of nodes in `numNodes`. Otherwise,
-/// `numNodes` entries will be filled in. If `numNodes` is higher than the
-/// actual number of nodes, the remaining entries in `nodes` will be set to
+/// Returns a list of `graph's` nodes. the returned `nodes` may be NULL, in which case
+/// this function will return the number of nodes in the length of the returned `nodes`. Otherwise,
+/// the length of the returned `nodes` entries will be filled in. If the length of the returned `nodes` is higher than the
+/// actual number of nodes, the remaining entries in the returned `nodes` will be set to
 /// NULL, and the number of nodes actually obtained will be returned in
-/// `numNodes`.
+/// the length of the returned `nodes`.
 ///
 /// The raw function is [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes).
 ///
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `nodes` (optional list; its length gives `num_nodes`) — Pointer to return the nodes
 ///
 /// # Returns
 ///
-/// `num_nodes`, the number of entries (its input is the length of `nodes`, 0 when `None`): See description
+/// `nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the nodes
 ///
 /// # Errors
 ///
@@ -15934,58 +16040,95 @@ pub unsafe fn graph_exec_get_id(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(
     graph: cudaGraph_t,
-    nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut num_nodes: usize = <usize>::try_from(nodes.as_ref().map_or(0, |s| s.len()))
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut num_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
-            nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(num_nodes)
+    let n = usize::try_from(num_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        num_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetNodes(
+                graph,
+                if nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    nodes.as_mut_ptr()
+                },
+                &mut num_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
+        nodes.truncate(got);
+    }
+    Ok(nodes)
 }
 /// Returns a graph's root nodes.
 ///
-/// Returns a list of `graph's` root nodes. `pRootNodes` may be NULL, in
+/// Returns a list of `graph's` root nodes. the returned `p_root_nodes` may be NULL, in
 /// which case this function will return the number of root nodes in
-/// `pNumRootNodes`. Otherwise, `pNumRootNodes` entries will be filled in.
-/// If `pNumRootNodes` is higher than the actual number of root nodes, the
-/// remaining entries in `pRootNodes` will be set to NULL, and the number
-/// of nodes actually obtained will be returned in `pNumRootNodes`.
+/// the length of the returned `p_root_nodes`. Otherwise, the length of the returned `p_root_nodes` entries will be filled in.
+/// If the length of the returned `p_root_nodes` is higher than the actual number of root nodes, the
+/// remaining entries in the returned `p_root_nodes` will be set to NULL, and the number
+/// of nodes actually obtained will be returned in the length of the returned `p_root_nodes`.
 ///
 /// The raw function is [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes).
 ///
 /// # Arguments
 ///
 /// - `graph` — Graph to query
-/// - `p_root_nodes` (optional list; its length gives `p_num_root_nodes`) — Pointer to return the root nodes
 ///
 /// # Returns
 ///
-/// `p_num_root_nodes`, the number of entries (its input is the length of `p_root_nodes`, 0 when `None`): See description
+/// `p_root_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the root nodes
 ///
 /// # Errors
 ///
@@ -15994,48 +16137,519 @@ pub unsafe fn graph_get_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_root_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphCreate`](crate::api::graph_create)
 /// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
 /// - [`cudaGraphNodeGetType`](crate::api::graph_node_get_type)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
     graph: cudaGraph_t,
-    p_root_nodes: ::core::option::Option<&mut [cudaGraphNode_t]>,
-) -> crate::Result<usize> {
-    let mut p_num_root_nodes: usize = <usize>::try_from(
-            p_root_nodes.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<::std::vec::Vec<cudaGraphNode_t>> {
+    let mut p_root_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut p_num_root_nodes: usize = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
-            p_root_nodes.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if p_root_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_root_nodes.as_mut_ptr()
+            },
             &mut p_num_root_nodes,
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok(p_num_root_nodes)
+    let n = usize::try_from(p_num_root_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_root_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_root_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_root_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetRootNodes(
+                graph,
+                if p_root_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_root_nodes.as_mut_ptr()
+                },
+                &mut p_num_root_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
+        p_root_nodes.truncate(got);
+    }
+    Ok(p_root_nodes)
+}
+/// Returns a graph's dependency edges.
+///
+/// Returns a list of `graph's` dependency edges. Edges are returned via
+/// corresponding indices in the returned `from`, the returned `to` and the returned `edge_data`; that is, the node
+/// in the returned `to`\[i\] has a dependency on the node in the returned `from`\[i\] with data
+/// the returned `edge_data`\[i\]. the returned `from` and the returned `to` may both be NULL, in which case this
+/// function only returns the number of edges in the length of the returned `from`. Otherwise,
+/// the length of the returned `from` entries will be filled in. If the length of the returned `from` is higher than the
+/// actual number of edges, the remaining entries in the returned `from` and the returned `to` will
+/// be set to NULL, and the number of edges actually returned will be
+/// written to the length of the returned `from`. the returned `edge_data` may alone be NULL, in which case the
+/// edges must all have default (zeroed) edge data. Attempting a losst
+/// query via NULL the returned `edge_data` will result in
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL then the returned `from`
+/// and the returned `to` must be as well.
+///
+/// The raw function is [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to get the edges from
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `from`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `to`, all the entries (the function is called once with NULL for the number, then with room for that many): Location to return edge endpoints
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional location to return edge data
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+#[doc(alias = "cudaGraphGetEdges")]
+#[inline]
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+) -> crate::Result<
+    (
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphNode_t>,
+        ::std::vec::Vec<cudaGraphEdgeData>,
+    ),
+> {
+    let mut from: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut to: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut num_edges: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphGetEdges(
+            graph,
+            if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
+            if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut num_edges,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(num_edges)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        from.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        from.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        to.try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        to.resize_with(
+            n,
+            || {
+                // SAFETY: every type the C API writes through a pointer is plain old data, for
+                // which all-zero bytes are a valid value.
+                unsafe { ::core::mem::zeroed() }
+            },
+        );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        num_edges = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphGetEdges(
+                graph,
+                if from.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    from.as_mut_ptr()
+                },
+                if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut num_edges,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
+        from.truncate(got);
+        to.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((from, to, edge_data))
+}
+/// Returns a node's dependencies.
+///
+/// Returns a list of `node's` dependencies. the returned `p_dependencies` may be NULL,
+/// in which case this function will return the number of dependencies in
+/// the length of the returned `p_dependencies`. Otherwise, the length of the returned `p_dependencies` entries will be
+/// filled in. If the length of the returned `p_dependencies` is higher than the actual number of
+/// dependencies, the remaining entries in the returned `p_dependencies` will be set to
+/// NULL, and the number of nodes actually obtained will be returned in
+/// the length of the returned `p_dependencies`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// the returned `edge_data` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL, then
+/// the returned `p_dependencies` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependencies`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependencies
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional array to return edge data for each dependency
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependencies")]
+#[inline]
+pub unsafe fn graph_node_get_dependencies(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependencies: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependencies: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependencies(
+            node,
+            if p_dependencies.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependencies.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependencies,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependencies)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependencies
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependencies
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependencies = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependencies(
+                node,
+                if p_dependencies.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependencies.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependencies,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
+        p_dependencies.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependencies, edge_data))
+}
+/// Returns a node's dependent nodes.
+///
+/// Returns a list of `node's` dependent nodes. the returned `p_dependent_nodes` may be
+/// NULL, in which case this function will return the number of dependent
+/// nodes in the length of the returned `p_dependent_nodes`. Otherwise, the length of the returned `p_dependent_nodes` entries
+/// will be filled in. If the length of the returned `p_dependent_nodes` is higher than the actual
+/// number of dependent nodes, the remaining entries in the returned `p_dependent_nodes`
+/// will be set to NULL, and the number of nodes actually obtained will be
+/// returned in the length of the returned `p_dependent_nodes`.
+///
+/// Note that if an edge has non-zero (non-default) edge data and
+/// the returned `edge_data` is NULL, this API will return
+/// [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY). If the returned `edge_data` is non-NULL, then
+/// the returned `p_dependent_nodes` must be as well.
+///
+/// The raw function is [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes).
+///
+/// # Arguments
+///
+/// - `node` — Node to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `p_dependent_nodes`, all the entries (the function is called once with NULL for the number, then with room for that many): Pointer to return the dependent nodes
+/// - `edge_data`, all the entries (the function is called once with NULL for the number, then with room for that many): Optional pointer to return edge data for dependent nodes
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorLossyQuery`](crate::sys::cudaError_t::ERROR_LOSSY_QUERY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `node` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - the `cudaGraphNode_t` entries of `p_dependent_nodes` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphGetNodes`](crate::api::graph_get_nodes)
+/// - [`cudaGraphGetRootNodes`](crate::api::graph_get_root_nodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
+/// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
+#[doc(alias = "cudaGraphNodeGetDependentNodes")]
+#[inline]
+pub unsafe fn graph_node_get_dependent_nodes(
+    node: cudaGraphNode_t,
+) -> crate::Result<
+    (::std::vec::Vec<cudaGraphNode_t>, ::std::vec::Vec<cudaGraphEdgeData>),
+> {
+    let mut p_dependent_nodes: ::std::vec::Vec<cudaGraphNode_t> = ::std::vec::Vec::new();
+    let mut edge_data: ::std::vec::Vec<cudaGraphEdgeData> = ::std::vec::Vec::new();
+    let mut p_num_dependent_nodes: usize = 0;
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphNodeGetDependentNodes(
+            node,
+            if p_dependent_nodes.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                p_dependent_nodes.as_mut_ptr()
+            },
+            if edge_data.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                edge_data.as_mut_ptr()
+            },
+            &mut p_num_dependent_nodes,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    let n = usize::try_from(p_num_dependent_nodes)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        p_dependent_nodes
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        p_dependent_nodes
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        edge_data
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        edge_data
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        p_num_dependent_nodes = <usize>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaGraphNodeGetDependentNodes(
+                node,
+                if p_dependent_nodes.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    p_dependent_nodes.as_mut_ptr()
+                },
+                if edge_data.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    edge_data.as_mut_ptr()
+                },
+                &mut p_num_dependent_nodes,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
+        p_dependent_nodes.truncate(got);
+        edge_data.truncate(got);
+    }
+    Ok((p_dependent_nodes, edge_data))
 }
 /// Adds dependency edges to a graph.
 ///
-/// The number of dependencies to be added is defined by `numDependencies`
+/// The number of dependencies to be added is defined by the length of `from`
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying an existing dependency will return an error.
 ///
 /// The raw function is [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies).
@@ -16045,7 +16659,7 @@ pub unsafe fn graph_get_root_nodes(
 /// - `graph` — Graph to which dependencies are added
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
 ///
 /// # Errors
 ///
@@ -16054,28 +16668,28 @@ pub unsafe fn graph_get_root_nodes(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphRemoveDependencies`](crate::api::graph_remove_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphAddDependencies")]
 #[inline]
 pub unsafe fn graph_add_dependencies(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16106,10 +16720,7 @@ pub unsafe fn graph_add_dependencies(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -16119,13 +16730,13 @@ pub unsafe fn graph_add_dependencies(
 /// Removes dependency edges from a graph.
 ///
 /// The number of `pDependencies` to be removed is defined by
-/// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
+/// the length of `from`. Elements in `pFrom` and `pTo` at corresponding
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
 /// to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
+/// If the length of `from` is 0, elements in `pFrom` and `pTo` will be
 /// ignored. Specifying an edge that does not exist in the graph, with data
-/// matching `edgeData`, results in an error. `edgeData` is nullable, which
+/// matching `edge_data`, results in an error. `edge_data` is nullable, which
 /// is equivalent to passing default (zeroed) data for each edge.
 ///
 /// The raw function is [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies).
@@ -16135,7 +16746,7 @@ pub unsafe fn graph_add_dependencies(
 /// - `graph` — Graph from which to remove dependencies
 /// - `from` (optional list; its length gives `num_dependencies`) — Array of nodes that provide the dependencies
 /// - `to` (list; its length gives `num_dependencies`) — Array of dependent nodes
-/// - `edge_data` (list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `edge_data` (optional list; its length gives `num_dependencies`) — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
 ///
 /// # Errors
 ///
@@ -16144,28 +16755,28 @@ pub unsafe fn graph_add_dependencies(
 /// # Safety
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `from` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `to` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphAddDependencies`](crate::api::graph_add_dependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// - [`cudaGraphGetEdges`](crate::api::graph_get_edges)
+/// - [`cudaGraphNodeGetDependencies`](crate::api::graph_node_get_dependencies)
+/// - [`cudaGraphNodeGetDependentNodes`](crate::api::graph_node_get_dependent_nodes)
 #[doc(alias = "cudaGraphRemoveDependencies")]
 #[inline]
 pub unsafe fn graph_remove_dependencies(
     graph: cudaGraph_t,
     from: ::core::option::Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: &[cudaGraphEdgeData],
+    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
     let num_dependencies: usize = {
         let lens = [
             from.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(to.len()),
-            ::core::option::Option::Some(edge_data.len()),
+            edge_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -16196,10 +16807,7 @@ pub unsafe fn graph_remove_dependencies(
                 let s = to;
                 s.as_ptr()
             },
-            {
-                let s = edge_data;
-                s.as_ptr()
-            },
+            edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
     }?;
@@ -16251,7 +16859,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -16360,7 +16968,7 @@ pub unsafe fn graph_instantiate(
 /// Instantiates `graph` as an executable graph. The graph is validated for
 /// any structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and
 /// subsequent graph launches. Valid flags are:
@@ -16425,12 +17033,12 @@ pub unsafe fn graph_instantiate(
 /// Creates an executable graph from a graph
 ///
 /// Instantiates `graph` as an executable graph according to the
-/// `instantiateParams` structure. The graph is validated for any
+/// `instantiate_params` structure. The graph is validated for any
 /// structural constraints or intra-node constraints which were not
 /// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
+/// instantiated graph is returned as `p_graph_exec`.
 ///
-/// `instantiateParams` controls the behavior of instantiation and
+/// `instantiate_params` controls the behavior of instantiation and
 /// subsequent graph launches, as well as returning more detailed
 /// information in the event of an error.
 /// [`cudaGraphInstantiateParams`](crate::sys::cudaGraphInstantiateParams) is defined as:
@@ -16629,7 +17237,7 @@ pub unsafe fn graph_exec_get_flags(
 /// Sets the parameters for a kernel node in the given graphExec.
 ///
 /// Sets the parameters of a kernel node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `node`
+/// `h_graph_exec`. The node is identified by the corresponding node `node`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
@@ -16646,7 +17254,7 @@ pub unsafe fn graph_exec_get_flags(
 ///   calls cannot be updated to a function which makes device-side update
 ///   calls.
 ///
-/// - If `hGraphExec` was not instantiated for device launch, a node whose
+/// - If `h_graph_exec` was not instantiated for device launch, a node whose
 ///   function originally did not use device-side
 ///   [`cudaGraphLaunch`](crate::api::graph_launch) cannot be updated to a function which
 ///   uses device-side [`cudaGraphLaunch`](crate::api::graph_launch) unless the node
@@ -16654,12 +17262,12 @@ pub unsafe fn graph_exec_get_flags(
 ///   instantiate-time. If no such calls were present at instantiation,
 ///   these updates cannot be performed at all.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// If `node` is a device-updatable kernel node, the next upload/launch of
-/// `hGraphExec` will overwrite any previous device-side updates.
+/// `h_graph_exec` will overwrite any previous device-side updates.
 /// Additionally, applying host updates to a device-updatable kernel node
 /// while it is being updated from the device will result in undefined
 /// behavior.
@@ -16719,19 +17327,19 @@ pub unsafe fn graph_exec_kernel_node_set_params(
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
-/// The source and destination memory in `pNodeParams` must be allocated
+/// The source and destination memory in `p_node_params` must be allocated
 /// from the same contexts as the original source and destination memory.
 /// Both the instantiation-time memory operands and the memory operands in
-/// `pNodeParams` must be 1-dimensional. Zero-length operations are not
+/// `p_node_params` must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -16796,9 +17404,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
 /// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
 /// and from `node` are ignored.
 ///
 /// `src` and `symbol` must be allocated from the same contexts as the
@@ -16806,8 +17414,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// operands must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -16816,9 +17424,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// Sets the parameters for a memcpy node in the given graphExec to copy
 /// from a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
 /// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
 /// and from `node` are ignored.
 ///
 /// `symbol` and `dst` must be allocated from the same contexts as the
@@ -16826,8 +17434,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// operands must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -16836,9 +17444,9 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// Sets the parameters for a memcpy node in the given graphExec to perform
 /// a 1-dimensional copy
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
 /// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `hGraphExec`. Changed edges to
+/// the graph which was used to instantiate `h_graph_exec`. Changed edges to
 /// and from `node` are ignored.
 ///
 /// `src` and `dst` must be allocated from the same contexts as the
@@ -16846,8 +17454,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// operands must be 1-dimensional. Zero-length operations are not
 /// supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
@@ -16855,14 +17463,14 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 ///
 /// Sets the parameters for a memset node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
 /// Zero sized operations are not supported.
 ///
-/// The new destination pointer in `pNodeParams` must be to the same kind
+/// The new destination pointer in `p_node_params` must be to the same kind
 /// of allocation as the original destination pointer and have the same
 /// context association and device mapping as the original destination
 /// pointer.
@@ -16875,8 +17483,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 /// resulting work maps onto the work resources already allocated for the
 /// node.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams).
@@ -16981,13 +17589,13 @@ pub unsafe fn graph_exec_memset_node_set_params(
 }
 /// Sets the parameters for a host node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
+/// Updates the work represented by `node` in `h_graph_exec` as though `node`
+/// had contained `p_node_params` at instantiation. `node` must remain in the
+/// graph which was used to instantiate `h_graph_exec`. Changed edges to and
 /// from `node` are ignored.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// The raw function is [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams).
@@ -17045,17 +17653,17 @@ pub unsafe fn graph_exec_host_node_set_params(
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though the
+/// Updates the work represented by `node` in `h_graph_exec` as though the
 /// nodes contained in `node's` graph had the parameters contained in
 /// `childGraph's` nodes at instantiation. `node` must remain in the graph
-/// which was used to instantiate `hGraphExec`. Changed edges to and from
+/// which was used to instantiate `h_graph_exec`. Changed edges to and from
 /// `node` are ignored.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
-/// The topology of `childGraph`, as well as the node insertion order, must
+/// The topology of the returned `result_info`, as well as the node insertion order, must
 /// match that of the graph contained in `node`. See
 /// [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions on what
 /// can be updated in an instantiated graph. The update is recursive, so
@@ -17065,37 +17673,37 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// Sets the event for an event record node in the given graphExec
 ///
 /// Sets the event of an event record node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `hNode`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `hNode` is also not modified by this call.
 ///
 /// Sets the event for an event wait node in the given graphExec
 ///
 /// Sets the event of an event wait node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
+/// `h_graph_exec`. The node is identified by the corresponding node `hNode`
 /// in the non-executable graph, from which the executable graph was
 /// instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `hNode` is also not modified by this call.
 ///
 /// Sets the parameters for an external semaphore signal node in the given
 /// graphExec
 ///
 /// Sets the parameters of an external semaphore signal node in an
-/// executable graph `hGraphExec`. The node is identified by the
+/// executable graph `h_graph_exec`. The node is identified by the
 /// corresponding node `hNode` in the non-executable graph, from which the
 /// executable graph was instantiated.
 ///
 /// `hNode` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `hNode` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
@@ -17104,14 +17712,14 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// graphExec
 ///
 /// Sets the parameters of an external semaphore wait node in an executable
-/// graph `hGraphExec`. The node is identified by the corresponding node
+/// graph `h_graph_exec`. The node is identified by the corresponding node
 /// `hNode` in the non-executable graph, from which the executable graph
 /// was instantiated.
 ///
 /// `hNode` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `hNode` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
@@ -17128,8 +17736,8 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///
 /// `hNode` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this
 /// call. `hNode` is also not modified by this call.
 ///
 /// Query whether a node in the given graphExec is enabled
@@ -17145,8 +17753,8 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// perform the update if possible
 ///
 /// Updates the node parameters in the instantiated graph specified by
-/// `hGraphExec` with the node parameters in a topologically identical
-/// graph specified by `hGraph`.
+/// `h_graph_exec` with the node parameters in a topologically identical
+/// graph specified by `h_graph`.
 ///
 /// Limitations:
 ///
@@ -17170,7 +17778,7 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///   priority values, before they are clamped to the device's supported
 ///   range.
 ///
-///   - If `hGraphExec` was not instantiated for device launch, a node
+///   - If `h_graph_exec` was not instantiated for device launch, a node
 ///   whose function originally did not use device-side
 ///   [`cudaGraphLaunch`](crate::api::graph_launch) cannot be updated to a function which
 ///   uses device-side [`cudaGraphLaunch`](crate::api::graph_launch) unless the node
@@ -17178,7 +17786,7 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///   instantiate-time. If no such calls were present at instantiation,
 ///   these updates cannot be performed at all.
 ///
-///   - Neither `hGraph` nor `hGraphExec` may contain device-updatable
+///   - Neither `h_graph` nor `h_graph_exec` may contain device-updatable
 ///   kernel nodes.
 ///
 /// - Memset and memcpy nodes:
@@ -17213,28 +17821,28 @@ pub unsafe fn graph_exec_host_node_set_params(
 /// Note: The API may add further restrictions in future releases. The
 /// return code should always be checked.
 ///
-/// cudaGraphExecUpdate sets the result member of `resultInfo` to
+/// cudaGraphExecUpdate sets the result member of the returned `result_info` to
 /// cudaGraphExecUpdateErrorTopologyChanged under the following conditions:
 ///
-/// - The count of nodes directly in `hGraphExec` and `hGraph` differ, in
+/// - The count of nodes directly in `h_graph_exec` and `h_graph` differ, in
 ///   which case resultInfo-\>errorNode is set to NULL.
 ///
-/// - `hGraph` has more exit nodes than `hGraph`, in which case
+/// - `h_graph` has more exit nodes than `h_graph`, in which case
 ///   resultInfo-\>errorNode is set to one of the exit nodes in hGraph.
 ///
-/// - A node in `hGraph` has a different number of dependencies than the
-///   node from `hGraphExec` it is paired with, in which case
-///   resultInfo-\>errorNode is set to the node from `hGraph`.
+/// - A node in `h_graph` has a different number of dependencies than the
+///   node from `h_graph_exec` it is paired with, in which case
+///   resultInfo-\>errorNode is set to the node from `h_graph`.
 ///
-/// - A node in `hGraph` has a dependency that does not match with the
-///   corresponding dependency of the paired node from `hGraphExec`.
-///   resultInfo-\>errorNode will be set to the node from `hGraph`.
+/// - A node in `h_graph` has a dependency that does not match with the
+///   corresponding dependency of the paired node from `h_graph_exec`.
+///   resultInfo-\>errorNode will be set to the node from `h_graph`.
 ///   resultInfo-\>errorFromNode will be set to the mismatched dependency.
 ///   The dependencies are paired based on edge order and a dependency does
 ///   not match when the nodes are already paired based on other edges
 ///   examined in the graph.
 ///
-/// cudaGraphExecUpdate sets `the` result member of `resultInfo` to:
+/// cudaGraphExecUpdate sets `the` result member of the returned `result_info` to:
 ///
 /// - cudaGraphExecUpdateError if passed an invalid value.
 ///
@@ -17242,29 +17850,29 @@ pub unsafe fn graph_exec_host_node_set_params(
 ///
 /// - cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node
 ///   changed, in which case `hErrorNode_out` is set to the node from
-///   `hGraph`.
+///   `h_graph`.
 ///
 /// - cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel
 ///   node changed (CUDA driver \< 11.2)
 ///
 /// - cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field
 ///   of a kernel changed in an unsupported way(see note above), in which
-///   case `hErrorNode_out` is set to the node from `hGraph`
+///   case `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorParametersChanged if any parameters to a node
 ///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node
 ///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// - cudaGraphExecUpdateErrorNotSupported if something about a node is
 ///   unsupported, like the node's type or configuration, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
+///   `hErrorNode_out` is set to the node from `h_graph`
 ///
 /// If the update fails for a reason not listed above, the result member of
-/// `resultInfo` will be set to cudaGraphExecUpdateError. If the update
+/// the returned `result_info` will be set to cudaGraphExecUpdateError. If the update
 /// succeeds, the result member will be set to cudaGraphExecUpdateSuccess.
 ///
 /// cudaGraphExecUpdate returns cudaSuccess when the updated was performed
@@ -17408,18 +18016,18 @@ pub unsafe fn graph_exec_update(
 /// Uploads of the same `hGraphExec` will be serialized. Each upload is
 /// ordered behind both any previous work in `hStream` and any previous
 /// launches of `hGraphExec`. Uses memory cached by `stream` to back the
-/// allocations owned by `graphExec`.
+/// allocations owned by `graph_exec`.
 ///
 /// Launches an executable graph in a stream
 ///
-/// Executes `graphExec` in `stream`. Only one instance of `graphExec` may
+/// Executes `graph_exec` in `stream`. Only one instance of `graph_exec` may
 /// be executing at a time. Each launch is ordered behind both any previous
-/// work in `stream` and any previous launches of `graphExec`. To execute a
+/// work in `stream` and any previous launches of `graph_exec`. To execute a
 /// graph concurrently, it must be instantiated multiple times into
 /// multiple executable graphs.
 ///
-/// If any allocations created by `graphExec` remain unfreed (from a
-/// previous launch) and `graphExec` was not instantiated with
+/// If any allocations created by `graph_exec` remain unfreed (from a
+/// previous launch) and `graph_exec` was not instantiated with
 /// [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), the launch will
 /// fail with [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
 ///
@@ -17462,7 +18070,7 @@ pub unsafe fn graph_launch(
 }
 /// Destroys an executable graph.
 ///
-/// Destroys the executable graph specified by `graphExec`.
+/// Destroys the executable graph specified by `graph_exec`.
 ///
 /// The raw function is [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy).
 ///
@@ -17819,20 +18427,20 @@ pub unsafe fn graph_release_user_object(
 }
 /// Adds a node of arbitrary type to a graph.
 ///
-/// Creates a new node in `graph` described by `nodeParams` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// `numDependencies` may be 0. `pDependencies` may be null if
-/// `numDependencies` is 0. `pDependencies` may not have any duplicate
+/// Creates a new node in `graph` described by `node_params` with
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// the length of `p_dependencies` may be 0. `p_dependencies` may be null if
+/// the length of `p_dependencies` is 0. `p_dependencies` may not have any duplicate
 /// entries.
 ///
-/// `nodeParams` is a tagged union. The node type should be specified in
+/// `node_params` is a tagged union. The node type should be specified in
 /// the `typename` field, and type-specific parameters in the corresponding
 /// union member. All unused bytes - that is, `reserved0` and all bytes
 /// past the utilized union member - must be set to zero. It is recommended
 /// to use brace initialization or memset to ensure all bytes are
 /// initialized.
 ///
-/// Note that for some node types, `nodeParams` may contain "out
+/// Note that for some node types, `node_params` may contain "out
 /// parameters" which are modified during the call, such as
 /// `nodeParams->alloc.dptr`.
 ///
@@ -17844,7 +18452,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` — Graph to which to add the node
 /// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
-/// - `dependency_data` (list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `dependency_data` (optional list; its length gives `num_dependencies`) — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
 /// - `node_params` — Specification of the node
 ///
 /// # Returns
@@ -17859,7 +18467,7 @@ pub unsafe fn graph_release_user_object(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaGraphNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -17871,7 +18479,7 @@ pub unsafe fn graph_release_user_object(
 pub unsafe fn graph_add_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: &[cudaGraphEdgeData],
+    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -17880,7 +18488,7 @@ pub unsafe fn graph_add_node(
     let num_dependencies: usize = {
         let lens = [
             ::core::option::Option::Some(p_dependencies.len()),
-            ::core::option::Option::Some(dependency_data.len()),
+            dependency_data.as_ref().map(|s| s.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
         for len in lens.into_iter().flatten() {
@@ -17911,10 +18519,7 @@ pub unsafe fn graph_add_node(
                 let s = p_dependencies;
                 s.as_ptr()
             },
-            {
-                let s = dependency_data;
-                s.as_ptr()
-            },
+            dependency_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
@@ -17924,9 +18529,9 @@ pub unsafe fn graph_add_node(
 }
 /// Update a graph node's parameters.
 ///
-/// Sets the parameters of graph node `node` to `nodeParams`. The node type
+/// Sets the parameters of graph node `node` to `node_params`. The node type
 /// specified by `nodeParams->type` must match the type of `node`.
-/// `nodeParams` must be fully initialized and all unused bytes (reserved,
+/// `node_params` must be fully initialized and all unused bytes (reserved,
 /// padding) zeroed.
 ///
 /// Modifying parameters is not supported for node types
@@ -17970,11 +18575,11 @@ pub unsafe fn graph_node_set_params(
 }
 /// Returns a graph node's parameters.
 ///
-/// Returns the parameters of graph node `node` in `*nodeParams`.
+/// Returns the parameters of graph node `node` in the returned `node_params`.
 ///
-/// Any pointers returned in `*nodeParams` point to driver-owned memory
+/// Any pointers returned as `node_params` point to driver-owned memory
 /// associated with the node. This memory remains valid until the node is
-/// destroyed. Any memory pointed to from `*nodeParams` must not be
+/// destroyed. Any memory pointed to from the returned `node_params` must not be
 /// modified.
 ///
 /// The returned parameters are a description of the node, but may not be
@@ -18026,13 +18631,13 @@ pub unsafe fn graph_node_get_params(
 }
 /// Update a graph node's parameters in an instantiated graph.
 ///
-/// Sets the parameters of a node in an executable graph `graphExec`. The
+/// Sets the parameters of a node in an executable graph `graph_exec`. The
 /// node is identified by the corresponding node `node` in the non-
 /// executable graph from which the executable graph was instantiated.
 /// `node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `graphExec`. Already
-/// enqueued or running launches of `graphExec` are not affected by this
+/// The modifications only affect future launches of `graph_exec`. Already
+/// enqueued or running launches of `graph_exec` are not affected by this
 /// call. `node` is also not modified by this call.
 ///
 /// Allowed changes to parameters on executable graphs are as follows:
@@ -18204,7 +18809,7 @@ pub unsafe fn graph_conditional_handle_create_v2(
 ///
 /// \[Deprecated\]
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags.
 ///
 /// For a requested driver symbol, if the CUDA version in which the driver
@@ -18220,15 +18825,15 @@ pub unsafe fn graph_conditional_handle_create_v2(
 /// cuda.h.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
+/// the returned `func_ptr` if the requested driver function is valid and supported on
 /// the platform.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the returned `func_ptr` to NULL if the requested driver function is not supported on
 /// the platform, no ABI compatible driver function exists for the CUDA
 /// runtime version or if the driver symbol is invalid.
 ///
-/// It will also set the optional `driverStatus` to one of the values in
+/// It will also set the optional the returned `driver_status` to one of the values in
 /// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
 /// meanings:
 ///
@@ -18315,7 +18920,7 @@ pub fn get_driver_entry_point(
 }
 /// Returns the requested driver API function pointer by CUDA version.
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
+/// Returns as `func_ptr`, the address of the CUDA driver function for the
 /// requested flags and CUDA driver version.
 ///
 /// The CUDA version is specified as (1000 * major + 10 * minor), so CUDA
@@ -18341,15 +18946,15 @@ pub fn get_driver_entry_point(
 /// matching custom function typedefs.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
+/// the returned `func_ptr` if the requested driver function is valid and supported on
 /// the platform.
 ///
 /// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
+/// the returned `func_ptr` to NULL if the requested driver function is not supported on
 /// the platform, no ABI compatible driver function exists for the
 /// requested version or if the driver symbol is invalid.
 ///
-/// It will also set the optional `driverStatus` to one of the values in
+/// It will also set the optional the returned `driver_status` to one of the values in
 /// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
 /// meanings:
 ///
@@ -18361,7 +18966,7 @@ pub fn get_driver_entry_point(
 ///
 /// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
 ///   symbol was found but is not supported by the specified version
-///   `cudaVersion`
+///   `version`
 ///
 /// The requested flags can be:
 ///
@@ -18435,16 +19040,16 @@ pub fn get_driver_entry_point_by_version(
 }
 /// Load a library with specified code and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
+/// Takes a pointer `code` and loads the corresponding library the returned `library`
 /// based on the application defined library loading mode:
 ///
 /// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
+///   described in "Module loading", the returned `library` is loaded eagerly into all
 ///   contexts at the time of the call and future contexts at the time of
 ///   creation until the library is unloaded with
 ///   [`cudaLibraryUnload`](crate::api::library_unload).
 ///
-/// - If the environment variables are set to LAZY, `library` is not
+/// - If the environment variables are set to LAZY, the returned `library` is not
 ///   immediately loaded onto all existent contexts and will only be loaded
 ///   when a function is needed for that context, such as a kernel launch.
 ///
@@ -18460,15 +19065,15 @@ pub fn get_driver_entry_point_by_version(
 /// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
 /// on generating loadable code at runtime.
 ///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total JIT
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
+/// Options are passed as an array via `jit_options` and any corresponding
+/// parameters are passed in `jit_options_values`. The number of total JIT
+/// options is supplied via the length of `jit_options`. Any outputs will be returned
+/// via `jit_options_values`.
 ///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// Library load options are passed as an array via `library_options` and
+/// any corresponding parameters are passed in `library_option_values`. The
 /// number of total library load options is supplied via
-/// `numLibraryOptions`.
+/// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData).
 ///
@@ -18491,8 +19096,8 @@ pub fn get_driver_entry_point_by_version(
 /// # Safety
 ///
 /// - `code` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -18589,16 +19194,16 @@ pub unsafe fn library_load_data(
 }
 /// Load a library with specified file and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
+/// Takes a pointer `code` and loads the corresponding library the returned `library`
 /// based on the application defined library loading mode:
 ///
 /// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
+///   described in "Module loading", the returned `library` is loaded eagerly into all
 ///   contexts at the time of the call and future contexts at the time of
 ///   creation until the library is unloaded with
 ///   [`cudaLibraryUnload`](crate::api::library_unload).
 ///
-/// - If the environment variables are set to LAZY, `library` is not
+/// - If the environment variables are set to LAZY, the returned `library` is not
 ///   immediately loaded onto all existent contexts and will only be loaded
 ///   when a function is needed for that context, such as a kernel launch.
 ///
@@ -18615,15 +19220,15 @@ pub unsafe fn library_load_data(
 /// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
 /// on generating loadable code at runtime.
 ///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
+/// Options are passed as an array via `jit_options` and any corresponding
+/// parameters are passed in `jit_options_values`. The number of total
+/// options is supplied via the length of `jit_options`. Any outputs will be returned
+/// via `jit_options_values`.
 ///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
+/// Library load options are passed as an array via `library_options` and
+/// any corresponding parameters are passed in `library_option_values`. The
 /// number of total library load options is supplied via
-/// `numLibraryOptions`.
+/// the length of `library_options`.
 ///
 /// The raw function is [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile).
 ///
@@ -18645,8 +19250,8 @@ pub unsafe fn library_load_data(
 ///
 /// # Safety
 ///
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `void*` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `jit_options_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `void*` entries of `library_option_values` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -18776,7 +19381,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
 }
 /// Returns a kernel handle.
 ///
-/// Returns in `pKernel` the handle of the kernel with name `name` located
+/// Returns as `p_kernel`, the handle of the kernel with name `name` located
 /// in library `library`. If kernel handle is not found, the call returns
 /// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
 ///
@@ -18825,12 +19430,12 @@ pub unsafe fn library_get_kernel(
 }
 /// Returns a global device pointer.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the global
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the global
 /// with name `name` for the requested library `library` and the current
 /// device. If no global for the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
-/// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
+/// the returned `dptr` or the returned `bytes` (not both) can be NULL in which case it is
+/// ignored. The returned the returned `dptr` cannot be passed to the Symbol APIs such
 /// as [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
@@ -18886,14 +19491,14 @@ pub unsafe fn library_get_global(
 }
 /// Returns a pointer to managed memory.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the
+/// Returns as `dptr`, and the returned `bytes` the base pointer and size of the
 /// managed memory with name `name` for the requested library `library`. If
 /// no managed memory with the requested name `name` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
+/// the returned `dptr` or the returned `bytes` (not both) can be NULL in which case it is
 /// ignored. Note that managed memory for library `library` is shared
 /// across devices and is registered when the library is loaded. The
-/// returned `dptr` cannot be passed to the Symbol APIs such as
+/// returned the returned `dptr` cannot be passed to the Symbol APIs such as
 /// [`cudaMemcpyToSymbol`](crate::api::memcpy_to_symbol), [`cudaMemcpyFromSymbol`](crate::api::memcpy_from_symbol),
 /// [`cudaGetSymbolAddress`](crate::api::get_symbol_address), or [`cudaGetSymbolSize`](crate::api::get_symbol_size).
 ///
@@ -18949,7 +19554,7 @@ pub unsafe fn library_get_managed(
 }
 /// Returns a pointer to a unified function.
 ///
-/// Returns in `*fptr` the function pointer to a unified function denoted
+/// Returns as `fptr`, the function pointer to a unified function denoted
 /// by `symbol`. If no unified function with name `symbol` exists, the call
 /// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). If there is no device with
 /// attribute `unifiedFunctionPointers` present in
@@ -19000,7 +19605,7 @@ pub unsafe fn library_get_unified_function(
 }
 /// Returns the number of kernels within a library.
 ///
-/// Returns in `count` the number of kernels in `lib`.
+/// Returns as `count`, the number of kernels in `lib`.
 ///
 /// The raw function is [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount).
 ///
@@ -19043,7 +19648,7 @@ pub unsafe fn library_get_kernel_count(
 }
 /// Retrieve the kernel handles within a library.
 ///
-/// Returns in `kernels` a maximum number of `numKernels` kernel handles
+/// Returns in `kernels` a maximum number of the length of `kernels` kernel handles
 /// within `lib`. The returned kernel handle becomes invalid when the
 /// library is unloaded.
 ///
@@ -19061,7 +19666,7 @@ pub unsafe fn library_get_kernel_count(
 /// # Safety
 ///
 /// - `lib` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaKernel_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaKernel_t` entries of `kernels` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19222,7 +19827,7 @@ pub unsafe fn kernel_set_attribute_for_device(
 }
 /// Get device resources.
 ///
-/// Get the `typename` resources available to the `device`. This may often
+/// Get the `type_` resources available to the `device`. This may often
 /// be the starting point for further partitioning or configuring of
 /// resources.
 ///
@@ -19269,13 +19874,13 @@ pub fn device_get_dev_resource(
 }
 /// Splits `cudaDevResourceTypeSm` resources.
 ///
-/// Splits `cudaDevResourceTypeSm` resources into `nbGroups`, adhering to
-/// the minimum SM count specified in `minCount` and the usage flags in
-/// `flags`. If `result` is NULL, the API simulates a split and provides
-/// the amount of groups that would be created in `nbGroups`. Otherwise,
-/// `nbGroups` must point to the amount of elements in `result` and on
-/// return, the API will overwrite `nbGroups` with the amount actually
-/// created. The groups are written to the array in `result`. `nbGroups`
+/// Splits `cudaDevResourceTypeSm` resources into the length of the returned `result`, adhering to
+/// the minimum SM count specified in `min_count` and the usage flags in
+/// `flags`. If the returned `result` is NULL, the API simulates a split and provides
+/// the amount of groups that would be created in the length of the returned `result`. Otherwise,
+/// the length of the returned `result` must point to the amount of elements in the returned `result` and on
+/// return, the API will overwrite the length of the returned `result` with the amount actually
+/// created. The groups are written to the array in the returned `result`. the length of the returned `result`
 /// can be less than the total amount if a smaller number of groups is
 /// needed.
 ///
@@ -19290,7 +19895,7 @@ pub fn device_get_dev_resource(
 /// performance and functional characteristics of the input resource, and
 /// guarantee a split that will create a disjoint set of symmetrical
 /// partitions. This may lead to fewer groups created than purely dividing
-/// the total SM count by the `minCount` due to cluster requirements or
+/// the total SM count by the `min_count` due to cluster requirements or
 /// alignment and granularity requirements for the minCount. These
 /// requirements can be queried with [`cudaDeviceGetDevResource`](crate::api::device_get_dev_resource),
 /// or [`cudaExecutionCtxGetDevResource`](crate::api::execution_ctx_get_dev_resource) for
@@ -19299,7 +19904,7 @@ pub fn device_get_dev_resource(
 /// alignment granularity, respectively.
 ///
 /// The `remainder` set does not have the same functional or performance
-/// guarantees as the groups in `result`. Its use should be carefully
+/// guarantees as the groups in the returned `result`. Its use should be carefully
 /// planned and future partitions of the `remainder` set are discouraged.
 ///
 /// The following flags are supported:
@@ -19316,15 +19921,15 @@ pub fn device_get_dev_resource(
 ///
 /// A successful API call must either have:
 ///
-/// - A valid array of `result` pointers of size passed in `nbGroups`, with
-///   `input` of type `cudaDevResourceTypeSm`. Value of `minCount` must be
-///   between 0 and the SM count specified in `input`. `remaining` may be
+/// - A valid array of the returned `result` pointers of size passed in the length of the returned `result`, with
+///   `input` of type `cudaDevResourceTypeSm`. Value of `min_count` must be
+///   between 0 and the SM count specified in `input`. the returned `remaining` may be
 ///   NULL.
 ///
-/// - NULL passed in for `result`, with a valid integer pointer in
-///   `nbGroups` and `input` of type `cudaDevResourceTypeSm`. Value of
-///   `minCount` must be between 0 and the SM count specified in `input`.
-///   `remaining` may be NULL. This queries the number of groups that would
+/// - NULL passed in for the returned `result`, with a valid integer pointer in
+///   the length of the returned `result` and `input` of type `cudaDevResourceTypeSm`. Value of
+///   `min_count` must be between 0 and the SM count specified in `input`.
+///   the returned `remaining` may be NULL. This queries the number of groups that would
 ///   be created by the API.
 ///
 /// Note: The API is not supported on 32-bit platforms.
@@ -19333,7 +19938,6 @@ pub fn device_get_dev_resource(
 ///
 /// # Arguments
 ///
-/// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL to query the number of groups.
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevSmResource` resource.
 /// - `flags` — Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
 /// - `min_count` — Minimum number of SMs required
@@ -19342,8 +19946,8 @@ pub fn device_get_dev_resource(
 ///
 /// A tuple, in this order:
 ///
-/// - `nb_groups`, the number of entries (its input is the length of `result`, 0 when `None`): This is a pointer, specifying the number of groups that would be or should be created as described below.
-/// - `remaining`: If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
+/// - `result`, all the entries (the function is called once with NULL for the number, then with room for that many): Output array of `cudaDevResource` resources. Can be NULL to query the number of groups.
+/// - `remaining`: If the input resource cannot be cleanly split among the length of the returned `result`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
 ///
 /// # Errors
 ///
@@ -19352,7 +19956,7 @@ pub fn device_get_dev_resource(
 /// # Safety
 ///
 /// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `result` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19363,17 +19967,12 @@ pub fn device_get_dev_resource(
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
-    result: ::core::option::Option<&mut [cudaDevResource]>,
     input: ::core::option::Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     min_count: ::core::ffi::c_uint,
-) -> crate::Result<(::core::ffi::c_uint, cudaDevResource)> {
-    let mut nb_groups: ::core::ffi::c_uint = <::core::ffi::c_uint>::try_from(
-            result.as_ref().map_or(0, |s| s.len()),
-        )
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+) -> crate::Result<(::std::vec::Vec<cudaDevResource>, cudaDevResource)> {
+    let mut result: ::std::vec::Vec<cudaDevResource> = ::std::vec::Vec::new();
+    let mut nb_groups: ::core::ffi::c_uint = 0;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
@@ -19382,7 +19981,11 @@ pub unsafe fn dev_sm_resource_split_by_count(
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
-            result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            if result.is_empty() {
+                ::core::ptr::null_mut()
+            } else {
+                result.as_mut_ptr()
+            },
             &mut nb_groups,
             input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
             &mut remaining,
@@ -19391,17 +19994,61 @@ pub unsafe fn dev_sm_resource_split_by_count(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    Ok((nb_groups, remaining))
+    let n = usize::try_from(nb_groups)
+        .map_err(|_| crate::Error::from_code(
+            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+        ))?;
+    if n > 0 {
+        result
+            .try_reserve_exact(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
+            ))?;
+        result
+            .resize_with(
+                n,
+                || {
+                    // SAFETY: every type the C API writes through a pointer is plain old data, for
+                    // which all-zero bytes are a valid value.
+                    unsafe { ::core::mem::zeroed() }
+                },
+            );
+        nb_groups = <::core::ffi::c_uint>::try_from(n)
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?;
+        // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
+        // handles and callbacks; every other argument is a value, or a pointer made from a Rust
+        // reference or slice that is valid for the call, with counts equal to slice lengths.
+        let status = unsafe {
+            crate::sys::cudaDevSmResourceSplitByCount(
+                if result.is_empty() {
+                    ::core::ptr::null_mut()
+                } else {
+                    result.as_mut_ptr()
+                },
+                &mut nb_groups,
+                input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
+                &mut remaining,
+                flags,
+                min_count,
+            )
+        }?;
+        crate::check(status.as_raw() as i32)?;
+        let got = usize::try_from(nb_groups).map_or(n, |g| g.min(n));
+        result.truncate(got);
+    }
+    Ok((result, remaining))
 }
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
 ///
 /// This API will split a resource of [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM)
-/// into `nbGroups` structured device resource groups (the `result` array),
-/// as well as an optional `remainder`, according to a set of requirements
-/// specified in the `groupParams` array. The term “structured” is a trait
+/// into the length of `result` structured device resource groups (the `result` array),
+/// as well as an optional the returned `remainder`, according to a set of requirements
+/// specified in the `group_params` array. The term “structured” is a trait
 /// that specifies the `result` has SMs that are co-scheduled together.
 /// This co-scheduling can be specified via the `coscheduledSmCount` field
-/// of the `groupParams` structure, while the `smCount` will specify how
+/// of the `group_params` structure, while the `smCount` will specify how
 /// many SMs are required in total for that result. The remainder is always
 /// “unstructured”, it does not have any set guarantees with respect to co-
 /// scheduling and those properties will need to either be queried via the
@@ -19410,17 +20057,17 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// The API has a discovery mode for use cases where it is difficult to
 /// know ahead of time what the SM count should be. Discovery happens when
-/// the `smCount` field of a given `groupParams` array entry is set to 0 -
+/// the `smCount` field of a given `group_params` array entry is set to 0 -
 /// the smCount will be filled in by the API with the derived SM count
-/// according to the provided `groupParams` fields and constraints.
+/// according to the provided `group_params` fields and constraints.
 /// Discovery can be used with both a valid result array and with a NULL
 /// `result` pointer value. The latter is useful in situations where the
 /// smCount will end up being zero, which is an invalid value to create a
 /// result entry with, but allowed for discovery purposes when the `result`
 /// is NULL.
 ///
-/// The `groupParams` array is evaluated from index 0 to `nbGroups` - 1.
-/// For each index in the `groupParams` array, the API will evaluate which
+/// The `group_params` array is evaluated from index 0 to the length of `result` - 1.
+/// For each index in the `group_params` array, the API will evaluate which
 /// SMs may be a good fit based on constraints and assign those SMs to
 /// `result`. This evaluation order is important to consider when using
 /// discovery mode, as it helps discover the remaining SMs.
@@ -19428,18 +20075,18 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// For a valid call:
 ///
 /// - `result` should point to a `cudaDevResource` array of size
-///   `nbGroups`, or alternatively, may be NULL, if the developer wishes
+///   the length of `result`, or alternatively, may be NULL, if the developer wishes
 ///   for only the groupParams entries to be updated
 ///
 /// - `input` should be a valid [`cudaDevResourceTypeSm`](crate::sys::cudaDevResourceType::SM) resource
 ///   that originates from querying the execution context, or device.
 ///
-/// - The `remainder` group may be NULL.
+/// - The the returned `remainder` group may be NULL.
 ///
 /// - There are no API `flags` at this time, so the value passed in should
 ///   be 0.
 ///
-/// - A [`cudaDevSmResourceGroupParams`](crate::sys::cudaDevSmResourceGroupParams) array of size `nbGroups`.
+/// - A [`cudaDevSmResourceGroupParams`](crate::sys::cudaDevSmResourceGroupParams) array of size the length of `result`.
 ///   Each entry must be zero-initialized.
 ///
 ///   - `smCount:` must be either 0 or in the range of \[2,inputSmCount\]
@@ -19468,7 +20115,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// - `cudaDevSmResourceGroupBackfill:` lets `smCount` be a non-multiple of
 /// `coscheduledSmCount`, filling the difference between SM count and
 /// already assigned co-scheduled groupings with other SMs. This lets any
-/// resulting group behave similar to the `remainder` group for example.
+/// resulting group behave similar to the the returned `remainder` group for example.
 ///
 /// Example params and their effect:
 ///
@@ -19495,7 +20142,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 ///
 /// # Arguments
 ///
-/// - `result` (list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
+/// - `result` (optional list; its length gives `nb_groups`) — Output array of `cudaDevResource` resources. Can be NULL, alongside an smCount of 0, for discovery purpose.
 /// - `input` (optional: `None` passes NULL) — Input SM resource to be split. Must be a valid `cudaDevResourceTypeSm` resource.
 /// - `flags` — Flags specifying how the API should behave. The value should be 0 for now.
 /// - `group_params` (list; its length gives `nb_groups`) — Description of how the SMs should be split and assigned to the corresponding result entry.
@@ -19511,7 +20158,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// # Safety
 ///
 /// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `result` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19522,14 +20169,14 @@ pub unsafe fn dev_sm_resource_split_by_count(
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
 pub unsafe fn dev_sm_resource_split(
-    result: &mut [cudaDevResource],
+    result: ::core::option::Option<&mut [cudaDevResource]>,
     input: ::core::option::Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     group_params: &[cudaDevSmResourceGroupParams],
 ) -> crate::Result<cudaDevResource> {
     let nb_groups: ::core::ffi::c_uint = {
         let lens = [
-            ::core::option::Option::Some(result.len()),
+            result.as_ref().map(|s| s.len()),
             ::core::option::Option::Some(group_params.len()),
         ];
         let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
@@ -19558,10 +20205,7 @@ pub unsafe fn dev_sm_resource_split(
     // slice that is valid for the call, with counts equal to slice lengths.
     let status = unsafe {
         crate::sys::cudaDevSmResourceSplit(
-            {
-                let s = result;
-                s.as_mut_ptr()
-            },
+            result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
             nb_groups,
             input.map_or(::core::ptr::null(), ::core::ptr::from_ref),
             &mut remainder,
@@ -19585,9 +20229,9 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// A successful API call must have:
 ///
-/// - A valid output pointer for the `phDesc` descriptor as well as a valid
+/// - A valid output pointer for the the returned `ph_desc` descriptor as well as a valid
 ///   array of `resources` pointers, with the array size passed in
-///   `nbResources`. If multiple resources are provided in `resources`, the
+///   the length of `resources`. If multiple resources are provided in `resources`, the
 ///   device they came from must be the same, otherwise
 ///   [`cudaErrorInvalidResourceConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION) is returned. If
 ///   multiple resources are provided in `resources` and they are of type
@@ -19614,7 +20258,7 @@ pub unsafe fn dev_sm_resource_split(
 ///
 /// # Safety
 ///
-/// - `cudaDevResource` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaDevResource` entries of `resources` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -19670,7 +20314,7 @@ pub unsafe fn dev_resource_generate_desc(
 /// Creates a green context with a specified set of resources.
 ///
 /// This API creates a green context with the resources specified in the
-/// descriptor `desc` and returns it in the handle represented by `phCtx`.
+/// descriptor `desc` and returns it in the handle represented by the returned `ph_ctx`.
 ///
 /// This API retains the device’s primary context for the lifetime of the
 /// green context. The primary context will be released when the green
@@ -19793,7 +20437,7 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
 }
 /// Get context resources.
 ///
-/// Get the `typename` resources available to context represented by `ctx`.
+/// Get the `type_` resources available to context represented by `ctx`.
 ///
 /// Note: The API is not supported on 32-bit platforms.
 ///
@@ -19842,7 +20486,7 @@ pub unsafe fn execution_ctx_get_dev_resource(
 }
 /// Returns the device handle for the execution context.
 ///
-/// Returns in `*device` the handle of the specified execution context's
+/// Returns as `device`, the handle of the specified execution context's
 /// device. The execution context should not be NULL.
 ///
 /// The raw function is [`cudaExecutionCtxGetDevice`](crate::sys::cudaExecutionCtxGetDevice).
@@ -19885,7 +20529,7 @@ pub unsafe fn execution_ctx_get_device(
 }
 /// Returns the unique Id associated with the execution context supplied.
 ///
-/// Returns in `ctxId` the unique Id which is associated with a given
+/// Returns as `ctx_id`, the unique Id which is associated with a given
 /// context. The Id is unique for the life of the program for this instance
 /// of CUDA. The execution context should not be NULL.
 ///
@@ -20065,11 +20709,11 @@ pub unsafe fn execution_ctx_synchronize(
 }
 /// Get stream resources.
 ///
-/// Get the `typename` resources available to the `hStream` and store them
-/// in `resource`.
+/// Get the `type_` resources available to the `h_stream` and store them
+/// in the returned `resource`.
 ///
 /// Note: The API will return [`cudaErrorInvalidResourceType`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE) is
-/// `typename` is `cudaDevResourceTypeWorkqueueConfig` or
+/// `type_` is `cudaDevResourceTypeWorkqueueConfig` or
 /// `cudaDevResourceTypeWorkqueue`.
 ///
 /// The raw function is [`cudaStreamGetDevResource`](crate::sys::cudaStreamGetDevResource).
@@ -20223,7 +20867,7 @@ pub unsafe fn execution_ctx_wait_event(
 }
 /// Returns the execution context for a device.
 ///
-/// Returns in `ctx` the execution context for the specified device. This
+/// Returns as `ctx`, the execution context for the specified device. This
 /// is the device's primary context. The returned context can then be
 /// passed to APIs that take in a cudaExecutionContext_t enabling explicit
 /// context-based programming without relying on thread-local state.
@@ -20265,16 +20909,16 @@ pub fn device_get_execution_ctx(
     crate::check(status.as_raw() as i32)?;
     Ok(ctx)
 }
-/// Get pointer to device kernel that matches entry function `entryFuncAddr`.
+/// Get pointer to device kernel that matches entry function `entry_func_addr`.
 ///
-/// Returns in `kernelPtr` the device kernel corresponding to the entry
-/// function `entryFuncAddr`.
+/// Returns as `kernel_ptr`, the device kernel corresponding to the entry
+/// function `entry_func_addr`.
 ///
 /// Note that it is possible that there are multiple symbols belonging to
-/// different translation units with the same `entryFuncAddr` registered
+/// different translation units with the same `entry_func_addr` registered
 /// with this CUDA Runtime and so the order which the translation units are
 /// loaded and registered with the CUDA Runtime can lead to differing
-/// return pointers in `kernelPtr` . Suggested methods of ensuring
+/// return pointers in the returned `kernel_ptr` . Suggested methods of ensuring
 /// uniqueness are to limit visibility of global device functions by using
 /// static or hidden visibility attribute in the respective translation
 /// units.
@@ -20416,7 +21060,7 @@ pub fn gl_set_gl_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Registers the buffer object of ID `bufObj` for access by
+/// Registers the buffer object of ID `buf_obj` for access by
 /// CUDA. This function must be called before CUDA can map the buffer
 /// object.  The OpenGL context used to create the buffer, or another
 /// context from the same share group, must be bound to the current
@@ -20451,8 +21095,8 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// Maps the buffer object of ID `buf_obj` into the address space of
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -20499,7 +21143,7 @@ pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut ::core::ffi::
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// Unmaps the buffer object of ID `buf_obj` for access by CUDA.  When
 /// a buffer is unmapped, the base address returned by
 /// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
 /// the address result in undefined behavior.  The OpenGL context used
@@ -20538,7 +21182,7 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unregisters the buffer object of ID `bufObj` for access by CUDA
+/// Unregisters the buffer object of ID `buf_obj` for access by CUDA
 /// and releases any CUDA resources associated with the buffer.  Once a
 /// buffer is unregistered, it may no longer be mapped by CUDA.  The GL
 /// context used to create the buffer, or another context from the
@@ -20574,9 +21218,9 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Set flags for mapping the OpenGL buffer `bufObj`
+/// Set flags for mapping the OpenGL buffer `buf_obj`
 ///
-/// Changes to flags will take effect the next time `bufObj` is mapped.
+/// Changes to flags will take effect the next time `buf_obj` is mapped.
 /// The `flags` argument may be any of the following:
 ///
 /// - [`cudaGLMapFlagsNone`](crate::sys::cudaGLMapFlags::NONE): Specifies no hints about how this buffer will
@@ -20589,8 +21233,8 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// entire contents of the buffer, so none of the data previously stored in
 /// the buffer will be preserved.
 ///
-/// If `bufObj` has not been registered for use with CUDA, then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `bufObj` is presently
+/// If `buf_obj` has not been registered for use with CUDA, then
+/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `buf_obj` is presently
 /// mapped for access by CUDA, then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -20626,8 +21270,8 @@ pub fn gl_set_buffer_object_map_flags(
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
+/// Maps the buffer object of ID `buf_obj` into the address space of
+/// CUDA and returns as `dev_ptr`, the base pointer of the resulting
 /// mapping.  The buffer must have previously been registered by
 /// calling [`cudaGLRegisterBufferObject`](crate::api::gl_register_buffer_object).  While a buffer is mapped
 /// by CUDA, any OpenGL operation which references the buffer will
@@ -20683,7 +21327,7 @@ pub unsafe fn gl_map_buffer_object_async(
 ///
 /// **Deprecated:** This function is deprecated as of CUDA 3.0.
 ///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
+/// Unmaps the buffer object of ID `buf_obj` for access by CUDA.  When
 /// a buffer is unmapped, the base address returned by
 /// [`cudaGLMapBufferObject`](crate::api::gl_map_buffer_object) is invalid and subsequent references to
 /// the address result in undefined behavior.  The OpenGL context used
@@ -20727,8 +21371,8 @@ pub unsafe fn gl_unmap_buffer_object_async(
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in `maxWidthInElements` the maximum number of elements allocatable in a 1D linear texture
-/// for given format descriptor `fmtDesc`.
+/// Returns as `max_width_in_elements`, the maximum number of elements allocatable in a 1D linear texture
+/// for given format descriptor `fmt_desc`.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
@@ -20745,7 +21389,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 ///
 /// # Returns
 ///
-/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmtDesc`.
+/// `max_width_in_elements`: Returns maximum number of texture elements allocatable for given `fmt_desc`.
 ///
 /// # Errors
 ///
@@ -20830,7 +21474,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// **Deprecated:**
 ///
-/// This function will return in `pConfig` the current size of shared memory banks
+/// This function will return in the returned `p_config` the current size of shared memory banks
 /// on the current device. On devices with configurable shared memory banks,
 /// [`cudaDeviceSetSharedMemConfig`](crate::api::device_set_shared_mem_config) can be used to change this setting, so that all
 /// subsequent kernel launches will by default use the new bank size. When
@@ -20938,6 +21582,80 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Set a list of devices that can be used for CUDA
+///
+/// Sets a list of devices for CUDA execution in priority order using
+/// `device_arr`. The parameter the length of `device_arr` specifies the number of elements in the
+/// list.  CUDA will try devices from the list sequentially until it finds one
+/// that works.  If this function is not called, or if it is called with a the length of `device_arr`
+/// of 0, then CUDA will go back to its default behavior of trying devices
+/// sequentially from a default list containing all of the available CUDA
+/// devices in the system. If a specified device ID in the list does not exist,
+/// this function will return [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). If the length of `device_arr` is not 0 and
+/// `device_arr` is NULL or if the length of `device_arr` exceeds the number of devices in
+/// the system, then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
+///
+/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::api::stream_add_callback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
+///
+/// The raw function is [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices).
+///
+/// # Arguments
+///
+/// - `device_arr` (list; its length gives `len`) — List of devices to try
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # See also
+///
+/// - [`cudaGetDeviceCount`](crate::api::get_device_count)
+/// - [`cudaSetDevice`](crate::api::set_device)
+/// - [`cudaGetDeviceProperties`](crate::api::get_device_properties)
+/// - [`cudaSetDeviceFlags`](crate::api::set_device_flags)
+/// - [`cudaChooseDevice`](crate::api::choose_device)
+#[doc(alias = "cudaSetValidDevices")]
+#[inline]
+pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
+    let len: ::core::ffi::c_int = {
+        let lens = [::core::option::Option::Some(device_arr.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
+    // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
+    // else.
+    let status = unsafe {
+        crate::sys::cudaSetValidDevices(
+            {
+                let s = device_arr;
+                s.as_ptr().cast_mut()
+            },
+            len,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(())
+}
 /// Records an event
 ///
 /// Captures in `event` the contents of `stream` at the time of this call.
@@ -21016,8 +21734,8 @@ pub unsafe fn event_record_with_flags(
 }
 /// Launches a device function
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// The function invokes kernel `func` on `grid_dim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `block_dim` (`blockDim.x` ×
 /// `blockDim.y` × `blockDim.z`) threads.
 ///
 /// If the kernel has N parameters the `args` should point to array of N pointers.
@@ -21027,7 +21745,7 @@ pub unsafe fn event_record_with_flags(
 /// For templated functions, pass the function symbol as follows:
 /// func_name\<template_arg_0,...,template_arg_N\>
 ///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// `shared_mem` sets the amount of dynamic shared memory that will be available to
 /// each thread block.
 ///
 /// `stream` specifies a stream the invocation is associated to.
@@ -21185,8 +21903,8 @@ pub unsafe fn launch_kernel_ex_c(
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
+/// The function invokes kernel `func` on `grid_dim` (`gridDim.x` × `gridDim.y`
+/// × `gridDim.z`) grid of blocks. Each block contains `block_dim` (`blockDim.x` ×
 /// `blockDim.y` × `blockDim.z`) threads.
 ///
 /// The device on which this kernel is invoked must have a non-zero value for
@@ -21206,7 +21924,7 @@ pub unsafe fn launch_kernel_ex_c(
 /// For templated functions, pass the function symbol as follows:
 /// func_name\<template_arg_0,...,template_arg_N\>
 ///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
+/// `shared_mem` sets the amount of dynamic shared memory that will be available to
 /// each thread block.
 ///
 /// `stream` specifies a stream the invocation is associated to.
@@ -21276,10 +21994,10 @@ pub unsafe fn launch_cooperative_kernel(
 }
 /// Returns the function name for a device entry function pointer.
 ///
-/// Returns in `**name` the function name associated with the symbol `func` .
+/// Returns as `name`, the function name associated with the symbol `func` .
 /// The function name is returned as a null-terminated string. This API may
 /// return a mangled name if the function is not declared as having C linkage.
-/// If `**name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
+/// If the returned `name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
 /// If `func` is not a device entry function, then it is assumed to
 /// be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is.
 ///
@@ -21332,6 +22050,68 @@ pub unsafe fn func_get_name(
             unsafe { ::core::ffi::CStr::from_ptr(name) }
         },
     )
+}
+/// Returns the offset and size of a kernel parameter in the device-side parameter layout.
+///
+/// Queries the kernel parameter at `param_index` in `func's` list of parameters and returns
+/// parameter information via the returned `param_offset` and the returned `param_size`. the returned `param_offset` returns the
+/// offset of the parameter in the device-side parameter layout. the returned `param_size` returns the size
+/// in bytes of the parameter. This information can be used to update kernel node parameters
+/// from the device via `cudaGraphKernelNodeSetParam` and `cudaGraphKernelNodeUpdatesApply`.
+/// `param_index` must be less than the number of parameters that `func` takes.
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::api::library_get_kernel) or [`cudaGetKernel`](crate::api::get_kernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::api::get_kernel) should be a symbol that is registered with the same CUDA Runtime instance.
+///
+/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
+///
+/// The raw function is [`cudaFuncGetParamInfo`](crate::sys::cudaFuncGetParamInfo).
+///
+/// # Arguments
+///
+/// - `func` — The function to query
+/// - `param_index` — The parameter index to query
+///
+/// # Returns
+///
+/// A tuple, in this order:
+///
+/// - `param_offset`: The offset into the device-side parameter layout at which the parameter resides
+/// - `param_size`: The size of the parameter in the device-side parameter layout
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
+///
+/// # Safety
+///
+/// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
+#[doc(alias = "cudaFuncGetParamInfo")]
+#[inline]
+pub unsafe fn func_get_param_info(
+    func: *const ::core::ffi::c_void,
+    param_index: usize,
+) -> crate::Result<(usize, usize)> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_offset: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut param_size: usize = unsafe { ::core::mem::zeroed() };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaFuncGetParamInfo(
+            func,
+            param_index,
+            &mut param_offset,
+            &mut param_size,
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok((param_offset, param_size))
 }
 /// Sets the shared memory configuration for a device function
 ///
@@ -21412,10 +22192,10 @@ pub unsafe fn func_set_shared_mem_config(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in the returned `cluster_size`.
 ///
 /// The cluster dimensions in `config` are ignored. If func has a required
-/// cluster size set (see [`cudaFuncGetAttributes`](crate::api::func_get_attributes)),`*clusterSize` will reflect
+/// cluster size set (see [`cudaFuncGetAttributes`](crate::api::func_get_attributes)),the returned `cluster_size` will reflect
 /// the required cluster size.
 ///
 /// By default this function will always return a value that's portable on
@@ -21481,7 +22261,7 @@ pub unsafe fn occupancy_max_potential_cluster_size(
     crate::check(status.as_raw() as i32)?;
     Ok(cluster_size)
 }
-/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
+/// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in the returned `num_clusters`.
 ///
 /// If the function has required cluster size already set (see
 /// [`cudaFuncGetAttributes`](crate::api::func_get_attributes)), the cluster size from config must either be
@@ -21552,7 +22332,7 @@ pub unsafe fn occupancy_max_active_clusters(
 }
 /// Returns the layout properties of a sparse CUDA array
 ///
-/// Returns the layout properties of a sparse CUDA array in `sparseProperties`.
+/// Returns the layout properties of a sparse CUDA array in the returned `sparse_properties`.
 /// If the CUDA array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
 ///
@@ -21606,7 +22386,7 @@ pub unsafe fn array_get_sparse_properties(
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array
 ///
-/// Returns the sparse array layout properties in `sparseProperties`.
+/// Returns the sparse array layout properties in the returned `sparse_properties`.
 /// If the CUDA mipmapped array is not allocated with flag [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE)
 /// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
 ///
@@ -21983,10 +22763,10 @@ pub unsafe fn memcpy_from_symbol_async(
 }
 /// Finds the address associated with a CUDA symbol
 ///
-/// Returns in `*devPtr` the address of symbol `symbol` on the device.
+/// Returns as `dev_ptr`, the address of symbol `symbol` on the device.
 /// `symbol` is a variable that resides in global or constant memory space.
 /// If `symbol` cannot be found, or if `symbol` is not declared in the
-/// global or constant memory space, `*devPtr` is unchanged and the error
+/// global or constant memory space, the returned `dev_ptr` is unchanged and the error
 /// [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -22037,9 +22817,9 @@ pub unsafe fn get_symbol_address(
 }
 /// Finds the size of the object associated with a CUDA symbol
 ///
-/// Returns in `*size` the size of symbol `symbol`. `symbol` is a variable that
+/// Returns as `size`, the size of symbol `symbol`. `symbol` is a variable that
 /// resides in global or constant memory space. If `symbol` cannot be found, or
-/// if `symbol` is not declared in global or constant memory space, `*size` is
+/// if `symbol` is not declared in global or constant memory space, the returned `size` is
 /// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
@@ -22093,7 +22873,7 @@ pub unsafe fn get_symbol_size(
 /// **Deprecated:**
 ///
 /// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// CUDA array `dst` starting at `h_offset` rows and `w_offset` bytes from
 /// the upper left corner, where `kind` specifies the direction
 /// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
 /// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -22174,8 +22954,8 @@ pub unsafe fn memcpy_to_array(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset` rows
+/// and `w_offset` bytes from the upper left corner to the memory area pointed to
 /// by `dst`, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22255,9 +23035,9 @@ pub unsafe fn memcpy_from_array(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc`
-/// rows and `wOffsetSrc` bytes from the upper left corner to the CUDA array
-/// `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the upper
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset_src`
+/// rows and `w_offset_src` bytes from the upper left corner to the CUDA array
+/// `dst` starting at `h_offset_dst` rows and `w_offset_dst` bytes from the upper
 /// left corner, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22348,7 +23128,7 @@ pub unsafe fn memcpy_array_to_array(
 /// **Deprecated:**
 ///
 /// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
+/// CUDA array `dst` starting at `h_offset` rows and `w_offset` bytes from
 /// the upper left corner, where `kind` specifies the
 /// direction of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
 /// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
@@ -22448,8 +23228,8 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// **Deprecated:**
 ///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
+/// Copies `count` bytes from the CUDA array `src` starting at `h_offset` rows
+/// and `w_offset` bytes from the upper left corner to the memory area pointed to
 /// by `dst`, where `kind` specifies the direction of the copy, and must be one of
 /// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
 /// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
@@ -22547,10 +23327,10 @@ pub unsafe fn memcpy_from_array_async(
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
 ///
 /// Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
@@ -22598,7 +23378,7 @@ pub unsafe fn memcpy_from_array_async(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -22675,10 +23455,10 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
 ///
 /// Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// the length of `p_dependencies` dependencies specified via `p_dependencies`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory area
 /// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
@@ -22726,7 +23506,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `symbol` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -22802,11 +23582,11 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 }
 /// Creates a 1D memcpy node and adds it to a graph
 ///
-/// Creates a new 1D memcpy node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
+/// Creates a new 1D memcpy node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries.
+/// A handle to the new node will be returned as `p_graph_node`.
 ///
 /// When the graph is launched, the node will copy `count` bytes from the memory
 /// area pointed to by `src` to the memory area pointed to by `dst`, where
@@ -22855,7 +23635,7 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dst` is a raw pointer: it must be valid for what the function does with it, as described above.
 /// - `src` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23144,9 +23924,9 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 }
 /// Creates an event record node and adds it to a graph
 ///
-/// Creates a new event record node and adds it to `hGraph` with `numDependencies`
+/// Creates a new event record node and adds it to `hGraph` with the length of `p_dependencies`
 /// dependencies specified via `dependencies` and event specified in `event`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `dependencies` may not have any duplicate entries.
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
@@ -23183,7 +23963,7 @@ pub unsafe fn graph_memcpy_node_set_params1d(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23248,7 +24028,7 @@ pub unsafe fn graph_add_event_record_node(
 }
 /// Returns the event associated with an event record node
 ///
-/// Returns the event of event record node `hNode` in `event_out`.
+/// Returns the event of event record node `hNode` in the returned `event_out`.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -23351,9 +24131,9 @@ pub unsafe fn graph_event_record_node_set_event(
 }
 /// Creates an event wait node and adds it to a graph
 ///
-/// Creates a new event wait node and adds it to `hGraph` with `numDependencies`
+/// Creates a new event wait node and adds it to `hGraph` with the length of `p_dependencies`
 /// dependencies specified via `dependencies` and event specified in `event`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `dependencies` may not have any duplicate entries.
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
@@ -23392,7 +24172,7 @@ pub unsafe fn graph_event_record_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `event` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23457,7 +24237,7 @@ pub unsafe fn graph_add_event_wait_node(
 }
 /// Returns the event associated with an event wait node
 ///
-/// Returns the event of event wait node `hNode` in `event_out`.
+/// Returns the event of event wait node `hNode` in the returned `event_out`.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -23561,10 +24341,10 @@ pub unsafe fn graph_event_wait_node_set_event(
 /// Creates an external semaphore signal node and adds it to a graph
 ///
 /// Creates a new external semaphore signal node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `dependencies` and arguments specified
-/// in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+/// the length of `p_dependencies` dependencies specified via `dependencies` and arguments specified
+/// in `node_params`. It is possible for the length of `p_dependencies` to be 0, in which case the
 /// node will be placed at the root of the graph. `dependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in `pGraphNode`.
+/// duplicate entries. A handle to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a signal operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The operation(s) will occur after all of the node's
@@ -23598,7 +24378,7 @@ pub unsafe fn graph_event_wait_node_set_event(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreSignalNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23669,8 +24449,8 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
 }
 /// Returns an external semaphore signal node's parameters
 ///
-/// Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
-/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// Returns the parameters of an external semaphore signal node `h_node` in the returned `params_out`.
+/// The `extSemArray` and `paramsArray` returned as `params_out`,
 /// are owned by the node.  This memory remains valid until the node is destroyed or its
 /// parameters are modified, and should not be modified
 /// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
@@ -23735,7 +24515,7 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
 }
 /// Sets an external semaphore signal node's parameters
 ///
-/// Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+/// Sets the parameters of an external semaphore signal node `h_node` to `node_params`.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -23789,11 +24569,11 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 }
 /// Creates an external semaphore wait node and adds it to a graph
 ///
-/// Creates a new external semaphore wait node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `dependencies` and arguments specified in `nodeParams`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
+/// Creates a new external semaphore wait node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `dependencies` and arguments specified in `node_params`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
 /// at the root of the graph. `dependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned in `pGraphNode`.
+/// to the new node will be returned as `p_graph_node`.
 ///
 /// Performs a wait operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The node's dependencies will not be launched until
@@ -23827,7 +24607,7 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `cudaExternalSemaphoreWaitNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
@@ -23898,8 +24678,8 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
 }
 /// Returns an external semaphore wait node's parameters
 ///
-/// Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
-/// The `extSemArray` and `paramsArray` returned in `params_out`,
+/// Returns the parameters of an external semaphore wait node `h_node` in the returned `params_out`.
+/// The `extSemArray` and `paramsArray` returned as `params_out`,
 /// are owned by the node.  This memory remains valid until the node is destroyed or its
 /// parameters are modified, and should not be modified
 /// directly. Use [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::api::graph_external_semaphores_signal_node_set_params) to update the
@@ -23961,7 +24741,7 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
 }
 /// Sets an external semaphore wait node's parameters
 ///
-/// Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+/// Sets the parameters of an external semaphore wait node `h_node` to `node_params`.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -24013,10 +24793,141 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
+/// Creates an allocation node and adds it to a graph
+///
+/// Creates a new allocation node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies` and arguments specified in `node_params`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned as `p_graph_node`.
+///
+/// When [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node) creates an allocation node, it returns the address of the allocation in
+/// `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
+///
+/// If the allocation is freed in the same graph, by creating a free node using [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node),
+/// the allocation can be accessed by nodes ordered after the allocation node but before the free node.
+/// These allocations cannot be freed outside the owning graph, and they can only be freed once in the
+/// owning graph.
+///
+/// If the allocation is not freed in the same graph, then it can be accessed not only by nodes in the
+/// graph which are ordered after the allocation node, but also by stream operations ordered after the
+/// graph's execution but before the allocation is freed.
+///
+/// Allocations which are not freed in the same graph can be freed by:
+/// - passing the allocation to `cudaMemFreeAsync` or `cudaMemFree`;
+/// - launching a graph with a free node for that allocation; or
+/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH) during instantiation, which makes
+///   each launch behave as though it called `cudaMemFreeAsync` for every unfreed allocation.
+///
+/// It is not possible to free an allocation in both the owning graph and another graph.  If the allocation
+/// is freed in the same graph, a free node cannot be added to another graph.  If the allocation is freed
+/// in another graph, a free node can no longer be added to the owning graph.
+///
+/// The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+/// - Nodes and edges of the graph cannot be deleted.
+/// - The graph can only be used in a child node if the ownership is moved to the parent.
+/// - Only one instantiation of the graph may exist at any point in time.
+/// - The graph cannot be cloned.
+///
+/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
+///
+/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
+///
+/// The raw function is [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode).
+///
+/// # Arguments
+///
+/// - `graph` — Graph to which to add the node
+/// - `p_dependencies` (list; its length gives `num_dependencies`) — Dependencies of the node
+/// - `node_params` — Parameters for the node
+///
+/// # Returns
+///
+/// `p_graph_node`: Returns newly created node
+///
+/// # Errors
+///
+/// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded. Lists that share a count must have the same length; otherwise, or when the length does not fit the count's C type, the result is `cudaErrorInvalidValue` without calling CUDA.
+///
+/// # Safety
+///
+/// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
+/// - `cudaMemAllocNodeParams` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+///
+/// # See also
+///
+/// - [`cudaGraphAddNode`](crate::api::graph_add_node)
+/// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
+/// - [`cudaGraphMemAllocNodeGetParams`](crate::api::graph_mem_alloc_node_get_params)
+/// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
+/// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
+/// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
+/// - [`cudaMallocAsync`](crate::api::malloc_async)
+/// - [`cudaFreeAsync`](crate::api::free_async)
+/// - [`cudaGraphCreate`](crate::api::graph_create)
+/// - [`cudaGraphDestroyNode`](crate::api::graph_destroy_node)
+/// - [`cudaGraphAddChildGraphNode`](crate::api::graph_add_child_graph_node)
+/// - [`cudaGraphAddEmptyNode`](crate::api::graph_add_empty_node)
+/// - [`cudaGraphAddEventRecordNode`](crate::api::graph_add_event_record_node)
+/// - [`cudaGraphAddEventWaitNode`](crate::api::graph_add_event_wait_node)
+/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::api::graph_add_external_semaphores_signal_node)
+/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::api::graph_add_external_semaphores_wait_node)
+/// - [`cudaGraphAddKernelNode`](crate::api::graph_add_kernel_node)
+/// - [`cudaGraphAddMemcpyNode`](crate::api::graph_add_memcpy_node)
+/// - [`cudaGraphAddMemsetNode`](crate::api::graph_add_memset_node)
+#[doc(alias = "cudaGraphAddMemAllocNode")]
+#[inline]
+pub unsafe fn graph_add_mem_alloc_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &mut cudaMemAllocNodeParams,
+) -> crate::Result<cudaGraphNode_t> {
+    // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
+    // bytes are a valid value.
+    let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
+    let num_dependencies: usize = {
+        let lens = [::core::option::Option::Some(p_dependencies.len())];
+        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+        for len in lens.into_iter().flatten() {
+            match n {
+                ::core::option::Option::Some(m) if m != len => {
+                    return Err(
+                        crate::Error::from_code(
+                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+                        ),
+                    );
+                }
+                _ => n = ::core::option::Option::Some(len),
+            }
+        }
+        <usize>::try_from(n.unwrap_or(0))
+            .map_err(|_| crate::Error::from_code(
+                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
+            ))?
+    };
+    // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
+    // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
+    // slice that is valid for the call, with counts equal to slice lengths.
+    let status = unsafe {
+        crate::sys::cudaGraphAddMemAllocNode(
+            &mut p_graph_node,
+            graph,
+            {
+                let s = p_dependencies;
+                s.as_ptr()
+            },
+            num_dependencies,
+            ::core::ptr::from_mut(node_params),
+        )
+    }?;
+    crate::check(status.as_raw() as i32)?;
+    Ok(p_graph_node)
+}
 /// Returns a memory alloc node's parameters
 ///
-/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
-/// The `poolProps` and `accessDescs` returned in `params_out`, are owned by the
+/// Returns the parameters of a memory alloc node `hNode` in the returned `params_out`.
+/// The `poolProps` and `accessDescs` returned as `params_out`, are owned by the
 /// node.  This memory remains valid until the node is destroyed.  The returned
 /// parameters must not be modified.
 ///
@@ -24049,7 +24960,7 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
 /// # See also
 ///
 /// - [`cudaGraphNodeGetParams`](crate::api::graph_node_get_params)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 #[doc(alias = "cudaGraphMemAllocNodeGetParams")]
 #[inline]
@@ -24070,11 +24981,11 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 }
 /// Creates a memory free node and adds it to a graph
 ///
-/// Creates a new memory free node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies` and address specified in `dptr`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries. A handle
-/// to the new node will be returned in `pGraphNode`.
+/// Creates a new memory free node and adds it to `graph` with the length of `p_dependencies`
+/// dependencies specified via `p_dependencies` and address specified in `dptr`.
+/// It is possible for the length of `p_dependencies` to be 0, in which case the node will be placed
+/// at the root of the graph. `p_dependencies` may not have any duplicate entries. A handle
+/// to the new node will be returned as `p_graph_node`.
 ///
 /// [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node) will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
 /// - an allocation twice in the same graph.
@@ -24111,12 +25022,12 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 ///
 /// - `graph` must be a live handle: created by CUDA and not yet destroyed (or null where the documentation allows it).
 /// - `dptr` is a raw pointer: it must be valid for what the function does with it, as described above.
-/// - `cudaGraphNode_t` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
+/// - the `cudaGraphNode_t` entries of `p_dependencies` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.
 ///
 /// # See also
 ///
 /// - [`cudaGraphAddNode`](crate::api::graph_add_node)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphMemFreeNodeGetParams`](crate::api::graph_mem_free_node_get_params)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
@@ -24253,7 +25164,7 @@ pub unsafe fn graph_mem_free_node_get_params(
 ///
 /// # See also
 ///
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
@@ -24308,7 +25219,7 @@ pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
 /// # See also
 ///
 /// - [`cudaDeviceSetGraphMemAttribute`](crate::api::device_set_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
@@ -24365,7 +25276,7 @@ pub unsafe fn device_get_graph_mem_attribute(
 /// # See also
 ///
 /// - [`cudaDeviceGetGraphMemAttribute`](crate::api::device_get_graph_mem_attribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
+/// - [`cudaGraphAddMemAllocNode`](crate::api::graph_add_mem_alloc_node)
 /// - [`cudaGraphAddMemFreeNode`](crate::api::graph_add_mem_free_node)
 /// - [`cudaDeviceGraphMemTrim`](crate::api::device_graph_mem_trim)
 /// - [`cudaMallocAsync`](crate::api::malloc_async)
@@ -24391,7 +25302,7 @@ pub unsafe fn device_set_graph_mem_attribute(
 /// Instantiates `graph` as an executable graph. The graph is validated for any
 /// structural constraints or intra-node constraints which were not previously
 /// validated. If instantiation is successful, a handle to the instantiated graph
-/// is returned in `pGraphExec`.
+/// is returned as `p_graph_exec`.
 ///
 /// The `flags` parameter controls the behavior of instantiation and subsequent
 /// graph launches.  Valid flags are:
@@ -24490,16 +25401,16 @@ pub unsafe fn graph_instantiate_with_flags(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
 /// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
 ///
 /// `src` and `symbol` must be allocated from the same contexts as the original source and
 /// destination memory.  The instantiation-time memory operands must be 1-dimensional.
 /// Zero-length operations are not supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
@@ -24584,16 +25495,16 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
 /// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
 ///
 /// `symbol` and `dst` must be allocated from the same contexts as the original source and
 /// destination memory.  The instantiation-time memory operands must be 1-dimensional.
 /// Zero-length operations are not supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
@@ -24678,16 +25589,16 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
+/// Updates the work represented by `node` in `h_graph_exec` as though `node` had
 /// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
+/// used to instantiate `h_graph_exec`.  Changed edges to and from `node` are ignored.
 ///
 /// `src` and `dst` must be allocated from the same contexts as the original source
 /// and destination memory.  The instantiation-time memory operands must be 1-dimensional.
 /// Zero-length operations are not supported.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
 /// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
@@ -24768,16 +25679,16 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though the nodes contained
+/// Updates the work represented by `node` in `h_graph_exec` as though the nodes contained
 /// in `node's` graph had the parameters contained in `childGraph's` nodes at instantiation.
-/// `node` must remain in the graph which was used to instantiate `hGraphExec`.
+/// `node` must remain in the graph which was used to instantiate `h_graph_exec`.
 /// Changed edges to and from `node` are ignored.
 ///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
+/// The modifications only affect future launches of `h_graph_exec`.  Already enqueued
+/// or running launches of `h_graph_exec` are not affected by this call.  `node` is also
 /// not modified by this call.
 ///
-/// The topology of `childGraph`, as well as the node insertion order,  must match that
+/// The topology of `child_graph`, as well as the node insertion order,  must match that
 /// of the graph contained in `node`.  See [`cudaGraphExecUpdate`](crate::api::graph_exec_update) for a list of restrictions
 /// on what can be updated in an instantiated graph.  The update is recursive, so child graph
 /// nodes contained within the top level child graph will also be updated.
@@ -24841,13 +25752,13 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
 }
 /// Sets the event for an event record node in the given graphExec
 ///
-/// Sets the event of an event record node in an executable graph `hGraphExec`.
-/// The node is identified by the corresponding node `hNode` in the
+/// Sets the event of an event record node in an executable graph `h_graph_exec`.
+/// The node is identified by the corresponding node `h_node` in the
 /// non-executable graph, from which the executable graph was instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this call.
-/// `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this call.
+/// `h_node` is also not modified by this call.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -24911,13 +25822,13 @@ pub unsafe fn graph_exec_event_record_node_set_event(
 }
 /// Sets the event for an event wait node in the given graphExec
 ///
-/// Sets the event of an event wait node in an executable graph `hGraphExec`.
-/// The node is identified by the corresponding node `hNode` in the
+/// Sets the event of an event wait node in an executable graph `h_graph_exec`.
+/// The node is identified by the corresponding node `h_node` in the
 /// non-executable graph, from which the executable graph was instantiated.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this call.
-/// `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this call.
+/// `h_node` is also not modified by this call.
 ///
 /// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
 ///
@@ -24981,15 +25892,15 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
 }
 /// Sets the parameters for an external semaphore signal node in the given graphExec
 ///
-/// Sets the parameters of an external semaphore signal node in an executable graph `hGraphExec`.
-/// The node is identified by the corresponding node `hNode` in the
+/// Sets the parameters of an external semaphore signal node in an executable graph `h_graph_exec`.
+/// The node is identified by the corresponding node `h_node` in the
 /// non-executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this call.
-/// `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this call.
+/// `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
@@ -25058,15 +25969,15 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
 }
 /// Sets the parameters for an external semaphore wait node in the given graphExec
 ///
-/// Sets the parameters of an external semaphore wait node in an executable graph `hGraphExec`.
-/// The node is identified by the corresponding node `hNode` in the
+/// Sets the parameters of an external semaphore wait node in an executable graph `h_graph_exec`.
+/// The node is identified by the corresponding node `h_node` in the
 /// non-executable graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this call.
-/// `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this call.
+/// `h_node` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
@@ -25135,18 +26046,18 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 }
 /// Enables or disables the specified node in the given graphExec
 ///
-/// Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally equivalent
+/// Sets `h_node` to be either enabled or disabled. Disabled nodes are functionally equivalent
 /// to empty nodes until they are reenabled. Existing node parameters are not affected by
 /// disabling/enabling the node.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-executable
+/// The node is identified by the corresponding node `h_node` in the non-executable
 /// graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this call.
-/// `hNode` is also not modified by this call.
+/// The modifications only affect future launches of `h_graph_exec`. Already
+/// enqueued or running launches of `h_graph_exec` are not affected by this call.
+/// `h_node` is also not modified by this call.
 ///
 /// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
 ///
@@ -25199,12 +26110,12 @@ pub unsafe fn graph_node_set_enabled(
 }
 /// Query whether a node in the given graphExec is enabled
 ///
-/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+/// Sets isEnabled to 1 if `h_node` is enabled, or 0 if `h_node` is disabled.
 ///
-/// The node is identified by the corresponding node `hNode` in the non-executable
+/// The node is identified by the corresponding node `h_node` in the non-executable
 /// graph, from which the executable graph was instantiated.
 ///
-/// `hNode` must not have been removed from the original graph.
+/// `h_node` must not have been removed from the original graph.
 ///
 /// > **Note:** Currently only kernel, memset and memcpy nodes are supported.
 ///
@@ -25265,7 +26176,7 @@ pub unsafe fn graph_node_get_enabled(
 /// Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of
 /// the same `hGraphExec` will be serialized. Each upload is ordered behind both any
 /// previous work in `hStream` and any previous launches of `hGraphExec`.
-/// Uses memory cached by `stream` to back the allocations owned by `graphExec`.
+/// Uses memory cached by `stream` to back the allocations owned by `graph_exec`.
 ///
 /// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
 ///
@@ -25305,9 +26216,9 @@ pub unsafe fn graph_upload(
     crate::check(status.as_raw() as i32)?;
     Ok(())
 }
-/// Get pointer to device entry function that matches entry function `symbolPtr`
+/// Get pointer to device entry function that matches entry function `symbol_ptr`
 ///
-/// Returns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.
+/// Returns as `function_ptr`, the device entry function corresponding to the symbol `symbol_ptr`.
 ///
 /// The raw function is [`cudaGetFuncBySymbol`](crate::sys::cudaGetFuncBySymbol).
 ///
@@ -25342,4 +26253,619 @@ pub unsafe fn get_func_by_symbol(
     }?;
     crate::check(status.as_raw() as i32)?;
     Ok(function_ptr)
+}
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on input parameters.
+///
+/// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on the specified input
+/// parameters `d`, `p`, `xsz`, and `ysz`.
+///
+/// **Returns:** [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) specified by `d`, `p`, `xsz`, and `ysz`
+///
+/// The C headers' inline helper `make_cudaPitchedPtr`: it fills the fields of [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `d` (field `ptr`) — Pointer to allocated memory
+/// - `p` (field `pitch`) — Pitch of allocated memory in bytes
+/// - `xsz` (field `xsize`) — Logical width of allocation in elements
+/// - `ysz` (field `ysize`) — Logical height of allocation in elements
+#[doc(alias = "make_cudaPitchedPtr")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pitched_ptr(
+    d: *mut ::core::ffi::c_void,
+    p: usize,
+    xsz: usize,
+    ysz: usize,
+) -> cudaPitchedPtr {
+    cudaPitchedPtr {
+        ptr: d,
+        pitch: p,
+        xsize: xsz,
+        ysize: ysz,
+    }
+}
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on input parameters.
+///
+/// Returns a [`cudaPos`](crate::sys::cudaPos) based on the specified input parameters
+/// `x`, `y`, and `z`.
+///
+/// **Returns:** [`cudaPos`](crate::sys::cudaPos) specified by `x`, `y`, and `z`
+///
+/// The C headers' inline helper `make_cudaPos`: it fills the fields of [`cudaPos`](crate::sys::cudaPos) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `x` (field `x`) — X position
+/// - `y` (field `y`) — Y position
+/// - `z` (field `z`) — Z position
+#[doc(alias = "make_cudaPos")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_pos(x: usize, y: usize, z: usize) -> cudaPos {
+    cudaPos { x: x, y: y, z: z }
+}
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on input parameters.
+///
+/// Returns a [`cudaExtent`](crate::sys::cudaExtent) based on the specified input
+/// parameters `w`, `h`, and `d`.
+///
+/// **Returns:** [`cudaExtent`](crate::sys::cudaExtent) specified by `w`, `h`, and `d`
+///
+/// The C headers' inline helper `make_cudaExtent`: it fills the fields of [`cudaExtent`](crate::sys::cudaExtent) in order (not a library call).
+///
+/// # Arguments
+///
+/// - `w` (field `width`) — Width in elements when referring to array memory, in bytes when referring to linear memory
+/// - `h` (field `height`) — Height in elements
+/// - `d` (field `depth`) — Depth in elements
+#[doc(alias = "make_cudaExtent")]
+#[inline]
+#[must_use]
+pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
+    cudaExtent {
+        width: w,
+        height: h,
+        depth: d,
+    }
+}
+///A value of a [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MemPoolAttrValue {
+    ///[`cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES) and its value.
+    ReuseFollowEventDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC) and its value.
+    ReuseAllowOpportunistic(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES) and its value.
+    ReuseAllowInternalDependencies(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD) and its value.
+    AttrReleaseThreshold(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT) and its value.
+    AttrReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH) and its value.
+    AttrReservedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT) and its value.
+    AttrUsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_USED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH) and its value.
+    AttrUsedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_ALLOCATION_TYPE`](crate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE) and its value.
+    AttrAllocationType(cudaMemAllocationType),
+    ///[`cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES`](crate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES) and its value.
+    AttrExportHandleTypes(cudaMemAllocationHandleType),
+    ///[`cudaMemPoolAttr::ATTR_LOCATION_ID`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID) and its value.
+    AttrLocationId(::core::ffi::c_int),
+    ///[`cudaMemPoolAttr::ATTR_LOCATION_TYPE`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE) and its value.
+    AttrLocationType(cudaMemLocationType),
+    ///[`cudaMemPoolAttr::ATTR_MAX_POOL_SIZE`](crate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE) and its value.
+    AttrMaxPoolSize(::core::ffi::c_ulonglong),
+    ///[`cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED`](crate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED) and its value.
+    AttrHwDecompressEnabled(::core::ffi::c_int),
+}
+impl MemPoolAttrValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaMemPoolAttr {
+        match self {
+            Self::ReuseFollowEventDependencies(_) => {
+                cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES
+            }
+            Self::ReuseAllowOpportunistic(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC
+            }
+            Self::ReuseAllowInternalDependencies(_) => {
+                cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES
+            }
+            Self::AttrReleaseThreshold(_) => cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD,
+            Self::AttrReservedMemCurrent(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT,
+            Self::AttrReservedMemHigh(_) => cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH,
+            Self::AttrUsedMemCurrent(_) => cudaMemPoolAttr::ATTR_USED_MEM_CURRENT,
+            Self::AttrUsedMemHigh(_) => cudaMemPoolAttr::ATTR_USED_MEM_HIGH,
+            Self::AttrAllocationType(_) => cudaMemPoolAttr::ATTR_ALLOCATION_TYPE,
+            Self::AttrExportHandleTypes(_) => cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES,
+            Self::AttrLocationId(_) => cudaMemPoolAttr::ATTR_LOCATION_ID,
+            Self::AttrLocationType(_) => cudaMemPoolAttr::ATTR_LOCATION_TYPE,
+            Self::AttrMaxPoolSize(_) => cudaMemPoolAttr::ATTR_MAX_POOL_SIZE,
+            Self::AttrHwDecompressEnabled(_) => {
+                cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED
+            }
+        }
+    }
+}
+///A value of a [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GraphMemAttributeTypeValue {
+    ///[`cudaGraphMemAttributeType::USED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT) and its value.
+    UsedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::USED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH) and its value.
+    UsedMemHigh(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT) and its value.
+    ReservedMemCurrent(::core::ffi::c_ulonglong),
+    ///[`cudaGraphMemAttributeType::RESERVED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH) and its value.
+    ReservedMemHigh(::core::ffi::c_ulonglong),
+}
+impl GraphMemAttributeTypeValue {
+    /// The attribute this value belongs to.
+    pub fn attr(&self) -> cudaGraphMemAttributeType {
+        match self {
+            Self::UsedMemCurrent(_) => cudaGraphMemAttributeType::USED_MEM_CURRENT,
+            Self::UsedMemHigh(_) => cudaGraphMemAttributeType::USED_MEM_HIGH,
+            Self::ReservedMemCurrent(_) => {
+                cudaGraphMemAttributeType::RESERVED_MEM_CURRENT
+            }
+            Self::ReservedMemHigh(_) => cudaGraphMemAttributeType::RESERVED_MEM_HIGH,
+        }
+    }
+}
+/**Writes an attribute through [`mem_pool_set_attribute`](crate::api::mem_pool_set_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)).
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolSetAttribute")]
+pub unsafe fn mem_pool_set_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    value: MemPoolAttrValue,
+) -> crate::Result<()> {
+    match value {
+        MemPoolAttrValue::ReuseFollowEventDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowOpportunistic(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::ReuseAllowInternalDependencies(mut v) => {
+            let attr = cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReleaseThreshold(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrReservedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemCurrent(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrUsedMemHigh(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrAllocationType(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_ALLOCATION_TYPE;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrExportHandleTypes(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrLocationId(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_LOCATION_ID;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrLocationType(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_LOCATION_TYPE;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrMaxPoolSize(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_MAX_POOL_SIZE;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        MemPoolAttrValue::AttrHwDecompressEnabled(mut v) => {
+            let attr = cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                mem_pool_set_attribute(
+                    mem_pool,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
+}
+/**Reads an attribute through [`mem_pool_get_attribute`](crate::api::mem_pool_get_attribute) with the value type the documentation of [`cudaMemPoolAttr`](crate::sys::cudaMemPoolAttr) states for it ([`MemPoolAttrValue`](crate::api::MemPoolAttrValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+
+# Safety
+
+As for the `void*` wrapper, except the value pointer, which this function makes.*/
+#[doc(alias = "cudaMemPoolGetAttribute")]
+pub unsafe fn mem_pool_get_attribute_typed(
+    mem_pool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+) -> crate::Result<MemPoolAttrValue> {
+    if attr == cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseFollowEventDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowOpportunistic(v));
+    }
+    if attr == cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::ReuseAllowInternalDependencies(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReleaseThreshold(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrReservedMemHigh(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemCurrent(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrUsedMemHigh(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_ALLOCATION_TYPE {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: cudaMemAllocationType = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrAllocationType(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: cudaMemAllocationHandleType = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrExportHandleTypes(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_LOCATION_ID {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrLocationId(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_LOCATION_TYPE {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: cudaMemLocationType = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrLocationType(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_MAX_POOL_SIZE {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrMaxPoolSize(v));
+    }
+    if attr == cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            mem_pool_get_attribute(mem_pool, attr, ::core::ptr::from_mut(&mut v).cast())
+        }?;
+        return Ok(MemPoolAttrValue::AttrHwDecompressEnabled(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
+#[doc(alias = "cudaDeviceGetGraphMemAttribute")]
+pub fn device_get_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+) -> crate::Result<GraphMemAttributeTypeValue> {
+    if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::UsedMemHigh(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemCurrent(v));
+    }
+    if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
+        // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
+        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        // SAFETY: the value pointer points at a local of the type the documentation states for this
+        // attribute; the other arguments are the caller's, as the wrapper documents.
+        unsafe {
+            device_get_graph_mem_attribute(
+                device,
+                attr,
+                ::core::ptr::from_mut(&mut v).cast(),
+            )
+        }?;
+        return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
+    }
+    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+}
+///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
+#[doc(alias = "cudaDeviceSetGraphMemAttribute")]
+pub fn device_set_graph_mem_attribute_typed(
+    device: ::core::ffi::c_int,
+    value: GraphMemAttributeTypeValue,
+) -> crate::Result<()> {
+    match value {
+        GraphMemAttributeTypeValue::UsedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::UsedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::USED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemCurrent(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_CURRENT;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+        GraphMemAttributeTypeValue::ReservedMemHigh(mut v) => {
+            let attr = cudaGraphMemAttributeType::RESERVED_MEM_HIGH;
+            // SAFETY: the value pointer points at a local of the type the documentation states for
+            // this attribute; the other arguments are the caller's, as the wrapper documents.
+            unsafe {
+                device_set_graph_mem_attribute(
+                    device,
+                    attr,
+                    ::core::ptr::from_mut(&mut v).cast(),
+                )
+            }
+        }
+    }
 }

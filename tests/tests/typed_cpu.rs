@@ -168,3 +168,64 @@ fn a_function_the_library_lacks_is_the_loaders_error() {
     assert!(out.status.success(), "child failed:\n{text}");
     assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
 }
+
+/// The typed layer's additions that need no GPU: constants typed from C macros, the inline
+/// helpers, const handles, record accessors, attribute values, and the two-call and list
+/// wrappers failing with an error (no device) rather than panicking.
+#[test]
+fn typed_constants_records_and_list_wrappers_without_a_gpu() {
+    use api::{
+        cudaArray_const_t, cudaArray_t, cudaDevResource, cudaDeviceProp, cudaGraphNodeParams,
+        cudaGraph_t, cudaLaunchAttributeID, cudaMemPoolAttr, cudaStream_t, MemPoolAttrValue,
+    };
+    use_wheel();
+    // C macros, typed: stream handles, device ordinals, attribute ids.
+    let legacy: cudaStream_t = api::cudaStreamLegacy;
+    assert_eq!(legacy.0 as usize, 1);
+    assert_eq!(api::cudaStreamPerThread.0 as usize, 2);
+    let cpu: i32 = api::cudaCpuDeviceId;
+    assert_eq!((cpu, api::cudaInvalidDeviceId), (-1, -2));
+    let id: cudaLaunchAttributeID = api::cudaStreamAttributePriority;
+    assert_eq!(id, cudaLaunchAttributeID::PRIORITY);
+    assert_eq!(
+        api::cudaKernelNodeAttributeAccessPolicyWindow,
+        cudaLaunchAttributeID::ACCESS_POLICY_WINDOW
+    );
+    // The headers' inline helpers.
+    let e = api::make_cuda_extent(4, 5, 6);
+    assert_eq!((e.width, e.height, e.depth), (4, 5, 6));
+    // A handle converts to its const form without a cast.
+    let a = cudaArray_t(8usize as *mut _);
+    let c: cudaArray_const_t = a.into();
+    assert_eq!(c.0 as usize, 8);
+    // Records: Debug, string fields, named union members.
+    let mut prop = cudaDeviceProp::default();
+    assert_eq!(prop.name_str(), Some(""));
+    prop.name[..3].copy_from_slice(&[b'G' as _, b'P' as _, b'U' as _]);
+    assert_eq!(prop.name_str(), Some("GPU"));
+    prop.name.fill(b'x' as _);
+    assert_eq!(prop.name_cstr(), None, "no NUL: no string");
+    assert!(format!("{:?}", api::make_cuda_pos(1, 2, 3)).contains("y: 2"));
+    let mut params = cudaGraphNodeParams::default();
+    params.set_graph(api::cudaChildGraphNodeParams {
+        graph: cudaGraph_t(16usize as *mut _),
+        ..Default::default()
+    });
+    // SAFETY: `graph` is the member just written.
+    assert_eq!(unsafe { params.graph() }.graph.0 as usize, 16);
+    assert_eq!(
+        MemPoolAttrValue::AttrReleaseThreshold(9).attr(),
+        cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD
+    );
+    // No device: the wrappers report the CUDA error.
+    let err = api::device_get_graph_mem_attribute_typed(
+        0,
+        api::cudaGraphMemAttributeType::USED_MEM_CURRENT,
+    )
+    .expect_err("no device");
+    assert!(err.cuda_code().is_some(), "{err}");
+    // SAFETY: with no device the runtime rejects the null resource before using it.
+    let split =
+        unsafe { api::dev_sm_resource_split_by_count(Some(&cudaDevResource::default()), 0, 1) };
+    assert!(split.expect_err("no device").cuda_code().is_some());
+}

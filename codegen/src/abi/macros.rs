@@ -327,3 +327,99 @@ mod tests {
         assert!(abi.renames.is_empty());
     }
 }
+
+/// A macro that casts an integer to a type (`#define cudaStreamLegacy ((cudaStream_t)0x1)`),
+/// as the ABI's note on it records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cast {
+    /// The C type cast to (`cudaStream_t`, `int`).
+    pub ty: String,
+    /// The integer, when it reads as one (`0x1`, `- 1`).
+    pub value: Option<i64>,
+}
+
+/// The cast macro `name` of `abi`, read from the note the macro sorting left on it
+/// (``macro `NAME` `((T) V)` is not an integer constant …``). `None` when there is no such
+/// note or its body is not `((T) V)`.
+pub fn cast_of(abi: &Abi, name: &str) -> Option<Cast> {
+    let head = format!("macro `{name}` `");
+    abi.diagnostics.iter().find_map(|d| {
+        let rest = d.message.strip_prefix(&head)?;
+        let body = &rest[..rest.find('`')?];
+        parse_cast(body)
+    })
+}
+
+/// `((T) V)` → the type `T` and the integer `V`.
+fn parse_cast(body: &str) -> Option<Cast> {
+    let inner = body.trim().strip_prefix('(')?.strip_suffix(')')?.trim();
+    let inner = inner.strip_prefix('(')?;
+    let close = inner.find(')')?;
+    let ty = inner[..close].trim().to_string();
+    if ty.is_empty()
+        || !ty
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ')
+    {
+        return None;
+    }
+    let v: String = inner[close + 1..]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let (neg, digits) = match v.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, v.as_str()),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => i64::from_str_radix(hex, 16).ok(),
+        None => digits.parse::<i64>().ok(),
+    };
+    Some(Cast {
+        ty,
+        value: magnitude.map(|m| if neg { -m } else { m }),
+    })
+}
+
+/// The Rust integer type of a C integer type name, if it is one.
+pub fn rust_integer(c: &str) -> Option<&'static str> {
+    Some(match c {
+        "int" | "int32_t" | "signed int" => "i32",
+        "unsigned int" | "uint32_t" | "unsigned" => "u32",
+        "long long" | "int64_t" => "i64",
+        "unsigned long long" | "uint64_t" | "size_t" => "u64",
+        "short" | "int16_t" => "i16",
+        "unsigned short" | "uint16_t" => "u16",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::*;
+
+    #[test]
+    fn casts_read_type_and_value() {
+        assert_eq!(
+            parse_cast("((cudaStream_t) 0x1)"),
+            Some(Cast {
+                ty: "cudaStream_t".into(),
+                value: Some(1)
+            })
+        );
+        assert_eq!(
+            parse_cast("((int) - 2)"),
+            Some(Cast {
+                ty: "int".into(),
+                value: Some(-2)
+            })
+        );
+        assert_eq!(parse_cast("cudaLaunchAttributePriority"), None);
+        assert_eq!(parse_cast("((a;b) 1)"), None);
+        assert_eq!(rust_integer("int"), Some("i32"));
+        assert_eq!(rust_integer("cudaStream_t"), None);
+    }
+}

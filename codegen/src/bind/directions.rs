@@ -47,6 +47,10 @@ pub const RULES: &[DirectionRule] = &[
         description: "a pointer that an integer parameter documented as a count names (its text, or a sentence of the description naming both) is a list of that length: an input when it points to const, an output when its text says it receives the result",
     },
     DirectionRule {
+        id: "given-list",
+        description: "a list to non-const that its count's text, or its own, calls given (\"specified list\", \"given list\", or starting \"List of …\") and that no text says receives a result is an input",
+    },
+    DirectionRule {
         id: "const-pointee",
         description: "a pointer to const is an input (only when no parameter is documented as a count, so it is not a list)",
     },
@@ -56,7 +60,15 @@ pub const RULES: &[DirectionRule] = &[
     },
     DirectionRule {
         id: "described-output",
-        description: "a pointer to non-const that the function's description names in a sentence about what it returns (\"Returns in `*ptr` …\") is an output (only when no parameter is documented as a count)",
+        description: "a pointer to non-const that the function's description names in a sentence about what it returns (\"Returns in `*ptr` …\", \"returns … via `ptr`\") is an output (only when no parameter is documented as a count, a count that is itself such an output aside)",
+    },
+    DirectionRule {
+        id: "converted-in-place",
+        description: "a pointer to a non-const scalar that the description says the function converts (\"Converts the double value of `d` …\") is read and written back (`&mut T`)",
+    },
+    DirectionRule {
+        id: "field-returned",
+        description: "a pointer to a non-const record that the description says a field of is returned in (\"… is returned in `params.field`\") is read and written back (`&mut T`)",
     },
 ];
 
@@ -207,6 +219,14 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
             Direction::In
         } else if says_result(&p.doc) {
             Direction::Out
+        } else if says_given(&f.params[count].doc) || says_given(&p.doc) {
+            return Ok((
+                Decision::List {
+                    direction: Direction::In,
+                    count,
+                },
+                "given-list",
+            ));
         } else {
             return Err(format!(
                 "`{}` ({}): a list whose direction is not stated: written, read, or both",
@@ -220,6 +240,7 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
         f.params.iter().enumerate().find(|(j, q)| {
             *j != i
                 && is_count(q)
+                && !(q.ty.c.pointer_depth() > 0 && described_output(&f.doc, q))
                 && !f.params.iter().enumerate().any(|(k, r)| {
                     k != *j && r.ty.c.pointer_depth() > 0 && count_of(f, k) == Some(*j)
                 })
@@ -239,6 +260,12 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
     if described_output(&f.doc, p) {
         return Ok((Decision::Direction(Direction::Out), "described-output"));
     }
+    if field_returned(&f.doc, p) {
+        return Ok((Decision::Direction(Direction::In), "field-returned"));
+    }
+    if matches!(&**to, CType::Primitive { .. }) && converted(&f.doc, p) {
+        return Ok((Decision::Direction(Direction::In), "converted-in-place"));
+    }
     Err(format!(
         "`{}` ({}): its direction is not stated and no rule decides it from the declaration or the words",
         p.c_name, p.ty.c_text
@@ -246,7 +273,7 @@ pub fn decide(f: &BoundFunction, i: usize) -> Result<(Decision, &'static str), S
 }
 
 /// The parameter's text starts with words saying it receives the result.
-fn says_result(doc: &str) -> bool {
+pub(crate) fn says_result(doc: &str) -> bool {
     let d = doc.trim().to_ascii_lowercase();
     let d = d
         .strip_prefix("optional")
@@ -281,14 +308,45 @@ fn says_pointer_array(f: &BoundFunction, p: &BoundParam) -> bool {
 }
 
 /// A sentence of the description says the function returns something in this parameter
-/// ("Returns in ``*ptr`` …", "… is returned in ``ptr``").
+/// ("Returns in ``*ptr`` …", "… is returned in ``ptr``", "returns … via ``ptr``").
 fn described_output(doc: &str, p: &BoundParam) -> bool {
     let name = doc_name(p);
     sentences(doc).iter().any(|s| {
         let l = s.to_ascii_lowercase();
         l.contains("return")
-            && (s.contains(&format!("in ``*{name}``")) || s.contains(&format!("in ``{name}``")))
+            && (s.contains(&format!("in ``*{name}``"))
+                || s.contains(&format!("in ``{name}``"))
+                || s.contains(&format!("via ``{name}``"))
+                || s.starts_with(&format!("``{name}`` return")))
     })
+}
+
+/// A sentence of the description says something is returned in a field of this parameter
+/// ("… is returned in ``params.field``"): the record is read and written back.
+fn field_returned(doc: &str, p: &BoundParam) -> bool {
+    let name = doc_name(p);
+    let at = format!("``{name}.");
+    sentences(doc).iter().any(|s| {
+        let l = s.to_ascii_lowercase();
+        l.contains("return") && s.contains(&at)
+    })
+}
+
+/// A sentence of the description says the function converts the value this parameter
+/// points at ("Converts the double value of ``d`` …").
+fn converted(doc: &str, p: &BoundParam) -> bool {
+    sentences(doc)
+        .iter()
+        .any(|s| s.to_ascii_lowercase().starts_with("converts") && names(s, p))
+}
+
+/// The text calls a list given by the caller ("specified list", "given list", "… to try").
+fn says_given(doc: &str) -> bool {
+    let d = doc.trim().to_ascii_lowercase();
+    d.starts_with("list of")
+        || ["specified list", "given list"]
+            .iter()
+            .any(|w| d.contains(w))
 }
 
 #[cfg(test)]
@@ -474,6 +532,65 @@ mod tests {
             })
         );
         assert_eq!(rule(&graph, 3), Ok("returns-words"));
+    }
+
+    #[test]
+    fn given_lists_outputs_named_via_and_fields_returned() {
+        let set = f(
+            vec![
+                p(
+                    "device_arr",
+                    ptr(prim("int"), false),
+                    "List of devices to try",
+                ),
+                p("len", prim("int"), "Number of devices in specified list"),
+            ],
+            "Sets a list of devices using ``device_arr``. If ``len`` is not 0 and ``device_arr`` is NULL or if ``len`` exceeds the number of devices, an error is returned.",
+        );
+        assert_eq!(
+            decide(&set, 0),
+            Ok((
+                Decision::List {
+                    direction: Direction::In,
+                    count: 1
+                },
+                "given-list"
+            ))
+        );
+        let info = f(
+            vec![
+                p("paramOffset", ptr(prim("size_t"), false), "The offset"),
+                p("paramSize", ptr(prim("size_t"), false), "The size of the parameter"),
+            ],
+            "Returns parameter information via ``paramOffset`` and ``paramSize``. ``paramSize`` returns the size in bytes.",
+        );
+        assert_eq!(rule(&info, 0), Ok("described-output"));
+        assert_eq!(rule(&info, 1), Ok("described-output"));
+        let alloc = f(
+            vec![p(
+                "nodeParams",
+                ptr(
+                    CType::Named {
+                        name: "cudaParams".into(),
+                    },
+                    false,
+                ),
+                "Parameters for the node",
+            )],
+            "It returns the address of the allocation in ``nodeParams.dptr``.",
+        );
+        assert_eq!(
+            decide(&alloc, 0),
+            Ok((Decision::Direction(Direction::In), "field-returned"))
+        );
+        let double = f(
+            vec![p("d", ptr(prim("double"), false), "Double to convert")],
+            "Converts the double value of ``d`` to an internal float representation.",
+        );
+        assert_eq!(
+            decide(&double, 0),
+            Ok((Decision::Direction(Direction::In), "converted-in-place"))
+        );
     }
 
     #[test]

@@ -99,6 +99,8 @@ mod tests {
             doc: doc.into(),
             section: None,
             source: Source::new("t", 1),
+            kind: Default::default(),
+            from_macro: false,
         }
     }
 

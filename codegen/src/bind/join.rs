@@ -67,6 +67,7 @@ impl<'a> Joiner<'a> {
                     self.need(&bound.ret.c);
                     self.out.functions.push(bound);
                 }
+                None if self.constructor(f) => {}
                 None => {
                     let reason = if f.qualified_name.starts_with("cupy")
                         || f.qualified_name.contains("cupy_")
@@ -270,8 +271,11 @@ impl<'a> Joiner<'a> {
                         doc: k.doc.clone(),
                         section: k.section.clone(),
                         source: k.source.clone(),
+                        kind: super::ConstantKind::Integer,
+                        from_macro: false,
                     });
                 }
+                None if self.macro_constant(k) => {}
                 None => self.out.unbound.push(Unbound {
                     name: k.name.clone(),
                     kind: "constant".into(),
@@ -279,6 +283,120 @@ impl<'a> Joiner<'a> {
                     source: k.source.clone(),
                 }),
             }
+        }
+    }
+
+    /// A documented function `make_<record>` the ABI does not declare, whose documented
+    /// parameters are as many as the record's fields: an inline helper that fills the fields
+    /// in order (`make_cudaPos(x, y, z)`), bound as a constructor.
+    fn constructor(&mut self, f: &crate::ir::Function) -> bool {
+        let Some(record) = f.name.strip_prefix("make_") else {
+            return false;
+        };
+        let Some(r) = self.abi.records.get(record) else {
+            return false;
+        };
+        let params = f.params.as_deref().unwrap_or(&[]);
+        if r.opaque || r.fields.is_empty() || params.len() != r.fields.len() {
+            return false;
+        }
+        let params: Vec<_> = params
+            .iter()
+            .zip(&r.fields)
+            .map(|(p, field)| {
+                (
+                    p.name.clone(),
+                    field.name.clone(),
+                    field.ty.clone(),
+                    p.doc.clone(),
+                )
+            })
+            .collect();
+        for (_, _, ty, _) in &params {
+            self.need(&ty.c);
+        }
+        self.need(&CType::Named {
+            name: record.to_string(),
+        });
+        self.out.constructors.push(super::Constructor {
+            name: f.name.clone(),
+            record: record.to_string(),
+            params,
+            doc: f.doc.clone(),
+            source: f.source.clone(),
+        });
+        true
+    }
+
+    /// A documented constant the ABI holds as a C macro only: a second name of an enumerator
+    /// (typed as its enum), or a cast of an integer to a handle type or an integer type
+    /// (`((cudaStream_t)0x1)`, `((int)-1)`), read from the ABI's notes on the macro. The value
+    /// is the documentation's; a disagreeing ABI value is a warning and the ABI's wins.
+    fn macro_constant(&mut self, k: &crate::ir::Constant) -> bool {
+        let abi = self.abi;
+        let push = |this: &mut Self, value: i64, rust_type: String, kind| {
+            this.out.constants.push(BoundConstant {
+                name: k.name.clone(),
+                value,
+                rust_type,
+                doc: k.doc.clone(),
+                section: k.section.clone(),
+                source: k.source.clone(),
+                kind,
+                from_macro: true,
+            });
+        };
+        if let Some(target) = abi.macro_aliases.get(&k.name) {
+            let found = abi.enums.values().find_map(|e| {
+                e.values
+                    .iter()
+                    .find(|v| &v.name == target)
+                    .map(|v| (e.name.clone(), v.value))
+            });
+            if let Some((ty, value)) = found {
+                let value = i64::try_from(value).unwrap_or(k.value);
+                if value != k.value {
+                    self.diag(Severity::Warning, &k.source, format!("constant `{}` is {} in the docs but {} in the ABI (`{target}`); emitting the ABI value", k.name, k.value, value));
+                }
+                self.need(&CType::Named { name: ty.clone() });
+                push(
+                    self,
+                    value,
+                    ty.clone(),
+                    super::ConstantKind::Enumerator { ty },
+                );
+                return true;
+            }
+        }
+        let Some(cast) = crate::abi::macros::cast_of(abi, &k.name) else {
+            return false;
+        };
+        if let Some(v) = cast.value {
+            if v != k.value {
+                self.diag(Severity::Warning, &k.source, format!("constant `{}` is {} in the docs but {v} in the header macro; emitting the header's value", k.name, k.value));
+            }
+        }
+        let value = cast.value.unwrap_or(k.value);
+        match abi.typedefs.get(&cast.ty) {
+            Some(td) if td.kind == crate::abi::TypedefKind::Handle => {
+                self.need(&CType::Named {
+                    name: cast.ty.clone(),
+                });
+                push(
+                    self,
+                    value,
+                    cast.ty.clone(),
+                    super::ConstantKind::Handle { ty: cast.ty },
+                );
+                true
+            }
+            _ => match crate::abi::macros::rust_integer(&cast.ty) {
+                Some(rust) => {
+                    push(self, value, rust.to_string(), super::ConstantKind::Integer);
+                    true
+                }
+                None => false,
+            },
         }
     }
 
@@ -376,7 +494,7 @@ impl<'a> Joiner<'a> {
             self.out.records.push(BoundRecord {
                 name: name.clone(),
                 abi: r.clone(),
-                doc: doc.map(|s| s.doc.clone()),
+                doc: doc.and_then(|s| about_the_type(&s.doc)),
                 field_docs: doc
                     .map(|s| {
                         s.fields
@@ -435,7 +553,7 @@ impl<'a> Joiner<'a> {
             self.out.typedefs.push(BoundTypedef {
                 name: name.clone(),
                 abi: t.clone(),
-                doc: doc.map(|d| d.doc.clone()),
+                doc: doc.and_then(|d| about_the_type(&d.doc)),
                 section: doc.and_then(|d| d.section.clone()),
                 source: doc.map(|d| d.source.clone()),
             });
@@ -539,4 +657,19 @@ fn direction_word(d: Direction) -> &'static str {
         Direction::Out => "output ",
         Direction::Unstated => "",
     }
+}
+
+/// Sentences the Python binding layer puts on its wrapper classes (its `getPtr` method's
+/// docstring, shown as the class's when the C type has none): not about the C type.
+const BINDING_BOILERPLATE: &[&str] = &["Get memory address of class instance"];
+
+/// A type's documentation without the binding layer's boilerplate; `None` when nothing else
+/// is left (the type is then described as undocumented).
+fn about_the_type(doc: &str) -> Option<String> {
+    let kept: Vec<&str> = doc
+        .lines()
+        .filter(|l| !BINDING_BOILERPLATE.contains(&l.trim()))
+        .collect();
+    let text = kept.join("\n");
+    (!text.trim().is_empty()).then(|| text.trim_matches('\n').to_string())
 }

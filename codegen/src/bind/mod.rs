@@ -10,6 +10,7 @@
 //! parameters whose direction the documentation does not state. Items only one side has are listed
 //! with the reason, never dropped silently.
 
+pub mod attrs;
 pub mod directions;
 pub mod flags;
 pub mod join;
@@ -35,8 +36,15 @@ use crate::ir::Api;
 /// Joins `api` with `abi` and makes every decision the emitter needs: the complete model.
 pub fn bind(api: &Api, abi: &Abi) -> Bindings {
     let mut b = join(api, abi);
-    b.flag_groups = flags::groups(&b.constants);
+    let integers: Vec<BoundConstant> = b
+        .constants
+        .iter()
+        .filter(|k| k.kind == ConstantKind::Integer)
+        .cloned()
+        .collect();
+    b.flag_groups = flags::groups(&integers);
     roles::resolve_all(&mut b);
+    attrs::resolve(&mut b);
     b
 }
 
@@ -57,6 +65,15 @@ pub struct Bindings {
     pub typedefs: Vec<BoundTypedef>,
     /// Documented integer constants the ABI also declares.
     pub constants: Vec<BoundConstant>,
+    /// Enums whose members state the type of their `void*` values.
+    #[serde(default)]
+    pub attr_enums: Vec<attrs::AttrEnum>,
+    /// Typed wrappers that take such a member and its `void*` value.
+    #[serde(default)]
+    pub attr_accessors: Vec<attrs::AttrAccessor>,
+    /// Documented inline helpers that build a record (emitted in the typed layer).
+    #[serde(default)]
+    pub constructors: Vec<Constructor>,
     /// The constants grouped into flag types.
     pub flag_groups: Vec<FlagGroup>,
     /// Documented items the ABI lacks, with the reason.
@@ -163,6 +180,43 @@ pub struct BoundConstant {
     pub doc: String,
     pub section: Option<String>,
     pub source: Source,
+    /// What the value is in Rust: a plain integer (the ABI declares it), or a C macro the
+    /// documentation gives the value of and the headers a type for.
+    #[serde(default)]
+    pub kind: ConstantKind,
+    /// The ABI holds it as a C macro only (its type read from the macro).
+    #[serde(default)]
+    pub from_macro: bool,
+}
+
+/// A documented inline helper of the C headers that builds a record from its fields in order
+/// (`make_cudaExtent(w, h, d)`): not an exported symbol, emitted as a Rust function.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Constructor {
+    /// The documented name (`make_cudaExtent`).
+    pub name: String,
+    /// The record it builds (`cudaExtent`).
+    pub record: String,
+    /// Per field, in order: the documented parameter name, the field name, the field's type
+    /// and the parameter's documentation.
+    pub params: Vec<(String, String, crate::abi::AbiType, String)>,
+    pub doc: String,
+    pub source: Source,
+}
+
+/// The Rust type of a constant.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ConstantKind {
+    /// An integer of type `rust_type`.
+    #[default]
+    Integer,
+    /// A handle (`#define cudaStreamLegacy ((cudaStream_t)0x1)`): the handle type `ty` made
+    /// from the value.
+    Handle { ty: String },
+    /// A second name of an enumerator (`#define cudaStreamAttributePriority
+    /// cudaLaunchAttributePriority`): a value of the enum type `ty`.
+    Enumerator { ty: String },
 }
 
 /// A documented item that has no binding.

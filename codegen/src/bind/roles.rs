@@ -46,6 +46,9 @@ pub enum Role {
     InOut,
     /// Written by the function and returned.
     Out,
+    /// An integer of flags written by the function: returned as the `bitflags` group
+    /// `group` (unknown bits kept).
+    OutFlags { group: String },
     /// A returned `const char*` (`const char**` output): `&'static CStr`.
     OutCStr,
     /// A list: `&[T]`, `&mut [T]` when the function writes it; `count` is the index of the
@@ -58,10 +61,17 @@ pub enum Role {
     },
     /// The length of the slices at these parameter indices (not a parameter of the wrapper).
     Count { of: Vec<usize> },
-    /// A pointer to the length of the output list at `of`: the caller's capacity going in,
-    /// the number written coming back (returned). The list is optional: `None` asks for the
-    /// number only.
-    CountInOut { of: usize },
+    /// A pointer to the length of the output lists at `of`: the caller's capacity going in,
+    /// the number written coming back. With `query`, the documentation says the call reports
+    /// the number when the lists are NULL: the wrapper calls twice (number, then entries)
+    /// and returns the lists as `Vec`s; otherwise the lists are optional slices (`None` asks
+    /// for the number only) and the number is returned.
+    CountInOut { of: Vec<usize>, query: bool },
+    /// An output list the function hands back as a pointer to its own array (`const T**`),
+    /// with the length in the output at `count`: copied into a `Vec` right after the call.
+    BorrowedList { count: usize },
+    /// The output length of the borrowed lists at `of` (not returned: it is their length).
+    BorrowedCount { of: Vec<usize> },
     /// A raw pointer (device or host memory, `void*`): passed as is, makes the call unsafe.
     RawPointer,
     /// A `void**` array of pointers the caller builds (a kernel's arguments, one pointer per
@@ -84,7 +94,8 @@ pub enum Typed {
         rust_name: String,
         /// One role per C parameter, in C order.
         roles: Vec<Role>,
-        /// Records passed in whose fields hold pointers or handles (they make the call unsafe).
+        /// Records passed in whose fields hold pointers or handles (they make the call unsafe),
+        /// each once; an element type of a list is written `type@list`.
         unsafe_records: Vec<String>,
     },
     /// No typed wrapper; the raw function is still there.
@@ -391,6 +402,7 @@ fn resolve_inner(
             continue;
         }
         let (inner, optional) = dt.map_or((&TypeExpr::Any, false), unwrap_optional);
+        let optional = optional || documented_optional(f, p);
         let list = dt.is_some_and(is_list);
         let role = match (&p.ty.c, p.direction) {
             (CType::Pointer { .. }, _) if list => {
@@ -405,6 +417,11 @@ fn resolve_inner(
                     Role::RawPointer
                 } else if matches!(**to, CType::FnPtr { .. }) || is_callback(to, kinds) {
                     return Err(format!("`{}` returns a function pointer", p.c_name));
+                } else if to.pointer_depth() == 0 {
+                    match flag_group(f, p, groups) {
+                        Some(group) => Role::OutFlags { group },
+                        None => Role::Out,
+                    }
                 } else if to.pointer_depth() <= 1 {
                     Role::Out
                 } else {
@@ -483,28 +500,36 @@ fn resolve_inner(
     }
     // Pair every list with its count.
     let mut counts: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut in_out_counts: Vec<(usize, usize)> = Vec::new();
+    let mut in_out_counts: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut borrowed: Vec<(usize, Vec<usize>)> = Vec::new();
     for &s in &slices {
+        if let Some(c) = borrowed_count(f, s, &roles) {
+            match borrowed.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, of)) => of.push(s),
+                None => borrowed.push((c, vec![s])),
+            }
+            roles[s] = Some(Role::BorrowedList { count: c });
+            continue;
+        }
         let (c, how) = find_count(f, s, &roles, &slices)?;
         let p = &f.params[s];
         let in_out = roles[c] == Some(Role::InOut);
         if in_out {
-            if in_out_counts.iter().any(|(k, _)| *k == c) {
-                return Err(format!(
-                    "several output lists share the in/out count `{}`",
-                    f.params[c].c_name
-                ));
+            match in_out_counts.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, of)) => of.push(s),
+                None => in_out_counts.push((c, vec![s])),
             }
-            in_out_counts.push((c, s));
         }
         let optional = in_out
+            || documented_optional(f, p)
             || p.doc_type
                 .as_ref()
                 .is_some_and(|t| matches!(t.expr, TypeExpr::Optional { .. }));
         let mutable = p.direction == Some(Direction::Out);
         if let CType::Pointer { to, .. } = &p.ty.c {
             if !kinds.is_plain(to) {
-                unsafe_records.push(to.c_text());
+                // The element type and the list holding it (`void*@jitOptionsValues`).
+                unsafe_records.push(format!("{}@{}", to.c_text(), p.c_name));
             }
         }
         roles[s] = Some(Role::Slice {
@@ -518,7 +543,11 @@ fn resolve_inner(
         }
     }
     for (c, of) in in_out_counts {
-        roles[c] = Some(Role::CountInOut { of });
+        let query = of.iter().any(|&l| null_queries(f, l));
+        roles[c] = Some(Role::CountInOut { of, query });
+    }
+    for (c, of) in borrowed {
+        roles[c] = Some(Role::BorrowedCount { of });
     }
     for (c, of) in counts {
         roles[c] = Some(Role::Count { of });
@@ -532,6 +561,8 @@ fn resolve_inner(
         });
     }
     let roles: Vec<Role> = roles.into_iter().flatten().collect();
+    let mut seen = std::collections::HashSet::new();
+    unsafe_records.retain(|r| seen.insert(r.clone()));
     if roles.iter().filter(|r| **r == Role::UserData).count() > 1 {
         return Err(
             "several `void*` parameters beside a callback: which is the user data is not stated"
@@ -547,6 +578,75 @@ fn is_callback(c: &CType, kinds: &TypeKinds) -> bool {
         CType::Named { name } => kinds.kind(name) == Some(Kind::Callback),
         _ => false,
     }
+}
+
+/// Whether the documentation says the parameter may be left out: its text starts with
+/// "Optional" or says it may be NULL ("may be NULL", "can be NULL", "If NULL"), or a sentence
+/// of the description naming it calls it optional.
+fn documented_optional(f: &BoundFunction, p: &BoundParam) -> bool {
+    let d = p.doc.trim().to_ascii_lowercase();
+    if d.starts_with("optional")
+        || ["may be null", "can be null", "if null", "or null"]
+            .iter()
+            .any(|w| d.contains(w))
+    {
+        return true;
+    }
+    let name = p.doc_name.as_deref().unwrap_or(&p.c_name);
+    let code = format!("`{name}`");
+    f.doc
+        .split("\n\n")
+        .flat_map(|para| para.split(". "))
+        .any(|s| {
+            let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            s.contains(&format!("{code} is an optional"))
+                || s.contains(&format!("{code} is optional"))
+        })
+}
+
+/// For an output list of pointer depth 2 (`const T**`: the function hands back its own
+/// array), the output integer parameter that receives its length, when exactly one is an
+/// output integer pointer documented as a count or naming the list.
+fn borrowed_count(f: &BoundFunction, slice: usize, roles: &[Option<Role>]) -> Option<usize> {
+    let list = &f.params[slice];
+    if list.direction != Some(Direction::Out) || list.ty.c.pointer_depth() != 2 {
+        return None;
+    }
+    let found: Vec<usize> = f
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            roles[*i] == Some(Role::Out)
+                && matches!(&p.ty.c, CType::Pointer { to, .. } if is_integer(to))
+                && (documented_as_count(&p.doc) || p.doc.contains(list.c_name.as_str()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match found.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// Whether the documentation says the list at `list` may be NULL to ask for the number of
+/// entries only (its own text, or a sentence of the description naming it, says "NULL" and
+/// "number").
+fn null_queries(f: &BoundFunction, list: usize) -> bool {
+    let p = &f.params[list];
+    let name = p.doc_name.as_deref().unwrap_or(&p.c_name);
+    let says = |s: &str| {
+        let l = s.to_ascii_lowercase();
+        l.contains("null") && (l.contains("number") || l.contains("count") || l.contains("query"))
+    };
+    if says(&p.doc) {
+        return true;
+    }
+    let code = format!("`{name}`");
+    f.doc
+        .split("\n\n")
+        .flat_map(|para| para.split(". "))
+        .any(|sentence| sentence.contains(&code) && says(sentence))
 }
 
 /// The count parameter of the list at `slice`, and how it was found.
@@ -640,7 +740,14 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroup]) -> Option
     if !p.c_name.to_ascii_lowercase().contains("flags") {
         return None;
     }
-    let rust_bits = match &p.ty.c {
+    let value = match &p.ty.c {
+        CType::Pointer {
+            to,
+            is_const: false,
+        } if p.direction == Some(Direction::Out) => &**to,
+        other => other,
+    };
+    let rust_bits = match value {
         CType::Primitive { name } => match name.as_str() {
             "unsigned int" | "uint32_t" => "u32",
             "unsigned long long" | "uint64_t" => "u64",
@@ -670,8 +777,29 @@ fn flag_group(f: &BoundFunction, p: &BoundParam, groups: &[FlagGroup]) -> Option
         match m.as_slice() {
             [one] => return Some(one.name.clone()),
             [] => continue,
-            _ => return None,
+            // Several groups named: the one whose prefix is the function's own name
+            // (`cudaHostAlloc*` for `cudaHostAlloc`), else none.
+            many => {
+                return many
+                    .iter()
+                    .find(|g| g.prefix == f.name)
+                    .map(|g| g.name.clone())
+            }
         }
+    }
+    // Flags a getter returns with no constant named: the group of the object the function
+    // is named after (`cudaArrayGet…` returns `cudaArray*` flags), the longest such prefix.
+    if p.direction == Some(Direction::Out) {
+        return groups
+            .iter()
+            .filter(|g| g.bits == rust_bits)
+            .filter(|g| {
+                f.name
+                    .strip_prefix(g.prefix.as_str())
+                    .is_some_and(|rest| rest.starts_with("Get"))
+            })
+            .max_by_key(|g| g.prefix.len())
+            .map(|g| g.name.clone());
     }
     None
 }
@@ -848,6 +976,98 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(roles[1], Role::CountInOut { of: 0 });
+        assert_eq!(
+            roles[1],
+            Role::CountInOut {
+                of: vec![0],
+                query: false
+            }
+        );
+    }
+
+    #[test]
+    fn lists_sharing_an_in_out_count_that_null_queries_use_the_two_call_pattern() {
+        let mut func = f(
+            vec![
+                p(
+                    "from",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return edge endpoints",
+                ),
+                p(
+                    "to",
+                    ptr(prim("int"), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return edge endpoints",
+                ),
+                p(
+                    "numEdges",
+                    ptr(prim("size_t"), false),
+                    IN,
+                    "int",
+                    "See description",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(
+            roles[2],
+            Role::CountInOut {
+                of: vec![0, 1],
+                query: false
+            }
+        );
+        func.doc = "`from` and `to` may both be NULL, in which case this function only returns the number of edges in `numEdges`.".into();
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(
+            roles[2],
+            Role::CountInOut {
+                of: vec![0, 1],
+                query: true
+            }
+        );
+    }
+
+    #[test]
+    fn an_array_the_function_owns_is_a_borrowed_list_and_optional_words_make_options() {
+        let func = f(
+            vec![
+                p(
+                    "deps_out",
+                    ptr(ptr(prim("int"), true), false),
+                    OUT,
+                    "list[int]",
+                    "Location to return the array",
+                ),
+                p(
+                    "numDeps_out",
+                    ptr(prim("size_t"), false),
+                    OUT,
+                    "int",
+                    "Location to return the number of entries",
+                ),
+                p(
+                    "view",
+                    ptr(
+                        CType::Named {
+                            name: "cudaView".into(),
+                        },
+                        true,
+                    ),
+                    IN,
+                    "cudaView",
+                    "Optional view",
+                ),
+            ],
+            "",
+        );
+        let roles = resolve(&func, &[]).expect("resolved");
+        assert_eq!(roles[0], Role::BorrowedList { count: 1 });
+        assert_eq!(roles[1], Role::BorrowedCount { of: vec![0] });
+        assert_eq!(roles[2], Role::OptionalRef { mutable: false });
     }
 }

@@ -7,7 +7,7 @@ use quote::quote;
 use super::docs::{self, DocProblems};
 use super::names::{ident, Names};
 use crate::bind::flags::FlagGroup;
-use crate::bind::BoundConstant;
+use crate::bind::{BoundConstant, ConstantKind};
 
 /// The `flags.rs` file body: one `bitflags` type per group.
 pub fn emit(
@@ -79,7 +79,15 @@ pub fn emit_constants(
             ));
         }
         let d = docs::attrs(&md);
-        quote! { #d pub const #id: #ty = #v as #ty; }
+        match &k.kind {
+            ConstantKind::Integer => quote! { #d pub const #id: #ty = #v as #ty; },
+            ConstantKind::Handle { .. } => quote! {
+                #d pub const #id: #ty = #ty(#v as _);
+            },
+            ConstantKind::Enumerator { .. } => quote! {
+                #d pub const #id: #ty = #ty::from_raw(#v as _);
+            },
+        }
     });
     quote! { #(#items)* }
 }

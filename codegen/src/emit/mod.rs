@@ -62,7 +62,12 @@ const JOBS: [Job; 7] = [
     ("src/sys/constants.rs", |b, n, p| {
         flags::emit_constants(&b.constants, n, p)
     }),
-    ("src/api.rs", |b, n, p| typed::emit(&b.functions, n, p)),
+    ("src/api.rs", |b, n, p| {
+        let mut t = typed::emit(&b.functions, n, p);
+        t.extend(typed::constructors(&b.constructors, n, p));
+        t.extend(typed::attributes(b, n));
+        t
+    }),
 ];
 
 /// Renders every generated file of `b`. `inputs` names the documents (with releases) for the
@@ -112,12 +117,12 @@ pub fn generate(
         #[doc = #library]
         pub const CUDA_MAJOR: u32 = #major;
 
-        mod constants;
+        pub(crate) mod constants;
         pub(crate) mod errors;
-        mod enums;
-        mod flags;
+        pub(crate) mod enums;
+        pub(crate) mod flags;
         mod functions;
-        mod types;
+        pub(crate) mod types;
         pub use constants::*;
         pub use enums::*;
         pub use flags::*;

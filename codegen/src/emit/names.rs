@@ -120,12 +120,45 @@ pub struct Names {
     types: HashMap<String, String>,
     /// Documentation name → Rust path.
     links: HashMap<String, String>,
+    /// Record name → the handle typedef over a non-const pointer to it (`cudaGraphicsResource`
+    /// → `cudaGraphicsResource_t`), when exactly one exists.
+    handles: HashMap<String, String>,
 }
 
 impl Names {
+    /// The handle type over `*mut <record>`, if the crate has exactly one.
+    pub fn handle_over(&self, record: &str) -> Option<&str> {
+        self.handles.get(record).map(String::as_str)
+    }
+
     /// Builds the table for `b`: every emitted item, enum member, flag member and constant.
     pub fn for_bindings(b: &Bindings) -> Names {
         let mut n = Names::default();
+        let mut handles: HashMap<String, Vec<String>> = HashMap::new();
+        for t in &b.typedefs {
+            if let (
+                crate::abi::TypedefKind::Handle,
+                CType::Pointer {
+                    to,
+                    is_const: false,
+                },
+            ) = (&t.abi.kind, &t.abi.ty.c)
+            {
+                if let CType::Named { name } = &**to {
+                    handles
+                        .entry(name.clone())
+                        .or_default()
+                        .push(t.name.clone());
+                }
+            }
+        }
+        n.handles = handles
+            .into_iter()
+            .filter_map(|(k, v)| match v.as_slice() {
+                [one] => Some((k, one.clone())),
+                _ => None,
+            })
+            .collect();
         for e in &b.enums {
             n.types.insert(e.abi.name.clone(), e.name.clone());
             n.link(&e.name, format!("{SYS}::{}", e.name));

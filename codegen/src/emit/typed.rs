@@ -18,7 +18,7 @@ use super::files::comment;
 use super::names::{ident, rust_type, Names};
 use crate::abi::CType;
 use crate::bind::naming::param_name;
-use crate::bind::{BoundFunction, BoundParam, Role, Typed};
+use crate::bind::{BoundFunction, BoundParam, Constructor, Role, Typed};
 use crate::rustdoc::Links;
 
 /// The module path of the typed layer.
@@ -95,10 +95,19 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
         let title = crate::rustdoc::inline(title, &crate::rustdoc::NoLinks);
         md.push_str(&format!("\n\n**{title}**: {}", list.join(", ")));
     }
+    md.push_str(
+        "\n\nThe types, enums, flags and constants the functions take and return are \
+         re-exported here from [`crate::sys`] (the raw functions are not), so code that uses \
+         the typed layer needs no other module.",
+    );
     let doc = docs::inner_attrs(&md);
     quote! {
         #doc
         use crate::sys::*;
+        pub use crate::sys::constants::*;
+        pub use crate::sys::enums::*;
+        pub use crate::sys::flags::*;
+        pub use crate::sys::types::*;
         #(#items)*
     }
 }
@@ -113,6 +122,10 @@ fn pointee(c: &CType) -> Option<&CType> {
 struct Parts {
     params: Vec<TokenStream>,
     pre: Vec<TokenStream>,
+    /// Statements after a successful call (copies of borrowed lists).
+    post: Vec<TokenStream>,
+    /// The two-call pattern: the count's name and the lists it sizes.
+    query: Option<(TokenStream, TokenStream, Vec<TokenStream>)>,
     args: Vec<TokenStream>,
     outs: Vec<(TokenStream, TokenStream)>,
     arg_docs: Vec<String>,
@@ -133,6 +146,8 @@ fn function(
     let mut parts = Parts {
         params: Vec::new(),
         pre: Vec::new(),
+        post: Vec::new(),
+        query: None,
         args: Vec::new(),
         outs: Vec::new(),
         arg_docs: Vec::new(),
@@ -166,7 +181,31 @@ fn function(
     let why = comment(why);
     let call = quote! { unsafe { crate::sys::#c_fn(#(#args),*) }? };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
-    let status = if ret_tokens == "cudaError_t" {
+    let status = if let (Some((cid, cty, lists)), true) =
+        (&parts.query, ret_tokens == "cudaError_t")
+    {
+        let zero = comment(
+            "SAFETY: every type the C API writes through a pointer is plain old data, for \
+             which all-zero bytes are a valid value.",
+        );
+        quote! {
+            #why let status = #call; crate::check(status.as_raw() as i32)?;
+            let n = usize::try_from(#cid).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+            if n > 0 {
+                #(
+                    #lists.try_reserve_exact(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32))?;
+                    #lists.resize_with(n, || {
+                        #zero
+                        unsafe { ::core::mem::zeroed() }
+                    });
+                )*
+                #cid = <#cty>::try_from(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+                #why let status = #call; crate::check(status.as_raw() as i32)?;
+                let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
+                #( #lists.truncate(got); )*
+            }
+        }
+    } else if ret_tokens == "cudaError_t" {
         quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
     } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
         quote! { #why #call; }
@@ -188,9 +227,15 @@ fn function(
         quote! { #why let status = #call; }
     };
     for r in unsafe_records {
-        parts.safety.push(format!(
-            "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
-        ));
+        parts.safety.push(match r.split_once('@') {
+            Some((ty, list)) => format!(
+                "the `{ty}` entries of `{}` hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them.",
+                param_name(list)
+            ),
+            None => format!(
+                "`{r}` values hold pointers or handles: each must be valid (pointers) or live (handles) for what the function does with them."
+            ),
+        });
     }
     debug_assert_eq!(is_unsafe, !parts.safety.is_empty());
     let (ret_ty, ret_val) = match parts.outs.len() {
@@ -209,6 +254,7 @@ fn function(
     let doc = docs::attrs(&md);
     let params = &parts.params;
     let pre = &parts.pre;
+    let post = &parts.post;
     let unsafety = if is_unsafe {
         quote! { unsafe }
     } else {
@@ -221,6 +267,7 @@ fn function(
         pub #unsafety fn #name(#(#params),*) -> crate::Result<#ret_ty> {
             #(#pre)*
             #status
+            #(#post)*
             Ok(#ret_val)
         }
     }
@@ -277,6 +324,7 @@ fn param(
         &format!("{}({})", f.name, p.c_name),
         problems,
     );
+    let doc = rust_terms(&doc, f, roles);
     let pt = pointee(&p.ty.c).map(|t| rust_type(t, names));
     let mut arg_doc = |extra: &str| {
         let sep = if doc.is_empty() { "" } else { " — " };
@@ -361,9 +409,40 @@ fn param(
                 let mut #id: #pt = unsafe { ::core::mem::zeroed() };
             });
             parts.args.push(quote! { &mut #id });
-            parts.outs.push((quote! { #id }, quote! { #pt }));
+            // A pointer to a record the crate has a handle type over is returned as that
+            // handle (`struct cudaGraphicsResource*` → `cudaGraphicsResource_t`).
+            let handle = match pointee(&p.ty.c) {
+                Some(CType::Pointer {
+                    to,
+                    is_const: false,
+                }) => to
+                    .base_name()
+                    .filter(|_| to.pointer_depth() == 0)
+                    .and_then(|n| names.handle_over(n)),
+                _ => None,
+            };
+            match handle {
+                Some(h) => {
+                    let h = ident(h);
+                    parts.outs.push((quote! { #h(#id) }, quote! { #h }));
+                }
+                None => parts.outs.push((quote! { #id }, quote! { #pt })),
+            }
             let sep = if doc.is_empty() { "" } else { ": " };
             parts.ret_docs.push(format!("`{rn}`{sep}{doc}"));
+        }
+        Role::OutFlags { group } => {
+            let g = ident(group);
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
+            parts.outs.push((
+                quote! { crate::sys::#g::from_bits_retain(#id) },
+                quote! { crate::sys::#g },
+            ));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!(
+                "`{rn}` ([`{group}`](crate::sys::{group}); bits it does not name are kept){sep}{doc}"
+            ));
         }
         Role::OutCStr => {
             parts
@@ -406,6 +485,27 @@ fn param(
                 quote! { ::core::ptr::null_mut() }
             };
             let count_name = param_name(&f.params[*count].c_name);
+            if matches!(&roles[*count], Role::CountInOut { query: true, .. }) {
+                let cid = ident(&count_name);
+                let cpt = pointee(&f.params[*count].ty.c).map(|t| rust_type(t, names));
+                parts
+                    .pre
+                    .push(quote! { let mut #id: ::std::vec::Vec<#elem> = ::std::vec::Vec::new(); });
+                parts.args.push(quote! { if #id.is_empty() { ::core::ptr::null_mut() } else { #id.as_mut_ptr() } });
+                parts
+                    .outs
+                    .push((quote! { #id }, quote! { ::std::vec::Vec<#elem> }));
+                let sep = if doc.is_empty() { "" } else { ": " };
+                parts.ret_docs.push(format!("`{rn}`, all the entries (the function is called once with NULL for the number, then with room for that many){sep}{doc}"));
+                match &mut parts.query {
+                    Some((_, _, lists)) => lists.push(quote! { #id }),
+                    None => {
+                        parts.query =
+                            Some((quote! { #cid }, quote! { #cpt }, vec![quote! { #id }]));
+                    }
+                }
+                return;
+            }
             if *optional {
                 parts
                     .params
@@ -420,16 +520,73 @@ fn param(
                 arg_doc(&format!(" (list; its length gives `{count_name}`)"));
             }
         }
-        Role::CountInOut { of } => {
-            let sid = ident(&param_name(&f.params[*of].c_name));
+        Role::CountInOut { query: true, .. } => {
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
+        }
+        Role::CountInOut { of, query: false } => {
+            let lens: Vec<TokenStream> = of
+                .iter()
+                .map(|&s| {
+                    let sid = ident(&param_name(&f.params[s].c_name));
+                    quote! { #sid.as_ref().map(|s| s.len()) }
+                })
+                .collect();
             parts.pre.push(quote! {
-                let mut #id: #pt = <#pt>::try_from(#sid.as_ref().map_or(0, |s| s.len())).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+                let mut #id: #pt = {
+                    let lens = [#(#lens),*];
+                    let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
+                    for len in lens.into_iter().flatten() {
+                        match n {
+                            ::core::option::Option::Some(m) if m != len => return Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32)),
+                            _ => n = ::core::option::Option::Some(len),
+                        }
+                    }
+                    <#pt>::try_from(n.unwrap_or(0)).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?
+                };
             });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((quote! { #id }, quote! { #pt }));
-            let list = param_name(&f.params[*of].c_name);
+            let list: Vec<String> = of
+                .iter()
+                .map(|&s| format!("`{}`", param_name(&f.params[s].c_name)))
+                .collect();
+            let list = list.join(", ");
             let sep = if doc.is_empty() { "" } else { ": " };
-            parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of `{list}`, 0 when `None`){sep}{doc}"));
+            parts.ret_docs.push(format!("`{rn}`, the number of entries (its input is the length of {list}, 0 when `None`){sep}{doc}"));
+        }
+        Role::BorrowedList { count } => {
+            let inner = pointee(&p.ty.c)
+                .and_then(pointee)
+                .map_or_else(|| quote! { ::core::ffi::c_void }, |t| rust_type(t, names));
+            let cid = ident(&param_name(&f.params[*count].c_name));
+            parts
+                .pre
+                .push(quote! { let mut #id: *const #inner = ::core::ptr::null(); });
+            parts.args.push(quote! { &mut #id });
+            let why = comment(
+                "SAFETY: on success the function points this at an array of the returned number \
+                 of entries that it owns and keeps valid until the next call on the same object; \
+                 it is copied at once.",
+            );
+            parts.post.push(quote! {
+                let #id: ::std::vec::Vec<#inner> = match usize::try_from(#cid) {
+                    Ok(n) if n > 0 && !#id.is_null() => {
+                        #why
+                        unsafe { ::core::slice::from_raw_parts(#id, n) }.to_vec()
+                    }
+                    _ => ::std::vec::Vec::new(),
+                };
+            });
+            parts
+                .outs
+                .push((quote! { #id }, quote! { ::std::vec::Vec<#inner> }));
+            let sep = if doc.is_empty() { "" } else { ": " };
+            parts.ret_docs.push(format!("`{rn}`, copied from the array the function returns (empty when it returns NULL or no entries){sep}{doc}"));
+        }
+        Role::BorrowedCount { .. } => {
+            parts.pre.push(quote! { let mut #id: #pt = 0; });
+            parts.args.push(quote! { &mut #id });
         }
         Role::Count { of } => {
             let lens: Vec<TokenStream> = of
@@ -470,6 +627,9 @@ fn typed_docs(
     problems: &mut DocProblems,
 ) -> String {
     let mut md = docs::markdown(&f.doc, links, &f.name, problems);
+    if let Typed::Wrapper { roles, .. } = &f.typed {
+        md = rust_terms(&md, f, roles);
+    }
     if md.trim().is_empty() {
         md = format!("Calls `{}`.", f.name);
     }
@@ -522,4 +682,313 @@ fn typed_docs(
         md.push_str(&see);
     }
     md
+}
+
+/// The documented inline helpers that build a record (`make_cudaExtent`): a `const fn` each,
+/// taking the fields in order.
+pub fn constructors(
+    list: &[Constructor],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
+    let items = list.iter().map(|c| {
+        let rust = crate::bind::naming::snake_case(&c.name);
+        let name = ident(&rust);
+        let record = ident(&c.record);
+        let c_name = &c.name;
+        let params = c.params.iter().map(|(p, _, ty, _)| {
+            let id = ident(&param_name(p));
+            let t = rust_type(&ty.c, names);
+            quote! { #id: #t }
+        });
+        let fields = c.params.iter().map(|(p, field, _, _)| {
+            let id = ident(&param_name(p));
+            let f = ident(field);
+            quote! { #f: #id }
+        });
+        let mut md = docs::markdown(&c.doc, names, &c.name, problems);
+        md.push_str(&format!(
+            "\n\nThe C headers' inline helper `{}`: it fills the fields of [`{}`](crate::sys::{}) in order (not a library call).\n\n# Arguments\n\n",
+            c.name, c.record, c.record
+        ));
+        let args: Vec<String> = c
+            .params
+            .iter()
+            .map(|(p, field, _, doc)| {
+                let d = docs::markdown(&flat(doc), names, &c.name, problems);
+                format!("- `{}` (field `{field}`) — {d}", param_name(p))
+            })
+            .collect();
+        md.push_str(&args.join("\n"));
+        let doc = docs::attrs(&md);
+        quote! {
+            #doc
+            #[doc(alias = #c_name)]
+            #[inline]
+            #[must_use]
+            pub const fn #name(#(#params),*) -> #record {
+                #record { #(#fields),* }
+            }
+        }
+    });
+    quote! { #(#items)* }
+}
+
+/// The typed attribute values ([`crate::bind::attrs`]): per attribute enum a Rust enum with
+/// one variant per member whose value type the documentation states, and per accessor a
+/// companion `<wrapper>_typed` that reads (`-> Value`) or writes (`value: Value`) it.
+pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
+    use heck::ToUpperCamelCase;
+    let mut out = Vec::new();
+    let used: Vec<&str> = b
+        .attr_accessors
+        .iter()
+        .map(|a| a.enum_name.as_str())
+        .collect();
+    for e in b
+        .attr_enums
+        .iter()
+        .filter(|e| used.contains(&e.name.as_str()))
+    {
+        let ty = ident(&e.name);
+        let vty = ident(&value_type_name(&e.name));
+        let variants = e.members.iter().map(|m| {
+            let v = ident(&m.rust_name.to_upper_camel_case());
+            let t = rust_type(&m.ty, names);
+            let member = &m.rust_name;
+            let doc = format!(
+                "[`{0}::{member}`](crate::sys::{0}::{member}) and its value.",
+                e.name
+            );
+            quote! { #[doc = #doc] #v(#t), }
+        });
+        let arms = e.members.iter().map(|m| {
+            let v = ident(&m.rust_name.to_upper_camel_case());
+            let c = ident(&m.rust_name);
+            quote! { Self::#v(_) => #ty::#c, }
+        });
+        let doc = format!(
+            "A value of a [`{0}`](crate::sys::{0}) attribute, typed as the documentation states for each member (members whose value type it does not state are reached through the raw `void*` functions).",
+            e.name
+        );
+        out.push(quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub enum #vty { #(#variants)* }
+            impl #vty {
+                /// The attribute this value belongs to.
+                pub fn attr(&self) -> #ty {
+                    match self { #(#arms)* }
+                }
+            }
+        });
+    }
+    for a in &b.attr_accessors {
+        let Some(f) = b.functions.iter().find(|f| f.name == a.function) else {
+            continue;
+        };
+        let Typed::Wrapper {
+            rust_name, roles, ..
+        } = &f.typed
+        else {
+            continue;
+        };
+        let Some(e) = b.attr_enums.iter().find(|e| e.name == a.enum_name) else {
+            continue;
+        };
+        let base = ident(rust_name);
+        let name = ident(&format!("{rust_name}_typed"));
+        let ty = ident(&e.name);
+        let vty = ident(&value_type_name(&e.name));
+        let is_unsafe = f
+            .params
+            .iter()
+            .enumerate()
+            .any(|(i, _)| i != a.value && i != a.attr && roles[i].is_unsafe());
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        let attr_id = ident(&param_name(&f.params[a.attr].c_name));
+        for (i, p) in f.params.iter().enumerate() {
+            let id = ident(&param_name(&p.c_name));
+            if i == a.value {
+                args.push(quote! { ::core::ptr::from_mut(&mut v).cast() });
+                continue;
+            }
+            if i == a.attr {
+                args.push(quote! { #attr_id });
+                if a.getter {
+                    params.push(quote! { #id: #ty });
+                }
+                continue;
+            }
+            let t = rust_type(&p.ty.c, names);
+            params.push(quote! { #id: #t });
+            args.push(quote! { #id });
+        }
+        let unsafety = if is_unsafe {
+            quote! { unsafe }
+        } else {
+            quote! {}
+        };
+        let safety = if is_unsafe {
+            "\n\n# Safety\n\nAs for the `void*` wrapper, except the value pointer, which this function makes."
+        } else {
+            ""
+        };
+        let why = comment(
+            "SAFETY: the value pointer points at a local of the type the documentation states \
+             for this attribute; the other arguments are the caller's, as the wrapper documents.",
+        );
+        let zero_why = comment(
+            "SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.",
+        );
+        let body = if a.getter {
+            let arms = e.members.iter().map(|m| {
+                let v = ident(&m.rust_name.to_upper_camel_case());
+                let c = ident(&m.rust_name);
+                let t = rust_type(&m.ty, names);
+                quote! {
+                    if #attr_id == #ty::#c {
+                        #zero_why
+                        let mut v: #t = unsafe { ::core::mem::zeroed() };
+                        #why
+                        unsafe { #base(#(#args),*) }?;
+                        return Ok(#vty::#v(v));
+                    }
+                }
+            });
+            quote! {
+                #(#arms)*
+                Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+            }
+        } else {
+            let arms = e.members.iter().map(|m| {
+                let v = ident(&m.rust_name.to_upper_camel_case());
+                let c = ident(&m.rust_name);
+                quote! {
+                    #vty::#v(mut v) => {
+                        let #attr_id = #ty::#c;
+                        #why
+                        unsafe { #base(#(#args),*) }
+                    }
+                }
+            });
+            quote! { match value { #(#arms)* } }
+        };
+        let (sig_tail, ret) = if a.getter {
+            (quote! {}, quote! { #vty })
+        } else {
+            (quote! { value: #vty }, quote! { () })
+        };
+        let all_params = if a.getter {
+            quote! { #(#params),* }
+        } else if params.is_empty() {
+            quote! { #sig_tail }
+        } else {
+            quote! { #(#params),*, #sig_tail }
+        };
+        let what = if a.getter { "Reads" } else { "Writes" };
+        let doc = format!(
+            "{what} an attribute through [`{rust_name}`](crate::api::{rust_name}) with the value type the documentation of [`{0}`](crate::sys::{0}) states for it ([`{vname}`](crate::api::{vname})).{note}{safety}",
+            e.name,
+            vname = value_type_name(&e.name),
+            note = if a.getter {
+                " An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA."
+            } else {
+                ""
+            }
+        );
+        let c_name = &f.name;
+        out.push(quote! {
+            #[doc = #doc]
+            #[doc(alias = #c_name)]
+            pub #unsafety fn #name(#all_params) -> crate::Result<#ret> {
+                #body
+            }
+        });
+    }
+    quote! { #(#out)* }
+}
+
+/// The Rust name of an attribute enum's value type: `cudaMemPoolAttr` → `MemPoolAttrValue`.
+fn value_type_name(enum_name: &str) -> String {
+    use heck::ToUpperCamelCase;
+    let bare = enum_name.strip_prefix("cuda").unwrap_or(enum_name);
+    format!("{}Value", bare.to_upper_camel_case())
+}
+
+/// What the typed wrapper calls the C parameter at `i` in prose: its Rust name, "the
+/// returned `x`" for what the wrapper returns, "the length of `list`" for a count the slices
+/// carry.
+fn rust_reference(f: &BoundFunction, roles: &[Role], i: usize) -> String {
+    let rn = |j: usize| param_name(&f.params[j].c_name);
+    let query_list =
+        |count: usize| matches!(roles.get(count), Some(Role::CountInOut { query: true, .. }));
+    match &roles[i] {
+        Role::Out | Role::OutCStr | Role::OutFlags { .. } | Role::BorrowedList { .. } => {
+            format!("the returned `{}`", rn(i))
+        }
+        Role::Slice { count, .. } if query_list(*count) => format!("the returned `{}`", rn(i)),
+        Role::Count { of } | Role::BorrowedCount { of } | Role::CountInOut { of, query: true } => {
+            match of.first() {
+                Some(&l) if matches!(roles[i], Role::Count { .. }) => {
+                    format!("the length of `{}`", rn(l))
+                }
+                Some(&l) => format!("the length of the returned `{}`", rn(l)),
+                None => format!("`{}`", rn(i)),
+            }
+        }
+        _ => format!("`{}`", rn(i)),
+    }
+}
+
+/// `md` with the code spans that name a C parameter (`` `dev` ``, `` `*prop` ``) rewritten to
+/// what the typed wrapper calls it ([`rust_reference`]). Link texts (`` [`x`](…) ``) are kept.
+fn rust_terms(md: &str, f: &BoundFunction, roles: &[Role]) -> String {
+    if roles.len() != f.params.len() {
+        return md.to_string();
+    }
+    let lookup = |span: &str| -> Option<String> {
+        let bare = span.trim_start_matches('*');
+        f.params.iter().enumerate().find_map(|(i, p)| {
+            let named = p.c_name == bare || p.doc_name.as_deref() == Some(bare);
+            named.then(|| rust_reference(f, roles, i))
+        })
+    };
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(open) = rest.find('`') {
+        let (before, after) = rest.split_at(open);
+        out.push_str(before);
+        let Some(close) = after[1..].find('`') else {
+            out.push_str(after);
+            return out;
+        };
+        let span = &after[1..=close];
+        let whole = &after[..close + 2];
+        let in_link = before.ends_with('[');
+        match lookup(span) {
+            Some(r) if !in_link && !span.is_empty() => {
+                // "Returns in `*x` the …" / "… is returned in `x`": the output is what the
+                // wrapper returns, so say "as `x`" there rather than "in the returned `x`".
+                let named = r.strip_prefix("the returned ");
+                let lower = out.to_ascii_lowercase();
+                match named {
+                    Some(n) if lower.ends_with("returns in ") => {
+                        out.truncate(out.len() - "in ".len());
+                        out.push_str(&format!("as {n},"));
+                    }
+                    Some(n) if lower.ends_with("returned in ") => {
+                        out.truncate(out.len() - "in ".len());
+                        out.push_str(&format!("as {n}"));
+                    }
+                    _ => out.push_str(&r),
+                }
+            }
+            _ => out.push_str(whole),
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    out
 }

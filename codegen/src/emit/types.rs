@@ -2,6 +2,8 @@
 //! opaque handles as `#[repr(transparent)]` pointer newtypes, callbacks as nullable
 //! `extern "C"` function pointers, and scalar or record aliases as `pub type`.
 
+use std::collections::HashMap;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -17,9 +19,229 @@ pub fn emit(
     names: &Names,
     problems: &mut DocProblems,
 ) -> TokenStream {
-    let recs: Vec<TokenStream> = records.iter().map(|r| record(r, names, problems)).collect();
+    let by_name: HashMap<&str, &BoundRecord> =
+        records.iter().map(|r| (r.name.as_str(), r)).collect();
+    let recs: Vec<TokenStream> = records
+        .iter()
+        .map(|r| {
+            let mut t = record(r, names, problems);
+            if !r.abi.opaque {
+                t.extend(debug_impl(r));
+                t.extend(accessors(r, &by_name, names));
+            }
+            t
+        })
+        .collect();
+    let aliases = nested_aliases(records);
     let tds = typedefs.iter().map(|t| typedef(t, names, problems));
-    quote! { #(#recs)* #(#tds)* }
+    let pairs = const_pairs(typedefs);
+    quote! { #(#recs)* #(#aliases)* #(#tds)* #(#pairs)* }
+}
+
+/// `Debug` for a record: every field of a struct (bitfield storage as bytes); a union prints
+/// its name only, since which member is meaningful is not recorded in it.
+fn debug_impl(r: &BoundRecord) -> TokenStream {
+    let ty = ident(&r.name);
+    let name = &r.name;
+    let body = match r.abi.kind {
+        RecordKind::Struct => {
+            let fields = r.abi.fields.iter().map(|f| {
+                let id = ident(&f.name);
+                let label = &f.name;
+                quote! { .field(#label, &self.#id) }
+            });
+            quote! { f.debug_struct(#name) #(#fields)* .finish() }
+        }
+        RecordKind::Union => quote! { f.debug_struct(#name).finish_non_exhaustive() },
+    };
+    quote! {
+        impl ::core::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #body
+            }
+        }
+    }
+}
+
+/// Whether `name` is a member bindgen made up for an anonymous union or struct.
+fn is_anon(name: &str) -> bool {
+    name.starts_with("__bindgen_anon_")
+}
+
+/// Named accessors: for each member of an anonymous union field (`__bindgen_anon_1`), a
+/// getter (`unsafe`: the caller says which member is the active one) and a safe setter; for
+/// each `[c_char; N]` field, `<field>_cstr` and `<field>_str` reading up to the first NUL.
+/// A name that would collide with a field or another accessor is left out.
+fn accessors(r: &BoundRecord, by_name: &HashMap<&str, &BoundRecord>, names: &Names) -> TokenStream {
+    let ty = ident(&r.name);
+    let mut taken: Vec<String> = r.abi.fields.iter().map(|f| f.name.clone()).collect();
+    let mut items = Vec::new();
+    for f in &r.abi.fields {
+        let fid = ident(&f.name);
+        if let CType::Array { of, len } = &f.ty.c {
+            if matches!(&**of, CType::Primitive { name } if name == "char") {
+                let cs = format!("{}_cstr", f.name);
+                let st = format!("{}_str", f.name);
+                if taken.contains(&cs) || taken.contains(&st) {
+                    continue;
+                }
+                taken.push(cs.clone());
+                taken.push(st.clone());
+                let (cs, st) = (ident(&cs), ident(&st));
+                let len = Literal::usize_unsuffixed(*len as usize);
+                let doc1 = format!(
+                    "The string in `{}`, up to its first NUL; `None` when it holds no NUL.",
+                    f.name
+                );
+                let doc2 = format!("The string in `{}` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.", f.name);
+                items.push(quote! {
+                    #[doc = #doc1]
+                    pub fn #cs(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+                        // SAFETY: the array is `#len` initialised `c_char`s, which have the size
+                        // and alignment of `u8`; the slice borrows `self`.
+                        let bytes: &[u8] = unsafe {
+                            ::core::slice::from_raw_parts(self.#fid.as_ptr().cast::<u8>(), #len)
+                        };
+                        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+                    }
+                    #[doc = #doc2]
+                    pub fn #st(&self) -> ::core::option::Option<&str> {
+                        self.#cs().and_then(|s| s.to_str().ok())
+                    }
+                });
+            }
+            continue;
+        }
+        if !is_anon(&f.name) {
+            continue;
+        }
+        let Some(u) = f.ty.c.base_name().and_then(|n| by_name.get(n)) else {
+            continue;
+        };
+        if f.ty.c.pointer_depth() != 0 || u.abi.kind != RecordKind::Union {
+            continue;
+        }
+        for m in &u.abi.fields {
+            let set = format!("set_{}", m.name.trim_end_matches('_'));
+            let get = m.name.trim_end_matches('_').to_string();
+            if is_anon(&m.name) || taken.contains(&get) || taken.contains(&set) {
+                continue;
+            }
+            taken.push(get.clone());
+            taken.push(set.clone());
+            let mid = ident(&m.name);
+            let t = rust_type(&m.ty.c, names);
+            let (g, st) = (ident(&get), ident(&set));
+            let gdoc = format!(
+                "The union member `{}` of `{}` (C: `{}.{}`).\n\n# Safety\n\n`{}` must be the member last written (the one the documentation says is in use here).",
+                m.name, f.name, r.name, m.name, m.name
+            );
+            let sdoc = format!(
+                "Writes the union member `{}` of `{}` (C: `{}.{}`), making it the one in use.",
+                m.name, f.name, r.name, m.name
+            );
+            items.push(quote! {
+                #[doc = #gdoc]
+                #[inline]
+                pub unsafe fn #g(&self) -> #t {
+                    // SAFETY: the caller says this member is the one in use.
+                    unsafe { self.#fid.#mid }
+                }
+                #[doc = #sdoc]
+                #[inline]
+                pub fn #st(&mut self, value: #t) {
+                    self.#fid.#mid = value;
+                }
+            });
+        }
+    }
+    if items.is_empty() {
+        return quote! {};
+    }
+    quote! {
+        impl #ty { #(#items)* }
+    }
+}
+
+/// Readable names for the nested types bindgen names `Parent__bindgen_ty_N`: an alias
+/// `Parent_field` after the field of the parent that has the type (`Parent_anonN` for an
+/// anonymous field), when no record already has that name.
+fn nested_aliases(records: &[BoundRecord]) -> Vec<TokenStream> {
+    let existing: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
+    let mut made: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    let mut readable: HashMap<String, String> = HashMap::new();
+    for r in records {
+        let parent = readable
+            .get(&r.name)
+            .cloned()
+            .unwrap_or_else(|| r.name.clone());
+        for f in &r.abi.fields {
+            let Some(n) = f.ty.c.base_name() else {
+                continue;
+            };
+            if !n.contains("__bindgen_ty_") || !n.starts_with(r.name.as_str()) {
+                continue;
+            }
+            let part = match f.name.strip_prefix("__bindgen_anon_") {
+                Some(k) => format!("anon{k}"),
+                None => f.name.trim_end_matches('_').to_string(),
+            };
+            let alias = format!("{parent}_{part}");
+            if existing.contains(&alias.as_str())
+                || made.contains(&alias)
+                || readable.contains_key(n)
+            {
+                continue;
+            }
+            readable.insert(n.to_string(), alias.clone());
+            made.push(alias.clone());
+            let (a, t) = (ident(&alias), ident(n));
+            let doc = format!(
+                "A readable name for [`{n}`]: the type of `{}.{}`.",
+                r.name, f.name
+            );
+            out.push(quote! {
+                #[doc = #doc]
+                pub type #a = #t;
+            });
+        }
+    }
+    out
+}
+
+/// `From` the handle over `*mut T` into the handle over `*const T` (`cudaArray_t` →
+/// `cudaArray_const_t`), for every such pair of handle typedefs.
+fn const_pairs(typedefs: &[BoundTypedef]) -> Vec<TokenStream> {
+    let target = |t: &BoundTypedef| match (&t.abi.kind, &t.abi.ty.c) {
+        (TypedefKind::Handle, CType::Pointer { to, is_const }) => Some((to.c_text(), *is_const)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for m in typedefs {
+        let Some((to, false)) = target(m) else {
+            continue;
+        };
+        for c in typedefs {
+            if target(c) == Some((to.clone(), true)) {
+                let (mi, ci) = (ident(&m.name), ident(&c.name));
+                let doc = format!(
+                    "The same handle, as the `const` handle type (`{}` → `{}`).",
+                    m.name, c.name
+                );
+                out.push(quote! {
+                    impl ::core::convert::From<#mi> for #ci {
+                        #[doc = #doc]
+                        #[inline]
+                        fn from(h: #mi) -> Self {
+                            Self(h.0.cast_const())
+                        }
+                    }
+                });
+            }
+        }
+    }
+    out
 }
 
 fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenStream {

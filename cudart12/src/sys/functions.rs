@@ -2598,7 +2598,7 @@ pub unsafe fn cudaStreamGetFlags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -3122,7 +3122,7 @@ pub unsafe fn cudaStreamAttachMemAsync(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing
@@ -3173,7 +3173,7 @@ pub unsafe fn cudaStreamBeginCapture(
 /// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing the capture
@@ -3347,7 +3347,7 @@ pub unsafe fn cudaStreamEndCapture(
 ///   [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
 /// `*pCaptureStatus` is unspecified after the call. The blocking stream
@@ -3389,7 +3389,7 @@ pub unsafe fn cudaStreamIsCapturing(
 ///
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -3443,7 +3443,7 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 }
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -8487,7 +8487,7 @@ pub unsafe fn cudaMemPrefetchAsync_v2(
 ///
 /// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
 ///   data will be accessed by `device`. Passing in
-///   `cudaCpuDeviceId` for `device` will set the advice for the
+///   [`cudaCpuDeviceId`](crate::sys::cudaCpuDeviceId) for `device` will set the advice for the
 ///   CPU. If `device` is a GPU, then the device attribute
 ///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero. This
 ///   advice does not cause data migration and has no impact on the
@@ -17688,7 +17688,7 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 ///
 /// The streams used to launch these kernels must have been created via either [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
 /// or [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority) or [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority). The NULL stream or
-/// `cudaStreamLegacy` or `cudaStreamPerThread` cannot be used.
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread) cannot be used.
 ///
 /// The total number of blocks launched per kernel cannot exceed the maximum number of blocks
 /// per multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor) (or
@@ -17729,7 +17729,7 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 /// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::sharedMem is the dynamic shared-memory size per thread block in bytes.
 ///   This must match across all kernels launched.
 /// - [`cudaLaunchParams`](crate::sys::cudaLaunchParams)::stream is the handle to the stream to perform the launch in. This cannot
-///   be the NULL stream or `cudaStreamLegacy` or `cudaStreamPerThread`.
+///   be the NULL stream or [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) or [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread).
 ///
 /// By default, the kernel won't begin execution on any GPU until all prior work in all the specified
 /// streams has completed. This behavior can be overridden by specifying the flag
@@ -17842,8 +17842,8 @@ pub unsafe fn cudaFuncGetName(
 ///
 /// - `func`: `const void*` — The function to query
 /// - `paramIndex`: `size_t` — The parameter index to query
-/// - `paramOffset`: `size_t*` — The offset into the device-side parameter layout at which the parameter resides
-/// - `paramSize`: `size_t*` — The size of the parameter in the device-side parameter layout
+/// - `paramOffset`: `size_t*` (output) — The offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: `size_t*` (output) — The size of the parameter in the device-side parameter layout
 ///
 /// # Errors
 ///

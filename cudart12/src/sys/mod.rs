@@ -25,12 +25,12 @@
 pub const CUDA_RELEASE: &str = "12.8";
 /// Its major: the runtime library this crate opens is `libcudart.so.12`.
 pub const CUDA_MAJOR: u32 = 12u32;
-mod constants;
+pub(crate) mod constants;
 pub(crate) mod errors;
-mod enums;
-mod flags;
+pub(crate) mod enums;
+pub(crate) mod flags;
 mod functions;
-mod types;
+pub(crate) mod types;
 pub use constants::*;
 pub use enums::*;
 pub use flags::*;

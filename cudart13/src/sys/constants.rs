@@ -73,6 +73,18 @@ pub const cudaStreamDefault: u32 = 0 as u32;
 ///
 /// Also available as the flag [`NON_BLOCKING`](crate::sys::StreamFlags::NON_BLOCKING).
 pub const cudaStreamNonBlocking: u32 = 1 as u32;
+/// Legacy stream handle
+///
+/// Stream handle that can be passed as a cudaStream_t to use an implicit stream with legacy synchronization behavior.
+///
+/// See details of the link_sync_behavior
+pub const cudaStreamLegacy: cudaStream_t = cudaStream_t(1 as _);
+/// Per-thread stream handle
+///
+/// Stream handle that can be passed as a cudaStream_t to use an implicit stream with per-thread synchronization behavior.
+///
+/// See details of the link_sync_behavior
+pub const cudaStreamPerThread: cudaStream_t = cudaStream_t(2 as _);
 /// Default event flag
 ///
 /// Also available as the flag [`DEFAULT`](crate::sys::EventFlags::DEFAULT).
@@ -199,6 +211,10 @@ pub const cudaOccupancyDefault: u32 = 0 as u32;
 ///
 /// Also available as the flag [`DISABLE_CACHING_OVERRIDE`](crate::sys::OccupancyFlags::DISABLE_CACHING_OVERRIDE).
 pub const cudaOccupancyDisableCachingOverride: u32 = 1 as u32;
+/// Device id that represents the CPU
+pub const cudaCpuDeviceId: i32 = -1 as i32;
+/// Device id that represents an invalid device
+pub const cudaInvalidDeviceId: i32 = -2 as i32;
 /// Tell the CUDA runtime that DeviceFlags is being set in cudaInitDevice call
 pub const cudaInitDeviceFlagsAreValid: u32 = 1 as u32;
 /// Indicates that the layered sparse CUDA array or CUDA mipmapped array has a single mip tail region for all layers
@@ -237,6 +253,51 @@ pub const cudaGraphKernelNodePortProgrammatic: u32 = 1 as u32;
 ///
 /// Also available as the flag [`LAUNCH_COMPLETION`](crate::sys::GraphKernelNodePortFlags::LAUNCH_COMPLETION).
 pub const cudaGraphKernelNodePortLaunchCompletion: u32 = 2 as u32;
+pub const cudaStreamAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    1 as _,
+);
+pub const cudaStreamAttributeSynchronizationPolicy: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    3 as _,
+);
+pub const cudaStreamAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    9 as _,
+);
+pub const cudaStreamAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    10 as _,
+);
+pub const cudaStreamAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    8 as _,
+);
+pub const cudaKernelNodeAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    1 as _,
+);
+pub const cudaKernelNodeAttributeCooperative: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    2 as _,
+);
+pub const cudaKernelNodeAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    8 as _,
+);
+pub const cudaKernelNodeAttributeClusterDimension: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    4 as _,
+);
+pub const cudaKernelNodeAttributeClusterSchedulingPolicyPreference: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    5 as _,
+);
+pub const cudaKernelNodeAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    9 as _,
+);
+pub const cudaKernelNodeAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    10 as _,
+);
+pub const cudaKernelNodeAttributePreferredSharedMemoryCarveout: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    14 as _,
+);
+pub const cudaKernelNodeAttributeDeviceUpdatableKernelNode: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    13 as _,
+);
+pub const cudaKernelNodeAttributeNvlinkUtilCentricScheduling: cudaLaunchAttributeID = cudaLaunchAttributeID::from_raw(
+    16 as _,
+);
 pub const cudaSurfaceType1D: u32 = 1 as u32;
 pub const cudaSurfaceType2D: u32 = 2 as u32;
 pub const cudaSurfaceType3D: u32 = 3 as u32;

@@ -2013,7 +2013,7 @@ pub unsafe fn cudaStreamGetFlags(
 ///   will result in undefined behavior.
 ///
 /// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
+///   [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) and [`cudaStreamPerThread`](crate::sys::cudaStreamPerThread)
 ///   respectively. The driver API equivalents of these are also accepted
 ///   which are NULL, `CU_STREAM_LEGACY` and
 ///   `CU_STREAM_PER_THREAD`.
@@ -2537,7 +2537,7 @@ pub unsafe fn cudaStreamAttachMemAsync(
 /// operations pushed into the stream will not be executed, but will
 /// instead be captured into a graph, which will be returned via
 /// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
+/// `stream` is [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the
 /// same stream in which it was initiated, and it may only be initiated if
 /// the stream is not already in capture mode. The capture mode may be
 /// queried via [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing
@@ -2588,7 +2588,7 @@ pub unsafe fn cudaStreamBeginCapture(
 /// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
 ///
 /// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
+/// [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy). Capture must be ended on the same stream
 /// in which it was initiated, and it may only be initiated if the stream
 /// is not already in capture mode. The capture mode may be queried via
 /// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing the capture
@@ -2762,7 +2762,7 @@ pub unsafe fn cudaStreamEndCapture(
 ///   [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) on the stream where it was initiated
 ///   in order to continue using `stream`.
 ///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
+/// Note that, if this is called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null
 /// stream") while a blocking stream on the same device is capturing, it
 /// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
 /// `*pCaptureStatus` is unspecified after the call. The blocking stream
@@ -2804,7 +2804,7 @@ pub unsafe fn cudaStreamIsCapturing(
 ///
 /// Query stream state related to stream capture.
 ///
-/// If called on `cudaStreamLegacy` (the "null stream") while a
+/// If called on [`cudaStreamLegacy`](crate::sys::cudaStreamLegacy) (the "null stream") while a
 /// stream not created with [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING) is capturing,
 /// returns [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT).
 ///
@@ -17449,8 +17449,8 @@ pub unsafe fn cudaFuncGetName(
 ///
 /// - `func`: `const void*` — The function to query
 /// - `paramIndex`: `size_t` — The parameter index to query
-/// - `paramOffset`: `size_t*` — The offset into the device-side parameter layout at which the parameter resides
-/// - `paramSize`: `size_t*` — The size of the parameter in the device-side parameter layout
+/// - `paramOffset`: `size_t*` (output) — The offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: `size_t*` (output) — The size of the parameter in the device-side parameter layout
 ///
 /// # Errors
 ///

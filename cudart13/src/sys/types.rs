@@ -36,6 +36,15 @@ pub struct dim3 {
     pub z: ::core::ffi::c_uint,
 }
 zeroed_default!(dim3);
+impl ::core::fmt::Debug for dim3 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("dim3")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
 /// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
@@ -62,6 +71,17 @@ pub struct cudaChannelFormatDesc {
     pub f: cudaChannelFormatKind,
 }
 zeroed_default!(cudaChannelFormatDesc);
+impl ::core::fmt::Debug for cudaChannelFormatDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaChannelFormatDesc")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .field("w", &self.w)
+            .field("f", &self.f)
+            .finish()
+    }
+}
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaArray {
@@ -89,6 +109,17 @@ pub struct cudaArraySparseProperties {
     pub reserved: [::core::ffi::c_uint; 4],
 }
 zeroed_default!(cudaArraySparseProperties);
+impl ::core::fmt::Debug for cudaArraySparseProperties {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaArraySparseProperties")
+            .field("tileExtent", &self.tileExtent)
+            .field("miptailFirstLevel", &self.miptailFirstLevel)
+            .field("miptailSize", &self.miptailSize)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaArraySparseProperties`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -98,6 +129,15 @@ pub struct cudaArraySparseProperties__bindgen_ty_1 {
     pub depth: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaArraySparseProperties__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaArraySparseProperties__bindgen_ty_1")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("depth", &self.depth)
+            .finish()
+    }
+}
 /// CUDA array and CUDA mipmapped array memory requirements
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -109,6 +149,15 @@ pub struct cudaArrayMemoryRequirements {
     pub reserved: [::core::ffi::c_uint; 4],
 }
 zeroed_default!(cudaArrayMemoryRequirements);
+impl ::core::fmt::Debug for cudaArrayMemoryRequirements {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaArrayMemoryRequirements")
+            .field("size", &self.size)
+            .field("alignment", &self.alignment)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// CUDA Pitched memory pointer  make_cudaPitchedPtr
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -123,6 +172,16 @@ pub struct cudaPitchedPtr {
     pub ysize: usize,
 }
 zeroed_default!(cudaPitchedPtr);
+impl ::core::fmt::Debug for cudaPitchedPtr {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaPitchedPtr")
+            .field("ptr", &self.ptr)
+            .field("pitch", &self.pitch)
+            .field("xsize", &self.xsize)
+            .field("ysize", &self.ysize)
+            .finish()
+    }
+}
 /// CUDA extent  make_cudaExtent
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -136,6 +195,15 @@ pub struct cudaExtent {
     pub depth: usize,
 }
 zeroed_default!(cudaExtent);
+impl ::core::fmt::Debug for cudaExtent {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExtent")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("depth", &self.depth)
+            .finish()
+    }
+}
 /// CUDA 3D position  make_cudaPos
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -148,6 +216,15 @@ pub struct cudaPos {
     pub z: usize,
 }
 zeroed_default!(cudaPos);
+impl ::core::fmt::Debug for cudaPos {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaPos")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
 /// CUDA 3D memory copying parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -170,6 +247,20 @@ pub struct cudaMemcpy3DParms {
     pub kind: cudaMemcpyKind,
 }
 zeroed_default!(cudaMemcpy3DParms);
+impl ::core::fmt::Debug for cudaMemcpy3DParms {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DParms")
+            .field("srcArray", &self.srcArray)
+            .field("srcPos", &self.srcPos)
+            .field("srcPtr", &self.srcPtr)
+            .field("dstArray", &self.dstArray)
+            .field("dstPos", &self.dstPos)
+            .field("dstPtr", &self.dstPtr)
+            .field("extent", &self.extent)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
 /// Memcpy node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -185,6 +276,16 @@ pub struct cudaMemcpyNodeParams {
     pub copyParams: cudaMemcpy3DParms,
 }
 zeroed_default!(cudaMemcpyNodeParams);
+impl ::core::fmt::Debug for cudaMemcpyNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpyNodeParams")
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .field("ctx", &self.ctx)
+            .field("copyParams", &self.copyParams)
+            .finish()
+    }
+}
 /// CUDA 3D cross-device memory copying parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -209,6 +310,21 @@ pub struct cudaMemcpy3DPeerParms {
     pub extent: cudaExtent,
 }
 zeroed_default!(cudaMemcpy3DPeerParms);
+impl ::core::fmt::Debug for cudaMemcpy3DPeerParms {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DPeerParms")
+            .field("srcArray", &self.srcArray)
+            .field("srcPos", &self.srcPos)
+            .field("srcPtr", &self.srcPtr)
+            .field("srcDevice", &self.srcDevice)
+            .field("dstArray", &self.dstArray)
+            .field("dstPos", &self.dstPos)
+            .field("dstPtr", &self.dstPtr)
+            .field("dstDevice", &self.dstDevice)
+            .field("extent", &self.extent)
+            .finish()
+    }
+}
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -227,6 +343,18 @@ pub struct cudaMemsetParams {
     pub height: usize,
 }
 zeroed_default!(cudaMemsetParams);
+impl ::core::fmt::Debug for cudaMemsetParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemsetParams")
+            .field("dst", &self.dst)
+            .field("pitch", &self.pitch)
+            .field("value", &self.value)
+            .field("elementSize", &self.elementSize)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .finish()
+    }
+}
 /// CUDA Memset node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -248,6 +376,19 @@ pub struct cudaMemsetParamsV2 {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaMemsetParamsV2);
+impl ::core::fmt::Debug for cudaMemsetParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemsetParamsV2")
+            .field("dst", &self.dst)
+            .field("pitch", &self.pitch)
+            .field("value", &self.value)
+            .field("elementSize", &self.elementSize)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("ctx", &self.ctx)
+            .finish()
+    }
+}
 /// Specifies an access policy for a window, a contiguous extent of
 /// memory beginning at base_ptr and ending at base_ptr + num_bytes.
 /// Partition into many segments and assign segments such that. sum of
@@ -275,6 +416,17 @@ pub struct cudaAccessPolicyWindow {
     pub missProp: cudaAccessProperty,
 }
 zeroed_default!(cudaAccessPolicyWindow);
+impl ::core::fmt::Debug for cudaAccessPolicyWindow {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaAccessPolicyWindow")
+            .field("base_ptr", &self.base_ptr)
+            .field("num_bytes", &self.num_bytes)
+            .field("hitRatio", &self.hitRatio)
+            .field("hitProp", &self.hitProp)
+            .field("missProp", &self.missProp)
+            .finish()
+    }
+}
 /// CUDA host node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -285,6 +437,14 @@ pub struct cudaHostNodeParams {
     pub userData: *mut ::core::ffi::c_void,
 }
 zeroed_default!(cudaHostNodeParams);
+impl ::core::fmt::Debug for cudaHostNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaHostNodeParams")
+            .field("fn_", &self.fn_)
+            .field("userData", &self.userData)
+            .finish()
+    }
+}
 /// CUDA host node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -297,6 +457,15 @@ pub struct cudaHostNodeParamsV2 {
     pub syncMode: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaHostNodeParamsV2);
+impl ::core::fmt::Debug for cudaHostNodeParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaHostNodeParamsV2")
+            .field("fn_", &self.fn_)
+            .field("userData", &self.userData)
+            .field("syncMode", &self.syncMode)
+            .finish()
+    }
+}
 /// CUDA graphics interop resource
 #[repr(C)]
 pub struct cudaGraphicsResource {
@@ -329,6 +498,15 @@ pub struct cudaResourceDesc {
     pub flags: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaResourceDesc);
+impl ::core::fmt::Debug for cudaResourceDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc")
+            .field("resType", &self.resType)
+            .field("res", &self.res)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -340,6 +518,11 @@ pub union cudaResourceDesc__bindgen_ty_1 {
     pub reserved: cudaResourceDesc__bindgen_ty_1__bindgen_ty_5,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -347,6 +530,13 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
     pub array: cudaArray_t,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_1")
+            .field("array", &self.array)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -354,6 +544,13 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
     pub mipmap: cudaMipmappedArray_t,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_2")
+            .field("mipmap", &self.mipmap)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -363,6 +560,15 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
     pub sizeInBytes: usize,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_3")
+            .field("devPtr", &self.devPtr)
+            .field("desc", &self.desc)
+            .field("sizeInBytes", &self.sizeInBytes)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -374,6 +580,17 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
     pub pitchInBytes: usize,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_4")
+            .field("devPtr", &self.devPtr)
+            .field("desc", &self.desc)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("pitchInBytes", &self.pitchInBytes)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -381,6 +598,13 @@ pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
     pub reserved: [::core::ffi::c_int; 32],
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
+impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_5")
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// CUDA resource view descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -405,6 +629,21 @@ pub struct cudaResourceViewDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaResourceViewDesc);
+impl ::core::fmt::Debug for cudaResourceViewDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaResourceViewDesc")
+            .field("format", &self.format)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("depth", &self.depth)
+            .field("firstMipmapLevel", &self.firstMipmapLevel)
+            .field("lastMipmapLevel", &self.lastMipmapLevel)
+            .field("firstLayer", &self.firstLayer)
+            .field("lastLayer", &self.lastLayer)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// CUDA pointer attributes
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -432,6 +671,17 @@ pub struct cudaPointerAttributes {
     pub reserved: [::core::ffi::c_long; 8],
 }
 zeroed_default!(cudaPointerAttributes);
+impl ::core::fmt::Debug for cudaPointerAttributes {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaPointerAttributes")
+            .field("type_", &self.type_)
+            .field("device", &self.device)
+            .field("devicePointer", &self.devicePointer)
+            .field("hostPointer", &self.hostPointer)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// CUDA function attributes
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -508,6 +758,33 @@ pub struct cudaFuncAttributes {
     pub reserved: [::core::ffi::c_int; 15],
 }
 zeroed_default!(cudaFuncAttributes);
+impl ::core::fmt::Debug for cudaFuncAttributes {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaFuncAttributes")
+            .field("sharedSizeBytes", &self.sharedSizeBytes)
+            .field("constSizeBytes", &self.constSizeBytes)
+            .field("localSizeBytes", &self.localSizeBytes)
+            .field("maxThreadsPerBlock", &self.maxThreadsPerBlock)
+            .field("numRegs", &self.numRegs)
+            .field("ptxVersion", &self.ptxVersion)
+            .field("binaryVersion", &self.binaryVersion)
+            .field("cacheModeCA", &self.cacheModeCA)
+            .field("maxDynamicSharedSizeBytes", &self.maxDynamicSharedSizeBytes)
+            .field("preferredShmemCarveout", &self.preferredShmemCarveout)
+            .field("clusterDimMustBeSet", &self.clusterDimMustBeSet)
+            .field("requiredClusterWidth", &self.requiredClusterWidth)
+            .field("requiredClusterHeight", &self.requiredClusterHeight)
+            .field("requiredClusterDepth", &self.requiredClusterDepth)
+            .field(
+                "clusterSchedulingPolicyPreference",
+                &self.clusterSchedulingPolicyPreference,
+            )
+            .field("nonPortableClusterSizeAllowed", &self.nonPortableClusterSizeAllowed)
+            .field("reserved0", &self.reserved0)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// Specifies a memory location.  To specify a gpu, set type =
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
@@ -521,6 +798,14 @@ pub struct cudaMemLocation {
     pub id: ::core::ffi::c_int,
 }
 zeroed_default!(cudaMemLocation);
+impl ::core::fmt::Debug for cudaMemLocation {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemLocation")
+            .field("type_", &self.type_)
+            .field("id", &self.id)
+            .finish()
+    }
+}
 /// Memory access descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -531,6 +816,14 @@ pub struct cudaMemAccessDesc {
     pub flags: cudaMemAccessFlags,
 }
 zeroed_default!(cudaMemAccessDesc);
+impl ::core::fmt::Debug for cudaMemAccessDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemAccessDesc")
+            .field("location", &self.location)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// Specifies the properties of allocations made from the pool.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -557,6 +850,19 @@ pub struct cudaMemPoolProps {
     pub reserved: [::core::ffi::c_uchar; 54],
 }
 zeroed_default!(cudaMemPoolProps);
+impl ::core::fmt::Debug for cudaMemPoolProps {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemPoolProps")
+            .field("allocType", &self.allocType)
+            .field("handleTypes", &self.handleTypes)
+            .field("location", &self.location)
+            .field("win32SecurityAttributes", &self.win32SecurityAttributes)
+            .field("maxSize", &self.maxSize)
+            .field("usage", &self.usage)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// Opaque data for exporting a pool allocation
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -564,6 +870,13 @@ pub struct cudaMemPoolPtrExportData {
     pub reserved: [::core::ffi::c_uchar; 64],
 }
 zeroed_default!(cudaMemPoolPtrExportData);
+impl ::core::fmt::Debug for cudaMemPoolPtrExportData {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemPoolPtrExportData")
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -584,6 +897,17 @@ pub struct cudaMemAllocNodeParams {
     pub dptr: *mut ::core::ffi::c_void,
 }
 zeroed_default!(cudaMemAllocNodeParams);
+impl ::core::fmt::Debug for cudaMemAllocNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemAllocNodeParams")
+            .field("poolProps", &self.poolProps)
+            .field("accessDescs", &self.accessDescs)
+            .field("accessDescCount", &self.accessDescCount)
+            .field("bytesize", &self.bytesize)
+            .field("dptr", &self.dptr)
+            .finish()
+    }
+}
 /// Memory allocation node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -604,6 +928,17 @@ pub struct cudaMemAllocNodeParamsV2 {
     pub dptr: *mut ::core::ffi::c_void,
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
+impl ::core::fmt::Debug for cudaMemAllocNodeParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemAllocNodeParamsV2")
+            .field("poolProps", &self.poolProps)
+            .field("accessDescs", &self.accessDescs)
+            .field("accessDescCount", &self.accessDescCount)
+            .field("bytesize", &self.bytesize)
+            .field("dptr", &self.dptr)
+            .finish()
+    }
+}
 /// Memory free node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -612,6 +947,11 @@ pub struct cudaMemFreeNodeParams {
     pub dptr: *mut ::core::ffi::c_void,
 }
 zeroed_default!(cudaMemFreeNodeParams);
+impl ::core::fmt::Debug for cudaMemFreeNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemFreeNodeParams").field("dptr", &self.dptr).finish()
+    }
+}
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
 #[repr(C)]
@@ -631,6 +971,16 @@ pub struct cudaMemcpyAttributes {
     pub flags: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaMemcpyAttributes);
+impl ::core::fmt::Debug for cudaMemcpyAttributes {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpyAttributes")
+            .field("srcAccessOrder", &self.srcAccessOrder)
+            .field("srcLocHint", &self.srcLocHint)
+            .field("dstLocHint", &self.dstLocHint)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// Struct representing offset into a cudaArray_t in elements
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -640,6 +990,15 @@ pub struct cudaOffset3D {
     pub z: usize,
 }
 zeroed_default!(cudaOffset3D);
+impl ::core::fmt::Debug for cudaOffset3D {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaOffset3D")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -656,6 +1015,14 @@ pub struct cudaMemcpy3DOperand {
     pub op: cudaMemcpy3DOperand__bindgen_ty_1,
 }
 zeroed_default!(cudaMemcpy3DOperand);
+impl ::core::fmt::Debug for cudaMemcpy3DOperand {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DOperand")
+            .field("type_", &self.type_)
+            .field("op", &self.op)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaMemcpy3DOperand`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -664,6 +1031,11 @@ pub union cudaMemcpy3DOperand__bindgen_ty_1 {
     pub array: cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DOperand__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -674,6 +1046,16 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
     pub locHint: cudaMemLocation,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1")
+            .field("ptr", &self.ptr)
+            .field("rowLength", &self.rowLength)
+            .field("layerHeight", &self.layerHeight)
+            .field("locHint", &self.locHint)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -682,7 +1064,15 @@ pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub offset: cudaOffset3D,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
-/// The C type `cudaMemcpy3DBatchOp`.
+impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2")
+            .field("array", &self.array)
+            .field("offset", &self.offset)
+            .finish()
+    }
+}
+/// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemcpy3DBatchOp {
@@ -699,6 +1089,17 @@ pub struct cudaMemcpy3DBatchOp {
     pub flags: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
+impl ::core::fmt::Debug for cudaMemcpy3DBatchOp {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemcpy3DBatchOp")
+            .field("src", &self.src)
+            .field("dst", &self.dst)
+            .field("extent", &self.extent)
+            .field("srcAccessOrder", &self.srcAccessOrder)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// CUDA UUID types
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -707,6 +1108,24 @@ pub struct CUuuid_st {
     pub bytes: [::core::ffi::c_char; 16],
 }
 zeroed_default!(CUuuid_st);
+impl ::core::fmt::Debug for CUuuid_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CUuuid_st").field("bytes", &self.bytes).finish()
+    }
+}
+impl CUuuid_st {
+    ///The string in `bytes`, up to its first NUL; `None` when it holds no NUL.
+    pub fn bytes_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.bytes.as_ptr().cast::<u8>(), 16)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `bytes` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn bytes_str(&self) -> ::core::option::Option<&str> {
+        self.bytes_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// CUDA device properties
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -922,6 +1341,150 @@ pub struct cudaDeviceProp {
     pub reserved: [::core::ffi::c_int; 56],
 }
 zeroed_default!(cudaDeviceProp);
+impl ::core::fmt::Debug for cudaDeviceProp {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDeviceProp")
+            .field("name", &self.name)
+            .field("uuid", &self.uuid)
+            .field("luid", &self.luid)
+            .field("luidDeviceNodeMask", &self.luidDeviceNodeMask)
+            .field("totalGlobalMem", &self.totalGlobalMem)
+            .field("sharedMemPerBlock", &self.sharedMemPerBlock)
+            .field("regsPerBlock", &self.regsPerBlock)
+            .field("warpSize", &self.warpSize)
+            .field("memPitch", &self.memPitch)
+            .field("maxThreadsPerBlock", &self.maxThreadsPerBlock)
+            .field("maxThreadsDim", &self.maxThreadsDim)
+            .field("maxGridSize", &self.maxGridSize)
+            .field("totalConstMem", &self.totalConstMem)
+            .field("major", &self.major)
+            .field("minor", &self.minor)
+            .field("textureAlignment", &self.textureAlignment)
+            .field("texturePitchAlignment", &self.texturePitchAlignment)
+            .field("multiProcessorCount", &self.multiProcessorCount)
+            .field("integrated", &self.integrated)
+            .field("canMapHostMemory", &self.canMapHostMemory)
+            .field("maxTexture1D", &self.maxTexture1D)
+            .field("maxTexture1DMipmap", &self.maxTexture1DMipmap)
+            .field("maxTexture2D", &self.maxTexture2D)
+            .field("maxTexture2DMipmap", &self.maxTexture2DMipmap)
+            .field("maxTexture2DLinear", &self.maxTexture2DLinear)
+            .field("maxTexture2DGather", &self.maxTexture2DGather)
+            .field("maxTexture3D", &self.maxTexture3D)
+            .field("maxTexture3DAlt", &self.maxTexture3DAlt)
+            .field("maxTextureCubemap", &self.maxTextureCubemap)
+            .field("maxTexture1DLayered", &self.maxTexture1DLayered)
+            .field("maxTexture2DLayered", &self.maxTexture2DLayered)
+            .field("maxTextureCubemapLayered", &self.maxTextureCubemapLayered)
+            .field("maxSurface1D", &self.maxSurface1D)
+            .field("maxSurface2D", &self.maxSurface2D)
+            .field("maxSurface3D", &self.maxSurface3D)
+            .field("maxSurface1DLayered", &self.maxSurface1DLayered)
+            .field("maxSurface2DLayered", &self.maxSurface2DLayered)
+            .field("maxSurfaceCubemap", &self.maxSurfaceCubemap)
+            .field("maxSurfaceCubemapLayered", &self.maxSurfaceCubemapLayered)
+            .field("surfaceAlignment", &self.surfaceAlignment)
+            .field("concurrentKernels", &self.concurrentKernels)
+            .field("ECCEnabled", &self.ECCEnabled)
+            .field("pciBusID", &self.pciBusID)
+            .field("pciDeviceID", &self.pciDeviceID)
+            .field("pciDomainID", &self.pciDomainID)
+            .field("tccDriver", &self.tccDriver)
+            .field("asyncEngineCount", &self.asyncEngineCount)
+            .field("unifiedAddressing", &self.unifiedAddressing)
+            .field("memoryBusWidth", &self.memoryBusWidth)
+            .field("l2CacheSize", &self.l2CacheSize)
+            .field("persistingL2CacheMaxSize", &self.persistingL2CacheMaxSize)
+            .field("maxThreadsPerMultiProcessor", &self.maxThreadsPerMultiProcessor)
+            .field("streamPrioritiesSupported", &self.streamPrioritiesSupported)
+            .field("globalL1CacheSupported", &self.globalL1CacheSupported)
+            .field("localL1CacheSupported", &self.localL1CacheSupported)
+            .field("sharedMemPerMultiprocessor", &self.sharedMemPerMultiprocessor)
+            .field("regsPerMultiprocessor", &self.regsPerMultiprocessor)
+            .field("managedMemory", &self.managedMemory)
+            .field("isMultiGpuBoard", &self.isMultiGpuBoard)
+            .field("multiGpuBoardGroupID", &self.multiGpuBoardGroupID)
+            .field("hostNativeAtomicSupported", &self.hostNativeAtomicSupported)
+            .field("pageableMemoryAccess", &self.pageableMemoryAccess)
+            .field("concurrentManagedAccess", &self.concurrentManagedAccess)
+            .field("computePreemptionSupported", &self.computePreemptionSupported)
+            .field(
+                "canUseHostPointerForRegisteredMem",
+                &self.canUseHostPointerForRegisteredMem,
+            )
+            .field("cooperativeLaunch", &self.cooperativeLaunch)
+            .field("sharedMemPerBlockOptin", &self.sharedMemPerBlockOptin)
+            .field(
+                "pageableMemoryAccessUsesHostPageTables",
+                &self.pageableMemoryAccessUsesHostPageTables,
+            )
+            .field(
+                "directManagedMemAccessFromHost",
+                &self.directManagedMemAccessFromHost,
+            )
+            .field("maxBlocksPerMultiProcessor", &self.maxBlocksPerMultiProcessor)
+            .field("accessPolicyMaxWindowSize", &self.accessPolicyMaxWindowSize)
+            .field("reservedSharedMemPerBlock", &self.reservedSharedMemPerBlock)
+            .field("hostRegisterSupported", &self.hostRegisterSupported)
+            .field("sparseCudaArraySupported", &self.sparseCudaArraySupported)
+            .field("hostRegisterReadOnlySupported", &self.hostRegisterReadOnlySupported)
+            .field(
+                "timelineSemaphoreInteropSupported",
+                &self.timelineSemaphoreInteropSupported,
+            )
+            .field("memoryPoolsSupported", &self.memoryPoolsSupported)
+            .field("gpuDirectRDMASupported", &self.gpuDirectRDMASupported)
+            .field(
+                "gpuDirectRDMAFlushWritesOptions",
+                &self.gpuDirectRDMAFlushWritesOptions,
+            )
+            .field("gpuDirectRDMAWritesOrdering", &self.gpuDirectRDMAWritesOrdering)
+            .field(
+                "memoryPoolSupportedHandleTypes",
+                &self.memoryPoolSupportedHandleTypes,
+            )
+            .field(
+                "deferredMappingCudaArraySupported",
+                &self.deferredMappingCudaArraySupported,
+            )
+            .field("ipcEventSupported", &self.ipcEventSupported)
+            .field("clusterLaunch", &self.clusterLaunch)
+            .field("unifiedFunctionPointers", &self.unifiedFunctionPointers)
+            .field("deviceNumaConfig", &self.deviceNumaConfig)
+            .field("deviceNumaId", &self.deviceNumaId)
+            .field("mpsEnabled", &self.mpsEnabled)
+            .field("hostNumaId", &self.hostNumaId)
+            .field("gpuPciDeviceID", &self.gpuPciDeviceID)
+            .field("gpuPciSubsystemID", &self.gpuPciSubsystemID)
+            .field("hostNumaMultinodeIpcSupported", &self.hostNumaMultinodeIpcSupported)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
+impl cudaDeviceProp {
+    ///The string in `name`, up to its first NUL; `None` when it holds no NUL.
+    pub fn name_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.name.as_ptr().cast::<u8>(), 256)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `name` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn name_str(&self) -> ::core::option::Option<&str> {
+        self.name_cstr().and_then(|s| s.to_str().ok())
+    }
+    ///The string in `luid`, up to its first NUL; `None` when it holds no NUL.
+    pub fn luid_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.luid.as_ptr().cast::<u8>(), 8)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `luid` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn luid_str(&self) -> ::core::option::Option<&str> {
+        self.luid_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// CUDA IPC event handle
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -929,6 +1492,26 @@ pub struct cudaIpcEventHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
 zeroed_default!(cudaIpcEventHandle_st);
+impl ::core::fmt::Debug for cudaIpcEventHandle_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaIpcEventHandle_st")
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
+impl cudaIpcEventHandle_st {
+    ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
+    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+        self.reserved_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// CUDA IPC memory handle
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -936,13 +1519,51 @@ pub struct cudaIpcMemHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
 zeroed_default!(cudaIpcMemHandle_st);
-/// The C type `cudaMemFabricHandle_st`.
+impl ::core::fmt::Debug for cudaIpcMemHandle_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaIpcMemHandle_st").field("reserved", &self.reserved).finish()
+    }
+}
+impl cudaIpcMemHandle_st {
+    ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
+    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+        self.reserved_cstr().and_then(|s| s.to_str().ok())
+    }
+}
+/// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudaMemFabricHandle_st {
     pub reserved: [::core::ffi::c_char; 64],
 }
 zeroed_default!(cudaMemFabricHandle_st);
+impl ::core::fmt::Debug for cudaMemFabricHandle_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaMemFabricHandle_st")
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
+impl cudaMemFabricHandle_st {
+    ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
+    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+        self.reserved_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// External memory handle descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -963,6 +1584,17 @@ pub struct cudaExternalMemoryHandleDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryHandleDesc);
+impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalMemoryHandleDesc")
+            .field("type_", &self.type_)
+            .field("handle", &self.handle)
+            .field("size", &self.size)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -972,6 +1604,12 @@ pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
     pub nvSciBufObject: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalMemoryHandleDesc__bindgen_ty_1")
+            .finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -980,6 +1618,14 @@ pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub name: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1")
+            .field("handle", &self.handle)
+            .field("name", &self.name)
+            .finish()
+    }
+}
 /// External memory buffer descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -994,6 +1640,16 @@ pub struct cudaExternalMemoryBufferDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
+impl ::core::fmt::Debug for cudaExternalMemoryBufferDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalMemoryBufferDesc")
+            .field("offset", &self.offset)
+            .field("size", &self.size)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// External memory mipmap descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1014,6 +1670,18 @@ pub struct cudaExternalMemoryMipmappedArrayDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
+impl ::core::fmt::Debug for cudaExternalMemoryMipmappedArrayDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalMemoryMipmappedArrayDesc")
+            .field("offset", &self.offset)
+            .field("formatDesc", &self.formatDesc)
+            .field("extent", &self.extent)
+            .field("flags", &self.flags)
+            .field("numLevels", &self.numLevels)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// External semaphore handle descriptor
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1032,6 +1700,16 @@ pub struct cudaExternalSemaphoreHandleDesc {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc);
+impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreHandleDesc")
+            .field("type_", &self.type_)
+            .field("handle", &self.handle)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1041,6 +1719,12 @@ pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
     pub nvSciSyncObj: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreHandleDesc__bindgen_ty_1")
+            .finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1049,6 +1733,14 @@ pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
     pub name: *const ::core::ffi::c_void,
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1")
+            .field("handle", &self.handle)
+            .field("name", &self.name)
+            .finish()
+    }
+}
 /// External semaphore signal parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1074,6 +1766,15 @@ pub struct cudaExternalSemaphoreSignalParams {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams);
+impl ::core::fmt::Debug for cudaExternalSemaphoreSignalParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalParams")
+            .field("params", &self.params)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1084,6 +1785,16 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
     pub reserved: [::core::ffi::c_uint; 12],
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1")
+            .field("fence", &self.fence)
+            .field("nvSciSync", &self.nvSciSync)
+            .field("keyedMutex", &self.keyedMutex)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1091,6 +1802,14 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
     pub value: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1")
+            .field("value", &self.value)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1099,6 +1818,13 @@ pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
     pub reserved: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2);
+impl ::core::fmt::Debug
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2")
+            .finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1106,6 +1832,14 @@ pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
     pub key: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
+impl ::core::fmt::Debug
+for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3")
+            .field("key", &self.key)
+            .finish()
+    }
+}
 /// External semaphore wait parameters, compatible with driver type
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1132,6 +1866,15 @@ pub struct cudaExternalSemaphoreWaitParams {
     pub reserved: [::core::ffi::c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitParams")
+            .field("params", &self.params)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1142,6 +1885,16 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
     pub reserved: [::core::ffi::c_uint; 10],
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1")
+            .field("fence", &self.fence)
+            .field("nvSciSync", &self.nvSciSync)
+            .field("keyedMutex", &self.keyedMutex)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1149,6 +1902,13 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
     pub value: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1")
+            .field("value", &self.value)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1157,6 +1917,12 @@ pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
     pub reserved: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2")
+            .finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1165,6 +1931,14 @@ pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
     pub timeoutMs: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3")
+            .field("key", &self.key)
+            .field("timeoutMs", &self.timeoutMs)
+            .finish()
+    }
+}
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
 #[repr(C)]
@@ -1185,6 +1959,16 @@ pub struct cudaDevSmResource {
     pub flags: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaDevSmResource);
+impl ::core::fmt::Debug for cudaDevSmResource {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevSmResource")
+            .field("smCount", &self.smCount)
+            .field("minSmPartitionSize", &self.minSmPartitionSize)
+            .field("smCoscheduledAlignment", &self.smCoscheduledAlignment)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// Data for workqueue configuration related resources
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1197,6 +1981,15 @@ pub struct cudaDevWorkqueueConfigResource {
     pub sharingScope: cudaDevWorkqueueConfigScope,
 }
 zeroed_default!(cudaDevWorkqueueConfigResource);
+impl ::core::fmt::Debug for cudaDevWorkqueueConfigResource {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevWorkqueueConfigResource")
+            .field("device", &self.device)
+            .field("wqConcurrencyLimit", &self.wqConcurrencyLimit)
+            .field("sharingScope", &self.sharingScope)
+            .finish()
+    }
+}
 /// Handle to a pre-existing workqueue related resource
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1205,6 +1998,13 @@ pub struct cudaDevWorkqueueResource {
     pub reserved: [::core::ffi::c_uchar; 40],
 }
 zeroed_default!(cudaDevWorkqueueResource);
+impl ::core::fmt::Debug for cudaDevWorkqueueResource {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevWorkqueueResource")
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// Input data for splitting SMs
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1224,6 +2024,17 @@ pub struct cudaDevSmResourceGroupParams_st {
     pub reserved: [::core::ffi::c_uint; 12],
 }
 zeroed_default!(cudaDevSmResourceGroupParams_st);
+impl ::core::fmt::Debug for cudaDevSmResourceGroupParams_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevSmResourceGroupParams_st")
+            .field("smCount", &self.smCount)
+            .field("coscheduledSmCount", &self.coscheduledSmCount)
+            .field("preferredCoscheduledSmCount", &self.preferredCoscheduledSmCount)
+            .field("flags", &self.flags)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -1249,6 +2060,74 @@ pub struct cudaDevResource_st {
     pub nextResource: *mut cudaDevResource_st,
 }
 zeroed_default!(cudaDevResource_st);
+impl ::core::fmt::Debug for cudaDevResource_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevResource_st")
+            .field("type_", &self.type_)
+            .field("_internal_padding", &self._internal_padding)
+            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
+            .field("nextResource", &self.nextResource)
+            .finish()
+    }
+}
+impl cudaDevResource_st {
+    /**The union member `sm` of `__bindgen_anon_1` (C: `cudaDevResource_st.sm`).
+
+# Safety
+
+`sm` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn sm(&self) -> cudaDevSmResource {
+        unsafe { self.__bindgen_anon_1.sm }
+    }
+    ///Writes the union member `sm` of `__bindgen_anon_1` (C: `cudaDevResource_st.sm`), making it the one in use.
+    #[inline]
+    pub fn set_sm(&mut self, value: cudaDevSmResource) {
+        self.__bindgen_anon_1.sm = value;
+    }
+    /**The union member `wqConfig` of `__bindgen_anon_1` (C: `cudaDevResource_st.wqConfig`).
+
+# Safety
+
+`wqConfig` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn wqConfig(&self) -> cudaDevWorkqueueConfigResource {
+        unsafe { self.__bindgen_anon_1.wqConfig }
+    }
+    ///Writes the union member `wqConfig` of `__bindgen_anon_1` (C: `cudaDevResource_st.wqConfig`), making it the one in use.
+    #[inline]
+    pub fn set_wqConfig(&mut self, value: cudaDevWorkqueueConfigResource) {
+        self.__bindgen_anon_1.wqConfig = value;
+    }
+    /**The union member `wq` of `__bindgen_anon_1` (C: `cudaDevResource_st.wq`).
+
+# Safety
+
+`wq` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn wq(&self) -> cudaDevWorkqueueResource {
+        unsafe { self.__bindgen_anon_1.wq }
+    }
+    ///Writes the union member `wq` of `__bindgen_anon_1` (C: `cudaDevResource_st.wq`), making it the one in use.
+    #[inline]
+    pub fn set_wq(&mut self, value: cudaDevWorkqueueResource) {
+        self.__bindgen_anon_1.wq = value;
+    }
+    /**The union member `_oversize` of `__bindgen_anon_1` (C: `cudaDevResource_st._oversize`).
+
+# Safety
+
+`_oversize` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn _oversize(&self) -> [::core::ffi::c_uchar; 40] {
+        unsafe { self.__bindgen_anon_1._oversize }
+    }
+    ///Writes the union member `_oversize` of `__bindgen_anon_1` (C: `cudaDevResource_st._oversize`), making it the one in use.
+    #[inline]
+    pub fn set__oversize(&mut self, value: [::core::ffi::c_uchar; 40]) {
+        self.__bindgen_anon_1._oversize = value;
+    }
+}
 /// An anonymous member type of [`cudaDevResource_st`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1259,6 +2138,11 @@ pub union cudaDevResource_st__bindgen_ty_1 {
     pub _oversize: [::core::ffi::c_uchar; 40],
 }
 zeroed_default!(cudaDevResource_st__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaDevResource_st__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaDevResource_st__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// `CUstream_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUstream_st {
@@ -1304,7 +2188,7 @@ pub struct CUfunc_st {
 pub struct CUkern_st {
     _opaque: [u8; 0],
 }
-/// The C type `cudalibraryHostUniversalFunctionAndDataTable`.
+/// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
@@ -1314,6 +2198,16 @@ pub struct cudalibraryHostUniversalFunctionAndDataTable {
     pub dataWindowSize: usize,
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
+impl ::core::fmt::Debug for cudalibraryHostUniversalFunctionAndDataTable {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudalibraryHostUniversalFunctionAndDataTable")
+            .field("functionTable", &self.functionTable)
+            .field("functionWindowSize", &self.functionWindowSize)
+            .field("dataTable", &self.dataTable)
+            .field("dataWindowSize", &self.dataWindowSize)
+            .finish()
+    }
+}
 /// `CUlib_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUlib_st {
@@ -1342,6 +2236,18 @@ pub struct cudaKernelNodeParams {
     pub extra: *mut *mut ::core::ffi::c_void,
 }
 zeroed_default!(cudaKernelNodeParams);
+impl ::core::fmt::Debug for cudaKernelNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaKernelNodeParams")
+            .field("func", &self.func)
+            .field("gridDim", &self.gridDim)
+            .field("blockDim", &self.blockDim)
+            .field("sharedMemBytes", &self.sharedMemBytes)
+            .field("kernelParams", &self.kernelParams)
+            .field("extra", &self.extra)
+            .finish()
+    }
+}
 /// CUDA GPU kernel node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1364,6 +2270,64 @@ pub struct cudaKernelNodeParamsV2 {
     pub functionType: cudaKernelFunctionType,
 }
 zeroed_default!(cudaKernelNodeParamsV2);
+impl ::core::fmt::Debug for cudaKernelNodeParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaKernelNodeParamsV2")
+            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
+            .field("gridDim", &self.gridDim)
+            .field("blockDim", &self.blockDim)
+            .field("sharedMemBytes", &self.sharedMemBytes)
+            .field("kernelParams", &self.kernelParams)
+            .field("extra", &self.extra)
+            .field("ctx", &self.ctx)
+            .field("functionType", &self.functionType)
+            .finish()
+    }
+}
+impl cudaKernelNodeParamsV2 {
+    /**The union member `func` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.func`).
+
+# Safety
+
+`func` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn func(&self) -> *mut ::core::ffi::c_void {
+        unsafe { self.__bindgen_anon_1.func }
+    }
+    ///Writes the union member `func` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.func`), making it the one in use.
+    #[inline]
+    pub fn set_func(&mut self, value: *mut ::core::ffi::c_void) {
+        self.__bindgen_anon_1.func = value;
+    }
+    /**The union member `kern` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.kern`).
+
+# Safety
+
+`kern` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn kern(&self) -> cudaKernel_t {
+        unsafe { self.__bindgen_anon_1.kern }
+    }
+    ///Writes the union member `kern` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.kern`), making it the one in use.
+    #[inline]
+    pub fn set_kern(&mut self, value: cudaKernel_t) {
+        self.__bindgen_anon_1.kern = value;
+    }
+    /**The union member `cuFunc` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.cuFunc`).
+
+# Safety
+
+`cuFunc` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn cuFunc(&self) -> cudaFunction_t {
+        unsafe { self.__bindgen_anon_1.cuFunc }
+    }
+    ///Writes the union member `cuFunc` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.cuFunc`), making it the one in use.
+    #[inline]
+    pub fn set_cuFunc(&mut self, value: cudaFunction_t) {
+        self.__bindgen_anon_1.cuFunc = value;
+    }
+}
 /// An anonymous member type of [`cudaKernelNodeParamsV2`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1373,6 +2337,11 @@ pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
     pub cuFunc: cudaFunction_t,
 }
 zeroed_default!(cudaKernelNodeParamsV2__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaKernelNodeParamsV2__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaKernelNodeParamsV2__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1386,6 +2355,15 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
     pub numExtSems: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
+impl ::core::fmt::Debug for cudaExternalSemaphoreSignalNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalNodeParams")
+            .field("extSemArray", &self.extSemArray)
+            .field("paramsArray", &self.paramsArray)
+            .field("numExtSems", &self.numExtSems)
+            .finish()
+    }
+}
 /// External semaphore signal node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1399,6 +2377,15 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     pub numExtSems: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
+impl ::core::fmt::Debug for cudaExternalSemaphoreSignalNodeParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreSignalNodeParamsV2")
+            .field("extSemArray", &self.extSemArray)
+            .field("paramsArray", &self.paramsArray)
+            .field("numExtSems", &self.numExtSems)
+            .finish()
+    }
+}
 /// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1412,6 +2399,15 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
     pub numExtSems: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitNodeParams")
+            .field("extSemArray", &self.extSemArray)
+            .field("paramsArray", &self.paramsArray)
+            .field("numExtSems", &self.numExtSems)
+            .finish()
+    }
+}
 /// External semaphore wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1425,6 +2421,15 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     pub numExtSems: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
+impl ::core::fmt::Debug for cudaExternalSemaphoreWaitNodeParamsV2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaExternalSemaphoreWaitNodeParamsV2")
+            .field("extSemArray", &self.extSemArray)
+            .field("paramsArray", &self.paramsArray)
+            .field("numExtSems", &self.numExtSems)
+            .finish()
+    }
+}
 /// CUDA conditional node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1459,6 +2464,17 @@ pub struct cudaConditionalNodeParams {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
+impl ::core::fmt::Debug for cudaConditionalNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaConditionalNodeParams")
+            .field("handle", &self.handle)
+            .field("type_", &self.type_)
+            .field("size", &self.size)
+            .field("phGraph_out", &self.phGraph_out)
+            .field("ctx", &self.ctx)
+            .finish()
+    }
+}
 /// Child graph node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1473,6 +2489,14 @@ pub struct cudaChildGraphNodeParams {
     pub ownership: cudaGraphChildGraphNodeOwnership,
 }
 zeroed_default!(cudaChildGraphNodeParams);
+impl ::core::fmt::Debug for cudaChildGraphNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaChildGraphNodeParams")
+            .field("graph", &self.graph)
+            .field("ownership", &self.ownership)
+            .finish()
+    }
+}
 /// Event record node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1481,6 +2505,11 @@ pub struct cudaEventRecordNodeParams {
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventRecordNodeParams);
+impl ::core::fmt::Debug for cudaEventRecordNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaEventRecordNodeParams").field("event", &self.event).finish()
+    }
+}
 /// Event wait node parameters
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1489,6 +2518,11 @@ pub struct cudaEventWaitNodeParams {
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventWaitNodeParams);
+impl ::core::fmt::Debug for cudaEventWaitNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaEventWaitNodeParams").field("event", &self.event).finish()
+    }
+}
 /// Graph node parameters. See cudaGraphAddNode.
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1502,6 +2536,200 @@ pub struct cudaGraphNodeParams {
     pub reserved2: ::core::ffi::c_longlong,
 }
 zeroed_default!(cudaGraphNodeParams);
+impl ::core::fmt::Debug for cudaGraphNodeParams {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphNodeParams")
+            .field("type_", &self.type_)
+            .field("reserved0", &self.reserved0)
+            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
+            .field("reserved2", &self.reserved2)
+            .finish()
+    }
+}
+impl cudaGraphNodeParams {
+    /**The union member `reserved1` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.reserved1`).
+
+# Safety
+
+`reserved1` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn reserved1(&self) -> [::core::ffi::c_longlong; 29] {
+        unsafe { self.__bindgen_anon_1.reserved1 }
+    }
+    ///Writes the union member `reserved1` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.reserved1`), making it the one in use.
+    #[inline]
+    pub fn set_reserved1(&mut self, value: [::core::ffi::c_longlong; 29]) {
+        self.__bindgen_anon_1.reserved1 = value;
+    }
+    /**The union member `kernel` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.kernel`).
+
+# Safety
+
+`kernel` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn kernel(&self) -> cudaKernelNodeParamsV2 {
+        unsafe { self.__bindgen_anon_1.kernel }
+    }
+    ///Writes the union member `kernel` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.kernel`), making it the one in use.
+    #[inline]
+    pub fn set_kernel(&mut self, value: cudaKernelNodeParamsV2) {
+        self.__bindgen_anon_1.kernel = value;
+    }
+    /**The union member `memcpy` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpy`).
+
+# Safety
+
+`memcpy` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn memcpy(&self) -> cudaMemcpyNodeParams {
+        unsafe { self.__bindgen_anon_1.memcpy }
+    }
+    ///Writes the union member `memcpy` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memcpy`), making it the one in use.
+    #[inline]
+    pub fn set_memcpy(&mut self, value: cudaMemcpyNodeParams) {
+        self.__bindgen_anon_1.memcpy = value;
+    }
+    /**The union member `memset` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memset`).
+
+# Safety
+
+`memset` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn memset(&self) -> cudaMemsetParamsV2 {
+        unsafe { self.__bindgen_anon_1.memset }
+    }
+    ///Writes the union member `memset` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.memset`), making it the one in use.
+    #[inline]
+    pub fn set_memset(&mut self, value: cudaMemsetParamsV2) {
+        self.__bindgen_anon_1.memset = value;
+    }
+    /**The union member `host` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.host`).
+
+# Safety
+
+`host` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn host(&self) -> cudaHostNodeParamsV2 {
+        unsafe { self.__bindgen_anon_1.host }
+    }
+    ///Writes the union member `host` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.host`), making it the one in use.
+    #[inline]
+    pub fn set_host(&mut self, value: cudaHostNodeParamsV2) {
+        self.__bindgen_anon_1.host = value;
+    }
+    /**The union member `graph` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.graph`).
+
+# Safety
+
+`graph` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn graph(&self) -> cudaChildGraphNodeParams {
+        unsafe { self.__bindgen_anon_1.graph }
+    }
+    ///Writes the union member `graph` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.graph`), making it the one in use.
+    #[inline]
+    pub fn set_graph(&mut self, value: cudaChildGraphNodeParams) {
+        self.__bindgen_anon_1.graph = value;
+    }
+    /**The union member `eventWait` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.eventWait`).
+
+# Safety
+
+`eventWait` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn eventWait(&self) -> cudaEventWaitNodeParams {
+        unsafe { self.__bindgen_anon_1.eventWait }
+    }
+    ///Writes the union member `eventWait` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.eventWait`), making it the one in use.
+    #[inline]
+    pub fn set_eventWait(&mut self, value: cudaEventWaitNodeParams) {
+        self.__bindgen_anon_1.eventWait = value;
+    }
+    /**The union member `eventRecord` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.eventRecord`).
+
+# Safety
+
+`eventRecord` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn eventRecord(&self) -> cudaEventRecordNodeParams {
+        unsafe { self.__bindgen_anon_1.eventRecord }
+    }
+    ///Writes the union member `eventRecord` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.eventRecord`), making it the one in use.
+    #[inline]
+    pub fn set_eventRecord(&mut self, value: cudaEventRecordNodeParams) {
+        self.__bindgen_anon_1.eventRecord = value;
+    }
+    /**The union member `extSemSignal` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.extSemSignal`).
+
+# Safety
+
+`extSemSignal` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn extSemSignal(&self) -> cudaExternalSemaphoreSignalNodeParamsV2 {
+        unsafe { self.__bindgen_anon_1.extSemSignal }
+    }
+    ///Writes the union member `extSemSignal` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.extSemSignal`), making it the one in use.
+    #[inline]
+    pub fn set_extSemSignal(&mut self, value: cudaExternalSemaphoreSignalNodeParamsV2) {
+        self.__bindgen_anon_1.extSemSignal = value;
+    }
+    /**The union member `extSemWait` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.extSemWait`).
+
+# Safety
+
+`extSemWait` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn extSemWait(&self) -> cudaExternalSemaphoreWaitNodeParamsV2 {
+        unsafe { self.__bindgen_anon_1.extSemWait }
+    }
+    ///Writes the union member `extSemWait` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.extSemWait`), making it the one in use.
+    #[inline]
+    pub fn set_extSemWait(&mut self, value: cudaExternalSemaphoreWaitNodeParamsV2) {
+        self.__bindgen_anon_1.extSemWait = value;
+    }
+    /**The union member `alloc` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.alloc`).
+
+# Safety
+
+`alloc` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn alloc(&self) -> cudaMemAllocNodeParamsV2 {
+        unsafe { self.__bindgen_anon_1.alloc }
+    }
+    ///Writes the union member `alloc` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.alloc`), making it the one in use.
+    #[inline]
+    pub fn set_alloc(&mut self, value: cudaMemAllocNodeParamsV2) {
+        self.__bindgen_anon_1.alloc = value;
+    }
+    /**The union member `free` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.free`).
+
+# Safety
+
+`free` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn free(&self) -> cudaMemFreeNodeParams {
+        unsafe { self.__bindgen_anon_1.free }
+    }
+    ///Writes the union member `free` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.free`), making it the one in use.
+    #[inline]
+    pub fn set_free(&mut self, value: cudaMemFreeNodeParams) {
+        self.__bindgen_anon_1.free = value;
+    }
+    /**The union member `conditional` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.conditional`).
+
+# Safety
+
+`conditional` must be the member last written (the one the documentation says is in use here).*/
+    #[inline]
+    pub unsafe fn conditional(&self) -> cudaConditionalNodeParams {
+        unsafe { self.__bindgen_anon_1.conditional }
+    }
+    ///Writes the union member `conditional` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.conditional`), making it the one in use.
+    #[inline]
+    pub fn set_conditional(&mut self, value: cudaConditionalNodeParams) {
+        self.__bindgen_anon_1.conditional = value;
+    }
+}
 /// An anonymous member type of [`cudaGraphNodeParams`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1521,6 +2749,11 @@ pub union cudaGraphNodeParams__bindgen_ty_1 {
     pub conditional: cudaConditionalNodeParams,
 }
 zeroed_default!(cudaGraphNodeParams__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphNodeParams__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// Optional annotation for edges in a CUDA graph. Note, all edges
 /// implicitly have annotations and default to a zero-initialized value
 /// if not specified. A zero-initialized struct indicates a standard
@@ -1554,6 +2787,16 @@ pub struct cudaGraphEdgeData_st {
     pub reserved: [::core::ffi::c_uchar; 5],
 }
 zeroed_default!(cudaGraphEdgeData_st);
+impl ::core::fmt::Debug for cudaGraphEdgeData_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphEdgeData_st")
+            .field("from_port", &self.from_port)
+            .field("to_port", &self.to_port)
+            .field("type_", &self.type_)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUgraphExec_st {
@@ -1573,6 +2816,16 @@ pub struct cudaGraphInstantiateParams_st {
     pub result_out: cudaGraphInstantiateResult,
 }
 zeroed_default!(cudaGraphInstantiateParams_st);
+impl ::core::fmt::Debug for cudaGraphInstantiateParams_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphInstantiateParams_st")
+            .field("flags", &self.flags)
+            .field("uploadStream", &self.uploadStream)
+            .field("errNode_out", &self.errNode_out)
+            .field("result_out", &self.result_out)
+            .finish()
+    }
+}
 /// Result information returned by cudaGraphExecUpdate
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1588,6 +2841,15 @@ pub struct cudaGraphExecUpdateResultInfo_st {
     pub errorFromNode: cudaGraphNode_t,
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
+impl ::core::fmt::Debug for cudaGraphExecUpdateResultInfo_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphExecUpdateResultInfo_st")
+            .field("result", &self.result)
+            .field("errorNode", &self.errorNode)
+            .field("errorFromNode", &self.errorFromNode)
+            .finish()
+    }
+}
 /// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
@@ -1607,6 +2869,15 @@ pub struct cudaGraphKernelNodeUpdate {
     pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate);
+impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphKernelNodeUpdate")
+            .field("node", &self.node)
+            .field("field", &self.field)
+            .field("updateData", &self.updateData)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1616,6 +2887,11 @@ pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
     pub isEnabled: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphKernelNodeUpdate__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1625,6 +2901,15 @@ pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
     pub size: usize,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1")
+            .field("pValue", &self.pValue)
+            .field("offset", &self.offset)
+            .field("size", &self.size)
+            .finish()
+    }
+}
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
@@ -1641,6 +2926,14 @@ pub struct cudaLaunchMemSyncDomainMap_st {
     pub remote: ::core::ffi::c_uchar,
 }
 zeroed_default!(cudaLaunchMemSyncDomainMap_st);
+impl ::core::fmt::Debug for cudaLaunchMemSyncDomainMap_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchMemSyncDomainMap_st")
+            .field("default_", &self.default_)
+            .field("remote", &self.remote)
+            .finish()
+    }
+}
 /// Launch attributes union; used as value field of cudaLaunchAttribute
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1726,6 +3019,24 @@ pub union cudaLaunchAttributeValue {
     pub sharedMemoryMode: cudaSharedMemoryMode,
 }
 zeroed_default!(cudaLaunchAttributeValue);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue").finish_non_exhaustive()
+    }
+}
+impl cudaLaunchAttributeValue {
+    ///The string in `pad`, up to its first NUL; `None` when it holds no NUL.
+    pub fn pad_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.pad.as_ptr().cast::<u8>(), 64)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `pad` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn pad_str(&self) -> ::core::option::Option<&str> {
+        self.pad_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1735,6 +3046,15 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
     pub z: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_1")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1744,6 +3064,15 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
     pub triggerAtBlockStart: ::core::ffi::c_int,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_2);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_2 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_2")
+            .field("event", &self.event)
+            .field("flags", &self.flags)
+            .field("triggerAtBlockStart", &self.triggerAtBlockStart)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1753,6 +3082,15 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
     pub z: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_3);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_3 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_3")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .field("z", &self.z)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1761,6 +3099,14 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
     pub flags: ::core::ffi::c_int,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_4);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_4 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_4")
+            .field("event", &self.event)
+            .field("flags", &self.flags)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1769,6 +3115,14 @@ pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
     pub devNode: cudaGraphDeviceNode_t,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
+impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_5 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_5")
+            .field("deviceUpdatable", &self.deviceUpdatable)
+            .field("devNode", &self.devNode)
+            .finish()
+    }
+}
 /// Launch attribute
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1780,6 +3134,28 @@ pub struct cudaLaunchAttribute_st {
     pub val: cudaLaunchAttributeValue,
 }
 zeroed_default!(cudaLaunchAttribute_st);
+impl ::core::fmt::Debug for cudaLaunchAttribute_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchAttribute_st")
+            .field("id", &self.id)
+            .field("pad", &self.pad)
+            .field("val", &self.val)
+            .finish()
+    }
+}
+impl cudaLaunchAttribute_st {
+    ///The string in `pad`, up to its first NUL; `None` when it holds no NUL.
+    pub fn pad_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+        let bytes: &[u8] = unsafe {
+            ::core::slice::from_raw_parts(self.pad.as_ptr().cast::<u8>(), 4)
+        };
+        ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
+    }
+    ///The string in `pad` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
+    pub fn pad_str(&self) -> ::core::option::Option<&str> {
+        self.pad_cstr().and_then(|s| s.to_str().ok())
+    }
+}
 /// CUDA extensible launch configuration
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1798,6 +3174,18 @@ pub struct cudaLaunchConfig_st {
     pub numAttrs: ::core::ffi::c_uint,
 }
 zeroed_default!(cudaLaunchConfig_st);
+impl ::core::fmt::Debug for cudaLaunchConfig_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaLaunchConfig_st")
+            .field("gridDim", &self.gridDim)
+            .field("blockDim", &self.blockDim)
+            .field("dynamicSmemBytes", &self.dynamicSmemBytes)
+            .field("stream", &self.stream)
+            .field("attrs", &self.attrs)
+            .field("numAttrs", &self.numAttrs)
+            .finish()
+    }
+}
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
@@ -1814,6 +3202,14 @@ pub struct cudaAsyncNotificationInfo {
     pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
 }
 zeroed_default!(cudaAsyncNotificationInfo);
+impl ::core::fmt::Debug for cudaAsyncNotificationInfo {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaAsyncNotificationInfo")
+            .field("type_", &self.type_)
+            .field("info", &self.info)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaAsyncNotificationInfo`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1821,6 +3217,11 @@ pub union cudaAsyncNotificationInfo__bindgen_ty_1 {
     pub overBudget: cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaAsyncNotificationInfo__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaAsyncNotificationInfo__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1828,6 +3229,13 @@ pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
     pub bytesOverBudget: ::core::ffi::c_ulonglong,
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1")
+            .field("bytesOverBudget", &self.bytesOverBudget)
+            .finish()
+    }
+}
 /// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUlogsCallbackEntry_st {
@@ -1865,6 +3273,25 @@ pub struct cudaTextureDesc {
     pub seamlessCubemap: ::core::ffi::c_int,
 }
 zeroed_default!(cudaTextureDesc);
+impl ::core::fmt::Debug for cudaTextureDesc {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaTextureDesc")
+            .field("addressMode", &self.addressMode)
+            .field("filterMode", &self.filterMode)
+            .field("readMode", &self.readMode)
+            .field("sRGB", &self.sRGB)
+            .field("borderColor", &self.borderColor)
+            .field("normalizedCoords", &self.normalizedCoords)
+            .field("maxAnisotropy", &self.maxAnisotropy)
+            .field("mipmapFilterMode", &self.mipmapFilterMode)
+            .field("mipmapLevelBias", &self.mipmapLevelBias)
+            .field("minMipmapLevelClamp", &self.minMipmapLevelClamp)
+            .field("maxMipmapLevelClamp", &self.maxMipmapLevelClamp)
+            .field("disableTrilinearOptimization", &self.disableTrilinearOptimization)
+            .field("seamlessCubemap", &self.seamlessCubemap)
+            .finish()
+    }
+}
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
 #[repr(C)]
@@ -1886,6 +3313,19 @@ pub struct cudaEglPlaneDesc_st {
     pub reserved: [::core::ffi::c_uint; 4],
 }
 zeroed_default!(cudaEglPlaneDesc_st);
+impl ::core::fmt::Debug for cudaEglPlaneDesc_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaEglPlaneDesc_st")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("depth", &self.depth)
+            .field("pitch", &self.pitch)
+            .field("numChannels", &self.numChannels)
+            .field("channelDesc", &self.channelDesc)
+            .field("reserved", &self.reserved)
+            .finish()
+    }
+}
 /// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
 /// Each frame may contain one or more planes depending on whether the
 /// surface is Multiplanar or not. Each plane of EGLFrame is
@@ -1910,6 +3350,17 @@ pub struct cudaEglFrame_st {
     pub eglColorFormat: cudaEglColorFormat,
 }
 zeroed_default!(cudaEglFrame_st);
+impl ::core::fmt::Debug for cudaEglFrame_st {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaEglFrame_st")
+            .field("frame", &self.frame)
+            .field("planeDesc", &self.planeDesc)
+            .field("planeCount", &self.planeCount)
+            .field("frameType", &self.frameType)
+            .field("eglColorFormat", &self.eglColorFormat)
+            .finish()
+    }
+}
 /// An anonymous member type of [`cudaEglFrame_st`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1918,11 +3369,86 @@ pub union cudaEglFrame_st__bindgen_ty_1 {
     pub pPitch: [cudaPitchedPtr; 3],
 }
 zeroed_default!(cudaEglFrame_st__bindgen_ty_1);
+impl ::core::fmt::Debug for cudaEglFrame_st__bindgen_ty_1 {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("cudaEglFrame_st__bindgen_ty_1").finish_non_exhaustive()
+    }
+}
 /// `CUeglStreamConnection_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUeglStreamConnection_st {
     _opaque: [u8; 0],
 }
+///A readable name for [`cudaArraySparseProperties__bindgen_ty_1`]: the type of `cudaArraySparseProperties.tileExtent`.
+pub type cudaArraySparseProperties_tileExtent = cudaArraySparseProperties__bindgen_ty_1;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1`]: the type of `cudaResourceDesc.res`.
+pub type cudaResourceDesc_res = cudaResourceDesc__bindgen_ty_1;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaResourceDesc__bindgen_ty_1.array`.
+pub type cudaResourceDesc_res_array = cudaResourceDesc__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_2`]: the type of `cudaResourceDesc__bindgen_ty_1.mipmap`.
+pub type cudaResourceDesc_res_mipmap = cudaResourceDesc__bindgen_ty_1__bindgen_ty_2;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_3`]: the type of `cudaResourceDesc__bindgen_ty_1.linear`.
+pub type cudaResourceDesc_res_linear = cudaResourceDesc__bindgen_ty_1__bindgen_ty_3;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_4`]: the type of `cudaResourceDesc__bindgen_ty_1.pitch2D`.
+pub type cudaResourceDesc_res_pitch2D = cudaResourceDesc__bindgen_ty_1__bindgen_ty_4;
+///A readable name for [`cudaResourceDesc__bindgen_ty_1__bindgen_ty_5`]: the type of `cudaResourceDesc__bindgen_ty_1.reserved`.
+pub type cudaResourceDesc_res_reserved = cudaResourceDesc__bindgen_ty_1__bindgen_ty_5;
+///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand.op`.
+pub type cudaMemcpy3DOperand_op = cudaMemcpy3DOperand__bindgen_ty_1;
+///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaMemcpy3DOperand__bindgen_ty_1.ptr`.
+pub type cudaMemcpy3DOperand_op_ptr = cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2`]: the type of `cudaMemcpy3DOperand__bindgen_ty_1.array`.
+pub type cudaMemcpy3DOperand_op_array = cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2;
+///A readable name for [`cudaExternalMemoryHandleDesc__bindgen_ty_1`]: the type of `cudaExternalMemoryHandleDesc.handle`.
+pub type cudaExternalMemoryHandleDesc_handle = cudaExternalMemoryHandleDesc__bindgen_ty_1;
+///A readable name for [`cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaExternalMemoryHandleDesc__bindgen_ty_1.win32`.
+pub type cudaExternalMemoryHandleDesc_handle_win32 = cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`]: the type of `cudaExternalSemaphoreHandleDesc.handle`.
+pub type cudaExternalSemaphoreHandleDesc_handle = cudaExternalSemaphoreHandleDesc__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaExternalSemaphoreHandleDesc__bindgen_ty_1.win32`.
+pub type cudaExternalSemaphoreHandleDesc_handle_win32 = cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`]: the type of `cudaExternalSemaphoreSignalParams.params`.
+pub type cudaExternalSemaphoreSignalParams_params = cudaExternalSemaphoreSignalParams__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaExternalSemaphoreSignalParams__bindgen_ty_1.fence`.
+pub type cudaExternalSemaphoreSignalParams_params_fence = cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2`]: the type of `cudaExternalSemaphoreSignalParams__bindgen_ty_1.nvSciSync`.
+pub type cudaExternalSemaphoreSignalParams_params_nvSciSync = cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2;
+///A readable name for [`cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3`]: the type of `cudaExternalSemaphoreSignalParams__bindgen_ty_1.keyedMutex`.
+pub type cudaExternalSemaphoreSignalParams_params_keyedMutex = cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3;
+///A readable name for [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`]: the type of `cudaExternalSemaphoreWaitParams.params`.
+pub type cudaExternalSemaphoreWaitParams_params = cudaExternalSemaphoreWaitParams__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaExternalSemaphoreWaitParams__bindgen_ty_1.fence`.
+pub type cudaExternalSemaphoreWaitParams_params_fence = cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2`]: the type of `cudaExternalSemaphoreWaitParams__bindgen_ty_1.nvSciSync`.
+pub type cudaExternalSemaphoreWaitParams_params_nvSciSync = cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2;
+///A readable name for [`cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3`]: the type of `cudaExternalSemaphoreWaitParams__bindgen_ty_1.keyedMutex`.
+pub type cudaExternalSemaphoreWaitParams_params_keyedMutex = cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3;
+///A readable name for [`cudaDevResource_st__bindgen_ty_1`]: the type of `cudaDevResource_st.__bindgen_anon_1`.
+pub type cudaDevResource_st_anon1 = cudaDevResource_st__bindgen_ty_1;
+///A readable name for [`cudaKernelNodeParamsV2__bindgen_ty_1`]: the type of `cudaKernelNodeParamsV2.__bindgen_anon_1`.
+pub type cudaKernelNodeParamsV2_anon1 = cudaKernelNodeParamsV2__bindgen_ty_1;
+///A readable name for [`cudaGraphNodeParams__bindgen_ty_1`]: the type of `cudaGraphNodeParams.__bindgen_anon_1`.
+pub type cudaGraphNodeParams_anon1 = cudaGraphNodeParams__bindgen_ty_1;
+///A readable name for [`cudaGraphKernelNodeUpdate__bindgen_ty_1`]: the type of `cudaGraphKernelNodeUpdate.updateData`.
+pub type cudaGraphKernelNodeUpdate_updateData = cudaGraphKernelNodeUpdate__bindgen_ty_1;
+///A readable name for [`cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaGraphKernelNodeUpdate__bindgen_ty_1.param`.
+pub type cudaGraphKernelNodeUpdate_updateData_param = cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaLaunchAttributeValue__bindgen_ty_1`]: the type of `cudaLaunchAttributeValue.clusterDim`.
+pub type cudaLaunchAttributeValue_clusterDim = cudaLaunchAttributeValue__bindgen_ty_1;
+///A readable name for [`cudaLaunchAttributeValue__bindgen_ty_2`]: the type of `cudaLaunchAttributeValue.programmaticEvent`.
+pub type cudaLaunchAttributeValue_programmaticEvent = cudaLaunchAttributeValue__bindgen_ty_2;
+///A readable name for [`cudaLaunchAttributeValue__bindgen_ty_3`]: the type of `cudaLaunchAttributeValue.preferredClusterDim`.
+pub type cudaLaunchAttributeValue_preferredClusterDim = cudaLaunchAttributeValue__bindgen_ty_3;
+///A readable name for [`cudaLaunchAttributeValue__bindgen_ty_4`]: the type of `cudaLaunchAttributeValue.launchCompletionEvent`.
+pub type cudaLaunchAttributeValue_launchCompletionEvent = cudaLaunchAttributeValue__bindgen_ty_4;
+///A readable name for [`cudaLaunchAttributeValue__bindgen_ty_5`]: the type of `cudaLaunchAttributeValue.deviceUpdatableKernelNode`.
+pub type cudaLaunchAttributeValue_deviceUpdatableKernelNode = cudaLaunchAttributeValue__bindgen_ty_5;
+///A readable name for [`cudaAsyncNotificationInfo__bindgen_ty_1`]: the type of `cudaAsyncNotificationInfo.info`.
+pub type cudaAsyncNotificationInfo_info = cudaAsyncNotificationInfo__bindgen_ty_1;
+///A readable name for [`cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1`]: the type of `cudaAsyncNotificationInfo__bindgen_ty_1.overBudget`.
+pub type cudaAsyncNotificationInfo_info_overBudget = cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1;
+///A readable name for [`cudaEglFrame_st__bindgen_ty_1`]: the type of `cudaEglFrame_st.frame`.
+pub type cudaEglFrame_st_frame = cudaEglFrame_st__bindgen_ty_1;
 /// The C typedef `GLenum`.
 pub type GLenum = ::core::ffi::c_uint;
 /// The C typedef `GLuint`.
@@ -1995,7 +3521,7 @@ c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
-/// Get memory address of class instance
+/// The C typedef `cudaHostFn_t`.
 pub type cudaHostFn_t = ::core::option::Option<
     unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
 >;
@@ -2157,7 +3683,7 @@ pub struct cudaAsyncCallbackHandle_t(pub *mut cudaAsyncCallbackEntry);
 c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
-/// Get memory address of class instance
+/// The C typedef `cudaAsyncCallback`.
 pub type cudaAsyncCallback = ::core::option::Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
@@ -2165,20 +3691,20 @@ pub type cudaAsyncCallback = ::core::option::Option<
         arg3: cudaAsyncCallbackHandle_t,
     ),
 >;
-/// Get memory address of class instance
+/// The C typedef `cudaLogsCallbackHandle`.
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
 #[repr(transparent)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
-/// Get memory address of class instance
+/// The C typedef `cudaLogIterator`.
 pub type cudaLogIterator = ::core::ffi::c_uint;
 /// An opaque value that represents a CUDA Surface object
 pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
 /// An opaque value that represents a CUDA texture object
 pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
-/// Get memory address of class instance
+/// The C typedef `cudaStreamCallback_t`.
 pub type cudaStreamCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
@@ -2186,7 +3712,7 @@ pub type cudaStreamCallback_t = ::core::option::Option<
         userData: *mut ::core::ffi::c_void,
     ),
 >;
-/// Get memory address of class instance
+/// The C typedef `cudaLogsCallback_t`.
 pub type cudaLogsCallback_t = ::core::option::Option<
     unsafe extern "C" fn(
         data: *mut ::core::ffi::c_void,
@@ -2214,3 +3740,17 @@ pub type cudaEglFrame = cudaEglFrame_st;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct cudaEglStreamConnection(pub *mut CUeglStreamConnection_st);
 c_handle!(cudaEglStreamConnection, * mut CUeglStreamConnection_st);
+impl ::core::convert::From<cudaArray_t> for cudaArray_const_t {
+    ///The same handle, as the `const` handle type (`cudaArray_t` → `cudaArray_const_t`).
+    #[inline]
+    fn from(h: cudaArray_t) -> Self {
+        Self(h.0.cast_const())
+    }
+}
+impl ::core::convert::From<cudaMipmappedArray_t> for cudaMipmappedArray_const_t {
+    ///The same handle, as the `const` handle type (`cudaMipmappedArray_t` → `cudaMipmappedArray_const_t`).
+    #[inline]
+    fn from(h: cudaMipmappedArray_t) -> Self {
+        Self(h.0.cast_const())
+    }
+}

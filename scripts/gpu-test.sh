@@ -3,6 +3,8 @@
 #   device-bin/gpu, device-bin/gpu_safe   the GPU test binaries (tests/tests/gpu.rs: the typed
 #                                         layer; tests/tests/gpu_safe.rs: the safe layer)
 #   device-bin/examples/<name>            the example applications of examples/examples/
+#   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
+#                                         release build; scripts/gpu-bench.sh runs it beside C)
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 # Binaries are staged without debug information (`strip --strip-debug`, when available), so
 # that the folder stays small enough to carry to the GPU machine (a few MiB instead of 150).
@@ -42,6 +44,7 @@ stage() { # from to
 
 tests="$(build test -p workspace-tests --test gpu --test gpu_safe --no-run)"
 examples="$(build build -p cudart-examples --examples)"
+benches="$(build build --release -p cudart-bench --bin gpu-bench)"
 rm -rf device-bin
 mkdir -p device-bin/examples
 staged=()
@@ -55,7 +58,12 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/examples/$name"
   staged+=("examples/$name")
 done <<< "$examples"
-for want in gpu gpu_safe examples/device_query examples/vector_add examples/stream_timing \
+while IFS=$'\t' read -r name path; do
+  [ -n "$name" ] || continue
+  stage "$path" "device-bin/$name"
+  staged+=("$name")
+done <<< "$benches"
+for want in gpu gpu_safe gpu-bench examples/device_query examples/vector_add examples/stream_timing \
             examples/graph_capture examples/pool_stats; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
@@ -78,3 +86,5 @@ echo "or one part:"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_safe --test-threads=1"
 echo "  ${prefix}./device-bin/examples/vector_add"
+echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result in \$OUT):"
+echo "  bash scripts/gpu-bench.sh"

@@ -95,6 +95,14 @@ impl Error {
         }
     }
 
+    /// [`Error::from_code`] out of line, so that [`check`]'s success path stays a compare and
+    /// a branch wherever it is inlined.
+    #[cold]
+    #[inline(never)]
+    fn from_failed(code: i32) -> Error {
+        Error::from_code(code)
+    }
+
     /// The raw `cudaError_t` value of a [`Error::Cuda`]; `None` for loader errors.
     pub fn cuda_code(&self) -> Option<i32> {
         match self {
@@ -106,11 +114,12 @@ impl Error {
 
 /// Turns a `cudaError_t` status into a `Result`: `0` (`cudaSuccess`) is `Ok(())`, any other
 /// value is [`Error::Cuda`].
+#[inline]
 pub fn check(code: i32) -> Result<()> {
     if code == 0 {
         Ok(())
     } else {
-        Err(Error::from_code(code))
+        Err(Error::from_failed(code))
     }
 }
 

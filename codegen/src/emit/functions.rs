@@ -115,6 +115,7 @@ fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> Tok
     let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
     quote! {
         #doc
+        #[inline]
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
             dynamic_call!(#symbol, fn(#(#params),*) -> #ret)
         }

@@ -67,6 +67,7 @@ use super::*;
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaDeviceReset", fn () -> cudaError_t)
 }
@@ -91,6 +92,7 @@ pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaDeviceSynchronize", fn () -> cudaError_t)
 }
@@ -188,6 +190,7 @@ pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetLimit(
     limit: cudaLimit,
     value: usize,
@@ -244,6 +247,7 @@ pub unsafe fn cudaDeviceSetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetLimit(
     pValue: *mut usize,
     limit: cudaLimit,
@@ -276,6 +280,7 @@ pub unsafe fn cudaDeviceGetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
     maxWidthInElements: *mut usize,
     fmtDesc: *const cudaChannelFormatDesc,
@@ -330,6 +335,7 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetCacheConfig(
     pCacheConfig: *mut cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -375,6 +381,7 @@ pub unsafe fn cudaDeviceGetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetStreamPriorityRange(
     leastPriority: *mut ::core::ffi::c_int,
     greatestPriority: *mut ::core::ffi::c_int,
@@ -434,6 +441,7 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -465,6 +473,7 @@ pub unsafe fn cudaDeviceSetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetByPCIBusId(
     device: *mut ::core::ffi::c_int,
     pciBusId: *const ::core::ffi::c_char,
@@ -502,6 +511,7 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetPCIBusId(
     pciBusId: *mut ::core::ffi::c_char,
     len: ::core::ffi::c_int,
@@ -560,6 +570,7 @@ pub unsafe fn cudaDeviceGetPCIBusId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcGetEventHandle(
     handle: *mut cudaIpcEventHandle_t,
     event: cudaEvent_t,
@@ -613,6 +624,7 @@ pub unsafe fn cudaIpcGetEventHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcOpenEventHandle(
     event: *mut cudaEvent_t,
     handle: cudaIpcEventHandle_t,
@@ -663,6 +675,7 @@ pub unsafe fn cudaIpcOpenEventHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcGetMemHandle(
     handle: *mut cudaIpcMemHandle_t,
     devPtr: *mut ::core::ffi::c_void,
@@ -739,6 +752,7 @@ pub unsafe fn cudaIpcGetMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcOpenMemHandle(
     devPtr: *mut *mut ::core::ffi::c_void,
     handle: cudaIpcMemHandle_t,
@@ -788,6 +802,7 @@ pub unsafe fn cudaIpcOpenMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcCloseMemHandle(
     devPtr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
@@ -827,6 +842,7 @@ pub unsafe fn cudaIpcCloseMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
@@ -875,6 +891,7 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceRegisterAsyncNotification(
     device: ::core::ffi::c_int,
     callbackFunc: cudaAsyncCallback,
@@ -908,6 +925,7 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceUnregisterAsyncNotification(
     device: ::core::ffi::c_int,
     callback: cudaAsyncCallbackHandle_t,
@@ -942,6 +960,7 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceCount(
     count: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -1277,6 +1296,7 @@ pub unsafe fn cudaGetDeviceCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceProperties(
     prop: *mut cudaDeviceProp,
     device: ::core::ffi::c_int,
@@ -1657,6 +1677,7 @@ pub unsafe fn cudaGetDeviceProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetAttribute(
     value: *mut ::core::ffi::c_int,
     attr: cudaDeviceAttr,
@@ -1694,6 +1715,7 @@ pub unsafe fn cudaDeviceGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
@@ -1736,6 +1758,7 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetMemPool(
     device: ::core::ffi::c_int,
     memPool: cudaMemPool_t,
@@ -1772,6 +1795,7 @@ pub unsafe fn cudaDeviceSetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
@@ -1854,6 +1878,7 @@ pub unsafe fn cudaDeviceGetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
     nvSciSyncAttrList: *mut ::core::ffi::c_void,
     device: ::core::ffi::c_int,
@@ -1912,6 +1937,7 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetP2PAttribute(
     value: *mut ::core::ffi::c_int,
     attr: cudaDeviceP2PAttr,
@@ -1949,6 +1975,7 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaChooseDevice(
     device: *mut ::core::ffi::c_int,
     prop: *const cudaDeviceProp,
@@ -1995,6 +2022,7 @@ pub unsafe fn cudaChooseDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaInitDevice(
     device: ::core::ffi::c_int,
     deviceFlags: ::core::ffi::c_uint,
@@ -2057,6 +2085,7 @@ pub unsafe fn cudaInitDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaSetDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
 }
@@ -2083,6 +2112,7 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDevice(
     device: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -2177,6 +2207,7 @@ pub unsafe fn cudaGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDeviceFlags(
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
@@ -2230,6 +2261,7 @@ pub unsafe fn cudaSetDeviceFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceFlags(
     flags: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
@@ -2261,6 +2293,7 @@ pub unsafe fn cudaGetDeviceFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGetLastError", fn () -> cudaError_t)
 }
@@ -2289,6 +2322,7 @@ pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaPeekAtLastError", fn () -> cudaError_t)
 }
@@ -2319,6 +2353,7 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetErrorName(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
@@ -2352,6 +2387,7 @@ pub unsafe fn cudaGetErrorName(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetErrorString(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
@@ -2392,6 +2428,7 @@ pub unsafe fn cudaGetErrorString(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreate(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
@@ -2439,6 +2476,7 @@ pub unsafe fn cudaStreamCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreateWithFlags(
     pStream: *mut cudaStream_t,
     flags: ::core::ffi::c_uint,
@@ -2501,6 +2539,7 @@ pub unsafe fn cudaStreamCreateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreateWithPriority(
     pStream: *mut cudaStream_t,
     flags: ::core::ffi::c_uint,
@@ -2540,6 +2579,7 @@ pub unsafe fn cudaStreamCreateWithPriority(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetPriority(
     hStream: cudaStream_t,
     priority: *mut ::core::ffi::c_int,
@@ -2574,6 +2614,7 @@ pub unsafe fn cudaStreamGetPriority(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetFlags(
     hStream: cudaStream_t,
     flags: *mut ::core::ffi::c_uint,
@@ -2623,6 +2664,7 @@ pub unsafe fn cudaStreamGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetId(
     hStream: cudaStream_t,
     streamId: *mut ::core::ffi::c_ulonglong,
@@ -2657,6 +2699,7 @@ pub unsafe fn cudaStreamGetId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetDevice(
     hStream: cudaStream_t,
     device: *mut ::core::ffi::c_int,
@@ -2682,6 +2725,7 @@ pub unsafe fn cudaStreamGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaCtxResetPersistingL2Cache", fn () -> cudaError_t)
 }
@@ -2706,6 +2750,7 @@ pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCopyAttributes(
     dst: cudaStream_t,
     src: cudaStream_t,
@@ -2737,6 +2782,7 @@ pub unsafe fn cudaStreamCopyAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetAttribute(
     hStream: cudaStream_t,
     attr: cudaLaunchAttributeID,
@@ -2770,6 +2816,7 @@ pub unsafe fn cudaStreamGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamSetAttribute(
     hStream: cudaStream_t,
     attr: cudaLaunchAttributeID,
@@ -2810,6 +2857,7 @@ pub unsafe fn cudaStreamSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamDestroy", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -2851,6 +2899,7 @@ pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamWaitEvent(
     stream: cudaStream_t,
     event: cudaEvent_t,
@@ -2935,6 +2984,7 @@ pub unsafe fn cudaStreamWaitEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamAddCallback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
@@ -2975,6 +3025,7 @@ pub unsafe fn cudaStreamAddCallback(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamSynchronize", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -3008,6 +3059,7 @@ pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamQuery", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -3105,6 +3157,7 @@ pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamAttachMemAsync(
     stream: cudaStream_t,
     devPtr: *mut ::core::ffi::c_void,
@@ -3156,6 +3209,7 @@ pub unsafe fn cudaStreamAttachMemAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamBeginCapture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
@@ -3210,6 +3264,7 @@ pub unsafe fn cudaStreamBeginCapture(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamBeginCaptureToGraph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
@@ -3284,6 +3339,7 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadExchangeStreamCaptureMode(
     mode: *mut cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
@@ -3323,6 +3379,7 @@ pub unsafe fn cudaThreadExchangeStreamCaptureMode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamEndCapture(
     stream: cudaStream_t,
     pGraph: *mut cudaGraph_t,
@@ -3376,6 +3433,7 @@ pub unsafe fn cudaStreamEndCapture(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamIsCapturing(
     stream: cudaStream_t,
     pCaptureStatus: *mut cudaStreamCaptureStatus,
@@ -3426,6 +3484,7 @@ pub unsafe fn cudaStreamIsCapturing(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetCaptureInfo(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
@@ -3483,6 +3542,7 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetCaptureInfo_v3(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
@@ -3540,6 +3600,7 @@ pub unsafe fn cudaStreamGetCaptureInfo_v3(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamUpdateCaptureDependencies(
     stream: cudaStream_t,
     dependencies: *mut cudaGraphNode_t,
@@ -3589,6 +3650,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamUpdateCaptureDependencies_v2(
     stream: cudaStream_t,
     dependencies: *mut cudaGraphNode_t,
@@ -3630,6 +3692,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventCreate", fn (event : * mut cudaEvent_t) -> cudaError_t)
 }
@@ -3677,6 +3740,7 @@ pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaErro
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreateWithFlags(
     event: *mut cudaEvent_t,
     flags: ::core::ffi::c_uint,
@@ -3727,6 +3791,7 @@ pub unsafe fn cudaEventCreateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventRecord(
     event: cudaEvent_t,
     stream: cudaStream_t,
@@ -3785,6 +3850,7 @@ pub unsafe fn cudaEventRecord(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventRecordWithFlags(
     event: cudaEvent_t,
     stream: cudaStream_t,
@@ -3829,6 +3895,7 @@ pub unsafe fn cudaEventRecordWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventQuery", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3865,6 +3932,7 @@ pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventSynchronize", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3898,6 +3966,7 @@ pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaErro
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventDestroy", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3946,6 +4015,7 @@ pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t>
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventElapsedTime(
     ms: *mut f32,
     start: cudaEvent_t,
@@ -4005,6 +4075,7 @@ pub unsafe fn cudaEventElapsedTime(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventElapsedTime_v2(
     ms: *mut f32,
     start: cudaEvent_t,
@@ -4154,6 +4225,7 @@ pub unsafe fn cudaEventElapsedTime_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaImportExternalMemory(
     extMem_out: *mut cudaExternalMemory_t,
     memHandleDesc: *const cudaExternalMemoryHandleDesc,
@@ -4209,6 +4281,7 @@ pub unsafe fn cudaImportExternalMemory(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExternalMemoryGetMappedBuffer(
     devPtr: *mut *mut ::core::ffi::c_void,
     extMem: cudaExternalMemory_t,
@@ -4270,6 +4343,7 @@ pub unsafe fn cudaExternalMemoryGetMappedBuffer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
     mipmap: *mut cudaMipmappedArray_t,
     extMem: cudaExternalMemory_t,
@@ -4305,6 +4379,7 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyExternalMemory(
     extMem: cudaExternalMemory_t,
 ) -> crate::Result<cudaError_t> {
@@ -4446,6 +4521,7 @@ pub unsafe fn cudaDestroyExternalMemory(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaImportExternalSemaphore(
     extSem_out: *mut cudaExternalSemaphore_t,
     semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
@@ -4549,6 +4625,7 @@ pub unsafe fn cudaImportExternalSemaphore(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSignalExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreSignalParams,
@@ -4644,6 +4721,7 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaWaitExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreWaitParams,
@@ -4679,6 +4757,7 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyExternalSemaphore(
     extSem: cudaExternalSemaphore_t,
 ) -> crate::Result<cudaError_t> {
@@ -4742,6 +4821,7 @@ pub unsafe fn cudaDestroyExternalSemaphore(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetCacheConfig(
     func: *const ::core::ffi::c_void,
     cacheConfig: cudaFuncCache,
@@ -4781,6 +4861,7 @@ pub unsafe fn cudaFuncSetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetAttributes(
     attr: *mut cudaFuncAttributes,
     func: *const ::core::ffi::c_void,
@@ -4863,6 +4944,7 @@ pub unsafe fn cudaFuncGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetAttribute(
     func: *const ::core::ffi::c_void,
     attr: cudaFuncAttribute,
@@ -4940,6 +5022,7 @@ pub unsafe fn cudaFuncSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchHostFunc(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
@@ -4979,6 +5062,7 @@ pub unsafe fn cudaLaunchHostFunc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     numBlocks: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -5019,6 +5103,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     dynamicSmemSize: *mut usize,
     func: *const ::core::ffi::c_void,
@@ -5076,6 +5161,7 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     numBlocks: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -5219,6 +5305,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocManaged(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -5264,6 +5351,7 @@ pub unsafe fn cudaMallocManaged(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -5320,6 +5408,7 @@ pub unsafe fn cudaMalloc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocHost(
     ptr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -5376,6 +5465,7 @@ pub unsafe fn cudaMallocHost(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocPitch(
     devPtr: *mut *mut ::core::ffi::c_void,
     pitch: *mut usize,
@@ -5454,6 +5544,7 @@ pub unsafe fn cudaMallocPitch(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -5518,6 +5609,7 @@ pub unsafe fn cudaMallocArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFree", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
@@ -5550,6 +5642,7 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFreeHost", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
@@ -5580,6 +5673,7 @@ pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFreeArray", fn (array : cudaArray_t) -> cudaError_t)
 }
@@ -5610,6 +5704,7 @@ pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeMipmappedArray(
     mipmappedArray: cudaMipmappedArray_t,
 ) -> crate::Result<cudaError_t> {
@@ -5693,6 +5788,7 @@ pub unsafe fn cudaFreeMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostAlloc(
     pHost: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -5811,6 +5907,7 @@ pub unsafe fn cudaHostAlloc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostRegister(
     ptr: *mut ::core::ffi::c_void,
     size: usize,
@@ -5845,6 +5942,7 @@ pub unsafe fn cudaHostRegister(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostUnregister(
     ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
@@ -5901,6 +5999,7 @@ pub unsafe fn cudaHostUnregister(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostGetDevicePointer(
     pDevice: *mut *mut ::core::ffi::c_void,
     pHost: *mut ::core::ffi::c_void,
@@ -5933,6 +6032,7 @@ pub unsafe fn cudaHostGetDevicePointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostGetFlags(
     pFlags: *mut ::core::ffi::c_uint,
     pHost: *mut ::core::ffi::c_void,
@@ -5990,6 +6090,7 @@ pub unsafe fn cudaHostGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc3D(
     pitchedDevPtr: *mut cudaPitchedPtr,
     extent: cudaExtent,
@@ -6113,6 +6214,7 @@ pub unsafe fn cudaMalloc3D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc3DArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -6241,6 +6343,7 @@ pub unsafe fn cudaMalloc3DArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -6290,6 +6393,7 @@ pub unsafe fn cudaMallocMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetMipmappedArrayLevel(
     levelArray: *mut cudaArray_t,
     mipmappedArray: cudaMipmappedArray_const_t,
@@ -6390,6 +6494,7 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaMemcpy3D", fn (p : * const cudaMemcpy3DParms) -> cudaError_t)
 }
@@ -6426,6 +6531,7 @@ pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DPeer(
     p: *const cudaMemcpy3DPeerParms,
 ) -> crate::Result<cudaError_t> {
@@ -6535,6 +6641,7 @@ pub unsafe fn cudaMemcpy3DPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DAsync(
     p: *const cudaMemcpy3DParms,
     stream: cudaStream_t,
@@ -6571,6 +6678,7 @@ pub unsafe fn cudaMemcpy3DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DPeerAsync(
     p: *const cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
@@ -6615,6 +6723,7 @@ pub unsafe fn cudaMemcpy3DPeerAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemGetInfo(
     free: *mut usize,
     total: *mut usize,
@@ -6649,6 +6758,7 @@ pub unsafe fn cudaMemGetInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetInfo(
     desc: *mut cudaChannelFormatDesc,
     extent: *mut cudaExtent,
@@ -6696,6 +6806,7 @@ pub unsafe fn cudaArrayGetInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetPlane(
     pPlaneArray: *mut cudaArray_t,
     hArray: cudaArray_t,
@@ -6735,6 +6846,7 @@ pub unsafe fn cudaArrayGetPlane(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     array: cudaArray_t,
@@ -6775,6 +6887,7 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     mipmap: cudaMipmappedArray_t,
@@ -6823,6 +6936,7 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     array: cudaArray_t,
@@ -6869,6 +6983,7 @@ pub unsafe fn cudaArrayGetSparseProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMipmappedArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     mipmap: cudaMipmappedArray_t,
@@ -6947,6 +7062,7 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy(
     dst: *mut ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -6994,6 +7110,7 @@ pub unsafe fn cudaMemcpy(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyPeer(
     dst: *mut ::core::ffi::c_void,
     dstDevice: ::core::ffi::c_int,
@@ -7061,6 +7178,7 @@ pub unsafe fn cudaMemcpyPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2D(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7130,6 +7248,7 @@ pub unsafe fn cudaMemcpy2D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DToArray(
     dst: cudaArray_t,
     wOffset: usize,
@@ -7200,6 +7319,7 @@ pub unsafe fn cudaMemcpy2DToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DFromArray(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7269,6 +7389,7 @@ pub unsafe fn cudaMemcpy2DFromArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DArrayToArray(
     dst: cudaArray_t,
     wOffsetDst: usize,
@@ -7346,6 +7467,7 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyAsync(
     dst: *mut ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -7394,6 +7516,7 @@ pub unsafe fn cudaMemcpyAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyPeerAsync(
     dst: *mut ::core::ffi::c_void,
     dstDevice: ::core::ffi::c_int,
@@ -7502,6 +7625,7 @@ pub unsafe fn cudaMemcpyPeerAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyBatchAsync(
     dsts: *mut *mut ::core::ffi::c_void,
     srcs: *mut *mut ::core::ffi::c_void,
@@ -7620,6 +7744,7 @@ pub unsafe fn cudaMemcpyBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DBatchAsync(
     numOps: usize,
     opList: *mut cudaMemcpy3DBatchOp,
@@ -7698,6 +7823,7 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DAsync(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7775,6 +7901,7 @@ pub unsafe fn cudaMemcpy2DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
@@ -7853,6 +7980,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DFromArrayAsync(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7897,6 +8025,7 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset(
     devPtr: *mut ::core::ffi::c_void,
     value: ::core::ffi::c_int,
@@ -7944,6 +8073,7 @@ pub unsafe fn cudaMemset(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset2D(
     devPtr: *mut ::core::ffi::c_void,
     pitch: usize,
@@ -8006,6 +8136,7 @@ pub unsafe fn cudaMemset2D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset3D(
     pitchedDevPtr: cudaPitchedPtr,
     value: ::core::ffi::c_int,
@@ -8055,6 +8186,7 @@ pub unsafe fn cudaMemset3D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemsetAsync(
     devPtr: *mut ::core::ffi::c_void,
     value: ::core::ffi::c_int,
@@ -8110,6 +8242,7 @@ pub unsafe fn cudaMemsetAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset2DAsync(
     devPtr: *mut ::core::ffi::c_void,
     pitch: usize,
@@ -8181,6 +8314,7 @@ pub unsafe fn cudaMemset2DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset3DAsync(
     pitchedDevPtr: cudaPitchedPtr,
     value: ::core::ffi::c_int,
@@ -8275,6 +8409,7 @@ pub unsafe fn cudaMemset3DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPrefetchAsync(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -8386,6 +8521,7 @@ pub unsafe fn cudaMemPrefetchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPrefetchAsync_v2(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -8556,6 +8692,7 @@ pub unsafe fn cudaMemPrefetchAsync_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemAdvise(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -8756,6 +8893,7 @@ pub unsafe fn cudaMemAdvise(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemAdvise_v2(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -8901,6 +9039,7 @@ pub unsafe fn cudaMemAdvise_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemRangeGetAttribute(
     data: *mut ::core::ffi::c_void,
     dataSize: usize,
@@ -8967,6 +9106,7 @@ pub unsafe fn cudaMemRangeGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemRangeGetAttributes(
     data: *mut *mut ::core::ffi::c_void,
     dataSizes: *mut usize,
@@ -9023,6 +9163,7 @@ pub unsafe fn cudaMemRangeGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocAsync(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -9061,6 +9202,7 @@ pub unsafe fn cudaMallocAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeAsync(
     devPtr: *mut ::core::ffi::c_void,
     hStream: cudaStream_t,
@@ -9106,6 +9248,7 @@ pub unsafe fn cudaFreeAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolTrimTo(
     memPool: cudaMemPool_t,
     minBytesToKeep: usize,
@@ -9175,6 +9318,7 @@ pub unsafe fn cudaMemPoolTrimTo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolSetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
@@ -9251,6 +9395,7 @@ pub unsafe fn cudaMemPoolSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolGetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
@@ -9283,6 +9428,7 @@ pub unsafe fn cudaMemPoolGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolSetAccess(
     memPool: cudaMemPool_t,
     descList: *const cudaMemAccessDesc,
@@ -9312,6 +9458,7 @@ pub unsafe fn cudaMemPoolSetAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolGetAccess(
     flags: *mut cudaMemAccessFlags,
     memPool: cudaMemPool_t,
@@ -9390,6 +9537,7 @@ pub unsafe fn cudaMemPoolGetAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolCreate(
     memPool: *mut cudaMemPool_t,
     poolProps: *const cudaMemPoolProps,
@@ -9434,6 +9582,7 @@ pub unsafe fn cudaMemPoolCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaMemPoolDestroy", fn (memPool : cudaMemPool_t) -> cudaError_t)
 }
@@ -9473,6 +9622,7 @@ pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocFromPoolAsync(
     ptr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -9520,6 +9670,7 @@ pub unsafe fn cudaMallocFromPoolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolExportToShareableHandle(
     shareableHandle: *mut ::core::ffi::c_void,
     memPool: cudaMemPool_t,
@@ -9562,6 +9713,7 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolImportFromShareableHandle(
     memPool: *mut cudaMemPool_t,
     shareableHandle: *mut ::core::ffi::c_void,
@@ -9600,6 +9752,7 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolExportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
     ptr: *mut ::core::ffi::c_void,
@@ -9643,6 +9796,7 @@ pub unsafe fn cudaMemPoolExportPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolImportPointer(
     ptr: *mut *mut ::core::ffi::c_void,
     memPool: cudaMemPool_t,
@@ -9714,6 +9868,7 @@ pub unsafe fn cudaMemPoolImportPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaPointerGetAttributes(
     attributes: *mut cudaPointerAttributes,
     ptr: *const ::core::ffi::c_void,
@@ -9749,6 +9904,7 @@ pub unsafe fn cudaPointerGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceCanAccessPeer(
     canAccessPeer: *mut ::core::ffi::c_int,
     device: ::core::ffi::c_int,
@@ -9803,6 +9959,7 @@ pub unsafe fn cudaDeviceCanAccessPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceEnablePeerAccess(
     peerDevice: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
@@ -9835,6 +9992,7 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceDisablePeerAccess(
     peerDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -9878,6 +10036,7 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLGetDevices(
     pCudaDeviceCount: *mut ::core::ffi::c_uint,
     pCudaDevices: *mut ::core::ffi::c_int,
@@ -9963,6 +10122,7 @@ pub unsafe fn cudaGLGetDevices(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsGLRegisterImage(
     resource: *mut *mut cudaGraphicsResource,
     image: GLuint,
@@ -10013,6 +10173,7 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsGLRegisterBuffer(
     resource: *mut *mut cudaGraphicsResource,
     buffer: GLuint,
@@ -10045,6 +10206,7 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaVDPAUGetDevice(
     device: *mut ::core::ffi::c_int,
     vdpDevice: VdpDevice,
@@ -10088,6 +10250,7 @@ pub unsafe fn cudaVDPAUGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaVDPAUSetVDPAUDevice(
     device: ::core::ffi::c_int,
     vdpDevice: VdpDevice,
@@ -10137,6 +10300,7 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpVideoSurface,
@@ -10187,6 +10351,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpOutputSurface,
@@ -10255,6 +10420,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsEGLRegisterImage(
     pCudaResource: *mut *mut cudaGraphicsResource,
     image: EGLImageKHR,
@@ -10292,6 +10458,7 @@ pub unsafe fn cudaGraphicsEGLRegisterImage(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerConnect(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -10330,6 +10497,7 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -10363,6 +10531,7 @@ pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
@@ -10398,6 +10567,7 @@ pub unsafe fn cudaEGLStreamConsumerDisconnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: *mut cudaGraphicsResource_t,
@@ -10435,6 +10605,7 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: cudaGraphicsResource_t,
@@ -10474,6 +10645,7 @@ pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerConnect(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -10507,6 +10679,7 @@ pub unsafe fn cudaEGLStreamProducerConnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
@@ -10545,6 +10718,7 @@ pub unsafe fn cudaEGLStreamProducerDisconnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerPresentFrame(
     conn: *mut cudaEglStreamConnection,
     eglframe: cudaEglFrame,
@@ -10581,6 +10755,7 @@ pub unsafe fn cudaEGLStreamProducerPresentFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerReturnFrame(
     conn: *mut cudaEglStreamConnection,
     eglframe: *mut cudaEglFrame,
@@ -10623,6 +10798,7 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
     eglFrame: *mut cudaEglFrame,
     resource: cudaGraphicsResource_t,
@@ -10672,6 +10848,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreateFromEGLSync(
     phEvent: *mut cudaEvent_t,
     eglSync: EGLSyncKHR,
@@ -10710,6 +10887,7 @@ pub unsafe fn cudaEventCreateFromEGLSync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsUnregisterResource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
@@ -10758,6 +10936,7 @@ pub unsafe fn cudaGraphicsUnregisterResource(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceSetMapFlags(
     resource: cudaGraphicsResource_t,
     flags: ::core::ffi::c_uint,
@@ -10805,6 +10984,7 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsMapResources(
     count: ::core::ffi::c_int,
     resources: *mut cudaGraphicsResource_t,
@@ -10849,6 +11029,7 @@ pub unsafe fn cudaGraphicsMapResources(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsUnmapResources(
     count: ::core::ffi::c_int,
     resources: *mut cudaGraphicsResource_t,
@@ -10889,6 +11070,7 @@ pub unsafe fn cudaGraphicsUnmapResources(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedPointer(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: *mut usize,
@@ -10933,6 +11115,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     array: *mut cudaArray_t,
     resource: cudaGraphicsResource_t,
@@ -10972,6 +11155,7 @@ pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     resource: cudaGraphicsResource_t,
@@ -11002,6 +11186,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetChannelDesc(
     desc: *mut cudaChannelFormatDesc,
     array: cudaArray_const_t,
@@ -11046,6 +11231,7 @@ pub unsafe fn cudaGetChannelDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateChannelDesc(
     x: ::core::ffi::c_int,
     y: ::core::ffi::c_int,
@@ -11282,6 +11468,7 @@ pub unsafe fn cudaCreateChannelDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateTextureObject(
     pTexObject: *mut cudaTextureObject_t,
     pResDesc: *const cudaResourceDesc,
@@ -11314,6 +11501,7 @@ pub unsafe fn cudaCreateTextureObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyTextureObject(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
@@ -11343,6 +11531,7 @@ pub unsafe fn cudaDestroyTextureObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     texObject: cudaTextureObject_t,
@@ -11374,6 +11563,7 @@ pub unsafe fn cudaGetTextureObjectResourceDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectTextureDesc(
     pTexDesc: *mut cudaTextureDesc,
     texObject: cudaTextureObject_t,
@@ -11406,6 +11596,7 @@ pub unsafe fn cudaGetTextureObjectTextureDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectResourceViewDesc(
     pResViewDesc: *mut cudaResourceViewDesc,
     texObject: cudaTextureObject_t,
@@ -11445,6 +11636,7 @@ pub unsafe fn cudaGetTextureObjectResourceViewDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateSurfaceObject(
     pSurfObject: *mut cudaSurfaceObject_t,
     pResDesc: *const cudaResourceDesc,
@@ -11474,6 +11666,7 @@ pub unsafe fn cudaCreateSurfaceObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroySurfaceObject(
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
@@ -11500,6 +11693,7 @@ pub unsafe fn cudaDestroySurfaceObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSurfaceObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     surfObject: cudaSurfaceObject_t,
@@ -11535,6 +11729,7 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDriverGetVersion(
     driverVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -11572,6 +11767,7 @@ pub unsafe fn cudaDriverGetVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaRuntimeGetVersion(
     runtimeVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -11611,6 +11807,7 @@ pub unsafe fn cudaRuntimeGetVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphCreate(
     pGraph: *mut cudaGraph_t,
     flags: ::core::ffi::c_uint,
@@ -11710,6 +11907,7 @@ pub unsafe fn cudaGraphCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddKernelNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -11754,6 +11952,7 @@ pub unsafe fn cudaGraphAddKernelNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaKernelNodeParams,
@@ -11786,6 +11985,7 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
@@ -11816,6 +12016,7 @@ pub unsafe fn cudaGraphKernelNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeCopyAttributes(
     hSrc: cudaGraphNode_t,
     hDst: cudaGraphNode_t,
@@ -11847,6 +12048,7 @@ pub unsafe fn cudaGraphKernelNodeCopyAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeGetAttribute(
     hNode: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
@@ -11879,6 +12081,7 @@ pub unsafe fn cudaGraphKernelNodeGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeSetAttribute(
     hNode: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
@@ -11938,6 +12141,7 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12011,6 +12215,7 @@ pub unsafe fn cudaGraphAddMemcpyNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNode1D(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12050,6 +12255,7 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemcpy3DParms,
@@ -12085,6 +12291,7 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemcpy3DParms,
@@ -12134,6 +12341,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
     node: cudaGraphNode_t,
     dst: *mut ::core::ffi::c_void,
@@ -12187,6 +12395,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemsetNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12222,6 +12431,7 @@ pub unsafe fn cudaGraphAddMemsetNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemsetNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemsetParams,
@@ -12254,6 +12464,7 @@ pub unsafe fn cudaGraphMemsetNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
@@ -12304,6 +12515,7 @@ pub unsafe fn cudaGraphMemsetNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddHostNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12339,6 +12551,7 @@ pub unsafe fn cudaGraphAddHostNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphHostNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaHostNodeParams,
@@ -12371,6 +12584,7 @@ pub unsafe fn cudaGraphHostNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphHostNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaHostNodeParams,
@@ -12423,6 +12637,7 @@ pub unsafe fn cudaGraphHostNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddChildGraphNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12462,6 +12677,7 @@ pub unsafe fn cudaGraphAddChildGraphNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphChildGraphNodeGetGraph(
     node: cudaGraphNode_t,
     pGraph: *mut cudaGraph_t,
@@ -12511,6 +12727,7 @@ pub unsafe fn cudaGraphChildGraphNodeGetGraph(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEmptyNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12566,6 +12783,7 @@ pub unsafe fn cudaGraphAddEmptyNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEventRecordNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12603,6 +12821,7 @@ pub unsafe fn cudaGraphAddEventRecordNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventRecordNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
@@ -12637,6 +12856,7 @@ pub unsafe fn cudaGraphEventRecordNodeGetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventRecordNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
@@ -12692,6 +12912,7 @@ pub unsafe fn cudaGraphEventRecordNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEventWaitNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12729,6 +12950,7 @@ pub unsafe fn cudaGraphAddEventWaitNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventWaitNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
@@ -12763,6 +12985,7 @@ pub unsafe fn cudaGraphEventWaitNodeGetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventWaitNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
@@ -12820,6 +13043,7 @@ pub unsafe fn cudaGraphEventWaitNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12865,6 +13089,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreSignalNodeParams,
@@ -12900,6 +13125,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
@@ -12957,6 +13183,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -13002,6 +13229,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreWaitNodeParams,
@@ -13037,6 +13265,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
@@ -13134,6 +13363,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemAllocNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -13171,6 +13401,7 @@ pub unsafe fn cudaGraphAddMemAllocNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemAllocNodeGetParams(
     node: cudaGraphNode_t,
     params_out: *mut cudaMemAllocNodeParams,
@@ -13246,6 +13477,7 @@ pub unsafe fn cudaGraphMemAllocNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemFreeNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -13280,6 +13512,7 @@ pub unsafe fn cudaGraphAddMemFreeNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemFreeNodeGetParams(
     node: cudaGraphNode_t,
     dptr_out: *mut ::core::ffi::c_void,
@@ -13315,6 +13548,7 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGraphMemTrim(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -13363,6 +13597,7 @@ pub unsafe fn cudaDeviceGraphMemTrim(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetGraphMemAttribute(
     device: ::core::ffi::c_int,
     attr: cudaGraphMemAttributeType,
@@ -13407,6 +13642,7 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetGraphMemAttribute(
     device: ::core::ffi::c_int,
     attr: cudaGraphMemAttributeType,
@@ -13444,6 +13680,7 @@ pub unsafe fn cudaDeviceSetGraphMemAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphClone(
     pGraphClone: *mut cudaGraph_t,
     originalGraph: cudaGraph_t,
@@ -13481,6 +13718,7 @@ pub unsafe fn cudaGraphClone(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeFindInClone(
     pNode: *mut cudaGraphNode_t,
     originalNode: cudaGraphNode_t,
@@ -13521,6 +13759,7 @@ pub unsafe fn cudaGraphNodeFindInClone(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetType(
     node: cudaGraphNode_t,
     pType: *mut cudaGraphNodeType,
@@ -13561,6 +13800,7 @@ pub unsafe fn cudaGraphNodeGetType(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetNodes(
     graph: cudaGraph_t,
     nodes: *mut cudaGraphNode_t,
@@ -13602,6 +13842,7 @@ pub unsafe fn cudaGraphGetNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetRootNodes(
     graph: cudaGraph_t,
     pRootNodes: *mut cudaGraphNode_t,
@@ -13646,6 +13887,7 @@ pub unsafe fn cudaGraphGetRootNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetEdges(
     graph: cudaGraph_t,
     from: *mut cudaGraphNode_t,
@@ -13695,6 +13937,7 @@ pub unsafe fn cudaGraphGetEdges(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetEdges_v2(
     graph: cudaGraph_t,
     from: *mut cudaGraphNode_t,
@@ -13740,6 +13983,7 @@ pub unsafe fn cudaGraphGetEdges_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependencies(
     node: cudaGraphNode_t,
     pDependencies: *mut cudaGraphNode_t,
@@ -13786,6 +14030,7 @@ pub unsafe fn cudaGraphNodeGetDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependencies_v2(
     node: cudaGraphNode_t,
     pDependencies: *mut cudaGraphNode_t,
@@ -13830,6 +14075,7 @@ pub unsafe fn cudaGraphNodeGetDependencies_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependentNodes(
     node: cudaGraphNode_t,
     pDependentNodes: *mut cudaGraphNode_t,
@@ -13876,6 +14122,7 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependentNodes_v2(
     node: cudaGraphNode_t,
     pDependentNodes: *mut cudaGraphNode_t,
@@ -13918,6 +14165,7 @@ pub unsafe fn cudaGraphNodeGetDependentNodes_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddDependencies(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -13959,6 +14207,7 @@ pub unsafe fn cudaGraphAddDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddDependencies_v2(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -14003,6 +14252,7 @@ pub unsafe fn cudaGraphAddDependencies_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphRemoveDependencies(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -14047,6 +14297,7 @@ pub unsafe fn cudaGraphRemoveDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphRemoveDependencies_v2(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -14088,6 +14339,7 @@ pub unsafe fn cudaGraphRemoveDependencies_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGraphDestroyNode", fn (node : cudaGraphNode_t) -> cudaError_t)
 }
@@ -14177,6 +14429,7 @@ pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiate(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -14275,6 +14528,7 @@ pub unsafe fn cudaGraphInstantiate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiateWithFlags(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -14411,6 +14665,7 @@ pub unsafe fn cudaGraphInstantiateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiateWithParams(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -14447,6 +14702,7 @@ pub unsafe fn cudaGraphInstantiateWithParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecGetFlags(
     graphExec: cudaGraphExec_t,
     flags: *mut ::core::ffi::c_ulonglong,
@@ -14523,6 +14779,7 @@ pub unsafe fn cudaGraphExecGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecKernelNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14586,6 +14843,7 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14649,6 +14907,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14718,6 +14977,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemsetNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14768,6 +15028,7 @@ pub unsafe fn cudaGraphExecMemsetNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecHostNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14826,6 +15087,7 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14879,6 +15141,7 @@ pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -14932,6 +15195,7 @@ pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -14988,6 +15252,7 @@ pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -15045,6 +15310,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -15095,6 +15361,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeSetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -15137,6 +15404,7 @@ pub unsafe fn cudaGraphNodeSetEnabled(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -15294,6 +15562,7 @@ pub unsafe fn cudaGraphNodeGetEnabled(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecUpdate(
     hGraphExec: cudaGraphExec_t,
     hGraph: cudaGraph_t,
@@ -15330,6 +15599,7 @@ pub unsafe fn cudaGraphExecUpdate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphUpload(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
@@ -15370,6 +15640,7 @@ pub unsafe fn cudaGraphUpload(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphLaunch(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
@@ -15400,6 +15671,7 @@ pub unsafe fn cudaGraphLaunch(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecDestroy(
     graphExec: cudaGraphExec_t,
 ) -> crate::Result<cudaError_t> {
@@ -15426,6 +15698,7 @@ pub unsafe fn cudaGraphExecDestroy(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGraphDestroy", fn (graph : cudaGraph_t) -> cudaError_t)
 }
@@ -15450,6 +15723,7 @@ pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t>
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDebugDotPrint(
     graph: cudaGraph_t,
     path: *const ::core::ffi::c_char,
@@ -15496,6 +15770,7 @@ pub unsafe fn cudaGraphDebugDotPrint(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectCreate(
     object_out: *mut cudaUserObject_t,
     ptr: *mut ::core::ffi::c_void,
@@ -15537,6 +15812,7 @@ pub unsafe fn cudaUserObjectCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectRetain(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
@@ -15577,6 +15853,7 @@ pub unsafe fn cudaUserObjectRetain(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectRelease(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
@@ -15616,6 +15893,7 @@ pub unsafe fn cudaUserObjectRelease(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphRetainUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
@@ -15655,6 +15933,7 @@ pub unsafe fn cudaGraphRetainUserObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphReleaseUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
@@ -15707,6 +15986,7 @@ pub unsafe fn cudaGraphReleaseUserObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -15761,6 +16041,7 @@ pub unsafe fn cudaGraphAddNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddNode_v2(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -15803,6 +16084,7 @@ pub unsafe fn cudaGraphAddNode_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeSetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
@@ -15846,6 +16128,7 @@ pub unsafe fn cudaGraphNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecNodeSetParams(
     graphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -15884,6 +16167,7 @@ pub unsafe fn cudaGraphExecNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphConditionalHandleCreate(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
@@ -15972,6 +16256,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDriverEntryPoint(
     symbol: *const ::core::ffi::c_char,
     funcPtr: *mut *mut ::core::ffi::c_void,
@@ -16069,6 +16354,7 @@ pub unsafe fn cudaGetDriverEntryPoint(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDriverEntryPointByVersion(
     symbol: *const ::core::ffi::c_char,
     funcPtr: *mut *mut ::core::ffi::c_void,
@@ -16144,6 +16430,7 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryLoadData(
     library: *mut cudaLibrary_t,
     code: *const ::core::ffi::c_void,
@@ -16223,6 +16510,7 @@ pub unsafe fn cudaLibraryLoadData(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryLoadFromFile(
     library: *mut cudaLibrary_t,
     fileName: *const ::core::ffi::c_char,
@@ -16262,6 +16550,7 @@ pub unsafe fn cudaLibraryLoadFromFile(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaLibraryUnload", fn (library : cudaLibrary_t) -> cudaError_t)
 }
@@ -16291,6 +16580,7 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetKernel(
     pKernel: *mut cudaKernel_t,
     library: cudaLibrary_t,
@@ -16334,6 +16624,7 @@ pub unsafe fn cudaLibraryGetKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetGlobal(
     dptr: *mut *mut ::core::ffi::c_void,
     bytes: *mut usize,
@@ -16381,6 +16672,7 @@ pub unsafe fn cudaLibraryGetGlobal(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetManaged(
     dptr: *mut *mut ::core::ffi::c_void,
     bytes: *mut usize,
@@ -16421,6 +16713,7 @@ pub unsafe fn cudaLibraryGetManaged(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetUnifiedFunction(
     fptr: *mut *mut ::core::ffi::c_void,
     library: cudaLibrary_t,
@@ -16454,6 +16747,7 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetKernelCount(
     count: *mut ::core::ffi::c_uint,
     lib: cudaLibrary_t,
@@ -16487,6 +16781,7 @@ pub unsafe fn cudaLibraryGetKernelCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryEnumerateKernels(
     kernels: *mut cudaKernel_t,
     numKernels: ::core::ffi::c_uint,
@@ -16589,6 +16884,7 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaKernelSetAttributeForDevice(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
@@ -16631,6 +16927,7 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetKernel(
     kernelPtr: *mut cudaKernel_t,
     entryFuncAddr: *const ::core::ffi::c_void,
@@ -16662,6 +16959,7 @@ pub unsafe fn cudaGetKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaProfilerStart", fn () -> cudaError_t)
 }
@@ -16687,6 +16985,7 @@ pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaProfilerStop", fn () -> cudaError_t)
 }
@@ -16719,6 +17018,7 @@ pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLSetGLDevice(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -16751,6 +17051,7 @@ pub unsafe fn cudaGLSetGLDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
 }
@@ -16788,6 +17089,7 @@ pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLMapBufferObject(
     devPtr: *mut *mut ::core::ffi::c_void,
     bufObj: GLuint,
@@ -16828,6 +17130,7 @@ pub unsafe fn cudaGLMapBufferObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
 }
@@ -16859,6 +17162,7 @@ pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnregisterBufferObject(
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
@@ -16905,6 +17209,7 @@ pub unsafe fn cudaGLUnregisterBufferObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLSetBufferObjectMapFlags(
     bufObj: GLuint,
     flags: ::core::ffi::c_uint,
@@ -16948,6 +17253,7 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLMapBufferObjectAsync(
     devPtr: *mut *mut ::core::ffi::c_void,
     bufObj: GLuint,
@@ -16989,6 +17295,7 @@ pub unsafe fn cudaGLMapBufferObjectAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnmapBufferObjectAsync(
     bufObj: GLuint,
     stream: cudaStream_t,
@@ -17038,6 +17345,7 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetSharedMemConfig(
     pConfig: *mut cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
@@ -17099,6 +17407,7 @@ pub unsafe fn cudaDeviceGetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetSharedMemConfig(
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
@@ -17140,6 +17449,7 @@ pub unsafe fn cudaDeviceSetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadExit() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaThreadExit", fn () -> cudaError_t)
 }
@@ -17175,6 +17485,7 @@ pub unsafe fn cudaThreadExit() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadSynchronize() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaThreadSynchronize", fn () -> cudaError_t)
 }
@@ -17233,6 +17544,7 @@ pub unsafe fn cudaThreadSynchronize() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadSetLimit(
     limit: cudaLimit,
     value: usize,
@@ -17280,6 +17592,7 @@ pub unsafe fn cudaThreadSetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadGetLimit(
     pValue: *mut usize,
     limit: cudaLimit,
@@ -17333,6 +17646,7 @@ pub unsafe fn cudaThreadGetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadGetCacheConfig(
     pCacheConfig: *mut cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -17396,6 +17710,7 @@ pub unsafe fn cudaThreadGetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -17442,6 +17757,7 @@ pub unsafe fn cudaThreadSetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetValidDevices(
     device_arr: *mut ::core::ffi::c_int,
     len: ::core::ffi::c_int,
@@ -17502,6 +17818,7 @@ pub unsafe fn cudaSetValidDevices(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchKernel(
     func: *const ::core::ffi::c_void,
     gridDim: dim3,
@@ -17580,6 +17897,7 @@ pub unsafe fn cudaLaunchKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchKernelExC(
     config: *const cudaLaunchConfig_t,
     func: *const ::core::ffi::c_void,
@@ -17652,6 +17970,7 @@ pub unsafe fn cudaLaunchKernelExC(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchCooperativeKernel(
     func: *const ::core::ffi::c_void,
     gridDim: dim3,
@@ -17770,6 +18089,7 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
     launchParamsList: *mut cudaLaunchParams,
     numDevices: ::core::ffi::c_uint,
@@ -17814,6 +18134,7 @@ pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetName(
     name: *mut *const ::core::ffi::c_char,
     func: *const ::core::ffi::c_void,
@@ -17852,6 +18173,7 @@ pub unsafe fn cudaFuncGetName(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetParamInfo(
     func: *const ::core::ffi::c_void,
     paramIndex: usize,
@@ -17894,6 +18216,7 @@ pub unsafe fn cudaFuncGetParamInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDoubleForDevice(d: *mut f64) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaSetDoubleForDevice", fn (d : * mut f64) -> cudaError_t)
 }
@@ -17928,6 +18251,7 @@ pub unsafe fn cudaSetDoubleForDevice(d: *mut f64) -> crate::Result<cudaError_t> 
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDoubleForHost(d: *mut f64) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaSetDoubleForHost", fn (d : * mut f64) -> cudaError_t)
 }
@@ -17995,6 +18319,7 @@ pub unsafe fn cudaSetDoubleForHost(d: *mut f64) -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetSharedMemConfig(
     func: *const ::core::ffi::c_void,
     config: cudaSharedMemConfig,
@@ -18045,6 +18370,7 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
     clusterSize: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -18097,6 +18423,7 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveClusters(
     numClusters: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -18162,6 +18489,7 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToSymbol(
     symbol: *const ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -18229,6 +18557,7 @@ pub unsafe fn cudaMemcpyToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromSymbol(
     dst: *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -18305,6 +18634,7 @@ pub unsafe fn cudaMemcpyFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToSymbolAsync(
     symbol: *const ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -18382,6 +18712,7 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromSymbolAsync(
     dst: *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -18430,6 +18761,7 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSymbolAddress(
     devPtr: *mut *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -18472,6 +18804,7 @@ pub unsafe fn cudaGetSymbolAddress(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSymbolSize(
     size: *mut usize,
     symbol: *const ::core::ffi::c_void,
@@ -18541,6 +18874,7 @@ pub unsafe fn cudaGetSymbolSize(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToArray(
     dst: cudaArray_t,
     wOffset: usize,
@@ -18614,6 +18948,7 @@ pub unsafe fn cudaMemcpyToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromArray(
     dst: *mut ::core::ffi::c_void,
     src: cudaArray_const_t,
@@ -18687,6 +19022,7 @@ pub unsafe fn cudaMemcpyFromArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyArrayToArray(
     dst: cudaArray_t,
     wOffsetDst: usize,
@@ -18772,6 +19108,7 @@ pub unsafe fn cudaMemcpyArrayToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
@@ -18855,6 +19192,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromArrayAsync(
     dst: *mut ::core::ffi::c_void,
     src: cudaArray_const_t,
@@ -18935,6 +19273,7 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19018,6 +19357,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19081,6 +19421,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
     node: cudaGraphNode_t,
     symbol: *const ::core::ffi::c_void,
@@ -19140,6 +19481,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
     node: cudaGraphNode_t,
     dst: *mut ::core::ffi::c_void,
@@ -19215,6 +19557,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -19292,6 +19635,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -19324,6 +19668,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetFuncBySymbol(
     functionPtr: *mut cudaFunction_t,
     symbolPtr: *const ::core::ffi::c_void,
@@ -19363,6 +19708,7 @@ pub unsafe fn cudaGetFuncBySymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetCaptureInfo_v2(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
@@ -19388,6 +19734,7 @@ pub unsafe fn cudaStreamGetCaptureInfo_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetExportTable(
     ppExportTable: *mut *const ::core::ffi::c_void,
     pExportTableId: *const cudaUUID_t,

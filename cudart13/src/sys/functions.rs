@@ -67,6 +67,7 @@ use super::*;
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaDeviceReset", fn () -> cudaError_t)
 }
@@ -91,6 +92,7 @@ pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaDeviceSynchronize", fn () -> cudaError_t)
 }
@@ -188,6 +190,7 @@ pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetLimit(
     limit: cudaLimit,
     value: usize,
@@ -244,6 +247,7 @@ pub unsafe fn cudaDeviceSetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetLimit(
     pValue: *mut usize,
     limit: cudaLimit,
@@ -303,6 +307,7 @@ pub unsafe fn cudaDeviceGetLimit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetCacheConfig(
     pCacheConfig: *mut cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -348,6 +353,7 @@ pub unsafe fn cudaDeviceGetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetStreamPriorityRange(
     leastPriority: *mut ::core::ffi::c_int,
     greatestPriority: *mut ::core::ffi::c_int,
@@ -407,6 +413,7 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetCacheConfig(
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
@@ -438,6 +445,7 @@ pub unsafe fn cudaDeviceSetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetByPCIBusId(
     device: *mut ::core::ffi::c_int,
     pciBusId: *const ::core::ffi::c_char,
@@ -475,6 +483,7 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetPCIBusId(
     pciBusId: *mut ::core::ffi::c_char,
     len: ::core::ffi::c_int,
@@ -533,6 +542,7 @@ pub unsafe fn cudaDeviceGetPCIBusId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcGetEventHandle(
     handle: *mut cudaIpcEventHandle_t,
     event: cudaEvent_t,
@@ -586,6 +596,7 @@ pub unsafe fn cudaIpcGetEventHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcOpenEventHandle(
     event: *mut cudaEvent_t,
     handle: cudaIpcEventHandle_t,
@@ -636,6 +647,7 @@ pub unsafe fn cudaIpcOpenEventHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcGetMemHandle(
     handle: *mut cudaIpcMemHandle_t,
     devPtr: *mut ::core::ffi::c_void,
@@ -712,6 +724,7 @@ pub unsafe fn cudaIpcGetMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcOpenMemHandle(
     devPtr: *mut *mut ::core::ffi::c_void,
     handle: cudaIpcMemHandle_t,
@@ -761,6 +774,7 @@ pub unsafe fn cudaIpcOpenMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaIpcCloseMemHandle(
     devPtr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
@@ -823,6 +837,7 @@ pub unsafe fn cudaIpcCloseMemHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceRegisterAsyncNotification(
     device: ::core::ffi::c_int,
     callbackFunc: cudaAsyncCallback,
@@ -856,6 +871,7 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceUnregisterAsyncNotification(
     device: ::core::ffi::c_int,
     callback: cudaAsyncCallbackHandle_t,
@@ -890,6 +906,7 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceCount(
     count: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -924,6 +941,7 @@ pub unsafe fn cudaGetDeviceCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceProperties(
     prop: *mut cudaDeviceProp,
     device: ::core::ffi::c_int,
@@ -961,6 +979,7 @@ pub unsafe fn cudaGetDeviceProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetAttribute(
     value: *mut ::core::ffi::c_int,
     attr: cudaDeviceAttr,
@@ -1008,6 +1027,7 @@ pub unsafe fn cudaDeviceGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
     capabilities: *mut ::core::ffi::c_uint,
     operations: *const cudaAtomicOperation,
@@ -1047,6 +1067,7 @@ pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
@@ -1089,6 +1110,7 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetMemPool(
     device: ::core::ffi::c_int,
     memPool: cudaMemPool_t,
@@ -1125,6 +1147,7 @@ pub unsafe fn cudaDeviceSetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetMemPool(
     memPool: *mut cudaMemPool_t,
     device: ::core::ffi::c_int,
@@ -1207,6 +1230,7 @@ pub unsafe fn cudaDeviceGetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
     nvSciSyncAttrList: *mut ::core::ffi::c_void,
     device: ::core::ffi::c_int,
@@ -1270,6 +1294,7 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetP2PAttribute(
     value: *mut ::core::ffi::c_int,
     attr: cudaDeviceP2PAttr,
@@ -1322,6 +1347,7 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
     capabilities: *mut ::core::ffi::c_uint,
     operations: *const cudaAtomicOperation,
@@ -1361,6 +1387,7 @@ pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaChooseDevice(
     device: *mut ::core::ffi::c_int,
     prop: *const cudaDeviceProp,
@@ -1407,6 +1434,7 @@ pub unsafe fn cudaChooseDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaInitDevice(
     device: ::core::ffi::c_int,
     deviceFlags: ::core::ffi::c_uint,
@@ -1469,6 +1497,7 @@ pub unsafe fn cudaInitDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaSetDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
 }
@@ -1495,6 +1524,7 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDevice(
     device: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -1589,6 +1619,7 @@ pub unsafe fn cudaGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetDeviceFlags(
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
@@ -1642,6 +1673,7 @@ pub unsafe fn cudaSetDeviceFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDeviceFlags(
     flags: *mut ::core::ffi::c_uint,
 ) -> crate::Result<cudaError_t> {
@@ -1673,6 +1705,7 @@ pub unsafe fn cudaGetDeviceFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGetLastError", fn () -> cudaError_t)
 }
@@ -1701,6 +1734,7 @@ pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaPeekAtLastError", fn () -> cudaError_t)
 }
@@ -1731,6 +1765,7 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetErrorName(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
@@ -1764,6 +1799,7 @@ pub unsafe fn cudaGetErrorName(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetErrorString(
     error: cudaError_t,
 ) -> crate::Result<*const ::core::ffi::c_char> {
@@ -1805,6 +1841,7 @@ pub unsafe fn cudaGetErrorString(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreate(
     pStream: *mut cudaStream_t,
 ) -> crate::Result<cudaError_t> {
@@ -1853,6 +1890,7 @@ pub unsafe fn cudaStreamCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreateWithFlags(
     pStream: *mut cudaStream_t,
     flags: ::core::ffi::c_uint,
@@ -1915,6 +1953,7 @@ pub unsafe fn cudaStreamCreateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCreateWithPriority(
     pStream: *mut cudaStream_t,
     flags: ::core::ffi::c_uint,
@@ -1955,6 +1994,7 @@ pub unsafe fn cudaStreamCreateWithPriority(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetPriority(
     hStream: cudaStream_t,
     priority: *mut ::core::ffi::c_int,
@@ -1989,6 +2029,7 @@ pub unsafe fn cudaStreamGetPriority(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetFlags(
     hStream: cudaStream_t,
     flags: *mut ::core::ffi::c_uint,
@@ -2038,6 +2079,7 @@ pub unsafe fn cudaStreamGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetId(
     hStream: cudaStream_t,
     streamId: *mut ::core::ffi::c_ulonglong,
@@ -2072,6 +2114,7 @@ pub unsafe fn cudaStreamGetId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetDevice(
     hStream: cudaStream_t,
     device: *mut ::core::ffi::c_int,
@@ -2097,6 +2140,7 @@ pub unsafe fn cudaStreamGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaCtxResetPersistingL2Cache", fn () -> cudaError_t)
 }
@@ -2121,6 +2165,7 @@ pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamCopyAttributes(
     dst: cudaStream_t,
     src: cudaStream_t,
@@ -2152,6 +2197,7 @@ pub unsafe fn cudaStreamCopyAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetAttribute(
     hStream: cudaStream_t,
     attr: cudaLaunchAttributeID,
@@ -2185,6 +2231,7 @@ pub unsafe fn cudaStreamGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamSetAttribute(
     hStream: cudaStream_t,
     attr: cudaLaunchAttributeID,
@@ -2225,6 +2272,7 @@ pub unsafe fn cudaStreamSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamDestroy", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -2266,6 +2314,7 @@ pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamWaitEvent(
     stream: cudaStream_t,
     event: cudaEvent_t,
@@ -2350,6 +2399,7 @@ pub unsafe fn cudaStreamWaitEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamAddCallback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
@@ -2390,6 +2440,7 @@ pub unsafe fn cudaStreamAddCallback(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamSynchronize", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -2423,6 +2474,7 @@ pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaStreamQuery", fn (stream : cudaStream_t) -> cudaError_t)
 }
@@ -2520,6 +2572,7 @@ pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamAttachMemAsync(
     stream: cudaStream_t,
     devPtr: *mut ::core::ffi::c_void,
@@ -2571,6 +2624,7 @@ pub unsafe fn cudaStreamAttachMemAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamBeginCapture(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
@@ -2625,6 +2679,7 @@ pub unsafe fn cudaStreamBeginCapture(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamBeginCaptureToGraph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
@@ -2699,6 +2754,7 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaThreadExchangeStreamCaptureMode(
     mode: *mut cudaStreamCaptureMode,
 ) -> crate::Result<cudaError_t> {
@@ -2738,6 +2794,7 @@ pub unsafe fn cudaThreadExchangeStreamCaptureMode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamEndCapture(
     stream: cudaStream_t,
     pGraph: *mut cudaGraph_t,
@@ -2791,6 +2848,7 @@ pub unsafe fn cudaStreamEndCapture(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamIsCapturing(
     stream: cudaStream_t,
     pCaptureStatus: *mut cudaStreamCaptureStatus,
@@ -2844,6 +2902,7 @@ pub unsafe fn cudaStreamIsCapturing(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetCaptureInfo(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
@@ -2900,6 +2959,7 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamUpdateCaptureDependencies(
     stream: cudaStream_t,
     dependencies: *mut cudaGraphNode_t,
@@ -2941,6 +3001,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventCreate", fn (event : * mut cudaEvent_t) -> cudaError_t)
 }
@@ -2988,6 +3049,7 @@ pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaErro
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreateWithFlags(
     event: *mut cudaEvent_t,
     flags: ::core::ffi::c_uint,
@@ -3038,6 +3100,7 @@ pub unsafe fn cudaEventCreateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventRecord(
     event: cudaEvent_t,
     stream: cudaStream_t,
@@ -3114,6 +3177,7 @@ pub unsafe fn cudaEventRecord(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventQuery", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3150,6 +3214,7 @@ pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventSynchronize", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3183,6 +3248,7 @@ pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaErro
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaEventDestroy", fn (event : cudaEvent_t) -> cudaError_t)
 }
@@ -3235,6 +3301,7 @@ pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t>
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventElapsedTime(
     ms: *mut f32,
     start: cudaEvent_t,
@@ -3384,6 +3451,7 @@ pub unsafe fn cudaEventElapsedTime(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaImportExternalMemory(
     extMem_out: *mut cudaExternalMemory_t,
     memHandleDesc: *const cudaExternalMemoryHandleDesc,
@@ -3439,6 +3507,7 @@ pub unsafe fn cudaImportExternalMemory(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExternalMemoryGetMappedBuffer(
     devPtr: *mut *mut ::core::ffi::c_void,
     extMem: cudaExternalMemory_t,
@@ -3500,6 +3569,7 @@ pub unsafe fn cudaExternalMemoryGetMappedBuffer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
     mipmap: *mut cudaMipmappedArray_t,
     extMem: cudaExternalMemory_t,
@@ -3535,6 +3605,7 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyExternalMemory(
     extMem: cudaExternalMemory_t,
 ) -> crate::Result<cudaError_t> {
@@ -3676,6 +3747,7 @@ pub unsafe fn cudaDestroyExternalMemory(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaImportExternalSemaphore(
     extSem_out: *mut cudaExternalSemaphore_t,
     semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
@@ -3793,6 +3865,7 @@ pub unsafe fn cudaImportExternalSemaphore(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSignalExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreSignalParams,
@@ -3886,6 +3959,7 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaWaitExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreWaitParams,
@@ -3921,6 +3995,7 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyExternalSemaphore(
     extSem: cudaExternalSemaphore_t,
 ) -> crate::Result<cudaError_t> {
@@ -3984,6 +4059,7 @@ pub unsafe fn cudaDestroyExternalSemaphore(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetCacheConfig(
     func: *const ::core::ffi::c_void,
     cacheConfig: cudaFuncCache,
@@ -4023,6 +4099,7 @@ pub unsafe fn cudaFuncSetCacheConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetAttributes(
     attr: *mut cudaFuncAttributes,
     func: *const ::core::ffi::c_void,
@@ -4105,6 +4182,7 @@ pub unsafe fn cudaFuncGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetAttribute(
     func: *const ::core::ffi::c_void,
     attr: cudaFuncAttribute,
@@ -4132,6 +4210,7 @@ pub unsafe fn cudaFuncSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetParamCount(
     func: *const ::core::ffi::c_void,
     paramCount: *mut usize,
@@ -4208,6 +4287,7 @@ pub unsafe fn cudaFuncGetParamCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchHostFunc(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
@@ -4286,6 +4366,7 @@ pub unsafe fn cudaLaunchHostFunc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchHostFunc_v2(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
@@ -4326,6 +4407,7 @@ pub unsafe fn cudaLaunchHostFunc_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     numBlocks: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -4366,6 +4448,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     dynamicSmemSize: *mut usize,
     func: *const ::core::ffi::c_void,
@@ -4423,6 +4506,7 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     numBlocks: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -4566,6 +4650,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocManaged(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -4611,6 +4696,7 @@ pub unsafe fn cudaMallocManaged(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -4667,6 +4753,7 @@ pub unsafe fn cudaMalloc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocHost(
     ptr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -4723,6 +4810,7 @@ pub unsafe fn cudaMallocHost(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocPitch(
     devPtr: *mut *mut ::core::ffi::c_void,
     pitch: *mut usize,
@@ -4801,6 +4889,7 @@ pub unsafe fn cudaMallocPitch(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -4865,6 +4954,7 @@ pub unsafe fn cudaMallocArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFree", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
@@ -4897,6 +4987,7 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFreeHost", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t)
 }
@@ -4927,6 +5018,7 @@ pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaFreeArray", fn (array : cudaArray_t) -> cudaError_t)
 }
@@ -4957,6 +5049,7 @@ pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeMipmappedArray(
     mipmappedArray: cudaMipmappedArray_t,
 ) -> crate::Result<cudaError_t> {
@@ -5040,6 +5133,7 @@ pub unsafe fn cudaFreeMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostAlloc(
     pHost: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -5158,6 +5252,7 @@ pub unsafe fn cudaHostAlloc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostRegister(
     ptr: *mut ::core::ffi::c_void,
     size: usize,
@@ -5192,6 +5287,7 @@ pub unsafe fn cudaHostRegister(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostUnregister(
     ptr: *mut ::core::ffi::c_void,
 ) -> crate::Result<cudaError_t> {
@@ -5248,6 +5344,7 @@ pub unsafe fn cudaHostUnregister(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostGetDevicePointer(
     pDevice: *mut *mut ::core::ffi::c_void,
     pHost: *mut ::core::ffi::c_void,
@@ -5280,6 +5377,7 @@ pub unsafe fn cudaHostGetDevicePointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaHostGetFlags(
     pFlags: *mut ::core::ffi::c_uint,
     pHost: *mut ::core::ffi::c_void,
@@ -5335,6 +5433,7 @@ pub unsafe fn cudaHostGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc3D(
     pitchedDevPtr: *mut cudaPitchedPtr,
     extent: cudaExtent,
@@ -5457,6 +5556,7 @@ pub unsafe fn cudaMalloc3D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMalloc3DArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -5584,6 +5684,7 @@ pub unsafe fn cudaMalloc3DArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     desc: *const cudaChannelFormatDesc,
@@ -5632,6 +5733,7 @@ pub unsafe fn cudaMallocMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetMipmappedArrayLevel(
     levelArray: *mut cudaArray_t,
     mipmappedArray: cudaMipmappedArray_const_t,
@@ -5732,6 +5834,7 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaMemcpy3D", fn (p : * const cudaMemcpy3DParms) -> cudaError_t)
 }
@@ -5768,6 +5871,7 @@ pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DPeer(
     p: *const cudaMemcpy3DPeerParms,
 ) -> crate::Result<cudaError_t> {
@@ -5877,6 +5981,7 @@ pub unsafe fn cudaMemcpy3DPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DAsync(
     p: *const cudaMemcpy3DParms,
     stream: cudaStream_t,
@@ -5913,6 +6018,7 @@ pub unsafe fn cudaMemcpy3DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DPeerAsync(
     p: *const cudaMemcpy3DPeerParms,
     stream: cudaStream_t,
@@ -5957,6 +6063,7 @@ pub unsafe fn cudaMemcpy3DPeerAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemGetInfo(
     free: *mut usize,
     total: *mut usize,
@@ -5991,6 +6098,7 @@ pub unsafe fn cudaMemGetInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetInfo(
     desc: *mut cudaChannelFormatDesc,
     extent: *mut cudaExtent,
@@ -6038,6 +6146,7 @@ pub unsafe fn cudaArrayGetInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetPlane(
     pPlaneArray: *mut cudaArray_t,
     hArray: cudaArray_t,
@@ -6077,6 +6186,7 @@ pub unsafe fn cudaArrayGetPlane(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     array: cudaArray_t,
@@ -6117,6 +6227,7 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     mipmap: cudaMipmappedArray_t,
@@ -6243,6 +6354,7 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy(
     dst: *mut ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -6290,6 +6402,7 @@ pub unsafe fn cudaMemcpy(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyPeer(
     dst: *mut ::core::ffi::c_void,
     dstDevice: ::core::ffi::c_int,
@@ -6357,6 +6470,7 @@ pub unsafe fn cudaMemcpyPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2D(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -6426,6 +6540,7 @@ pub unsafe fn cudaMemcpy2D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DToArray(
     dst: cudaArray_t,
     wOffset: usize,
@@ -6496,6 +6611,7 @@ pub unsafe fn cudaMemcpy2DToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DFromArray(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -6565,6 +6681,7 @@ pub unsafe fn cudaMemcpy2DFromArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DArrayToArray(
     dst: cudaArray_t,
     wOffsetDst: usize,
@@ -6642,6 +6759,7 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyAsync(
     dst: *mut ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -6690,6 +6808,7 @@ pub unsafe fn cudaMemcpyAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyPeerAsync(
     dst: *mut ::core::ffi::c_void,
     dstDevice: ::core::ffi::c_int,
@@ -6793,6 +6912,7 @@ pub unsafe fn cudaMemcpyPeerAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyBatchAsync(
     dsts: *const *mut ::core::ffi::c_void,
     srcs: *const *const ::core::ffi::c_void,
@@ -6905,6 +7025,7 @@ pub unsafe fn cudaMemcpyBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DBatchAsync(
     numOps: usize,
     opList: *mut cudaMemcpy3DBatchOp,
@@ -6948,6 +7069,7 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyWithAttributesAsync(
     dst: *mut ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -6988,6 +7110,7 @@ pub unsafe fn cudaMemcpyWithAttributesAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy3DWithAttributesAsync(
     op: *mut cudaMemcpy3DBatchOp,
     flags: ::core::ffi::c_ulonglong,
@@ -7063,6 +7186,7 @@ pub unsafe fn cudaMemcpy3DWithAttributesAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DAsync(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7140,6 +7264,7 @@ pub unsafe fn cudaMemcpy2DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
@@ -7218,6 +7343,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpy2DFromArrayAsync(
     dst: *mut ::core::ffi::c_void,
     dpitch: usize,
@@ -7262,6 +7388,7 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset(
     devPtr: *mut ::core::ffi::c_void,
     value: ::core::ffi::c_int,
@@ -7309,6 +7436,7 @@ pub unsafe fn cudaMemset(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset2D(
     devPtr: *mut ::core::ffi::c_void,
     pitch: usize,
@@ -7371,6 +7499,7 @@ pub unsafe fn cudaMemset2D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset3D(
     pitchedDevPtr: cudaPitchedPtr,
     value: ::core::ffi::c_int,
@@ -7420,6 +7549,7 @@ pub unsafe fn cudaMemset3D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemsetAsync(
     devPtr: *mut ::core::ffi::c_void,
     value: ::core::ffi::c_int,
@@ -7475,6 +7605,7 @@ pub unsafe fn cudaMemsetAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset2DAsync(
     devPtr: *mut ::core::ffi::c_void,
     pitch: usize,
@@ -7546,6 +7677,7 @@ pub unsafe fn cudaMemset2DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemset3DAsync(
     pitchedDevPtr: cudaPitchedPtr,
     value: ::core::ffi::c_int,
@@ -7658,6 +7790,7 @@ pub unsafe fn cudaMemset3DAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPrefetchAsync(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -7719,6 +7852,7 @@ pub unsafe fn cudaMemPrefetchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPrefetchBatchAsync(
     dptrs: *mut *mut ::core::ffi::c_void,
     sizes: *mut usize,
@@ -7776,6 +7910,7 @@ pub unsafe fn cudaMemPrefetchBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemDiscardBatchAsync(
     dptrs: *mut *mut ::core::ffi::c_void,
     sizes: *mut usize,
@@ -7845,6 +7980,7 @@ pub unsafe fn cudaMemDiscardBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
     dptrs: *mut *mut ::core::ffi::c_void,
     sizes: *mut usize,
@@ -8050,6 +8186,7 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemAdvise(
     devPtr: *const ::core::ffi::c_void,
     count: usize,
@@ -8194,6 +8331,7 @@ pub unsafe fn cudaMemAdvise(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemRangeGetAttribute(
     data: *mut ::core::ffi::c_void,
     dataSize: usize,
@@ -8260,6 +8398,7 @@ pub unsafe fn cudaMemRangeGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemRangeGetAttributes(
     data: *mut *mut ::core::ffi::c_void,
     dataSizes: *mut usize,
@@ -8316,6 +8455,7 @@ pub unsafe fn cudaMemRangeGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocAsync(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -8354,6 +8494,7 @@ pub unsafe fn cudaMallocAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFreeAsync(
     devPtr: *mut ::core::ffi::c_void,
     hStream: cudaStream_t,
@@ -8399,6 +8540,7 @@ pub unsafe fn cudaFreeAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolTrimTo(
     memPool: cudaMemPool_t,
     minBytesToKeep: usize,
@@ -8468,6 +8610,7 @@ pub unsafe fn cudaMemPoolTrimTo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolSetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
@@ -8575,6 +8718,7 @@ pub unsafe fn cudaMemPoolSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolGetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
@@ -8607,6 +8751,7 @@ pub unsafe fn cudaMemPoolGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolSetAccess(
     memPool: cudaMemPool_t,
     descList: *const cudaMemAccessDesc,
@@ -8636,6 +8781,7 @@ pub unsafe fn cudaMemPoolSetAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolGetAccess(
     flags: *mut cudaMemAccessFlags,
     memPool: cudaMemPool_t,
@@ -8738,6 +8884,7 @@ pub unsafe fn cudaMemPoolGetAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolCreate(
     memPool: *mut cudaMemPool_t,
     poolProps: *const cudaMemPoolProps,
@@ -8782,6 +8929,7 @@ pub unsafe fn cudaMemPoolCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaMemPoolDestroy", fn (memPool : cudaMemPool_t) -> cudaError_t)
 }
@@ -8821,6 +8969,7 @@ pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
     location: *mut cudaMemLocation,
@@ -8873,6 +9022,7 @@ pub unsafe fn cudaMemGetDefaultMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemGetMemPool(
     memPool: *mut cudaMemPool_t,
     location: *mut cudaMemLocation,
@@ -8935,6 +9085,7 @@ pub unsafe fn cudaMemGetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemSetMemPool(
     location: *mut cudaMemLocation,
     type_: cudaMemAllocationType,
@@ -8981,6 +9132,7 @@ pub unsafe fn cudaMemSetMemPool(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMallocFromPoolAsync(
     ptr: *mut *mut ::core::ffi::c_void,
     size: usize,
@@ -9028,6 +9180,7 @@ pub unsafe fn cudaMallocFromPoolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolExportToShareableHandle(
     shareableHandle: *mut ::core::ffi::c_void,
     memPool: cudaMemPool_t,
@@ -9070,6 +9223,7 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolImportFromShareableHandle(
     memPool: *mut cudaMemPool_t,
     shareableHandle: *mut ::core::ffi::c_void,
@@ -9108,6 +9262,7 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolExportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
     ptr: *mut ::core::ffi::c_void,
@@ -9151,6 +9306,7 @@ pub unsafe fn cudaMemPoolExportPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemPoolImportPointer(
     ptr: *mut *mut ::core::ffi::c_void,
     memPool: cudaMemPool_t,
@@ -9222,6 +9378,7 @@ pub unsafe fn cudaMemPoolImportPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaPointerGetAttributes(
     attributes: *mut cudaPointerAttributes,
     ptr: *const ::core::ffi::c_void,
@@ -9257,6 +9414,7 @@ pub unsafe fn cudaPointerGetAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceCanAccessPeer(
     canAccessPeer: *mut ::core::ffi::c_int,
     device: ::core::ffi::c_int,
@@ -9311,6 +9469,7 @@ pub unsafe fn cudaDeviceCanAccessPeer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceEnablePeerAccess(
     peerDevice: ::core::ffi::c_int,
     flags: ::core::ffi::c_uint,
@@ -9343,6 +9502,7 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceDisablePeerAccess(
     peerDevice: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -9386,6 +9546,7 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLGetDevices(
     pCudaDeviceCount: *mut ::core::ffi::c_uint,
     pCudaDevices: *mut ::core::ffi::c_int,
@@ -9471,6 +9632,7 @@ pub unsafe fn cudaGLGetDevices(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsGLRegisterImage(
     resource: *mut *mut cudaGraphicsResource,
     image: GLuint,
@@ -9521,6 +9683,7 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsGLRegisterBuffer(
     resource: *mut *mut cudaGraphicsResource,
     buffer: GLuint,
@@ -9553,6 +9716,7 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaVDPAUGetDevice(
     device: *mut ::core::ffi::c_int,
     vdpDevice: VdpDevice,
@@ -9596,6 +9760,7 @@ pub unsafe fn cudaVDPAUGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaVDPAUSetVDPAUDevice(
     device: ::core::ffi::c_int,
     vdpDevice: VdpDevice,
@@ -9645,6 +9810,7 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpVideoSurface,
@@ -9695,6 +9861,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpOutputSurface,
@@ -9763,6 +9930,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsEGLRegisterImage(
     pCudaResource: *mut *mut cudaGraphicsResource,
     image: EGLImageKHR,
@@ -9800,6 +9968,7 @@ pub unsafe fn cudaGraphicsEGLRegisterImage(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerConnect(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -9838,6 +10007,7 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -9871,6 +10041,7 @@ pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
@@ -9906,6 +10077,7 @@ pub unsafe fn cudaEGLStreamConsumerDisconnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: *mut cudaGraphicsResource_t,
@@ -9943,6 +10115,7 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: cudaGraphicsResource_t,
@@ -9982,6 +10155,7 @@ pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerConnect(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
@@ -10015,6 +10189,7 @@ pub unsafe fn cudaEGLStreamProducerConnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerDisconnect(
     conn: *mut cudaEglStreamConnection,
 ) -> crate::Result<cudaError_t> {
@@ -10053,6 +10228,7 @@ pub unsafe fn cudaEGLStreamProducerDisconnect(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerPresentFrame(
     conn: *mut cudaEglStreamConnection,
     eglframe: cudaEglFrame,
@@ -10089,6 +10265,7 @@ pub unsafe fn cudaEGLStreamProducerPresentFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEGLStreamProducerReturnFrame(
     conn: *mut cudaEglStreamConnection,
     eglframe: *mut cudaEglFrame,
@@ -10131,6 +10308,7 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
     eglFrame: *mut cudaEglFrame,
     resource: cudaGraphicsResource_t,
@@ -10180,6 +10358,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventCreateFromEGLSync(
     phEvent: *mut cudaEvent_t,
     eglSync: EGLSyncKHR,
@@ -10218,6 +10397,7 @@ pub unsafe fn cudaEventCreateFromEGLSync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsUnregisterResource(
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
@@ -10266,6 +10446,7 @@ pub unsafe fn cudaGraphicsUnregisterResource(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceSetMapFlags(
     resource: cudaGraphicsResource_t,
     flags: ::core::ffi::c_uint,
@@ -10313,6 +10494,7 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsMapResources(
     count: ::core::ffi::c_int,
     resources: *mut cudaGraphicsResource_t,
@@ -10357,6 +10539,7 @@ pub unsafe fn cudaGraphicsMapResources(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsUnmapResources(
     count: ::core::ffi::c_int,
     resources: *mut cudaGraphicsResource_t,
@@ -10397,6 +10580,7 @@ pub unsafe fn cudaGraphicsUnmapResources(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedPointer(
     devPtr: *mut *mut ::core::ffi::c_void,
     size: *mut usize,
@@ -10441,6 +10625,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     array: *mut cudaArray_t,
     resource: cudaGraphicsResource_t,
@@ -10480,6 +10665,7 @@ pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     resource: cudaGraphicsResource_t,
@@ -10510,6 +10696,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetChannelDesc(
     desc: *mut cudaChannelFormatDesc,
     array: cudaArray_const_t,
@@ -10554,6 +10741,7 @@ pub unsafe fn cudaGetChannelDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateChannelDesc(
     x: ::core::ffi::c_int,
     y: ::core::ffi::c_int,
@@ -10790,6 +10978,7 @@ pub unsafe fn cudaCreateChannelDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateTextureObject(
     pTexObject: *mut cudaTextureObject_t,
     pResDesc: *const cudaResourceDesc,
@@ -10822,6 +11011,7 @@ pub unsafe fn cudaCreateTextureObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroyTextureObject(
     texObject: cudaTextureObject_t,
 ) -> crate::Result<cudaError_t> {
@@ -10851,6 +11041,7 @@ pub unsafe fn cudaDestroyTextureObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     texObject: cudaTextureObject_t,
@@ -10882,6 +11073,7 @@ pub unsafe fn cudaGetTextureObjectResourceDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectTextureDesc(
     pTexDesc: *mut cudaTextureDesc,
     texObject: cudaTextureObject_t,
@@ -10914,6 +11106,7 @@ pub unsafe fn cudaGetTextureObjectTextureDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetTextureObjectResourceViewDesc(
     pResViewDesc: *mut cudaResourceViewDesc,
     texObject: cudaTextureObject_t,
@@ -10953,6 +11146,7 @@ pub unsafe fn cudaGetTextureObjectResourceViewDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaCreateSurfaceObject(
     pSurfObject: *mut cudaSurfaceObject_t,
     pResDesc: *const cudaResourceDesc,
@@ -10982,6 +11176,7 @@ pub unsafe fn cudaCreateSurfaceObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDestroySurfaceObject(
     surfObject: cudaSurfaceObject_t,
 ) -> crate::Result<cudaError_t> {
@@ -11008,6 +11203,7 @@ pub unsafe fn cudaDestroySurfaceObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSurfaceObjectResourceDesc(
     pResDesc: *mut cudaResourceDesc,
     surfObject: cudaSurfaceObject_t,
@@ -11043,6 +11239,7 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDriverGetVersion(
     driverVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -11080,6 +11277,7 @@ pub unsafe fn cudaDriverGetVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaRuntimeGetVersion(
     runtimeVersion: *mut ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -11103,6 +11301,7 @@ pub unsafe fn cudaRuntimeGetVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLogsRegisterCallback(
     callbackFunc: cudaLogsCallback_t,
     userData: *mut ::core::ffi::c_void,
@@ -11127,6 +11326,7 @@ pub unsafe fn cudaLogsRegisterCallback(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLogsUnregisterCallback(
     callback: cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
@@ -11149,6 +11349,7 @@ pub unsafe fn cudaLogsUnregisterCallback(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLogsCurrent(
     iterator_out: *mut cudaLogIterator,
     flags: ::core::ffi::c_uint,
@@ -11183,6 +11384,7 @@ pub unsafe fn cudaLogsCurrent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLogsDumpToFile(
     iterator: *mut cudaLogIterator,
     pathToFile: *const ::core::ffi::c_char,
@@ -11252,6 +11454,7 @@ pub unsafe fn cudaLogsDumpToFile(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLogsDumpToMemory(
     iterator: *mut cudaLogIterator,
     buffer: *mut ::core::ffi::c_char,
@@ -11295,6 +11498,7 @@ pub unsafe fn cudaLogsDumpToMemory(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphCreate(
     pGraph: *mut cudaGraph_t,
     flags: ::core::ffi::c_uint,
@@ -11394,6 +11598,7 @@ pub unsafe fn cudaGraphCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddKernelNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -11439,6 +11644,7 @@ pub unsafe fn cudaGraphAddKernelNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaKernelNodeParams,
@@ -11471,6 +11677,7 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaKernelNodeParams,
@@ -11501,6 +11708,7 @@ pub unsafe fn cudaGraphKernelNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeCopyAttributes(
     hDst: cudaGraphNode_t,
     hSrc: cudaGraphNode_t,
@@ -11532,6 +11740,7 @@ pub unsafe fn cudaGraphKernelNodeCopyAttributes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeGetAttribute(
     hNode: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
@@ -11564,6 +11773,7 @@ pub unsafe fn cudaGraphKernelNodeGetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphKernelNodeSetAttribute(
     hNode: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
@@ -11623,6 +11833,7 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -11777,6 +11988,7 @@ pub unsafe fn cudaGraphAddMemcpyNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemcpy3DParms,
@@ -11812,6 +12024,7 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemcpy3DParms,
@@ -11925,6 +12138,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemsetNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -11961,6 +12175,7 @@ pub unsafe fn cudaGraphAddMemsetNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemsetNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaMemsetParams,
@@ -11993,6 +12208,7 @@ pub unsafe fn cudaGraphMemsetNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemsetNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaMemsetParams,
@@ -12043,6 +12259,7 @@ pub unsafe fn cudaGraphMemsetNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddHostNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12079,6 +12296,7 @@ pub unsafe fn cudaGraphAddHostNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphHostNodeGetParams(
     node: cudaGraphNode_t,
     pNodeParams: *mut cudaHostNodeParams,
@@ -12111,6 +12329,7 @@ pub unsafe fn cudaGraphHostNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphHostNodeSetParams(
     node: cudaGraphNode_t,
     pNodeParams: *const cudaHostNodeParams,
@@ -12163,6 +12382,7 @@ pub unsafe fn cudaGraphHostNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddChildGraphNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12202,6 +12422,7 @@ pub unsafe fn cudaGraphAddChildGraphNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphChildGraphNodeGetGraph(
     node: cudaGraphNode_t,
     pGraph: *mut cudaGraph_t,
@@ -12251,6 +12472,7 @@ pub unsafe fn cudaGraphChildGraphNodeGetGraph(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEmptyNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -12694,6 +12916,7 @@ pub unsafe fn cudaGraphAddEmptyNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphClone(
     pGraphClone: *mut cudaGraph_t,
     originalGraph: cudaGraph_t,
@@ -12731,6 +12954,7 @@ pub unsafe fn cudaGraphClone(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeFindInClone(
     pNode: *mut cudaGraphNode_t,
     originalNode: cudaGraphNode_t,
@@ -12771,6 +12995,7 @@ pub unsafe fn cudaGraphNodeFindInClone(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetType(
     node: cudaGraphNode_t,
     pType: *mut cudaGraphNodeType,
@@ -12802,6 +13027,7 @@ pub unsafe fn cudaGraphNodeGetType(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetContainingGraph(
     hNode: cudaGraphNode_t,
     phGraph: *mut cudaGraph_t,
@@ -12834,6 +13060,7 @@ pub unsafe fn cudaGraphNodeGetContainingGraph(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetLocalId(
     hNode: cudaGraphNode_t,
     nodeId: *mut ::core::ffi::c_uint,
@@ -12862,6 +13089,7 @@ pub unsafe fn cudaGraphNodeGetLocalId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetToolsId(
     hNode: cudaGraphNode_t,
     toolsNodeId: *mut ::core::ffi::c_ulonglong,
@@ -12893,6 +13121,7 @@ pub unsafe fn cudaGraphNodeGetToolsId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetId(
     hGraph: cudaGraph_t,
     graphID: *mut ::core::ffi::c_uint,
@@ -12924,6 +13153,7 @@ pub unsafe fn cudaGraphGetId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecGetId(
     hGraphExec: cudaGraphExec_t,
     graphID: *mut ::core::ffi::c_uint,
@@ -12964,6 +13194,7 @@ pub unsafe fn cudaGraphExecGetId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetNodes(
     graph: cudaGraph_t,
     nodes: *mut cudaGraphNode_t,
@@ -13005,6 +13236,7 @@ pub unsafe fn cudaGraphGetNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetRootNodes(
     graph: cudaGraph_t,
     pRootNodes: *mut cudaGraphNode_t,
@@ -13055,6 +13287,7 @@ pub unsafe fn cudaGraphGetRootNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphGetEdges(
     graph: cudaGraph_t,
     from: *mut cudaGraphNode_t,
@@ -13106,6 +13339,7 @@ pub unsafe fn cudaGraphGetEdges(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependencies(
     node: cudaGraphNode_t,
     pDependencies: *mut cudaGraphNode_t,
@@ -13156,6 +13390,7 @@ pub unsafe fn cudaGraphNodeGetDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetDependentNodes(
     node: cudaGraphNode_t,
     pDependentNodes: *mut cudaGraphNode_t,
@@ -13199,6 +13434,7 @@ pub unsafe fn cudaGraphNodeGetDependentNodes(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddDependencies(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -13246,6 +13482,7 @@ pub unsafe fn cudaGraphAddDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphRemoveDependencies(
     graph: cudaGraph_t,
     from: *const cudaGraphNode_t,
@@ -13287,6 +13524,7 @@ pub unsafe fn cudaGraphRemoveDependencies(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGraphDestroyNode", fn (node : cudaGraphNode_t) -> cudaError_t)
 }
@@ -13376,6 +13614,7 @@ pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaE
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiate(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -13584,6 +13823,7 @@ pub unsafe fn cudaGraphInstantiate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiateWithParams(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -13620,6 +13860,7 @@ pub unsafe fn cudaGraphInstantiateWithParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecGetFlags(
     graphExec: cudaGraphExec_t,
     flags: *mut ::core::ffi::c_ulonglong,
@@ -13696,6 +13937,7 @@ pub unsafe fn cudaGraphExecGetFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecKernelNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -13759,6 +14001,7 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -13930,6 +14173,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemsetNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -13980,6 +14224,7 @@ pub unsafe fn cudaGraphExecMemsetNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecHostNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14323,6 +14568,7 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecUpdate(
     hGraphExec: cudaGraphExec_t,
     hGraph: cudaGraph_t,
@@ -14375,6 +14621,7 @@ pub unsafe fn cudaGraphExecUpdate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphLaunch(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
@@ -14405,6 +14652,7 @@ pub unsafe fn cudaGraphLaunch(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecDestroy(
     graphExec: cudaGraphExec_t,
 ) -> crate::Result<cudaError_t> {
@@ -14431,6 +14679,7 @@ pub unsafe fn cudaGraphExecDestroy(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGraphDestroy", fn (graph : cudaGraph_t) -> cudaError_t)
 }
@@ -14455,6 +14704,7 @@ pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t>
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphDebugDotPrint(
     graph: cudaGraph_t,
     path: *const ::core::ffi::c_char,
@@ -14501,6 +14751,7 @@ pub unsafe fn cudaGraphDebugDotPrint(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectCreate(
     object_out: *mut cudaUserObject_t,
     ptr: *mut ::core::ffi::c_void,
@@ -14542,6 +14793,7 @@ pub unsafe fn cudaUserObjectCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectRetain(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
@@ -14582,6 +14834,7 @@ pub unsafe fn cudaUserObjectRetain(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaUserObjectRelease(
     object: cudaUserObject_t,
     count: ::core::ffi::c_uint,
@@ -14621,6 +14874,7 @@ pub unsafe fn cudaUserObjectRelease(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphRetainUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
@@ -14660,6 +14914,7 @@ pub unsafe fn cudaGraphRetainUserObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphReleaseUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
@@ -14713,6 +14968,7 @@ pub unsafe fn cudaGraphReleaseUserObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -14756,6 +15012,7 @@ pub unsafe fn cudaGraphAddNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeSetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
@@ -14801,6 +15058,7 @@ pub unsafe fn cudaGraphNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetParams(
     node: cudaGraphNode_t,
     nodeParams: *mut cudaGraphNodeParams,
@@ -14844,6 +15102,7 @@ pub unsafe fn cudaGraphNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecNodeSetParams(
     graphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -14882,6 +15141,7 @@ pub unsafe fn cudaGraphExecNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphConditionalHandleCreate(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
@@ -14923,6 +15183,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphConditionalHandleCreate_v2(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
@@ -15019,6 +15280,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDriverEntryPoint(
     symbol: *const ::core::ffi::c_char,
     funcPtr: *mut *mut ::core::ffi::c_void,
@@ -15118,6 +15380,7 @@ pub unsafe fn cudaGetDriverEntryPoint(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetDriverEntryPointByVersion(
     symbol: *const ::core::ffi::c_char,
     funcPtr: *mut *mut ::core::ffi::c_void,
@@ -15193,6 +15456,7 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryLoadData(
     library: *mut cudaLibrary_t,
     code: *const ::core::ffi::c_void,
@@ -15273,6 +15537,7 @@ pub unsafe fn cudaLibraryLoadData(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryLoadFromFile(
     library: *mut cudaLibrary_t,
     fileName: *const ::core::ffi::c_char,
@@ -15312,6 +15577,7 @@ pub unsafe fn cudaLibraryLoadFromFile(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaLibraryUnload", fn (library : cudaLibrary_t) -> cudaError_t)
 }
@@ -15341,6 +15607,7 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetKernel(
     pKernel: *mut cudaKernel_t,
     library: cudaLibrary_t,
@@ -15384,6 +15651,7 @@ pub unsafe fn cudaLibraryGetKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetGlobal(
     dptr: *mut *mut ::core::ffi::c_void,
     bytes: *mut usize,
@@ -15431,6 +15699,7 @@ pub unsafe fn cudaLibraryGetGlobal(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetManaged(
     dptr: *mut *mut ::core::ffi::c_void,
     bytes: *mut usize,
@@ -15471,6 +15740,7 @@ pub unsafe fn cudaLibraryGetManaged(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetUnifiedFunction(
     fptr: *mut *mut ::core::ffi::c_void,
     library: cudaLibrary_t,
@@ -15504,6 +15774,7 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryGetKernelCount(
     count: *mut ::core::ffi::c_uint,
     lib: cudaLibrary_t,
@@ -15537,6 +15808,7 @@ pub unsafe fn cudaLibraryGetKernelCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLibraryEnumerateKernels(
     kernels: *mut cudaKernel_t,
     numKernels: ::core::ffi::c_uint,
@@ -15639,6 +15911,7 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaKernelSetAttributeForDevice(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
@@ -15679,6 +15952,7 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetDevResource(
     device: ::core::ffi::c_int,
     resource: *mut cudaDevResource,
@@ -15774,6 +16048,7 @@ pub unsafe fn cudaDeviceGetDevResource(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDevSmResourceSplitByCount(
     result: *mut cudaDevResource,
     nbGroups: *mut ::core::ffi::c_uint,
@@ -15910,6 +16185,7 @@ pub unsafe fn cudaDevSmResourceSplitByCount(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDevSmResourceSplit(
     result: *mut cudaDevResource,
     nbGroups: ::core::ffi::c_uint,
@@ -15969,6 +16245,7 @@ pub unsafe fn cudaDevSmResourceSplit(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDevResourceGenerateDesc(
     phDesc: *mut cudaDevResourceDesc_t,
     resources: *mut cudaDevResource,
@@ -16025,6 +16302,7 @@ pub unsafe fn cudaDevResourceGenerateDesc(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGreenCtxCreate(
     phCtx: *mut cudaExecutionContext_t,
     desc: cudaDevResourceDesc_t,
@@ -16080,6 +16358,7 @@ pub unsafe fn cudaGreenCtxCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxDestroy(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
@@ -16113,6 +16392,7 @@ pub unsafe fn cudaExecutionCtxDestroy(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxGetDevResource(
     ctx: cudaExecutionContext_t,
     resource: *mut cudaDevResource,
@@ -16146,6 +16426,7 @@ pub unsafe fn cudaExecutionCtxGetDevResource(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxGetDevice(
     device: *mut ::core::ffi::c_int,
     ctx: cudaExecutionContext_t,
@@ -16180,6 +16461,7 @@ pub unsafe fn cudaExecutionCtxGetDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxGetId(
     ctx: cudaExecutionContext_t,
     ctxId: *mut ::core::ffi::c_ulonglong,
@@ -16253,6 +16535,7 @@ pub unsafe fn cudaExecutionCtxGetId(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxStreamCreate(
     phStream: *mut cudaStream_t,
     ctx: cudaExecutionContext_t,
@@ -16293,6 +16576,7 @@ pub unsafe fn cudaExecutionCtxStreamCreate(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxSynchronize(
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
@@ -16331,6 +16615,7 @@ pub unsafe fn cudaExecutionCtxSynchronize(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaStreamGetDevResource(
     hStream: cudaStream_t,
     resource: *mut cudaDevResource,
@@ -16377,6 +16662,7 @@ pub unsafe fn cudaStreamGetDevResource(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxRecordEvent(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
@@ -16422,6 +16708,7 @@ pub unsafe fn cudaExecutionCtxRecordEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaExecutionCtxWaitEvent(
     ctx: cudaExecutionContext_t,
     event: cudaEvent_t,
@@ -16459,6 +16746,7 @@ pub unsafe fn cudaExecutionCtxWaitEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetExecutionCtx(
     ctx: *mut cudaExecutionContext_t,
     device: ::core::ffi::c_int,
@@ -16498,6 +16786,7 @@ pub unsafe fn cudaDeviceGetExecutionCtx(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetKernel(
     kernelPtr: *mut cudaKernel_t,
     entryFuncAddr: *const ::core::ffi::c_void,
@@ -16529,6 +16818,7 @@ pub unsafe fn cudaGetKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaProfilerStart", fn () -> cudaError_t)
 }
@@ -16554,6 +16844,7 @@ pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaProfilerStop", fn () -> cudaError_t)
 }
@@ -16586,6 +16877,7 @@ pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLSetGLDevice(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -16618,6 +16910,7 @@ pub unsafe fn cudaGLSetGLDevice(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGLRegisterBufferObject", fn (bufObj : GLuint) -> cudaError_t)
 }
@@ -16655,6 +16948,7 @@ pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaEr
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLMapBufferObject(
     devPtr: *mut *mut ::core::ffi::c_void,
     bufObj: GLuint,
@@ -16695,6 +16989,7 @@ pub unsafe fn cudaGLMapBufferObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError_t> {
     dynamic_call!(c"cudaGLUnmapBufferObject", fn (bufObj : GLuint) -> cudaError_t)
 }
@@ -16726,6 +17021,7 @@ pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnregisterBufferObject(
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
@@ -16772,6 +17068,7 @@ pub unsafe fn cudaGLUnregisterBufferObject(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLSetBufferObjectMapFlags(
     bufObj: GLuint,
     flags: ::core::ffi::c_uint,
@@ -16815,6 +17112,7 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLMapBufferObjectAsync(
     devPtr: *mut *mut ::core::ffi::c_void,
     bufObj: GLuint,
@@ -16856,6 +17154,7 @@ pub unsafe fn cudaGLMapBufferObjectAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGLUnmapBufferObjectAsync(
     bufObj: GLuint,
     stream: cudaStream_t,
@@ -16893,6 +17192,7 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
     maxWidthInElements: *mut usize,
     fmtDesc: *const cudaChannelFormatDesc,
@@ -16941,6 +17241,7 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
     target: cudaFlushGPUDirectRDMAWritesTarget,
     scope: cudaFlushGPUDirectRDMAWritesScope,
@@ -16991,6 +17292,7 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetSharedMemConfig(
     pConfig: *mut cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
@@ -17052,6 +17354,7 @@ pub unsafe fn cudaDeviceGetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetSharedMemConfig(
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
@@ -17098,6 +17401,7 @@ pub unsafe fn cudaDeviceSetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaSetValidDevices(
     device_arr: *mut ::core::ffi::c_int,
     len: ::core::ffi::c_int,
@@ -17164,6 +17468,7 @@ pub unsafe fn cudaSetValidDevices(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaEventRecordWithFlags(
     event: cudaEvent_t,
     stream: cudaStream_t,
@@ -17225,6 +17530,7 @@ pub unsafe fn cudaEventRecordWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchKernel(
     func: *const ::core::ffi::c_void,
     gridDim: dim3,
@@ -17303,6 +17609,7 @@ pub unsafe fn cudaLaunchKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchKernelExC(
     config: *const cudaLaunchConfig_t,
     func: *const ::core::ffi::c_void,
@@ -17374,6 +17681,7 @@ pub unsafe fn cudaLaunchKernelExC(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaLaunchCooperativeKernel(
     func: *const ::core::ffi::c_void,
     gridDim: dim3,
@@ -17421,6 +17729,7 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetName(
     name: *mut *const ::core::ffi::c_char,
     func: *const ::core::ffi::c_void,
@@ -17459,6 +17768,7 @@ pub unsafe fn cudaFuncGetName(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncGetParamInfo(
     func: *const ::core::ffi::c_void,
     paramIndex: usize,
@@ -17534,6 +17844,7 @@ pub unsafe fn cudaFuncGetParamInfo(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaFuncSetSharedMemConfig(
     func: *const ::core::ffi::c_void,
     config: cudaSharedMemConfig,
@@ -17584,6 +17895,7 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
     clusterSize: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -17636,6 +17948,7 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaOccupancyMaxActiveClusters(
     numClusters: *mut ::core::ffi::c_int,
     func: *const ::core::ffi::c_void,
@@ -17677,6 +17990,7 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     array: cudaArray_t,
@@ -17717,6 +18031,7 @@ pub unsafe fn cudaArrayGetSparseProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMipmappedArrayGetSparseProperties(
     sparseProperties: *mut cudaArraySparseProperties,
     mipmap: cudaMipmappedArray_t,
@@ -17780,6 +18095,7 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToSymbol(
     symbol: *const ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -17847,6 +18163,7 @@ pub unsafe fn cudaMemcpyToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromSymbol(
     dst: *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -17923,6 +18240,7 @@ pub unsafe fn cudaMemcpyFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToSymbolAsync(
     symbol: *const ::core::ffi::c_void,
     src: *const ::core::ffi::c_void,
@@ -18000,6 +18318,7 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromSymbolAsync(
     dst: *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -18048,6 +18367,7 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSymbolAddress(
     devPtr: *mut *mut ::core::ffi::c_void,
     symbol: *const ::core::ffi::c_void,
@@ -18090,6 +18410,7 @@ pub unsafe fn cudaGetSymbolAddress(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetSymbolSize(
     size: *mut usize,
     symbol: *const ::core::ffi::c_void,
@@ -18159,6 +18480,7 @@ pub unsafe fn cudaGetSymbolSize(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToArray(
     dst: cudaArray_t,
     wOffset: usize,
@@ -18232,6 +18554,7 @@ pub unsafe fn cudaMemcpyToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromArray(
     dst: *mut ::core::ffi::c_void,
     src: cudaArray_const_t,
@@ -18305,6 +18628,7 @@ pub unsafe fn cudaMemcpyFromArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyArrayToArray(
     dst: cudaArray_t,
     wOffsetDst: usize,
@@ -18390,6 +18714,7 @@ pub unsafe fn cudaMemcpyArrayToArray(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
@@ -18473,6 +18798,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaMemcpyFromArrayAsync(
     dst: *mut ::core::ffi::c_void,
     src: cudaArray_const_t,
@@ -18553,6 +18879,7 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -18636,6 +18963,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -18718,6 +19046,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemcpyNode1D(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -18780,6 +19109,7 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
     node: cudaGraphNode_t,
     symbol: *const ::core::ffi::c_void,
@@ -18839,6 +19169,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
     node: cudaGraphNode_t,
     dst: *mut ::core::ffi::c_void,
@@ -18898,6 +19229,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
     node: cudaGraphNode_t,
     dst: *mut ::core::ffi::c_void,
@@ -18961,6 +19293,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEventRecordNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19006,6 +19339,7 @@ pub unsafe fn cudaGraphAddEventRecordNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventRecordNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
@@ -19048,6 +19382,7 @@ pub unsafe fn cudaGraphEventRecordNodeGetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventRecordNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
@@ -19109,6 +19444,7 @@ pub unsafe fn cudaGraphEventRecordNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddEventWaitNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19154,6 +19490,7 @@ pub unsafe fn cudaGraphAddEventWaitNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventWaitNodeGetEvent(
     node: cudaGraphNode_t,
     event_out: *mut cudaEvent_t,
@@ -19196,6 +19533,7 @@ pub unsafe fn cudaGraphEventWaitNodeGetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphEventWaitNodeSetEvent(
     node: cudaGraphNode_t,
     event: cudaEvent_t,
@@ -19260,6 +19598,7 @@ pub unsafe fn cudaGraphEventWaitNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19313,6 +19652,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreSignalNodeParams,
@@ -19355,6 +19695,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
@@ -19419,6 +19760,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19472,6 +19814,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
     hNode: cudaGraphNode_t,
     params_out: *mut cudaExternalSemaphoreWaitNodeParams,
@@ -19514,6 +19857,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
     hNode: cudaGraphNode_t,
     nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
@@ -19600,6 +19944,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemAllocNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19646,6 +19991,7 @@ pub unsafe fn cudaGraphAddMemAllocNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemAllocNodeGetParams(
     node: cudaGraphNode_t,
     params_out: *mut cudaMemAllocNodeParams,
@@ -19715,6 +20061,7 @@ pub unsafe fn cudaGraphMemAllocNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphAddMemFreeNode(
     pGraphNode: *mut cudaGraphNode_t,
     graph: cudaGraph_t,
@@ -19758,6 +20105,7 @@ pub unsafe fn cudaGraphAddMemFreeNode(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphMemFreeNodeGetParams(
     node: cudaGraphNode_t,
     dptr_out: *mut ::core::ffi::c_void,
@@ -19800,6 +20148,7 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGraphMemTrim(
     device: ::core::ffi::c_int,
 ) -> crate::Result<cudaError_t> {
@@ -19849,6 +20198,7 @@ pub unsafe fn cudaDeviceGraphMemTrim(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceGetGraphMemAttribute(
     device: ::core::ffi::c_int,
     attr: cudaGraphMemAttributeType,
@@ -19898,6 +20248,7 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaDeviceSetGraphMemAttribute(
     device: ::core::ffi::c_int,
     attr: cudaGraphMemAttributeType,
@@ -19987,6 +20338,7 @@ pub unsafe fn cudaDeviceSetGraphMemAttribute(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphInstantiateWithFlags(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
@@ -20058,6 +20410,7 @@ pub unsafe fn cudaGraphInstantiateWithFlags(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -20135,6 +20488,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -20210,6 +20564,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -20277,6 +20632,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
@@ -20337,6 +20693,7 @@ pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20397,6 +20754,7 @@ pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20460,6 +20818,7 @@ pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20524,6 +20883,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20580,6 +20940,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeSetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20629,6 +20990,7 @@ pub unsafe fn cudaGraphNodeSetEnabled(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphNodeGetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
@@ -20668,6 +21030,7 @@ pub unsafe fn cudaGraphNodeGetEnabled(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGraphUpload(
     graphExec: cudaGraphExec_t,
     stream: cudaStream_t,
@@ -20693,6 +21056,7 @@ pub unsafe fn cudaGraphUpload(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetFuncBySymbol(
     functionPtr: *mut cudaFunction_t,
     symbolPtr: *const ::core::ffi::c_void,
@@ -20712,6 +21076,7 @@ pub unsafe fn cudaGetFuncBySymbol(
 /// # Safety
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
+#[inline]
 pub unsafe fn cudaGetExportTable(
     ppExportTable: *mut *const ::core::ffi::c_void,
     pExportTableId: *const cudaUUID_t,

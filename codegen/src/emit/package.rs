@@ -108,10 +108,6 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          # with `cc` and `bindgen` (libclang).\n\
          nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\
          \n\
-         # A library given by path has its ELF headers checked before it is loaded.\n\
-         [target.'cfg(target_os = \"linux\")'.dependencies]\n\
-         object = { version = \"0.37\", default-features = false, features = [\"read_core\", \"elf\", \"std\"] }\n\
-         \n\
          [features]\n\
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\
          nvtx = [\"dep:nvtx\"]\n\

@@ -15,16 +15,29 @@
 //! its exports.
 
 /// Why a file cannot be loaded here.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum NotLoadable {
-    #[error("not an ELF shared library ({0})")]
     NotElf(String),
-    #[error("built for {built_for}, this process is {host}")]
     Foreign { built_for: String, host: String },
-    #[error("the file is truncated: {0}; copy or download it again")]
     Truncated(String),
 }
+
+impl std::fmt::Display for NotLoadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotLoadable::NotElf(why) => write!(f, "not an ELF shared library ({why})"),
+            NotLoadable::Foreign { built_for, host } => {
+                write!(f, "built for {built_for}, this process is {host}")
+            }
+            NotLoadable::Truncated(why) => {
+                write!(f, "the file is truncated: {why}; copy or download it again")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NotLoadable {}
 
 /// Checks the library file at `path` (see [`check`]); the error is the problem (the caller
 /// names the file).

@@ -103,7 +103,6 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          [dependencies]\n\
          bitflags = \"2\"\n\
          libloading = \"0.8\"\n\
-         thiserror = \"2\"\n\
          # NVTX marks and ranges (`nvtx` module): NVIDIA's crate, which builds its C part\n\
          # with `cc` and `bindgen` (libclang).\n\
          nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\

@@ -29,40 +29,7 @@
 use super::*;
 /// Destroy all allocations and reset all state on the current device in the current process.
 ///
-/// Explicitly destroys and cleans up all resources associated with the
-/// current device in the current process. It is the caller's
-/// responsibility to ensure that the resources are not accessed or passed
-/// in subsequent API calls and doing so will result in undefined behavior.
-/// These resources include CUDA types [`cudaStream_t`](crate::sys::cudaStream_t),
-/// [`cudaEvent_t`](crate::sys::cudaEvent_t), [`cudaArray_t`](crate::sys::cudaArray_t),
-/// [`cudaMipmappedArray_t`](crate::sys::cudaMipmappedArray_t), [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr),
-/// [`cudaTextureObject_t`](crate::sys::cudaTextureObject_t), [`cudaSurfaceObject_t`](crate::sys::cudaSurfaceObject_t),
-/// `textureReference`, `surfaceReference`,
-/// [`cudaExternalMemory_t`](crate::sys::cudaExternalMemory_t), [`cudaExternalSemaphore_t`](crate::sys::cudaExternalSemaphore_t)
-/// and [`cudaGraphicsResource_t`](crate::sys::cudaGraphicsResource_t). These resources also include
-/// memory allocations by [`cudaMalloc`](crate::sys::cudaMalloc),
-/// [`cudaMallocHost`](crate::sys::cudaMallocHost), [`cudaMallocManaged`](crate::sys::cudaMallocManaged) and
-/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Any subsequent API call to this device
-/// will reinitialize the device.
-///
-/// Note that this function will reset the device immediately. It is the
-/// caller's responsibility to ensure that the device is not being accessed
-/// by any other host threads from the process when this function is
-/// called.
-///
-/// **Notes**
-///
-/// [`cudaDeviceReset`](crate::sys::cudaDeviceReset) will not destroy memory allocations by [`cudaMallocAsync`](crate::sys::cudaMallocAsync) and [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync). These memory allocations need to be destroyed explicitly.
-///
-/// If a non-primary `CUcontext` is current to the thread, [`cudaDeviceReset`](crate::sys::cudaDeviceReset) will destroy only the internal CUDA RT state for that `CUcontext`.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_reset`](crate::api::device_reset). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -73,21 +40,7 @@ pub unsafe fn cudaDeviceReset() -> crate::Result<cudaError_t> {
 }
 /// Wait for compute device to finish.
 ///
-/// Blocks until the device has completed all preceding requested tasks.
-/// [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) returns an error if one of the
-/// preceding tasks has failed. If the
-/// [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) flag was set for this
-/// device, the host thread will block until the device has finished its
-/// work.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
-/// - `cuCtxSynchronize`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_synchronize`](crate::api::device_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -98,94 +51,7 @@ pub unsafe fn cudaDeviceSynchronize() -> crate::Result<cudaError_t> {
 }
 /// Set resource limits.
 ///
-/// Setting `limit` to `value` is a request by the application to update
-/// the current limit maintained by the device. The driver is free to
-/// modify the requested value to meet h/w requirements (this could be
-/// clamping to minimum or maximum values, rounding up to nearest element
-/// size, etc). The application can use [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit) to
-/// find out exactly what the limit has been set to.
-///
-/// Setting each [`cudaLimit`](crate::sys::cudaLimit) has its own specific restrictions,
-/// so each is discussed here.
-///
-/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) controls the stack size in bytes of
-///   each GPU thread.
-///
-/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) controls the size in bytes of the
-///   shared FIFO used by the `printf` device system call.
-///   Setting [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) must not be performed
-///   after launching any kernel that uses the `printf` device
-///   system call - in such case [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
-///   returned.
-///
-/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) controls the size in bytes of the
-///   heap used by the `malloc` and `free` device
-///   system calls. Setting [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) must not be
-///   performed after launching any kernel that uses the
-///   `malloc` or `free` device system calls - in
-///   such case [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// - [`cudaLimitDevRuntimeSyncDepth`](crate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH) controls the maximum nesting
-///   depth of a grid at which a thread can safely call
-///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize). Setting this limit must be
-///   performed before any launch of a kernel that uses the device runtime
-///   and calls [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) above the default sync
-///   depth, two levels of grids. Calls to
-///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) will fail with error code
-///   [`cudaErrorSyncDepthExceeded`](crate::sys::cudaError_t::ERROR_SYNC_DEPTH_EXCEEDED) if the limitation is violated.
-///   This limit can be set smaller than the default or up the maximum
-///   launch depth of 24. When setting this limit, keep in mind that
-///   additional levels of sync depth require the runtime to reserve large
-///   amounts of device memory which can no longer be used for user
-///   allocations. If these reservations of device memory fail,
-///   [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit) will return
-///   [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), and the limit can be reset to
-///   a lower value. This limit is only applicable to devices of compute
-///   capability \< 9.0. Attempting to set this limit on devices of other
-///   compute capability will results in error
-///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) being returned.
-///
-/// - [`cudaLimitDevRuntimePendingLaunchCount`](crate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT) controls the
-///   maximum number of outstanding device runtime launches that can be
-///   made from the current device. A grid is outstanding from the point of
-///   launch up until the grid is known to have been completed. Device
-///   runtime launches which violate this limitation fail and return
-///   [`cudaErrorLaunchPendingCountExceeded`](crate::sys::cudaError_t::ERROR_LAUNCH_PENDING_COUNT_EXCEEDED) when
-///   [`cudaGetLastError`](crate::sys::cudaGetLastError) is called after launch. If more
-///   pending launches than the default (2048 launches) are needed for a
-///   module using the device runtime, this limit can be increased. Keep in
-///   mind that being able to sustain additional pending launches will
-///   require the runtime to reserve larger amounts of device memory
-///   upfront which can no longer be used for allocations. If these
-///   reservations fail, [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit) will return
-///   [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), and the limit can be reset to
-///   a lower value. This limit is only applicable to devices of compute
-///   capability 3.5 and higher. Attempting to set this limit on devices of
-///   compute capability less than 3.5 will result in the error
-///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) being returned.
-///
-/// - [`cudaLimitMaxL2FetchGranularity`](crate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY) controls the L2 cache
-///   fetch granularity. Values can range from 0B to 128B. This is purely a
-///   performance hint and it can be ignored or clamped depending on the
-///   platform.
-///
-/// - [`cudaLimitPersistingL2CacheSize`](crate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE) controls size in bytes
-///   available for persisting L2 cache. This is purely a performance hint
-///   and it can be ignored or clamped depending on the platform.
-///
-/// # Arguments
-///
-/// - `limit`: `cudaLimit` — Limit to set
-/// - `value`: `size_t` — Size of limit
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit)
-/// - `cuCtxSetLimit`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_limit`](crate::api::device_set_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -201,48 +67,7 @@ pub unsafe fn cudaDeviceSetLimit(
 }
 /// Return resource limits.
 ///
-/// Returns in `*pValue` the current size of `limit`. The following
-/// [`cudaLimit`](crate::sys::cudaLimit) values are supported.
-///
-/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) is the stack size in bytes of each GPU
-///   thread.
-///
-/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) is the size in bytes of the
-///   shared FIFO used by the `printf` device system call.
-///
-/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) is the size in bytes of the heap
-///   used by the `malloc` and `free` device system
-///   calls.
-///
-/// - [`cudaLimitDevRuntimeSyncDepth`](crate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH) is the maximum grid depth at
-///   which a thread can isssue the device runtime call
-///   [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize) to wait on child grid launches to
-///   complete. This functionality is removed for devices of compute
-///   capability \>= 9.0, and hence will return error
-///   [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT) on such devices.
-///
-/// - [`cudaLimitDevRuntimePendingLaunchCount`](crate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT) is the maximum
-///   number of outstanding device runtime launches.
-///
-/// - [`cudaLimitMaxL2FetchGranularity`](crate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY) is the L2 cache fetch
-///   granularity.
-///
-/// - [`cudaLimitPersistingL2CacheSize`](crate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE) is the persisting L2 cache
-///   size in bytes.
-///
-/// # Arguments
-///
-/// - `pValue`: `size_t*` (output) — Returned size of the limit
-/// - `limit`: `cudaLimit` — Limit to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit)
-/// - `cuCtxGetLimit`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_limit`](crate::api::device_get_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -259,23 +84,7 @@ pub unsafe fn cudaDeviceGetLimit(
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
 ///
-/// Returns in `maxWidthInElements` the maximum number of elements
-/// allocatable in a 1D linear texture for given format descriptor
-/// `fmtDesc`.
-///
-/// # Arguments
-///
-/// - `maxWidthInElements`: `size_t*` (output) — Returns maximum number of texture elements allocatable for given `fmtDesc`.
-/// - `fmtDesc`: `const cudaChannelFormatDesc*` — Texture format description.
-/// - `device`: `int`
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuDeviceGetTexture1DLinearMaxWidth`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_texture1d_linear_max_width`](crate::api::device_get_texture1d_linear_max_width). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -294,43 +103,7 @@ pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
 }
 /// Returns the preferred cache configuration for the current device.
 ///
-/// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this returns through `pCacheConfig` the preferred cache
-/// configuration for the current device. This is only a preference. The
-/// runtime will use the requested configuration if possible, but it is
-/// free to choose a different configuration if required to execute
-/// functions.
-///
-/// This will return a `pCacheConfig` of
-/// [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices where the size of the L1
-/// cache and shared memory are fixed.
-///
-/// The supported cache configurations are:
-///
-/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
-///   or L1 (default)
-///
-/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
-///   and smaller L1 cache
-///
-/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
-///   shared memory
-///
-/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
-///   shared memory
-///
-/// # Arguments
-///
-/// - `pCacheConfig`: `cudaFuncCache*` (output) — Returned cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
-/// - `cuCtxGetCacheConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_cache_config`](crate::api::device_get_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -346,37 +119,7 @@ pub unsafe fn cudaDeviceGetCacheConfig(
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
 ///
-/// Returns in `*leastPriority` and `*greatestPriority` the numerical
-/// values that correspond to the least and greatest stream priorities
-/// respectively. Stream priorities follow a convention where lower numbers
-/// imply greater priorities. The range of meaningful stream priorities is
-/// given by \[`*greatestPriority`, `*leastPriority`\]. If the user attempts
-/// to create a stream with a priority value that is outside the the
-/// meaningful range as specified by this API, the priority is
-/// automatically clamped down or up to either `*leastPriority` or
-/// `*greatestPriority` respectively. See
-/// [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority) for details on creating a
-/// priority stream. A NULL may be passed in for `*leastPriority` or
-/// `*greatestPriority` if the value is not desired.
-///
-/// This function will return '0' in both `*leastPriority` and
-/// `*greatestPriority` if the current context's device does not support
-/// stream priorities (see [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)).
-///
-/// # Arguments
-///
-/// - `leastPriority`: `int*` (output) — Pointer to an int in which the numerical value for least stream priority is returned
-/// - `greatestPriority`: `int*` (output) — Pointer to an int in which the numerical value for greatest stream priority is returned
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - `cuCtxGetStreamPriorityRange`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_stream_priority_range`](crate::api::device_get_stream_priority_range). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -393,50 +136,7 @@ pub unsafe fn cudaDeviceGetStreamPriorityRange(
 }
 /// Sets the preferred cache configuration for the current device.
 ///
-/// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
-/// configuration for the current device. This is only a preference. The
-/// runtime will use the requested configuration if possible, but it is
-/// free to choose a different configuration if required to execute the
-/// function. Any function preference set via
-/// `cudaFuncSetCacheConfig (C API)` or cudaFuncSetCacheConfig
-/// (C++ API) will be preferred over this device-wide setting. Setting the
-/// device-wide cache configuration to [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE)
-/// will cause subsequent kernel launches to prefer to not change the cache
-/// configuration unless required to launch the kernel.
-///
-/// This setting does nothing on devices where the size of the L1 cache and
-/// shared memory are fixed.
-///
-/// Launching a kernel with a different preference than the most recent
-/// preference setting may insert a device-side synchronization point.
-///
-/// The supported cache configurations are:
-///
-/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
-///   or L1 (default)
-///
-/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
-///   and smaller L1 cache
-///
-/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
-///   shared memory
-///
-/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
-///   shared memory
-///
-/// # Arguments
-///
-/// - `cacheConfig`: `cudaFuncCache` — Requested cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
-/// - `cuCtxSetCacheConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_cache_config`](crate::api::device_set_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -451,24 +151,7 @@ pub unsafe fn cudaDeviceSetCacheConfig(
 }
 /// Returns a handle to a compute device.
 ///
-/// Returns in `*device` a device ordinal given a PCI bus ID string.
-///
-/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
-/// values
-///
-/// # Arguments
-///
-/// - `device`: `int*` (output) — Returned device ordinal
-/// - `pciBusId`: `const char*` — String in one of the following forms:
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetPCIBusId`](crate::sys::cudaDeviceGetPCIBusId)
-/// - `cuDeviceGetByPCIBusId`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_by_pci_bus_id`](crate::api::device_get_by_pci_bus_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -485,28 +168,7 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
 }
 /// Returns a PCI Bus Id string for the device.
 ///
-/// Returns an ASCII string identifying the device `dev` in the NULL-
-/// terminated string pointed to by `pciBusId`. `length` specifies the
-/// maximum length of the string that may be returned.
-///
-/// where `domain`, `bus`, `device`, and `function` are all hexadecimal
-/// values. pciBusId should be large enough to store 13 characters
-/// including the NULL-terminator.
-///
-/// # Arguments
-///
-/// - `pciBusId`: `char*` (output) — Returned identifier string for the device in the following format
-/// - `len`: `int` — Maximum length of string to store in `name`
-/// - `device`: `int` — Device to get identifier string for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetByPCIBusId`](crate::sys::cudaDeviceGetByPCIBusId)
-/// - `cuDeviceGetPCIBusId`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_pci_bus_id`](crate::api::device_get_pci_bus_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -524,48 +186,7 @@ pub unsafe fn cudaDeviceGetPCIBusId(
 }
 /// Gets an interprocess handle for a previously allocated event.
 ///
-/// Takes as input a previously allocated event. This event must have been
-/// created with the [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) and
-/// [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flags set. This opaque handle may be
-/// copied into other processes and opened with
-/// [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle) to allow efficient hardware
-/// synchronization between GPU work in different processes.
-///
-/// After the event has been been opened in the importing process,
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord), [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize),
-/// [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) and [`cudaEventQuery`](crate::sys::cudaEventQuery) may be
-/// used in either process. Performing operations on the imported event
-/// after the exported event has been freed with
-/// [`cudaEventDestroy`](crate::sys::cudaEventDestroy) will result in undefined behavior.
-///
-/// IPC functionality is restricted to devices with support for unified
-/// addressing on Linux and Windows operating systems. IPC functionality on
-/// Windows is supported for compatibility purposes but not recommended as
-/// it comes with performance cost. Users can test their device for IPC
-/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
-/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
-///
-/// # Arguments
-///
-/// - `handle`: `cudaIpcEventHandle_t*` (output) — Pointer to a user allocated cudaIpcEventHandle in which to return the opaque event handle
-/// - `event`: `cudaEvent_t` — Event allocated with [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) and [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flags.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
-/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
-/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
-/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
-/// - `cuIpcGetEventHandle`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_get_event_handle`](crate::api::ipc_get_event_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -582,44 +203,7 @@ pub unsafe fn cudaIpcGetEventHandle(
 }
 /// Opens an interprocess event handle for use in the current process.
 ///
-/// Opens an interprocess event handle exported from another process with
-/// [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle). This function returns a
-/// [`cudaEvent_t`](crate::sys::cudaEvent_t) that behaves like a locally created event with
-/// the [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flag specified. This event must
-/// be freed with [`cudaEventDestroy`](crate::sys::cudaEventDestroy).
-///
-/// Performing operations on the imported event after the exported event
-/// has been freed with [`cudaEventDestroy`](crate::sys::cudaEventDestroy) will result in
-/// undefined behavior.
-///
-/// IPC functionality is restricted to devices with support for unified
-/// addressing on Linux and Windows operating systems. IPC functionality on
-/// Windows is supported for compatibility purposes but not recommended as
-/// it comes with performance cost. Users can test their device for IPC
-/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
-/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t*` (output) — Returns the imported event
-/// - `handle`: `cudaIpcEventHandle_t` — Interprocess handle to open
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
-/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
-/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
-/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
-/// - `cuIpcOpenEventHandle`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_open_event_handle`](crate::api::ipc_open_event_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -636,41 +220,7 @@ pub unsafe fn cudaIpcOpenEventHandle(
 }
 /// Gets an interprocess memory handle for an existing device memory allocation.
 ///
-/// Takes a pointer to the base of an existing device memory allocation
-/// created with [`cudaMalloc`](crate::sys::cudaMalloc) and exports it for use in another
-/// process. This is a lightweight operation and may be called multiple
-/// times on an allocation without adverse effects.
-///
-/// If a region of memory is freed with [`cudaFree`](crate::sys::cudaFree) and a
-/// subsequent call to [`cudaMalloc`](crate::sys::cudaMalloc) returns memory with the same
-/// device address, [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle) will return a unique
-/// handle for the new memory.
-///
-/// IPC functionality is restricted to devices with support for unified
-/// addressing on Linux and Windows operating systems. IPC functionality on
-/// Windows is supported for compatibility purposes but not recommended as
-/// it comes with performance cost. Users can test their device for IPC
-/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
-/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
-///
-/// # Arguments
-///
-/// - `handle`: `cudaIpcMemHandle_t*` (output) — Pointer to user allocated `cudaIpcMemHandle` to return the handle in.
-/// - `devPtr`: `void*` — Base pointer to previously allocated device memory
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
-/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
-/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
-/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
-/// - `cuIpcGetMemHandle`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_get_mem_handle`](crate::api::ipc_get_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -687,67 +237,7 @@ pub unsafe fn cudaIpcGetMemHandle(
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
 ///
-/// Maps memory exported from another process with
-/// [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle) into the current device address space.
-/// For contexts on different devices [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) can
-/// attempt to enable peer access between the devices as if the user called
-/// [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess). This behavior is controlled by
-/// the [`cudaIpcMemLazyEnablePeerAccess`](crate::sys::cudaIpcMemLazyEnablePeerAccess) flag.
-/// [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer) can determine if a mapping is
-/// possible.
-///
-/// [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) can open handles to devices that may
-/// not be visible in the process calling the API.
-///
-/// Contexts that may open `cudaIpcMemHandles` are restricted in
-/// the following way. `cudaIpcMemHandles` from each device in a
-/// given process may only be opened by one context per device per other
-/// process.
-///
-/// If the memory handle has already been opened by the current context,
-/// the reference count on the handle is incremented by 1 and the existing
-/// device pointer is returned.
-///
-/// Memory returned from [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) must be freed
-/// with [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle).
-///
-/// Calling [`cudaFree`](crate::sys::cudaFree) on an exported memory region before
-/// calling [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle) in the importing context will
-/// result in undefined behavior.
-///
-/// IPC functionality is restricted to devices with support for unified
-/// addressing on Linux and Windows operating systems. IPC functionality on
-/// Windows is supported for compatibility purposes but not recommended as
-/// it comes with performance cost. Users can test their device for IPC
-/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
-/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
-///
-/// **Notes**
-///
-/// No guarantees are made about the address returned in `*devPtr`.
-///  In particular, multiple processes may not receive the same address for the same `handle`.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Returned device pointer
-/// - `handle`: `cudaIpcMemHandle_t` — `cudaIpcMemHandle` to open
-/// - `flags`: `unsigned int` — Flags for this operation. Must be specified as [`cudaIpcMemLazyEnablePeerAccess`](crate::sys::cudaIpcMemLazyEnablePeerAccess)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorTooManyPeers`](crate::sys::cudaError_t::ERROR_TOO_MANY_PEERS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
-/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
-/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
-/// - [`cudaIpcCloseMemHandle`](crate::sys::cudaIpcCloseMemHandle)
-/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
-/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
-/// - `cuIpcOpenMemHandle`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_open_mem_handle`](crate::api::ipc_open_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -765,39 +255,7 @@ pub unsafe fn cudaIpcOpenMemHandle(
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
 ///
-/// Decrements the reference count of the memory returnd by
-/// [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle) by 1. When the reference count reaches
-/// 0, this API unmaps the memory. The original allocation in the exporting
-/// process as well as imported mappings in other processes will be
-/// unaffected.
-///
-/// Any resources used to enable peer access will be freed if this is the
-/// last mapping using them.
-///
-/// IPC functionality is restricted to devices with support for unified
-/// addressing on Linux and Windows operating systems. IPC functionality on
-/// Windows is supported for compatibility purposes but not recommended as
-/// it comes with performance cost. Users can test their device for IPC
-/// functionality by calling [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute) with
-/// [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT)
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Device pointer returned by [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle)
-/// - [`cudaIpcOpenEventHandle`](crate::sys::cudaIpcOpenEventHandle)
-/// - [`cudaIpcGetMemHandle`](crate::sys::cudaIpcGetMemHandle)
-/// - [`cudaIpcOpenMemHandle`](crate::sys::cudaIpcOpenMemHandle)
-/// - `cuIpcCloseMemHandle`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ipc_close_mem_handle`](crate::api::ipc_close_mem_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -812,32 +270,7 @@ pub unsafe fn cudaIpcCloseMemHandle(
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
-/// Blocks until remote writes to the target context via mappings created
-/// through GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see
-/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
-/// visible to the specified scope.
-///
-/// If the scope equals or lies within the scope indicated by
-/// [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING), the call will be a
-/// no-op and can be safely omitted for performance. This can be determined
-/// by comparing the numerical values between the two enums, with smaller
-/// scopes having smaller values.
-///
-/// Users may query support for this API via
-/// [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS).
-///
-/// # Arguments
-///
-/// - `target`: `cudaFlushGPUDirectRDMAWritesTarget` — The target of the operation, see cudaFlushGPUDirectRDMAWritesTarget
-/// - `scope`: `cudaFlushGPUDirectRDMAWritesScope` — The scope of the operation, see cudaFlushGPUDirectRDMAWritesScope
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuFlushGPUDirectRDMAWrites`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_flush_gpu_direct_rdma_writes`](crate::api::device_flush_gpu_direct_rdma_writes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -855,38 +288,7 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
 }
 /// Registers a callback function to receive async notifications.
 ///
-/// Registers `callbackFunc` to receive async notifications.
-///
-/// The `userData` parameter is passed to the callback function at async
-/// notification time. Likewise, `callback` is also passed to the callback
-/// function to distinguish between multiple registered callbacks.
-///
-/// The callback function being registered should be designed to return
-/// quickly (~10ms). Any long running tasks should be queued for execution
-/// on an application thread.
-///
-/// Callbacks may not call cudaDeviceRegisterAsyncNotification or
-/// cudaDeviceUnregisterAsyncNotification. Doing so will result in
-/// [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Async notification callbacks execute
-/// in an undefined order and may be serialized.
-///
-/// Returns in `*callback` a handle representing the registered callback
-/// instance.
-///
-/// # Arguments
-///
-/// - `device`: `int` — The device on which to register the callback
-/// - `callbackFunc`: `cudaAsyncCallback` — The function to register as a callback
-/// - `userData`: `void*` — A generic pointer to user data. This is passed into the callback function.
-/// - `callback`: `cudaAsyncCallbackHandle_t*` (output) — A handle representing the registered callback instance
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceUnregisterAsyncNotification`](crate::sys::cudaDeviceUnregisterAsyncNotification)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_register_async_notification`](crate::api::device_register_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -906,21 +308,7 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 }
 /// Unregisters an async notification callback.
 ///
-/// Unregisters `callback` so that the corresponding callback function will
-/// stop receiving async notifications.
-///
-/// # Arguments
-///
-/// - `device`: `int` — The device from which to remove `callback`.
-/// - `callback`: `cudaAsyncCallbackHandle_t` — The callback instance to unregister from receiving async notifications.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceRegisterAsyncNotification`](crate::sys::cudaDeviceRegisterAsyncNotification)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_unregister_async_notification`](crate::api::device_unregister_async_notification). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -937,25 +325,7 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 }
 /// Returns the number of compute-capable devices.
 ///
-/// Returns in `*count` the number of devices with compute capability
-/// greater or equal to 2.0 that are available for execution.
-///
-/// # Arguments
-///
-/// - `count`: `int*` (output) — Returns the number of devices with compute capability greater or equal to 2.0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuDeviceGetCount`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_count`](crate::api::get_device_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -970,328 +340,9 @@ pub unsafe fn cudaGetDeviceCount(
 }
 /// Returns information about the compute-device.
 ///
-/// Returns in `*prop` the properties of device `dev`. The
-/// [`cudaDeviceProp`](crate::sys::cudaDeviceProp) structure is defined as:
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_properties`](crate::api::get_device_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
-/// where:
-///
-/// - `name[256]` is an ASCII string identifying the device.
-///
-/// - `uuid` is a 16-byte unique identifier.
-///
-/// - `totalGlobalMem` is the total amount of global memory
-///   available on the device in bytes.
-///
-/// - `sharedMemPerBlock` is the maximum amount of shared memory
-///   available to a thread block in bytes.
-///
-/// - `regsPerBlock` is the maximum number of 32-bit registers
-///   available to a thread block.
-///
-/// - `warpSize` is the warp size in threads.
-///
-/// - `memPitch` is the maximum pitch in bytes allowed by the
-///   memory copy functions that involve memory regions allocated through
-///   [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
-///
-/// - `maxThreadsPerBlock` is the maximum number of threads per
-///   block.
-///
-/// - `maxThreadsDim[3]` contains the maximum size of each
-///   dimension of a block.
-///
-/// - `maxGridSize[3]` contains the maximum size of each
-///   dimension of a grid.
-///
-/// - `clockRate` is the clock frequency in kilohertz.
-///
-/// - `totalConstMem` is the total amount of constant memory
-///   available on the device in bytes.
-///
-/// - `major`, `minor` are the major and minor revision
-///   numbers defining the device's compute capability.
-///
-/// - `textureAlignment` is the alignment requirement; texture
-///   base addresses that are aligned to `textureAlignment` bytes
-///   do not need an offset applied to texture fetches.
-///
-/// - `texturePitchAlignment` is the pitch alignment requirement
-///   for 2D texture references that are bound to pitched memory.
-///
-/// - `deviceOverlap` is 1 if the device can concurrently copy
-///   memory between host and device while executing a kernel, or 0 if not.
-///   Deprecated, use instead asyncEngineCount.
-///
-/// - `multiProcessorCount` is the number of multiprocessors on
-///   the device.
-///
-/// - `kernelExecTimeoutEnabled` is 1 if there is a run time
-///   limit for kernels executed on the device, or 0 if not.
-///
-/// - `integrated` is 1 if the device is an integrated
-///   (motherboard) GPU and 0 if it is a discrete (card) component.
-///
-/// - `canMapHostMemory` is 1 if the device can map host memory
-///   into the CUDA address space for use with
-///   [`cudaHostAlloc`](crate::sys::cudaHostAlloc)/[`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer),
-///   or 0 if not.
-///
-/// - `computeMode` is the compute mode that the device is
-///   currently in. Available modes are as follows:
-///
-///   - cudaComputeModeDefault: Default mode - Device is not restricted and
-///   multiple threads can use [`cudaSetDevice`](crate::sys::cudaSetDevice) with this
-///   device.
-///
-///   - cudaComputeModeProhibited: Compute-prohibited mode - No threads can
-///   use [`cudaSetDevice`](crate::sys::cudaSetDevice) with this device.
-///
-///   - cudaComputeModeExclusiveProcess: Compute-exclusive-process mode -
-///   Many threads in one process will be able to use
-///   [`cudaSetDevice`](crate::sys::cudaSetDevice) with this device.   When an occupied
-///   exclusive mode device is chosen with [`cudaSetDevice`](crate::sys::cudaSetDevice), all
-///   subsequent non-device management runtime functions will return
-///   [`cudaErrorDevicesUnavailable`](crate::sys::cudaError_t::ERROR_DEVICES_UNAVAILABLE).
-///
-/// - `maxTexture1D` is the maximum 1D texture size.
-///
-/// - `maxTexture1DMipmap` is the maximum 1D mipmapped texture
-///   texture size.
-///
-/// - `maxTexture1DLinear` is the maximum 1D texture size for
-///   textures bound to linear memory.
-///
-/// - `maxTexture2D[2]` contains the maximum 2D texture
-///   dimensions.
-///
-/// - `maxTexture2DMipmap[2]` contains the maximum 2D mipmapped
-///   texture dimensions.
-///
-/// - `maxTexture2DLinear[3]` contains the maximum 2D texture
-///   dimensions for 2D textures bound to pitch linear memory.
-///
-/// - `maxTexture2DGather[2]` contains the maximum 2D texture
-///   dimensions if texture gather operations have to be performed.
-///
-/// - `maxTexture3D[3]` contains the maximum 3D texture
-///   dimensions.
-///
-/// - `maxTexture3DAlt[3]` contains the maximum alternate 3D
-///   texture dimensions.
-///
-/// - `maxTextureCubemap` is the maximum cubemap texture width or
-///   height.
-///
-/// - `maxTexture1DLayered[2]` contains the maximum 1D layered
-///   texture dimensions.
-///
-/// - `maxTexture2DLayered[3]` contains the maximum 2D layered
-///   texture dimensions.
-///
-/// - `maxTextureCubemapLayered[2]` contains the maximum cubemap
-///   layered texture dimensions.
-///
-/// - `maxSurface1D` is the maximum 1D surface size.
-///
-/// - `maxSurface2D[2]` contains the maximum 2D surface
-///   dimensions.
-///
-/// - `maxSurface3D[3]` contains the maximum 3D surface
-///   dimensions.
-///
-/// - `maxSurface1DLayered[2]` contains the maximum 1D layered
-///   surface dimensions.
-///
-/// - `maxSurface2DLayered[3]` contains the maximum 2D layered
-///   surface dimensions.
-///
-/// - `maxSurfaceCubemap` is the maximum cubemap surface width or
-///   height.
-///
-/// - `maxSurfaceCubemapLayered[2]` contains the maximum cubemap
-///   layered surface dimensions.
-///
-/// - `surfaceAlignment` specifies the alignment requirements for
-///   surfaces.
-///
-/// - `concurrentKernels` is 1 if the device supports executing
-///   multiple kernels within the same context simultaneously, or 0 if not.
-///   It is not guaranteed that multiple kernels will be resident on the
-///   device concurrently so this feature should not be relied upon for
-///   correctness.
-///
-/// - `ECCEnabled` is 1 if the device has ECC support turned on,
-///   or 0 if not.
-///
-/// - `pciBusID` is the PCI bus identifier of the device.
-///
-/// - `pciDeviceID` is the PCI device (sometimes called slot)
-///   identifier of the device.
-///
-/// - `pciDomainID` is the PCI domain identifier of the device.
-///
-/// - `tccDriver` is 1 if the device is using a TCC driver or 0
-///   if not.
-///
-/// - `asyncEngineCount` is 1 when the device can concurrently
-///   copy memory between host and device while executing a kernel. It is 2
-///   when the device can concurrently copy memory between host and device
-///   in both directions and execute a kernel at the same time. It is 0 if
-///   neither of these is supported.
-///
-/// - `unifiedAddressing` is 1 if the device shares a unified
-///   address space with the host and 0 otherwise.
-///
-/// - `memoryClockRate` is the peak memory clock frequency in
-///   kilohertz.
-///
-/// - `memoryBusWidth` is the memory bus width   in bits.
-///
-/// - `l2CacheSize` is L2 cache size in bytes.
-///
-/// - `persistingL2CacheMaxSize` is L2 cache's maximum persisting
-///   lines size in bytes.
-///
-/// - `maxThreadsPerMultiProcessor`   is the number of maximum
-///   resident threads per multiprocessor.
-///
-/// - `streamPrioritiesSupported` is 1 if the device supports
-///   stream priorities, or 0 if it is not supported.
-///
-/// - `globalL1CacheSupported` is 1 if the device supports
-///   caching of globals in L1 cache, or 0 if it is not supported.
-///
-/// - `localL1CacheSupported` is 1 if the device supports caching
-///   of locals in L1 cache, or 0 if it is not supported.
-///
-/// - `sharedMemPerMultiprocessor` is the maximum amount of
-///   shared memory available to a multiprocessor in bytes; this amount is
-///   shared by all thread blocks simultaneously resident on a
-///   multiprocessor.
-///
-/// - `regsPerMultiprocessor` is the maximum number of 32-bit
-///   registers available to a multiprocessor; this number is shared by all
-///   thread blocks simultaneously resident on a multiprocessor.
-///
-/// - `managedMemory` is 1 if the device supports allocating
-///   managed memory on this system, or 0 if it is not supported.
-///
-/// - `isMultiGpuBoard` is 1 if the device is on a multi-GPU
-///   board (e.g. Gemini cards), and 0 if not;
-///
-/// - `multiGpuBoardGroupID` is a unique identifier for a group
-///   of devices associated with the same board. Devices on the same multi-
-///   GPU board will share the same identifier.
-///
-/// - `hostNativeAtomicSupported` is 1 if the link between the
-///   device and the host supports native atomic operations, or 0 if it is
-///   not supported.
-///
-/// - `singleToDoublePrecisionPerfRatio`   is the ratio of single
-///   precision performance (in floating-point operations per second) to
-///   double precision performance.
-///
-/// - `pageableMemoryAccess` is 1 if the device supports
-///   coherently accessing pageable memory without calling cudaHostRegister
-///   on it, and 0 otherwise.
-///
-/// - `concurrentManagedAccess` is 1 if the device can coherently
-///   access managed memory concurrently with the CPU, and 0 otherwise.
-///
-/// - `computePreemptionSupported` is 1 if the device supports
-///   Compute Preemption, and 0 otherwise.
-///
-/// - `canUseHostPointerForRegisteredMem` is 1 if the device can
-///   access host registered memory at the same virtual address as the CPU,
-///   and 0 otherwise.
-///
-/// - `cooperativeLaunch` is 1 if the device supports launching
-///   cooperative kernels via [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel), and
-///   0 otherwise.
-///
-/// - `cooperativeMultiDeviceLaunch` is 1 if the device supports
-///   launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise.
-///
-/// - `sharedMemPerBlockOptin` is the per device maximum shared
-///   memory per block usable by special opt in
-///
-/// - `pageableMemoryAccessUsesHostPageTables` is 1 if the device
-///   accesses pageable memory via the host's page tables, and 0 otherwise.
-///
-/// - `directManagedMemAccessFromHost` is 1 if the host can
-///   directly access managed memory on the device without migration, and 0
-///   otherwise.
-///
-/// - `maxBlocksPerMultiProcessor` is the maximum number of
-///   thread blocks that can reside on a multiprocessor.
-///
-/// - `accessPolicyMaxWindowSize` is the maximum value of
-///   `num_bytes`.
-///
-/// - `reservedSharedMemPerBlock` is the shared memory reserved
-///   by CUDA driver per block in bytes
-///
-/// - `hostRegisterSupported` is 1 if the device supports host
-///   memory registration via [`cudaHostRegister`](crate::sys::cudaHostRegister), and 0
-///   otherwise.
-///
-/// - `sparseCudaArraySupported` is 1 if the device supports
-///   sparse CUDA arrays and sparse CUDA mipmapped arrays, 0 otherwise
-///
-/// - `hostRegisterReadOnlySupported` is 1 if the device supports
-///   using the [`cudaHostRegister`](crate::sys::cudaHostRegister) flag cudaHostRegisterReadOnly
-///   to register memory that must be mapped as read-only to the GPU
-///
-/// - `timelineSemaphoreInteropSupported` is 1 if external
-///   timeline semaphore interop is supported on the device, 0 otherwise
-///
-/// - `memoryPoolsSupported` is 1 if the device supports using
-///   the cudaMallocAsync and cudaMemPool family of APIs, 0 otherwise
-///
-/// - `gpuDirectRDMASupported` is 1 if the device supports
-///   GPUDirect RDMA APIs, 0 otherwise
-///
-/// - `gpuDirectRDMAFlushWritesOptions` is a bitmask to be
-///   interpreted according to the
-///   [`cudaFlushGPUDirectRDMAWritesOptions`](crate::sys::cudaFlushGPUDirectRDMAWritesOptions) enum
-///
-/// - `gpuDirectRDMAWritesOrdering` See the
-///   [`cudaGPUDirectRDMAWritesOrdering`](crate::sys::cudaGPUDirectRDMAWritesOrdering) enum for numerical values
-///
-/// - `memoryPoolSupportedHandleTypes` is a bitmask of handle
-///   types supported with mempool-based IPC
-///
-/// - `deferredMappingCudaArraySupported` is 1 if the device
-///   supports deferred mapping CUDA arrays and CUDA mipmapped arrays
-///
-/// - `ipcEventSupported` is 1 if the device supports IPC Events,
-///   and 0 otherwise
-///
-/// - `unifiedFunctionPointers` is 1 if the device support
-///   unified pointers, and 0 otherwise
-///
-/// # Arguments
-///
-/// - `prop`: `cudaDeviceProp*` (output) — None
-/// - `device`: `int` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// The release's header renames it: this binding calls the library's `cudaGetDeviceProperties_v2`, the function C code compiled against that header calls.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuDeviceGetAttribute`
-/// - `cuDeviceGetName`
+/// The release's header renames it: this binding calls the library's `cudaGetDeviceProperties_v2`.
 ///
 /// # Safety
 ///
@@ -1308,371 +359,7 @@ pub unsafe fn cudaGetDeviceProperties(
 }
 /// Returns information about the device.
 ///
-/// Returns in `*value` the integer value of the attribute `attr` on device
-/// `device`. The supported attributes are:
-///
-/// - [`cudaDevAttrMaxThreadsPerBlock`](crate::sys::cudaDeviceAttr::MAX_THREADS_PER_BLOCK): Maximum number of threads
-///   per block
-///
-/// - [`cudaDevAttrMaxBlockDimX`](crate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_X): Maximum x-dimension of a block
-///
-/// - [`cudaDevAttrMaxBlockDimY`](crate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_Y): Maximum y-dimension of a block
-///
-/// - [`cudaDevAttrMaxBlockDimZ`](crate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_Z): Maximum z-dimension of a block
-///
-/// - [`cudaDevAttrMaxGridDimX`](crate::sys::cudaDeviceAttr::MAX_GRID_DIM_X): Maximum x-dimension of a grid
-///
-/// - [`cudaDevAttrMaxGridDimY`](crate::sys::cudaDeviceAttr::MAX_GRID_DIM_Y): Maximum y-dimension of a grid
-///
-/// - [`cudaDevAttrMaxGridDimZ`](crate::sys::cudaDeviceAttr::MAX_GRID_DIM_Z): Maximum z-dimension of a grid
-///
-/// - [`cudaDevAttrMaxSharedMemoryPerBlock`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK): Maximum amount of
-///   shared memory available to a thread block in bytes
-///
-/// - [`cudaDevAttrTotalConstantMemory`](crate::sys::cudaDeviceAttr::TOTAL_CONSTANT_MEMORY): Memory available on
-///   device for constant variables in a CUDA C kernel in bytes
-///
-/// - [`cudaDevAttrWarpSize`](crate::sys::cudaDeviceAttr::WARP_SIZE): Warp size in threads
-///
-/// - [`cudaDevAttrMaxPitch`](crate::sys::cudaDeviceAttr::MAX_PITCH): Maximum pitch in bytes allowed by
-///   the memory copy functions that involve memory regions allocated
-///   through [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-///
-/// - [`cudaDevAttrMaxTexture1DWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_WIDTH): Maximum 1D texture width
-///
-/// - [`cudaDevAttrMaxTexture1DLinearWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LINEAR_WIDTH): Maximum width for a
-///   1D texture bound to linear memory
-///
-/// - [`cudaDevAttrMaxTexture1DMipmappedWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_MIPMAPPED_WIDTH): Maximum mipmapped
-///   1D texture width
-///
-/// - [`cudaDevAttrMaxTexture2DWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_WIDTH): Maximum 2D texture width
-///
-/// - [`cudaDevAttrMaxTexture2DHeight`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_HEIGHT): Maximum 2D texture height
-///
-/// - [`cudaDevAttrMaxTexture2DLinearWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_WIDTH): Maximum width for a
-///   2D texture bound to linear memory
-///
-/// - [`cudaDevAttrMaxTexture2DLinearHeight`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_HEIGHT): Maximum height for a
-///   2D texture bound to linear memory
-///
-/// - [`cudaDevAttrMaxTexture2DLinearPitch`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_PITCH): Maximum pitch in
-///   bytes for a 2D texture bound to linear memory
-///
-/// - [`cudaDevAttrMaxTexture2DMipmappedWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_MIPMAPPED_WIDTH): Maximum mipmapped
-///   2D texture width
-///
-/// - [`cudaDevAttrMaxTexture2DMipmappedHeight`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_MIPMAPPED_HEIGHT): Maximum mipmapped
-///   2D texture height
-///
-/// - [`cudaDevAttrMaxTexture3DWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_WIDTH): Maximum 3D texture width
-///
-/// - [`cudaDevAttrMaxTexture3DHeight`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_HEIGHT): Maximum 3D texture height
-///
-/// - [`cudaDevAttrMaxTexture3DDepth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_DEPTH): Maximum 3D texture depth
-///
-/// - [`cudaDevAttrMaxTexture3DWidthAlt`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_WIDTH_ALT): Alternate maximum 3D
-///   texture width, 0 if no alternate maximum 3D texture size is supported
-///
-/// - [`cudaDevAttrMaxTexture3DHeightAlt`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_HEIGHT_ALT): Alternate maximum 3D
-///   texture height, 0 if no alternate maximum 3D texture size is
-///   supported
-///
-/// - [`cudaDevAttrMaxTexture3DDepthAlt`](crate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_DEPTH_ALT): Alternate maximum 3D
-///   texture depth, 0 if no alternate maximum 3D texture size is supported
-///
-/// - [`cudaDevAttrMaxTextureCubemapWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_WIDTH): Maximum cubemap
-///   texture width or height
-///
-/// - [`cudaDevAttrMaxTexture1DLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LAYERED_WIDTH): Maximum 1D layered
-///   texture width
-///
-/// - [`cudaDevAttrMaxTexture1DLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LAYERED_LAYERS): Maximum layers in a
-///   1D layered texture
-///
-/// - [`cudaDevAttrMaxTexture2DLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_WIDTH): Maximum 2D layered
-///   texture width
-///
-/// - [`cudaDevAttrMaxTexture2DLayeredHeight`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_HEIGHT): Maximum 2D layered
-///   texture height
-///
-/// - [`cudaDevAttrMaxTexture2DLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_LAYERS): Maximum layers in a
-///   2D layered texture
-///
-/// - [`cudaDevAttrMaxTextureCubemapLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_LAYERED_WIDTH): Maximum cubemap
-///   layered texture width or height
-///
-/// - [`cudaDevAttrMaxTextureCubemapLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_LAYERED_LAYERS): Maximum layers
-///   in a cubemap layered texture
-///
-/// - [`cudaDevAttrMaxSurface1DWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE1_D_WIDTH): Maximum 1D surface width
-///
-/// - [`cudaDevAttrMaxSurface2DWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE2_D_WIDTH): Maximum 2D surface width
-///
-/// - [`cudaDevAttrMaxSurface2DHeight`](crate::sys::cudaDeviceAttr::MAX_SURFACE2_D_HEIGHT): Maximum 2D surface height
-///
-/// - [`cudaDevAttrMaxSurface3DWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE3_D_WIDTH): Maximum 3D surface width
-///
-/// - [`cudaDevAttrMaxSurface3DHeight`](crate::sys::cudaDeviceAttr::MAX_SURFACE3_D_HEIGHT): Maximum 3D surface height
-///
-/// - [`cudaDevAttrMaxSurface3DDepth`](crate::sys::cudaDeviceAttr::MAX_SURFACE3_D_DEPTH): Maximum 3D surface depth
-///
-/// - [`cudaDevAttrMaxSurface1DLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE1_D_LAYERED_WIDTH): Maximum 1D layered
-///   surface width
-///
-/// - [`cudaDevAttrMaxSurface1DLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_SURFACE1_D_LAYERED_LAYERS): Maximum layers in a
-///   1D layered surface
-///
-/// - [`cudaDevAttrMaxSurface2DLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_WIDTH): Maximum 2D layered
-///   surface width
-///
-/// - [`cudaDevAttrMaxSurface2DLayeredHeight`](crate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_HEIGHT): Maximum 2D layered
-///   surface height
-///
-/// - [`cudaDevAttrMaxSurface2DLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_LAYERS): Maximum layers in a
-///   2D layered surface
-///
-/// - [`cudaDevAttrMaxSurfaceCubemapWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_WIDTH): Maximum cubemap
-///   surface width
-///
-/// - [`cudaDevAttrMaxSurfaceCubemapLayeredWidth`](crate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_LAYERED_WIDTH): Maximum cubemap
-///   layered surface width
-///
-/// - [`cudaDevAttrMaxSurfaceCubemapLayeredLayers`](crate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_LAYERED_LAYERS): Maximum layers
-///   in a cubemap layered surface
-///
-/// - [`cudaDevAttrMaxRegistersPerBlock`](crate::sys::cudaDeviceAttr::MAX_REGISTERS_PER_BLOCK): Maximum number of 32-bit
-///   registers available to a thread block
-///
-/// - [`cudaDevAttrClockRate`](crate::sys::cudaDeviceAttr::CLOCK_RATE): Peak clock frequency in kilohertz
-///
-/// - [`cudaDevAttrTextureAlignment`](crate::sys::cudaDeviceAttr::TEXTURE_ALIGNMENT): Alignment requirement;
-///   texture base addresses aligned to `textureAlign` bytes do
-///   not need an offset applied to texture fetches
-///
-/// - [`cudaDevAttrTexturePitchAlignment`](crate::sys::cudaDeviceAttr::TEXTURE_PITCH_ALIGNMENT): Pitch alignment
-///   requirement for 2D texture references bound to pitched memory
-///
-/// - [`cudaDevAttrGpuOverlap`](crate::sys::cudaDeviceAttr::GPU_OVERLAP): 1 if the device can concurrently
-///   copy memory between host and device while executing a kernel, or 0 if
-///   not
-///
-/// - [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT): Number of multiprocessors
-///   on the device
-///
-/// - [`cudaDevAttrKernelExecTimeout`](crate::sys::cudaDeviceAttr::KERNEL_EXEC_TIMEOUT): 1 if there is a run time
-///   limit for kernels executed on the device, or 0 if not
-///
-/// - [`cudaDevAttrIntegrated`](crate::sys::cudaDeviceAttr::INTEGRATED): 1 if the device is integrated with
-///   the memory subsystem, or 0 if not
-///
-/// - [`cudaDevAttrCanMapHostMemory`](crate::sys::cudaDeviceAttr::CAN_MAP_HOST_MEMORY): 1 if the device can map host
-///   memory into the CUDA address space, or 0 if not
-///
-/// - [`cudaDevAttrComputeMode`](crate::sys::cudaDeviceAttr::COMPUTE_MODE): Compute mode is the compute mode
-///   that the device is currently in. Available modes are as follows:
-///
-///   - [`cudaComputeModeDefault`](crate::sys::cudaComputeMode::DEFAULT): Default mode - Device is not
-///   restricted and multiple threads can use [`cudaSetDevice`](crate::sys::cudaSetDevice)
-///   with this device.
-///
-///   - [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED): Compute-prohibited mode - No
-///   threads can use [`cudaSetDevice`](crate::sys::cudaSetDevice) with this device.
-///
-///   - [`cudaComputeModeExclusiveProcess`](crate::sys::cudaComputeMode::EXCLUSIVE_PROCESS): Compute-exclusive-
-///   process mode - Many threads in one process will be able to use
-///   [`cudaSetDevice`](crate::sys::cudaSetDevice) with this device.
-///
-/// - [`cudaDevAttrConcurrentKernels`](crate::sys::cudaDeviceAttr::CONCURRENT_KERNELS): 1 if the device supports
-///   executing multiple kernels within the same context simultaneously, or
-///   0 if not. It is not guaranteed that multiple kernels will be resident
-///   on the device concurrently so this feature should not be relied upon
-///   for correctness.
-///
-/// - [`cudaDevAttrEccEnabled`](crate::sys::cudaDeviceAttr::ECC_ENABLED): 1 if error correction is enabled
-///   on the device, 0 if error correction is disabled or not supported by
-///   the device
-///
-/// - [`cudaDevAttrPciBusId`](crate::sys::cudaDeviceAttr::PCI_BUS_ID): PCI bus identifier of the device
-///
-/// - [`cudaDevAttrPciDeviceId`](crate::sys::cudaDeviceAttr::PCI_DEVICE_ID): PCI device (also known as slot)
-///   identifier of the device
-///
-/// - [`cudaDevAttrTccDriver`](crate::sys::cudaDeviceAttr::TCC_DRIVER): 1 if the device is using a TCC
-///   driver. TCC is only available on Tesla hardware running Windows Vista
-///   or later.
-///
-/// - [`cudaDevAttrMemoryClockRate`](crate::sys::cudaDeviceAttr::MEMORY_CLOCK_RATE): Peak memory clock frequency
-///   in kilohertz
-///
-/// - [`cudaDevAttrGlobalMemoryBusWidth`](crate::sys::cudaDeviceAttr::GLOBAL_MEMORY_BUS_WIDTH): Global memory bus width
-///   in bits
-///
-/// - [`cudaDevAttrL2CacheSize`](crate::sys::cudaDeviceAttr::L2_CACHE_SIZE): Size of L2 cache in bytes. 0 if
-///   the device doesn't have L2 cache.
-///
-/// - [`cudaDevAttrMaxThreadsPerMultiProcessor`](crate::sys::cudaDeviceAttr::MAX_THREADS_PER_MULTI_PROCESSOR): Maximum resident
-///   threads per multiprocessor
-///
-/// - [`cudaDevAttrUnifiedAddressing`](crate::sys::cudaDeviceAttr::UNIFIED_ADDRESSING): 1 if the device shares a
-///   unified address space with the host, or 0 if not
-///
-/// - [`cudaDevAttrComputeCapabilityMajor`](crate::sys::cudaDeviceAttr::COMPUTE_CAPABILITY_MAJOR): Major compute
-///   capability version number
-///
-/// - [`cudaDevAttrComputeCapabilityMinor`](crate::sys::cudaDeviceAttr::COMPUTE_CAPABILITY_MINOR): Minor compute
-///   capability version number
-///
-/// - [`cudaDevAttrStreamPrioritiesSupported`](crate::sys::cudaDeviceAttr::STREAM_PRIORITIES_SUPPORTED): 1 if the device
-///   supports stream priorities, or 0 if not
-///
-/// - [`cudaDevAttrGlobalL1CacheSupported`](crate::sys::cudaDeviceAttr::GLOBAL_L1_CACHE_SUPPORTED): 1 if device supports
-///   caching globals in L1 cache, 0 if not
-///
-/// - [`cudaDevAttrLocalL1CacheSupported`](crate::sys::cudaDeviceAttr::LOCAL_L1_CACHE_SUPPORTED): 1 if device supports
-///   caching locals in L1 cache, 0 if not
-///
-/// - [`cudaDevAttrMaxSharedMemoryPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR): Maximum
-///   amount of shared memory available to a multiprocessor in bytes; this
-///   amount is shared by all thread blocks simultaneously resident on a
-///   multiprocessor
-///
-/// - [`cudaDevAttrMaxRegistersPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_REGISTERS_PER_MULTIPROCESSOR): Maximum number
-///   of 32-bit registers available to a multiprocessor; this number is
-///   shared by all thread blocks simultaneously resident on a
-///   multiprocessor
-///
-/// - [`cudaDevAttrManagedMemory`](crate::sys::cudaDeviceAttr::MANAGED_MEMORY): 1 if device supports allocating
-///   managed memory, 0 if not
-///
-/// - [`cudaDevAttrIsMultiGpuBoard`](crate::sys::cudaDeviceAttr::IS_MULTI_GPU_BOARD): 1 if device is on a multi-GPU
-///   board, 0 if not
-///
-/// - [`cudaDevAttrMultiGpuBoardGroupID`](crate::sys::cudaDeviceAttr::MULTI_GPU_BOARD_GROUP_ID): Unique identifier for a
-///   group of devices on the same multi-GPU board
-///
-/// - [`cudaDevAttrHostNativeAtomicSupported`](crate::sys::cudaDeviceAttr::HOST_NATIVE_ATOMIC_SUPPORTED): 1 if the link
-///   between the device and the host supports native atomic operations
-///
-/// - [`cudaDevAttrSingleToDoublePrecisionPerfRatio`](crate::sys::cudaDeviceAttr::SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO): Ratio of
-///   single precision performance (in floating-point operations per
-///   second) to double precision performance
-///
-/// - [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS): 1 if the device supports
-///   coherently accessing pageable memory without calling cudaHostRegister
-///   on it, and 0 otherwise
-///
-/// - [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS): 1 if the device can
-///   coherently access managed memory concurrently with the CPU, and 0
-///   otherwise
-///
-/// - [`cudaDevAttrComputePreemptionSupported`](crate::sys::cudaDeviceAttr::COMPUTE_PREEMPTION_SUPPORTED): 1 if the device
-///   supports Compute Preemption, 0 if not
-///
-/// - [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM): 1 if the
-///   device can access host registered memory at the same virtual address
-///   as the CPU, and 0 otherwise
-///
-/// - [`cudaDevAttrCooperativeLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_LAUNCH): 1 if the device supports
-///   launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernel`](crate::sys::cudaLaunchCooperativeKernel), and 0 otherwise
-///
-/// - [`cudaDevAttrCooperativeMultiDeviceLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH): 1 if the device
-///   supports launching cooperative kernels via
-///   [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice), and 0 otherwise
-///
-/// - [`cudaDevAttrCanFlushRemoteWrites`](crate::sys::cudaDeviceAttr::CAN_FLUSH_REMOTE_WRITES): 1 if the device supports
-///   flushing of outstanding remote writes, and 0 otherwise
-///
-/// - [`cudaDevAttrHostRegisterSupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_SUPPORTED): 1 if the device
-///   supports host memory registration via [`cudaHostRegister`](crate::sys::cudaHostRegister),
-///   and 0 otherwise
-///
-/// - [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES): 1 if
-///   the device accesses pageable memory via the host's page tables, and 0
-///   otherwise
-///
-/// - [`cudaDevAttrDirectManagedMemAccessFromHost`](crate::sys::cudaDeviceAttr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST): 1 if the host
-///   can directly access managed memory on the device without migration,
-///   and 0 otherwise
-///
-/// - [`cudaDevAttrMaxSharedMemoryPerBlockOptin`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN): Maximum per
-///   block shared memory size on the device. This value can be opted into
-///   when using [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
-///
-/// - [`cudaDevAttrMaxBlocksPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_BLOCKS_PER_MULTIPROCESSOR): Maximum number of
-///   thread blocks that can reside on a multiprocessor
-///
-/// - [`cudaDevAttrMaxPersistingL2CacheSize`](crate::sys::cudaDeviceAttr::MAX_PERSISTING_L2_CACHE_SIZE): Maximum L2
-///   persisting lines capacity setting in bytes
-///
-/// - [`cudaDevAttrMaxAccessPolicyWindowSize`](crate::sys::cudaDeviceAttr::MAX_ACCESS_POLICY_WINDOW_SIZE): Maximum value of
-///   `num_bytes`
-///
-/// - [`cudaDevAttrReservedSharedMemoryPerBlock`](crate::sys::cudaDeviceAttr::RESERVED_SHARED_MEMORY_PER_BLOCK): Shared memory
-///   reserved by CUDA driver per block in bytes
-///
-/// - [`cudaDevAttrSparseCudaArraySupported`](crate::sys::cudaDeviceAttr::SPARSE_CUDA_ARRAY_SUPPORTED): 1 if the device
-///   supports sparse CUDA arrays and sparse CUDA mipmapped arrays.
-///
-/// - [`cudaDevAttrHostRegisterReadOnlySupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_READ_ONLY_SUPPORTED): Device supports
-///   using the [`cudaHostRegister`](crate::sys::cudaHostRegister) flag cudaHostRegisterReadOnly
-///   to register memory that must be mapped as read-only to the GPU
-///
-/// - [`cudaDevAttrMemoryPoolsSupported`](crate::sys::cudaDeviceAttr::MEMORY_POOLS_SUPPORTED): 1 if the device supports
-///   using the cudaMallocAsync and cudaMemPool family of APIs, and 0
-///   otherwise
-///
-/// - [`cudaDevAttrGPUDirectRDMASupported`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_SUPPORTED): 1 if the device
-///   supports GPUDirect RDMA APIs, and 0 otherwise
-///
-/// - [`cudaDevAttrGPUDirectRDMAFlushWritesOptions`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS): bitmask to be
-///   interpreted according to the
-///   [`cudaFlushGPUDirectRDMAWritesOptions`](crate::sys::cudaFlushGPUDirectRDMAWritesOptions) enum
-///
-/// - [`cudaDevAttrGPUDirectRDMAWritesOrdering`](crate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING): see the
-///   [`cudaGPUDirectRDMAWritesOrdering`](crate::sys::cudaGPUDirectRDMAWritesOrdering) enum for numerical values
-///
-/// - [`cudaDevAttrMemoryPoolSupportedHandleTypes`](crate::sys::cudaDeviceAttr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES): Bitmask of
-///   handle types supported with mempool based IPC
-///
-/// - [`cudaDevAttrDeferredMappingCudaArraySupported`](crate::sys::cudaDeviceAttr::DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED) : 1 if the
-///   device supports deferred mapping CUDA arrays and CUDA mipmapped
-///   arrays.
-///
-/// - [`cudaDevAttrIpcEventSupport`](crate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT): 1 if the device supports IPC
-///   Events.
-///
-/// - [`cudaDevAttrNumaConfig`](crate::sys::cudaDeviceAttr::NUMA_CONFIG): NUMA configuration of a device:
-///   value is of type [`cudaDeviceNumaConfig`](crate::sys::cudaDeviceNumaConfig) enum
-///
-/// - [`cudaDevAttrNumaId`](crate::sys::cudaDeviceAttr::NUMA_ID): NUMA node ID of the GPU memory
-///
-/// - [`cudaDevAttrGpuPciDeviceId`](crate::sys::cudaDeviceAttr::GPU_PCI_DEVICE_ID): The combined 16-bit PCI device
-///   ID and 16-bit PCI vendor ID.
-///
-/// - [`cudaDevAttrGpuPciSubsystemId`](crate::sys::cudaDeviceAttr::GPU_PCI_SUBSYSTEM_ID): The combined 16-bit PCI
-///   subsystem ID and 16-bit PCI vendor subsystem ID.
-///
-/// # Arguments
-///
-/// - `value`: `int*` (output) — Returned device attribute value
-/// - `attr`: `cudaDeviceAttr` — Device attribute to query
-/// - `device`: `int` — Device number to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuDeviceGetAttribute`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_attribute`](crate::api::device_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1690,27 +377,7 @@ pub unsafe fn cudaDeviceGetAttribute(
 }
 /// Returns the default mempool of a device.
 ///
-/// The default mempool of a device contains device memory from that
-/// device.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t*` (output) — None
-/// - `device`: `int` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuDeviceGetDefaultMemPool`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaMemPoolTrimTo`](crate::sys::cudaMemPoolTrimTo)
-/// - [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute)
-/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
-/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
-/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_default_mem_pool`](crate::api::device_get_default_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1727,33 +394,7 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
 }
 /// Sets the current memory pool of a device.
 ///
-/// The memory pool must be local to the specified device. Unless a mempool
-/// is specified in the [`cudaMallocAsync`](crate::sys::cudaMallocAsync) call,
-/// [`cudaMallocAsync`](crate::sys::cudaMallocAsync) allocates from the current mempool of the
-/// provided stream's device. By default, a device's current memory pool is
-/// its default memory pool.
-///
-/// **Notes**
-///
-/// Use [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync) to specify asynchronous allocations from a device different than the one the stream runs on.
-///
-/// # Arguments
-///
-/// - `device`: `int` — None
-/// - `memPool`: `cudaMemPool_t` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuDeviceSetMemPool`
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
-/// - [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy)
-/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_mem_pool`](crate::api::device_set_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1770,27 +411,7 @@ pub unsafe fn cudaDeviceSetMemPool(
 }
 /// Gets the current mempool for a device.
 ///
-/// Returns the last pool provided to [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) for
-/// this device or the device's default memory pool if
-/// [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) has never been called. By default the
-/// current mempool is the default mempool for a device, otherwise the
-/// returned pool must have been set with `cuDeviceSetMemPool` or
-/// [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool).
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t*` (output) — None
-/// - `device`: `int` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuDeviceGetMemPool`
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_mem_pool`](crate::api::device_get_mem_pool). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1807,73 +428,7 @@ pub unsafe fn cudaDeviceGetMemPool(
 }
 /// Return NvSciSync attributes that this device can support.
 ///
-/// Returns in `nvSciSyncAttrList`, the properties of NvSciSync that this
-/// CUDA device, `dev` can support. The returned `nvSciSyncAttrList` can be
-/// used to create an NvSciSync that matches this device's capabilities.
-///
-/// If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
-/// already set this API will return [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
-///
-/// The applications should set `nvSciSyncAttrList` to a valid
-/// NvSciSyncAttrList failing which this API will return
-/// `cudaErrorInvalidHandle`.
-///
-/// The `flags` controls how applications intends to use the NvSciSync
-/// created from the `nvSciSyncAttrList`. The valid flags are:
-///
-/// - [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL), specifies that the applications
-///   intends to signal an NvSciSync on this CUDA device.
-///
-/// - [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT), specifies that the applications
-///   intends to wait on an NvSciSync on this CUDA device.
-///
-/// At least one of these flags must be set, failing which the API returns
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). Both the flags are orthogonal to one
-/// another: a developer may set both these flags that allows to set both
-/// wait and signal specific attributes in the same `nvSciSyncAttrList`.
-///
-/// Note that this API updates the input `nvSciSyncAttrList` with values
-/// equivalent to the following public attribute key-values:
-/// NvSciSyncAttrKey_RequiredPerm is set to
-///
-/// - NvSciSyncAccessPerm_SignalOnly if [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL)
-///   is set in `flags`.
-///
-/// - NvSciSyncAccessPerm_WaitOnly if [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) is
-///   set in `flags`.
-///
-/// - NvSciSyncAccessPerm_WaitSignal if both
-///   [`cudaNvSciSyncAttrWait`](crate::sys::NvSciSyncAttrFlags::WAIT) and
-///   [`cudaNvSciSyncAttrSignal`](crate::sys::NvSciSyncAttrFlags::SIGNAL) are set in `flags`.
-///   NvSciSyncAttrKey_PrimitiveInfo is set to
-///
-/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid `device`.
-///
-/// - NvSciSyncAttrValPrimitiveType_Syncpoint if `device` is a Tegra
-///   device.
-///
-/// - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device`
-///   is GA10X+. NvSciSyncAttrKey_GpuId is set to the same UUID that is
-///   returned in `None` from `cudaDeviceGetProperties` for this
-///   `device`.
-///
-/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED),
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorInvalidHandle`,
-/// [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED),
-/// [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
-///
-/// # Arguments
-///
-/// - `nvSciSyncAttrList`: `void*` — Return NvSciSync attributes supported.
-/// - `device`: `int` — Valid Cuda Device to get NvSciSync attributes for.
-/// - `flags`: `int` — flags describing NvSciSync usage.
-///
-/// # See also
-///
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_nv_sci_sync_attributes`](crate::api::device_get_nv_sci_sync_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1892,47 +447,7 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
 }
 /// Queries attributes of the link between two devices.
 ///
-/// Returns in `*value` the value of the requested attribute `attrib` of
-/// the link between `srcDevice` and `dstDevice`. The supported attributes
-/// are:
-///
-/// - [`cudaDevP2PAttrPerformanceRank`](crate::sys::cudaDeviceP2PAttr::PERFORMANCE_RANK): A relative value
-///   indicating the performance of the link between two devices. Lower
-///   value means better performance (0 being the value used for most
-///   performant link).
-///
-/// - [`cudaDevP2PAttrAccessSupported`](crate::sys::cudaDeviceP2PAttr::ACCESS_SUPPORTED): 1 if peer access is
-///   enabled.
-///
-/// - [`cudaDevP2PAttrNativeAtomicSupported`](crate::sys::cudaDeviceP2PAttr::NATIVE_ATOMIC_SUPPORTED): 1 if native atomic
-///   operations over the link are supported.
-///
-/// - [`cudaDevP2PAttrCudaArrayAccessSupported`](crate::sys::cudaDeviceP2PAttr::CUDA_ARRAY_ACCESS_SUPPORTED): 1 if accessing
-///   CUDA arrays over the link is supported.
-///
-/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if `srcDevice` or
-/// `dstDevice` are not valid or if they represent the same device.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `attrib` is not valid or
-/// if `value` is a null pointer.
-///
-/// # Arguments
-///
-/// - `value`: `int*` (output) — Returned value of the requested attribute
-/// - `attr`: `cudaDeviceP2PAttr` — The requested attribute of the link between `srcDevice` and `dstDevice`.
-/// - `srcDevice`: `int` — The source device of the target link.
-/// - `dstDevice`: `int` — The destination device of the target link.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
-/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
-/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
-/// - `cuDeviceGetP2PAttribute`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_p2p_attribute`](crate::api::device_get_p2p_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1952,25 +467,7 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
 }
 /// Select compute-device which best matches criteria.
 ///
-/// Returns in `*device` the device which has properties that best match
-/// `*prop`.
-///
-/// # Arguments
-///
-/// - `device`: `int*` (output) — Device with best match
-/// - `prop`: `const cudaDeviceProp*` — Desired device properties
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::choose_device`](crate::api::choose_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -1987,37 +484,7 @@ pub unsafe fn cudaChooseDevice(
 }
 /// Initialize device to be used for GPU executions.
 ///
-/// This function will initialize the CUDA Runtime structures and primary
-/// context on `device` when called, but the context will not be made
-/// current to `device`.
-///
-/// When [`cudaInitDeviceFlagsAreValid`](crate::sys::cudaInitDeviceFlagsAreValid) is set in `flags`,
-/// deviceFlags are applied to the requested device. The values of
-/// deviceFlags match those of the flags parameters in
-/// [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags). The effect may be verified by
-/// [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags).
-///
-/// This function will return an error if the device is in
-/// [`cudaComputeModeExclusiveProcess`](crate::sys::cudaComputeMode::EXCLUSIVE_PROCESS) and is occupied by another
-/// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
-///
-/// # Arguments
-///
-/// - `device`: `int` — Device on which the runtime will initialize itself.
-/// - `deviceFlags`: `unsigned int` — Parameters for device operation.
-/// - `flags`: `unsigned int` — Flags for controlling the device initialization.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::init_device`](crate::api::init_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2035,52 +502,7 @@ pub unsafe fn cudaInitDevice(
 }
 /// Set device to be used for GPU executions.
 ///
-/// Sets `device` as the current device for the calling host thread. Valid
-/// device id's are 0 to ([`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount) - 1).
-///
-/// Any device memory subsequently allocated from this host thread using
-/// [`cudaMalloc`](crate::sys::cudaMalloc), [`cudaMallocPitch`](crate::sys::cudaMallocPitch) or
-/// [`cudaMallocArray`](crate::sys::cudaMallocArray) will be physically resident on `device`.
-/// Any host memory allocated from this host thread using
-/// [`cudaMallocHost`](crate::sys::cudaMallocHost) or [`cudaHostAlloc`](crate::sys::cudaHostAlloc) or
-/// [`cudaHostRegister`](crate::sys::cudaHostRegister) will have its lifetime associated with
-/// `device`. Any streams or events created from this host thread will be
-/// associated with `device`. Any kernels launched from this host thread
-/// using the \<\<\<\>\>\> operator or [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel) will be
-/// executed on `device`.
-///
-/// This call may be made from any host thread, to any device, and at any
-/// time. This function will do no synchronization with the previous or new
-/// device, and should only take significant time when it initializes the
-/// runtime's context state. This call will bind the primary context of the
-/// specified device to the calling thread and all the subsequent memory
-/// allocations, stream and event creations, and kernel launches will be
-/// associated with the primary context. This function will also
-/// immediately initialize the runtime state on the primary context, and
-/// the context will be current on `device` immediately. This function will
-/// return an error if the device is in
-/// [`cudaComputeModeExclusiveProcess`](crate::sys::cudaComputeMode::EXCLUSIVE_PROCESS) and is occupied by another
-/// process or if the device is in [`cudaComputeModeProhibited`](crate::sys::cudaComputeMode::PROHIBITED).
-///
-/// It is not required to call [`cudaInitDevice`](crate::sys::cudaInitDevice) before using this
-/// function.
-///
-/// # Arguments
-///
-/// - `device`: `int` — Device on which the active host thread should execute the device code.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuCtxSetCurrent`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_device`](crate::api::set_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2091,23 +513,7 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 }
 /// Returns which device is currently being used.
 ///
-/// Returns in `*device` the current device for the calling host thread.
-///
-/// # Arguments
-///
-/// - `device`: `int*` (output) — Returns the device on which the active host thread executes the device code.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - `cuCtxGetCurrent`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device`](crate::api::get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2122,87 +528,7 @@ pub unsafe fn cudaGetDevice(
 }
 /// Sets flags to be used for device executions.
 ///
-/// Records `flags` as the flags for the current device. If the current
-/// device has been set and that device has already been initialized, the
-/// previous flags are overwritten. If the current device has not been
-/// initialized, it is initialized with the provided flags. If no device
-/// has been made current to the calling thread, a default device is
-/// selected and initialized with the provided flags.
-///
-/// The three LSBs of the `flags` parameter can be used to control how the
-/// CPU thread interacts with the OS scheduler when waiting for results
-/// from the device.
-///
-/// - [`cudaDeviceScheduleAuto`](crate::sys::DeviceFlags::SCHEDULE_AUTO): The default value if the `flags`
-///   parameter is zero, uses a heuristic based on the number of active
-///   CUDA contexts in the process `C` and the number of logical processors
-///   in the system `P`. If `C` \> `P`, then CUDA will yield to other OS
-///   threads when waiting for the device, otherwise CUDA will not yield
-///   while waiting for results and actively spin on the processor.
-///   Additionally, on Tegra devices, [`cudaDeviceScheduleAuto`](crate::sys::DeviceFlags::SCHEDULE_AUTO)
-///   uses a heuristic based on the power profile of the platform and may
-///   choose [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) for low-powered
-///   devices.
-///
-/// - [`cudaDeviceScheduleSpin`](crate::sys::DeviceFlags::SCHEDULE_SPIN): Instruct CUDA to actively spin
-///   when waiting for results from the device. This can decrease latency
-///   when waiting for the device, but may lower the performance of CPU
-///   threads if they are performing work in parallel with the CUDA thread.
-///
-/// - [`cudaDeviceScheduleYield`](crate::sys::DeviceFlags::SCHEDULE_YIELD): Instruct CUDA to yield its
-///   thread when waiting for results from the device. This can increase
-///   latency when waiting for the device, but can increase the performance
-///   of CPU threads performing work in parallel with the device.
-///
-/// - [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC): Instruct CUDA to block
-///   the CPU thread on a synchronization primitive when waiting for the
-///   device to finish work.
-///
-/// - [`cudaDeviceBlockingSync`](crate::sys::DeviceFlags::BLOCKING_SYNC): Instruct CUDA to block the CPU
-///   thread on a synchronization primitive when waiting for the device to
-///   finish work.   `Deprecated:` This flag was deprecated as of
-///   CUDA 4.0 and replaced with
-///   [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC).
-///
-/// - [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST): This flag enables allocating pinned
-///   host memory that is accessible to the device. It is implicit for the
-///   runtime but may be absent if a context is created using the driver
-///   API. If this flag is not set, [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
-///   will always return a failure code.
-///
-/// - [`cudaDeviceLmemResizeToMax`](crate::sys::DeviceFlags::LMEM_RESIZE_TO_MAX): Instruct CUDA to not reduce
-///   local memory after resizing local memory for a kernel. This can
-///   prevent thrashing by local memory allocations when launching many
-///   kernels with high local memory usage at the cost of potentially
-///   increased memory usage.   `Deprecated:` This flag is
-///   deprecated and the behavior enabled by this flag is now the default
-///   and cannot be disabled.
-///
-/// - [`cudaDeviceSyncMemops`](crate::sys::DeviceFlags::SYNC_MEMOPS): Ensures that synchronous memory
-///   operations initiated on this context will always synchronize. See
-///   further documentation in the section titled "API Synchronization
-///   behavior" to learn more about cases when synchronous memory
-///   operations can exhibit asynchronous behavior.
-///
-/// # Arguments
-///
-/// - `flags`: `unsigned int` — Parameters for device operation
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags)
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaSetValidDevices`](crate::sys::cudaSetValidDevices)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - `cuDevicePrimaryCtxSetFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::set_device_flags`](crate::api::set_device_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2215,48 +541,7 @@ pub unsafe fn cudaSetDeviceFlags(
 }
 /// Gets the flags for the current device.
 ///
-/// Returns in `flags` the flags for the current device. If there is a
-/// current device for the calling thread, the flags for the device are
-/// returned. If there is no current device, the flags for the first device
-/// are returned, which may be the default flags. Compare to the behavior
-/// of [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags).
-///
-/// Typically, the flags returned should match the behavior that will be
-/// seen if the calling thread uses a device after this call, without any
-/// change to the flags or current device inbetween by this or another
-/// thread. Note that if the device is not initialized, it is possible for
-/// another thread to change the flags for the current device before it is
-/// initialized. Additionally, when using exclusive mode, if this thread
-/// has not requested a specific device, it may use a device other than the
-/// first device, contrary to the assumption made by this function.
-///
-/// If a context has been created via the driver API and is current to the
-/// calling thread, the flags for that context are always returned.
-///
-/// Flags returned by this function may specifically include
-/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) even though it is not accepted by
-/// [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags) because it is implicit in runtime API
-/// flags. The reason for this is that the current context may have been
-/// created via the driver API in which case the flag is not implicit and
-/// may be unset.
-///
-/// # Arguments
-///
-/// - `flags`: `unsigned int*` (output) — Pointer to store the device flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaGetDeviceProperties`](crate::sys::cudaGetDeviceProperties)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuCtxGetFlags`
-/// - `cuDevicePrimaryCtxGetState`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_device_flags`](crate::api::get_device_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2271,24 +556,7 @@ pub unsafe fn cudaGetDeviceFlags(
 }
 /// Returns the last error from a runtime call.
 ///
-/// Returns the last error that has been produced by any of the runtime
-/// calls in the same instance of the CUDA Runtime library in the host
-/// thread and resets it to [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
-///
-/// Note: Multiple instances of the CUDA Runtime library can be present in
-/// an application when using a library that statically links the CUDA
-/// Runtime.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
-/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
-/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
-/// - [`cudaError`](crate::sys::cudaError)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_last_error`](crate::api::get_last_error). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2299,25 +567,7 @@ pub unsafe fn cudaGetLastError() -> crate::Result<cudaError_t> {
 }
 /// Returns the last error from a runtime call.
 ///
-/// Returns the last error that has been produced by any of the runtime
-/// calls in the same instance of the CUDA Runtime library in the host
-/// thread. This call does not reset the error to [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS)
-/// like [`cudaGetLastError`](crate::sys::cudaGetLastError).
-///
-/// Note: Multiple instances of the CUDA Runtime library can be present in
-/// an application when using a library that statically links the CUDA
-/// Runtime.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMissingConfiguration`](crate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED), [`cudaErrorInvalidDevicePointer`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER), [`cudaErrorInvalidTexture`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE), [`cudaErrorInvalidTextureBinding`](crate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorInvalidFilterSetting`](crate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING), [`cudaErrorInvalidNormSetting`](crate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS), [`cudaErrorStartupFailure`](crate::sys::cudaError_t::ERROR_STARTUP_FAILURE), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
-/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
-/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
-/// - [`cudaError`](crate::sys::cudaError)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::peek_at_last_error`](crate::api::peek_at_last_error). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2328,27 +578,7 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 }
 /// Returns the string representation of an error code enum name.
 ///
-/// Returns a string containing the name of an error code in the enum. If
-/// the error code is not recognized, "unrecognized error code" is
-/// returned.
-///
-/// **Returns:** `char*` pointer to a NULL-terminated string
-///
-/// # Arguments
-///
-/// - `error`: `cudaError_t` — Error code to convert to string
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetErrorString`](crate::sys::cudaGetErrorString)
-/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
-/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
-/// - [`cudaError`](crate::sys::cudaError)
-/// - `cuGetErrorName`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_error_name`](crate::api::get_error_name). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2363,26 +593,7 @@ pub unsafe fn cudaGetErrorName(
 }
 /// Returns the description string for an error code.
 ///
-/// Returns the description string for an error code. If the error code is
-/// not recognized, "unrecognized error code" is returned.
-///
-/// **Returns:** `char*` pointer to a NULL-terminated string
-///
-/// # Arguments
-///
-/// - `error`: `cudaError_t` — Error code to convert to string
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetErrorName`](crate::sys::cudaGetErrorName)
-/// - [`cudaGetLastError`](crate::sys::cudaGetLastError)
-/// - [`cudaPeekAtLastError`](crate::sys::cudaPeekAtLastError)
-/// - [`cudaError`](crate::sys::cudaError)
-/// - `cuGetErrorString`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_error_string`](crate::api::get_error_string). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2397,33 +608,7 @@ pub unsafe fn cudaGetErrorString(
 }
 /// Create an asynchronous stream.
 ///
-/// Creates a new asynchronous stream on the context that is current to the
-/// calling host thread. If no context is current to the calling host
-/// thread, then the primary context for a device is selected, made current
-/// to the calling thread, and initialized before creating a stream on it.
-///
-/// # Arguments
-///
-/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
-/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create`](crate::api::stream_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2436,42 +621,7 @@ pub unsafe fn cudaStreamCreate(
 }
 /// Create an asynchronous stream.
 ///
-/// Creates a new asynchronous stream on the context that is current to the
-/// calling host thread. If no context is current to the calling host
-/// thread, then the primary context for a device is selected, made current
-/// to the calling thread, and initialized before creating a stream on it.
-/// The `flags` argument determines the behaviors of the stream. Valid
-/// values for `flags` are
-///
-/// - [`cudaStreamDefault`](crate::sys::StreamFlags::DEFAULT): Default stream creation flag.
-///
-/// - [`cudaStreamNonBlocking`](crate::sys::StreamFlags::NON_BLOCKING): Specifies that work running in the
-///   created stream may run concurrently with work in stream 0 (the NULL
-///   stream), and that the created stream should perform no implicit
-///   synchronization with stream 0.
-///
-/// # Arguments
-///
-/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
-/// - `flags`: `unsigned int` — Parameters for stream creation
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
-/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create_with_flags`](crate::api::stream_create_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2488,53 +638,7 @@ pub unsafe fn cudaStreamCreateWithFlags(
 }
 /// Create an asynchronous stream with the specified priority.
 ///
-/// Creates a stream with the specified priority and returns a handle in
-/// `pStream`. The stream is created on the context that is current to the
-/// calling host thread. If no context is current to the calling host
-/// thread, then the primary context for a device is selected, made current
-/// to the calling thread, and initialized before creating a stream on it.
-/// This affects the scheduling priority of work in the stream. Priorities
-/// provide a hint to preferentially run work with higher priority when
-/// possible, but do not preempt already-running work or provide any other
-/// functional guarantee on execution order.
-///
-/// `priority` follows a convention where lower numbers represent higher
-/// priorities. '0' represents default priority. The range of meaningful
-/// numerical priorities can be queried using
-/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange). If the specified priority
-/// is outside the numerical range returned by
-/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange), it will automatically be
-/// clamped to the lowest or the highest number in the range.
-///
-/// **Notes**
-///
-/// Stream priorities are supported only on GPUs with compute capability 3.5 or higher.
-///
-/// In the current implementation, only compute kernels launched in priority streams are affected by the stream's priority. Stream priorities have no effect on host-to-device and device-to-host memory operations.
-///
-/// # Arguments
-///
-/// - `pStream`: `cudaStream_t*` (output) — Pointer to new stream identifier
-/// - `flags`: `unsigned int` — Flags for stream creation. See [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags) for a list of valid flags that can be passed
-/// - `priority`: `int` — Priority of the stream. Lower numbers represent higher priorities. See [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange) for more information about the meaningful stream priorities that can be passed.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamCreateWithPriority`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_create_with_priority`](crate::api::stream_create_with_priority). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2552,29 +656,7 @@ pub unsafe fn cudaStreamCreateWithPriority(
 }
 /// Query the priority of a stream.
 ///
-/// Query the priority of a stream. The priority is returned in in
-/// `priority`. Note that if the stream was created with a priority outside
-/// the meaningful numerical range returned by
-/// [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange), this function returns the
-/// clamped priority. See [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority) for
-/// details about priority clamping.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
-/// - `priority`: `int*` (output) — Pointer to a signed integer in which the stream's priority is returned
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaDeviceGetStreamPriorityRange`](crate::sys::cudaDeviceGetStreamPriorityRange)
-/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
-/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
-/// - `cuStreamGetPriority`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_priority`](crate::api::stream_get_priority). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2591,25 +673,7 @@ pub unsafe fn cudaStreamGetPriority(
 }
 /// Query the flags of a stream.
 ///
-/// Query the flags of a stream. The flags are returned in `flags`. See
-/// [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags) for a list of valid flags.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
-/// - `flags`: `unsigned int*` (output) — Pointer to an unsigned integer in which the stream's flags are returned
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - [`cudaStreamGetDevice`](crate::sys::cudaStreamGetDevice)
-/// - `cuStreamGetFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_flags`](crate::api::stream_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2626,40 +690,7 @@ pub unsafe fn cudaStreamGetFlags(
 }
 /// Query the Id of a stream.
 ///
-/// Query the Id of a stream. The Id is returned in `streamId`. The Id is
-/// unique for the life of the program.
-///
-/// The stream handle `hStream` can refer to any of the following:
-///
-/// - a stream created via any of the CUDA runtime APIs such as
-///   [`cudaStreamCreate`](crate::sys::cudaStreamCreate), [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-///   and [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority), or their driver API
-///   equivalents such as `cuStreamCreate` or
-///   `cuStreamCreateWithPriority`. Passing an invalid handle
-///   will result in undefined behavior.
-///
-/// - any of the special streams such as the NULL stream,
-///   `cudaStreamLegacy` and `cudaStreamPerThread`
-///   respectively. The driver API equivalents of these are also accepted
-///   which are NULL, `CU_STREAM_LEGACY` and
-///   `CU_STREAM_PER_THREAD`.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
-/// - `streamId`: `unsigned long long*` (output) — Pointer to an unsigned long long in which the stream Id is returned
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreateWithPriority`](crate::sys::cudaStreamCreateWithPriority)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
-/// - `cuStreamGetId`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_id`](crate::api::stream_get_id). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2676,25 +707,7 @@ pub unsafe fn cudaStreamGetId(
 }
 /// Query the device of a stream.
 ///
-/// Returns in `*device` the device of the stream.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t` — Handle to the stream to be queried
-/// - `device`: `int*` (output) — Returns the device to which the stream belongs
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorDeviceUnavailable`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamGetPriority`](crate::sys::cudaStreamGetPriority)
-/// - [`cudaStreamGetFlags`](crate::sys::cudaStreamGetFlags)
-/// - `cuStreamGetId`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_device`](crate::api::stream_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2711,16 +724,7 @@ pub unsafe fn cudaStreamGetDevice(
 }
 /// Resets all persisting lines in cache to normal status.
 ///
-/// Resets all persisting lines in cache to normal status. Takes effect on
-/// function return.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::ctx_reset_persisting_l2cache`](crate::api::ctx_reset_persisting_l2cache). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2731,21 +735,7 @@ pub unsafe fn cudaCtxResetPersistingL2Cache() -> crate::Result<cudaError_t> {
 }
 /// Copies attributes from source stream to destination stream.
 ///
-/// Copies attributes from source stream `src` to destination stream `dst`.
-/// Both streams must have the same context.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaStream_t` — Destination stream
-/// - `src`: `cudaStream_t` — Source stream For attributes see `cudaStreamAttrID`
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_copy_attributes`](crate::api::stream_copy_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2762,22 +752,7 @@ pub unsafe fn cudaStreamCopyAttributes(
 }
 /// Queries stream attribute.
 ///
-/// Queries attribute `attr` from `hStream` and stores it in corresponding
-/// member of `value_out`.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t`
-/// - `attr`: `cudaLaunchAttributeID`
-/// - `value_out`: `cudaLaunchAttributeValue*` (output)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_get_attribute`](crate::api::stream_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2795,23 +770,7 @@ pub unsafe fn cudaStreamGetAttribute(
 }
 /// Sets stream attribute.
 ///
-/// Sets attribute `attr` on `hStream` from corresponding attribute of
-/// `value`. The updated attribute will be applied to subsequent work
-/// submitted to the stream. It will not affect previously submitted work.
-///
-/// # Arguments
-///
-/// - `hStream`: `cudaStream_t`
-/// - `attr`: `cudaLaunchAttributeID`
-/// - `value`: `const cudaLaunchAttributeValue*`
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_set_attribute`](crate::api::stream_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2829,30 +788,7 @@ pub unsafe fn cudaStreamSetAttribute(
 }
 /// Destroys and cleans up an asynchronous stream.
 ///
-/// Destroys and cleans up the asynchronous stream specified by `stream`.
-///
-/// In case the device is still doing work in the stream `stream` when
-/// [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy) is called, the function will return
-/// immediately and the resources associated with `stream` will be released
-/// automatically once the device has completed all work in `stream`.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - `cuStreamDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_destroy`](crate::api::stream_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2863,38 +799,7 @@ pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError
 }
 /// Make a compute stream wait on an event.
 ///
-/// Makes all future work submitted to `stream` wait for all work captured
-/// in `event`. See [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is
-/// captured by an event. The synchronization will be performed efficiently
-/// on the device when applicable. `event` may be from a different device
-/// than `stream`.
-///
-/// flags include:
-///
-/// - [`cudaEventWaitDefault`](crate::sys::EventWaitFlags::DEFAULT): Default event creation flag.
-///
-/// - [`cudaEventWaitExternal`](crate::sys::EventWaitFlags::EXTERNAL): Event is captured in the graph as
-///   an external event node when performing stream capture.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream to wait
-/// - `event`: `cudaEvent_t` — Event to wait on
-/// - `flags`: `unsigned int` — Parameters for the operation(See above)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamWaitEvent`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_wait_event`](crate::api::stream_wait_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2912,74 +817,7 @@ pub unsafe fn cudaStreamWaitEvent(
 }
 /// Add a callback to a compute stream.
 ///
-/// Adds a callback to be called on the host after all currently enqueued
-/// items in the stream have completed. For each cudaStreamAddCallback
-/// call, a callback will be executed exactly once. The callback will block
-/// later work in the stream until it is finished.
-///
-/// The callback may be passed [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) or an error code. In
-/// the event of a device error, all subsequently executed callbacks will
-/// receive an appropriate [`cudaError_t`](crate::sys::cudaError_t).
-///
-/// Callbacks must not make any CUDA API calls. Attempting to use CUDA APIs
-/// may result in [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED). Callbacks must not
-/// perform any synchronization that may depend on outstanding device work
-/// or other callbacks that are not mandated to run earlier. Callbacks
-/// without a mandated order (in independent streams) execute in undefined
-/// order and may be serialized.
-///
-/// For the purposes of Unified Memory, callback execution makes a number
-/// of guarantees:
-///
-/// - The callback stream is considered idle for the duration of the
-///   callback. Thus, for example, a callback may always use memory
-///   attached to the callback stream.
-///
-/// - The start of execution of a callback has the same effect as
-///   synchronizing an event recorded in the same stream immediately prior
-///   to the callback. It thus synchronizes streams which have been
-///   "joined" prior to the callback.
-///
-/// - Adding device work to any stream does not have the effect of making
-///   the stream active until all preceding callbacks have executed. Thus,
-///   for example, a callback might use global attached memory even if work
-///   has been added to another stream, if it has been properly ordered
-///   with an event.
-///
-/// - Completion of a callback does not cause a stream to become active
-///   except as described above. The callback stream will remain idle if no
-///   device work follows the callback, and will remain idle across
-///   consecutive callbacks without device work in between. Thus, for
-///   example, stream synchronization can be done by signaling from a
-///   callback at the end of the stream.
-///
-/// **Notes**
-///
-/// This function is slated for eventual deprecation and removal. If you do not require the callback to execute in case of a device error, consider using [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc). Additionally, this function is not supported with [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) and [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture), unlike [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc).
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream to add callback to
-/// - `callback`: `cudaStreamCallback_t` — The function to call once preceding stream operations are complete
-/// - `userData`: `void*` — User specified data to be passed to the callback function
-/// - `flags`: `unsigned int` — Reserved for future use, must be 0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
-/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
-/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
-/// - `cuStreamAddCallback`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_add_callback`](crate::api::stream_add_callback). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -2999,28 +837,7 @@ pub unsafe fn cudaStreamAddCallback(
 }
 /// Waits for stream tasks to complete.
 ///
-/// Blocks until `stream` has completed all operations. If the
-/// [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) flag was set for this
-/// device, the host thread will block until the stream is finished with
-/// all of its tasks.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamSynchronize`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_synchronize`](crate::api::stream_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3031,30 +848,7 @@ pub unsafe fn cudaStreamSynchronize(stream: cudaStream_t) -> crate::Result<cudaE
 }
 /// Queries an asynchronous stream for completion status.
 ///
-/// Returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if all operations in `stream` have
-/// completed, or [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) if not.
-///
-/// For the purposes of Unified Memory, a return value of
-/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) is equivalent to having called
-/// [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize).
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - `cuStreamQuery`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_query`](crate::api::stream_query). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3065,94 +859,7 @@ pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t
 }
 /// Attach memory to a stream asynchronously.
 ///
-/// Enqueues an operation in `stream` to specify stream association of
-/// `length` bytes of memory starting from `devPtr`. This function is a
-/// stream-ordered operation, meaning that it is dependent on, and will
-/// only take effect when, previous work in stream has completed. Any
-/// previous association is automatically replaced.
-///
-/// `devPtr` must point to an one of the following types of memories:
-///
-/// - managed memory declared using the managed keyword or allocated with
-///   [`cudaMallocManaged`](crate::sys::cudaMallocManaged).
-///
-/// - a valid host-accessible region of system-allocated pageable memory.
-///   This type of memory may only be specified if the device associated
-///   with the stream reports a non-zero value for the device attribute
-///   [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///
-/// For managed allocations, `length` must be either zero or the entire
-/// allocation's size. Both indicate that the entire allocation's stream
-/// association is being changed. Currently, it is not possible to change
-/// stream association for a portion of a managed allocation.
-///
-/// For pageable allocations, `length` must be non-zero.
-///
-/// The stream association is specified using `flags` which must be one of
-/// [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL), [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) or
-/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE). The default value for `flags` is
-/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) If the [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL)
-/// flag is specified, the memory can be accessed by any stream on any
-/// device. If the [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) flag is specified, the
-/// program makes a guarantee that it won't access the memory on the device
-/// from any stream on a device that has a zero value for the device
-/// attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). If the
-/// [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) flag is specified and `stream` is
-/// associated with a device that has a zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS), the program makes a
-/// guarantee that it will only access the memory on the device from
-/// `stream`. It is illegal to attach singly to the NULL stream, because
-/// the NULL stream is a virtual global stream and not a specific stream.
-/// An error will be returned in this case.
-///
-/// When memory is associated with a single stream, the Unified Memory
-/// system will allow CPU access to this memory region so long as all
-/// operations in `stream` have completed, regardless of whether other
-/// streams are active. In effect, this constrains exclusive ownership of
-/// the managed memory region by an active GPU to per-stream activity
-/// instead of whole-GPU activity.
-///
-/// Accessing memory on the device from streams that are not associated
-/// with it will produce undefined results. No error checking is performed
-/// by the Unified Memory system to ensure that kernels launched into other
-/// streams do not access this region.
-///
-/// It is a program's responsibility to order calls to
-/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) via events, synchronization or
-/// other means to ensure legal access to memory at all times. Data
-/// visibility and coherency will be changed appropriately for all kernels
-/// which follow a stream-association change.
-///
-/// If `stream` is destroyed while data is associated with it, the
-/// association is removed and the association reverts to the default
-/// visibility of the allocation as specified at
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged). For managed variables, the default
-/// association is always [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). Note that
-/// destroying a stream is an asynchronous operation, and as a result, the
-/// change to default association won't happen until all work in the stream
-/// has completed.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream in which to enqueue the attach operation
-/// - `devPtr`: `void*` — Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated memory)
-/// - `length`: `size_t` — Length of memory (defaults to zero)
-/// - `flags`: `unsigned int` — Must be one of [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL), [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) or [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE) (defaults to [`cudaMemAttachSingle`](crate::sys::MemAttachFlags::SINGLE))
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamCreateWithFlags`](crate::sys::cudaStreamCreateWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
-/// - `cuStreamAttachMemAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_attach_mem_async`](crate::api::stream_attach_mem_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3171,40 +878,7 @@ pub unsafe fn cudaStreamAttachMemAsync(
 }
 /// Begins graph capture on a stream.
 ///
-/// Begin graph capture on `stream`. When a stream is in capture mode, all
-/// operations pushed into the stream will not be executed, but will
-/// instead be captured into a graph, which will be returned via
-/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture). Capture may not be initiated if
-/// `stream` is `cudaStreamLegacy`. Capture must be ended on the
-/// same stream in which it was initiated, and it may only be initiated if
-/// the stream is not already in capture mode. The capture mode may be
-/// queried via [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing
-/// the capture sequence may be queried via
-/// [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
-///
-/// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
-/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) must be called on this stream from the
-/// same thread.
-///
-/// **Notes**
-///
-/// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream in which to initiate capture
-/// - `mode`: `cudaStreamCaptureMode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
-/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
-/// - [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture`](crate::api::stream_begin_capture). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3221,45 +895,7 @@ pub unsafe fn cudaStreamBeginCapture(
 }
 /// Begins graph capture on a stream to an existing graph.
 ///
-/// Begin graph capture on `stream`. When a stream is in capture mode, all
-/// operations pushed into the stream will not be executed, but will
-/// instead be captured into `graph`, which will be returned via
-/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
-///
-/// Capture may not be initiated if `stream` is
-/// `cudaStreamLegacy`. Capture must be ended on the same stream
-/// in which it was initiated, and it may only be initiated if the stream
-/// is not already in capture mode. The capture mode may be queried via
-/// [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing). A unique id representing the capture
-/// sequence may be queried via [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo).
-///
-/// If `mode` is not [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED),
-/// [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) must be called on this stream from the
-/// same thread.
-///
-/// **Notes**
-///
-/// Kernels captured using this API must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream in which to initiate capture.
-/// - `graph`: `cudaGraph_t` — Graph to capture into.
-/// - `dependencies`: `const cudaGraphNode_t*` — Dependencies of the first node captured in the stream. Can be NULL if numDependencies is 0.
-/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional array of data associated with each dependency.
-/// - `numDependencies`: `size_t` — Number of dependencies.
-/// - `mode`: `cudaStreamCaptureMode` — Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode).
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
-/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
-/// - [`cudaThreadExchangeStreamCaptureMode`](crate::sys::cudaThreadExchangeStreamCaptureMode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_begin_capture_to_graph`](crate::api::stream_begin_capture_to_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3282,59 +918,7 @@ pub unsafe fn cudaStreamBeginCaptureToGraph(
 }
 /// Swaps the stream capture interaction mode for a thread.
 ///
-/// Sets the calling thread's stream capture interaction mode to the value
-/// contained in `*mode`, and overwrites `*mode` with the previous mode for
-/// the thread. To facilitate deterministic behavior across function or
-/// module boundaries, callers are encouraged to use this API in a push-pop
-/// fashion:
-///
-/// During stream capture (see [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)), some
-/// actions, such as a call to [`cudaMalloc`](crate::sys::cudaMalloc), may be unsafe. In
-/// the case of [`cudaMalloc`](crate::sys::cudaMalloc), the operation is not enqueued
-/// asynchronously to a stream, and is not observed by stream capture.
-/// Therefore, if the sequence of operations captured via
-/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) depended on the allocation being
-/// replayed whenever the graph is launched, the captured graph would be
-/// invalid.
-///
-/// Therefore, stream capture places restrictions on API calls that can be
-/// made within or concurrently to a
-/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)-[`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
-/// sequence. This behavior can be controlled via this API and flags to
-/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
-///
-/// A thread's mode is one of the following:
-///
-/// - `cudaStreamCaptureModeGlobal:` This is the default mode. If the local
-///   thread has an ongoing capture sequence that was not initiated with
-///   `cudaStreamCaptureModeRelaxed` at `cuStreamBeginCapture`, or if any
-///   other thread has a concurrent capture sequence initiated with
-///   `cudaStreamCaptureModeGlobal`, this thread is prohibited from
-///   potentially unsafe API calls.
-///
-/// - `cudaStreamCaptureModeThreadLocal:` If the local thread has an
-///   ongoing capture sequence not initiated with
-///   `cudaStreamCaptureModeRelaxed`, it is prohibited from potentially
-///   unsafe API calls. Concurrent capture sequences in other threads are
-///   ignored.
-///
-/// - `cudaStreamCaptureModeRelaxed:` The local thread is not prohibited
-///   from potentially unsafe API calls. Note that the thread is still
-///   prohibited from API calls which necessarily conflict with stream
-///   capture, for example, attempting [`cudaEventQuery`](crate::sys::cudaEventQuery) on an
-///   event that was last recorded inside a capture sequence.
-///
-/// # Arguments
-///
-/// - `mode`: `cudaStreamCaptureMode*` — Pointer to mode value to swap with the current mode
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_exchange_stream_capture_mode`](crate::api::thread_exchange_stream_capture_mode). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3350,31 +934,7 @@ pub unsafe fn cudaThreadExchangeStreamCaptureMode(
 }
 /// Ends capture on a stream, returning the captured graph.
 ///
-/// End capture on `stream`, returning the captured graph via `pGraph`.
-/// Capture must have been initiated on `stream` via a call to
-/// [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture). If capture was invalidated, due to
-/// a violation of the rules of stream capture, then a NULL graph will be
-/// returned.
-///
-/// If the `mode` argument to [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture) was not
-/// [`cudaStreamCaptureModeRelaxed`](crate::sys::cudaStreamCaptureMode::RELAXED), this call must be from the
-/// same thread as [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture).
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream to query
-/// - `pGraph`: `cudaGraph_t*` (output) — The captured graph
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureWrongThread`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_WRONG_THREAD). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
-/// - [`cudaStreamIsCapturing`](crate::sys::cudaStreamIsCapturing)
-/// - [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_end_capture`](crate::api::stream_end_capture). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3391,44 +951,7 @@ pub unsafe fn cudaStreamEndCapture(
 }
 /// Returns a stream's capture status.
 ///
-/// Return the capture status of `stream` via `pCaptureStatus`. After a
-/// successful call, `*pCaptureStatus` will contain one of the following:
-///
-/// - [`cudaStreamCaptureStatusNone`](crate::sys::cudaStreamCaptureStatus::NONE): The stream is not capturing.
-///
-/// - [`cudaStreamCaptureStatusActive`](crate::sys::cudaStreamCaptureStatus::ACTIVE): The stream is capturing.
-///
-/// - [`cudaStreamCaptureStatusInvalidated`](crate::sys::cudaStreamCaptureStatus::INVALIDATED): The stream was
-///   capturing but an error has invalidated the capture sequence. The
-///   capture sequence must be terminated with
-///   [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture) on the stream where it was initiated
-///   in order to continue using `stream`.
-///
-/// Note that, if this is called on `cudaStreamLegacy` (the "null
-/// stream") while a blocking stream on the same device is capturing, it
-/// will return [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT) and
-/// `*pCaptureStatus` is unspecified after the call. The blocking stream
-/// capture is not invalidated.
-///
-/// When a blocking stream is capturing, the legacy stream is in an
-/// unusable state until the blocking stream capture is terminated. The
-/// legacy stream is not supported for stream capture, but attempted use
-/// would have an implicit dependency on the capturing stream(s).
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream to query
-/// - `pCaptureStatus`: `cudaStreamCaptureStatus*` (output) — Returns the stream's capture status
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorStreamCaptureImplicit`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
-/// - [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_is_capturing`](crate::api::stream_is_capturing). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3564,38 +1087,7 @@ pub unsafe fn cudaStreamGetCaptureInfo_v3(
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
 ///
-/// Valid flags are [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES) and
-/// [`cudaStreamSetCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES). These control whether the
-/// set passed to the API is added to the existing set or replaces it. A
-/// flags value of 0 defaults to
-/// [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES).
-///
-/// Nodes that are removed from the dependency set via this API do not
-/// result in [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED) if they are
-/// unreachable from the stream at [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
-///
-/// Returns [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE) if the stream is not
-/// capturing.
-///
-/// This API is new in CUDA 11.3. Developers requiring compatibility across
-/// minor versions of the CUDA driver to 11.0 should not use this API or
-/// provide a fallback.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — The stream to update
-/// - `dependencies`: `cudaGraphNode_t*` — The set of dependencies to add
-/// - `numDependencies`: `size_t` — The size of the dependencies array
-/// - `flags`: `unsigned int` — See above
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_update_capture_dependencies`](crate::api::stream_update_capture_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3617,35 +1109,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
 /// is the set of nodes that the next captured node in the stream will
 /// depend on.
 ///
-/// Valid flags are [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES) and
-/// [`cudaStreamSetCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES). These control whether the
-/// set passed to the API is added to the existing set or replaces it. A
-/// flags value of 0 defaults to
-/// [`cudaStreamAddCaptureDependencies`](crate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES).
-///
-/// Nodes that are removed from the dependency set via this API do not
-/// result in [`cudaErrorStreamCaptureUnjoined`](crate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED) if they are
-/// unreachable from the stream at [`cudaStreamEndCapture`](crate::sys::cudaStreamEndCapture).
-///
-/// Returns [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE) if the stream is not
-/// capturing.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — The stream to update
-/// - `dependencies`: `cudaGraphNode_t*` — The set of dependencies to add
-/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional array of data associated with each dependency.
-/// - `numDependencies`: `size_t` — The size of the dependencies array
-/// - `flags`: `unsigned int` — See above
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorIllegalState`](crate::sys::cudaError_t::ERROR_ILLEGAL_STATE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamBeginCapture`](crate::sys::cudaStreamBeginCapture)
-/// - [`cudaStreamGetCaptureInfo`](crate::sys::cudaStreamGetCaptureInfo)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::stream_update_capture_dependencies_v2`](crate::api::stream_update_capture_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3666,28 +1130,7 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies_v2(
 }
 /// Creates an event object.
 ///
-/// Creates an event object for the current device using
-/// [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT).
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t*` (output) — Newly created event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreate`](crate::sys::cudaEventCreate)
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - `cuEventCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create`](crate::api::event_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3698,44 +1141,7 @@ pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaErro
 }
 /// Creates an event object with the specified flags.
 ///
-/// Creates an event object for the current device with the specified
-/// flags. Valid flags include:
-///
-/// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
-///
-/// - [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC): Specifies that event should use
-///   blocking synchronization. A host thread that uses
-///   [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize) to wait on an event created with
-///   this flag will block until the event actually completes.
-///
-/// - [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING): Specifies that the created event
-///   does not need to record timing data. Events created with this flag
-///   specified and the [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag not
-///   specified will provide the best performance when used with
-///   [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) and [`cudaEventQuery`](crate::sys::cudaEventQuery).
-///
-/// - [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS): Specifies that the created event
-///   may be used as an interprocess event by
-///   [`cudaIpcGetEventHandle`](crate::sys::cudaIpcGetEventHandle).
-///   [`cudaEventInterprocess`](crate::sys::EventFlags::INTERPROCESS) must be specified along with
-///   [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING).
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t*` (output) — Newly created event
-/// - `flags`: `unsigned int` — Flags for new event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - `cuEventCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create_with_flags`](crate::api::event_create_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3752,41 +1158,7 @@ pub unsafe fn cudaEventCreateWithFlags(
 }
 /// Records an event.
 ///
-/// Captures in `event` the contents of `stream` at the time of this call.
-/// `event` and `stream` must be on the same CUDA context. Calls such as
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) or [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) will
-/// then examine or wait for completion of the work that was captured. Uses
-/// of `stream` after this call do not modify `event`. See note on default
-/// stream behavior for what is captured in the default case.
-///
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord) can be called multiple times on the same
-/// event and will overwrite the previously captured state. Other APIs such
-/// as [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) use the most recently captured
-/// state at the time of the API call, and are not affected by later calls
-/// to [`cudaEventRecord`](crate::sys::cudaEventRecord). Before the first call to
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord), an event represents an empty set of
-/// work, so for example [`cudaEventQuery`](crate::sys::cudaEventQuery) would return
-/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t` — Event to record
-/// - `stream`: `cudaStream_t` — Stream in which to record event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - `cuEventRecord`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record`](crate::api::event_record). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3803,49 +1175,7 @@ pub unsafe fn cudaEventRecord(
 }
 /// Records an event.
 ///
-/// Captures in `event` the contents of `stream` at the time of this call.
-/// `event` and `stream` must be on the same CUDA context. Calls such as
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) or [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) will
-/// then examine or wait for completion of the work that was captured. Uses
-/// of `stream` after this call do not modify `event`. See note on default
-/// stream behavior for what is captured in the default case.
-///
-/// [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags) can be called multiple times on
-/// the same event and will overwrite the previously captured state. Other
-/// APIs such as [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent) use the most recently
-/// captured state at the time of the API call, and are not affected by
-/// later calls to [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags). Before the first
-/// call to [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags), an event represents an
-/// empty set of work, so for example [`cudaEventQuery`](crate::sys::cudaEventQuery) would
-/// return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
-///
-/// flags include:
-///
-/// - [`cudaEventRecordDefault`](crate::sys::EventRecordFlags::DEFAULT): Default event creation flag.
-///
-/// - [`cudaEventRecordExternal`](crate::sys::EventRecordFlags::EXTERNAL): Event is captured in the graph
-///   as an external event node when performing stream capture.
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t` — Event to record
-/// - `stream`: `cudaStream_t` — Stream in which to record event
-/// - `flags`: `unsigned int` — Parameters for the operation(See above)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - `cuEventRecord`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_record_with_flags`](crate::api::event_record_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3863,34 +1193,7 @@ pub unsafe fn cudaEventRecordWithFlags(
 }
 /// Queries an event's status.
 ///
-/// Queries the status of all work currently captured by `event`. See
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is captured by an
-/// event.
-///
-/// Returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if all captured work has been
-/// completed, or [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) if any captured work is
-/// incomplete.
-///
-/// For the purposes of Unified Memory, a return value of
-/// [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) is equivalent to having called
-/// [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize).
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t` — Event to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - `cuEventQuery`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_query`](crate::api::event_query). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3901,33 +1204,7 @@ pub unsafe fn cudaEventQuery(event: cudaEvent_t) -> crate::Result<cudaError_t> {
 }
 /// Waits for an event to complete.
 ///
-/// Waits until the completion of all work currently captured in `event`.
-/// See [`cudaEventRecord`](crate::sys::cudaEventRecord) for details on what is captured by an
-/// event.
-///
-/// Waiting for an event that was created with the
-/// [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag will cause the calling CPU
-/// thread to block until the event has been completed by the device. If
-/// the [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC) flag has not been set, then the
-/// CPU thread will busy-wait until the event has been completed by the
-/// device.
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t` — Event to wait for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - `cuEventSynchronize`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_synchronize`](crate::api::event_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3938,30 +1215,7 @@ pub unsafe fn cudaEventSynchronize(event: cudaEvent_t) -> crate::Result<cudaErro
 }
 /// Destroys an event object.
 ///
-/// Destroys the event specified by `event`.
-///
-/// An event may be destroyed before it is complete (i.e., while
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) would return
-/// [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY)). In this case, the call does not block
-/// on completion of the event, and any associated resources will
-/// automatically be released asynchronously at completion.
-///
-/// # Arguments
-///
-/// - `event`: `cudaEvent_t` — Event to destroy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - [`cudaEventElapsedTime`](crate::sys::cudaEventElapsedTime)
-/// - `cuEventDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_destroy`](crate::api::event_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -3972,45 +1226,7 @@ pub unsafe fn cudaEventDestroy(event: cudaEvent_t) -> crate::Result<cudaError_t>
 }
 /// Computes the elapsed time between events.
 ///
-/// Computes the elapsed time between two events (in milliseconds with a
-/// resolution of around 0.5 microseconds).
-///
-/// If either event was last recorded in a non-NULL stream, the resulting
-/// time may be greater than expected (even if both used the same stream
-/// handle). This happens because the [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// operation takes place asynchronously and there is no guarantee that the
-/// measured latency is actually just between the two events. Any number of
-/// other different stream operations could execute in between the two
-/// measured events, thus altering the timing in a significant way.
-///
-/// If [`cudaEventRecord`](crate::sys::cudaEventRecord) has not been called on either event,
-/// then [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord) has been called on both events but one or
-/// both of them has not yet been completed (that is,
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) would return [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY)
-/// on at least one of the events), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) is
-/// returned. If either event was created with the
-/// [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flag, then this function will return
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
-///
-/// # Arguments
-///
-/// - `ms`: `float*` (output) — Time between `start` and `end` in ms
-/// - `start`: `cudaEvent_t` — Starting event
-/// - `end`: `cudaEvent_t` — Ending event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - `cuEventElapsedTime`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_elapsed_time`](crate::api::event_elapsed_time). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4028,49 +1244,7 @@ pub unsafe fn cudaEventElapsedTime(
 }
 /// Computes the elapsed time between events.
 ///
-/// Computes the elapsed time between two events (in milliseconds with a
-/// resolution of around 0.5 microseconds). Note this API is not guaranteed
-/// to return the latest errors for pending work. As such this API is
-/// intended to serve as a elapsed time calculation only and polling for
-/// completion on the events to be compared should be done with
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) instead.
-///
-/// If either event was last recorded in a non-NULL stream, the resulting
-/// time may be greater than expected (even if both used the same stream
-/// handle). This happens because the [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// operation takes place asynchronously and there is no guarantee that the
-/// measured latency is actually just between the two events. Any number of
-/// other different stream operations could execute in between the two
-/// measured events, thus altering the timing in a significant way.
-///
-/// If [`cudaEventRecord`](crate::sys::cudaEventRecord) has not been called on either event,
-/// then [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord) has been called on both events but one or
-/// both of them has not yet been completed (that is,
-/// [`cudaEventQuery`](crate::sys::cudaEventQuery) would return [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY)
-/// on at least one of the events), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY) is
-/// returned. If either event was created with the
-/// [`cudaEventDisableTiming`](crate::sys::EventFlags::DISABLE_TIMING) flag, then this function will return
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE).
-///
-/// # Arguments
-///
-/// - `ms`: `float*` (output) — Time between `start` and `end` in ms
-/// - `start`: `cudaEvent_t` — Starting event
-/// - `end`: `cudaEvent_t` — Ending event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotReady`](crate::sys::cudaError_t::ERROR_NOT_READY), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventCreateWithFlags`](crate::sys::cudaEventCreateWithFlags)
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
-/// - [`cudaEventRecord`](crate::sys::cudaEventRecord)
-/// - `cuEventElapsedTime`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_elapsed_time_v2`](crate::api::event_elapsed_time_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4088,139 +1262,7 @@ pub unsafe fn cudaEventElapsedTime_v2(
 }
 /// Imports an external memory object.
 ///
-/// Imports an externally allocated memory object and returns a handle to
-/// that in `extMem_out`.
-///
-/// The properties of the handle being imported must be described in
-/// `memHandleDesc`. The [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc) structure
-/// is defined as follows:
-///
-/// where `type` specifies the type
-/// of handle being imported. [`cudaExternalMemoryHandleType`](crate::sys::cudaExternalMemoryHandleType) is
-/// defined as:
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeOpaqueFd`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_FD), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::fd must be a valid
-/// file descriptor referencing a memory object. Ownership of the file
-/// descriptor is transferred to the CUDA driver when the handle is
-/// imported successfully. Performing any operations on the file descriptor
-/// after it is imported results in undefined behavior.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeOpaqueWin32`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32), then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that references a
-/// memory object. Ownership of this handle is not transferred to CUDA
-/// after the import operation, so the application must release the handle
-/// using the appropriate system call. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a memory object.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
-/// non-NULL and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
-/// NULL. The handle specified must be a globally shared KMT handle. This
-/// handle does not hold a reference to the underlying object, and thus
-/// will be invalid when all references to the memory object are destroyed.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeD3D12Heap`](crate::sys::cudaExternalMemoryHandleType::D3D12_HEAP), then exactly one of
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that is returned
-/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Heap
-/// object. This handle holds a reference to the underlying object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a ID3D12Heap object.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE), then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is not
-/// NULL, then it must represent a valid shared NT handle that is returned
-/// by ID3D12Device::CreateSharedHandle when referring to a ID3D12Resource
-/// object. This handle holds a reference to the underlying object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a ID3D12Resource object.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE),then exactly one
-/// of [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must not
-/// be NULL. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
-/// returned by IDXGIResource1::CreateSharedHandle when referring to a
-/// ID3D11Resource object. If
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name is not
-/// NULL, then it must point to a NULL-terminated array of UTF-16
-/// characters that refers to a ID3D11Resource object.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::handle must be
-/// non-NULL and
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::win32::name must be
-/// NULL. The handle specified must be a valid shared KMT handle that is
-/// returned by IDXGIResource::GetSharedHandle when referring to a
-/// ID3D11Resource object.
-///
-/// If `type` is
-/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF), then
-/// [`cudaExternalMemoryHandleDesc`](crate::sys::cudaExternalMemoryHandleDesc)::handle::nvSciBufObject must
-/// be NON-NULL and reference a valid NvSciBuf object. If the NvSciBuf
-/// object imported into CUDA is also mapped by other drivers, then the
-/// application must use [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync) or
-/// [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync) as approprriate barriers
-/// to maintain coherence between CUDA and the other drivers. See
-/// [`cudaExternalSemaphoreWaitSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::WAIT_SKIP_NV_SCI_BUF_MEM_SYNC) and
-/// [`cudaExternalSemaphoreSignalSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC) for memory
-/// synchronization.
-///
-/// The size of the memory object must be specified in
-/// `size`.
-///
-/// Specifying the flag [`cudaExternalMemoryDedicated`](crate::sys::cudaExternalMemoryDedicated) in
-/// `flags` indicates that the
-/// resource is a dedicated resource. The definition of what a dedicated
-/// resource is outside the scope of this extension. This flag must be set
-/// if `type` is one of the
-/// following: [`cudaExternalMemoryHandleTypeD3D12Resource`](crate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE)
-/// [`cudaExternalMemoryHandleTypeD3D11Resource`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE)
-/// [`cudaExternalMemoryHandleTypeD3D11ResourceKmt`](crate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT)
-///
-/// **Notes**
-///
-/// If the Vulkan memory imported into CUDA is mapped on the CPU then the application must use vkInvalidateMappedMemoryRanges/vkFlushMappedMemoryRanges as well as appropriate Vulkan pipeline barriers to maintain coherence between CPU and GPU. For more information on these APIs, please refer to "Synchronization
-/// and Cache Control" chapter from Vulkan specification.
-///
-/// # Arguments
-///
-/// - `extMem_out`: `cudaExternalMemory_t*` (output) — Returned handle to an external memory object
-/// - `memHandleDesc`: `const cudaExternalMemoryHandleDesc*` — Memory import handle descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
-/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
-/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::import_external_memory`](crate::api::import_external_memory). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4237,46 +1279,7 @@ pub unsafe fn cudaImportExternalMemory(
 }
 /// Maps a buffer onto an imported memory object.
 ///
-/// Maps a buffer onto an imported memory object and returns a device
-/// pointer in `devPtr`.
-///
-/// The properties of the buffer being mapped must be described in
-/// `bufferDesc`. The [`cudaExternalMemoryBufferDesc`](crate::sys::cudaExternalMemoryBufferDesc) structure is
-/// defined as follows:
-///
-/// where `offset` is the offset in
-/// the memory object where the buffer's base address is.
-/// `size` is the size of the
-/// buffer. `flags` must be zero.
-///
-/// The offset and size have to be suitably aligned to match the
-/// requirements of the external API. Mapping two buffers whose ranges
-/// overlap may or may not result in the same virtual address being
-/// returned for the overlapped portion. In such cases, the application
-/// must ensure that all accesses to that region from the GPU are volatile.
-/// Otherwise writes made via one address are not guaranteed to be visible
-/// via the other address, even if they're issued by the same thread. It is
-/// recommended that applications map the combined range instead of mapping
-/// separate buffers and then apply the appropriate offsets to the returned
-/// pointer to derive the individual buffers.
-///
-/// The returned pointer `devPtr` must be freed using [`cudaFree`](crate::sys::cudaFree).
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Returned device pointer to buffer
-/// - `extMem`: `cudaExternalMemory_t` — Handle to external memory object
-/// - `bufferDesc`: `const cudaExternalMemoryBufferDesc*` — Buffer descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
-/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
-/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::external_memory_get_mapped_buffer`](crate::api::external_memory_get_mapped_buffer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4295,50 +1298,7 @@ pub unsafe fn cudaExternalMemoryGetMappedBuffer(
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
 ///
-/// Maps a CUDA mipmapped array onto an external object and returns a
-/// handle to it in `mipmap`.
-///
-/// The properties of the CUDA mipmapped array being mapped must be
-/// described in `mipmapDesc`. The structure
-/// [`cudaExternalMemoryMipmappedArrayDesc`](crate::sys::cudaExternalMemoryMipmappedArrayDesc) is defined as follows:
-///
-/// where `offset` is the
-/// offset in the memory object where the base level of the mipmap chain
-/// is. `formatDesc`
-/// describes the format of the data.
-/// `extent` specifies the
-/// dimensions of the base level of the mipmap chain.
-/// `flags` are flags
-/// associated with CUDA mipmapped arrays. For further details, please
-/// refer to the documentation for [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray). Note that
-/// if the mipmapped array is bound as a color target in the graphics API,
-/// then the flag [`cudaArrayColorAttachment`](crate::sys::ArrayFlags::COLOR_ATTACHMENT) must be specified in
-/// `flags`.
-/// `numLevels` specifies
-/// the total number of levels in the mipmap chain.
-///
-/// The returned CUDA mipmapped array must be freed using
-/// [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray).
-///
-/// **Notes**
-///
-/// If `type` is [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF), then `numLevels` must not be greater than 1.
-///
-/// # Arguments
-///
-/// - `mipmap`: `cudaMipmappedArray_t*` (output) — Returned CUDA mipmapped array
-/// - `extMem`: `cudaExternalMemory_t` — Handle to external memory object
-/// - `mipmapDesc`: `const cudaExternalMemoryMipmappedArrayDesc*` — CUDA array descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
-/// - [`cudaDestroyExternalMemory`](crate::sys::cudaDestroyExternalMemory)
-/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::external_memory_get_mapped_mipmapped_array`](crate::api::external_memory_get_mapped_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4357,24 +1317,7 @@ pub unsafe fn cudaExternalMemoryGetMappedMipmappedArray(
 }
 /// Destroys an external memory object.
 ///
-/// Destroys the specified external memory object. Any existing buffers and
-/// CUDA mipmapped arrays mapped onto this object must no longer be used
-/// and must be explicitly freed using [`cudaFree`](crate::sys::cudaFree) and
-/// [`cudaFreeMipmappedArray`](crate::sys::cudaFreeMipmappedArray) respectively.
-///
-/// # Arguments
-///
-/// - `extMem`: `cudaExternalMemory_t` — External memory object to be destroyed
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaImportExternalMemory`](crate::sys::cudaImportExternalMemory)
-/// - [`cudaExternalMemoryGetMappedBuffer`](crate::sys::cudaExternalMemoryGetMappedBuffer)
-/// - [`cudaExternalMemoryGetMappedMipmappedArray`](crate::sys::cudaExternalMemoryGetMappedMipmappedArray)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_external_memory`](crate::api::destroy_external_memory). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4389,134 +1332,7 @@ pub unsafe fn cudaDestroyExternalMemory(
 }
 /// Imports an external semaphore.
 ///
-/// Imports an externally allocated synchronization object and returns a
-/// handle to that in `extSem_out`.
-///
-/// The properties of the handle being imported must be described in
-/// `semHandleDesc`. The [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc) is
-/// defined as follows:
-///
-/// where `type` specifies the
-/// type of handle being imported.
-/// [`cudaExternalSemaphoreHandleType`](crate::sys::cudaExternalSemaphoreHandleType) is defined as:
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
-/// file descriptor referencing a synchronization object. Ownership of the
-/// file descriptor is transferred to the CUDA driver when the handle is
-/// imported successfully. Performing any operations on the file descriptor
-/// after it is imported results in undefined behavior.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32), then exactly
-/// one of
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that
-/// references a synchronization object. Ownership of this handle is not
-/// transferred to CUDA after the import operation, so the application must
-/// release the handle using the appropriate system call. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
-/// NULL, then it must name a valid synchronization object.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
-/// be non-NULL and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// be NULL. The handle specified must be a globally shared KMT handle.
-/// This handle does not hold a reference to the underlying object, and
-/// thus will be invalid when all references to the synchronization object
-/// are destroyed.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
-/// returned by ID3D12Device::CreateSharedHandle when referring to a
-/// ID3D12Fence object. This handle holds a reference to the underlying
-/// object. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
-/// NULL, then it must name a valid synchronization object that refers to a
-/// valid ID3D12Fence object.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that is
-/// returned by ID3D11Fence::CreateSharedHandle. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
-/// NULL, then it must name a valid synchronization object that refers to a
-/// valid ID3D11Fence object.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::nvSciSyncObj
-/// represents a valid NvSciSyncObj.
-///
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX), then exactly one
-/// of [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle
-/// and [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name
-/// must not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it represent a valid shared NT handle that is returned
-/// by IDXGIResource1::CreateSharedHandle when referring to a
-/// IDXGIKeyedMutex object.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle must
-/// be non-NULL and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// be NULL. The handle specified must represent a valid KMT handle that is
-/// returned by IDXGIResource::GetSharedHandle when referring to a
-/// IDXGIKeyedMutex object.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD), then
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::fd must be a valid
-/// file descriptor referencing a synchronization object. Ownership of the
-/// file descriptor is transferred to the CUDA driver when the handle is
-/// imported successfully. Performing any operations on the file descriptor
-/// after it is imported results in undefined behavior.
-///
-/// If `type` is
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32), then
-/// exactly one of
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle and
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name must
-/// not be NULL. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::handle is
-/// not NULL, then it must represent a valid shared NT handle that
-/// references a synchronization object. Ownership of this handle is not
-/// transferred to CUDA after the import operation, so the application must
-/// release the handle using the appropriate system call. If
-/// [`cudaExternalSemaphoreHandleDesc`](crate::sys::cudaExternalSemaphoreHandleDesc)::handle::win32::name is not
-/// NULL, then it must name a valid synchronization object.
-///
-/// # Arguments
-///
-/// - `extSem_out`: `cudaExternalSemaphore_t*` (output) — Returned handle to an external semaphore
-/// - `semHandleDesc`: `const cudaExternalSemaphoreHandleDesc*` — Semaphore import handle descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::import_external_semaphore`](crate::api::import_external_semaphore). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4533,94 +1349,9 @@ pub unsafe fn cudaImportExternalSemaphore(
 }
 /// Signals a set of external semaphore objects.
 ///
-/// Enqueues a signal operation on a set of externally allocated semaphore
-/// object in the specified stream. The operations will be executed when
-/// all prior operations in the stream complete.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::signal_external_semaphores_async`](crate::api::signal_external_semaphores_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
-/// The exact semantics of signaling a semaphore depends on the type of the
-/// object.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD),
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32),
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) then
-/// signaling the semaphore will set it to the signaled state.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE),
-/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE),
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD),
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
-/// the semaphore will be set to the value specified in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::fence::value.
-///
-/// If the semaphore object is of the type
-/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) this API sets
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
-/// to a value that can be used by subsequent waiters of the same NvSciSync
-/// object to order operations with those currently submitted in `stream`.
-/// Such an update will overwrite previous contents of
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence.
-/// By default, signaling such an external semaphore object causes
-/// appropriate memory synchronization operations to be performed over all
-/// the external memory objects that are imported as
-/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF). This ensures that any
-/// subsequent accesses made by other importers of the same set of NvSciBuf
-/// memory object(s) are coherent. These operations can be skipped by
-/// specifying the flag
-/// [`cudaExternalSemaphoreSignalSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::SIGNAL_SKIP_NV_SCI_BUF_MEM_SYNC), which can
-/// be used as a performance optimization when data coherency is not
-/// required. But specifying this flag in scenarios where data coherency is
-/// required results in undefined behavior. Also, for semaphore object of
-/// the type [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
-/// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes) to
-/// cudaNvSciSyncAttrSignal, this API will return cudaErrorNotSupported.
-///
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
-/// associated with semaphore object of the type
-/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) can be
-/// deterministic. For this the NvSciSyncAttrList used to create the
-/// semaphore object must have value of
-/// NvSciSyncAttrKey_RequireDeterministicFences key set to true.
-/// Deterministic fences allow users to enqueue a wait over the semaphore
-/// object even before corresponding signal is enqueued. For such a
-/// semaphore object, CUDA guarantees that each signal operation will
-/// increment the fence value by '1'. Users are expected to track count of
-/// signals enqueued on the semaphore object and insert waits accordingly.
-/// When such a semaphore object is signaled from multiple streams, due to
-/// concurrent stream execution, it is possible that the order in which the
-/// semaphore gets signaled is indeterministic. This could lead to waiters
-/// of the semaphore getting unblocked incorrectly. Users are expected to
-/// handle such situations, either by not using the same semaphore object
-/// with deterministic fence support enabled in different streams or by
-/// adding explicit dependency amongst such streams so that the semaphore
-/// is signaled in order.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
-/// keyed mutex will be released with the key specified in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key.
-///
-/// # Arguments
-///
-/// - `extSemArray`: `const cudaExternalSemaphore_t*` — Set of external semaphores to be signaled
-/// - `paramsArray`: `const cudaExternalSemaphoreSignalParams*` — Array of semaphore parameters
-/// - `numExtSems`: `unsigned int` — Number of semaphores to signal
-/// - `stream`: `cudaStream_t` — Stream to enqueue the signal operations in
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// The release's header renames it: this binding calls the library's `cudaSignalExternalSemaphoresAsync_v2`, the function C code compiled against that header calls.
-///
-/// # See also
-///
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The release's header renames it: this binding calls the library's `cudaSignalExternalSemaphoresAsync_v2`.
 ///
 /// # Safety
 ///
@@ -4640,83 +1371,9 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 }
 /// Waits on a set of external semaphore objects.
 ///
-/// Enqueues a wait operation on a set of externally allocated semaphore
-/// object in the specified stream. The operations will be executed when
-/// all prior operations in the stream complete.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::wait_external_semaphores_async`](crate::api::wait_external_semaphores_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
-/// The exact semantics of waiting on a semaphore depends on the type of
-/// the object.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeOpaqueFd`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD),
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32),
-/// [`cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt`](crate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT) then waiting
-/// on the semaphore will wait until the semaphore reaches the signaled
-/// state. The semaphore will then be reset to the unsignaled state.
-/// Therefore for every signal operation, there can only be one wait
-/// operation.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeD3D12Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE),
-/// [`cudaExternalSemaphoreHandleTypeD3D11Fence`](crate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE),
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD),
-/// [`cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32`](crate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32) then
-/// waiting on the semaphore will wait until the value of the semaphore is
-/// greater than or equal to
-/// [`cudaExternalSemaphoreWaitParams`](crate::sys::cudaExternalSemaphoreWaitParams)::params::fence::value.
-///
-/// If the semaphore object is of the type
-/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC) then, waiting on
-/// the semaphore will wait until the
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::nvSciSync::fence
-/// is signaled by the signaler of the NvSciSyncObj that was associated
-/// with this semaphore object. By default, waiting on such an external
-/// semaphore object causes appropriate memory synchronization operations
-/// to be performed over all external memory objects that are imported as
-/// [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF). This ensures that any
-/// subsequent accesses made by other importers of the same set of NvSciBuf
-/// memory object(s) are coherent. These operations can be skipped by
-/// specifying the flag
-/// [`cudaExternalSemaphoreWaitSkipNvSciBufMemSync`](crate::sys::ExternalSemaphoreFlags::WAIT_SKIP_NV_SCI_BUF_MEM_SYNC), which can be
-/// used as a performance optimization when data coherency is not required.
-/// But specifying this flag in scenarios where data coherency is required
-/// results in undefined behavior. Also, for semaphore object of the type
-/// [`cudaExternalSemaphoreHandleTypeNvSciSync`](crate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC), if the
-/// NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags
-/// in [`cudaDeviceGetNvSciSyncAttributes`](crate::sys::cudaDeviceGetNvSciSyncAttributes) to
-/// cudaNvSciSyncAttrWait, this API will return cudaErrorNotSupported.
-///
-/// If the semaphore object is any one of the following types:
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutex`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX),
-/// [`cudaExternalSemaphoreHandleTypeKeyedMutexKmt`](crate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT), then the
-/// keyed mutex will be acquired when it is released with the key specified
-/// in
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::key
-/// or until the timeout specified by
-/// [`cudaExternalSemaphoreSignalParams`](crate::sys::cudaExternalSemaphoreSignalParams)::params::keyedmutex::timeoutMs
-/// has lapsed. The timeout interval can either be a finite value specified
-/// in milliseconds or an infinite value. In case an infinite value is
-/// specified the timeout never elapses. The windows INFINITE macro must be
-/// used to specify infinite timeout
-///
-/// # Arguments
-///
-/// - `extSemArray`: `const cudaExternalSemaphore_t*` — External semaphores to be waited on
-/// - `paramsArray`: `const cudaExternalSemaphoreWaitParams*` — Array of semaphore parameters
-/// - `numExtSems`: `unsigned int` — Number of semaphores to wait on
-/// - `stream`: `cudaStream_t` — Stream to enqueue the wait operations in
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorTimeout`](crate::sys::cudaError_t::ERROR_TIMEOUT). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// The release's header renames it: this binding calls the library's `cudaWaitExternalSemaphoresAsync_v2`, the function C code compiled against that header calls.
-///
-/// # See also
-///
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaDestroyExternalSemaphore`](crate::sys::cudaDestroyExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
+/// The release's header renames it: this binding calls the library's `cudaWaitExternalSemaphoresAsync_v2`.
 ///
 /// # Safety
 ///
@@ -4736,23 +1393,7 @@ pub unsafe fn cudaWaitExternalSemaphoresAsync(
 }
 /// Destroys an external semaphore.
 ///
-/// Destroys an external semaphore object and releases any references to
-/// the underlying resource. Any outstanding signals or waits must have
-/// completed before the semaphore is destroyed.
-///
-/// # Arguments
-///
-/// - `extSem`: `cudaExternalSemaphore_t` — External semaphore to be destroyed
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_external_semaphore`](crate::api::destroy_external_semaphore). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4768,55 +1409,7 @@ pub unsafe fn cudaDestroyExternalSemaphore(
 }
 /// Sets the preferred cache configuration for a device function.
 ///
-/// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
-/// configuration for the function specified via `func`. This is only a
-/// preference. The runtime will use the requested configuration if
-/// possible, but it is free to choose a different configuration if
-/// required to execute `func`.
-///
-/// `func` is a device function symbol and must be declared as a `None`
-/// function. If the specified function does not exist, then
-/// [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION) is returned. For templated
-/// functions, pass the function symbol as follows:
-/// func_name\<template_arg_0,...,template_arg_N\>
-///
-/// This setting does nothing on devices where the size of the L1 cache and
-/// shared memory are fixed.
-///
-/// Launching a kernel with a different preference than the most recent
-/// preference setting may insert a device-side synchronization point.
-///
-/// The supported cache configurations are:
-///
-/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory
-///   or L1 (default)
-///
-/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory
-///   and smaller L1 cache
-///
-/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller
-///   shared memory
-///
-/// - [`cudaFuncCachePreferEqual`](crate::sys::cudaFuncCache::EQUAL): prefer equal size L1 cache and
-///   shared memory
-///
-/// **Notes**
-///
-/// This API does not accept a [`cudaKernel_t`](crate::sys::cudaKernel_t) casted as void*. If cache config modification is required for a [`cudaKernel_t`](crate::sys::cudaKernel_t) (or a global function), it can be replaced with a call to `cudaFuncSetAttributes` with the attribute [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) to specify a more granular L1 cache and shared memory split configuration.
-///
-/// # Arguments
-///
-/// - `func`: `const void*` — Device function symbol
-/// - `cacheConfig`: `cudaFuncCache` — Requested cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuFuncSetCacheConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_cache_config`](crate::api::func_set_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4833,30 +1426,7 @@ pub unsafe fn cudaFuncSetCacheConfig(
 }
 /// Find out attributes for a given function.
 ///
-/// This function obtains the attributes of a function specified via
-/// `func`. `func` is a device function symbol and must be declared as a
-/// `None` function. The fetched attributes are placed in `attr`. If the
-/// specified function does not exist, then it is assumed to be a
-/// [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. For templated functions, pass
-/// the function symbol as follows:
-/// func_name\<template_arg_0,...,template_arg_N\>
-///
-/// Note that some function attributes such as
-/// `maxThreadsPerBlock` may vary based on the device that is
-/// currently being used.
-///
-/// # Arguments
-///
-/// - `attr`: `cudaFuncAttributes*` (output) — Return pointer to function's attributes
-/// - `func`: `const void*` — Device function symbol
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuFuncGetAttribute`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_attributes`](crate::api::func_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4873,73 +1443,7 @@ pub unsafe fn cudaFuncGetAttributes(
 }
 /// Set attributes for a given function.
 ///
-/// This function sets the attributes of a function specified via `func`.
-/// The parameter `func` must be a pointer to a function that executes on
-/// the device. The parameter specified by `func` must be declared as a
-/// `None` function. The enumeration defined by `attr` is set to the value
-/// defined by `value`. If the specified function does not exist, then it
-/// is assumed to be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is. If the
-/// specified attribute cannot be written, or if the value is incorrect,
-/// then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-///
-/// Valid values for `attr` are:
-///
-/// - [`cudaFuncAttributeMaxDynamicSharedMemorySize`](crate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE) - The
-///   requested maximum size in bytes of dynamically-allocated shared
-///   memory. The sum of this value and the function attribute
-///   `sharedSizeBytes` cannot exceed the device attribute
-///   [`cudaDevAttrMaxSharedMemoryPerBlockOptin`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN). The maximal size
-///   of requestable dynamic shared memory may differ by GPU architecture.
-///
-/// - [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) - On
-///   devices where the L1 cache and shared memory use the same hardware
-///   resources, this sets the shared memory carveout preference, in
-///   percent of the total shared memory. See
-///   [`cudaDevAttrMaxSharedMemoryPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR). This is only
-///   a hint, and the driver can choose a different ratio if required to
-///   execute the function.
-///
-/// - [`cudaFuncAttributeRequiredClusterWidth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH): The required
-///   cluster width in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeRequiredClusterHeight`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT): The required
-///   cluster height in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeRequiredClusterDepth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH): The required
-///   cluster depth in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeNonPortableClusterSizeAllowed`](crate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED): Indicates
-///   whether the function can be launched with non-portable cluster size.
-///   1 is allowed, 0 is disallowed.
-///
-/// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
-///   block scheduling policy of a function. The value type is
-///   cudaClusterSchedulingPolicy.
-///
-/// cudaLaunchKernel (C++ API), cudaFuncSetCacheConfig (C++ API),
-/// `cudaFuncGetAttributes (C API)`,
-///
-/// # Arguments
-///
-/// - `func`: `const void*` — Function to get attributes of
-/// - `attr`: `cudaFuncAttribute` — Attribute to set
-/// - `value`: `int` — Value to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_attribute`](crate::api::func_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -4957,67 +1461,7 @@ pub unsafe fn cudaFuncSetAttribute(
 }
 /// Enqueues a host function call in a stream.
 ///
-/// Enqueues a host function to run in a stream. The function will be
-/// called after currently enqueued work and will block work added after
-/// it.
-///
-/// The host function must not make any CUDA API calls. Attempting to use a
-/// CUDA API may result in [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED), but this is
-/// not required. The host function must not perform any synchronization
-/// that may depend on outstanding CUDA work not mandated to run earlier.
-/// Host functions without a mandated order (such as in independent
-/// streams) execute in undefined order and may be serialized.
-///
-/// For the purposes of Unified Memory, execution makes a number of
-/// guarantees:
-///
-/// - The stream is considered idle for the duration of the function's
-///   execution. Thus, for example, the function may always use memory
-///   attached to the stream it was enqueued in.
-///
-/// - The start of execution of the function has the same effect as
-///   synchronizing an event recorded in the same stream immediately prior
-///   to the function. It thus synchronizes streams which have been
-///   "joined" prior to the function.
-///
-/// - Adding device work to any stream does not have the effect of making
-///   the stream active until all preceding host functions and stream
-///   callbacks have executed. Thus, for example, a function might use
-///   global attached memory even if work has been added to another stream,
-///   if the work has been ordered behind the function call with an event.
-///
-/// - Completion of the function does not cause a stream to become active
-///   except as described above. The stream will remain idle if no device
-///   work follows the function, and will remain idle across consecutive
-///   host functions or stream callbacks without device work in between.
-///   Thus, for example, stream synchronization can be done by signaling
-///   from a host function at the end of the stream.
-///
-/// Note that, in constrast to `cuStreamAddCallback`, the
-/// function will not be called in the event of an error in the CUDA
-/// context.
-///
-/// # Arguments
-///
-/// - `stream`: `cudaStream_t` — Stream to enqueue function call in
-/// - `fn_`: `cudaHostFn_t` — The function to call once preceding stream operations are complete
-/// - `userData`: `void*` — User-specified data to be passed to the function
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaStreamCreate`](crate::sys::cudaStreamCreate)
-/// - [`cudaStreamQuery`](crate::sys::cudaStreamQuery)
-/// - [`cudaStreamSynchronize`](crate::sys::cudaStreamSynchronize)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaStreamDestroy`](crate::sys::cudaStreamDestroy)
-/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
-/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
-/// - [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback)
-/// - `cuLaunchHostFunc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_host_func`](crate::api::launch_host_func). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5035,29 +1479,7 @@ pub unsafe fn cudaLaunchHostFunc(
 }
 /// Returns occupancy for a device function.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
-/// streaming multiprocessor for the device function.
-///
-/// # Arguments
-///
-/// - `numBlocks`: `int*` (output) — Returned occupancy
-/// - `func`: `const void*` — Kernel function for which occupancy is calculated
-/// - `blockSize`: `int` — Block size the kernel is intended to be launched with
-/// - `dynamicSMemSize`: `size_t` — Per-block dynamic shared memory usage intended, in bytes
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
-/// - `cudaOccupancyMaxPotentialBlockSize`
-/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
-/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
-/// - `cuOccupancyMaxActiveBlocksPerMultiprocessor`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_blocks_per_multiprocessor`](crate::api::occupancy_max_active_blocks_per_multiprocessor). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5077,28 +1499,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 }
 /// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
 ///
-/// Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory
-/// to allow `numBlocks` blocks per SM.
-///
-/// # Arguments
-///
-/// - `dynamicSmemSize`: `size_t*` (output) — Returned maximum dynamic shared memory
-/// - `func`: `const void*` — Kernel function for which occupancy is calculated
-/// - `numBlocks`: `int` — Number of blocks to fit on SM
-/// - `blockSize`: `int` — Size of the block
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
-/// - `cudaOccupancyMaxPotentialBlockSize`
-/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
-/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_available_dynamic_s_mem_per_block`](crate::api::occupancy_available_dynamic_s_mem_per_block). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5118,45 +1519,7 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
 }
 /// Returns occupancy for a device function with the specified flags.
 ///
-/// Returns in `*numBlocks` the maximum number of active blocks per
-/// streaming multiprocessor for the device function.
-///
-/// The `flags` parameter controls how special cases are handled. Valid
-/// flags include:
-///
-/// - [`cudaOccupancyDefault`](crate::sys::OccupancyFlags::DEFAULT): keeps the default behavior as
-///   [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor)
-///
-/// - [`cudaOccupancyDisableCachingOverride`](crate::sys::OccupancyFlags::DISABLE_CACHING_OVERRIDE): This flag suppresses
-///   the default behavior on platform where global caching affects
-///   occupancy. On such platforms, if caching is enabled, but per-block SM
-///   resource usage would result in zero occupancy, the occupancy
-///   calculator will calculate the occupancy as if caching is disabled.
-///   Setting this flag makes the occupancy calculator to return 0 in such
-///   cases. More information can be found about this feature in the
-///   "Unified L1/Texture Cache" section of the Maxwell tuning guide.
-///
-/// # Arguments
-///
-/// - `numBlocks`: `int*` (output) — Returned occupancy
-/// - `func`: `const void*` — Kernel function for which occupancy is calculated
-/// - `blockSize`: `int` — Block size the kernel is intended to be launched with
-/// - `dynamicSMemSize`: `size_t` — Per-block dynamic shared memory usage intended, in bytes
-/// - `flags`: `unsigned int` — Requested behavior for the occupancy calculator
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor)
-/// - `cudaOccupancyMaxPotentialBlockSize`
-/// - `cudaOccupancyMaxPotentialBlockSizeWithFlags`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMem`
-/// - `cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags`
-/// - [`cudaOccupancyAvailableDynamicSMemPerBlock`](crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock)
-/// - `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_blocks_per_multiprocessor_with_flags`](crate::api::occupancy_max_active_blocks_per_multiprocessor_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5178,129 +1541,7 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
 ///
-/// Allocates `size` bytes of managed memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. If the device doesn't
-/// support allocating managed memory, [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED) is
-/// returned. Support for managed memory can be queried using the device
-/// attribute [`cudaDevAttrManagedMemory`](crate::sys::cudaDeviceAttr::MANAGED_MEMORY). The allocated memory is
-/// suitably aligned for any kind of variable. The memory is not cleared.
-/// If `size` is 0, [`cudaMallocManaged`](crate::sys::cudaMallocManaged) returns
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). The pointer is valid on the CPU and
-/// on all GPUs in the system that support managed memory. All accesses to
-/// this pointer must obey the Unified Memory programming model.
-///
-/// `flags` specifies the default stream association for this allocation.
-/// `flags` must be one of [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) or
-/// [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST). The default value for `flags` is
-/// [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). If [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) is
-/// specified, then this memory is accessible from any stream on any
-/// device. If [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) is specified, then the
-/// allocation should not be accessed from devices that have a zero value
-/// for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS); an explicit call to
-/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) will be required to enable access
-/// on such devices.
-///
-/// If the association is later changed via
-/// [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync) to a single stream, the default
-/// association, as specifed during [`cudaMallocManaged`](crate::sys::cudaMallocManaged), is
-/// restored when that stream is destroyed. For managed variables, the
-/// default association is always [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL). Note
-/// that destroying a stream is an asynchronous operation, and as a result,
-/// the change to default association won't happen until all work in the
-/// stream has completed.
-///
-/// Memory allocated with [`cudaMallocManaged`](crate::sys::cudaMallocManaged) should be released
-/// with [`cudaFree`](crate::sys::cudaFree).
-///
-/// Device memory oversubscription is possible for GPUs that have a non-
-/// zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Managed memory on such
-/// GPUs may be evicted from device memory to host memory at any time by
-/// the Unified Memory driver in order to make room for other allocations.
-///
-/// In a system where all GPUs have a non-zero value for the device
-/// attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS), managed
-/// memory may not be populated when this API returns and instead may be
-/// populated on access. In such systems, managed memory can migrate to any
-/// processor's memory at any time. The Unified Memory driver will employ
-/// heuristics to maintain data locality and prevent excessive page faults
-/// to the extent possible. The application can also guide the driver about
-/// memory usage patterns via [`cudaMemAdvise`](crate::sys::cudaMemAdvise). The application
-/// can also explicitly migrate memory to a desired processor's memory via
-/// [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync).
-///
-/// In a multi-GPU system where all of the GPUs have a zero value for the
-/// device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) and all
-/// the GPUs have peer-to-peer support with each other, the physical
-/// storage for managed memory is created on the GPU which is active at the
-/// time [`cudaMallocManaged`](crate::sys::cudaMallocManaged) is called. All other GPUs will
-/// reference the data at reduced bandwidth via peer mappings over the PCIe
-/// bus. The Unified Memory driver does not migrate memory among such GPUs.
-///
-/// In a multi-GPU system where not all GPUs have peer-to-peer support with
-/// each other and where the value of the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is zero for at least one
-/// of those GPUs, the location chosen for physical storage of managed
-/// memory is system-dependent.
-///
-/// - On Linux, the location chosen will be device memory as long as the
-///   current set of active contexts are on devices that either have peer-
-///   to-peer support with each other or have a non-zero value for the
-///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). If
-///   there is an active context on a GPU that does not have a non-zero
-///   value for that device attribute and it does not have peer-to-peer
-///   support with the other devices that have active contexts on them,
-///   then the location for physical storage will be 'zero-copy' or host
-///   memory. Note that this means that managed memory that is located in
-///   device memory is migrated to host memory if a new context is created
-///   on a GPU that doesn't have a non-zero value for the device attribute
-///   and does not support peer-to-peer with at least one of the other
-///   devices that has an active context. This in turn implies that context
-///   creation may fail if there is insufficient host memory to migrate all
-///   managed allocations.
-///
-/// - On Windows, the physical storage is always created in 'zero-copy' or
-///   host memory. All GPUs will reference the data at reduced bandwidth
-///   over the PCIe bus. In these circumstances, use of the environment
-///   variable CUDA_VISIBLE_DEVICES is recommended to restrict CUDA to only
-///   use those GPUs that have peer-to-peer support. Alternatively, users
-///   can also set CUDA_MANAGED_FORCE_DEVICE_ALLOC to a non-zero value to
-///   force the driver to always use device memory for physical storage.
-///   When this environment variable is set to a non-zero value, all
-///   devices used in that process that support managed memory have to be
-///   peer-to-peer compatible with each other. The error
-///   [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) will be returned if a device that
-///   supports managed memory is used and it is not peer-to-peer compatible
-///   with any of the other managed memory supporting devices that were
-///   previously used in that process, even if [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
-///   has been called on those devices. These environment variables are
-///   described in the CUDA programming guide under the "CUDA environment
-///   variables" section.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Pointer to allocated device memory
-/// - `size`: `size_t` — Requested allocation size in bytes
-/// - `flags`: `unsigned int` — Must be either [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL) or [`cudaMemAttachHost`](crate::sys::MemAttachFlags::HOST) (defaults to [`cudaMemAttachGlobal`](crate::sys::MemAttachFlags::GLOBAL))
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - [`cudaDeviceGetAttribute`](crate::sys::cudaDeviceGetAttribute)
-/// - [`cudaStreamAttachMemAsync`](crate::sys::cudaStreamAttachMemAsync)
-/// - `cuMemAllocManaged`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_managed`](crate::api::malloc_managed). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5318,35 +1559,7 @@ pub unsafe fn cudaMallocManaged(
 }
 /// Allocate memory on the device.
 ///
-/// Allocates `size` bytes of linear memory on the device and returns in
-/// `*devPtr` a pointer to the allocated memory. The allocated memory is
-/// suitably aligned for any kind of variable. The memory is not cleared.
-/// [`cudaMalloc`](crate::sys::cudaMalloc) returns [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION)
-/// in case of failure.
-///
-/// The device version of [`cudaFree`](crate::sys::cudaFree) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Pointer to allocated device memory
-/// - `size`: `size_t` — Requested allocation size in bytes
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemAlloc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc`](crate::api::malloc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5363,47 +1576,7 @@ pub unsafe fn cudaMalloc(
 }
 /// Allocates page-locked memory on the host.
 ///
-/// Allocates `size` bytes of host memory that is page-locked and
-/// accessible to the device. The driver tracks the virtual memory ranges
-/// allocated with this function and automatically accelerates calls to
-/// functions such as [`cudaMemcpy`](crate::sys::cudaMemcpy)*(). Since the memory can be
-/// accessed directly by the device, it can be read or written with much
-/// higher bandwidth than pageable memory obtained with functions such as
-/// `malloc`.
-///
-/// On systems where `pageableMemoryAccessUsesHostPageTables` is
-/// true, [`cudaMallocHost`](crate::sys::cudaMallocHost) may not page-lock the allocated
-/// memory.
-///
-/// Page-locking excessive amounts of memory with
-/// [`cudaMallocHost`](crate::sys::cudaMallocHost) may degrade system performance, since it
-/// reduces the amount of memory available to the system for paging. As a
-/// result, this function is best used sparingly to allocate staging areas
-/// for data exchange between host and device.
-///
-/// # Arguments
-///
-/// - `ptr`: `void**` (output) — Pointer to allocated host memory
-/// - `size`: `size_t` — Requested allocation size in bytes
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaMallocHost`](crate::sys::cudaMallocHost)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemAllocHost`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_host`](crate::api::malloc_host). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5420,47 +1593,7 @@ pub unsafe fn cudaMallocHost(
 }
 /// Allocates pitched memory on the device.
 ///
-/// Allocates at least `width` (in bytes) * `height` bytes of linear memory
-/// on the device and returns in `*devPtr` a pointer to the allocated
-/// memory. The function may pad the allocation to ensure that
-/// corresponding pointers in any given row will continue to meet the
-/// alignment requirements for coalescing as the address is updated from
-/// row to row. The pitch returned in `*pitch` by
-/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch) is the width in bytes of the allocation.
-/// The intended usage of `pitch` is as a separate parameter of the
-/// allocation, used to compute addresses within the 2D array. Given the
-/// row and column of an array element of type `T`, the address is computed
-/// as:
-///
-/// For allocations of 2D arrays, it is recommended that programmers
-/// consider performing pitch allocations using
-/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Due to pitch alignment restrictions in
-/// the hardware, this is especially true if the application will be
-/// performing 2D memory copies between different regions of device memory
-/// (whether linear memory or CUDA arrays).
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Pointer to allocated pitched device memory
-/// - `pitch`: `size_t*` (output) — Pitch for allocation
-/// - `width`: `size_t` — Requested pitched allocation width (in bytes)
-/// - `height`: `size_t` — Requested pitched allocation height
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemAllocPitch`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_pitch`](crate::api::malloc_pitch). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5479,67 +1612,7 @@ pub unsafe fn cudaMallocPitch(
 }
 /// Allocate an array on the device.
 ///
-/// Allocates a CUDA array according to the
-/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
-///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
-///
-/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
-/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
-/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
-/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
-///
-/// The `flags` parameter enables different options to be specified that
-/// affect the allocation, as follows.
-///
-/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
-///   and provides default array allocation
-///
-/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): Allocates an array that can be
-///   read from or written to using a surface reference
-///
-/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
-///   gather operations will be performed on the array.
-///
-/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA array without physical
-///   backing memory. The subregions within this sparse array can later be
-///   mapped onto a physical memory allocation by calling
-///   `cuMemMapArrayAsync`. The physical backing memory must be
-///   allocated via `cuMemCreate`.
-///
-/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA array without
-///   physical backing memory. The entire array can later be mapped onto a
-///   physical memory allocation by calling `cuMemMapArrayAsync`.
-///   The physical backing memory must be allocated via
-///   `cuMemCreate`.
-///
-/// `width` and `height` must meet certain size requirements. See
-/// [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray) for more details.
-///
-/// # Arguments
-///
-/// - `array`: `cudaArray_t*` (output) — Pointer to allocated array in device memory
-/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
-/// - `width`: `size_t` — Requested array allocation width
-/// - `height`: `size_t` — Requested array allocation height
-/// - `flags`: `unsigned int` — Requested properties of allocated array
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuArrayCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_array`](crate::api::malloc_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5560,51 +1633,7 @@ pub unsafe fn cudaMallocArray(
 }
 /// Frees memory on the device.
 ///
-/// Frees the memory space pointed to by `devPtr`, which must have been
-/// returned by a previous call to one of the following memory allocation
-/// APIs - [`cudaMalloc`](crate::sys::cudaMalloc), [`cudaMallocPitch`](crate::sys::cudaMallocPitch),
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged), [`cudaMallocAsync`](crate::sys::cudaMallocAsync),
-/// [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync).
-///
-/// Note - This API will not perform any implicit synchronization when the
-/// pointer was allocated with [`cudaMallocAsync`](crate::sys::cudaMallocAsync) or
-/// [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync). Callers must ensure that all
-/// accesses to these pointer have completed before invoking
-/// [`cudaFree`](crate::sys::cudaFree). For best performance and memory reuse, users
-/// should use [`cudaFreeAsync`](crate::sys::cudaFreeAsync) to free memory allocated via the
-/// stream ordered memory allocator. For all other pointers, this API may
-/// perform implicit synchronization.
-///
-/// If [`cudaFree`](crate::sys::cudaFree)(`devPtr`) has already been called before, an
-/// error is returned. If `devPtr` is 0, no operation is performed.
-/// [`cudaFree`](crate::sys::cudaFree) returns `cudaErrorValue` in case of
-/// failure.
-///
-/// The device version of [`cudaFree`](crate::sys::cudaFree) cannot be used with a
-/// `*devPtr` allocated using the host API, and vice versa.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Device pointer to memory to free
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaMallocManaged`](crate::sys::cudaMallocManaged)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - `cuMemFree`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free`](crate::api::free). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5615,29 +1644,7 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 }
 /// Frees page-locked memory.
 ///
-/// Frees the memory space pointed to by `hostPtr`, which must have been
-/// returned by a previous call to [`cudaMallocHost`](crate::sys::cudaMallocHost) or
-/// [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
-///
-/// # Arguments
-///
-/// - `ptr`: `void*` — Pointer to memory to free
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemFreeHost`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_host`](crate::api::free_host). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5648,27 +1655,7 @@ pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaE
 }
 /// Frees an array on the device.
 ///
-/// Frees the CUDA array `array`, which must have been returned by a
-/// previous call to [`cudaMallocArray`](crate::sys::cudaMallocArray). If `devPtr` is 0, no
-/// operation is performed.
-///
-/// # Arguments
-///
-/// - `array`: `cudaArray_t` — Pointer to array to free
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuArrayDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_array`](crate::api::free_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5679,27 +1666,7 @@ pub unsafe fn cudaFreeArray(array: cudaArray_t) -> crate::Result<cudaError_t> {
 }
 /// Frees a mipmapped array on the device.
 ///
-/// Frees the CUDA mipmapped array `mipmappedArray`, which must have been
-/// returned by a previous call to [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray).
-/// If `devPtr` is 0, no operation is performed.
-///
-/// # Arguments
-///
-/// - `mipmappedArray`: `cudaMipmappedArray_t` — Pointer to mipmapped array to free
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMipmappedArrayDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_mipmapped_array`](crate::api::free_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5715,75 +1682,7 @@ pub unsafe fn cudaFreeMipmappedArray(
 }
 /// Allocates page-locked memory on the host.
 ///
-/// Allocates `size` bytes of host memory that is page-locked and
-/// accessible to the device. The driver tracks the virtual memory ranges
-/// allocated with this function and automatically accelerates calls to
-/// functions such as [`cudaMemcpy`](crate::sys::cudaMemcpy). Since the memory can be
-/// accessed directly by the device, it can be read or written with much
-/// higher bandwidth than pageable memory obtained with functions such as
-/// `malloc`. Allocating excessive amounts of pinned memory may
-/// degrade system performance, since it reduces the amount of memory
-/// available to the system for paging. As a result, this function is best
-/// used sparingly to allocate staging areas for data exchange between host
-/// and device.
-///
-/// The `flags` parameter enables different options to be specified that
-/// affect the allocation, as follows.
-///
-/// - [`cudaHostAllocDefault`](crate::sys::HostAllocFlags::DEFAULT): This flag's value is defined to be
-///   0 and causes [`cudaHostAlloc`](crate::sys::cudaHostAlloc) to emulate
-///   [`cudaMallocHost`](crate::sys::cudaMallocHost).
-///
-/// - [`cudaHostAllocPortable`](crate::sys::HostAllocFlags::PORTABLE): The memory returned by this call
-///   will be considered as pinned memory by all CUDA contexts, not just
-///   the one that performed the allocation.
-///
-/// - [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED): Maps the allocation into the CUDA
-///   address space. The device pointer to the memory may be obtained by
-///   calling [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
-///
-/// - [`cudaHostAllocWriteCombined`](crate::sys::HostAllocFlags::WRITE_COMBINED): Allocates the memory as
-///   write-combined (WC). WC memory can be transferred across the PCI
-///   Express bus more quickly on some system configurations, but cannot be
-///   read efficiently by most CPUs. WC memory is a good option for buffers
-///   that will be written by the CPU and read by the device via mapped
-///   pinned memory or host-\>device transfers.
-///
-/// All of these flags are orthogonal to one another: a developer may
-/// allocate memory that is portable, mapped and/or write-combined with no
-/// restrictions.
-///
-/// In order for the [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED) flag to have any
-/// effect, the CUDA context must support the [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST)
-/// flag, which can be checked via [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags). The
-/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) flag is implicitly set for contexts
-/// created via the runtime API.
-///
-/// The [`cudaHostAllocMapped`](crate::sys::HostAllocFlags::MAPPED) flag may be specified on CUDA
-/// contexts for devices that do not support mapped pinned memory. The
-/// failure is deferred to [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) because
-/// the memory may be mapped into other CUDA contexts via the
-/// [`cudaHostAllocPortable`](crate::sys::HostAllocFlags::PORTABLE) flag.
-///
-/// Memory allocated by this function must be freed with
-/// [`cudaFreeHost`](crate::sys::cudaFreeHost).
-///
-/// # Arguments
-///
-/// - `pHost`: `void**` (output) — Device pointer to allocated memory
-/// - `size`: `size_t` — Requested allocation size in bytes
-/// - `flags`: `unsigned int` — Requested properties of allocated memory
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaGetDeviceFlags`](crate::sys::cudaGetDeviceFlags)
-/// - `cuMemHostAlloc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_alloc`](crate::api::host_alloc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5801,108 +1700,7 @@ pub unsafe fn cudaHostAlloc(
 }
 /// Registers an existing host memory range for use by CUDA.
 ///
-/// Page-locks the memory range specified by `ptr` and `size` and maps it
-/// for the device(s) as specified by `flags`. This memory range also is
-/// added to the same tracking mechanism as [`cudaHostAlloc`](crate::sys::cudaHostAlloc) to
-/// automatically accelerate calls to functions such as
-/// [`cudaMemcpy`](crate::sys::cudaMemcpy). Since the memory can be accessed directly by
-/// the device, it can be read or written with much higher bandwidth than
-/// pageable memory that has not been registered. Page-locking excessive
-/// amounts of memory may degrade system performance, since it reduces the
-/// amount of memory available to the system for paging. As a result, this
-/// function is best used sparingly to register staging areas for data
-/// exchange between host and device.
-///
-/// On systems where `pageableMemoryAccessUsesHostPageTables` is
-/// true, [`cudaHostRegister`](crate::sys::cudaHostRegister) will not page-lock the memory range
-/// specified by `ptr` but only populate unpopulated pages.
-///
-/// [`cudaHostRegister`](crate::sys::cudaHostRegister) is supported only on I/O coherent devices
-/// that have a non-zero value for the device attribute
-/// [`cudaDevAttrHostRegisterSupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_SUPPORTED).
-///
-/// The `flags` parameter enables different options to be specified that
-/// affect the allocation, as follows.
-///
-/// - [`cudaHostRegisterDefault`](crate::sys::HostRegisterFlags::DEFAULT): On a system with unified virtual
-///   addressing, the memory will be both mapped and portable. On a system
-///   with no unified virtual addressing, the memory will be neither mapped
-///   nor portable.
-///
-/// - [`cudaHostRegisterPortable`](crate::sys::HostRegisterFlags::PORTABLE): The memory returned by this
-///   call will be considered as pinned memory by all CUDA contexts, not
-///   just the one that performed the allocation.
-///
-/// - [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED): Maps the allocation into the CUDA
-///   address space. The device pointer to the memory may be obtained by
-///   calling [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer).
-///
-/// - [`cudaHostRegisterIoMemory`](crate::sys::HostRegisterFlags::IO_MEMORY): The passed memory pointer is
-///   treated as pointing to some memory-mapped I/O space, e.g. belonging
-///   to a third-party PCIe device, and it will marked as non cache-
-///   coherent and contiguous.
-///
-/// - [`cudaHostRegisterReadOnly`](crate::sys::HostRegisterFlags::READ_ONLY): The passed memory pointer is
-///   treated as pointing to memory that is considered read-only by the
-///   device. On platforms without
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), this
-///   flag is required in order to register memory mapped to the CPU as
-///   read-only. Support for the use of this flag can be queried from the
-///   device attribute
-///   [`cudaDevAttrHostRegisterReadOnlySupported`](crate::sys::cudaDeviceAttr::HOST_REGISTER_READ_ONLY_SUPPORTED). Using this flag
-///   with a current context associated with a device that does not have
-///   this attribute set will cause [`cudaHostRegister`](crate::sys::cudaHostRegister) to error
-///   with cudaErrorNotSupported.
-///
-/// All of these flags are orthogonal to one another: a developer may page-
-/// lock memory that is portable or mapped with no restrictions.
-///
-/// The CUDA context must have been created with the
-/// `cudaMapHost` flag in order for the
-/// [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED) flag to have any effect.
-///
-/// The [`cudaHostRegisterMapped`](crate::sys::HostRegisterFlags::MAPPED) flag may be specified on CUDA
-/// contexts for devices that do not support mapped pinned memory. The
-/// failure is deferred to [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) because
-/// the memory may be mapped into other CUDA contexts via the
-/// [`cudaHostRegisterPortable`](crate::sys::HostRegisterFlags::PORTABLE) flag.
-///
-/// For devices that have a non-zero value for the device attribute
-/// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
-/// can also be accessed from the device using the host pointer `ptr`. The
-/// device pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) may
-/// or may not match the original host pointer `ptr` and depends on the
-/// devices visible to the application. If all devices visible to the
-/// application have a non-zero value for the device attribute, the device
-/// pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will match
-/// the original pointer `ptr`. If any device visible to the application
-/// has a zero value for the device attribute, the device pointer returned
-/// by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will not match the original
-/// host pointer `ptr`, but it will be suitable for use on all devices
-/// provided Unified Virtual Addressing is enabled. In such systems, it is
-/// valid to access the memory using either pointer on devices that have a
-/// non-zero value for the device attribute. Note however that such devices
-/// should access the memory using only of the two pointers and not both.
-///
-/// The memory page-locked by this function must be unregistered with
-/// [`cudaHostUnregister`](crate::sys::cudaHostUnregister).
-///
-/// # Arguments
-///
-/// - `ptr`: `void*` — Host pointer to memory to page-lock
-/// - `size`: `size_t` — Size in bytes of the address range to page-lock in bytes
-/// - `flags`: `unsigned int` — Flags for allocation request
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorHostMemoryAlreadyRegistered`](crate::sys::cudaError_t::ERROR_HOST_MEMORY_ALREADY_REGISTERED), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaHostUnregister`](crate::sys::cudaHostUnregister)
-/// - [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags)
-/// - [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
-/// - `cuMemHostRegister`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_register`](crate::api::host_register). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5920,24 +1718,7 @@ pub unsafe fn cudaHostRegister(
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
 ///
-/// Unmaps the memory range whose base address is specified by `ptr`, and
-/// makes it pageable again.
-///
-/// The base address must be the same one specified to
-/// [`cudaHostRegister`](crate::sys::cudaHostRegister).
-///
-/// # Arguments
-///
-/// - `ptr`: `void*` — Host pointer to memory to unregister
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorHostMemoryNotRegistered`](crate::sys::cudaError_t::ERROR_HOST_MEMORY_NOT_REGISTERED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaHostUnregister`](crate::sys::cudaHostUnregister)
-/// - `cuMemHostUnregister`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_unregister`](crate::api::host_unregister). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -5952,49 +1733,7 @@ pub unsafe fn cudaHostUnregister(
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
 ///
-/// Passes back the device pointer corresponding to the mapped, pinned host
-/// buffer allocated by [`cudaHostAlloc`](crate::sys::cudaHostAlloc) or registered by
-/// [`cudaHostRegister`](crate::sys::cudaHostRegister).
-///
-/// [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will fail if the
-/// [`cudaDeviceMapHost`](crate::sys::DeviceFlags::MAP_HOST) flag was not specified before deferred
-/// context creation occurred, or if called on a device that does not
-/// support mapped, pinned memory.
-///
-/// For devices that have a non-zero value for the device attribute
-/// [`cudaDevAttrCanUseHostPointerForRegisteredMem`](crate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), the memory
-/// can also be accessed from the device using the host pointer `pHost`.
-/// The device pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer)
-/// may or may not match the original host pointer `pHost` and depends on
-/// the devices visible to the application. If all devices visible to the
-/// application have a non-zero value for the device attribute, the device
-/// pointer returned by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will match
-/// the original pointer `pHost`. If any device visible to the application
-/// has a zero value for the device attribute, the device pointer returned
-/// by [`cudaHostGetDevicePointer`](crate::sys::cudaHostGetDevicePointer) will not match the original
-/// host pointer `pHost`, but it will be suitable for use on all devices
-/// provided Unified Virtual Addressing is enabled. In such systems, it is
-/// valid to access the memory using either pointer on devices that have a
-/// non-zero value for the device attribute. Note however that such devices
-/// should access the memory using only of the two pointers and not both.
-///
-/// `flags` provides for future releases. For now, it must be set to 0.
-///
-/// # Arguments
-///
-/// - `pDevice`: `void**` (output) — Returned device pointer for mapped memory
-/// - `pHost`: `void*` — Requested host pointer mapping
-/// - `flags`: `unsigned int` — Flags for extensions (must be 0 for now)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaSetDeviceFlags`](crate::sys::cudaSetDeviceFlags)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemHostGetDevicePointer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_get_device_pointer`](crate::api::host_get_device_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6012,22 +1751,7 @@ pub unsafe fn cudaHostGetDevicePointer(
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
 ///
-/// [`cudaHostGetFlags`](crate::sys::cudaHostGetFlags) will fail if the input pointer does not
-/// reside in an address range allocated by [`cudaHostAlloc`](crate::sys::cudaHostAlloc).
-///
-/// # Arguments
-///
-/// - `pFlags`: `unsigned int*` (output) — Returned flags word
-/// - `pHost`: `void*` — Host pointer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `cuMemHostGetFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::host_get_flags`](crate::api::host_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6044,48 +1768,7 @@ pub unsafe fn cudaHostGetFlags(
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
 ///
-/// Allocates at least `width` * `height` * `depth` bytes of linear memory
-/// on the device and returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) in which `ptr`
-/// is a pointer to the allocated memory. The function may pad the
-/// allocation to ensure hardware alignment requirements are met. The pitch
-/// returned in the `pitch` field of `pitchedDevPtr` is the width in bytes
-/// of the allocation.
-///
-/// The returned [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) contains additional fields
-/// `xsize` and `ysize`, the logical width and height of the allocation,
-/// which are equivalent to the `width` and `height` `extent` parameters
-/// provided by the programmer during allocation.
-///
-/// For allocations of 2D and 3D objects, it is highly recommended that
-/// programmers perform allocations using [`cudaMalloc3D`](crate::sys::cudaMalloc3D) or
-/// [`cudaMallocPitch`](crate::sys::cudaMallocPitch). Due to alignment restrictions in the
-/// hardware, this is especially true if the application will be performing
-/// memory copies involving 2D or 3D objects (whether linear memory or CUDA
-/// arrays).
-///
-/// # Arguments
-///
-/// - `pitchedDevPtr`: `cudaPitchedPtr*` (output) — Pointer to allocated pitched device memory
-/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in bytes)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaMallocArray`](crate::sys::cudaMallocArray)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `make_cudaPitchedPtr`
-/// - `make_cudaExtent`
-/// - `cuMemAllocPitch`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc3d`](crate::api::malloc3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6102,114 +1785,7 @@ pub unsafe fn cudaMalloc3D(
 }
 /// Allocate an array on the device.
 ///
-/// Allocates a CUDA array according to the
-/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA array in `*array`.
-///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
-///
-/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
-/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
-/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
-/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
-///
-/// [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray) can allocate the following:
-///
-/// - A 1D array is allocated if the height and depth extents are both
-///   zero.
-///
-/// - A 2D array is allocated if only the depth extent is zero.
-///
-/// - A 3D array is allocated if all three extents are non-zero.
-///
-/// - A 1D layered CUDA array is allocated if only the height extent is
-///   zero and the cudaArrayLayered flag is set. Each layer is a 1D array.
-///   The number of layers is determined by the depth extent.
-///
-/// - A 2D layered CUDA array is allocated if all three extents are non-
-///   zero and the cudaArrayLayered flag is set. Each layer is a 2D array.
-///   The number of layers is determined by the depth extent.
-///
-/// - A cubemap CUDA array is allocated if all three extents are non-zero
-///   and the cudaArrayCubemap flag is set. Width must be equal to height,
-///   and depth must be six. A cubemap is a special type of 2D layered CUDA
-///   array, where the six layers represent the six faces of a cube. The
-///   order of the six layers in memory is the same as that listed in
-///   [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace).
-///
-/// - A cubemap layered CUDA array is allocated if all three extents are
-///   non-zero, and both, cudaArrayCubemap and cudaArrayLayered flags are
-///   set. Width must be equal to height, and depth must be a multiple of
-///   six. A cubemap layered CUDA array is a special type of 2D layered
-///   CUDA array that consists of a collection of cubemaps. The first six
-///   layers represent the first cubemap, the next six layers form the
-///   second cubemap, and so on.
-///
-/// The `flags` parameter enables different options to be specified that
-/// affect the allocation, as follows.
-///
-/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
-///   and provides default array allocation
-///
-/// - [`cudaArrayLayered`](crate::sys::ArrayFlags::LAYERED): Allocates a layered CUDA array, with
-///   the depth extent indicating the number of layers
-///
-/// - [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP): Allocates a cubemap CUDA array. Width
-///   must be equal to height, and depth must be six. If the
-///   cudaArrayLayered flag is also set, depth must be a multiple of six.
-///
-/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): Allocates a CUDA array that
-///   could be read from or written to using a surface reference.
-///
-/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
-///   gather operations will be performed on the CUDA array. Texture gather
-///   can only be performed on 2D CUDA arrays.
-///
-/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA array without physical
-///   backing memory. The subregions within this sparse array can later be
-///   mapped onto a physical memory allocation by calling
-///   `cuMemMapArrayAsync`. This flag can only be used for
-///   creating 2D, 3D or 2D layered sparse CUDA arrays. The physical
-///   backing memory must be allocated via `cuMemCreate`.
-///
-/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA array without
-///   physical backing memory. The entire array can later be mapped onto a
-///   physical memory allocation by calling `cuMemMapArrayAsync`.
-///   The physical backing memory must be allocated via
-///   `cuMemCreate`.
-///
-/// The width, height and depth extents must meet certain size requirements
-/// as listed in the following table. All values are specified in elements.
-///
-/// Note that 2D CUDA arrays have different size requirements if the
-/// [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER) flag is set. In that case, the valid
-/// range for (width, height, depth) is ((1,maxTexture2DGather\[0\]),
-/// (1,maxTexture2DGather\[1\]), 0).
-///
-/// **View CUDA Toolkit Documentation for a table example**
-///
-/// # Arguments
-///
-/// - `array`: `cudaArray_t*` (output) — Pointer to allocated array in device memory
-/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
-/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in elements)
-/// - `flags`: `unsigned int` — Flags for extensions
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `make_cudaExtent`
-/// - `cuArray3DCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc3d_array`](crate::api::malloc3d_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6229,116 +1805,7 @@ pub unsafe fn cudaMalloc3DArray(
 }
 /// Allocate a mipmapped array on the device.
 ///
-/// Allocates a CUDA mipmapped array according to the
-/// [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) structure `desc` and returns a handle
-/// to the new CUDA mipmapped array in `*mipmappedArray`. `numLevels`
-/// specifies the number of mipmap levels to be allocated. This value is
-/// clamped to the range \[1, 1 + floor(log2(max(width, height, depth)))\].
-///
-/// The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc) is defined as:
-///
-/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
-/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
-/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
-/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
-///
-/// [`cudaMallocMipmappedArray`](crate::sys::cudaMallocMipmappedArray) can allocate the following:
-///
-/// - A 1D mipmapped array is allocated if the height and depth extents are
-///   both zero.
-///
-/// - A 2D mipmapped array is allocated if only the depth extent is zero.
-///
-/// - A 3D mipmapped array is allocated if all three extents are non-zero.
-///
-/// - A 1D layered CUDA mipmapped array is allocated if only the height
-///   extent is zero and the cudaArrayLayered flag is set. Each layer is a
-///   1D mipmapped array. The number of layers is determined by the depth
-///   extent.
-///
-/// - A 2D layered CUDA mipmapped array is allocated if all three extents
-///   are non-zero and the cudaArrayLayered flag is set. Each layer is a 2D
-///   mipmapped array. The number of layers is determined by the depth
-///   extent.
-///
-/// - A cubemap CUDA mipmapped array is allocated if all three extents are
-///   non-zero and the cudaArrayCubemap flag is set. Width must be equal to
-///   height, and depth must be six. The order of the six layers in memory
-///   is the same as that listed in [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace).
-///
-/// - A cubemap layered CUDA mipmapped array is allocated if all three
-///   extents are non-zero, and both, cudaArrayCubemap and cudaArrayLayered
-///   flags are set. Width must be equal to height, and depth must be a
-///   multiple of six. A cubemap layered CUDA mipmapped array is a special
-///   type of 2D layered CUDA mipmapped array that consists of a collection
-///   of cubemap mipmapped arrays. The first six layers represent the first
-///   cubemap mipmapped array, the next six layers form the second cubemap
-///   mipmapped array, and so on.
-///
-/// The `flags` parameter enables different options to be specified that
-/// affect the allocation, as follows.
-///
-/// - [`cudaArrayDefault`](crate::sys::ArrayFlags::DEFAULT): This flag's value is defined to be 0
-///   and provides default mipmapped array allocation
-///
-/// - [`cudaArrayLayered`](crate::sys::ArrayFlags::LAYERED): Allocates a layered CUDA mipmapped
-///   array, with the depth extent indicating the number of layers
-///
-/// - [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP): Allocates a cubemap CUDA mipmapped
-///   array. Width must be equal to height, and depth must be six. If the
-///   cudaArrayLayered flag is also set, depth must be a multiple of six.
-///
-/// - [`cudaArraySurfaceLoadStore`](crate::sys::ArrayFlags::SURFACE_LOAD_STORE): This flag indicates that
-///   individual mipmap levels of the CUDA mipmapped array will be read
-///   from or written to using a surface reference.
-///
-/// - [`cudaArrayTextureGather`](crate::sys::ArrayFlags::TEXTURE_GATHER): This flag indicates that texture
-///   gather operations will be performed on the CUDA array. Texture gather
-///   can only be performed on 2D CUDA mipmapped arrays, and the gather
-///   operations are performed only on the most detailed mipmap level.
-///
-/// - [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE): Allocates a CUDA mipmapped array without
-///   physical backing memory. The subregions within this sparse array can
-///   later be mapped onto a physical memory allocation by calling
-///   `cuMemMapArrayAsync`. This flag can only be used for
-///   creating 2D, 3D or 2D layered sparse CUDA mipmapped arrays. The
-///   physical backing memory must be allocated via
-///   `cuMemCreate`.
-///
-/// - [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING): Allocates a CUDA mipmapped
-///   array without physical backing memory. The entire array can later be
-///   mapped onto a physical memory allocation by calling
-///   `cuMemMapArrayAsync`. The physical backing memory must be
-///   allocated via `cuMemCreate`.
-///
-/// The width, height and depth extents must meet certain size requirements
-/// as listed in the following table. All values are specified in elements.
-///
-/// **View CUDA Toolkit Documentation for a table example**
-///
-/// # Arguments
-///
-/// - `mipmappedArray`: `cudaMipmappedArray_t*` (output) — Pointer to allocated mipmapped array in device memory
-/// - `desc`: `const cudaChannelFormatDesc*` — Requested channel format
-/// - `extent`: `cudaExtent` — Requested allocation size (`width` field in elements)
-/// - `numLevels`: `unsigned int` — Number of mipmap levels to allocate
-/// - `flags`: `unsigned int` — Flags for extensions
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `make_cudaExtent`
-/// - `cuMipmappedArrayCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_mipmapped_array`](crate::api::malloc_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6359,36 +1826,7 @@ pub unsafe fn cudaMallocMipmappedArray(
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
 ///
-/// Returns in `*levelArray` a CUDA array that represents a single mipmap
-/// level of the CUDA mipmapped array `mipmappedArray`.
-///
-/// If `level` is greater than the maximum number of levels in this
-/// mipmapped array, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-///
-/// If `mipmappedArray` is NULL, [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE)
-/// is returned.
-///
-/// # Arguments
-///
-/// - `levelArray`: `cudaArray_t*` (output) — Returned mipmap level CUDA array
-/// - `mipmappedArray`: `cudaMipmappedArray_const_t` — CUDA mipmapped array
-/// - `level`: `unsigned int` — Mipmap level
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc`](crate::sys::cudaMalloc)
-/// - [`cudaMallocPitch`](crate::sys::cudaMallocPitch)
-/// - [`cudaFree`](crate::sys::cudaFree)
-/// - [`cudaFreeArray`](crate::sys::cudaFreeArray)
-/// - [`cudaFreeHost`](crate::sys::cudaFreeHost)
-/// - [`cudaHostAlloc`](crate::sys::cudaHostAlloc)
-/// - `make_cudaExtent`
-/// - `cuMipmappedArrayGetLevel`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_mipmapped_array_level`](crate::api::get_mipmapped_array_level). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6406,90 +1844,7 @@ pub unsafe fn cudaGetMipmappedArrayLevel(
 }
 /// Copies data between 3D objects.
 ///
-/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) copies data betwen two 3D objects. The
-/// source and destination objects may be in either host memory, device
-/// memory, or a CUDA array. The source, destination, extent, and kind of
-/// copy performed is specified by the [`cudaMemcpy3DParms`](crate::sys::cudaMemcpy3DParms) struct
-/// which should be initialized to zero before use:
-///
-/// The struct passed to [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) must specify one of
-/// `srcArray` or `srcPtr` and one of `dstArray` or `dstPtr`. Passing more
-/// than one non-zero source or destination will cause
-/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) to return an error.
-///
-/// The `srcPos` and `dstPos` fields are optional offsets into the source
-/// and destination objects and are defined in units of each object's
-/// elements. The element for a host or device pointer is assumed to be
-/// unsigned char.
-///
-/// The `extent` field defines the dimensions of the transferred area in
-/// elements. If a CUDA array is participating in the copy, the extent is
-/// defined in terms of that array's elements. If no CUDA array is
-/// participating in the copy then the extents are defined in elements of
-/// unsigned char.
-///
-/// The `kind` field defines the direction of the copy. It must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. For [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST) or
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) passed as kind and cudaArray type
-/// passed as source or destination, if the kind implies cudaArray type to
-/// be present on the host, [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) will disregard that
-/// implication and silently correct the kind based on the fact that
-/// cudaArray type can only be present on the device.
-///
-/// If the source and destination are both arrays,
-/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) will return an error if they do not have the
-/// same element size.
-///
-/// The source and destination object may not overlap. If overlapping
-/// source and destination objects are specified, undefined behavior will
-/// result.
-///
-/// The source object must entirely contain the region defined by `srcPos`
-/// and `extent`. The destination object must entirely contain the region
-/// defined by `dstPos` and `extent`.
-///
-/// [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) returns an error if the pitch of `srcPtr` or
-/// `dstPtr` exceeds the maximum allowed. The pitch of a
-/// [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) allocated with [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// will always be valid.
-///
-/// # Arguments
-///
-/// - `p`: `const cudaMemcpy3DParms*` — 3D memory copy parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync)
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `make_cudaExtent`
-/// - `make_cudaPos`
-/// - `cuMemcpy3D`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d`](crate::api::memcpy3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6500,33 +1855,7 @@ pub unsafe fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> crate::Result<cudaErr
 }
 /// Copies memory between devices.
 ///
-/// Perform a 3D memory copy according to the parameters specified in `p`.
-/// See the definition of the [`cudaMemcpy3DPeerParms`](crate::sys::cudaMemcpy3DPeerParms) structure
-/// for documentation of its parameters.
-///
-/// Note that this function is synchronous with respect to the host only if
-/// the source or destination of the transfer is host memory. Note also
-/// that this copy is serialized with respect to all pending and future
-/// asynchronous work in to the current device, the copy's source device,
-/// and the copy's destination device (use
-/// [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync) to avoid this synchronization).
-///
-/// # Arguments
-///
-/// - `p`: `const cudaMemcpy3DPeerParms*` — Parameters for the memory copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - `cuMemcpy3DPeer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_peer`](crate::api::memcpy3d_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6541,102 +1870,7 @@ pub unsafe fn cudaMemcpy3DPeer(
 }
 /// Copies data between 3D objects.
 ///
-/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) copies data betwen two 3D objects. The
-/// source and destination objects may be in either host memory, device
-/// memory, or a CUDA array. The source, destination, extent, and kind of
-/// copy performed is specified by the [`cudaMemcpy3DParms`](crate::sys::cudaMemcpy3DParms) struct
-/// which should be initialized to zero before use:
-///
-/// The struct passed to [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) must specify one
-/// of `srcArray` or `srcPtr` and one of `dstArray` or `dstPtr`. Passing
-/// more than one non-zero source or destination will cause
-/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) to return an error.
-///
-/// The `srcPos` and `dstPos` fields are optional offsets into the source
-/// and destination objects and are defined in units of each object's
-/// elements. The element for a host or device pointer is assumed to be
-/// unsigned char. For CUDA arrays, positions must be in the range \[0,
-/// 2048) for any dimension.
-///
-/// The `extent` field defines the dimensions of the transferred area in
-/// elements. If a CUDA array is participating in the copy, the extent is
-/// defined in terms of that array's elements. If no CUDA array is
-/// participating in the copy then the extents are defined in elements of
-/// unsigned char.
-///
-/// The `kind` field defines the direction of the copy. It must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. For [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST) or
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) passed as kind and cudaArray type
-/// passed as source or destination, if the kind implies cudaArray type to
-/// be present on the host, [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) will disregard
-/// that implication and silently correct the kind based on the fact that
-/// cudaArray type can only be present on the device.
-///
-/// If the source and destination are both arrays,
-/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) will return an error if they do not
-/// have the same element size.
-///
-/// The source and destination object may not overlap. If overlapping
-/// source and destination objects are specified, undefined behavior will
-/// result.
-///
-/// The source object must lie entirely within the region defined by
-/// `srcPos` and `extent`. The destination object must lie entirely within
-/// the region defined by `dstPos` and `extent`.
-///
-/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) returns an error if the pitch of
-/// `srcPtr` or `dstPtr` exceeds the maximum allowed. The pitch of a
-/// [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) allocated with [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// will always be valid.
-///
-/// [`cudaMemcpy3DAsync`](crate::sys::cudaMemcpy3DAsync) is asynchronous with respect to the
-/// host, so the call may return before the copy is complete. The copy can
-/// optionally be associated to a stream by passing a non-zero `stream`
-/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
-/// may overlap with operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `p`: `const cudaMemcpy3DParms*` — 3D memory copy parameters
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `make_cudaExtent`
-/// - `make_cudaPos`
-/// - `cuMemcpy3DAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_async`](crate::api::memcpy3d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6653,27 +1887,7 @@ pub unsafe fn cudaMemcpy3DAsync(
 }
 /// Copies memory between devices asynchronously.
 ///
-/// Perform a 3D memory copy according to the parameters specified in `p`.
-/// See the definition of the [`cudaMemcpy3DPeerParms`](crate::sys::cudaMemcpy3DPeerParms) structure
-/// for documentation of its parameters.
-///
-/// # Arguments
-///
-/// - `p`: `const cudaMemcpy3DPeerParms*` — Parameters for the memory copy
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - `cuMemcpy3DPeerAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_peer_async`](crate::api::memcpy3d_peer_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6690,35 +1904,7 @@ pub unsafe fn cudaMemcpy3DPeerAsync(
 }
 /// Gets free and total device memory.
 ///
-/// Returns in `*total` the total amount of memory available to the the
-/// current context. Returns in `*free` the amount of memory on the device
-/// that is free according to the OS. CUDA is not guaranteed to be able to
-/// allocate all of the memory that the OS reports as free. In a multi-
-/// tenet situation, free estimate returned is prone to race condition
-/// where a new allocation/free done by a different process or a different
-/// thread in the same process between the time when free memory was
-/// estimated and reported, will result in deviation in free value reported
-/// and actual free memory.
-///
-/// The integrated GPU on Tegra shares memory with CPU and other component
-/// of the SoC. The free and total values returned by the API excludes the
-/// SWAP memory space maintained by the OS on some platforms. The OS may
-/// move some of the memory pages into swap area as the GPU or CPU allocate
-/// or access memory. See Tegra app note on how to calculate total and free
-/// memory on Tegra.
-///
-/// # Arguments
-///
-/// - `free`: `size_t*` (output) — Returned free memory in bytes
-/// - `total`: `size_t*` (output) — Returned total memory in bytes
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemGetInfo`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_get_info`](crate::api::mem_get_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6734,26 +1920,7 @@ pub unsafe fn cudaMemGetInfo(
 }
 /// Gets info about the specified cudaArray.
 ///
-/// Returns in `*desc`, `*extent` and `*flags` respectively, the type,
-/// shape and flags of `array`.
-///
-/// Any of `*desc`, `*extent` and `*flags` may be specified as NULL.
-///
-/// # Arguments
-///
-/// - `desc`: `cudaChannelFormatDesc*` (output) — Returned array type
-/// - `extent`: `cudaExtent*` (output) — Returned array shape. 2D arrays will have depth of zero
-/// - `flags`: `unsigned int*` (output) — Returned array flags
-/// - `array`: `cudaArray_t` — The [`cudaArray`](crate::sys::cudaArray) to get info for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuArrayGetDescriptor`
-/// - `cuArray3DGetDescriptor`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_info`](crate::api::array_get_info). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6773,35 +1940,7 @@ pub unsafe fn cudaArrayGetInfo(
 }
 /// Gets a CUDA array plane from a CUDA array.
 ///
-/// Returns in `pPlaneArray` a CUDA array that represents a single format
-/// plane of the CUDA array `hArray`.
-///
-/// If `planeIdx` is greater than the maximum number of planes in this
-/// array or if the array does not have a multi-planar format e.g:
-/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-///
-/// Note that if the `hArray` has format
-/// [`cudaChannelFormatKindNV12`](crate::sys::cudaChannelFormatKind::NV12), then passing in 0 for `planeIdx`
-/// returns a CUDA array of the same size as `hArray` but with one 8-bit
-/// channel and [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format
-/// kind. If 1 is passed for `planeIdx`, then the returned CUDA array has
-/// half the height and width of `hArray` with two 8-bit channels and
-/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED) as its format kind.
-///
-/// # Arguments
-///
-/// - `pPlaneArray`: `cudaArray_t*` (output) — Returned CUDA array referenced by the `planeIdx`
-/// - `hArray`: `cudaArray_t` — CUDA array
-/// - `planeIdx`: `unsigned int` — Plane index
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuArrayGetPlane`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_plane`](crate::api::array_get_plane). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6819,29 +1958,7 @@ pub unsafe fn cudaArrayGetPlane(
 }
 /// Returns the memory requirements of a CUDA array.
 ///
-/// Returns the memory requirements of a CUDA array in `memoryRequirements`
-/// If the CUDA array is not allocated with flag
-/// [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// will be returned.
-///
-/// The returned value in `size`
-/// represents the total size of the CUDA array. The returned value in
-/// `alignment` represents the
-/// alignment necessary for mapping the CUDA array.
-///
-/// # Arguments
-///
-/// - `memoryRequirements`: `cudaArrayMemoryRequirements*` (output) — Pointer to [`cudaArrayMemoryRequirements`](crate::sys::cudaArrayMemoryRequirements)
-/// - `array`: `cudaArray_t` — CUDA array to get the memory requirements of
-/// - `device`: `int` — Device to get the memory requirements for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMipmappedArrayGetMemoryRequirements`](crate::sys::cudaMipmappedArrayGetMemoryRequirements)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_memory_requirements`](crate::api::array_get_memory_requirements). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6860,29 +1977,7 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
 ///
-/// Returns the memory requirements of a CUDA mipmapped array in
-/// `memoryRequirements` If the CUDA mipmapped array is not allocated with
-/// flag [`cudaArrayDeferredMapping`](crate::sys::ArrayFlags::DEFERRED_MAPPING)
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// The returned value in `size`
-/// represents the total size of the CUDA mipmapped array. The returned
-/// value in `alignment` represents
-/// the alignment necessary for mapping the CUDA mipmapped array.
-///
-/// # Arguments
-///
-/// - `memoryRequirements`: `cudaArrayMemoryRequirements*` (output) — Pointer to [`cudaArrayMemoryRequirements`](crate::sys::cudaArrayMemoryRequirements)
-/// - `mipmap`: `cudaMipmappedArray_t` — CUDA mipmapped array to get the memory requirements of
-/// - `device`: `int` — Device to get the memory requirements for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaArrayGetMemoryRequirements`](crate::sys::cudaArrayGetMemoryRequirements)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_memory_requirements`](crate::api::mipmapped_array_get_memory_requirements). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6901,37 +1996,7 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 }
 /// Returns the layout properties of a sparse CUDA array.
 ///
-/// Returns the layout properties of a sparse CUDA array in
-/// `sparseProperties`. If the CUDA array is not allocated with flag
-/// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
-/// returned.
-///
-/// If the returned value in `flags`
-/// contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
-/// `miptailSize` represents the total
-/// size of the array. Otherwise, it will be zero. Also, the returned value
-/// in `miptailFirstLevel` is always
-/// zero. Note that the `array` must have been allocated using
-/// [`cudaMallocArray`](crate::sys::cudaMallocArray) or [`cudaMalloc3DArray`](crate::sys::cudaMalloc3DArray). For CUDA
-/// arrays obtained using `cudaMipmappedArrayGetLevel`,
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned. Instead,
-/// [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties) must be used to
-/// obtain the sparse properties of the entire CUDA mipmapped array to
-/// which `array` belongs to.
-///
-/// # Arguments
-///
-/// - `sparseProperties`: `cudaArraySparseProperties*` (output) — Pointer to return the [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-/// - `array`: `cudaArray_t` — The CUDA array to get the sparse properties of
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMipmappedArrayGetSparseProperties`](crate::sys::cudaMipmappedArrayGetSparseProperties)
-/// - `cuMemMapArrayAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::array_get_sparse_properties`](crate::api::array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6948,37 +2013,7 @@ pub unsafe fn cudaArrayGetSparseProperties(
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array.
 ///
-/// Returns the sparse array layout properties in `sparseProperties`. If
-/// the CUDA mipmapped array is not allocated with flag
-/// [`cudaArraySparse`](crate::sys::ArrayFlags::SPARSE) [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be
-/// returned.
-///
-/// For non-layered CUDA mipmapped arrays,
-/// `miptailSize` returns the size of
-/// the mip tail region. The mip tail region includes all mip levels whose
-/// width, height or depth is less than that of the tile. For layered CUDA
-/// mipmapped arrays, if `flags`
-/// contains [`cudaArraySparsePropertiesSingleMipTail`](crate::sys::cudaArraySparsePropertiesSingleMipTail), then
-/// `miptailSize` specifies the size of
-/// the mip tail of all layers combined. Otherwise,
-/// `miptailSize` specifies mip tail
-/// size per layer. The returned value of
-/// `miptailFirstLevel` is valid only
-/// if `miptailSize` is non-zero.
-///
-/// # Arguments
-///
-/// - `sparseProperties`: `cudaArraySparseProperties*` (output) — Pointer to return [`cudaArraySparseProperties`](crate::sys::cudaArraySparseProperties)
-/// - `mipmap`: `cudaMipmappedArray_t` — The CUDA mipmapped array to get the sparse properties of
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaArrayGetSparseProperties`](crate::sys::cudaArrayGetSparseProperties)
-/// - `cuMemMapArrayAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mipmapped_array_get_sparse_properties`](crate::api::mipmapped_array_get_sparse_properties). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -6995,69 +2030,7 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
 }
 /// Copies data between host and device.
 ///
-///   Copies `count` bytes from the memory area pointed to by `src` to the
-///   memory area pointed to by `dst`, where `kind` specifies the direction
-///   of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
-///   [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-///   [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-///   Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-///   type of transfer is inferred from the pointer values. However,
-///   [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-///   unified virtual addressing. Calling [`cudaMemcpy`](crate::sys::cudaMemcpy) with dst
-///   and src pointers that do not match the direction of the copy results in
-///   an undefined behavior.
-///
-/// ote_sync
-///
-///   Parameters
-///   \----------
-///   dst : Any
-///   Destination memory address
-///   src : Any
-///   Source memory address
-///   count : size_t
-///   Size in bytes to copy
-///   kind : [`cudaMemcpyKind`](crate::sys::cudaMemcpyKind)
-///   Type of transfer
-///
-///   Returns
-///   \-------
-///   cudaError_t
-///   [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION)
-///
-///   See Also
-///   \--------
-///   [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D), [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray), [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray), [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray), [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol), [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync), [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync), [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync), [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync), [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync), [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpyDtoH`, `cuMemcpyHtoD`, `cuMemcpyDtoD`, `cuMemcpy`
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyDtoH`
-/// - `cuMemcpyHtoD`
-/// - `cuMemcpyDtoD`
-/// - `cuMemcpy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy`](crate::api::memcpy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7076,36 +2049,7 @@ pub unsafe fn cudaMemcpy(
 }
 /// Copies memory between two devices.
 ///
-/// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
-/// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
-/// number of bytes to copy.
-///
-/// Note that this function is asynchronous with respect to the host, but
-/// serialized with respect all pending and future asynchronous work in to
-/// the current device, `srcDevice`, and `dstDevice` (use
-/// [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync) to avoid this synchronization).
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination device pointer
-/// - `dstDevice`: `int` — Destination device
-/// - `src`: `const void*` — Source device pointer
-/// - `srcDevice`: `int` — Source device
-/// - `count`: `size_t` — Size of memory copy in bytes
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpyPeerAsync`](crate::sys::cudaMemcpyPeerAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - `cuMemcpyPeer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_peer`](crate::api::memcpy_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7126,54 +2070,7 @@ pub unsafe fn cudaMemcpyPeer(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the memory area pointed to by `dst`, where
-/// `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `dpitch` and `spitch` are the widths in
-/// memory in bytes of the 2D arrays pointed to by `dst` and `src`,
-/// including any padding added to the end of each row. The memory areas
-/// may not overlap. `width` must not exceed either `dpitch` or `spitch`.
-/// Calling [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D) with `dst` and `src` pointers that
-/// do not match the direction of the copy results in an undefined
-/// behavior. [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D) returns an error if `dpitch` or
-/// `spitch` exceeds the maximum allowed.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `dpitch`: `size_t` — Pitch of destination memory
-/// - `src`: `const void*` — Source memory address
-/// - `spitch`: `size_t` — Pitch of source memory
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy2D`
-/// - `cuMemcpy2DUnaligned`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d`](crate::api::memcpy2d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7196,54 +2093,7 @@ pub unsafe fn cudaMemcpy2D(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
-/// specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `spitch` is the width in memory in bytes of
-/// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
-/// CUDA array `dst`. `width` must not exceed `spitch`.
-/// [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray) returns an error if `spitch` exceeds
-/// the maximum allowed.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `const void*` — Source memory address
-/// - `spitch`: `size_t` — Pitch of source memory
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy2D`
-/// - `cuMemcpy2DUnaligned`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_to_array`](crate::api::memcpy2d_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7267,54 +2117,7 @@ pub unsafe fn cudaMemcpy2DToArray(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
-/// upper left corner to the memory area pointed to by `dst`, where `kind`
-/// specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `dpitch` is the width in memory in bytes of
-/// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
-/// CUDA array `src`. `width` must not exceed `dpitch`.
-/// [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray) returns an error if `dpitch`
-/// exceeds the maximum allowed.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `dpitch`: `size_t` — Pitch of destination memory
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Source starting Y offset (rows)
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy2D`
-/// - `cuMemcpy2DUnaligned`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_from_array`](crate::api::memcpy2d_from_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7338,53 +2141,7 @@ pub unsafe fn cudaMemcpy2DFromArray(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffsetSrc` rows and `wOffsetSrc` bytes from
-/// the upper left corner to the CUDA array `dst` starting at `hOffsetDst`
-/// rows and `wOffsetDst` bytes from the upper left corner, where `kind`
-/// specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `wOffsetDst` + `width` must not exceed the
-/// width of the CUDA array `dst`. `wOffsetSrc` + `width` must not exceed
-/// the width of the CUDA array `src`.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffsetDst`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffsetDst`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffsetSrc`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffsetSrc`: `size_t` — Source starting Y offset (rows)
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy2D`
-/// - `cuMemcpy2DUnaligned`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_array_to_array`](crate::api::memcpy2d_array_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7409,60 +2166,7 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 }
 /// Copies data between host and device.
 ///
-/// Copies `count` bytes from the memory area pointed to by `src` to the
-/// memory area pointed to by `dst`, where `kind` specifies the direction
-/// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing.
-///
-/// The memory areas may not overlap. Calling [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// with `dst` and `src` pointers that do not match the direction of the
-/// copy results in an undefined behavior.
-///
-/// [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync) is asynchronous with respect to the host,
-/// so the call may return before the copy is complete. The copy can
-/// optionally be associated to a stream by passing a non-zero `stream`
-/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and the `stream` is non-zero, the
-/// copy may overlap with operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyAsync`
-/// - `cuMemcpyDtoHAsync`
-/// - `cuMemcpyHtoDAsync`
-/// - `cuMemcpyDtoDAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_async`](crate::api::memcpy_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7483,35 +2187,7 @@ pub unsafe fn cudaMemcpyAsync(
 }
 /// Copies memory between two devices asynchronously.
 ///
-/// Copies memory from one device to memory on another device. `dst` is the
-/// base device pointer of the destination memory and `dstDevice` is the
-/// destination device. `src` is the base device pointer of the source
-/// memory and `srcDevice` is the source device. `count` specifies the
-/// number of bytes to copy.
-///
-/// Note that this function is asynchronous with respect to the host and
-/// all work on other devices.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination device pointer
-/// - `dstDevice`: `int` — Destination device
-/// - `src`: `const void*` — Source device pointer
-/// - `srcDevice`: `int` — Source device
-/// - `count`: `size_t` — Size of memory copy in bytes
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - `cuMemcpyPeerAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_peer_async`](crate::api::memcpy_peer_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7533,94 +2209,7 @@ pub unsafe fn cudaMemcpyPeerAsync(
 }
 /// Performs a batch of memory copies asynchronously.
 ///
-/// Performs a batch of memory copies. The batch as a whole executes in
-/// stream order but copies within a batch are not guaranteed to execute in
-/// any specific order. This API only supports pointer-to-pointer copies.
-/// For copies involving CUDA arrays, please see
-/// [`cudaMemcpy3DBatchAsync`](crate::sys::cudaMemcpy3DBatchAsync).
-///
-/// Performs memory copies from source buffers specified in `srcs` to
-/// destination buffers specified in `dsts`. The size of each copy is
-/// specified in `sizes`. All three arrays must be of the same length as
-/// specified by `count`. Since there are no ordering guarantees for copies
-/// within a batch, specifying any dependent copies within a batch will
-/// result in undefined behavior.
-///
-/// Every copy in the batch has to be associated with a set of attributes
-/// specified in the `attrs` array. Each entry in this array can apply to
-/// more than one copy. This can be done by specifying in the `attrsIdxs`
-/// array, the index of the first copy that the corresponding entry in the
-/// `attrs` array applies to. Both `attrs` and `attrsIdxs` must be of the
-/// same length as specified by `numAttrs`. For example, if a batch has 10
-/// copies listed in dst/src/sizes, the first 6 of which have one set of
-/// attributes and the remaining 4 another, then `numAttrs` will be 2,
-/// `attrsIdxs` will be {0, 6} and `attrs` will contains the two sets of
-/// attributes. Note that the first entry in `attrsIdxs` must always be 0.
-/// Also, each entry must be greater than the previous entry and the last
-/// entry should be less than `count`. Furthermore, `numAttrs` must be
-/// lesser than or equal to `count`.
-///
-/// The `srcAccessOrder` indicates the
-/// source access ordering to be observed for copies associated with the
-/// attribute. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderStream`](crate::sys::cudaMemcpySrcAccessOrder::STREAM), then the source will be
-/// accessed in stream order. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderDuringApiCall`](crate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL) then it indicates
-/// that access to the source pointer can be out of stream order and all
-/// accesses must be complete before the API call returns. This flag is
-/// suited for ephemeral sources (ex., stack variables) when it's known
-/// that no prior operations in the stream can be accessing the memory and
-/// also that the lifetime of the memory is limited to the scope that the
-/// source variable was declared in. Specifying this flag allows the driver
-/// to optimize the copy and removes the need for the user to synchronize
-/// the stream after the API call. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderAny`](crate::sys::cudaMemcpySrcAccessOrder::ANY) then it indicates that access
-/// to the source pointer can be out of stream order and the accesses can
-/// happen even after the API call returns. This flag is suited for host
-/// pointers allocated outside CUDA (ex., via malloc) when it's known that
-/// no prior operations in the stream can be accessing the memory.
-/// Specifying this flag allows the driver to optimize the copy on certain
-/// platforms. Each memcpy operation in the batch must have a valid
-/// [`cudaMemcpyAttributes`](crate::sys::cudaMemcpyAttributes) corresponding to it including the
-/// appropriate srcAccessOrder setting, otherwise the API will return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
-///
-/// The `srcLocHint` and
-/// `dstLocHint` allows applications to
-/// specify hint locations for operands of a copy when the operand doesn't
-/// have a fixed location. That is, these hints are only applicable for
-/// managed memory pointers on devices where
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is true or system-
-/// allocated pageable memory on devices where
-/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) is true. For other cases,
-/// these hints are ignored.
-///
-/// The `flags` field can be used to specify
-/// certain flags for copies. Setting the
-/// [`cudaMemcpyFlagPreferOverlapWithCompute`](crate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE) flag indicates that
-/// the associated copies should preferably overlap with any compute work.
-/// Note that this flag is a hint and can be ignored depending on the
-/// platform and other parameters of the copy.
-///
-/// If any error is encountered while parsing the batch, the index within
-/// the batch where the error was encountered will be returned in
-/// `failIdx`.
-///
-/// # Arguments
-///
-/// - `dsts`: `void**` — Array of destination pointers.
-/// - `srcs`: `void**` — Array of memcpy source pointers.
-/// - `sizes`: `size_t*` — Array of sizes for memcpy operations.
-/// - `count`: `size_t` — Size of `dsts`, `srcs` and `sizes` arrays
-/// - `attrs`: `cudaMemcpyAttributes*` — Array of memcpy attributes.
-/// - `attrsIdxs`: `size_t*` — Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs\[k\] will be applied to copies starting from attrsIdxs\[k\] through attrsIdxs\[k+1\] - 1. Also attrs\[numAttrs-1\] will apply to copies starting from attrsIdxs\[numAttrs-1\] through count - 1.
-/// - `numAttrs`: `size_t` — Size of `attrs` and `attrsIdxs` arrays.
-/// - `failIdx`: `size_t*` (output) — Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
-/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be legacy NULL stream.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_batch_async`](crate::api::memcpy_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7646,100 +2235,7 @@ pub unsafe fn cudaMemcpyBatchAsync(
 }
 /// Performs a batch of 3D memory copies asynchronously.
 ///
-/// Performs a batch of memory copies. The batch as a whole executes in
-/// stream order but copies within a batch are not guaranteed to execute in
-/// any specific order. Note that this means specifying any dependent
-/// copies within a batch will result in undefined behavior.
-///
-/// Performs memory copies as specified in the `opList` array. The length
-/// of this array is specified in `numOps`. Each entry in this array
-/// describes a copy operation. This includes among other things, the
-/// source and destination operands for the copy as specified in
-/// `src` and
-/// `dst` respectively. The source and
-/// destination operands of a copy can either be a pointer or a CUDA array.
-/// The width, height and depth of a copy is specified in
-/// `extent`. The width, height and depth of
-/// a copy are specified in elements and must not be zero. For pointer-to-
-/// pointer copies, the element size is considered to be 1. For pointer to
-/// CUDA array or vice versa copies, the element size is determined by the
-/// CUDA array. For CUDA array to CUDA array copies, the element size of
-/// the two CUDA arrays must match.
-///
-/// For a given operand, if [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::type is
-/// specified as [`cudaMemcpyOperandTypePointer`](crate::sys::cudaMemcpy3DOperandType::POINTER), then
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr will be used. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::ptr field must contain the
-/// pointer where the copy should begin. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::rowLength field specifies the
-/// length of each row in elements and must either be zero or be greater
-/// than or equal to the width of the copy specified in
-/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::width. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::layerHeight field specifies
-/// the height of each layer and must either be zero or be greater than or
-/// equal to the height of the copy specified in
-/// [`cudaMemcpy3DBatchOp`](crate::sys::cudaMemcpy3DBatchOp)::extent::height. When either of these
-/// values is zero, that aspect of the operand is considered to be tightly
-/// packed according to the copy extent. For managed memory pointers on
-/// devices where [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) is true or
-/// system-allocated pageable memory on devices where
-/// [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) is true, the
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::ptr::locHint field can be used to
-/// hint the location of the operand.
-///
-/// If an operand's type is specified as
-/// [`cudaMemcpyOperandTypeArray`](crate::sys::cudaMemcpy3DOperandType::ARRAY), then
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array will be used. The
-/// [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::array field specifies the
-/// CUDA array and [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::op::array::offset
-/// specifies the 3D offset into that array where the copy begins.
-///
-/// The `srcAccessOrder` indicates the
-/// source access ordering to be observed for copies associated with the
-/// attribute. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderStream`](crate::sys::cudaMemcpySrcAccessOrder::STREAM), then the source will be
-/// accessed in stream order. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderDuringApiCall`](crate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL) then it indicates
-/// that access to the source pointer can be out of stream order and all
-/// accesses must be complete before the API call returns. This flag is
-/// suited for ephemeral sources (ex., stack variables) when it's known
-/// that no prior operations in the stream can be accessing the memory and
-/// also that the lifetime of the memory is limited to the scope that the
-/// source variable was declared in. Specifying this flag allows the driver
-/// to optimize the copy and removes the need for the user to synchronize
-/// the stream after the API call. If the source access order is set to
-/// [`cudaMemcpySrcAccessOrderAny`](crate::sys::cudaMemcpySrcAccessOrder::ANY) then it indicates that access
-/// to the source pointer can be out of stream order and the accesses can
-/// happen even after the API call returns. This flag is suited for host
-/// pointers allocated outside CUDA (ex., via malloc) when it's known that
-/// no prior operations in the stream can be accessing the memory.
-/// Specifying this flag allows the driver to optimize the copy on certain
-/// platforms. Each memcopy operation in `opList` must have a valid
-/// srcAccessOrder setting, otherwise this API will return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
-///
-/// The `flags` field can be used to specify
-/// certain flags for copies. Setting the
-/// [`cudaMemcpyFlagPreferOverlapWithCompute`](crate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE) flag indicates that
-/// the associated copies should preferably overlap with any compute work.
-/// Note that this flag is a hint and can be ignored depending on the
-/// platform and other parameters of the copy.
-///
-/// If any error is encountered while parsing the batch, the index within
-/// the batch where the error was encountered will be returned in
-/// `failIdx`.
-///
-/// # Arguments
-///
-/// - `numOps`: `size_t` — Total number of memcpy operations.
-/// - `opList`: `cudaMemcpy3DBatchOp*` — Array of size `numOps` containing the actual memcpy operations.
-/// - `failIdx`: `size_t*` (output) — Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
-/// - `flags`: `unsigned long long` — Flags for future use, must be zero now.
-/// - `stream`: `cudaStream_t` — The stream to enqueue the operations in. Must not be default NULL stream.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy3d_batch_async`](crate::api::memcpy3d_batch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7760,65 +2256,7 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the memory area pointed to by `dst`, where
-/// `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `dpitch` and `spitch` are the widths in
-/// memory in bytes of the 2D arrays pointed to by `dst` and `src`,
-/// including any padding added to the end of each row. The memory areas
-/// may not overlap. `width` must not exceed either `dpitch` or `spitch`.
-///
-/// Calling [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) with `dst` and `src` pointers
-/// that do not match the direction of the copy results in an undefined
-/// behavior. [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) returns an error if `dpitch`
-/// or `spitch` is greater than the maximum allowed.
-///
-/// [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync) is asynchronous with respect to the
-/// host, so the call may return before the copy is complete. The copy can
-/// optionally be associated to a stream by passing a non-zero `stream`
-/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
-/// may overlap with operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `dpitch`: `size_t` — Pitch of destination memory
-/// - `src`: `const void*` — Source memory address
-/// - `spitch`: `size_t` — Pitch of source memory
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy2DAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_async`](crate::api::memcpy2d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7842,61 +2280,7 @@ pub unsafe fn cudaMemcpy2DAsync(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the memory
-/// area pointed to by `src` to the CUDA array `dst` starting at `hOffset`
-/// rows and `wOffset` bytes from the upper left corner, where `kind`
-/// specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `spitch` is the width in memory in bytes of
-/// the 2D array pointed to by `src`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
-/// CUDA array `dst`. `width` must not exceed `spitch`.
-/// [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync) returns an error if `spitch`
-/// exceeds the maximum allowed.
-///
-/// [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync) is asynchronous with respect to
-/// the host, so the call may return before the copy is complete. The copy
-/// can optionally be associated to a stream by passing a non-zero `stream`
-/// argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
-/// may overlap with operations in other streams.
-///
-/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync),
-/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
-/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `const void*` — Source memory address
-/// - `spitch`: `size_t` — Pitch of source memory
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_to_array_async`](crate::api::memcpy2d_to_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -7921,61 +2305,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 }
 /// Copies data between host and device.
 ///
-/// Copies a matrix (`height` rows of `width` bytes each) from the CUDA
-/// array `src` starting at `hOffset` rows and `wOffset` bytes from the
-/// upper left corner to the memory area pointed to by `dst`, where `kind`
-/// specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. `dpitch` is the width in memory in bytes of
-/// the 2D array pointed to by `dst`, including any padding added to the
-/// end of each row. `wOffset` + `width` must not exceed the width of the
-/// CUDA array `src`. `width` must not exceed `dpitch`.
-/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync) returns an error if `dpitch`
-/// exceeds the maximum allowed.
-///
-/// [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync) is asynchronous with respect
-/// to the host, so the call may return before the copy is complete. The
-/// copy can optionally be associated to a stream by passing a non-zero
-/// `stream` argument. If `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy
-/// may overlap with operations in other streams.
-///
-/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync),
-/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync), `cuMemcpy2DAsync`
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `dpitch`: `size_t` — Pitch of destination memory
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Source starting Y offset (rows)
-/// - `width`: `size_t` — Width of matrix transfer (columns in bytes)
-/// - `height`: `size_t` — Height of matrix transfer (rows)
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidPitchValue`](crate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy2d_from_array_async`](crate::api::memcpy2d_from_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8000,27 +2330,7 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
-/// with the constant byte value `value`.
-///
-/// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Pointer to device memory
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `count`: `size_t` — Size in bytes to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemsetD8`
-/// - `cuMemsetD16`
-/// - `cuMemsetD32`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset`](crate::api::memset). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8038,37 +2348,7 @@ pub unsafe fn cudaMemset(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Sets to the specified value `value` a matrix (`height` rows of `width`
-/// bytes each) pointed to by `dstPtr`. `pitch` is the width in bytes of
-/// the 2D array pointed to by `dstPtr`, including any padding added to the
-/// end of each row. This function performs fastest when the pitch is one
-/// that has been passed back by [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
-///
-/// Note that this function is asynchronous with respect to the host unless
-/// `devPtr` refers to pinned host memory.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Pointer to 2D device memory
-/// - `pitch`: `size_t` — Pitch in bytes of 2D device memory(Unused if `height` is 1)
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `width`: `size_t` — Width of matrix set (columns in bytes)
-/// - `height`: `size_t` — Height of matrix set (rows)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset`](crate::sys::cudaMemset)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
-/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
-/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
-/// - `cuMemsetD2D8`
-/// - `cuMemsetD2D16`
-/// - `cuMemsetD2D32`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset2d`](crate::api::memset2d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8088,50 +2368,7 @@ pub unsafe fn cudaMemset2D(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
-/// end of each row. The `xsize` field specifies the logical width of each
-/// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
-/// `height` and `depth` are both equal to 1.
-///
-/// The extents of the initialized region are specified as a `width` in
-/// bytes, a `height` in rows, and a `depth` in slices.
-///
-/// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
-/// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
-/// is shorter than the `ysize`.
-///
-/// This function performs fastest when the `pitchedDevPtr` has been
-/// allocated by [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
-///
-/// Note that this function is asynchronous with respect to the host unless
-/// `pitchedDevPtr` refers to pinned host memory.
-///
-/// # Arguments
-///
-/// - `pitchedDevPtr`: `cudaPitchedPtr` — Pointer to pitched device memory
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `extent`: `cudaExtent` — Size parameters for where to set device memory (`width` field in bytes)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset`](crate::sys::cudaMemset)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
-/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
-/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - `make_cudaPitchedPtr`
-/// - `make_cudaExtent`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset3d`](crate::api::memset3d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8149,39 +2386,7 @@ pub unsafe fn cudaMemset3D(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Fills the first `count` bytes of the memory area pointed to by `devPtr`
-/// with the constant byte value `value`.
-///
-/// [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync) is asynchronous with respect to the host,
-/// so the call may return before the memset is complete. The operation can
-/// optionally be associated to a stream by passing a non-zero `stream`
-/// argument. If `stream` is non-zero, the operation may overlap with
-/// operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Pointer to device memory
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `count`: `size_t` — Size in bytes to set
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset`](crate::sys::cudaMemset)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
-/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
-/// - `cuMemsetD8Async`
-/// - `cuMemsetD16Async`
-/// - `cuMemsetD32Async`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset_async`](crate::api::memset_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8200,44 +2405,7 @@ pub unsafe fn cudaMemsetAsync(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Sets to the specified value `value` a matrix (`height` rows of `width`
-/// bytes each) pointed to by `dstPtr`. `pitch` is the width in bytes of
-/// the 2D array pointed to by `dstPtr`, including any padding added to the
-/// end of each row. This function performs fastest when the pitch is one
-/// that has been passed back by [`cudaMallocPitch`](crate::sys::cudaMallocPitch).
-///
-/// [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync) is asynchronous with respect to the
-/// host, so the call may return before the memset is complete. The
-/// operation can optionally be associated to a stream by passing a non-
-/// zero `stream` argument. If `stream` is non-zero, the operation may
-/// overlap with operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — Pointer to 2D device memory
-/// - `pitch`: `size_t` — Pitch in bytes of 2D device memory(Unused if `height` is 1)
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `width`: `size_t` — Width of matrix set (columns in bytes)
-/// - `height`: `size_t` — Height of matrix set (rows)
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset`](crate::sys::cudaMemset)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
-/// - [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync)
-/// - `cuMemsetD2D8Async`
-/// - `cuMemsetD2D16Async`
-/// - `cuMemsetD2D32Async`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset2d_async`](crate::api::memset2d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8259,57 +2427,7 @@ pub unsafe fn cudaMemset2DAsync(
 }
 /// Initializes or sets device memory to a value.
 ///
-/// Initializes each element of a 3D array to the specified value `value`.
-/// The object to initialize is defined by `pitchedDevPtr`. The `pitch`
-/// field of `pitchedDevPtr` is the width in memory in bytes of the 3D
-/// array pointed to by `pitchedDevPtr`, including any padding added to the
-/// end of each row. The `xsize` field specifies the logical width of each
-/// row in bytes, while the `ysize` field specifies the height of each 2D
-/// slice in rows. The `pitch` field of `pitchedDevPtr` is ignored when
-/// `height` and `depth` are both equal to 1.
-///
-/// The extents of the initialized region are specified as a `width` in
-/// bytes, a `height` in rows, and a `depth` in slices.
-///
-/// Extents with `width` greater than or equal to the `xsize` of
-/// `pitchedDevPtr` may perform significantly faster than extents narrower
-/// than the `xsize`. Secondarily, extents with `height` equal to the
-/// `ysize` of `pitchedDevPtr` will perform faster than when the `height`
-/// is shorter than the `ysize`.
-///
-/// This function performs fastest when the `pitchedDevPtr` has been
-/// allocated by [`cudaMalloc3D`](crate::sys::cudaMalloc3D).
-///
-/// [`cudaMemset3DAsync`](crate::sys::cudaMemset3DAsync) is asynchronous with respect to the
-/// host, so the call may return before the memset is complete. The
-/// operation can optionally be associated to a stream by passing a non-
-/// zero `stream` argument. If `stream` is non-zero, the operation may
-/// overlap with operations in other streams.
-///
-/// The device version of this function only handles device to device
-/// copies and cannot be given local or shared pointers.
-///
-/// # Arguments
-///
-/// - `pitchedDevPtr`: `cudaPitchedPtr` — Pointer to pitched device memory
-/// - `value`: `int` — Value to set for each byte of specified memory
-/// - `extent`: `cudaExtent` — Size parameters for where to set device memory (`width` field in bytes)
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset`](crate::sys::cudaMemset)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaMemset3D`](crate::sys::cudaMemset3D)
-/// - [`cudaMemsetAsync`](crate::sys::cudaMemsetAsync)
-/// - [`cudaMemset2DAsync`](crate::sys::cudaMemset2DAsync)
-/// - [`cudaMalloc3D`](crate::sys::cudaMalloc3D)
-/// - `make_cudaPitchedPtr`
-/// - `make_cudaExtent`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memset3d_async`](crate::api::memset3d_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8328,83 +2446,7 @@ pub unsafe fn cudaMemset3DAsync(
 }
 /// Prefetches memory to the specified destination device.
 ///
-/// Prefetches memory to the specified destination device. `devPtr` is the
-/// base device pointer of the memory to be prefetched and `dstDevice` is
-/// the destination device. `count` specifies the number of bytes to copy.
-/// `stream` is the stream in which the operation is enqueued. The memory
-/// range must refer to managed memory allocated via
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed variables, or it
-/// may also refer to system-allocated memory on systems with non-zero
-/// cudaDevAttrPageableMemoryAccess.
-///
-/// Passing in cudaCpuDeviceId for `dstDevice` will prefetch the data to
-/// host memory. If `dstDevice` is a GPU, then the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero.
-/// Additionally, `stream` must be associated with a device that has a non-
-/// zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// The start address and end address of the memory range will be rounded
-/// down and rounded up respectively to be aligned to CPU page size before
-/// the prefetch operation is enqueued in the stream.
-///
-/// If no physical memory has been allocated for this region, then this
-/// memory region will be populated and mapped on the destination device.
-/// If there's insufficient memory to prefetch the desired region, the
-/// Unified Memory driver may evict pages from other
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) allocations to host memory in order to
-/// make room. Device memory allocated using [`cudaMalloc`](crate::sys::cudaMalloc) or
-/// [`cudaMallocArray`](crate::sys::cudaMallocArray) will not be evicted.
-///
-/// By default, any mappings to the previous location of the migrated pages
-/// are removed and mappings for the new location are only setup on
-/// `dstDevice`. The exact behavior however also depends on the settings
-/// applied to this memory range via [`cudaMemAdvise`](crate::sys::cudaMemAdvise) as described
-/// below:
-///
-/// If [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) was set on any subset of this
-/// memory range, then that subset will create a read-only copy of the
-/// pages on `dstDevice`.
-///
-/// If [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) was called on any
-/// subset of this memory range, then the pages will be migrated to
-/// `dstDevice` even if `dstDevice` is not the preferred location of any
-/// pages in the memory range.
-///
-/// If [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) was called on any subset of
-/// this memory range, then mappings to those pages from all the
-/// appropriate processors are updated to refer to the new location if
-/// establishing such a mapping is possible. Otherwise, those mappings are
-/// cleared.
-///
-/// Note that this API is not required for functionality and only serves to
-/// improve performance by allowing the application to migrate data to a
-/// suitable location before it is accessed. Memory accesses to this range
-/// are always coherent and are allowed even when the data is actively
-/// being migrated.
-///
-/// Note that this function is asynchronous with respect to the host and
-/// all work on other devices.
-///
-/// # Arguments
-///
-/// - `devPtr`: `const void*` — Pointer to be prefetched
-/// - `count`: `size_t` — Size in bytes
-/// - `dstDevice`: `int` — Destination device to prefetch to
-/// - `stream`: `cudaStream_t` — Stream to enqueue prefetch operation
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
-/// - [`cudaMemAdvise_v2`](crate::sys::cudaMemAdvise_v2)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_prefetch_async`](crate::api::mem_prefetch_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8423,100 +2465,7 @@ pub unsafe fn cudaMemPrefetchAsync(
 }
 /// Prefetches memory to the specified destination location.
 ///
-/// Prefetches memory to the specified destination location. `devPtr` is
-/// the base device pointer of the memory to be prefetched and `location`
-/// specifies the destination location. `count` specifies the number of
-/// bytes to copy. `stream` is the stream in which the operation is
-/// enqueued. The memory range must refer to managed memory allocated via
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed variables, or it
-/// may also refer to system-allocated memory on systems with non-zero
-/// cudaDevAttrPageableMemoryAccess.
-///
-/// Specifying [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) for
-/// `type` will prefetch memory to GPU specified
-/// by device ordinal `id` which must have non-
-/// zero value for the device attribute
-/// `concurrentManagedAccess`. Additionally, `stream` must be
-/// associated with a device that has a non-zero value for the device
-/// attribute `concurrentManagedAccess`. Specifying
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) as `type`
-/// will prefetch data to host memory. Applications can request prefetching
-/// memory to a specific host NUMA node by specifying
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) for
-/// `type` and a valid host NUMA node id in
-/// `id` Users can also request prefetching
-/// memory to the host NUMA node closest to the current thread's CPU by
-/// specifying [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT) for
-/// `type`. Note when
-/// `type` is etiher
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) OR
-/// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT),
-/// `id` will be ignored.
-///
-/// The start address and end address of the memory range will be rounded
-/// down and rounded up respectively to be aligned to CPU page size before
-/// the prefetch operation is enqueued in the stream.
-///
-/// If no physical memory has been allocated for this region, then this
-/// memory region will be populated and mapped on the destination device.
-/// If there's insufficient memory to prefetch the desired region, the
-/// Unified Memory driver may evict pages from other
-/// [`cudaMallocManaged`](crate::sys::cudaMallocManaged) allocations to host memory in order to
-/// make room. Device memory allocated using [`cudaMalloc`](crate::sys::cudaMalloc) or
-/// [`cudaMallocArray`](crate::sys::cudaMallocArray) will not be evicted.
-///
-/// By default, any mappings to the previous location of the migrated pages
-/// are removed and mappings for the new location are only setup on the
-/// destination location. The exact behavior however also depends on the
-/// settings applied to this memory range via `cuMemAdvise` as
-/// described below:
-///
-/// If [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) was set on any subset of this
-/// memory range, then that subset will create a read-only copy of the
-/// pages on destination location. If however the destination location is a
-/// host NUMA node, then any pages of that subset that are already in
-/// another host NUMA node will be transferred to the destination.
-///
-/// If [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) was called on any
-/// subset of this memory range, then the pages will be migrated to
-/// `location` even if `location` is not the preferred location of any
-/// pages in the memory range.
-///
-/// If [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) was called on any subset of
-/// this memory range, then mappings to those pages from all the
-/// appropriate processors are updated to refer to the new location if
-/// establishing such a mapping is possible. Otherwise, those mappings are
-/// cleared.
-///
-/// Note that this API is not required for functionality and only serves to
-/// improve performance by allowing the application to migrate data to a
-/// suitable location before it is accessed. Memory accesses to this range
-/// are always coherent and are allowed even when the data is actively
-/// being migrated.
-///
-/// Note that this function is asynchronous with respect to the host and
-/// all work on other devices.
-///
-/// # Arguments
-///
-/// - `devPtr`: `const void*` — Pointer to be prefetched
-/// - `count`: `size_t` — Size in bytes
-/// - `location`: `cudaMemLocation` — location to prefetch to
-/// - `flags`: `unsigned int` — flags for future use, must be zero now.
-/// - `stream`: `cudaStream_t` — Stream to enqueue prefetch operation
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
-/// - [`cudaMemAdvise_v2`](crate::sys::cudaMemAdvise_v2)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_prefetch_async_v2`](crate::api::mem_prefetch_async_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8537,157 +2486,7 @@ pub unsafe fn cudaMemPrefetchAsync_v2(
 }
 /// Advise about the usage of a given memory range.
 ///
-/// Advise the Unified Memory subsystem about the usage pattern for the
-/// memory range starting at `devPtr` with a size of `count` bytes. The
-/// start address and end address of the memory range will be rounded down
-/// and rounded up respectively to be aligned to CPU page size before the
-/// advice is applied. The memory range must refer to managed memory
-/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
-/// variables. The memory range could also refer to system-allocated
-/// pageable memory provided it represents a valid, host-accessible region
-/// of memory and all additional constraints imposed by `advice` as
-/// outlined below are also satisfied. Specifying an invalid system-
-/// allocated pageable memory range results in an error being returned.
-///
-/// The `advice` parameter can take the following values:
-///
-/// - [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY): This implies that the data is
-///   mostly going to be read from and only occasionally written to. Any
-///   read accesses from any processor to this region will create a read-
-///   only copy of at least the accessed pages in that processor's memory.
-///   Additionally, if [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) is called on this
-///   region, it will create a read-only copy of the data on the
-///   destination processor. If any processor writes to this region, all
-///   copies of the corresponding page will be invalidated except for the
-///   one where the write occurred. The `device` argument is ignored for
-///   this advice. Note that for a page to be read-duplicated, the
-///   accessing processor must either be the CPU or a GPU that has a non-
-///   zero value for the device attribute
-///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Also, if a context is
-///   created on a device that does not have the device attribute
-///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) set, then read-
-///   duplication will not occur until all such contexts are destroyed. If
-///   the memory region refers to valid system-allocated pageable memory,
-///   then the accessing device must have a non-zero value for the device
-///   attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS) for a read-only
-///   copy to be created on that device. Note however that if the accessing
-///   device also has a non-zero value for the device attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   setting this advice will not create a read-only copy when that device
-///   accesses this memory region.
-///
-/// - `cudaMemAdviceUnsetReadMostly`: Undoes the effect of
-///   `cudaMemAdviceReadMostly` and also prevents the Unified
-///   Memory driver from attempting heuristic read-duplication on the
-///   memory range. Any read-duplicated copies of the data will be
-///   collapsed into a single copy. The location for the collapsed copy
-///   will be the preferred location if the page has a preferred location
-///   and one of the read-duplicated copies was resident at that location.
-///   Otherwise, the location chosen is arbitrary.
-///
-/// - [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION): This advice sets the
-///   preferred location for the data to be the memory belonging to
-///   `device`. Passing in cudaCpuDeviceId for `device` sets the preferred
-///   location as host memory. If `device` is a GPU, then it must have a
-///   non-zero value for the device attribute
-///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Setting the preferred
-///   location does not cause data to migrate to that location immediately.
-///   Instead, it guides the migration policy when a fault occurs on that
-///   memory region. If the data is already in its preferred location and
-///   the faulting processor can establish a mapping without requiring the
-///   data to be migrated, then data migration will be avoided. On the
-///   other hand, if the data is not in its preferred location or if a
-///   direct mapping cannot be established, then it will be migrated to the
-///   processor accessing it. It is important to note that setting the
-///   preferred location does not prevent data prefetching done using
-///   [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync). Having a preferred location can
-///   override the page thrash detection and resolution logic in the
-///   Unified Memory driver. Normally, if a page is detected to be
-///   constantly thrashing between for example host and device memory, the
-///   page may eventually be pinned to host memory by the Unified Memory
-///   driver. But if the preferred location is set as device memory, then
-///   the page will continue to thrash indefinitely. If
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
-///   region or any subset of it, then the policies associated with that
-///   advice will override the policies of this advice, unless read
-///   accesses from `device` will not result in a read-only copy being
-///   created on that device as outlined in description for the advice
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY). If the memory region refers
-///   to valid system-allocated pageable memory, then `device` must have a
-///   non-zero value for the device attribute
-///   [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///
-/// - [`cudaMemAdviseUnsetPreferredLocation`](crate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION): Undoes the effect of
-///   [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) and changes the
-///   preferred location to none.
-///
-/// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
-///   data will be accessed by `device`. Passing in
-///   `cudaCpuDeviceId` for `device` will set the advice for the
-///   CPU. If `device` is a GPU, then the device attribute
-///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) must be non-zero. This
-///   advice does not cause data migration and has no impact on the
-///   location of the data per se. Instead, it causes the data to always be
-///   mapped in the specified processor's page tables, as long as the
-///   location of the data permits a mapping to be established. If the data
-///   gets migrated for any reason, the mappings are updated accordingly.
-///   This advice is recommended in scenarios where data locality is not
-///   important, but avoiding faults is. Consider for example a system
-///   containing multiple GPUs with peer-to-peer access enabled, where the
-///   data located on one GPU is occasionally accessed by peer GPUs. In
-///   such scenarios, migrating data over to the other GPUs is not as
-///   important because the accesses are infrequent and the overhead of
-///   migration may be too high. But preventing faults can still help
-///   improve performance, and so having a mapping set up in advance is
-///   useful. Note that on CPU access of this data, the data may be
-///   migrated to host memory because the CPU typically cannot access
-///   device memory directly. Any GPU that had the
-///   `cudaMemAdviceSetAccessedBy` flag set for this data will
-///   now have its mapping updated to point to the page in host memory. If
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
-///   region or any subset of it, then the policies associated with that
-///   advice will override the policies of this advice. Additionally, if
-///   the preferred location of this memory region or any subset of it is
-///   also `device`, then the policies associated with
-///   [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) will override the
-///   policies of this advice. If the memory region refers to valid system-
-///   allocated pageable memory, then `device` must have a non-zero value
-///   for the device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///   Additionally, if `device` has a non-zero value for the device
-///   attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   this call has no effect.
-///
-/// - [`cudaMemAdviseUnsetAccessedBy`](crate::sys::cudaMemoryAdvise::UNSET_ACCESSED_BY): Undoes the effect of
-///   [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY). Any mappings to the data from
-///   `device` may be removed at any time causing accesses to result in
-///   non-fatal page faults. If the memory region refers to valid system-
-///   allocated pageable memory, then `device` must have a non-zero value
-///   for the device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///   Additionally, if `device` has a non-zero value for the device
-///   attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   this call has no effect.
-///
-/// # Arguments
-///
-/// - `devPtr`: `const void*` — Pointer to memory to set the advice for
-/// - `count`: `size_t` — Size in bytes of the memory range
-/// - `advice`: `cudaMemoryAdvise` — Advice to be applied for the specified memory range
-/// - `device`: `int` — Device to apply the advice for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
-/// - `cuMemAdvise`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_advise`](crate::api::mem_advise). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8706,189 +2505,7 @@ pub unsafe fn cudaMemAdvise(
 }
 /// Advise about the usage of a given memory range.
 ///
-/// Advise the Unified Memory subsystem about the usage pattern for the
-/// memory range starting at `devPtr` with a size of `count` bytes. The
-/// start address and end address of the memory range will be rounded down
-/// and rounded up respectively to be aligned to CPU page size before the
-/// advice is applied. The memory range must refer to managed memory
-/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
-/// variables. The memory range could also refer to system-allocated
-/// pageable memory provided it represents a valid, host-accessible region
-/// of memory and all additional constraints imposed by `advice` as
-/// outlined below are also satisfied. Specifying an invalid system-
-/// allocated pageable memory range results in an error being returned.
-///
-/// The `advice` parameter can take the following values:
-///
-/// - [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY): This implies that the data is
-///   mostly going to be read from and only occasionally written to. Any
-///   read accesses from any processor to this region will create a read-
-///   only copy of at least the accessed pages in that processor's memory.
-///   Additionally, if [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync) or
-///   [`cudaMemPrefetchAsync_v2`](crate::sys::cudaMemPrefetchAsync_v2) is called on this region, it will
-///   create a read-only copy of the data on the destination processor. If
-///   the target location for [`cudaMemPrefetchAsync_v2`](crate::sys::cudaMemPrefetchAsync_v2) is a host
-///   NUMA node and a read-only copy already exists on another host NUMA
-///   node, that copy will be migrated to the targeted host NUMA node. If
-///   any processor writes to this region, all copies of the corresponding
-///   page will be invalidated except for the one where the write occurred.
-///   If the writing processor is the CPU and the preferred location of the
-///   page is a host NUMA node, then the page will also be migrated to that
-///   host NUMA node. The `location` argument is ignored for this advice.
-///   Note that for a page to be read-duplicated, the accessing processor
-///   must either be the CPU or a GPU that has a non-zero value for the
-///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///   Also, if a context is created on a device that does not have the
-///   device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS) set,
-///   then read-duplication will not occur until all such contexts are
-///   destroyed. If the memory region refers to valid system-allocated
-///   pageable memory, then the accessing device must have a non-zero value
-///   for the device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS)
-///   for a read-only copy to be created on that device. Note however that
-///   if the accessing device also has a non-zero value for the device
-///   attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   setting this advice will not create a read-only copy when that device
-///   accesses this memory region.
-///
-/// - `cudaMemAdviceUnsetReadMostly`: Undoes the effect of
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) and also prevents the Unified
-///   Memory driver from attempting heuristic read-duplication on the
-///   memory range. Any read-duplicated copies of the data will be
-///   collapsed into a single copy. The location for the collapsed copy
-///   will be the preferred location if the page has a preferred location
-///   and one of the read-duplicated copies was resident at that location.
-///   Otherwise, the location chosen is arbitrary. Note: The `location`
-///   argument is ignored for this advice.
-///
-/// - [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION): This advice sets the
-///   preferred location for the data to be the memory belonging to
-///   `location`. When `type` is
-///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST), `id`
-///   is ignored and the preferred location is set to be host memory. To
-///   set the preferred location to a specific host NUMA node, applications
-///   must set `type` to
-///   [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) and
-///   `id` must specify the NUMA ID of the host
-///   NUMA node. If `type` is set to
-///   [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT),
-///   `id` will be ignored and the host NUMA node
-///   closest to the calling thread's CPU will be used as the preferred
-///   location. If `type` is a
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), then
-///   `id` must be a valid device ordinal and the
-///   device must have a non-zero value for the device attribute
-///   [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS). Setting the preferred
-///   location does not cause data to migrate to that location immediately.
-///   Instead, it guides the migration policy when a fault occurs on that
-///   memory region. If the data is already in its preferred location and
-///   the faulting processor can establish a mapping without requiring the
-///   data to be migrated, then data migration will be avoided. On the
-///   other hand, if the data is not in its preferred location or if a
-///   direct mapping cannot be established, then it will be migrated to the
-///   processor accessing it. It is important to note that setting the
-///   preferred location does not prevent data prefetching done using
-///   [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync). Having a preferred location can
-///   override the page thrash detection and resolution logic in the
-///   Unified Memory driver. Normally, if a page is detected to be
-///   constantly thrashing between for example host and device memory, the
-///   page may eventually be pinned to host memory by the Unified Memory
-///   driver. But if the preferred location is set as device memory, then
-///   the page will continue to thrash indefinitely. If
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
-///   region or any subset of it, then the policies associated with that
-///   advice will override the policies of this advice, unless read
-///   accesses from `location` will not result in a read-only copy being
-///   created on that procesor as outlined in description for the advice
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY). If the memory region refers
-///   to valid system-allocated pageable memory, and
-///   `type` is
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then
-///   `id` must be a valid device that has a non-
-///   zero alue for the device attribute
-///   [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///
-/// - [`cudaMemAdviseUnsetPreferredLocation`](crate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION): Undoes the effect of
-///   [`cudaMemAdviseSetPreferredLocation`](crate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION) and changes the
-///   preferred location to none. The `location` argument is ignored for
-///   this advice.
-///
-/// - [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY): This advice implies that the
-///   data will be accessed by processor `location`. The
-///   `type` must be either
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) with
-///   `id` representing a valid device ordinal or
-///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) and
-///   `id` will be ignored. All other location
-///   types are invalid. If `id` is a GPU, then
-///   the device attribute [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS)
-///   must be non-zero. This advice does not cause data migration and has
-///   no impact on the location of the data per se. Instead, it causes the
-///   data to always be mapped in the specified processor's page tables, as
-///   long as the location of the data permits a mapping to be established.
-///   If the data gets migrated for any reason, the mappings are updated
-///   accordingly. This advice is recommended in scenarios where data
-///   locality is not important, but avoiding faults is. Consider for
-///   example a system containing multiple GPUs with peer-to-peer access
-///   enabled, where the data located on one GPU is occasionally accessed
-///   by peer GPUs. In such scenarios, migrating data over to the other
-///   GPUs is not as important because the accesses are infrequent and the
-///   overhead of migration may be too high. But preventing faults can
-///   still help improve performance, and so having a mapping set up in
-///   advance is useful. Note that on CPU access of this data, the data may
-///   be migrated to host memory because the CPU typically cannot access
-///   device memory directly. Any GPU that had the
-///   [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY) flag set for this data will
-///   now have its mapping updated to point to the page in host memory. If
-///   [`cudaMemAdviseSetReadMostly`](crate::sys::cudaMemoryAdvise::SET_READ_MOSTLY) is also set on this memory
-///   region or any subset of it, then the policies associated with that
-///   advice will override the policies of this advice. Additionally, if
-///   the preferred location of this memory region or any subset of it is
-///   also `location`, then the policies associated with
-///   `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` will override the
-///   policies of this advice. If the memory region refers to valid system-
-///   allocated pageable memory, and `type` is
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then device in
-///   `id` must have a non-zero value for the
-///   device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///   Additionally, if `id` has a non-zero value
-///   for the device attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   this call has no effect.
-///
-/// - `CU_MEM_ADVISE_UNSET_ACCESSED_BY`: Undoes the effect of
-///   [`cudaMemAdviseSetAccessedBy`](crate::sys::cudaMemoryAdvise::SET_ACCESSED_BY). Any mappings to the data from
-///   `location` may be removed at any time causing accesses to result in
-///   non-fatal page faults. If the memory region refers to valid system-
-///   allocated pageable memory, and `type` is
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) then device in
-///   `id` must have a non-zero value for the
-///   device attribute [`cudaDevAttrPageableMemoryAccess`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS).
-///   Additionally, if `id` has a non-zero value
-///   for the device attribute
-///   [`cudaDevAttrPageableMemoryAccessUsesHostPageTables`](crate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES), then
-///   this call has no effect.
-///
-/// # Arguments
-///
-/// - `devPtr`: `const void*` — Pointer to memory to set the advice for
-/// - `count`: `size_t` — Size in bytes of the memory range
-/// - `advice`: `cudaMemoryAdvise` — Advice to be applied for the specified memory range
-/// - `location`: `cudaMemLocation` — location to apply the advice for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpyPeer`](crate::sys::cudaMemcpyPeer)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy3DPeerAsync`](crate::sys::cudaMemcpy3DPeerAsync)
-/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
-/// - `cuMemAdvise`
-/// - `cuMemAdvise_v2`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_advise_v2`](crate::api::mem_advise_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -8907,134 +2524,7 @@ pub unsafe fn cudaMemAdvise_v2(
 }
 /// Query an attribute of a given memory range.
 ///
-/// Query an attribute about the memory range starting at `devPtr` with a
-/// size of `count` bytes. The memory range must refer to managed memory
-/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
-/// variables.
-///
-/// The `attribute` parameter can take the following values:
-///
-/// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY): If this attribute is
-///   specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be 1 if all pages in
-///   the given memory range have read-duplication enabled, or 0 otherwise.
-///
-/// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION): If this attribute
-///   is specified, `data` will be interpreted as a 32-bit integer, and
-///   `dataSize` must be 4. The result returned will be a GPU device id if
-///   all pages in the memory range have that GPU as their preferred
-///   location, or it will be cudaCpuDeviceId if all pages in the memory
-///   range have the CPU as their preferred location, or it will be
-///   cudaInvalidDeviceId if either all the pages don't have the same
-///   preferred location or some of the pages don't have a preferred
-///   location at all. Note that the actual location of the pages in the
-///   memory range at the time of the query may be different from the
-///   preferred location.
-///
-/// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY): If this attribute is
-///   specified, `data` will be interpreted as an array of 32-bit integers,
-///   and `dataSize` must be a non-zero multiple of 4. The result returned
-///   will be a list of device ids that had
-///   `cudaMemAdviceSetAccessedBy` set for that entire memory
-///   range. If any device does not have that advice set for the entire
-///   memory range, that device will not be included. If `data` is larger
-///   than the number of devices that have that advice set for that memory
-///   range, cudaInvalidDeviceId will be returned in all the extra space
-///   provided. For ex., if `dataSize` is 12 (i.e. `data` has 3 elements)
-///   and only device 0 has the advice set, then the result returned will
-///   be { 0, cudaInvalidDeviceId, cudaInvalidDeviceId }. If `data` is
-///   smaller than the number of devices that have that advice set, then
-///   only as many devices will be returned as can fit in the array. There
-///   is no guarantee on which specific devices will be returned, however.
-///
-/// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION): If this
-///   attribute is specified, `data` will be interpreted as a 32-bit
-///   integer, and `dataSize` must be 4. The result returned will be the
-///   last location to which all pages in the memory range were prefetched
-///   explicitly via [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync). This will either be
-///   a GPU id or cudaCpuDeviceId depending on whether the last location
-///   for prefetch was a GPU or the CPU respectively. If any page in the
-///   memory range was never explicitly prefetched or if all pages were not
-///   prefetched to the same location, cudaInvalidDeviceId will be
-///   returned. Note that this simply returns the last location that the
-///   applicaton requested to prefetch the memory range to. It gives no
-///   indication as to whether the prefetch operation to that location has
-///   completed or even begun.
-///
-///   - [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE): If this
-///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
-///   sizeof(cudaMemLocationType). The [`cudaMemLocationType`](crate::sys::cudaMemLocationType)
-///   returned will be [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if all pages
-///   in the memory range have the same GPU as their preferred location,
-///   or [`cudaMemLocationType`](crate::sys::cudaMemLocationType) will be
-///   [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) if all pages in the memory
-///   range have the CPU as their preferred location, or or it will be
-///   [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) if all the pages in the
-///   memory range have the same host NUMA node ID as their preferred
-///   location or it will be [`cudaMemLocationTypeInvalid`](crate::sys::cudaMemLocationType::INVALID) if
-///   either all the pages don't have the same preferred location or some
-///   of the pages don't have a preferred location at all. Note that the
-///   actual location type of the pages in the memory range at the time
-///   of the query may be different from the preferred location type.
-///
-/// - [`cudaMemRangeAttributePreferredLocationId`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID): If this
-/// attribute is specified, `data` will be interpreted as a 32-bit integer,
-/// and `dataSize` must be 4. If the
-/// [`cudaMemRangeAttributePreferredLocationType`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE) query for the
-/// same address range returns [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it
-/// will be a valid device ordinal or if it returns
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), it will be a valid host NUMA
-/// node ID or if it returns any other location type, the id should be
-/// ignored.
-///
-///   - [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE): If this
-///   attribute is specified, `data` will be interpreted as a
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType), and `dataSize` must be
-///   sizeof(cudaMemLocationType). The result returned will be the last
-///   location type to which all pages in the memory range were
-///   prefetched explicitly via `cuMemPrefetchAsync`. The
-///   [`cudaMemLocationType`](crate::sys::cudaMemLocationType) returned will be
-///   [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE) if the last prefetch location
-///   was the GPU or [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) if it was the
-///   CPU or [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) if the last prefetch
-///   location was a specific host NUMA node. If any page in the memory
-///   range was never explicitly prefetched or if all pages were not
-///   prefetched to the same location, `CUmemLocationType` will
-///   be [`cudaMemLocationTypeInvalid`](crate::sys::cudaMemLocationType::INVALID). Note that this simply
-///   returns the last location type that the application requested to
-///   prefetch the memory range to. It gives no indication as to whether
-///   the prefetch operation to that location has completed or even
-///   begun.
-///
-/// - [`cudaMemRangeAttributeLastPrefetchLocationId`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID): If this
-/// attribute is specified, `data` will be interpreted as a 32-bit integer,
-/// and `dataSize` must be 4. If the
-/// [`cudaMemRangeAttributeLastPrefetchLocationType`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE) query for the
-/// same address range returns [`cudaMemLocationTypeDevice`](crate::sys::cudaMemLocationType::DEVICE), it
-/// will be a valid device ordinal or if it returns
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), it will be a valid host NUMA
-/// node ID or if it returns any other location type, the id should be
-/// ignored.
-///
-/// # Arguments
-///
-/// - `data`: `void*` (output) — A pointers to a memory location where the result of each attribute query will be written to.
-/// - `dataSize`: `size_t` — Array containing the size of data
-/// - `attribute`: `cudaMemRangeAttribute` — The attribute to query
-/// - `devPtr`: `const void*` — Start of the range to query
-/// - `count`: `size_t` — Size of the range to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemRangeGetAttributes`](crate::sys::cudaMemRangeGetAttributes)
-/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
-/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
-/// - `cuMemRangeGetAttribute`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_range_get_attribute`](crate::api::mem_range_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9055,53 +2545,7 @@ pub unsafe fn cudaMemRangeGetAttribute(
 }
 /// Query attributes of a given memory range.
 ///
-/// Query attributes of the memory range starting at `devPtr` with a size
-/// of `count` bytes. The memory range must refer to managed memory
-/// allocated via [`cudaMallocManaged`](crate::sys::cudaMallocManaged) or declared via managed
-/// variables. The `attributes` array will be interpreted to have
-/// `numAttributes` entries. The `dataSizes` array will also be interpreted
-/// to have `numAttributes` entries. The results of the query will be
-/// stored in `data`.
-///
-/// The list of supported attributes are given below. Please refer to
-/// [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute) for attribute descriptions and
-/// restrictions.
-///
-/// - [`cudaMemRangeAttributeReadMostly`](crate::sys::cudaMemRangeAttribute::READ_MOSTLY)
-///
-/// - [`cudaMemRangeAttributePreferredLocation`](crate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION)
-///
-/// - [`cudaMemRangeAttributeAccessedBy`](crate::sys::cudaMemRangeAttribute::ACCESSED_BY)
-///
-/// - [`cudaMemRangeAttributeLastPrefetchLocation`](crate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION)
-///
-/// - :: cudaMemRangeAttributePreferredLocationType
-///
-/// - :: cudaMemRangeAttributePreferredLocationId
-///
-/// - :: cudaMemRangeAttributeLastPrefetchLocationType
-///
-/// - :: cudaMemRangeAttributeLastPrefetchLocationId
-///
-/// # Arguments
-///
-/// - `data`: `void**` (output) — A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
-/// - `dataSizes`: `size_t*` — Array containing the sizes of each result
-/// - `attributes`: `cudaMemRangeAttribute*` — An array of attributes to query (numAttributes and the number of attributes in this array should match)
-/// - `numAttributes`: `size_t` — Number of attributes to query
-/// - `devPtr`: `const void*` — Start of the range to query
-/// - `count`: `size_t` — Size of the range to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemRangeGetAttribute`](crate::sys::cudaMemRangeGetAttribute)
-/// - [`cudaMemAdvise`](crate::sys::cudaMemAdvise)
-/// - [`cudaMemPrefetchAsync`](crate::sys::cudaMemPrefetchAsync)
-/// - `cuMemRangeGetAttributes`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_range_get_attributes`](crate::api::mem_range_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9123,42 +2567,7 @@ pub unsafe fn cudaMemRangeGetAttributes(
 }
 /// Allocates memory with stream ordered semantics.
 ///
-/// Inserts an allocation operation into `hStream`. A pointer to the
-/// allocated memory is returned immediately in *dptr. The allocation must
-/// not be accessed until the the allocation operation completes. The
-/// allocation comes from the memory pool associated with the stream's
-/// device.
-///
-/// **Notes**
-///
-/// The default memory pool of a device contains device memory from that device.
-///
-/// Basic stream ordering allows future work submitted into the same stream to use the allocation. Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation operation completes before work submitted in a separate stream runs.
-///
-/// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Returned device pointer
-/// - `size`: `size_t` — Number of bytes to allocate
-/// - `hStream`: `cudaStream_t` — The stream establishing the stream ordering contract and the memory pool to allocate from
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemAllocAsync`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
-/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
-/// - [`cudaMemPoolGetAttribute`](crate::sys::cudaMemPoolGetAttribute)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_async`](crate::api::malloc_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9176,28 +2585,7 @@ pub unsafe fn cudaMallocAsync(
 }
 /// Frees memory with stream ordered semantics.
 ///
-/// Inserts a free operation into `hStream`. The allocation must not be
-/// accessed after stream execution reaches the free. After this API
-/// returns, accessing the memory from any subsequent work launched on the
-/// GPU or querying its pointer attributes results in undefined behavior.
-///
-/// **Notes**
-///
-/// During stream capture, this function results in the creation of a free node and must therefore be passed the address of a graph allocation.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void*` — memory to free
-/// - `hStream`: `cudaStream_t` — The stream establishing the stream ordering promise
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemFreeAsync`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::free_async`](crate::api::free_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9214,36 +2602,7 @@ pub unsafe fn cudaFreeAsync(
 }
 /// Tries to release memory back to the OS.
 ///
-/// Releases memory back to the OS until the pool contains fewer than
-/// minBytesToKeep reserved bytes, or there is no more memory that the
-/// allocator can safely release. The allocator cannot release OS
-/// allocations that back outstanding asynchronous allocations. The OS
-/// allocations may happen at different granularity from the user
-/// allocations.
-///
-/// **Notes**
-///
-/// : Allocations that have not been freed count as outstanding.
-///
-/// : Allocations that have been asynchronously freed but whose completion has not been observed on the host (eg. by a synchronize) can count as outstanding.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t` — The memory pool to trim
-/// - `minBytesToKeep`: `size_t` — If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op. Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolTrimTo`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_trim_to`](crate::api::mem_pool_trim_to). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9260,60 +2619,7 @@ pub unsafe fn cudaMemPoolTrimTo(
 }
 /// Sets attributes of a memory pool.
 ///
-/// Supported attributes are:
-///
-/// - [`cudaMemPoolAttrReleaseThreshold`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD): (value type =
-///   cuuint64_t) Amount of reserved memory in bytes to hold onto before
-///   trying to release memory back to the OS. When more than the release
-///   threshold bytes of memory are held by the memory pool, the allocator
-///   will try to release memory back to the OS on the next call to stream,
-///   event or context synchronize. (default 0)
-///
-/// - [`cudaMemPoolReuseFollowEventDependencies`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES): (value type =
-///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to use memory asynchronously
-///   freed in another stream as long as a stream ordering dependency of
-///   the allocating stream on the free action exists. Cuda events and null
-///   stream interactions can create the required stream ordered
-///   dependencies. (default enabled)
-///
-/// - [`cudaMemPoolReuseAllowOpportunistic`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC): (value type = int)
-///   Allow reuse of already completed frees when there is no dependency
-///   between the free and allocation. (default enabled)
-///
-/// - [`cudaMemPoolReuseAllowInternalDependencies`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES): (value type =
-///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to insert new stream
-///   dependencies in order to establish the stream ordering required to
-///   reuse a piece of memory released by [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-///   (default enabled).
-///
-/// - [`cudaMemPoolAttrReservedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH): (value type = cuuint64_t)
-///   Reset the high watermark that tracks the amount of backing memory
-///   that was allocated for the memory pool. It is illegal to set this
-///   attribute to a non-zero value.
-///
-/// - [`cudaMemPoolAttrUsedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH): (value type = cuuint64_t)
-///   Reset the high watermark that tracks the amount of used memory that
-///   was allocated for the memory pool. It is illegal to set this
-///   attribute to a non-zero value.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t` — The memory pool to modify
-/// - `attr`: `cudaMemPoolAttr` — The attribute to modify
-/// - `value`: `void*` — Pointer to the value to assign
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolSetAttribute`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_set_attribute`](crate::api::mem_pool_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9331,66 +2637,7 @@ pub unsafe fn cudaMemPoolSetAttribute(
 }
 /// Gets attributes of a memory pool.
 ///
-/// Supported attributes are:
-///
-/// - [`cudaMemPoolAttrReleaseThreshold`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD): (value type =
-///   cuuint64_t) Amount of reserved memory in bytes to hold onto before
-///   trying to release memory back to the OS. When more than the release
-///   threshold bytes of memory are held by the memory pool, the allocator
-///   will try to release memory back to the OS on the next call to stream,
-///   event or context synchronize. (default 0)
-///
-/// - [`cudaMemPoolReuseFollowEventDependencies`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES): (value type =
-///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to use memory asynchronously
-///   freed in another stream as long as a stream ordering dependency of
-///   the allocating stream on the free action exists. Cuda events and null
-///   stream interactions can create the required stream ordered
-///   dependencies. (default enabled)
-///
-/// - [`cudaMemPoolReuseAllowOpportunistic`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC): (value type = int)
-///   Allow reuse of already completed frees when there is no dependency
-///   between the free and allocation. (default enabled)
-///
-/// - [`cudaMemPoolReuseAllowInternalDependencies`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES): (value type =
-///   int) Allow [`cudaMallocAsync`](crate::sys::cudaMallocAsync) to insert new stream
-///   dependencies in order to establish the stream ordering required to
-///   reuse a piece of memory released by [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-///   (default enabled).
-///
-/// - [`cudaMemPoolAttrReservedMemCurrent`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT): (value type =
-///   cuuint64_t) Amount of backing memory currently allocated for the
-///   mempool.
-///
-/// - [`cudaMemPoolAttrReservedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH): (value type = cuuint64_t)
-///   High watermark of backing memory allocated for the mempool since the
-///   last time it was reset.
-///
-/// - [`cudaMemPoolAttrUsedMemCurrent`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT): (value type = cuuint64_t)
-///   Amount of memory from the pool that is currently in use by the
-///   application.
-///
-/// - [`cudaMemPoolAttrUsedMemHigh`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH): (value type = cuuint64_t)
-///   High watermark of the amount of memory from the pool that was in use
-///   by the application since the last time it was reset.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t` — The memory pool to get attributes of
-/// - `attr`: `cudaMemPoolAttr` — The attribute to get
-/// - `value`: `void*` (output) — Retrieved value
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolGetAttribute`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_get_attribute`](crate::api::mem_pool_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9408,22 +2655,7 @@ pub unsafe fn cudaMemPoolGetAttribute(
 }
 /// Controls visibility of pools between devices.
 ///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t` — The pool being modified
-/// - `descList`: `const cudaMemAccessDesc*` — Array of access descriptors. Each descriptor instructs the access to enable for a single gpu
-/// - `count`: `size_t` — Number of descriptors in the map array.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolSetAccess`
-/// - [`cudaMemPoolGetAccess`](crate::sys::cudaMemPoolGetAccess)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_set_access`](crate::api::mem_pool_set_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9441,19 +2673,7 @@ pub unsafe fn cudaMemPoolSetAccess(
 }
 /// Returns the accessibility of a pool from a device.
 ///
-/// Returns the accessibility of the pool's memory from the specified
-/// location.
-///
-/// # Arguments
-///
-/// - `flags`: `cudaMemAccessFlags*` (output) — the accessibility of the pool from the specified location
-/// - `memPool`: `cudaMemPool_t` — the pool being queried
-/// - `location`: `cudaMemLocation*` — the location accessing the pool
-///
-/// # See also
-///
-/// - `cuMemPoolGetAccess`
-/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_get_access`](crate::api::mem_pool_get_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9471,68 +2691,7 @@ pub unsafe fn cudaMemPoolGetAccess(
 }
 /// Creates a memory pool.
 ///
-/// Creates a CUDA memory pool and returns the handle in `pool`. The
-/// `poolProps` determines the properties of the pool such as the backing
-/// device and IPC capabilities.
-///
-/// To create a memory pool targeting a specific host NUMA node,
-/// applications must set
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type to
-/// [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA) and
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::id must specify the NUMA
-/// ID of the host memory node. Specifying
-/// [`cudaMemLocationTypeHostNumaCurrent`](crate::sys::cudaMemLocationType::HOST_NUMA_CURRENT) or
-/// [`cudaMemLocationTypeHost`](crate::sys::cudaMemLocationType::HOST) as the
-/// [`cudaMemPoolProps`](crate::sys::cudaMemPoolProps)::cudaMemLocation::type will result in
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). By default, the pool's memory will
-/// be accessible from the device it is allocated on. In the case of pools
-/// created with [`cudaMemLocationTypeHostNuma`](crate::sys::cudaMemLocationType::HOST_NUMA), their default
-/// accessibility will be from the host CPU. Applications can control the
-/// maximum size of the pool by specifying a non-zero value for
-/// `maxSize`. If set to 0, the maximum size of
-/// the pool will default to a system dependent value.
-///
-/// Applications that intend to use `CU_MEM_HANDLE_TYPE_FABRIC`
-/// based memory sharing must ensure: (1) `nvidia-caps-imex-channels`
-/// character device is created by the driver and is listed under
-/// /proc/devices (2) have at least one IMEX channel file accessible by the
-/// user launching the application.
-///
-/// When exporter and importer CUDA processes have been granted access to
-/// the same IMEX channel, they can securely share memory.
-///
-/// The IMEX channel security model works on a per user basis. Which means
-/// all processes under a user can share memory if the user has access to a
-/// valid IMEX channel. When multi-user isolation is desired, a separate
-/// IMEX channel is required for each user.
-///
-/// These channel files exist in /dev/nvidia-caps-imex-channels/channel*
-/// and can be created using standard OS native calls like mknod on Linux.
-/// For example: To create channel0 with the major number from
-/// /proc/devices users can execute the following command: \`mknod
-/// /dev/nvidia-caps-imex-channels/channel0 c \<major number\> 0\`
-///
-/// **Notes**
-///
-/// Specifying cudaMemHandleTypeNone creates a memory pool that will not support IPC.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t*` (output) — None
-/// - `poolProps`: `const cudaMemPoolProps*` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolCreate`
-/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
-/// - [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync)
-/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_create`](crate::api::mem_pool_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9549,35 +2708,7 @@ pub unsafe fn cudaMemPoolCreate(
 }
 /// Destroys the specified memory pool.
 ///
-/// If any pointers obtained from this pool haven't been freed or the pool
-/// has free operations that haven't completed when
-/// [`cudaMemPoolDestroy`](crate::sys::cudaMemPoolDestroy) is invoked, the function will return
-/// immediately and the resources associated with the pool will be released
-/// automatically once there are no more outstanding allocations.
-///
-/// Destroying the current mempool of a device sets the default mempool of
-/// that device as the current mempool for that device.
-///
-/// **Notes**
-///
-/// A device's default memory pool cannot be destroyed.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolDestroy`
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaDeviceGetMemPool`](crate::sys::cudaDeviceGetMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_destroy`](crate::api::mem_pool_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9588,36 +2719,7 @@ pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaEr
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
 ///
-/// Inserts an allocation operation into `hStream`. A pointer to the
-/// allocated memory is returned immediately in *dptr. The allocation must
-/// not be accessed until the the allocation operation completes. The
-/// allocation comes from the specified memory pool.
-///
-/// **Notes**
-///
-/// During stream capture, this function results in the creation of an allocation node. In this case, the allocation is owned by the graph instead of the memory pool. The memory pool's properties are used to set the node's creation parameters.
-///
-/// # Arguments
-///
-/// - `ptr`: `void**` (output) — Returned device pointer
-/// - `size`: `size_t` — Number of bytes to allocate
-/// - `memPool`: `cudaMemPool_t` — The pool to allocate from
-/// - `stream`: `cudaStream_t` — The stream establishing the stream ordering semantic
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemAllocFromPoolAsync`
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaDeviceGetDefaultMemPool`](crate::sys::cudaDeviceGetDefaultMemPool)
-/// - [`cudaMemPoolCreate`](crate::sys::cudaMemPoolCreate)
-/// - [`cudaMemPoolSetAccess`](crate::sys::cudaMemPoolSetAccess)
-/// - [`cudaMemPoolSetAttribute`](crate::sys::cudaMemPoolSetAttribute)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::malloc_from_pool_async`](crate::api::malloc_from_pool_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9636,36 +2738,7 @@ pub unsafe fn cudaMallocFromPoolAsync(
 }
 /// Exports a memory pool to the requested handle type.
 ///
-/// Given an IPC capable mempool, create an OS handle to share the pool
-/// with another process. A recipient process can convert the shareable
-/// handle into a mempool with
-/// [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle). Individual pointers
-/// can then be shared with the [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer) and
-/// [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer) APIs. The implementation of what
-/// the shareable handle is and how it can be transferred is defined by the
-/// requested handle type.
-///
-/// **Notes**
-///
-/// : To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than cudaMemHandleTypeNone.
-///
-/// # Arguments
-///
-/// - `shareableHandle`: `void*` (output) — pointer to the location in which to store the requested handle
-/// - `memPool`: `cudaMemPool_t` — pool to export
-/// - `handleType`: `cudaMemAllocationHandleType` — the type of handle to create
-/// - `flags`: `unsigned int` — must be 0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolExportToShareableHandle`
-/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
-/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
-/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_export_to_shareable_handle`](crate::api::mem_pool_export_to_shareable_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9685,30 +2758,7 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 }
 /// imports a memory pool from a shared handle.
 ///
-/// Specific allocations can be imported from the imported pool with
-/// [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer).
-///
-/// **Notes**
-///
-/// Imported memory pools do not support creating new allocations. As such imported memory pools may not be used in [`cudaDeviceSetMemPool`](crate::sys::cudaDeviceSetMemPool) or [`cudaMallocFromPoolAsync`](crate::sys::cudaMallocFromPoolAsync) calls.
-///
-/// # Arguments
-///
-/// - `memPool`: `cudaMemPool_t*` (output) — Returned memory pool
-/// - `shareableHandle`: `void*` — OS handle of the pool to open
-/// - `handleType`: `cudaMemAllocationHandleType` — The type of handle being imported
-/// - `flags`: `unsigned int` — must be 0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolImportFromShareableHandle`
-/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
-/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
-/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_import_from_shareable_handle`](crate::api::mem_pool_import_from_shareable_handle). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9728,26 +2778,7 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 }
 /// Export data to share a memory pool allocation between processes.
 ///
-/// Constructs `shareData_out` for sharing a specific allocation from an
-/// already shared memory pool. The recipient process can import the
-/// allocation with the [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer) api. The data
-/// is not a handle and may be shared through any IPC mechanism.
-///
-/// # Arguments
-///
-/// - `exportData`: `cudaMemPoolPtrExportData*` (output) — Returned export data
-/// - `ptr`: `void*` — pointer to memory being exported
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolExportPointer`
-/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
-/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
-/// - [`cudaMemPoolImportPointer`](crate::sys::cudaMemPoolImportPointer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_export_pointer`](crate::api::mem_pool_export_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9764,34 +2795,7 @@ pub unsafe fn cudaMemPoolExportPointer(
 }
 /// Import a memory pool allocation from another process.
 ///
-/// Returns in `ptr_out` a pointer to the imported memory. The imported
-/// memory must not be accessed before the allocation operation completes
-/// in the exporting process. The imported memory must be freed from all
-/// importing processes before being freed in the exporting process. The
-/// pointer may be freed with cudaFree or cudaFreeAsync. If
-/// [`cudaFreeAsync`](crate::sys::cudaFreeAsync) is used, the free must be completed on the
-/// importing process before the free operation on the exporting process.
-///
-/// **Notes**
-///
-/// The [`cudaFreeAsync`](crate::sys::cudaFreeAsync) api may be used in the exporting process before the [`cudaFreeAsync`](crate::sys::cudaFreeAsync) operation completes in its stream as long as the [`cudaFreeAsync`](crate::sys::cudaFreeAsync) in the exporting process specifies a stream with a stream dependency on the importing process's [`cudaFreeAsync`](crate::sys::cudaFreeAsync).
-///
-/// # Arguments
-///
-/// - `ptr`: `void**` (output) — pointer to imported memory
-/// - `memPool`: `cudaMemPool_t` — pool from which to import
-/// - `exportData`: `cudaMemPoolPtrExportData*` — data specifying the memory to import
-///
-/// # Errors
-///
-/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_INITIALIZED`, `CUDA_ERROR_OUT_OF_MEMORY`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuMemPoolImportPointer`
-/// - [`cudaMemPoolExportToShareableHandle`](crate::sys::cudaMemPoolExportToShareableHandle)
-/// - [`cudaMemPoolImportFromShareableHandle`](crate::sys::cudaMemPoolImportFromShareableHandle)
-/// - [`cudaMemPoolExportPointer`](crate::sys::cudaMemPoolExportPointer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::mem_pool_import_pointer`](crate::api::mem_pool_import_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9809,61 +2813,7 @@ pub unsafe fn cudaMemPoolImportPointer(
 }
 /// Returns attributes about a specified pointer.
 ///
-/// Returns in `*attributes` the attributes of the pointer `ptr`. If
-/// pointer was not allocated in, mapped by or registered with context
-/// supporting unified addressing [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is
-/// returned.
-///
-/// The [`cudaPointerAttributes`](crate::sys::cudaPointerAttributes) structure is defined as:
-///
-/// In this structure, the individual fields mean
-///
-/// - `type` identifies type of memory. It
-///   can be [`cudaMemoryTypeUnregistered`](crate::sys::cudaMemoryType::UNREGISTERED) for unregistered host
-///   memory, [`cudaMemoryTypeHost`](crate::sys::cudaMemoryType::HOST) for registered host memory,
-///   [`cudaMemoryTypeDevice`](crate::sys::cudaMemoryType::DEVICE) for device memory or
-///   [`cudaMemoryTypeManaged`](crate::sys::cudaMemoryType::MANAGED) for managed memory.
-///
-/// - `device` is the device against which `ptr` was allocated.
-///   If `ptr` has memory type [`cudaMemoryTypeDevice`](crate::sys::cudaMemoryType::DEVICE) then this
-///   identifies the device on which the memory referred to by `ptr`
-///   physically resides. If `ptr` has memory type
-///   [`cudaMemoryTypeHost`](crate::sys::cudaMemoryType::HOST) then this identifies the device which
-///   was current when the allocation was made (and if that device is
-///   deinitialized then this allocation will vanish with that device's
-///   state).
-///
-/// - `devicePointer` is the device pointer alias through which
-///   the memory referred to by `ptr` may be accessed on the current
-///   device. If the memory referred to by `ptr` cannot be accessed
-///   directly by the current device then this is NULL.
-///
-/// - `hostPointer` is the host pointer alias through which the
-///   memory referred to by `ptr` may be accessed on the host. If the
-///   memory referred to by `ptr` cannot be accessed directly by the host
-///   then this is NULL.
-///
-/// **Notes**
-///
-/// In CUDA 11.0 forward passing host pointer will return [`cudaMemoryTypeUnregistered`](crate::sys::cudaMemoryType::UNREGISTERED) in `type` and call will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS).
-///
-/// # Arguments
-///
-/// - `attributes`: `cudaPointerAttributes*` (output) — Attributes for the specified pointer
-/// - `ptr`: `const void*` — Pointer to get attributes for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetDeviceCount`](crate::sys::cudaGetDeviceCount)
-/// - [`cudaGetDevice`](crate::sys::cudaGetDevice)
-/// - [`cudaSetDevice`](crate::sys::cudaSetDevice)
-/// - [`cudaChooseDevice`](crate::sys::cudaChooseDevice)
-/// - [`cudaInitDevice`](crate::sys::cudaInitDevice)
-/// - `cuPointerGetAttributes`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::pointer_get_attributes`](crate::api::pointer_get_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9880,26 +2830,7 @@ pub unsafe fn cudaPointerGetAttributes(
 }
 /// Queries if a device may directly access a peer device's memory.
 ///
-/// Returns in `*canAccessPeer` a value of 1 if device `device` is capable
-/// of directly accessing memory from `peerDevice` and 0 otherwise. If
-/// direct access of `peerDevice` from `device` is possible, then access
-/// may be enabled by calling [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess).
-///
-/// # Arguments
-///
-/// - `canAccessPeer`: `int*` (output) — Returned access capability
-/// - `device`: `int` — Device from which allocations on `peerDevice` are to be directly accessed.
-/// - `peerDevice`: `int` — Device on which the allocations to be directly accessed by `device` reside.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
-/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
-/// - `cuDeviceCanAccessPeer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_can_access_peer`](crate::api::device_can_access_peer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9917,44 +2848,7 @@ pub unsafe fn cudaDeviceCanAccessPeer(
 }
 /// Enables direct access to memory allocations on a peer device.
 ///
-/// On success, all allocations from `peerDevice` will immediately be
-/// accessible by the current device. They will remain accessible until
-/// access is explicitly disabled using
-/// [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess) or either device is reset
-/// using [`cudaDeviceReset`](crate::sys::cudaDeviceReset).
-///
-/// Note that access granted by this call is unidirectional and that in
-/// order to access memory on the current device from `peerDevice`, a
-/// separate symmetric call to [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess) is
-/// required.
-///
-/// Note that there are both device-wide and system-wide limitations per
-/// system configuration, as noted in the CUDA Programming Guide under the
-/// section "Peer-to-Peer Memory Access".
-///
-/// Returns [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE) if
-/// [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer) indicates that the current device
-/// cannot directly access memory from `peerDevice`.
-///
-/// Returns [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED) if direct access
-/// of `peerDevice` from the current device has already been enabled.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if `flags` is not 0.
-///
-/// # Arguments
-///
-/// - `peerDevice`: `int` — Peer device to enable direct access to from the current device
-/// - `flags`: `unsigned int` — Reserved for future use and must be set to 0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorPeerAccessAlreadyEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
-/// - [`cudaDeviceDisablePeerAccess`](crate::sys::cudaDeviceDisablePeerAccess)
-/// - `cuCtxEnablePeerAccess`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_enable_peer_access`](crate::api::device_enable_peer_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -9971,23 +2865,7 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 }
 /// Disables direct access to memory allocations on a peer device.
 ///
-/// Returns [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED) if direct access to
-/// memory on `peerDevice` has not yet been enabled from the current
-/// device.
-///
-/// # Arguments
-///
-/// - `peerDevice`: `int` — Peer device to disable direct access to
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorPeerAccessNotEnabled`](crate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceCanAccessPeer`](crate::sys::cudaDeviceCanAccessPeer)
-/// - [`cudaDeviceEnablePeerAccess`](crate::sys::cudaDeviceEnablePeerAccess)
-/// - `cuCtxDisablePeerAccess`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_disable_peer_access`](crate::api::device_disable_peer_access). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10003,35 +2881,7 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
-/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
-/// corresponding to the current OpenGL context. Also returns in
-/// `*pCudaDevices` at most `cudaDeviceCount` of the CUDA-compatible
-/// devices corresponding to the current OpenGL context. If any of the GPUs
-/// being used by the current OpenGL context are not CUDA capable then the
-/// call will return cudaErrorNoDevice.
-///
-/// **Notes**
-///
-/// This function is not supported on Mac OS X.
-///
-/// # Arguments
-///
-/// - `pCudaDeviceCount`: `unsigned int*` (output) — Returned number of CUDA devices corresponding to the current OpenGL context
-/// - `pCudaDevices`: `int*` (output) — Returned CUDA devices corresponding to the current OpenGL context
-/// - `cudaDeviceCount`: `unsigned int` — The size of the output device array `pCudaDevices`
-/// - `deviceList`: `cudaGLDeviceList` — The set of devices to return. This set may be cudaGLDeviceListAll for all devices, cudaGLDeviceListCurrentFrame for the devices used to render the current frame (in SLI), or cudaGLDeviceListNextFrame for the devices used to render the next frame (in SLI).
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE), [`cudaErrorInvalidGraphicsContext`](crate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - `cuGLGetDevices`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_get_devices`](crate::api::gl_get_devices). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10051,73 +2901,7 @@ pub unsafe fn cudaGLGetDevices(
 }
 /// Register an OpenGL texture or renderbuffer object.
 ///
-/// Registers the texture or renderbuffer object specified by `image` for
-/// access by CUDA. A handle to the registered object is returned as
-/// `resource`.
-///
-/// `target` must match the type of the object, and must be one of
-/// `GL_TEXTURE_2D`, `GL_TEXTURE_RECTANGLE`,
-/// `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`,
-/// `GL_TEXTURE_2D_ARRAY`, or `GL_RENDERBUFFER`.
-///
-/// The register flags `flags` specify the intended usage, as follows:
-///
-/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
-///   how this resource will be used. It is therefore assumed that this
-///   resource will be read from and written to by CUDA. This is the
-///   default value.
-///
-/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
-///   will not write to this resource.
-///
-/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
-///   CUDA will not read from this resource and will write over the entire
-///   contents of the resource, so none of the data previously stored in
-///   the resource will be preserved.
-///
-/// - [`cudaGraphicsRegisterFlagsSurfaceLoadStore`](crate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE): Specifies that
-///   CUDA will bind this resource to a surface reference.
-///
-/// - [`cudaGraphicsRegisterFlagsTextureGather`](crate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER): Specifies that
-///   CUDA will perform texture gather operations on this resource.
-///
-/// The following image formats are supported. For brevity's sake, the list
-/// is abbreviated. For ex., {GL_R, GL_RG} X {8, 16} would expand to the
-/// following 4 formats {GL_R8, GL_R16, GL_RG8, GL_RG16} :
-///
-/// - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA,
-///   GL_INTENSITY
-///
-/// - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I,
-///   32I}
-///
-/// - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X {8, 16,
-///   16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT,
-///   32I_EXT}
-///
-/// The following image classes are currently disallowed:
-///
-/// - Textures with borders
-///
-/// - Multisampled renderbuffers
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
-/// - `image`: `GLuint` — name of texture or renderbuffer object to be registered
-/// - `target`: `GLenum` — Identifies the type of object specified by `image`
-/// - `flags`: `unsigned int` — Register flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - `cuGraphicsGLRegisterImage`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_gl_register_image`](crate::api::graphics_gl_register_image). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10136,39 +2920,7 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
 }
 /// Registers an OpenGL buffer object.
 ///
-/// Registers the buffer object specified by `buffer` for access by CUDA. A
-/// handle to the registered object is returned as `resource`. The register
-/// flags `flags` specify the intended usage, as follows:
-///
-/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
-///   how this resource will be used. It is therefore assumed that this
-///   resource will be read from and written to by CUDA. This is the
-///   default value.
-///
-/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
-///   will not write to this resource.
-///
-/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
-///   CUDA will not read from this resource and will write over the entire
-///   contents of the resource, so none of the data previously stored in
-///   the resource will be preserved.
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
-/// - `buffer`: `GLuint` — name of buffer object to be registered
-/// - `flags`: `unsigned int` — Register flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - `cuGraphicsGLRegisterBuffer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_gl_register_buffer`](crate::api::graphics_gl_register_buffer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10186,22 +2938,7 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
 }
 /// Gets the CUDA device associated with a VdpDevice.
 ///
-/// Returns the CUDA device associated with a VdpDevice, if applicable.
-///
-/// # Arguments
-///
-/// - `device`: `int*` (output) — Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
-/// - `vdpDevice`: `VdpDevice` — A VdpDevice handle
-/// - `vdpGetProcAddress`: `VdpGetProcAddress` — VDPAU's VdpGetProcAddress function pointer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
-/// - `cuVDPAUGetDevice`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::vdpau_get_device`](crate::api::vdpau_get_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10219,33 +2956,7 @@ pub unsafe fn cudaVDPAUGetDevice(
 }
 /// Sets a CUDA device to use VDPAU interoperability.
 ///
-/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability with
-/// the CUDA device `device` and sets `device` as the current device for
-/// the calling host thread.
-///
-/// This function will immediately initialize the primary context on
-/// `device` if needed.
-///
-/// If `device` has already been initialized then this call will fail with
-/// the error [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). In this case it is
-/// necessary to reset `device` using [`cudaDeviceReset`](crate::sys::cudaDeviceReset) before
-/// VDPAU interoperability on `device` may be enabled.
-///
-/// # Arguments
-///
-/// - `device`: `int` — Device to use for VDPAU interoperability
-/// - `vdpDevice`: `VdpDevice` — The VdpDevice to interoperate with
-/// - `vdpGetProcAddress`: `VdpGetProcAddress` — VDPAU's VdpGetProcAddress function pointer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsVDPAURegisterVideoSurface`](crate::sys::cudaGraphicsVDPAURegisterVideoSurface)
-/// - [`cudaGraphicsVDPAURegisterOutputSurface`](crate::sys::cudaGraphicsVDPAURegisterOutputSurface)
-/// - [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::vdpau_set_vdpau_device`](crate::api::vdpau_set_vdpau_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10263,39 +2974,7 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
 }
 /// Register a VdpVideoSurface object.
 ///
-/// Registers the VdpVideoSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
-/// surface's intended usage is specified using `flags`, as follows:
-///
-/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
-///   this resource will be used. It is therefore assumed that this
-///   resource will be read from and written to by CUDA. This is the
-///   default value.
-///
-/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
-///   not write to this resource.
-///
-/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
-///   will not read from this resource and will write over the entire
-///   contents of the resource, so none of the data previously stored in
-///   the resource will be preserved.
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
-/// - `vdpSurface`: `VdpVideoSurface` — VDPAU object to be registered
-/// - `flags`: `unsigned int` — Map flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - `cuGraphicsVDPAURegisterVideoSurface`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_video_surface`](crate::api::graphics_vdpau_register_video_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10314,39 +2993,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
 }
 /// Register a VdpOutputSurface object.
 ///
-/// Registers the VdpOutputSurface specified by `vdpSurface` for access by
-/// CUDA. A handle to the registered object is returned as `resource`. The
-/// surface's intended usage is specified using `flags`, as follows:
-///
-/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
-///   this resource will be used. It is therefore assumed that this
-///   resource will be read from and written to by CUDA. This is the
-///   default value.
-///
-/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
-///   not write to this resource.
-///
-/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies that CUDA
-///   will not read from this resource and will write over the entire
-///   contents of the resource, so none of the data previously stored in
-///   the resource will be preserved.
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
-/// - `vdpSurface`: `VdpOutputSurface` — VDPAU object to be registered
-/// - `flags`: `unsigned int` — Map flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaVDPAUSetVDPAUDevice`](crate::sys::cudaVDPAUSetVDPAUDevice)
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - `cuGraphicsVDPAURegisterOutputSurface`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_vdpau_register_output_surface`](crate::api::graphics_vdpau_register_output_surface). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10365,57 +3012,7 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 }
 /// Registers an EGL image.
 ///
-/// Registers the EGLImageKHR specified by `image` for access by CUDA. A
-/// handle to the registered object is returned as `pCudaResource`.
-/// Additional Mapping/Unmapping is not required for the registered
-/// resource and [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame) can be
-/// directly called on the `pCudaResource`.
-///
-/// The application will be responsible for synchronizing access to shared
-/// objects. The application must ensure that any pending operation which
-/// access the objects have completed before passing control to CUDA. This
-/// may be accomplished by issuing and waiting for glFinish command on all
-/// GLcontexts (for OpenGL and likewise for other APIs). The application
-/// will be also responsible for ensuring that any pending operation on the
-/// registered CUDA resource has completed prior to executing subsequent
-/// commands in other APIs accesing the same memory objects. This can be
-/// accomplished by calling cuCtxSynchronize or cuEventSynchronize
-/// (preferably).
-///
-/// The surface's intended usage is specified using `flags`, as follows:
-///
-/// - [`cudaGraphicsRegisterFlagsNone`](crate::sys::cudaGraphicsRegisterFlags::NONE): Specifies no hints about
-///   how this resource will be used. It is therefore assumed that this
-///   resource will be read from and written to by CUDA. This is the
-///   default value.
-///
-/// - [`cudaGraphicsRegisterFlagsReadOnly`](crate::sys::cudaGraphicsRegisterFlags::READ_ONLY): Specifies that CUDA
-///   will not write to this resource.
-///
-/// - [`cudaGraphicsRegisterFlagsWriteDiscard`](crate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD): Specifies that
-///   CUDA will not read from this resource and will write over the entire
-///   contents of the resource, so none of the data previously stored in
-///   the resource will be preserved.
-///
-/// The EGLImageKHR is an object which can be used to create EGLImage
-/// target resource. It is defined as a void pointer. typedef void*
-/// EGLImageKHR
-///
-/// # Arguments
-///
-/// - `pCudaResource`: `cudaGraphicsResource**` (output) — Pointer to the returned object handle
-/// - `image`: `EGLImageKHR` — An EGLImageKHR image which can be used to create target resource.
-/// - `flags`: `unsigned int` — Map flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
-/// - [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame)
-/// - `cuGraphicsEGLRegisterImage`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_egl_register_image`](crate::api::graphics_egl_register_image). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10434,26 +3031,7 @@ pub unsafe fn cudaGraphicsEGLRegisterImage(
 }
 /// Connect CUDA to EGLStream as a consumer.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
-///
-/// The EGLStreamKHR is an EGL object that transfers a sequence of image
-/// frames from one API to another.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
-/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
-/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
-/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
-/// - `cuEGLStreamConsumerConnect`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_connect`](crate::api::egl_stream_consumer_connect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10470,29 +3048,7 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
 }
 /// Connect CUDA to EGLStream as a consumer with given flags.
 ///
-/// Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with
-/// specified `flags` defined by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
-///
-/// The flags specify whether the consumer wants to access frames from
-/// system memory or video memory. Default is
-/// [`cudaEglResourceLocationVidmem`](crate::sys::cudaEglResourceLocationFlags::VIDMEM).
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
-/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
-/// - `flags`: `unsigned int` — Flags denote intended location - system or video.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
-/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
-/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
-/// - `cuEGLStreamConsumerConnectWithFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_connect_with_flags`](crate::api::egl_stream_consumer_connect_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10511,22 +3067,7 @@ pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
 }
 /// Disconnect CUDA as a consumer to EGLStream .
 ///
-/// Disconnect CUDA as a consumer to EGLStreamKHR.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Conection to disconnect.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
-/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
-/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
-/// - `cuEGLStreamConsumerDisconnect`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_disconnect`](crate::api::egl_stream_consumer_disconnect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10542,27 +3083,7 @@ pub unsafe fn cudaEGLStreamConsumerDisconnect(
 }
 /// Acquire an image frame from the EGLStream with CUDA as a consumer.
 ///
-/// Acquire an image frame from EGLStreamKHR.
-/// [`cudaGraphicsResourceGetMappedEglFrame`](crate::sys::cudaGraphicsResourceGetMappedEglFrame) can be called on
-/// `pCudaResource` to get [`cudaEglFrame`](crate::sys::cudaEglFrame).
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Connection on which to acquire
-/// - `pCudaResource`: `cudaGraphicsResource_t*` — CUDA resource on which the EGLStream frame will be mapped for use.
-/// - `pStream`: `cudaStream_t*` — CUDA stream for synchronization and any data migrations implied by [`cudaEglResourceLocationFlags`](crate::sys::cudaEglResourceLocationFlags).
-/// - `timeout`: `unsigned int` — Desired timeout in usec.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
-/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
-/// - [`cudaEGLStreamConsumerReleaseFrame`](crate::sys::cudaEGLStreamConsumerReleaseFrame)
-/// - `cuEGLStreamConsumerAcquireFrame`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_acquire_frame`](crate::api::egl_stream_consumer_acquire_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10582,25 +3103,7 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
 }
 /// Releases the last frame acquired from the EGLStream.
 ///
-/// Release the acquired image frame specified by `pCudaResource` to
-/// EGLStreamKHR.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Connection on which to release
-/// - `pCudaResource`: `cudaGraphicsResource_t` — CUDA resource whose corresponding frame is to be released
-/// - `pStream`: `cudaStream_t*` — CUDA stream on which release will be done.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamConsumerConnect`](crate::sys::cudaEGLStreamConsumerConnect)
-/// - [`cudaEGLStreamConsumerDisconnect`](crate::sys::cudaEGLStreamConsumerDisconnect)
-/// - [`cudaEGLStreamConsumerAcquireFrame`](crate::sys::cudaEGLStreamConsumerAcquireFrame)
-/// - `cuEGLStreamConsumerReleaseFrame`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_consumer_release_frame`](crate::api::egl_stream_consumer_release_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10619,28 +3122,7 @@ pub unsafe fn cudaEGLStreamConsumerReleaseFrame(
 }
 /// Connect CUDA to EGLStream as a producer.
 ///
-/// Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
-///
-/// The EGLStreamKHR is an EGL object that transfers a sequence of image
-/// frames from one API to another.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` (output) — Pointer to the returned connection handle
-/// - `eglStream`: `EGLStreamKHR` — EGLStreamKHR handle
-/// - `width`: `EGLint` — width of the image to be submitted to the stream
-/// - `height`: `EGLint` — height of the image to be submitted to the stream
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
-/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
-/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
-/// - `cuEGLStreamProducerConnect`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_connect`](crate::api::egl_stream_producer_connect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10659,22 +3141,7 @@ pub unsafe fn cudaEGLStreamProducerConnect(
 }
 /// Disconnect CUDA as a producer to EGLStream .
 ///
-/// Disconnect CUDA as a producer to EGLStreamKHR.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Conection to disconnect.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
-/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
-/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
-/// - `cuEGLStreamProducerDisconnect`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_disconnect`](crate::api::egl_stream_producer_disconnect). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10690,30 +3157,7 @@ pub unsafe fn cudaEGLStreamProducerDisconnect(
 }
 /// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 ///
-/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as:
-///
-/// For [`cudaEglFrame`](crate::sys::cudaEglFrame) of type [`cudaEglFrameTypePitch`](crate::sys::cudaEglFrameType::PITCH),
-/// the application may present sub-region of a memory allocation. In that
-/// case, `ptr` will specify the start address of
-/// the sub-region in the allocation and [`cudaEglPlaneDesc`](crate::sys::cudaEglPlaneDesc) will
-/// specify the dimensions of the sub-region.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Connection on which to present the CUDA array
-/// - `eglframe`: `cudaEglFrame` — CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
-/// - `pStream`: `cudaStream_t*` — CUDA stream on which to present the frame.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
-/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
-/// - [`cudaEGLStreamProducerReturnFrame`](crate::sys::cudaEGLStreamProducerReturnFrame)
-/// - `cuEGLStreamProducerPresentFrame`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_present_frame`](crate::api::egl_stream_producer_present_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10731,26 +3175,7 @@ pub unsafe fn cudaEGLStreamProducerPresentFrame(
 }
 /// Return the CUDA eglFrame to the EGLStream last released by the consumer.
 ///
-/// This API can potentially return cudaErrorLaunchTimeout if the consumer
-/// has not returned a frame to EGL stream. If timeout is returned the
-/// application can retry.
-///
-/// # Arguments
-///
-/// - `conn`: `cudaEglStreamConnection*` — Connection on which to present the CUDA array
-/// - `eglframe`: `cudaEglFrame*` — CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
-/// - `pStream`: `cudaStream_t*` — CUDA stream on which to return the frame.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEGLStreamProducerConnect`](crate::sys::cudaEGLStreamProducerConnect)
-/// - [`cudaEGLStreamProducerDisconnect`](crate::sys::cudaEGLStreamProducerDisconnect)
-/// - [`cudaEGLStreamProducerPresentFrame`](crate::sys::cudaEGLStreamProducerPresentFrame)
-/// - `cuEGLStreamProducerReturnFrame`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::egl_stream_producer_return_frame`](crate::api::egl_stream_producer_return_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10768,32 +3193,7 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
 ///
-/// Returns in `*eglFrame` an eglFrame pointer through which the registered
-/// graphics resource `resource` may be accessed. This API can only be
-/// called for EGL graphics resources.
-///
-/// The [`cudaEglFrame`](crate::sys::cudaEglFrame) is defined as
-///
-/// **Notes**
-///
-/// Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int `pitch`) is to be considered by the application.
-///
-/// # Arguments
-///
-/// - `eglFrame`: `cudaEglFrame*` (output) — Returned eglFrame.
-/// - `resource`: `cudaGraphicsResource_t` — Registered resource to access.
-/// - `index`: `unsigned int` — Index for cubemap surfaces.
-/// - `mipLevel`: `unsigned int` — Mipmap level for the subresource to access.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - `cuGraphicsResourceGetMappedEglFrame`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_egl_frame`](crate::api::graphics_resource_get_mapped_egl_frame). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10813,37 +3213,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 }
 /// Creates an event from EGLSync object.
 ///
-/// Creates an event *phEvent from an EGLSyncKHR eglSync with the flages
-/// specified via `flags`. Valid flags include:
-///
-/// - [`cudaEventDefault`](crate::sys::EventFlags::DEFAULT): Default event creation flag.
-///
-/// - [`cudaEventBlockingSync`](crate::sys::EventFlags::BLOCKING_SYNC): Specifies that the created event
-///   should use blocking synchronization. A CPU thread that uses
-///   [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize) to wait on an event created with
-///   this flag will block until the event has actually been completed.
-///
-/// [`cudaEventRecord`](crate::sys::cudaEventRecord) and TimingData are not supported for events
-/// created from EGLSync.
-///
-/// The EGLSyncKHR is an opaque handle to an EGL sync object. typedef void*
-/// EGLSyncKHR
-///
-/// # Arguments
-///
-/// - `phEvent`: `cudaEvent_t*` (output) — Returns newly created event
-/// - `eglSync`: `EGLSyncKHR` — Opaque handle to EGLSync object
-/// - `flags`: `unsigned int` — Event creation flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaEventQuery`](crate::sys::cudaEventQuery)
-/// - [`cudaEventSynchronize`](crate::sys::cudaEventSynchronize)
-/// - [`cudaEventDestroy`](crate::sys::cudaEventDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::event_create_from_egl_sync`](crate::api::event_create_from_egl_sync). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10861,28 +3231,7 @@ pub unsafe fn cudaEventCreateFromEGLSync(
 }
 /// Unregisters a graphics resource for access by CUDA.
 ///
-/// Unregisters the graphics resource `resource` so it is not accessible by
-/// CUDA unless registered again.
-///
-/// If `resource` is invalid then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned.
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource_t` — Resource to unregister
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cudaGraphicsD3D9RegisterResource`
-/// - `cudaGraphicsD3D10RegisterResource`
-/// - `cudaGraphicsD3D11RegisterResource`
-/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
-/// - [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage)
-/// - `cuGraphicsUnregisterResource`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_unregister_resource`](crate::api::graphics_unregister_resource). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10898,40 +3247,7 @@ pub unsafe fn cudaGraphicsUnregisterResource(
 }
 /// Set usage flags for mapping a graphics resource.
 ///
-/// Set `flags` for mapping the graphics resource `resource`.
-///
-/// Changes to `flags` will take effect the next time `resource` is mapped.
-/// The `flags` argument may be any of the following:
-///
-/// - [`cudaGraphicsMapFlagsNone`](crate::sys::cudaGraphicsMapFlags::NONE): Specifies no hints about how
-///   `resource` will be used. It is therefore assumed that CUDA may read
-///   from or write to `resource`.
-///
-/// - [`cudaGraphicsMapFlagsReadOnly`](crate::sys::cudaGraphicsMapFlags::READ_ONLY): Specifies that CUDA will
-///   not write to `resource`.
-///
-/// - [`cudaGraphicsMapFlagsWriteDiscard`](crate::sys::cudaGraphicsMapFlags::WRITE_DISCARD): Specifies CUDA will not
-///   read from `resource` and will write over the entire contents of
-///   `resource`, so none of the data previously stored in `resource` will
-///   be preserved.
-///
-/// If `resource` is presently mapped for access by CUDA then
-/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `flags` is not one of the
-/// above values then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-///
-/// # Arguments
-///
-/// - `resource`: `cudaGraphicsResource_t` — Registered resource to set flags for
-/// - `flags`: `unsigned int` — Parameters for resource mapping
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - `cuGraphicsResourceSetMapFlags`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_set_map_flags`](crate::api::graphics_resource_set_map_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10948,38 +3264,7 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
 }
 /// Map graphics resources for access by CUDA.
 ///
-/// Maps the `count` graphics resources in `resources` for access by CUDA.
-///
-/// The resources in `resources` may be accessed by CUDA until they are
-/// unmapped. The graphics API from which `resources` were registered
-/// should not access any resources while they are mapped by CUDA. If an
-/// application does so, the results are undefined.
-///
-/// This function provides the synchronization guarantee that any graphics
-/// calls issued before [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources) will
-/// complete before any subsequent CUDA work issued in `stream` begins.
-///
-/// If `resources` contains any duplicate entries then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If any of
-/// `resources` are presently mapped for access by CUDA then
-/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// # Arguments
-///
-/// - `count`: `int` — Number of resources to map
-/// - `resources`: `cudaGraphicsResource_t*` — Resources to map for CUDA
-/// - `stream`: `cudaStream_t` — Stream for synchronization
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
-/// - `cuGraphicsMapResources`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_map_resources`](crate::api::graphics_map_resources). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -10997,34 +3282,7 @@ pub unsafe fn cudaGraphicsMapResources(
 }
 /// Unmap graphics resources.
 ///
-/// Unmaps the `count` graphics resources in `resources`.
-///
-/// Once unmapped, the resources in `resources` may not be accessed by CUDA
-/// until they are mapped again.
-///
-/// This function provides the synchronization guarantee that any CUDA work
-/// issued in `stream` before [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources) will
-/// complete before any subsequently issued graphics work begins.
-///
-/// If `resources` contains any duplicate entries then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If any of
-/// `resources` are not presently mapped for access by CUDA then
-/// [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// # Arguments
-///
-/// - `count`: `int` — Number of resources to unmap
-/// - `resources`: `cudaGraphicsResource_t*` — Resources to unmap
-/// - `stream`: `cudaStream_t` — Stream for synchronization
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - `cuGraphicsUnmapResources`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_unmap_resources`](crate::api::graphics_unmap_resources). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11042,30 +3300,7 @@ pub unsafe fn cudaGraphicsUnmapResources(
 }
 /// Get an device pointer through which to access a mapped graphics resource.
 ///
-/// Returns in `*devPtr` a pointer through which the mapped graphics
-/// resource `resource` may be accessed. Returns in `*size` the size of the
-/// memory in bytes which may be accessed from that pointer. The value set
-/// in `devPtr` may change every time that `resource` is mapped.
-///
-/// If `resource` is not a buffer then it cannot be accessed via a pointer
-/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
-/// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — None
-/// - `size`: `size_t*` (output) — None
-/// - `resource`: `cudaGraphicsResource_t` — None
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
-/// - [`cudaGraphicsSubResourceGetMappedArray`](crate::sys::cudaGraphicsSubResourceGetMappedArray)
-/// - `cuGraphicsResourceGetMappedPointer`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_pointer`](crate::api::graphics_resource_get_mapped_pointer). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11084,33 +3319,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
 ///
-/// Returns in `*array` an array through which the subresource of the
-/// mapped graphics resource `resource` which corresponds to array index
-/// `arrayIndex` and mipmap level `mipLevel` may be accessed. The value set
-/// in `array` may change every time that `resource` is mapped.
-///
-/// If `resource` is not a texture then it cannot be accessed via an array
-/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `arrayIndex` is not a
-/// valid array index for `resource` then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// is returned. If `mipLevel` is not a valid mipmap level for `resource`
-/// then [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned. If `resource` is
-/// not mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// # Arguments
-///
-/// - `array`: `cudaArray_t*` (output) — Returned array through which a subresource of `resource` may be accessed
-/// - `resource`: `cudaGraphicsResource_t` — Mapped resource to access
-/// - `arrayIndex`: `unsigned int` — Array index for array textures or cubemap face index as defined by [`cudaGraphicsCubeFace`](crate::sys::cudaGraphicsCubeFace) for cubemap textures for the subresource to access
-/// - `mipLevel`: `unsigned int` — Mipmap level for the subresource to access
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - `cuGraphicsSubResourceGetMappedArray`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_sub_resource_get_mapped_array`](crate::api::graphics_sub_resource_get_mapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11130,27 +3339,7 @@ pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
 ///
-/// Returns in `*mipmappedArray` a mipmapped array through which the mapped
-/// graphics resource `resource` may be accessed. The value set in
-/// `mipmappedArray` may change every time that `resource` is mapped.
-///
-/// If `resource` is not a texture then it cannot be accessed via an array
-/// and [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned. If `resource` is not
-/// mapped then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// # Arguments
-///
-/// - `mipmappedArray`: `cudaMipmappedArray_t*` (output) — Returned mipmapped array through which `resource` may be accessed
-/// - `resource`: `cudaGraphicsResource_t` — Mapped resource to access
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsResourceGetMappedPointer`](crate::sys::cudaGraphicsResourceGetMappedPointer)
-/// - `cuGraphicsResourceGetMappedMipmappedArray`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graphics_resource_get_mapped_mipmapped_array`](crate::api::graphics_resource_get_mapped_mipmapped_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11167,21 +3356,7 @@ pub unsafe fn cudaGraphicsResourceGetMappedMipmappedArray(
 }
 /// Get the channel descriptor of an array.
 ///
-/// Returns in `*desc` the channel descriptor of the CUDA array `array`.
-///
-/// # Arguments
-///
-/// - `desc`: `cudaChannelFormatDesc*` (output) — Channel format
-/// - `array`: `cudaArray_const_t` — Memory array on device
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_channel_desc`](crate::api::get_channel_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11198,35 +3373,7 @@ pub unsafe fn cudaGetChannelDesc(
 }
 /// Returns a channel descriptor using the specified format.
 ///
-/// Returns a channel descriptor with format `f` and number of bits of each
-/// component `x`, `y`, `z`, and `w`. The [`cudaChannelFormatDesc`](crate::sys::cudaChannelFormatDesc)
-/// is defined as:
-///
-/// where [`cudaChannelFormatKind`](crate::sys::cudaChannelFormatKind) is one of
-/// [`cudaChannelFormatKindSigned`](crate::sys::cudaChannelFormatKind::SIGNED),
-/// [`cudaChannelFormatKindUnsigned`](crate::sys::cudaChannelFormatKind::UNSIGNED), or
-/// [`cudaChannelFormatKindFloat`](crate::sys::cudaChannelFormatKind::FLOAT).
-///
-/// **Returns:** Channel descriptor with format `f`
-///
-/// # Arguments
-///
-/// - `x`: `int` — X component
-/// - `y`: `int` — Y component
-/// - `z`: `int` — Z component
-/// - `w`: `int` — W component
-/// - `f`: `cudaChannelFormatKind` — Channel format
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateChannelDesc`](crate::sys::cudaCreateChannelDesc)
-/// - [`cudaGetChannelDesc`](crate::sys::cudaGetChannelDesc)
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_channel_desc`](crate::api::create_channel_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11247,223 +3394,7 @@ pub unsafe fn cudaCreateChannelDesc(
 }
 /// Creates a texture object.
 ///
-/// Creates a texture object and returns it in `pTexObject`. `pResDesc`
-/// describes the data to texture from. `pTexDesc` describes how the data
-/// should be sampled. `pResViewDesc` is an optional argument that
-/// specifies an alternate format for the data described by `pResDesc`, and
-/// also describes the subresource region to restrict access to when
-/// texturing. `pResViewDesc` can only be specified if the type of resource
-/// is a CUDA array or a CUDA mipmapped array not in a block compressed
-/// format.
-///
-/// Texture objects are only supported on devices of compute capability 3.0
-/// or higher. Additionally, a texture object is an opaque value, and, as
-/// such, should only be accessed through CUDA API calls.
-///
-/// The [`cudaResourceDesc`](crate::sys::cudaResourceDesc) structure is defined as:
-///
-/// where:
-///
-/// - `resType` specifies the type of resource
-///   to texture from. CUresourceType is defined as:
-///
-/// - **View CUDA Toolkit Documentation for a C++ code example**
-///
-/// If `resType` is set to
-/// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
-/// CUDA array handle.
-///
-/// If `resType` is set to
-/// [`cudaResourceTypeMipmappedArray`](crate::sys::cudaResourceType::MIPMAPPED_ARRAY),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::mipmap::mipmap must be set to a
-/// valid CUDA mipmapped array handle and
-/// `normalizedCoords` must be set to true.
-///
-/// If `resType` is set to
-/// [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::devPtr must be set to a
-/// valid device pointer, that is aligned to
-/// `textureAlignment`.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::desc describes the format
-/// and the number of components per array element.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::linear::sizeInBytes specifies the
-/// size of the array in bytes. The total number of elements in the linear
-/// address range cannot exceed
-/// `maxTexture1DLinear`. The number of elements
-/// is computed as (sizeInBytes / sizeof(desc)).
-///
-/// If `resType` is set to
-/// [`cudaResourceTypePitch2D`](crate::sys::cudaResourceType::PITCH2_D),
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::devPtr must be set to a
-/// valid device pointer, that is aligned to
-/// `textureAlignment`.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::desc describes the format
-/// and the number of components per array element.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::width and
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::height specify the width
-/// and height of the array in elements, and cannot exceed
-/// `maxTexture2DLinear`\[0\] and
-/// `maxTexture2DLinear`\[1\] respectively.
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::pitch2D::pitchInBytes specifies the
-/// pitch between two rows in bytes and has to be aligned to
-/// `texturePitchAlignment`. Pitch cannot exceed
-/// `maxTexture2DLinear`\[2\].
-///
-/// The [`cudaTextureDesc`](crate::sys::cudaTextureDesc) struct is defined as
-///
-/// where
-///
-/// - `addressMode` specifies the addressing mode
-///   for each dimension of the texture data.
-///   [`cudaTextureAddressMode`](crate::sys::cudaTextureAddressMode) is defined as:
-///
-/// - **View CUDA Toolkit Documentation for a C++ code example**
-///
-/// - This is ignored if `resType` is
-///   [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR). Also, if
-///   `normalizedCoords` is set to zero,
-///   [`cudaAddressModeWrap`](crate::sys::cudaTextureAddressMode::WRAP) and [`cudaAddressModeMirror`](crate::sys::cudaTextureAddressMode::MIRROR)
-///   won't be supported and will be switched to
-///   [`cudaAddressModeClamp`](crate::sys::cudaTextureAddressMode::CLAMP).
-///
-/// - `filterMode` specifies the filtering mode
-///   to be used when fetching from the texture.
-///   [`cudaTextureFilterMode`](crate::sys::cudaTextureFilterMode) is defined as:
-///
-/// - **View CUDA Toolkit Documentation for a C++ code example**
-///
-/// - This is ignored if `resType` is
-///   [`cudaResourceTypeLinear`](crate::sys::cudaResourceType::LINEAR).
-///
-/// - `readMode` specifies whether integer data
-///   should be converted to floating point or not.
-///   [`cudaTextureReadMode`](crate::sys::cudaTextureReadMode) is defined as:
-///
-/// - **View CUDA Toolkit Documentation for a C++ code example**
-///
-/// - Note that this applies only to 8-bit and 16-bit integer formats.
-///   32-bit integer format would not be promoted, regardless of whether or
-///   not this `readMode` is set
-///   [`cudaReadModeNormalizedFloat`](crate::sys::cudaTextureReadMode::NORMALIZED_FLOAT) is specified.
-///
-/// - `sRGB` specifies whether sRGB to linear
-///   conversion should be performed during texture fetch.
-///
-/// - `borderColor` specifies the float values of
-///   color. where: `borderColor`\[0\] contains
-///   value of 'R', `borderColor`\[1\] contains
-///   value of 'G', `borderColor`\[2\] contains
-///   value of 'B', `borderColor`\[3\] contains
-///   value of 'A' Note that application using integer border color values
-///   will need to \<reinterpret_cast\> these values to float. The values are
-///   set only when the addressing mode specified by
-///   `addressMode` is cudaAddressModeBorder.
-///
-/// - `normalizedCoords` specifies whether the
-///   texture coordinates will be normalized or not.
-///
-/// - `maxAnisotropy` specifies the maximum
-///   anistropy ratio to be used when doing anisotropic filtering. This
-///   value will be clamped to the range \[1,16\].
-///
-/// - `mipmapFilterMode` specifies the filter
-///   mode when the calculated mipmap level lies between two defined mipmap
-///   levels.
-///
-/// - `mipmapLevelBias` specifies the offset to
-///   be applied to the calculated mipmap level.
-///
-/// - `minMipmapLevelClamp` specifies the lower
-///   end of the mipmap level range to clamp access to.
-///
-/// - `maxMipmapLevelClamp` specifies the upper
-///   end of the mipmap level range to clamp access to.
-///
-/// - `disableTrilinearOptimization` specifies
-///   whether the trilinear filtering optimizations will be disabled.
-///
-/// - `seamlessCubemap` specifies whether
-///   seamless cube map filtering is enabled. This flag can only be
-///   specified if the underlying resource is a CUDA array or a CUDA
-///   mipmapped array that was created with the flag
-///   [`cudaArrayCubemap`](crate::sys::ArrayFlags::CUBEMAP). When seamless cube map filtering is
-///   enabled, texture address modes specified by
-///   `addressMode` are ignored. Instead, if the
-///   `filterMode` is set to
-///   [`cudaFilterModePoint`](crate::sys::cudaTextureFilterMode::POINT) the address mode
-///   [`cudaAddressModeClamp`](crate::sys::cudaTextureAddressMode::CLAMP) will be applied for all dimensions.
-///   If the `filterMode` is set to
-///   [`cudaFilterModeLinear`](crate::sys::cudaTextureFilterMode::LINEAR) seamless cube map filtering will be
-///   performed when sampling along the cube face borders.
-///
-/// The [`cudaResourceViewDesc`](crate::sys::cudaResourceViewDesc) struct is defined as
-///
-/// where:
-///
-/// - `format` specifies how the data
-///   contained in the CUDA array or CUDA mipmapped array should be
-///   interpreted. Note that this can incur a change in size of the texture
-///   data. If the resource view format is a block compressed format, then
-///   the underlying CUDA array or CUDA mipmapped array has to have a
-///   32-bit unsigned integer format with 2 or 4 channels, depending on the
-///   block compressed format. For ex., BC1 and BC4 require the underlying
-///   CUDA array to have a 32-bit unsigned int with 2 channels. The other
-///   BC formats require the underlying resource to have the same 32-bit
-///   unsigned int format but with 4 channels.
-///
-/// - `width` specifies the new width of the
-///   texture data. If the resource view format is a block compressed
-///   format, this value has to be 4 times the original width of the
-///   resource. For non block compressed formats, this value has to be
-///   equal to that of the original resource.
-///
-/// - `height` specifies the new height of
-///   the texture data. If the resource view format is a block compressed
-///   format, this value has to be 4 times the original height of the
-///   resource. For non block compressed formats, this value has to be
-///   equal to that of the original resource.
-///
-/// - `depth` specifies the new depth of the
-///   texture data. This value has to be equal to that of the original
-///   resource.
-///
-/// - `firstMipmapLevel` specifies the most
-///   detailed mipmap level. This will be the new mipmap level zero. For
-///   non-mipmapped resources, this value has to be
-///   zero.`minMipmapLevelClamp` and
-///   `maxMipmapLevelClamp` will be relative to
-///   this value. For ex., if the firstMipmapLevel is set to 2, and a
-///   minMipmapLevelClamp of 1.2 is specified, then the actual minimum
-///   mipmap level clamp will be 3.2.
-///
-/// - `lastMipmapLevel` specifies the least
-///   detailed mipmap level. For non-mipmapped resources, this value has to
-///   be zero.
-///
-/// - `firstLayer` specifies the first layer
-///   index for layered textures. This will be the new layer zero. For non-
-///   layered resources, this value has to be zero.
-///
-/// - `lastLayer` specifies the last layer
-///   index for layered textures. For non-layered resources, this value has
-///   to be zero.
-///
-/// # Arguments
-///
-/// - `pTexObject`: `cudaTextureObject_t*` (output) — Texture object to create
-/// - `pResDesc`: `const cudaResourceDesc*` — Resource descriptor
-/// - `pTexDesc`: `const cudaTextureDesc*` — Texture descriptor
-/// - `pResViewDesc`: `const cudaResourceViewDesc*` — Resource view descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDestroyTextureObject`](crate::sys::cudaDestroyTextureObject)
-/// - `cuTexObjectCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_texture_object`](crate::api::create_texture_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11483,20 +3414,7 @@ pub unsafe fn cudaCreateTextureObject(
 }
 /// Destroys a texture object.
 ///
-/// Destroys the texture object specified by `texObject`.
-///
-/// # Arguments
-///
-/// - `texObject`: `cudaTextureObject_t` — Texture object to destroy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - `cuTexObjectDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_texture_object`](crate::api::destroy_texture_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11511,22 +3429,7 @@ pub unsafe fn cudaDestroyTextureObject(
 }
 /// Returns a texture object's resource descriptor.
 ///
-/// Returns the resource descriptor for the texture object specified by
-/// `texObject`.
-///
-/// # Arguments
-///
-/// - `pResDesc`: `cudaResourceDesc*` (output) — Resource descriptor
-/// - `texObject`: `cudaTextureObject_t` — Texture object
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - `cuTexObjectGetResourceDesc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_resource_desc`](crate::api::get_texture_object_resource_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11543,22 +3446,7 @@ pub unsafe fn cudaGetTextureObjectResourceDesc(
 }
 /// Returns a texture object's texture descriptor.
 ///
-/// Returns the texture descriptor for the texture object specified by
-/// `texObject`.
-///
-/// # Arguments
-///
-/// - `pTexDesc`: `cudaTextureDesc*` (output) — Texture descriptor
-/// - `texObject`: `cudaTextureObject_t` — Texture object
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - `cuTexObjectGetTextureDesc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_texture_desc`](crate::api::get_texture_object_texture_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11575,23 +3463,7 @@ pub unsafe fn cudaGetTextureObjectTextureDesc(
 }
 /// Returns a texture object's resource view descriptor.
 ///
-/// Returns the resource view descriptor for the texture object specified
-/// by `texObject`. If no resource view was specified,
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-///
-/// # Arguments
-///
-/// - `pResViewDesc`: `cudaResourceViewDesc*` (output) — Resource view descriptor
-/// - `texObject`: `cudaTextureObject_t` — Texture object
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateTextureObject`](crate::sys::cudaCreateTextureObject)
-/// - `cuTexObjectGetResourceViewDesc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_texture_object_resource_view_desc`](crate::api::get_texture_object_resource_view_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11608,30 +3480,7 @@ pub unsafe fn cudaGetTextureObjectResourceViewDesc(
 }
 /// Creates a surface object.
 ///
-/// Creates a surface object and returns it in `pSurfObject`. `pResDesc`
-/// describes the data to perform surface load/stores on.
-/// `resType` must be
-/// [`cudaResourceTypeArray`](crate::sys::cudaResourceType::ARRAY) and
-/// [`cudaResourceDesc`](crate::sys::cudaResourceDesc)::res::array::array must be set to a valid
-/// CUDA array handle.
-///
-/// Surface objects are only supported on devices of compute capability 3.0
-/// or higher. Additionally, a surface object is an opaque value, and, as
-/// such, should only be accessed through CUDA API calls.
-///
-/// # Arguments
-///
-/// - `pSurfObject`: `cudaSurfaceObject_t*` (output) — Surface object to create
-/// - `pResDesc`: `const cudaResourceDesc*` — Resource descriptor
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidChannelDescriptor`](crate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDestroySurfaceObject`](crate::sys::cudaDestroySurfaceObject)
-/// - `cuSurfObjectCreate`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::create_surface_object`](crate::api::create_surface_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11648,20 +3497,7 @@ pub unsafe fn cudaCreateSurfaceObject(
 }
 /// Destroys a surface object.
 ///
-/// Destroys the surface object specified by `surfObject`.
-///
-/// # Arguments
-///
-/// - `surfObject`: `cudaSurfaceObject_t` — Surface object to destroy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
-/// - `cuSurfObjectDestroy`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::destroy_surface_object`](crate::api::destroy_surface_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11676,19 +3512,7 @@ pub unsafe fn cudaDestroySurfaceObject(
 }
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surfObject`.
 ///
-/// # Arguments
-///
-/// - `pResDesc`: `cudaResourceDesc*` (output) — Resource descriptor
-/// - `surfObject`: `cudaSurfaceObject_t` — Surface object
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaCreateSurfaceObject`](crate::sys::cudaCreateSurfaceObject)
-/// - `cuSurfObjectGetResourceDesc`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_surface_object_resource_desc`](crate::api::get_surface_object_resource_desc). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11705,26 +3529,7 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 }
 /// Returns the latest version of CUDA supported by the driver.
 ///
-/// Returns in `*driverVersion` the latest version of CUDA supported by the
-/// driver. The version is returned as (1000 * major + 10 * minor). For
-/// example, CUDA 9.2 would be represented by 9020. If no driver is
-/// installed, then 0 is returned as the driver version.
-///
-/// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if `driverVersion` is NULL.
-///
-/// # Arguments
-///
-/// - `driverVersion`: `int*` (output) — Returns the CUDA driver version.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaRuntimeGetVersion`](crate::sys::cudaRuntimeGetVersion)
-/// - `cuDriverGetVersion`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::driver_get_version`](crate::api::driver_get_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11740,29 +3545,7 @@ pub unsafe fn cudaDriverGetVersion(
 }
 /// Returns the CUDA Runtime version.
 ///
-/// Returns in `*runtimeVersion` the version number of the current CUDA
-/// Runtime instance. The version is returned as (1000 * major + 10 *
-/// minor). For example, CUDA 9.2 would be represented by 9020.
-///
-/// As of CUDA 12.0, this function no longer initializes CUDA. The purpose
-/// of this API is solely to return a compile-time constant stating the
-/// CUDA Toolkit version in the above format.
-///
-/// This function automatically returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE)
-/// if the `runtimeVersion` argument is NULL.
-///
-/// # Arguments
-///
-/// - `runtimeVersion`: `int*` (output) — Returns the CUDA Runtime version.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDriverGetVersion`](crate::sys::cudaDriverGetVersion)
-/// - `cuDriverGetVersion`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::runtime_get_version`](crate::api::runtime_get_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11778,31 +3561,7 @@ pub unsafe fn cudaRuntimeGetVersion(
 }
 /// Creates a graph.
 ///
-/// Creates an empty graph, which is returned via `pGraph`.
-///
-/// # Arguments
-///
-/// - `pGraph`: `cudaGraph_t*` (output) — Returns newly created graph
-/// - `flags`: `unsigned int` — Graph creation flags, must be 0
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphDestroy`](crate::sys::cudaGraphDestroy)
-/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
-/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_create`](crate::api::graph_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11819,90 +3578,7 @@ pub unsafe fn cudaGraphCreate(
 }
 /// Creates a kernel execution node and adds it to a graph.
 ///
-/// Creates a new kernel execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// The [`cudaKernelNodeParams`](crate::sys::cudaKernelNodeParams) structure is defined as:
-///
-/// When the graph is launched, the node will invoke kernel `func` on a
-/// (`gridDim.x` x `gridDim.y` x `gridDim.z`) grid of blocks. Each block
-/// contains (`blockDim.x` x `blockDim.y` x `blockDim.z`) threads.
-///
-/// `sharedMem` sets the amount of dynamic shared memory that will be
-/// available to each thread block.
-///
-/// Kernel parameters to `func` can be specified in one of two ways:
-///
-/// 1) Kernel parameters can be specified via `kernelParams`. If the kernel
-/// has N parameters, then `kernelParams` needs to be an array of N
-/// pointers. Each pointer, from `kernelParams`\[0\] to `kernelParams`\[N-1\],
-/// points to the region of memory from which the actual parameter will be
-/// copied. The number of kernel parameters and their offsets and sizes do
-/// not need to be specified as that information is retrieved directly from
-/// the kernel's image.
-///
-/// 2) Kernel parameters can also be packaged by the application into a
-/// single buffer that is passed in via `extra`. This places the burden on
-/// the application of knowing each kernel parameter's size and
-/// alignment/padding within the buffer. The `extra` parameter exists to
-/// allow this function to take additional less commonly used arguments.
-/// `extra` specifies a list of names of extra settings and their
-/// corresponding values. Each extra setting name is immediately followed
-/// by the corresponding value. The list must be terminated with either
-/// NULL or CU_LAUNCH_PARAM_END.
-///
-/// - `CU_LAUNCH_PARAM_END`, which indicates the end of the
-///   `extra` array;
-///
-/// - `CU_LAUNCH_PARAM_BUFFER_POINTER`, which specifies that the
-///   next value in `extra` will be a pointer to a buffer containing all
-///   the kernel parameters for launching kernel `func`;
-///
-/// - `CU_LAUNCH_PARAM_BUFFER_SIZE`, which specifies that the
-///   next value in `extra` will be a pointer to a size_t containing the
-///   size of the buffer specified with
-///   `CU_LAUNCH_PARAM_BUFFER_POINTER`;
-///
-/// The error [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned if kernel
-/// parameters are specified with both `kernelParams` and `extra` (i.e.
-/// both `kernelParams` and `extra` are non-NULL).
-///
-/// The `kernelParams` or `extra` array, as well as the argument values it
-/// points to, are copied during this call.
-///
-/// **Notes**
-///
-/// Kernels launched using graphs must not use texture and surface references. Reading or writing through any texture or surface reference is undefined behavior. This restriction does not apply to texture and surface objects.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `pNodeParams`: `const cudaKernelNodeParams*` — Parameters for the GPU execution node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
-/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_kernel_node`](crate::api::graph_add_kernel_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11923,31 +3599,7 @@ pub unsafe fn cudaGraphAddKernelNode(
 }
 /// Returns a kernel node's parameters.
 ///
-/// Returns the parameters of kernel node `node` in `pNodeParams`. The
-/// `kernelParams` or `extra` array returned in `pNodeParams`, as well as
-/// the argument values it points to, are owned by the node. This memory
-/// remains valid until the node is destroyed or its parameters are
-/// modified, and should not be modified directly. Use
-/// [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams) to update the parameters of
-/// this node.
-///
-/// The params will contain either `kernelParams` or `extra`, according to
-/// which of these was most recently set on the node.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `pNodeParams`: `cudaKernelNodeParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_get_params`](crate::api::graph_kernel_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11964,23 +3616,7 @@ pub unsafe fn cudaGraphKernelNodeGetParams(
 }
 /// Sets a kernel node's parameters.
 ///
-/// Sets the parameters of kernel node `node` to `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `pNodeParams`: `const cudaKernelNodeParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_set_params`](crate::api::graph_kernel_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -11997,21 +3633,7 @@ pub unsafe fn cudaGraphKernelNodeSetParams(
 }
 /// Copies attributes from source node to destination node.
 ///
-/// Copies attributes from source node `src` to destination node `dst`.
-/// Both node must have the same context.
-///
-/// # Arguments
-///
-/// - `hSrc`: `cudaGraphNode_t` — Source node For list of attributes see `cudaKernelNodeAttrID`
-/// - `hDst`: `cudaGraphNode_t` — Destination node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), `cudaErrorInvalidContext`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_copy_attributes`](crate::api::graph_kernel_node_copy_attributes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12028,22 +3650,7 @@ pub unsafe fn cudaGraphKernelNodeCopyAttributes(
 }
 /// Queries node attribute.
 ///
-/// Queries attribute `attr` from node `hNode` and stores it in
-/// corresponding member of `value_out`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t`
-/// - `attr`: `cudaLaunchAttributeID`
-/// - `value_out`: `cudaLaunchAttributeValue*` (output)
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_get_attribute`](crate::api::graph_kernel_node_get_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12061,22 +3668,7 @@ pub unsafe fn cudaGraphKernelNodeGetAttribute(
 }
 /// Sets node attribute.
 ///
-/// Sets attribute `attr` on node `hNode` from corresponding attribute of
-/// `value`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t`
-/// - `attr`: `cudaLaunchAttributeID`
-/// - `value`: `const cudaLaunchAttributeValue*`
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaAccessPolicyWindow`](crate::sys::cudaAccessPolicyWindow)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_kernel_node_set_attribute`](crate::api::graph_kernel_node_set_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12094,49 +3686,7 @@ pub unsafe fn cudaGraphKernelNodeSetAttribute(
 }
 /// Creates a memcpy node and adds it to a graph.
 ///
-/// Creates a new memcpy node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// When the graph is launched, the node will perform the memcpy described
-/// by `pCopyParams`. See [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D) for a description of
-/// the structure and its restrictions.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed
-/// memory, if the system contains at least one device which has a zero
-/// value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `pCopyParams`: `const cudaMemcpy3DParms*` — Parameters for the memory copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node`](crate::api::graph_add_memcpy_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12157,60 +3707,7 @@ pub unsafe fn cudaGraphAddMemcpyNode(
 }
 /// Creates a 1D memcpy node and adds it to a graph.
 ///
-/// Creates a new 1D memcpy node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`. It is
-/// possible for `numDependencies` to be 0, in which case the node will be
-/// placed at the root of the graph. `pDependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `src` to the memory area pointed to by `dst`,
-/// where `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. Launching a memcpy node with dst and src
-/// pointers that do not match the direction of the copy results in an
-/// undefined behavior.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed
-/// memory, if the system contains at least one device which has a zero
-/// value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node1d`](crate::api::graph_add_memcpy_node1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12235,22 +3732,7 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
 }
 /// Returns a memcpy node's parameters.
 ///
-/// Returns the parameters of memcpy node `node` in `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `pNodeParams`: `cudaMemcpy3DParms*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_get_params`](crate::api::graph_memcpy_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12267,26 +3749,7 @@ pub unsafe fn cudaGraphMemcpyNodeGetParams(
 }
 /// Sets a memcpy node's parameters.
 ///
-/// Sets the parameters of memcpy node `node` to `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `pNodeParams`: `const cudaMemcpy3DParms*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaMemcpy3D`](crate::sys::cudaMemcpy3D)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params`](crate::api::graph_memcpy_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12303,40 +3766,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 }
 /// Sets a memcpy node's parameters to perform a 1-dimensional copy.
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the
-/// provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the
-/// memory area pointed to by `src` to the memory area pointed to by `dst`,
-/// where `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE),
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the
-/// type of transfer is inferred from the pointer values. However,
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only allowed on systems that support
-/// unified virtual addressing. Launching a memcpy node with dst and src
-/// pointers that do not match the direction of the copy results in an
-/// undefined behavior.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params1d`](crate::api::graph_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12357,40 +3787,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
 }
 /// Creates a memset node and adds it to a graph.
 ///
-/// Creates a new memset node and adds it to `graph` with `numDependencies`
-/// dependencies specified via `pDependencies`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// The element size must be 1, 2, or 4 bytes. When the graph is launched,
-/// the node will perform the memset described by `pMemsetParams`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `pMemsetParams`: `const cudaMemsetParams*` — Parameters for the memory set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
-/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memset_node`](crate::api::graph_add_memset_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12411,22 +3808,7 @@ pub unsafe fn cudaGraphAddMemsetNode(
 }
 /// Returns a memset node's parameters.
 ///
-/// Returns the parameters of memset node `node` in `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `pNodeParams`: `cudaMemsetParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memset_node_get_params`](crate::api::graph_memset_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12443,23 +3825,7 @@ pub unsafe fn cudaGraphMemsetNodeGetParams(
 }
 /// Sets a memset node's parameters.
 ///
-/// Sets the parameters of memset node `node` to `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `pNodeParams`: `const cudaMemsetParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaMemset2D`](crate::sys::cudaMemset2D)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memset_node_set_params`](crate::api::graph_memset_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12476,41 +3842,7 @@ pub unsafe fn cudaGraphMemsetNodeSetParams(
 }
 /// Creates a host execution node and adds it to a graph.
 ///
-/// Creates a new CPU execution node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `pNodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// When the graph is launched, the node will invoke the specified CPU
-/// function. Host nodes are not supported under MPS with pre-Volta GPUs.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `pNodeParams`: `const cudaHostNodeParams*` — Parameters for the host node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
-/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
-/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_host_node`](crate::api::graph_add_host_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12531,22 +3863,7 @@ pub unsafe fn cudaGraphAddHostNode(
 }
 /// Returns a host node's parameters.
 ///
-/// Returns the parameters of host node `node` in `pNodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `pNodeParams`: `cudaHostNodeParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_host_node_get_params`](crate::api::graph_host_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12563,23 +3880,7 @@ pub unsafe fn cudaGraphHostNodeGetParams(
 }
 /// Sets a host node's parameters.
 ///
-/// Sets the parameters of host node `node` to `nodeParams`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `pNodeParams`: `const cudaHostNodeParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaLaunchHostFunc`](crate::sys::cudaLaunchHostFunc)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_host_node_set_params`](crate::api::graph_host_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12596,43 +3897,7 @@ pub unsafe fn cudaGraphHostNodeSetParams(
 }
 /// Creates a child graph node and adds it to a graph.
 ///
-/// Creates a new node which executes an embedded graph, and adds it to
-/// `graph` with `numDependencies` dependencies specified via
-/// `pDependencies`. It is possible for `numDependencies` to be 0, in which
-/// case the node will be placed at the root of the graph. `pDependencies`
-/// may not have any duplicate entries. A handle to the new node will be
-/// returned in `pGraphNode`.
-///
-/// If `hGraph` contains allocation or free nodes, this call will return an
-/// error.
-///
-/// The node executes an embedded child graph. The child graph is cloned in
-/// this call.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `childGraph`: `cudaGraph_t` — The graph to clone into this node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_child_graph_node`](crate::api::graph_add_child_graph_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12653,26 +3918,7 @@ pub unsafe fn cudaGraphAddChildGraphNode(
 }
 /// Gets a handle to the embedded graph of a child graph node.
 ///
-/// Gets a handle to the embedded graph in a child graph node. This call
-/// does not clone the graph. Changes to the graph will be reflected in the
-/// node, and the node retains ownership of the graph.
-///
-/// Allocation and free nodes cannot be added to the returned graph.
-/// Attempting to do so will return an error.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the embedded graph for
-/// - `pGraph`: `cudaGraph_t*` (output) — Location to store a handle to the graph
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_child_graph_node_get_graph`](crate::api::graph_child_graph_node_get_graph). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12689,40 +3935,7 @@ pub unsafe fn cudaGraphChildGraphNodeGetGraph(
 }
 /// Creates an empty node and adds it to a graph.
 ///
-/// Creates a new node which performs no operation, and adds it to `graph`
-/// with `numDependencies` dependencies specified via `pDependencies`. It
-/// is possible for `numDependencies` to be 0, in which case the node will
-/// be placed at the root of the graph. `pDependencies` may not have any
-/// duplicate entries. A handle to the new node will be returned in
-/// `pGraphNode`.
-///
-/// An empty node performs no operation during execution, but can be used
-/// for transitive ordering. For example, a phased execution graph with 2
-/// groups of n nodes with a barrier between them can be represented using
-/// an empty node and 2*n dependency edges, rather than no empty node and
-/// n^2 dependency edges.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_empty_node`](crate::api::graph_add_empty_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12742,43 +3955,7 @@ pub unsafe fn cudaGraphAddEmptyNode(
 }
 /// Creates an event record node and adds it to a graph.
 ///
-/// Creates a new event record node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
-/// which case the node will be placed at the root of the graph.
-/// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
-///
-/// Each launch of the graph will record `event` to capture execution of
-/// the node's dependencies.
-///
-/// These nodes may not be used in loops or conditionals.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `event`: `cudaEvent_t` — Event for the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_record_node`](crate::api::graph_add_event_record_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12799,24 +3976,7 @@ pub unsafe fn cudaGraphAddEventRecordNode(
 }
 /// Returns the event associated with an event record node.
 ///
-/// Returns the event of event record node `hNode` in `event_out`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the event for
-/// - `event_out`: `cudaEvent_t*` (output) — Pointer to return the event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_get_event`](crate::api::graph_event_record_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12833,25 +3993,7 @@ pub unsafe fn cudaGraphEventRecordNodeGetEvent(
 }
 /// Sets an event record node's event.
 ///
-/// Sets the event of event record node `hNode` to `event`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the event for
-/// - `event`: `cudaEvent_t` — Event to use
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_record_node_set_event`](crate::api::graph_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12868,46 +4010,7 @@ pub unsafe fn cudaGraphEventRecordNodeSetEvent(
 }
 /// Creates an event wait node and adds it to a graph.
 ///
-/// Creates a new event wait node and adds it to `hGraph` with
-/// `numDependencies` dependencies specified via `dependencies` and event
-/// specified in `event`. It is possible for `numDependencies` to be 0, in
-/// which case the node will be placed at the root of the graph.
-/// `dependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `phGraphNode`.
-///
-/// The graph node will wait for all work captured in `event`. See
-/// `cuEventRecord` for details on what is captured by an
-/// event. The synchronization will be performed efficiently on the device
-/// when applicable. `event` may be from a different context or device than
-/// the launch stream.
-///
-/// These nodes may not be used in loops or conditionals.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `event`: `cudaEvent_t` — Event for the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_event_wait_node`](crate::api::graph_add_event_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12928,24 +4031,7 @@ pub unsafe fn cudaGraphAddEventWaitNode(
 }
 /// Returns the event associated with an event wait node.
 ///
-/// Returns the event of event wait node `hNode` in `event_out`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the event for
-/// - `event_out`: `cudaEvent_t*` (output) — Pointer to return the event
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_get_event`](crate::api::graph_event_wait_node_get_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12962,25 +4048,7 @@ pub unsafe fn cudaGraphEventWaitNodeGetEvent(
 }
 /// Sets an event wait node's event.
 ///
-/// Sets the event of event wait node `hNode` to `event`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the event for
-/// - `event`: `cudaEvent_t` — Event to use
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_event_wait_node_set_event`](crate::api::graph_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -12997,48 +4065,7 @@ pub unsafe fn cudaGraphEventWaitNodeSetEvent(
 }
 /// Creates an external semaphore signal node and adds it to a graph.
 ///
-/// Creates a new external semaphore signal node and adds it to `graph`
-/// with `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
-///
-/// Performs a signal operation on a set of externally allocated semaphore
-/// objects when the node is launched. The operation(s) will occur after
-/// all of the node's dependencies have completed.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Parameters for the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphExternalSemaphoresSignalNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_signal_node`](crate::api::graph_add_external_semaphores_signal_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13060,31 +4087,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresSignalNode(
 }
 /// Returns an external semaphore signal node's parameters.
 ///
-/// Returns the parameters of an external semaphore signal node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
-/// the node is destroyed or its parameters are modified, and should not be
-/// modified directly. Use
-/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
-/// the parameters of this node.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `params_out`: `cudaExternalSemaphoreSignalNodeParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_get_params`](crate::api::graph_external_semaphores_signal_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13101,26 +4104,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeGetParams(
 }
 /// Sets an external semaphore signal node's parameters.
 ///
-/// Sets the parameters of an external semaphore signal node `hNode` to
-/// `nodeParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_signal_node_set_params`](crate::api::graph_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13137,48 +4121,7 @@ pub unsafe fn cudaGraphExternalSemaphoresSignalNodeSetParams(
 }
 /// Creates an external semaphore wait node and adds it to a graph.
 ///
-/// Creates a new external semaphore wait node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `dependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `dependencies` may not have any duplicate entries. A
-/// handle to the new node will be returned in `pGraphNode`.
-///
-/// Performs a wait operation on a set of externally allocated semaphore
-/// objects when the node is launched. The node's dependencies will not be
-/// launched until the wait operation has completed.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Parameters for the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphExternalSemaphoresWaitNodeGetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_external_semaphores_wait_node`](crate::api::graph_add_external_semaphores_wait_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13200,31 +4143,7 @@ pub unsafe fn cudaGraphAddExternalSemaphoresWaitNode(
 }
 /// Returns an external semaphore wait node's parameters.
 ///
-/// Returns the parameters of an external semaphore wait node `hNode` in
-/// `params_out`. The `extSemArray` and `paramsArray` returned in
-/// `params_out`, are owned by the node. This memory remains valid until
-/// the node is destroyed or its parameters are modified, and should not be
-/// modified directly. Use
-/// [`cudaGraphExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams) to update
-/// the parameters of this node.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `params_out`: `cudaExternalSemaphoreWaitNodeParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_get_params`](crate::api::graph_external_semaphores_wait_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13241,26 +4160,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeGetParams(
 }
 /// Sets an external semaphore wait node's parameters.
 ///
-/// Sets the parameters of an external semaphore wait node `hNode` to
-/// `nodeParams`.
-///
-/// # Arguments
-///
-/// - `hNode`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_external_semaphores_wait_node_set_params`](crate::api::graph_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13277,88 +4177,7 @@ pub unsafe fn cudaGraphExternalSemaphoresWaitNodeSetParams(
 }
 /// Creates an allocation node and adds it to a graph.
 ///
-/// Creates a new allocation node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// arguments specified in `nodeParams`. It is possible for
-/// `numDependencies` to be 0, in which case the node will be placed at the
-/// root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// When [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode) creates an allocation node,
-/// it returns the address of the allocation in `nodeParams.dptr`. The
-/// allocation's address remains fixed across instantiations and launches.
-///
-/// If the allocation is freed in the same graph, by creating a free node
-/// using [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode), the allocation can be
-/// accessed by nodes ordered after the allocation node but before the free
-/// node. These allocations cannot be freed outside the owning graph, and
-/// they can only be freed once in the owning graph.
-///
-/// If the allocation is not freed in the same graph, then it can be
-/// accessed not only by nodes in the graph which are ordered after the
-/// allocation node, but also by stream operations ordered after the
-/// graph's execution but before the allocation is freed.
-///
-/// Allocations which are not freed in the same graph can be freed by:
-///
-/// - passing the allocation to `cudaMemFreeAsync` or
-///   `cudaMemFree`;
-///
-/// - launching a graph with a free node for that allocation; or
-///
-/// - specifying [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH)
-///   during instantiation, which makes each launch behave as though it
-///   called `cudaMemFreeAsync` for every unfreed allocation.
-///
-/// It is not possible to free an allocation in both the owning graph and
-/// another graph. If the allocation is freed in the same graph, a free
-/// node cannot be added to another graph. If the allocation is freed in
-/// another graph, a free node can no longer be added to the owning graph.
-///
-/// The following restrictions apply to graphs which contain allocation
-/// and/or memory free nodes:
-///
-/// - Nodes and edges of the graph cannot be deleted.
-///
-/// - The graph cannot be used in a child node.
-///
-/// - Only one instantiation of the graph may exist at any point in time.
-///
-/// - The graph cannot be cloned.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `nodeParams`: `cudaMemAllocNodeParams*` — Parameters for the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaGraphMemAllocNodeGetParams`](crate::sys::cudaGraphMemAllocNodeGetParams)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_alloc_node`](crate::api::graph_add_mem_alloc_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13379,24 +4198,7 @@ pub unsafe fn cudaGraphAddMemAllocNode(
 }
 /// Returns a memory alloc node's parameters.
 ///
-/// Returns the parameters of a memory alloc node `hNode` in `params_out`.
-/// The `poolProps` and `accessDescs` returned in `params_out`, are owned
-/// by the node. This memory remains valid until the node is destroyed. The
-/// returned parameters must not be modified.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `params_out`: `cudaMemAllocNodeParams*` (output) — Pointer to return the parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_alloc_node_get_params`](crate::api::graph_mem_alloc_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13413,66 +4215,7 @@ pub unsafe fn cudaGraphMemAllocNodeGetParams(
 }
 /// Creates a memory free node and adds it to a graph.
 ///
-/// Creates a new memory free node and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies` and
-/// address specified in `dptr`. It is possible for `numDependencies` to be
-/// 0, in which case the node will be placed at the root of the graph.
-/// `pDependencies` may not have any duplicate entries. A handle to the new
-/// node will be returned in `pGraphNode`.
-///
-/// [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode) will return
-/// [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the user attempts to free:
-///
-/// - an allocation twice in the same graph.
-///
-/// - an address that was not returned by an allocation node.
-///
-/// - an invalid address.
-///
-/// The following restrictions apply to graphs which contain allocation
-/// and/or memory free nodes:
-///
-/// - Nodes and edges of the graph cannot be deleted.
-///
-/// - The graph cannot be used in a child node.
-///
-/// - Only one instantiation of the graph may exist at any point in time.
-///
-/// - The graph cannot be cloned.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `dptr`: `void*` — Address of memory to free
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), `cudaErrorOutOfMemory`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_mem_free_node`](crate::api::graph_add_mem_free_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13493,21 +4236,7 @@ pub unsafe fn cudaGraphAddMemFreeNode(
 }
 /// Returns a memory free node's parameters.
 ///
-/// Returns the address of a memory free node `hNode` in `dptr_out`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to get the parameters for
-/// - `dptr_out`: `void*` (output) — Pointer to return the device address
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaGraphMemFreeNodeGetParams`](crate::sys::cudaGraphMemFreeNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_mem_free_node_get_params`](crate::api::graph_mem_free_node_get_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13524,26 +4253,7 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 }
 /// Free unused memory that was cached on the specified device for use with graphs back to the OS.
 ///
-/// Blocks which are not in use by a graph that is either currently
-/// executing or scheduled to execute are freed back to the operating
-/// system.
-///
-/// # Arguments
-///
-/// - `device`: `int` — The device for which cached memory should be freed.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_graph_mem_trim`](crate::api::device_graph_mem_trim). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13558,41 +4268,7 @@ pub unsafe fn cudaDeviceGraphMemTrim(
 }
 /// Query asynchronous allocation attributes related to graphs.
 ///
-/// Valid attributes are:
-///
-/// - [`cudaGraphMemAttrUsedMemCurrent`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT): Amount of memory, in
-///   bytes, currently associated with graphs
-///
-/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in
-///   bytes, associated with graphs since the last time it was reset. High
-///   watermark can only be reset to zero.
-///
-/// - [`cudaGraphMemAttrReservedMemCurrent`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT): Amount of memory, in
-///   bytes, currently allocated for use by the CUDA graphs asynchronous
-///   allocator.
-///
-/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of
-///   memory, in bytes, currently allocated for use by the CUDA graphs
-///   asynchronous allocator.
-///
-/// # Arguments
-///
-/// - `device`: `int` — Specifies the scope of the query
-/// - `attr`: `cudaGraphMemAttributeType` — attribute to get
-/// - `value`: `void*` (output) — retrieved value
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetGraphMemAttribute`](crate::sys::cudaDeviceSetGraphMemAttribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13610,34 +4286,7 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
 }
 /// Set asynchronous allocation attributes related to graphs.
 ///
-/// Valid attributes are:
-///
-/// - [`cudaGraphMemAttrUsedMemHigh`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH): High watermark of memory, in
-///   bytes, associated with graphs since the last time it was reset. High
-///   watermark can only be reset to zero.
-///
-/// - [`cudaGraphMemAttrReservedMemHigh`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH): High watermark of
-///   memory, in bytes, currently allocated for use by the CUDA graphs
-///   asynchronous allocator.
-///
-/// # Arguments
-///
-/// - `device`: `int` — Specifies the scope of the query
-/// - `attr`: `cudaGraphMemAttributeType` — attribute to get
-/// - `value`: `void*` — pointer to value to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetGraphMemAttribute`](crate::sys::cudaDeviceGetGraphMemAttribute)
-/// - [`cudaGraphAddMemAllocNode`](crate::sys::cudaGraphAddMemAllocNode)
-/// - [`cudaGraphAddMemFreeNode`](crate::sys::cudaGraphAddMemFreeNode)
-/// - [`cudaDeviceGraphMemTrim`](crate::sys::cudaDeviceGraphMemTrim)
-/// - [`cudaMallocAsync`](crate::sys::cudaMallocAsync)
-/// - [`cudaFreeAsync`](crate::sys::cudaFreeAsync)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13655,27 +4304,7 @@ pub unsafe fn cudaDeviceSetGraphMemAttribute(
 }
 /// Clones a graph.
 ///
-/// This function creates a copy of `originalGraph` and returns it in
-/// `pGraphClone`. All parameters are copied into the cloned graph. The
-/// original graph may be modified after this call without affecting the
-/// clone.
-///
-/// Child graph nodes in the original graph are recursively copied into the
-/// clone.
-///
-/// # Arguments
-///
-/// - `pGraphClone`: `cudaGraph_t*` (output) — Returns newly created cloned graph
-/// - `originalGraph`: `cudaGraph_t` — Graph to clone
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphNodeFindInClone`](crate::sys::cudaGraphNodeFindInClone)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_clone`](crate::api::graph_clone). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13692,28 +4321,7 @@ pub unsafe fn cudaGraphClone(
 }
 /// Finds a cloned version of a node.
 ///
-/// This function returns the node in `clonedGraph` corresponding to
-/// `originalNode` in the original graph.
-///
-/// `clonedGraph` must have been cloned from `originalGraph` via
-/// [`cudaGraphClone`](crate::sys::cudaGraphClone). `originalNode` must have been in
-/// `originalGraph` at the time of the call to [`cudaGraphClone`](crate::sys::cudaGraphClone),
-/// and the corresponding cloned node in `clonedGraph` must not have been
-/// removed. The cloned node is then returned via `pClonedNode`.
-///
-/// # Arguments
-///
-/// - `pNode`: `cudaGraphNode_t*` (output) — Returns handle to the cloned node
-/// - `originalNode`: `cudaGraphNode_t` — Handle to the original node
-/// - `clonedGraph`: `cudaGraph_t` — Cloned graph to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphClone`](crate::sys::cudaGraphClone)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_find_in_clone`](crate::api::graph_node_find_in_clone). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13731,30 +4339,7 @@ pub unsafe fn cudaGraphNodeFindInClone(
 }
 /// Returns a node's type.
 ///
-/// Returns the node type of `node` in `pType`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to query
-/// - `pType`: `cudaGraphNodeType*` (output) — Pointer to return the node type
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
-/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
-/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
-/// - [`cudaGraphKernelNodeGetParams`](crate::sys::cudaGraphKernelNodeGetParams)
-/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
-/// - [`cudaGraphHostNodeGetParams`](crate::sys::cudaGraphHostNodeGetParams)
-/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemsetNodeGetParams`](crate::sys::cudaGraphMemsetNodeGetParams)
-/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_type`](crate::api::graph_node_get_type). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13771,31 +4356,7 @@ pub unsafe fn cudaGraphNodeGetType(
 }
 /// Returns a graph's nodes.
 ///
-/// Returns a list of `graph's` nodes. `nodes` may be NULL, in which case
-/// this function will return the number of nodes in `numNodes`. Otherwise,
-/// `numNodes` entries will be filled in. If `numNodes` is higher than the
-/// actual number of nodes, the remaining entries in `nodes` will be set to
-/// NULL, and the number of nodes actually obtained will be returned in
-/// `numNodes`.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph to query
-/// - `nodes`: `cudaGraphNode_t*` (output) — Pointer to return the nodes
-/// - `numNodes`: `size_t*` — See description
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_nodes`](crate::api::graph_get_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13813,31 +4374,7 @@ pub unsafe fn cudaGraphGetNodes(
 }
 /// Returns a graph's root nodes.
 ///
-/// Returns a list of `graph's` root nodes. `pRootNodes` may be NULL, in
-/// which case this function will return the number of root nodes in
-/// `pNumRootNodes`. Otherwise, `pNumRootNodes` entries will be filled in.
-/// If `pNumRootNodes` is higher than the actual number of root nodes, the
-/// remaining entries in `pRootNodes` will be set to NULL, and the number
-/// of nodes actually obtained will be returned in `pNumRootNodes`.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph to query
-/// - `pRootNodes`: `cudaGraphNode_t*` (output) — Pointer to return the root nodes
-/// - `pNumRootNodes`: `size_t*` — See description
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetType`](crate::sys::cudaGraphNodeGetType)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_get_root_nodes`](crate::api::graph_get_root_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -13953,32 +4490,7 @@ pub unsafe fn cudaGraphGetEdges_v2(
 }
 /// Returns a node's dependencies.
 ///
-/// Returns a list of `node's` dependencies. `pDependencies` may be NULL,
-/// in which case this function will return the number of dependencies in
-/// `pNumDependencies`. Otherwise, `pNumDependencies` entries will be
-/// filled in. If `pNumDependencies` is higher than the actual number of
-/// dependencies, the remaining entries in `pDependencies` will be set to
-/// NULL, and the number of nodes actually obtained will be returned in
-/// `pNumDependencies`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to query
-/// - `pDependencies`: `cudaGraphNode_t*` (output) — Pointer to return the dependencies
-/// - `pNumDependencies`: `size_t*` — See description
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
-/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
-/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
-/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependencies`](crate::api::graph_node_get_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14045,32 +4557,7 @@ pub unsafe fn cudaGraphNodeGetDependencies_v2(
 }
 /// Returns a node's dependent nodes.
 ///
-/// Returns a list of `node's` dependent nodes. `pDependentNodes` may be
-/// NULL, in which case this function will return the number of dependent
-/// nodes in `pNumDependentNodes`. Otherwise, `pNumDependentNodes` entries
-/// will be filled in. If `pNumDependentNodes` is higher than the actual
-/// number of dependent nodes, the remaining entries in `pDependentNodes`
-/// will be set to NULL, and the number of nodes actually obtained will be
-/// returned in `pNumDependentNodes`.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to query
-/// - `pDependentNodes`: `cudaGraphNode_t*` (output) — Pointer to return the dependent nodes
-/// - `pNumDependentNodes`: `size_t*` — See description
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphGetNodes`](crate::sys::cudaGraphGetNodes)
-/// - [`cudaGraphGetRootNodes`](crate::sys::cudaGraphGetRootNodes)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
-/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_dependent_nodes`](crate::api::graph_node_get_dependent_nodes). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14137,30 +4624,7 @@ pub unsafe fn cudaGraphNodeGetDependentNodes_v2(
 }
 /// Adds dependency edges to a graph.
 ///
-/// The number of dependencies to be added is defined by `numDependencies`
-/// Elements in `pFrom` and `pTo` at corresponding indices define a
-/// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
-///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
-/// ignored. Specifying an existing dependency will return an error.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph to which dependencies are added
-/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
-/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
-/// - `numDependencies`: `size_t` — Number of dependencies to be added
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_dependencies`](crate::api::graph_add_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14182,27 +4646,7 @@ pub unsafe fn cudaGraphAddDependencies(
 /// Elements in `pFrom` and `pTo` at corresponding indices define a
 /// dependency. Each node in `pFrom` and `pTo` must belong to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
-/// ignored. Specifying an existing dependency will return an error.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph to which dependencies are added
-/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
-/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
-/// - `edgeData`: `const cudaGraphEdgeData*` — Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
-/// - `numDependencies`: `size_t` — Number of dependencies to be added
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphRemoveDependencies`](crate::sys::cudaGraphRemoveDependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_dependencies_v2`](crate::api::graph_add_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14223,31 +4667,7 @@ pub unsafe fn cudaGraphAddDependencies_v2(
 }
 /// Removes dependency edges from a graph.
 ///
-/// The number of `pDependencies` to be removed is defined by
-/// `numDependencies`. Elements in `pFrom` and `pTo` at corresponding
-/// indices define a dependency. Each node in `pFrom` and `pTo` must belong
-/// to `graph`.
-///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
-/// ignored. Specifying a non-existing dependency will return an error.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph from which to remove dependencies
-/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
-/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
-/// - `numDependencies`: `size_t` — Number of dependencies to be removed
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_remove_dependencies`](crate::api::graph_remove_dependencies). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14270,29 +4690,7 @@ pub unsafe fn cudaGraphRemoveDependencies(
 /// indices define a dependency. Each node in `pFrom` and `pTo` must belong
 /// to `graph`.
 ///
-/// If `numDependencies` is 0, elements in `pFrom` and `pTo` will be
-/// ignored. Specifying an edge that does not exist in the graph, with data
-/// matching `edgeData`, results in an error. `edgeData` is nullable, which
-/// is equivalent to passing default (zeroed) data for each edge.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph from which to remove dependencies
-/// - `from`: `const cudaGraphNode_t*` — Array of nodes that provide the dependencies
-/// - `to`: `const cudaGraphNode_t*` — Array of dependent nodes
-/// - `edgeData`: `const cudaGraphEdgeData*` — Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
-/// - `numDependencies`: `size_t` — Number of dependencies to be removed
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddDependencies`](crate::sys::cudaGraphAddDependencies)
-/// - [`cudaGraphGetEdges`](crate::sys::cudaGraphGetEdges)
-/// - [`cudaGraphNodeGetDependencies`](crate::sys::cudaGraphNodeGetDependencies)
-/// - [`cudaGraphNodeGetDependentNodes`](crate::sys::cudaGraphNodeGetDependentNodes)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_remove_dependencies_v2`](crate::api::graph_remove_dependencies_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14313,28 +4711,7 @@ pub unsafe fn cudaGraphRemoveDependencies_v2(
 }
 /// Remove a node from the graph.
 ///
-/// Removes `node` from its graph. This operation also severs any
-/// dependencies of other nodes on `node` and vice versa.
-///
-/// Dependencies cannot be removed from graphs which contain allocation or
-/// free nodes. Any attempt to do so will return an error.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to remove
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_destroy_node`](crate::api::graph_destroy_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14345,86 +4722,7 @@ pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaE
 }
 /// Creates an executable graph from a graph.
 ///
-/// Instantiates `graph` as an executable graph. The graph is validated for
-/// any structural constraints or intra-node constraints which were not
-/// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
-///
-/// The `flags` parameter controls the behavior of instantiation and
-/// subsequent graph launches. Valid flags are:
-///
-/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
-///   configures a graph containing memory allocation nodes to
-///   automatically free any unfreed memory allocations before the graph is
-///   relaunched.
-///
-/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
-///   the graph for launch from the device. If this flag is passed, the
-///   executable graph handle returned can be used to launch the graph from
-///   both the host and device. This flag cannot be used in conjunction
-///   with [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
-///
-/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
-///   graph to use the priorities from the per-node attributes rather than
-///   the priority of the launch stream during execution. Note that
-///   priorities are only available on kernel nodes, and are copied from
-///   stream priority during stream capture.
-///
-/// If `graph` contains any allocation or free nodes, there can be at most
-/// one executable graph in existence for that graph at a time. An attempt
-/// to instantiate a second executable graph before destroying the first
-/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
-/// also applies if `graph` contains any device-updatable kernel nodes.
-///
-/// Graphs instantiated for launch on the device have additional
-/// restrictions which do not apply to host graphs:
-///
-/// - The graph's nodes must reside on a single device.
-///
-/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
-///   and child graph nodes.
-///
-/// - The graph cannot be empty and must contain at least one kernel,
-///   memcpy, or memset node. Operation-specific restrictions are outlined
-///   below.
-///
-/// - Kernel nodes:
-///
-///   - Use of CUDA Dynamic Parallelism is not permitted.
-///
-///   - Cooperative launches are permitted as long as MPS is not in use.
-///
-/// - Memcpy nodes:
-///
-///   - Only copies involving device memory and/or pinned device-mapped
-///   host memory are permitted.
-///
-///   - Copies involving CUDA arrays are not permitted.
-///
-///   - Both operands must be accessible from the current device, and the
-///   current device must match the device of other nodes in the graph.
-///
-/// If `graph` is not instantiated for launch on the device but contains
-/// kernels which call device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from
-/// multiple devices, this will result in an error.
-///
-/// # Arguments
-///
-/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
-/// - `graph`: `cudaGraph_t` — Graph to instantiate
-/// - `flags`: `unsigned long long` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
-/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
-/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate`](crate::api::graph_instantiate). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14442,88 +4740,7 @@ pub unsafe fn cudaGraphInstantiate(
 }
 /// Creates an executable graph from a graph.
 ///
-/// Instantiates `graph` as an executable graph. The graph is validated for
-/// any structural constraints or intra-node constraints which were not
-/// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
-///
-/// The `flags` parameter controls the behavior of instantiation and
-/// subsequent graph launches. Valid flags are:
-///
-/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
-///   configures a graph containing memory allocation nodes to
-///   automatically free any unfreed memory allocations before the graph is
-///   relaunched.
-///
-/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
-///   the graph for launch from the device. If this flag is passed, the
-///   executable graph handle returned can be used to launch the graph from
-///   both the host and device. This flag can only be used on platforms
-///   which support unified addressing. This flag cannot be used in
-///   conjunction with
-///   [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
-///
-/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
-///   graph to use the priorities from the per-node attributes rather than
-///   the priority of the launch stream during execution. Note that
-///   priorities are only available on kernel nodes, and are copied from
-///   stream priority during stream capture.
-///
-/// If `graph` contains any allocation or free nodes, there can be at most
-/// one executable graph in existence for that graph at a time. An attempt
-/// to instantiate a second executable graph before destroying the first
-/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
-/// also applies if `graph` contains any device-updatable kernel nodes.
-///
-/// If `graph` contains kernels which call device-side
-/// [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices, this will result
-/// in an error.
-///
-/// Graphs instantiated for launch on the device have additional
-/// restrictions which do not apply to host graphs:
-///
-/// - The graph's nodes must reside on a single device.
-///
-/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
-///   and child graph nodes.
-///
-/// - The graph cannot be empty and must contain at least one kernel,
-///   memcpy, or memset node. Operation-specific restrictions are outlined
-///   below.
-///
-/// - Kernel nodes:
-///
-///   - Use of CUDA Dynamic Parallelism is not permitted.
-///
-///   - Cooperative launches are permitted as long as MPS is not in use.
-///
-/// - Memcpy nodes:
-///
-///   - Only copies involving device memory and/or pinned device-mapped
-///   host memory are permitted.
-///
-///   - Copies involving CUDA arrays are not permitted.
-///
-///   - Both operands must be accessible from the current device, and the
-///   current device must match the device of other nodes in the graph.
-///
-/// # Arguments
-///
-/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
-/// - `graph`: `cudaGraph_t` — Graph to instantiate
-/// - `flags`: `unsigned long long` — Flags to control instantiation. See `CUgraphInstantiate_flags`.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
-/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
-/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_flags`](crate::api::graph_instantiate_with_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14541,126 +4758,7 @@ pub unsafe fn cudaGraphInstantiateWithFlags(
 }
 /// Creates an executable graph from a graph.
 ///
-/// Instantiates `graph` as an executable graph according to the
-/// `instantiateParams` structure. The graph is validated for any
-/// structural constraints or intra-node constraints which were not
-/// previously validated. If instantiation is successful, a handle to the
-/// instantiated graph is returned in `pGraphExec`.
-///
-/// `instantiateParams` controls the behavior of instantiation and
-/// subsequent graph launches, as well as returning more detailed
-/// information in the event of an error.
-/// [`cudaGraphInstantiateParams`](crate::sys::cudaGraphInstantiateParams) is defined as:
-///
-/// The `flags` field controls the behavior of instantiation and subsequent
-/// graph launches. Valid flags are:
-///
-/// - [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), which
-///   configures a graph containing memory allocation nodes to
-///   automatically free any unfreed memory allocations before the graph is
-///   relaunched.
-///
-/// - [`cudaGraphInstantiateFlagUpload`](crate::sys::cudaGraphInstantiateFlags::UPLOAD), which will perform an
-///   upload of the graph into `uploadStream` once the graph has been
-///   instantiated.
-///
-/// - [`cudaGraphInstantiateFlagDeviceLaunch`](crate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH), which configures
-///   the graph for launch from the device. If this flag is passed, the
-///   executable graph handle returned can be used to launch the graph from
-///   both the host and device. This flag can only be used on platforms
-///   which support unified addressing. This flag cannot be used in
-///   conjunction with
-///   [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH).
-///
-/// - [`cudaGraphInstantiateFlagUseNodePriority`](crate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY), which causes the
-///   graph to use the priorities from the per-node attributes rather than
-///   the priority of the launch stream during execution. Note that
-///   priorities are only available on kernel nodes, and are copied from
-///   stream priority during stream capture.
-///
-/// If `graph` contains any allocation or free nodes, there can be at most
-/// one executable graph in existence for that graph at a time. An attempt
-/// to instantiate a second executable graph before destroying the first
-/// with [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy) will result in an error. The same
-/// also applies if `graph` contains any device-updatable kernel nodes.
-///
-/// If `graph` contains kernels which call device-side
-/// [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices, this will result
-/// in an error.
-///
-/// Graphs instantiated for launch on the device have additional
-/// restrictions which do not apply to host graphs:
-///
-/// - The graph's nodes must reside on a single device.
-///
-/// - The graph can only contain kernel nodes, memcpy nodes, memset nodes,
-///   and child graph nodes.
-///
-/// - The graph cannot be empty and must contain at least one kernel,
-///   memcpy, or memset node. Operation-specific restrictions are outlined
-///   below.
-///
-/// - Kernel nodes:
-///
-///   - Use of CUDA Dynamic Parallelism is not permitted.
-///
-///   - Cooperative launches are permitted as long as MPS is not in use.
-///
-/// - Memcpy nodes:
-///
-///   - Only copies involving device memory and/or pinned device-mapped
-///   host memory are permitted.
-///
-///   - Copies involving CUDA arrays are not permitted.
-///
-///   - Both operands must be accessible from the current device, and the
-///   current device must match the device of other nodes in the graph.
-///
-/// In the event of an error, the `result_out` and `errNode_out` fields
-/// will contain more information about the nature of the error. Possible
-/// error reporting includes:
-///
-/// - [`cudaGraphInstantiateError`](crate::sys::cudaGraphInstantiateResult::ERROR), if passed an invalid value or
-///   if an unexpected error occurred which is described by the return
-///   value of the function. `errNode_out` will be set to NULL.
-///
-/// - [`cudaGraphInstantiateInvalidStructure`](crate::sys::cudaGraphInstantiateResult::INVALID_STRUCTURE), if the graph
-///   structure is invalid. `errNode_out` will be set to one of the
-///   offending nodes.
-///
-/// - [`cudaGraphInstantiateNodeOperationNotSupported`](crate::sys::cudaGraphInstantiateResult::NODE_OPERATION_NOT_SUPPORTED), if the
-///   graph is instantiated for device launch but contains a node of an
-///   unsupported node type, or a node which performs unsupported
-///   operations, such as use of CUDA dynamic parallelism within a kernel
-///   node. `errNode_out` will be set to this node.
-///
-/// - [`cudaGraphInstantiateMultipleDevicesNotSupported`](crate::sys::cudaGraphInstantiateResult::MULTIPLE_DEVICES_NOT_SUPPORTED), if the
-///   graph is instantiated for device launch but a node’s device differs
-///   from that of another node. This error can also be returned if a graph
-///   is not instantiated for device launch and it contains kernels which
-///   call device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) from multiple devices.
-///   `errNode_out` will be set to this node.
-///
-/// If instantiation is successful, `result_out` will be set to
-/// [`cudaGraphInstantiateSuccess`](crate::sys::cudaGraphInstantiateResult::SUCCESS), and `hErrNode_out` will be set
-/// to NULL.
-///
-/// # Arguments
-///
-/// - `pGraphExec`: `cudaGraphExec_t*` (output) — Returns instantiated graph
-/// - `graph`: `cudaGraph_t` — Graph to instantiate
-/// - `instantiateParams`: `cudaGraphInstantiateParams*` — Instantiation parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
-/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_instantiate_with_params`](crate::api::graph_instantiate_with_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14679,25 +4777,7 @@ pub unsafe fn cudaGraphInstantiateWithParams(
 }
 /// Query the instantiation flags of an executable graph.
 ///
-/// Returns the flags that were passed to instantiation for the given
-/// executable graph. [`cudaGraphInstantiateFlagUpload`](crate::sys::cudaGraphInstantiateFlags::UPLOAD) will not
-/// be returned by this API as it does not affect the resulting executable
-/// graph.
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — The executable graph to query
-/// - `flags`: `unsigned long long*` (output) — Returns the instantiation flags
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphInstantiateWithFlags`](crate::sys::cudaGraphInstantiateWithFlags)
-/// - [`cudaGraphInstantiateWithParams`](crate::sys::cudaGraphInstantiateWithParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_get_flags`](crate::api::graph_exec_get_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14714,67 +4794,7 @@ pub unsafe fn cudaGraphExecGetFlags(
 }
 /// Sets the parameters for a kernel node in the given graphExec.
 ///
-/// Sets the parameters of a kernel node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `node`
-/// in the non-executable graph, from which the executable graph was
-/// instantiated.
-///
-/// `node` must not have been removed from the original graph. All
-/// `nodeParams` fields may change, but the following restrictions apply to
-/// `func` updates:
-///
-/// - The owning device of the function cannot change.
-///
-/// - A node whose function originally did not use CUDA dynamic parallelism
-///   cannot be updated to a function which uses CDP
-///
-/// - A node whose function originally did not make device-side update
-///   calls cannot be updated to a function which makes device-side update
-///   calls.
-///
-/// - If `hGraphExec` was not instantiated for device launch, a node whose
-///   function originally did not use device-side
-///   [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) cannot be updated to a function which
-///   uses device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) unless the node
-///   resides on the same device as nodes which contained such calls at
-///   instantiate-time. If no such calls were present at instantiation,
-///   these updates cannot be performed at all.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// If `node` is a device-updatable kernel node, the next upload/launch of
-/// `hGraphExec` will overwrite any previous device-side updates.
-/// Additionally, applying host updates to a device-updatable kernel node
-/// while it is being updated from the device will result in undefined
-/// behavior.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — kernel node from the graph from which graphExec was instantiated
-/// - `pNodeParams`: `const cudaKernelNodeParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphKernelNodeSetParams`](crate::sys::cudaGraphKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_kernel_node_set_params`](crate::api::graph_exec_kernel_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14792,53 +4812,7 @@ pub unsafe fn cudaGraphExecKernelNodeSetParams(
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
-/// from `node` are ignored.
-///
-/// The source and destination memory in `pNodeParams` must be allocated
-/// from the same contexts as the original source and destination memory.
-/// Both the instantiation-time memory operands and the memory operands in
-/// `pNodeParams` must be 1-dimensional. Zero-length operations are not
-/// supported.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
-/// mappings changed or either the original or new memory operands are
-/// multidimensional.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `pNodeParams`: `const cudaMemcpy3DParms*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams1D`](crate::sys::cudaGraphExecMemcpyNodeSetParams1D)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params`](crate::api::graph_exec_memcpy_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14856,53 +4830,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained the given params at instantiation. `node` must remain in
-/// the graph which was used to instantiate `hGraphExec`. Changed edges to
-/// and from `node` are ignored.
-///
-/// `src` and `dst` must be allocated from the same contexts as the
-/// original source and destination memory. The instantiation-time memory
-/// operands must be 1-dimensional. Zero-length operations are not
-/// supported.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands'
-/// mappings changed or the original memory operands are multidimensional.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemcpyNode1D`](crate::sys::cudaGraphAddMemcpyNode1D)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParams1D`](crate::sys::cudaGraphMemcpyNodeSetParams1D)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params1d`](crate::api::graph_exec_memcpy_node_set_params1d). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14924,55 +4852,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
 }
 /// Sets the parameters for a memset node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
-/// from `node` are ignored.
-///
-/// Zero sized operations are not supported.
-///
-/// The new destination pointer in `pNodeParams` must be to the same kind
-/// of allocation as the original destination pointer and have the same
-/// context association and device mapping as the original destination
-/// pointer.
-///
-/// Both the value and pointer address may be updated.   Changing other
-/// aspects of the memset (width, height, element size or pitch) may cause
-/// the update to be rejected. Specifically, for 2d memsets, all dimension
-/// changes are rejected. For 1d memsets, changes in height are explicitly
-/// rejected and other changes are oportunistically allowed if the
-/// resulting work maps onto the work resources already allocated for the
-/// node.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Memset node from the graph which was used to instantiate graphExec
-/// - `pNodeParams`: `const cudaMemsetParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
-/// - [`cudaGraphMemsetNodeSetParams`](crate::sys::cudaGraphMemsetNodeSetParams)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memset_node_set_params`](crate::api::graph_exec_memset_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -14990,40 +4870,7 @@ pub unsafe fn cudaGraphExecMemsetNodeSetParams(
 }
 /// Sets the parameters for a host node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node`
-/// had contained `pNodeParams` at instantiation. `node` must remain in the
-/// graph which was used to instantiate `hGraphExec`. Changed edges to and
-/// from `node` are ignored.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Host node from the graph which was used to instantiate graphExec
-/// - `pNodeParams`: `const cudaHostNodeParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphHostNodeSetParams`](crate::sys::cudaGraphHostNodeSetParams)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_host_node_set_params`](crate::api::graph_exec_host_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15041,48 +4888,7 @@ pub unsafe fn cudaGraphExecHostNodeSetParams(
 }
 /// Updates node parameters in the child graph node in the given graphExec.
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though the
-/// nodes contained in `node's` graph had the parameters contained in
-/// `childGraph's` nodes at instantiation. `node` must remain in the graph
-/// which was used to instantiate `hGraphExec`. Changed edges to and from
-/// `node` are ignored.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// The topology of `childGraph`, as well as the node insertion order, must
-/// match that of the graph contained in `node`. See
-/// [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate) for a list of restrictions on what
-/// can be updated in an instantiated graph. The update is recursive, so
-/// child graph nodes contained within the top level child graph will also
-/// be updated.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Host node from the graph which was used to instantiate graphExec
-/// - `childGraph`: `cudaGraph_t` — The graph supplying the updated parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphChildGraphNodeGetGraph`](crate::sys::cudaGraphChildGraphNodeGetGraph)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_child_graph_node_set_params`](crate::api::graph_exec_child_graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15100,43 +4906,7 @@ pub unsafe fn cudaGraphExecChildGraphNodeSetParams(
 }
 /// Sets the event for an event record node in the given graphExec.
 ///
-/// Sets the event of an event record node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
-/// in the non-executable graph, from which the executable graph was
-/// instantiated.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — Event record node from the graph from which graphExec was instantiated
-/// - `event`: `cudaEvent_t` — Updated event to use
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddEventRecordNode`](crate::sys::cudaGraphAddEventRecordNode)
-/// - [`cudaGraphEventRecordNodeGetEvent`](crate::sys::cudaGraphEventRecordNodeGetEvent)
-/// - [`cudaGraphEventWaitNodeSetEvent`](crate::sys::cudaGraphEventWaitNodeSetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_record_node_set_event`](crate::api::graph_exec_event_record_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15154,43 +4924,7 @@ pub unsafe fn cudaGraphExecEventRecordNodeSetEvent(
 }
 /// Sets the event for an event wait node in the given graphExec.
 ///
-/// Sets the event of an event wait node in an executable graph
-/// `hGraphExec`. The node is identified by the corresponding node `hNode`
-/// in the non-executable graph, from which the executable graph was
-/// instantiated.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — Event wait node from the graph from which graphExec was instantiated
-/// - `event`: `cudaEvent_t` — Updated event to use
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddEventWaitNode`](crate::sys::cudaGraphAddEventWaitNode)
-/// - [`cudaGraphEventWaitNodeGetEvent`](crate::sys::cudaGraphEventWaitNodeGetEvent)
-/// - [`cudaGraphEventRecordNodeSetEvent`](crate::sys::cudaGraphEventRecordNodeSetEvent)
-/// - [`cudaEventRecordWithFlags`](crate::sys::cudaEventRecordWithFlags)
-/// - [`cudaStreamWaitEvent`](crate::sys::cudaStreamWaitEvent)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_event_wait_node_set_event`](crate::api::graph_exec_event_wait_node_set_event). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15208,46 +4942,7 @@ pub unsafe fn cudaGraphExecEventWaitNodeSetEvent(
 }
 /// Sets the parameters for an external semaphore signal node in the given graphExec.
 ///
-/// Sets the parameters of an external semaphore signal node in an
-/// executable graph `hGraphExec`. The node is identified by the
-/// corresponding node `hNode` in the non-executable graph, from which the
-/// executable graph was instantiated.
-///
-/// `hNode` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
-///
-/// Changing `nodeParams->numExtSems` is not supported.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — semaphore signal node from the graph from which graphExec was instantiated
-/// - `nodeParams`: `const cudaExternalSemaphoreSignalNodeParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresSignalNode`](crate::sys::cudaGraphAddExternalSemaphoresSignalNode)
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_signal_node_set_params`](crate::api::graph_exec_external_semaphores_signal_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15266,46 +4961,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
 }
 /// Sets the parameters for an external semaphore wait node in the given graphExec.
 ///
-/// Sets the parameters of an external semaphore wait node in an executable
-/// graph `hGraphExec`. The node is identified by the corresponding node
-/// `hNode` in the non-executable graph, from which the executable graph
-/// was instantiated.
-///
-/// `hNode` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
-///
-/// Changing `nodeParams->numExtSems` is not supported.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — semaphore wait node from the graph from which graphExec was instantiated
-/// - `nodeParams`: `const cudaExternalSemaphoreWaitNodeParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
-/// - [`cudaGraphAddExternalSemaphoresWaitNode`](crate::sys::cudaGraphAddExternalSemaphoresWaitNode)
-/// - [`cudaImportExternalSemaphore`](crate::sys::cudaImportExternalSemaphore)
-/// - [`cudaSignalExternalSemaphoresAsync`](crate::sys::cudaSignalExternalSemaphoresAsync)
-/// - [`cudaWaitExternalSemaphoresAsync`](crate::sys::cudaWaitExternalSemaphoresAsync)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_external_semaphores_wait_node_set_params`](crate::api::graph_exec_external_semaphores_wait_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15324,39 +4980,7 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
 }
 /// Enables or disables the specified node in the given graphExec.
 ///
-/// Sets `hNode` to be either enabled or disabled. Disabled nodes are
-/// functionally equivalent to empty nodes until they are reenabled.
-/// Existing node parameters are not affected by disabling/enabling the
-/// node.
-///
-/// The node is identified by the corresponding node `hNode` in the non-
-/// executable graph, from which the executable graph was instantiated.
-///
-/// `hNode` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `hGraphExec`. Already
-/// enqueued or running launches of `hGraphExec` are not affected by this
-/// call. `hNode` is also not modified by this call.
-///
-/// **Notes**
-///
-/// Currently only kernel, memset and memcpy nodes are supported.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — Node from the graph from which graphExec was instantiated
-/// - `isEnabled`: `unsigned int` — Node is enabled if != 0, otherwise the node is disabled
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeGetEnabled`](crate::sys::cudaGraphNodeGetEnabled)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_enabled`](crate::api::graph_node_set_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15374,32 +4998,7 @@ pub unsafe fn cudaGraphNodeSetEnabled(
 }
 /// Query whether a node in the given graphExec is enabled.
 ///
-/// Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
-///
-/// The node is identified by the corresponding node `hNode` in the non-
-/// executable graph, from which the executable graph was instantiated.
-///
-/// `hNode` must not have been removed from the original graph.
-///
-/// **Notes**
-///
-/// Currently only kernel, memset and memcpy nodes are supported.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `hNode`: `cudaGraphNode_t` — Node from the graph from which graphExec was instantiated
-/// - `isEnabled`: `unsigned int*` (output) — Location to return the enabled status of the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphNodeSetEnabled`](crate::sys::cudaGraphNodeSetEnabled)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_get_enabled`](crate::api::graph_node_get_enabled). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15417,147 +5016,7 @@ pub unsafe fn cudaGraphNodeGetEnabled(
 }
 /// Check whether an executable graph can be updated with a graph and perform the update if possible.
 ///
-/// Updates the node parameters in the instantiated graph specified by
-/// `hGraphExec` with the node parameters in a topologically identical
-/// graph specified by `hGraph`.
-///
-/// Limitations:
-///
-/// - Kernel nodes:
-///
-///   - The owning context of the function cannot change.
-///
-///   - A node whose function originally did not use CUDA dynamic
-///   parallelism cannot be updated to a function which uses CDP.
-///
-///   - A node whose function originally did not make device-side update
-///   calls cannot be updated to a function which makes device-side
-///   update calls.
-///
-///   - A cooperative node cannot be updated to a non-cooperative node, and
-///   vice-versa.
-///
-///   - If the graph was instantiated with
-///   cudaGraphInstantiateFlagUseNodePriority, the priority attribute
-///   cannot change. Equality is checked on the originally requested
-///   priority values, before they are clamped to the device's supported
-///   range.
-///
-///   - If `hGraphExec` was not instantiated for device launch, a node
-///   whose function originally did not use device-side
-///   [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) cannot be updated to a function which
-///   uses device-side [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch) unless the node
-///   resides on the same device as nodes which contained such calls at
-///   instantiate-time. If no such calls were present at instantiation,
-///   these updates cannot be performed at all.
-///
-///   - Neither `hGraph` nor `hGraphExec` may contain device-updatable
-///   kernel nodes.
-///
-/// - Memset and memcpy nodes:
-///
-///   - The CUDA device(s) to which the operand(s) was allocated/mapped
-///   cannot change.
-///
-///   - The source/destination memory must be allocated from the same
-///   contexts as the original source/destination memory.
-///
-///   - For 2d memsets, only address and assinged value may be updated.
-///
-///   - For 1d memsets, updating dimensions is also allowed, but may fail
-///   if the resulting operation doesn't map onto the work resources
-///   already allocated for the node.
-///
-/// - Additional memcpy node restrictions:
-///
-///   - Changing either the source or destination memory type(i.e.
-///   CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_ARRAY, etc.) is not supported.
-///
-/// - Conditional nodes:
-///
-///   - Changing node parameters is not supported.
-///
-///   - Changeing parameters of nodes within the conditional body graph is
-///   subject to the rules above.
-///
-///   - Conditional handle flags and default values are updated as part of
-///   the graph update.
-///
-/// Note: The API may add further restrictions in future releases. The
-/// return code should always be checked.
-///
-/// cudaGraphExecUpdate sets the result member of `resultInfo` to
-/// cudaGraphExecUpdateErrorTopologyChanged under the following conditions:
-///
-/// - The count of nodes directly in `hGraphExec` and `hGraph` differ, in
-///   which case resultInfo-\>errorNode is set to NULL.
-///
-/// - `hGraph` has more exit nodes than `hGraph`, in which case
-///   resultInfo-\>errorNode is set to one of the exit nodes in hGraph.
-///
-/// - A node in `hGraph` has a different number of dependencies than the
-///   node from `hGraphExec` it is paired with, in which case
-///   resultInfo-\>errorNode is set to the node from `hGraph`.
-///
-/// - A node in `hGraph` has a dependency that does not match with the
-///   corresponding dependency of the paired node from `hGraphExec`.
-///   resultInfo-\>errorNode will be set to the node from `hGraph`.
-///   resultInfo-\>errorFromNode will be set to the mismatched dependency.
-///   The dependencies are paired based on edge order and a dependency does
-///   not match when the nodes are already paired based on other edges
-///   examined in the graph.
-///
-/// cudaGraphExecUpdate sets `the` result member of `resultInfo` to:
-///
-/// - cudaGraphExecUpdateError if passed an invalid value.
-///
-/// - cudaGraphExecUpdateErrorTopologyChanged if the graph topology changed
-///
-/// - cudaGraphExecUpdateErrorNodeTypeChanged if the type of a node
-///   changed, in which case `hErrorNode_out` is set to the node from
-///   `hGraph`.
-///
-/// - cudaGraphExecUpdateErrorFunctionChanged if the function of a kernel
-///   node changed (CUDA driver \< 11.2)
-///
-/// - cudaGraphExecUpdateErrorUnsupportedFunctionChange if the func field
-///   of a kernel changed in an unsupported way(see note above), in which
-///   case `hErrorNode_out` is set to the node from `hGraph`
-///
-/// - cudaGraphExecUpdateErrorParametersChanged if any parameters to a node
-///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
-///
-/// - cudaGraphExecUpdateErrorAttributesChanged if any attributes of a node
-///   changed in a way that is not supported, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
-///
-/// - cudaGraphExecUpdateErrorNotSupported if something about a node is
-///   unsupported, like the node's type or configuration, in which case
-///   `hErrorNode_out` is set to the node from `hGraph`
-///
-/// If the update fails for a reason not listed above, the result member of
-/// `resultInfo` will be set to cudaGraphExecUpdateError. If the update
-/// succeeds, the result member will be set to cudaGraphExecUpdateSuccess.
-///
-/// cudaGraphExecUpdate returns cudaSuccess when the updated was performed
-/// successfully. It returns cudaErrorGraphExecUpdateFailure if the graph
-/// update was not performed because it included changes which violated
-/// constraints specific to instantiated graph update.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The instantiated graph to be updated
-/// - `hGraph`: `cudaGraph_t` — The graph containing the updated parameters
-/// - `resultInfo`: `cudaGraphExecUpdateResultInfo*` (output) — the error info structure
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorGraphExecUpdateFailure`](crate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_update`](crate::api::graph_exec_update). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15575,26 +5034,7 @@ pub unsafe fn cudaGraphExecUpdate(
 }
 /// Uploads an executable graph in a stream.
 ///
-/// Uploads `hGraphExec` to the device in `hStream` without executing it.
-/// Uploads of the same `hGraphExec` will be serialized. Each upload is
-/// ordered behind both any previous work in `hStream` and any previous
-/// launches of `hGraphExec`. Uses memory cached by `stream` to back the
-/// allocations owned by `graphExec`.
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — Executable graph to upload
-/// - `stream`: `cudaStream_t` — Stream in which to upload the graph
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
-/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_upload`](crate::api::graph_upload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15611,31 +5051,7 @@ pub unsafe fn cudaGraphUpload(
 }
 /// Launches an executable graph in a stream.
 ///
-/// Executes `graphExec` in `stream`. Only one instance of `graphExec` may
-/// be executing at a time. Each launch is ordered behind both any previous
-/// work in `stream` and any previous launches of `graphExec`. To execute a
-/// graph concurrently, it must be instantiated multiple times into
-/// multiple executable graphs.
-///
-/// If any allocations created by `graphExec` remain unfreed (from a
-/// previous launch) and `graphExec` was not instantiated with
-/// [`cudaGraphInstantiateFlagAutoFreeOnLaunch`](crate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH), the launch will
-/// fail with [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE).
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — Executable graph to launch
-/// - `stream`: `cudaStream_t` — Stream in which to launch the graph
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
-/// - [`cudaGraphExecDestroy`](crate::sys::cudaGraphExecDestroy)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_launch`](crate::api::graph_launch). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15652,21 +5068,7 @@ pub unsafe fn cudaGraphLaunch(
 }
 /// Destroys an executable graph.
 ///
-/// Destroys the executable graph specified by `graphExec`.
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — Executable graph to destroy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
-/// - [`cudaGraphUpload`](crate::sys::cudaGraphUpload)
-/// - [`cudaGraphLaunch`](crate::sys::cudaGraphLaunch)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_destroy`](crate::api::graph_exec_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15681,19 +5083,7 @@ pub unsafe fn cudaGraphExecDestroy(
 }
 /// Destroys a graph.
 ///
-/// Destroys the graph specified by `graph`, as well as all of its nodes.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — Graph to destroy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_destroy`](crate::api::graph_destroy). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15704,21 +5094,7 @@ pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t>
 }
 /// Write a DOT file describing graph structure.
 ///
-/// Using the provided `graph`, write to `path` a DOT formatted description
-/// of the graph. By default this includes the graph topology, node types,
-/// node id, kernel names and memcpy direction. `flags` can be specified to
-/// write more detailed information about each node type such as parameter
-/// values, kernel attributes, node and function handles.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — The graph to create a DOT file from
-/// - `path`: `const char*` — The path to write the DOT file to
-/// - `flags`: `unsigned int` — Flags from cudaGraphDebugDotFlags for specifying which additional node information to write
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorOperatingSystem`](crate::sys::cudaError_t::ERROR_OPERATING_SYSTEM). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_debug_dot_print`](crate::api::graph_debug_dot_print). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15736,36 +5112,7 @@ pub unsafe fn cudaGraphDebugDotPrint(
 }
 /// Create a user object.
 ///
-/// Create a user object with the specified destructor callback and initial
-/// reference count. The initial references are owned by the caller.
-///
-/// Destructor callbacks cannot make CUDA API calls and should avoid
-/// blocking behavior, as they are executed by a shared internal thread.
-/// Another thread may be signaled to perform such actions, if it does not
-/// block forward progress of tasks scheduled through CUDA.
-///
-/// See CUDA User Objects in the CUDA C++ Programming Guide for more
-/// information on user objects.
-///
-/// # Arguments
-///
-/// - `object_out`: `cudaUserObject_t*` (output) — Location to return the user object handle
-/// - `ptr`: `void*` — The pointer to pass to the destroy function
-/// - `destroy`: `cudaHostFn_t` — Callback to free the user object when it is no longer in use
-/// - `initialRefcount`: `unsigned int` — The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
-/// - `flags`: `unsigned int` — Currently it is required to pass [`cudaUserObjectNoDestructorSync`](crate::sys::cudaUserObjectFlags::CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC), which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
-/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
-/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
-/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_create`](crate::api::user_object_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15786,28 +5133,7 @@ pub unsafe fn cudaUserObjectCreate(
 }
 /// Retain a reference to a user object.
 ///
-/// Retains new references to a user object. The new references are owned
-/// by the caller.
-///
-/// See CUDA User Objects in the CUDA C++ Programming Guide for more
-/// information on user objects.
-///
-/// # Arguments
-///
-/// - `object`: `cudaUserObject_t` — The object to retain
-/// - `count`: `unsigned int` — The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
-/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
-/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
-/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_retain`](crate::api::user_object_retain). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15824,31 +5150,7 @@ pub unsafe fn cudaUserObjectRetain(
 }
 /// Release a reference to a user object.
 ///
-/// Releases user object references owned by the caller. The object's
-/// destructor is invoked if the reference count reaches zero.
-///
-/// It is undefined behavior to release references not owned by the caller,
-/// or to use a user object handle after all references are released.
-///
-/// See CUDA User Objects in the CUDA C++ Programming Guide for more
-/// information on user objects.
-///
-/// # Arguments
-///
-/// - `object`: `cudaUserObject_t` — The object to release
-/// - `count`: `unsigned int` — The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
-/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
-/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
-/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::user_object_release`](crate::api::user_object_release). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15865,30 +5167,7 @@ pub unsafe fn cudaUserObjectRelease(
 }
 /// Retain a reference to a user object from a graph.
 ///
-/// Creates or moves user object references that will be owned by a CUDA
-/// graph.
-///
-/// See CUDA User Objects in the CUDA C++ Programming Guide for more
-/// information on user objects.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — The graph to associate the reference with
-/// - `object`: `cudaUserObject_t` — The user object to retain a reference for
-/// - `count`: `unsigned int` — The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
-/// - `flags`: `unsigned int` — The optional flag [`cudaGraphUserObjectMove`](crate::sys::cudaUserObjectRetainFlags::CUDA_GRAPH_USER_OBJECT_MOVE) transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
-/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
-/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
-/// - [`cudaGraphReleaseUserObject`](crate::sys::cudaGraphReleaseUserObject)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_retain_user_object`](crate::api::graph_retain_user_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15907,28 +5186,7 @@ pub unsafe fn cudaGraphRetainUserObject(
 }
 /// Release a user object reference from a graph.
 ///
-/// Releases user object references owned by a graph.
-///
-/// See CUDA User Objects in the CUDA C++ Programming Guide for more
-/// information on user objects.
-///
-/// # Arguments
-///
-/// - `graph`: `cudaGraph_t` — The graph that will release the reference
-/// - `object`: `cudaUserObject_t` — The user object to release a reference for
-/// - `count`: `unsigned int` — The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaUserObjectCreate`](crate::sys::cudaUserObjectCreate)
-/// - [`cudaUserObjectRetain`](crate::sys::cudaUserObjectRetain)
-/// - [`cudaUserObjectRelease`](crate::sys::cudaUserObjectRelease)
-/// - [`cudaGraphRetainUserObject`](crate::sys::cudaGraphRetainUserObject)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_release_user_object`](crate::api::graph_release_user_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -15946,42 +5204,7 @@ pub unsafe fn cudaGraphReleaseUserObject(
 }
 /// Adds a node of arbitrary type to a graph.
 ///
-/// Creates a new node in `graph` described by `nodeParams` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// `numDependencies` may be 0. `pDependencies` may be null if
-/// `numDependencies` is 0. `pDependencies` may not have any duplicate
-/// entries.
-///
-/// `nodeParams` is a tagged union. The node type should be specified in
-/// the `typename` field, and type-specific parameters in the corresponding
-/// union member. All unused bytes - that is, `reserved0` and all bytes
-/// past the utilized union member - must be set to zero. It is recommended
-/// to use brace initialization or memset to ensure all bytes are
-/// initialized.
-///
-/// Note that for some node types, `nodeParams` may contain "out
-/// parameters" which are modified during the call, such as
-/// `nodeParams->alloc.dptr`.
-///
-/// A handle to the new node will be returned in `phGraphNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `nodeParams`: `cudaGraphNodeParams*` — Specification of the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_node`](crate::api::graph_add_node). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16006,37 +5229,7 @@ pub unsafe fn cudaGraphAddNode(
 /// `numDependencies` is 0. `pDependencies` may not have any duplicate
 /// entries.
 ///
-/// `nodeParams` is a tagged union. The node type should be specified in
-/// the `typename` field, and type-specific parameters in the corresponding
-/// union member. All unused bytes - that is, `reserved0` and all bytes
-/// past the utilized union member - must be set to zero. It is recommended
-/// to use brace initialization or memset to ensure all bytes are
-/// initialized.
-///
-/// Note that for some node types, `nodeParams` may contain "out
-/// parameters" which are modified during the call, such as
-/// `nodeParams->alloc.dptr`.
-///
-/// A handle to the new node will be returned in `phGraphNode`.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `dependencyData`: `const cudaGraphEdgeData*` — Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `nodeParams`: `cudaGraphNodeParams*` — Specification of the node
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_node_v2`](crate::api::graph_add_node_v2). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16059,27 +5252,7 @@ pub unsafe fn cudaGraphAddNode_v2(
 }
 /// Update's a graph node's parameters.
 ///
-/// Sets the parameters of graph node `node` to `nodeParams`. The node type
-/// specified by `nodeParams->type` must match the type of `node`.
-/// `nodeParams` must be fully initialized and all unused bytes (reserved,
-/// padding) zeroed.
-///
-/// Modifying parameters is not supported for node types
-/// cudaGraphNodeTypeMemAlloc and cudaGraphNodeTypeMemFree.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `nodeParams`: `cudaGraphNodeParams*` — Parameters to copy
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphExecNodeSetParams`](crate::sys::cudaGraphExecNodeSetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_node_set_params`](crate::api::graph_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16096,34 +5269,7 @@ pub unsafe fn cudaGraphNodeSetParams(
 }
 /// Update's a graph node's parameters in an instantiated graph.
 ///
-/// Sets the parameters of a node in an executable graph `graphExec`. The
-/// node is identified by the corresponding node `node` in the non-
-/// executable graph from which the executable graph was instantiated.
-/// `node` must not have been removed from the original graph.
-///
-/// The modifications only affect future launches of `graphExec`. Already
-/// enqueued or running launches of `graphExec` are not affected by this
-/// call. `node` is also not modified by this call.
-///
-/// Allowed changes to parameters on executable graphs are as follows:
-///
-/// **View CUDA Toolkit Documentation for a table example**
-///
-/// # Arguments
-///
-/// - `graphExec`: `cudaGraphExec_t` — The executable graph in which to update the specified node
-/// - `node`: `cudaGraphNode_t` — Corresponding node from the graph from which graphExec was instantiated
-/// - `nodeParams`: `cudaGraphNodeParams*` — Updated Parameters to set
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddNode`](crate::sys::cudaGraphAddNode)
-/// - [`cudaGraphNodeSetParams`](crate::sys::cudaGraphNodeSetParams)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_node_set_params`](crate::api::graph_exec_node_set_params). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16141,28 +5287,7 @@ pub unsafe fn cudaGraphExecNodeSetParams(
 }
 /// Create a conditional handle.
 ///
-/// Creates a conditional handle associated with `hGraph`.
-///
-/// The conditional handle must be associated with a conditional node in
-/// this graph or one of its children.
-///
-/// Handles not associated with a conditional node may cause graph
-/// instantiation to fail.
-///
-/// # Arguments
-///
-/// - `pHandle_out`: `cudaGraphConditionalHandle*` (output) — Pointer used to return the handle to the caller.
-/// - `graph`: `cudaGraph_t` — Graph which will contain the conditional node using this handle.
-/// - `defaultLaunchValue`: `unsigned int` — Optional initial value for the conditional variable. Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set in `flags`.
-/// - `flags`: `unsigned int` — Currently must be cudaGraphCondAssignDefault or 0.
-///
-/// # Errors
-///
-/// The documentation lists these results: `CUDA_SUCCESS`, `CUDA_ERROR_INVALID_VALUE`, `CUDA_ERROR_NOT_SUPPORTED`. `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuGraphAddNode`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_conditional_handle_create`](crate::api::graph_conditional_handle_create). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16182,76 +5307,7 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
 }
 /// Returns the requested driver API function pointer.
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
-/// requested flags.
-///
-/// For a requested driver symbol, if the CUDA version in which the driver
-/// symbol was introduced is less than or equal to the CUDA runtime
-/// version, the API will return the function pointer to the corresponding
-/// versioned driver function.
-///
-/// The pointer returned by the API should be cast to a function pointer
-/// matching the requested driver function's definition in the API header
-/// file. The function pointer typedef can be picked up from the
-/// corresponding typedefs header file. For example, cudaTypedefs.h
-/// consists of function pointer typedefs for driver APIs defined in
-/// cuda.h.
-///
-/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
-/// the platform.
-///
-/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
-/// the platform, no ABI compatible driver function exists for the CUDA
-/// runtime version or if the driver symbol is invalid.
-///
-/// It will also set the optional `driverStatus` to one of the values in
-/// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
-/// meanings:
-///
-/// - [`cudaDriverEntryPointSuccess`](crate::sys::cudaDriverEntryPointQueryResult::SUCCESS) - The requested symbol was
-///   succesfully found based on input arguments and `pfn` is valid
-///
-/// - [`cudaDriverEntryPointSymbolNotFound`](crate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND) - The requested symbol
-///   was not found
-///
-/// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
-///   symbol was found but is not supported by the current runtime version
-///   (CUDART_VERSION)
-///
-/// The requested flags can be:
-///
-/// - [`cudaEnableDefault`](crate::sys::cudaGetDriverEntryPointFlags::DEFAULT): This is the default mode. This is
-///   equivalent to [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM) if the
-///   code is compiled with --default-stream per-thread compilation flag or
-///   the macro CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
-///   [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM) otherwise.
-///
-/// - [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM): This will enable the search for
-///   all driver symbols that match the requested driver symbol name except
-///   the corresponding per-thread versions.
-///
-/// - [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM): This will enable the
-///   search for all driver symbols that match the requested driver symbol
-///   name including the per-thread versions. If a per-thread version is
-///   not found, the API will return the legacy version of the driver
-///   function.
-///
-/// # Arguments
-///
-/// - `symbol`: `const char*` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc. Note that the API will use the CUDA runtime version to return the address to the most recent ABI compatible driver symbol, `cuMemAlloc` or `cuMemAlloc_v2`.
-/// - `funcPtr`: `void**` (output) — Location to return the function pointer to the requested driver function
-/// - `flags`: `unsigned long long` — Flags to specify search options.
-/// - `driverStatus`: `cudaDriverEntryPointQueryResult*` (output) — Optional location to store the status of finding the symbol from the driver. See [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) for possible values.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuGetProcAddress`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_driver_entry_point`](crate::api::get_driver_entry_point). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16271,85 +5327,7 @@ pub unsafe fn cudaGetDriverEntryPoint(
 }
 /// Returns the requested driver API function pointer by CUDA version.
 ///
-/// Returns in `**funcPtr` the address of the CUDA driver function for the
-/// requested flags and CUDA driver version.
-///
-/// The CUDA version is specified as (1000 * major + 10 * minor), so CUDA
-/// 11.2 should be specified as 11020. For a requested driver symbol, if
-/// the specified CUDA version is greater than or equal to the CUDA version
-/// in which the driver symbol was introduced, this API will return the
-/// function pointer to the corresponding versioned function.
-///
-/// The pointer returned by the API should be cast to a function pointer
-/// matching the requested driver function's definition in the API header
-/// file. The function pointer typedef can be picked up from the
-/// corresponding typedefs header file. For example, cudaTypedefs.h
-/// consists of function pointer typedefs for driver APIs defined in
-/// cuda.h.
-///
-/// For the case where the CUDA version requested is greater than the CUDA
-/// Toolkit installed, there may not be an appropriate function pointer
-/// typedef in the corresponding header file and may need a custom typedef
-/// to match the driver function signature returned. This can be done by
-/// getting the typedefs from a later toolkit or creating appropriately
-/// matching custom function typedefs.
-///
-/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` if the requested driver function is valid and supported on
-/// the platform.
-///
-/// The API will return [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) and set the returned
-/// `funcPtr` to NULL if the requested driver function is not supported on
-/// the platform, no ABI compatible driver function exists for the
-/// requested version or if the driver symbol is invalid.
-///
-/// It will also set the optional `driverStatus` to one of the values in
-/// [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) with the following
-/// meanings:
-///
-/// - [`cudaDriverEntryPointSuccess`](crate::sys::cudaDriverEntryPointQueryResult::SUCCESS) - The requested symbol was
-///   succesfully found based on input arguments and `pfn` is valid
-///
-/// - [`cudaDriverEntryPointSymbolNotFound`](crate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND) - The requested symbol
-///   was not found
-///
-/// - [`cudaDriverEntryPointVersionNotSufficent`](crate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT) - The requested
-///   symbol was found but is not supported by the specified version
-///   `cudaVersion`
-///
-/// The requested flags can be:
-///
-/// - [`cudaEnableDefault`](crate::sys::cudaGetDriverEntryPointFlags::DEFAULT): This is the default mode. This is
-///   equivalent to [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM) if the
-///   code is compiled with --default-stream per-thread compilation flag or
-///   the macro CUDA_API_PER_THREAD_DEFAULT_STREAM is defined;
-///   [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM) otherwise.
-///
-/// - [`cudaEnableLegacyStream`](crate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM): This will enable the search for
-///   all driver symbols that match the requested driver symbol name except
-///   the corresponding per-thread versions.
-///
-/// - [`cudaEnablePerThreadDefaultStream`](crate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM): This will enable the
-///   search for all driver symbols that match the requested driver symbol
-///   name including the per-thread versions. If a per-thread version is
-///   not found, the API will return the legacy version of the driver
-///   function.
-///
-/// # Arguments
-///
-/// - `symbol`: `const char*` — The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc.
-/// - `funcPtr`: `void**` (output) — Location to return the function pointer to the requested driver function
-/// - `cudaVersion`: `unsigned int` — The CUDA version to look for the requested driver symbol
-/// - `flags`: `unsigned long long` — Flags to specify search options.
-/// - `driverStatus`: `cudaDriverEntryPointQueryResult*` (output) — Optional location to store the status of finding the symbol from the driver. See [`cudaDriverEntryPointQueryResult`](crate::sys::cudaDriverEntryPointQueryResult) for possible values.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorNotSupported`](crate::sys::cudaError_t::ERROR_NOT_SUPPORTED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cuGetProcAddress`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_driver_entry_point_by_version`](crate::api::get_driver_entry_point_by_version). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16371,61 +5349,7 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
 }
 /// Load a library with specified code and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
-/// based on the application defined library loading mode:
-///
-/// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
-///   contexts at the time of the call and future contexts at the time of
-///   creation until the library is unloaded with
-///   [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
-///
-/// - If the environment variables are set to LAZY, `library` is not
-///   immediately loaded onto all existent contexts and will only be loaded
-///   when a function is needed for that context, such as a kernel launch.
-///
-/// These environment variables are described in the CUDA programming guide
-/// under the "CUDA environment variables" section.
-///
-/// The `code` may be a `cubin` or `fatbin` as output by nvcc, or a NULL-
-/// terminated `PTX`, either as output by nvcc or hand-written. A fatbin
-/// should also contain relocatable code when doing separate compilation.
-/// Please also see the documentation for nvrtc
-/// (<https://docs.nvidia.com/cuda/nvrtc/index.html>), nvjitlink
-/// (<https://docs.nvidia.com/cuda/nvjitlink/index.html>), and nvfatbin
-/// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
-/// on generating loadable code at runtime.
-///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total JIT
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
-///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
-/// number of total library load options is supplied via
-/// `numLibraryOptions`.
-///
-/// # Arguments
-///
-/// - `library`: `cudaLibrary_t*` (output) — Returned library
-/// - `code`: `const void*` — Code to load
-/// - `jitOptions`: `cudaJitOption*` — Options for JIT
-/// - `jitOptionsValues`: `void**` — Option values for JIT
-/// - `numJitOptions`: `unsigned int` — Number of options
-/// - `libraryOptions`: `cudaLibraryOption*` — Options for loading
-/// - `libraryOptionValues`: `void**` — Option values for loading
-/// - `numLibraryOptions`: `unsigned int` — Number of options for loading
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - `cuLibraryLoadData`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_data`](crate::api::library_load_data). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16451,61 +5375,7 @@ pub unsafe fn cudaLibraryLoadData(
 }
 /// Load a library with specified file and options.
 ///
-/// Takes a pointer `code` and loads the corresponding library `library`
-/// based on the application defined library loading mode:
-///
-/// - If module loading is set to EAGER, via the environment variables
-///   described in "Module loading", `library` is loaded eagerly into all
-///   contexts at the time of the call and future contexts at the time of
-///   creation until the library is unloaded with
-///   [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload).
-///
-/// - If the environment variables are set to LAZY, `library` is not
-///   immediately loaded onto all existent contexts and will only be loaded
-///   when a function is needed for that context, such as a kernel launch.
-///
-/// These environment variables are described in the CUDA programming guide
-/// under the "CUDA environment variables" section.
-///
-/// The file should be a `cubin` file as output by nvcc, or a `PTX` file
-/// either as output by nvcc or handwritten, or a `fatbin` file as output
-/// by nvcc. A fatbin should also contain relocatable code when doing
-/// separate compilation. Please also see the documentation for nvrtc
-/// (<https://docs.nvidia.com/cuda/nvrtc/index.html>), nvjitlink
-/// (<https://docs.nvidia.com/cuda/nvjitlink/index.html>), and nvfatbin
-/// (<https://docs.nvidia.com/cuda/nvfatbin/index.html>) for more information
-/// on generating loadable code at runtime.
-///
-/// Options are passed as an array via `jitOptions` and any corresponding
-/// parameters are passed in `jitOptionsValues`. The number of total
-/// options is supplied via `numJitOptions`. Any outputs will be returned
-/// via `jitOptionsValues`.
-///
-/// Library load options are passed as an array via `libraryOptions` and
-/// any corresponding parameters are passed in `libraryOptionValues`. The
-/// number of total library load options is supplied via
-/// `numLibraryOptions`.
-///
-/// # Arguments
-///
-/// - `library`: `cudaLibrary_t*` (output) — Returned library
-/// - `fileName`: `const char*` — File to load from
-/// - `jitOptions`: `cudaJitOption*` — Options for JIT
-/// - `jitOptionsValues`: `void**` — Option values for JIT
-/// - `numJitOptions`: `unsigned int` — Number of options
-/// - `libraryOptions`: `cudaLibraryOption*` — Options for loading
-/// - `libraryOptionValues`: `void**` — Option values for loading
-/// - `numLibraryOptions`: `unsigned int` — Number of options for loading
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorMemoryAllocation`](crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorSharedObjectSymbolNotFound`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - `cuLibraryLoadFromFile`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_load_from_file`](crate::api::library_load_from_file). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16531,21 +5401,7 @@ pub unsafe fn cudaLibraryLoadFromFile(
 }
 /// Unloads a library.
 ///
-/// Unloads the library specified with `library`
-///
-/// # Arguments
-///
-/// - `library`: `cudaLibrary_t` — Library to unload
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - `cuLibraryUnload`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_unload`](crate::api::library_unload). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16556,26 +5412,7 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
 }
 /// Returns a kernel handle.
 ///
-/// Returns in `pKernel` the handle of the kernel with name `name` located
-/// in library `library`. If kernel handle is not found, the call returns
-/// [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
-///
-/// # Arguments
-///
-/// - `pKernel`: `cudaKernel_t*` (output) — Returned kernel handle
-/// - `library`: `cudaLibrary_t` — Library to retrieve kernel from
-/// - `name`: `const char*` — Name of kernel to retrieve
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - `cuLibraryGetKernel`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel`](crate::api::library_get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16593,33 +5430,7 @@ pub unsafe fn cudaLibraryGetKernel(
 }
 /// Returns a global device pointer.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the global
-/// with name `name` for the requested library `library` and the current
-/// device. If no global for the requested name `name` exists, the call
-/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
-/// ignored. The returned `dptr` cannot be passed to the Symbol APIs such
-/// as [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
-/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
-///
-/// # Arguments
-///
-/// - `dptr`: `void**` (output) — Returned global device pointer for the requested library
-/// - `bytes`: `size_t*` (output) — Returned global size in bytes
-/// - `library`: `cudaLibrary_t` — Library to retrieve global from
-/// - `name`: `const char*` — Name of global to retrieve
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND), [`cudaErrorDeviceUninitialized`](crate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED), [`cudaErrorContextIsDestroyed`](crate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - [`cudaLibraryGetManaged`](crate::sys::cudaLibraryGetManaged)
-/// - `cuLibraryGetGlobal`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_global`](crate::api::library_get_global). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16639,35 +5450,7 @@ pub unsafe fn cudaLibraryGetGlobal(
 }
 /// Returns a pointer to managed memory.
 ///
-/// Returns in `*dptr` and `*bytes` the base pointer and size of the
-/// managed memory with name `name` for the requested library `library`. If
-/// no managed memory with the requested name `name` exists, the call
-/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). One of the parameters
-/// `dptr` or `numbytes` (not both) can be NULL in which case it is
-/// ignored. Note that managed memory for library `library` is shared
-/// across devices and is registered when the library is loaded. The
-/// returned `dptr` cannot be passed to the Symbol APIs such as
-/// [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol), [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol),
-/// [`cudaGetSymbolAddress`](crate::sys::cudaGetSymbolAddress), or [`cudaGetSymbolSize`](crate::sys::cudaGetSymbolSize).
-///
-/// # Arguments
-///
-/// - `dptr`: `void**` (output) — Returned pointer to the managed memory
-/// - `bytes`: `size_t*` (output) — Returned memory size in bytes
-/// - `library`: `cudaLibrary_t` — Library to retrieve managed memory from
-/// - `name`: `const char*` — Name of managed memory to retrieve
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - [`cudaLibraryGetGlobal`](crate::sys::cudaLibraryGetGlobal)
-/// - `cuLibraryGetManaged`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_managed`](crate::api::library_get_managed). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16687,28 +5470,7 @@ pub unsafe fn cudaLibraryGetManaged(
 }
 /// Returns a pointer to a unified function.
 ///
-/// Returns in `*fptr` the function pointer to a unified function denoted
-/// by `symbol`. If no unified function with name `symbol` exists, the call
-/// returns [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). If there is no device with
-/// attribute `unifiedFunctionPointers` present in
-/// the system, the call may return [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND).
-///
-/// # Arguments
-///
-/// - `fptr`: `void**` (output) — Returned pointer to a unified function
-/// - `library`: `cudaLibrary_t` — Library to retrieve function pointer memory from
-/// - `symbol`: `const char*` — Name of function pointer to retrieve
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorSymbolNotFound`](crate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - `cuLibraryGetUnifiedFunction`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_unified_function`](crate::api::library_get_unified_function). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16726,23 +5488,7 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
 }
 /// Returns the number of kernels within a library.
 ///
-/// Returns in `count` the number of kernels in `lib`.
-///
-/// # Arguments
-///
-/// - `count`: `unsigned int*` (output) — Number of kernels found within the library
-/// - `lib`: `cudaLibrary_t` — Library to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryEnumerateKernels`](crate::sys::cudaLibraryEnumerateKernels)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - `cuLibraryGetKernelCount`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_get_kernel_count`](crate::api::library_get_kernel_count). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16759,24 +5505,7 @@ pub unsafe fn cudaLibraryGetKernelCount(
 }
 /// Retrieve the kernel handles within a library.
 ///
-/// Returns in `kernels` a maximum number of `numKernels` kernel handles
-/// within `lib`. The returned kernel handle becomes invalid when the
-/// library is unloaded.
-///
-/// # Arguments
-///
-/// - `kernels`: `cudaKernel_t*` (output) — Buffer where the kernel handles are returned to
-/// - `numKernels`: `unsigned int` — Maximum number of kernel handles may be returned to the buffer
-/// - `lib`: `cudaLibrary_t` — Library to query from
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorCudartUnloading`](crate::sys::cudaError_t::ERROR_CUDART_UNLOADING), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryGetKernelCount`](crate::sys::cudaLibraryGetKernelCount)
-/// - `cuLibraryEnumerateKernels`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::library_enumerate_kernels`](crate::api::library_enumerate_kernels). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16794,92 +5523,7 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 }
 /// Sets information about a kernel.
 ///
-/// This call sets the value of a specified attribute `attr` on the kernel
-/// `kernel` for the requested device `device` to an integer value
-/// specified by `value`. This function returns [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS) if
-/// the new value of the attribute could be successfully set. If the set
-/// fails, this call will return an error. Not all attributes can have
-/// values set. Attempting to set a value on a read-only attribute will
-/// result in an error ([`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE))
-///
-/// Note that attributes set using [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) will
-/// override the attribute set by this API irrespective of whether the call
-/// to [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) is made before or after this API
-/// call. Because of this and the stricter locking requirements mentioned
-/// below it is suggested that this call be used during the initialization
-/// path and not on each thread accessing `kernel` such as on kernel
-/// launches or on the critical path.
-///
-/// Valid values for `attr` are:
-///
-/// - [`cudaFuncAttributeMaxDynamicSharedMemorySize`](crate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE) - The
-///   requested maximum size in bytes of dynamically-allocated shared
-///   memory. The sum of this value and the function attribute
-///   `sharedSizeBytes` cannot exceed the device attribute
-///   [`cudaDevAttrMaxSharedMemoryPerBlockOptin`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN). The maximal size
-///   of requestable dynamic shared memory may differ by GPU architecture.
-///
-/// - [`cudaFuncAttributePreferredSharedMemoryCarveout`](crate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT) - On
-///   devices where the L1 cache and shared memory use the same hardware
-///   resources, this sets the shared memory carveout preference, in
-///   percent of the total shared memory. See
-///   [`cudaDevAttrMaxSharedMemoryPerMultiprocessor`](crate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR). This is only
-///   a hint, and the driver can choose a different ratio if required to
-///   execute the function.
-///
-/// - [`cudaFuncAttributeRequiredClusterWidth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH): The required
-///   cluster width in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeRequiredClusterHeight`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT): The required
-///   cluster height in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeRequiredClusterDepth`](crate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH): The required
-///   cluster depth in blocks. The width, height, and depth values must
-///   either all be 0 or all be positive. The validity of the cluster
-///   dimensions is checked at launch time. If the value is set during
-///   compile time, it cannot be set at runtime. Setting it at runtime will
-///   return cudaErrorNotPermitted.
-///
-/// - [`cudaFuncAttributeNonPortableClusterSizeAllowed`](crate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED): Indicates
-///   whether the function can be launched with non-portable cluster size.
-///   1 is allowed, 0 is disallowed.
-///
-/// - [`cudaFuncAttributeClusterSchedulingPolicyPreference`](crate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE): The
-///   block scheduling policy of a function. The value type is
-///   cudaClusterSchedulingPolicy.
-///
-/// **Notes**
-///
-/// The API has stricter locking requirements in comparison to its legacy counterpart [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute) due to device-wide semantics. If multiple threads are trying to set the same attribute on the same device simultaneously, the attribute setting will depend on the interleavings chosen by the OS scheduler and memory consistency.
-///
-/// # Arguments
-///
-/// - `kernel`: `cudaKernel_t` — Kernel to set attribute of
-/// - `attr`: `cudaFuncAttribute` — Attribute requested
-/// - `value`: `int` — Value to set
-/// - `device`: `int` — Device to set attribute of
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaLibraryLoadData`](crate::sys::cudaLibraryLoadData)
-/// - [`cudaLibraryLoadFromFile`](crate::sys::cudaLibraryLoadFromFile)
-/// - [`cudaLibraryUnload`](crate::sys::cudaLibraryUnload)
-/// - [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel)
-/// - [`cudaLaunchKernel`](crate::sys::cudaLaunchKernel)
-/// - [`cudaFuncSetAttribute`](crate::sys::cudaFuncSetAttribute)
-/// - `cuKernelSetAttribute`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::kernel_set_attribute_for_device`](crate::api::kernel_set_attribute_for_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16899,30 +5543,7 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
 }
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
 ///
-/// Returns in `kernelPtr` the device kernel corresponding to the entry
-/// function `entryFuncAddr`.
-///
-/// Note that it is possible that there are multiple symbols belonging to
-/// different translation units with the same `entryFuncAddr` registered
-/// with this CUDA Runtime and so the order which the translation units are
-/// loaded and registered with the CUDA Runtime can lead to differing
-/// return pointers in `kernelPtr` . Suggested methods of ensuring
-/// uniqueness are to limit visibility of global device functions by using
-/// static or hidden visibility attribute in the respective translation
-/// units.
-///
-/// # Arguments
-///
-/// - `kernelPtr`: `cudaKernel_t*` (output) — Returns the device kernel
-/// - `entryFuncAddr`: `const void*` — Address of device entry function to search kernel for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGetKernel`](crate::sys::cudaGetKernel)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_kernel`](crate::api::get_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16939,22 +5560,7 @@ pub unsafe fn cudaGetKernel(
 }
 /// Enable profiling.
 ///
-/// Enables profile collection by the active profiling tool for the current
-/// context. If profiling is already enabled, then
-/// [`cudaProfilerStart`](crate::sys::cudaProfilerStart) has no effect.
-///
-/// cudaProfilerStart and cudaProfilerStop APIs are used to
-/// programmatically control the profiling granularity by allowing
-/// profiling to be done only on selective pieces of code.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaProfilerStop`](crate::sys::cudaProfilerStop)
-/// - `cuProfilerStart`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::profiler_start`](crate::api::profiler_start). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16965,22 +5571,7 @@ pub unsafe fn cudaProfilerStart() -> crate::Result<cudaError_t> {
 }
 /// Disable profiling.
 ///
-/// Disables profile collection by the active profiling tool for the
-/// current context. If profiling is already disabled, then
-/// [`cudaProfilerStop`](crate::sys::cudaProfilerStop) has no effect.
-///
-/// cudaProfilerStart and cudaProfilerStop APIs are used to
-/// programmatically control the profiling granularity by allowing
-/// profiling to be done only on selective pieces of code.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaProfilerStart`](crate::sys::cudaProfilerStart)
-/// - `cuProfilerStop`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::profiler_stop`](crate::api::profiler_stop). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -16991,29 +5582,7 @@ pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
 }
 /// Sets a CUDA device to use OpenGL interoperability
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 5.0.
-///
-/// This function is deprecated and should no longer be used.  It is
-/// no longer necessary to associate a CUDA device with an OpenGL
-/// context in order to achieve maximum interoperability performance.
-///
-/// This function will immediately initialize the primary context on
-/// `device` if needed.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `device`: `int` — Device to use for OpenGL interoperability
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDevice`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE), [`cudaErrorSetOnActiveProcess`](crate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
-/// - [`cudaGraphicsGLRegisterImage`](crate::sys::cudaGraphicsGLRegisterImage)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_set_gl_device`](crate::api::gl_set_gl_device). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17026,27 +5595,7 @@ pub unsafe fn cudaGLSetGLDevice(
 }
 /// Registers a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Registers the buffer object of ID `bufObj` for access by
-/// CUDA. This function must be called before CUDA can map the buffer
-/// object.  The OpenGL context used to create the buffer, or another
-/// context from the same share group, must be bound to the current
-/// thread when this is called.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint` — Buffer object ID to register
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsGLRegisterBuffer`](crate::sys::cudaGraphicsGLRegisterBuffer)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_register_buffer_object`](crate::api::gl_register_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17057,34 +5606,7 @@ pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaEr
 }
 /// Maps a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
-/// mapping.  The buffer must have previously been registered by
-/// calling [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).  While a buffer is mapped
-/// by CUDA, any OpenGL operation which references the buffer will
-/// result in undefined behavior.  The OpenGL context used to create
-/// the buffer, or another context from the same share group, must be
-/// bound to the current thread when this is called.
-///
-/// All streams in the current thread are synchronized with the current
-/// GL context.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Returned device pointer to CUDA object
-/// - `bufObj`: `GLuint` — Buffer object ID to map
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_map_buffer_object`](crate::api::gl_map_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17101,31 +5623,7 @@ pub unsafe fn cudaGLMapBufferObject(
 }
 /// Unmaps a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
-/// a buffer is unmapped, the base address returned by
-/// [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject) is invalid and subsequent references to
-/// the address result in undefined behavior.  The OpenGL context used
-/// to create the buffer, or another context from the same share group,
-/// must be bound to the current thread when this is called.
-///
-/// All streams in the current thread are synchronized with the current
-/// GL context.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint` — Buffer object to unmap
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unmap_buffer_object`](crate::api::gl_unmap_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17136,28 +5634,7 @@ pub unsafe fn cudaGLUnmapBufferObject(bufObj: GLuint) -> crate::Result<cudaError
 }
 /// Unregisters a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Unregisters the buffer object of ID `bufObj` for access by CUDA
-/// and releases any CUDA resources associated with the buffer.  Once a
-/// buffer is unregistered, it may no longer be mapped by CUDA.  The GL
-/// context used to create the buffer, or another context from the
-/// same share group, must be bound to the current thread when this is
-/// called.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint` — Buffer object to unregister
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnregisterResource`](crate::sys::cudaGraphicsUnregisterResource)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unregister_buffer_object`](crate::api::gl_unregister_buffer_object). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17170,41 +5647,7 @@ pub unsafe fn cudaGLUnregisterBufferObject(
 }
 /// Set usage flags for mapping an OpenGL buffer
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Set flags for mapping the OpenGL buffer `bufObj`
-///
-/// Changes to flags will take effect the next time `bufObj` is mapped.
-/// The `flags` argument may be any of the following:
-///
-/// - [`cudaGLMapFlagsNone`](crate::sys::cudaGLMapFlags::NONE): Specifies no hints about how this buffer will
-/// be used. It is therefore assumed that this buffer will be read from and
-/// written to by CUDA kernels. This is the default value.
-/// - [`cudaGLMapFlagsReadOnly`](crate::sys::cudaGLMapFlags::READ_ONLY): Specifies that CUDA kernels which access this
-/// buffer will not write to the buffer.
-/// - [`cudaGLMapFlagsWriteDiscard`](crate::sys::cudaGLMapFlags::WRITE_DISCARD): Specifies that CUDA kernels which access
-/// this buffer will not read from the buffer and will write over the
-/// entire contents of the buffer, so none of the data previously stored in
-/// the buffer will be preserved.
-///
-/// If `bufObj` has not been registered for use with CUDA, then
-/// [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE) is returned. If `bufObj` is presently
-/// mapped for access by CUDA, then [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN) is returned.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint` — Registered buffer object to set flags for
-/// - `flags`: `unsigned int` — Parameters for buffer mapping
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidResourceHandle`](crate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsResourceSetMapFlags`](crate::sys::cudaGraphicsResourceSetMapFlags)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_set_buffer_object_map_flags`](crate::api::gl_set_buffer_object_map_flags). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17221,34 +5664,7 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
 }
 /// Maps a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Maps the buffer object of ID `bufObj` into the address space of
-/// CUDA and returns in `*devPtr` the base pointer of the resulting
-/// mapping.  The buffer must have previously been registered by
-/// calling [`cudaGLRegisterBufferObject`](crate::sys::cudaGLRegisterBufferObject).  While a buffer is mapped
-/// by CUDA, any OpenGL operation which references the buffer will
-/// result in undefined behavior.  The OpenGL context used to create
-/// the buffer, or another context from the same share group, must be
-/// bound to the current thread when this is called.
-///
-/// Stream /p stream is synchronized with the current GL context.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Returned device pointer to CUDA object
-/// - `bufObj`: `GLuint` — Buffer object ID to map
-/// - `stream`: `cudaStream_t` — Stream to synchronize
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorMapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsMapResources`](crate::sys::cudaGraphicsMapResources)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_map_buffer_object_async`](crate::api::gl_map_buffer_object_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17266,31 +5682,7 @@ pub unsafe fn cudaGLMapBufferObjectAsync(
 }
 /// Unmaps a buffer object for access by CUDA
 ///
-/// **Deprecated:** This function is deprecated as of CUDA 3.0.
-///
-/// Unmaps the buffer object of ID `bufObj` for access by CUDA.  When
-/// a buffer is unmapped, the base address returned by
-/// [`cudaGLMapBufferObject`](crate::sys::cudaGLMapBufferObject) is invalid and subsequent references to
-/// the address result in undefined behavior.  The OpenGL context used
-/// to create the buffer, or another context from the same share group,
-/// must be bound to the current thread when this is called.
-///
-/// Stream /p stream is synchronized with the current GL context.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// # Arguments
-///
-/// - `bufObj`: `GLuint` — Buffer object to unmap
-/// - `stream`: `cudaStream_t` — Stream to synchronize
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnmapBufferObjectFailed`](crate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphicsUnmapResources`](crate::sys::cudaGraphicsUnmapResources)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::gl_unmap_buffer_object_async`](crate::api::gl_unmap_buffer_object_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17307,40 +5699,7 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
 }
 /// Returns the shared memory configuration for the current device.
 ///
-/// **Deprecated:**
-///
-/// This function will return in `pConfig` the current size of shared memory banks
-/// on the current device. On devices with configurable shared memory banks,
-/// [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig) can be used to change this setting, so that all
-/// subsequent kernel launches will by default use the new bank size. When
-/// [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig) is called on devices without configurable shared
-/// memory, it will return the fixed bank size of the hardware.
-///
-/// The returned bank configurations can be either:
-/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE) - shared memory bank width is four bytes.
-/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE) - shared memory bank width is eight bytes.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `pConfig`: `cudaSharedMemConfig*` (output) — Returned cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
-/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
-/// - [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig)
-/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
-/// - `cuCtxGetSharedMemConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_get_shared_mem_config`](crate::api::device_get_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17356,53 +5715,7 @@ pub unsafe fn cudaDeviceGetSharedMemConfig(
 }
 /// Sets the shared memory configuration for the current device.
 ///
-/// **Deprecated:**
-///
-/// On devices with configurable shared memory banks, this function will set
-/// the shared memory bank size which is used for all subsequent kernel launches.
-/// Any per-function setting of shared memory set via [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig)
-/// will override the device wide setting.
-///
-/// Changing the shared memory configuration between launches may introduce
-/// a device side synchronization point.
-///
-/// Changing the shared memory bank size will not increase shared memory usage
-/// or affect occupancy of kernels, but may have major effects on performance.
-/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
-/// but will change what kinds of accesses to shared memory will result in bank
-/// conflicts.
-///
-/// This function will do nothing on devices with fixed shared memory bank size.
-///
-/// The supported bank configurations are:
-/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): set bank width the device default (currently,
-///   four bytes)
-/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be four bytes
-///   natively.
-/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
-///   bytes natively.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `config`: `cudaSharedMemConfig` — Requested cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
-/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
-/// - [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig)
-/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
-/// - `cuCtxSetSharedMemConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::device_set_shared_mem_config`](crate::api::device_set_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17417,34 +5730,7 @@ pub unsafe fn cudaDeviceSetSharedMemConfig(
 }
 /// Exit and clean up from CUDA launches
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is identical to the
-/// non-deprecated function [`cudaDeviceReset`](crate::sys::cudaDeviceReset), which should be used
-/// instead.
-///
-/// Explicitly destroys all cleans up all resources associated with the current
-/// device in the current process.  Any subsequent API call to this device will
-/// reinitialize the device.
-///
-/// Note that this function will reset the device immediately.  It is the caller's
-/// responsibility to ensure that the device is not being accessed by any
-/// other host threads from the process when this function is called.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceReset`](crate::sys::cudaDeviceReset)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_exit`](crate::api::thread_exit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17455,32 +5741,7 @@ pub unsafe fn cudaThreadExit() -> crate::Result<cudaError_t> {
 }
 /// Wait for compute device to finish
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is similar to the
-/// non-deprecated function [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize), which should be used
-/// instead.
-///
-/// Blocks until the device has completed all preceding requested tasks.
-/// [`cudaThreadSynchronize`](crate::sys::cudaThreadSynchronize) returns an error if one of the preceding tasks
-/// has failed. If the [`cudaDeviceScheduleBlockingSync`](crate::sys::DeviceFlags::SCHEDULE_BLOCKING_SYNC) flag was set for
-/// this device, the host thread will block until the device has finished
-/// its work.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSynchronize`](crate::sys::cudaDeviceSynchronize)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_synchronize`](crate::api::thread_synchronize). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17491,55 +5752,7 @@ pub unsafe fn cudaThreadSynchronize() -> crate::Result<cudaError_t> {
 }
 /// Set resource limits
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is identical to the
-/// non-deprecated function [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit), which should be used
-/// instead.
-///
-/// Setting `limit` to `value` is a request by the application to update
-/// the current limit maintained by the device.  The driver is free to
-/// modify the requested value to meet h/w requirements (this could be
-/// clamping to minimum or maximum values, rounding up to nearest element
-/// size, etc).  The application can use [`cudaThreadGetLimit`](crate::sys::cudaThreadGetLimit) to find out
-/// exactly what the limit has been set to.
-///
-/// Setting each [`cudaLimit`](crate::sys::cudaLimit) has its own specific restrictions, so each is
-/// discussed here.
-///
-/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE) controls the stack size of each GPU thread.
-///
-/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) controls the size of the shared FIFO
-///   used by the `printf` device system call.
-///   Setting [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE) must be performed before
-///   launching any kernel that uses the `printf` device
-///   system call, otherwise [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) controls the size of the heap used
-///   by the `malloc` and `free` device system calls.  Setting
-///   [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE) must be performed before launching
-///   any kernel that uses the `malloc` or `free` device system calls,
-///   otherwise [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) will be returned.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `limit`: `cudaLimit` — Limit to set
-/// - `value`: `size_t` — Size in bytes of limit
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetLimit`](crate::sys::cudaDeviceSetLimit)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_set_limit`](crate::api::thread_set_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17555,39 +5768,7 @@ pub unsafe fn cudaThreadSetLimit(
 }
 /// Returns resource limits
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is identical to the
-/// non-deprecated function [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit), which should be used
-/// instead.
-///
-/// Returns in `*pValue` the current size of `limit`.  The supported
-/// [`cudaLimit`](crate::sys::cudaLimit) values are:
-/// - [`cudaLimitStackSize`](crate::sys::cudaLimit::STACK_SIZE): stack size of each GPU thread;
-/// - [`cudaLimitPrintfFifoSize`](crate::sys::cudaLimit::PRINTF_FIFO_SIZE): size of the shared FIFO used by the
-///   `printf` device system call.
-/// - [`cudaLimitMallocHeapSize`](crate::sys::cudaLimit::MALLOC_HEAP_SIZE): size of the heap used by the
-///   `malloc` and `free` device system calls;
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `pValue`: `size_t*` (output) — Returned size in bytes of limit
-/// - `limit`: `cudaLimit` — Limit to query
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorUnsupportedLimit`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetLimit`](crate::sys::cudaDeviceGetLimit)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_get_limit`](crate::api::thread_get_limit). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17604,44 +5785,7 @@ pub unsafe fn cudaThreadGetLimit(
 }
 /// Returns the preferred cache configuration for the current device.
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is identical to the
-/// non-deprecated function [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig), which should be
-/// used instead.
-///
-/// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this returns through `pCacheConfig` the preferred cache
-/// configuration for the current device. This is only a preference. The
-/// runtime will use the requested configuration if possible, but it is free to
-/// choose a different configuration if required to execute functions.
-///
-/// This will return a `pCacheConfig` of [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) on devices
-/// where the size of the L1 cache and shared memory are fixed.
-///
-/// The supported cache configurations are:
-/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory or L1 (default)
-/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory and smaller L1 cache
-/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller shared memory
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `pCacheConfig`: `cudaFuncCache*` (output) — Returned cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_get_cache_config`](crate::api::thread_get_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17657,55 +5801,7 @@ pub unsafe fn cudaThreadGetCacheConfig(
 }
 /// Sets the preferred cache configuration for the current device.
 ///
-/// **Deprecated:**
-///
-/// Note that this function is deprecated because its name does not
-/// reflect its behavior.  Its functionality is identical to the
-/// non-deprecated function [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig), which should be
-/// used instead.
-///
-/// On devices where the L1 cache and shared memory use the same hardware
-/// resources, this sets through `cacheConfig` the preferred cache
-/// configuration for the current device. This is only a preference. The
-/// runtime will use the requested configuration if possible, but it is free to
-/// choose a different configuration if required to execute the function. Any
-/// function preference set via
-/// cudaFuncSetCacheConfig (C API)
-/// or
-/// cudaFuncSetCacheConfig (C++ API)
-/// will be preferred over this device-wide setting. Setting the device-wide
-/// cache configuration to [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE) will cause subsequent
-/// kernel launches to prefer to not change the cache configuration unless
-/// required to launch the kernel.
-///
-/// This setting does nothing on devices where the size of the L1 cache and
-/// shared memory are fixed.
-///
-/// Launching a kernel with a different preference than the most recent
-/// preference setting may insert a device-side synchronization point.
-///
-/// The supported cache configurations are:
-/// - [`cudaFuncCachePreferNone`](crate::sys::cudaFuncCache::NONE): no preference for shared memory or L1 (default)
-/// - [`cudaFuncCachePreferShared`](crate::sys::cudaFuncCache::SHARED): prefer larger shared memory and smaller L1 cache
-/// - [`cudaFuncCachePreferL1`](crate::sys::cudaFuncCache::L1): prefer larger L1 cache and smaller shared memory
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `cacheConfig`: `cudaFuncCache` — Requested cache configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::thread_set_cache_config`](crate::api::thread_set_cache_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17769,51 +5865,7 @@ pub unsafe fn cudaSetValidDevices(
 }
 /// Launches a device function
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
-/// `blockDim.y` × `blockDim.z`) threads.
-///
-/// If the kernel has N parameters the `args` should point to array of N pointers.
-/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
-/// of memory from which the actual parameter will be copied.
-///
-/// For templated functions, pass the function symbol as follows:
-/// func_name\<template_arg_0,...,template_arg_N\>
-///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
-/// each thread block.
-///
-/// `stream` specifies a stream the invocation is associated to.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// # Arguments
-///
-/// - `func`: `const void*` — Device function symbol
-/// - `gridDim`: `dim3` — Grid dimentions
-/// - `blockDim`: `dim3` — Block dimentions
-/// - `args`: `void**` — Arguments
-/// - `sharedMem`: `size_t` — Shared memory
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cudaLaunchKernel (C++ API)`
-/// - `cuLaunchKernel`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_kernel`](crate::api::launch_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17835,64 +5887,7 @@ pub unsafe fn cudaLaunchKernel(
 }
 /// Launches a CUDA function with launch-time configuration
 ///
-/// Note that the functionally equivalent variadic template `cudaLaunchKernelEx`
-/// is available for C++11 and newer.
-///
-/// Invokes the kernel `func` on `config->gridDim` (`config->gridDim.x`
-/// × `config->gridDim.y` × `config->gridDim.z`) grid of blocks.
-/// Each block contains `config->blockDim` (`config->blockDim.x` ×
-/// `config->blockDim.y` × `config->blockDim.z`) threads.
-///
-/// `config->dynamicSmemBytes` sets the amount of dynamic shared memory that
-/// will be available to each thread block.
-///
-/// `config->stream` specifies a stream the invocation is associated to.
-///
-/// Configuration beyond grid and block dimensions, dynamic shared memory size,
-/// and stream can be provided with the following two fields of `config`:
-///
-/// `config->attrs` is an array of `config->numAttrs` contiguous
-/// [`cudaLaunchAttribute`](crate::sys::cudaLaunchAttribute) elements. The value of this pointer is not considered
-/// if `config->numAttrs` is zero. However, in that case, it is recommended to
-/// set the pointer to NULL.
-/// `config->numAttrs` is the number of attributes populating the first
-/// `config->numAttrs` positions of the `config->attrs` array.
-///
-/// If the kernel has N parameters the `args` should point to array of N
-/// pointers. Each pointer, from `args[0]` to `args[N - 1]`, point
-/// to the region of memory from which the actual parameter will be copied.
-///
-/// N.B. This function is so named to avoid unintentionally invoking the
-///   templated version, `cudaLaunchKernelEx`, for kernels taking a single
-///   void** or void* parameter.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// # Arguments
-///
-/// - `config`: `const cudaLaunchConfig_t*` — Launch configuration
-/// - `func`: `const void*` — Kernel to launch
-/// - `args`: `void**` — Array of pointers to kernel parameters
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED), [`cudaErrorInvalidPtx`](crate::sys::cudaError_t::ERROR_INVALID_PTX), [`cudaErrorUnsupportedPtxVersion`](crate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE), [`cudaErrorJitCompilerNotFound`](crate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND), [`cudaErrorJitCompilationDisabled`](crate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - ```cudaLaunchKernelEx``(ExpTypes...)`
-/// - `ActTypes &&... args) "cudaLaunchKernelEx (C++ API)"`
-/// - `cuLaunchKernelEx`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_kernel_ex_c`](crate::api::launch_kernel_ex_c). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -17910,62 +5905,7 @@ pub unsafe fn cudaLaunchKernelExC(
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
 ///
-/// The function invokes kernel `func` on `gridDim` (`gridDim.x` × `gridDim.y`
-/// × `gridDim.z`) grid of blocks. Each block contains `blockDim` (`blockDim.x` ×
-/// `blockDim.y` × `blockDim.z`) threads.
-///
-/// The device on which this kernel is invoked must have a non-zero value for
-/// the device attribute [`cudaDevAttrCooperativeLaunch`](crate::sys::cudaDeviceAttr::COOPERATIVE_LAUNCH).
-///
-/// The total number of blocks launched cannot exceed the maximum number of blocks per
-/// multiprocessor as returned by [`cudaOccupancyMaxActiveBlocksPerMultiprocessor`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor) (or
-/// [`cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)) times the number of multiprocessors
-/// as specified by the device attribute [`cudaDevAttrMultiProcessorCount`](crate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT).
-///
-/// The kernel cannot make use of CUDA dynamic parallelism.
-///
-/// If the kernel has N parameters the `args` should point to array of N pointers.
-/// Each pointer, from `args[0]` to `args[N - 1]`, point to the region
-/// of memory from which the actual parameter will be copied.
-///
-/// For templated functions, pass the function symbol as follows:
-/// func_name\<template_arg_0,...,template_arg_N\>
-///
-/// `sharedMem` sets the amount of dynamic shared memory that will be available to
-/// each thread block.
-///
-/// `stream` specifies a stream the invocation is associated to.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// # Arguments
-///
-/// - `func`: `const void*` — Device function symbol
-/// - `gridDim`: `dim3` — Grid dimentions
-/// - `blockDim`: `dim3` — Block dimentions
-/// - `args`: `void**` — Arguments
-/// - `sharedMem`: `size_t` — Shared memory
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidConfiguration`](crate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION), [`cudaErrorLaunchFailure`](crate::sys::cudaError_t::ERROR_LAUNCH_FAILURE), [`cudaErrorLaunchTimeout`](crate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT), [`cudaErrorLaunchOutOfResources`](crate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES), [`cudaErrorCooperativeLaunchTooLarge`](crate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), [`cudaErrorSharedObjectInitFailed`](crate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cudaLaunchCooperativeKernel (C++ API)`
-/// - [`cudaLaunchCooperativeKernelMultiDevice`](crate::sys::cudaLaunchCooperativeKernelMultiDevice)
-/// - `cuLaunchCooperativeKernel`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::launch_cooperative_kernel`](crate::api::launch_cooperative_kernel). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18103,33 +6043,7 @@ pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
 }
 /// Returns the function name for a device entry function pointer.
 ///
-/// Returns in `**name` the function name associated with the symbol `func` .
-/// The function name is returned as a null-terminated string. This API may
-/// return a mangled name if the function is not declared as having C linkage.
-/// If `**name` is NULL, [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) is returned.
-/// If `func` is not a device entry function, then it is assumed to
-/// be a [`cudaKernel_t`](crate::sys::cudaKernel_t) and used as is.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// cudaFuncGetName (C++ API)
-///
-/// # Arguments
-///
-/// - `name`: `const char**` (output) — The returned name of the function
-/// - `func`: `const void*` — The function pointer to retrieve name for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_get_name`](crate::api::func_get_name). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18257,64 +6171,7 @@ pub unsafe fn cudaSetDoubleForHost(d: *mut f64) -> crate::Result<cudaError_t> {
 }
 /// Sets the shared memory configuration for a device function
 ///
-/// **Deprecated:**
-///
-/// On devices with configurable shared memory banks, this function will
-/// force all subsequent launches of the specified device function to have
-/// the given shared memory bank size configuration. On any given launch of the
-/// function, the shared memory configuration of the device will be temporarily
-/// changed if needed to suit the function's preferred configuration. Changes in
-/// shared memory configuration between subsequent launches of functions,
-/// may introduce a device side synchronization point.
-///
-/// Any per-function setting of shared memory bank size set via
-/// [`cudaFuncSetSharedMemConfig`](crate::sys::cudaFuncSetSharedMemConfig) will override the device wide setting set by
-/// [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig).
-///
-/// Changing the shared memory bank size will not increase shared memory usage
-/// or affect occupancy of kernels, but may have major effects on performance.
-/// Larger bank sizes will allow for greater potential bandwidth to shared memory,
-/// but will change what kinds of accesses to shared memory will result in bank
-/// conflicts.
-///
-/// This function will do nothing on devices with fixed shared memory bank size.
-///
-/// For templated functions, pass the function symbol as follows:
-/// func_name\<template_arg_0,...,template_arg_N\>
-///
-/// The supported bank configurations are:
-/// - [`cudaSharedMemBankSizeDefault`](crate::sys::cudaSharedMemConfig::DEFAULT): use the device's shared memory configuration
-///   when launching this function.
-/// - [`cudaSharedMemBankSizeFourByte`](crate::sys::cudaSharedMemConfig::FOUR_BYTE): set shared memory bank width to be
-///   four bytes natively when launching this function.
-/// - [`cudaSharedMemBankSizeEightByte`](crate::sys::cudaSharedMemConfig::EIGHT_BYTE): set shared memory bank width to be eight
-///   bytes natively when launching this function.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Use of a string naming a function as the `func` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `func`: `const void*` — Device function symbol
-/// - `config`: `cudaSharedMemConfig` — Requested shared memory configuration
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaDeviceSetSharedMemConfig`](crate::sys::cudaDeviceSetSharedMemConfig)
-/// - [`cudaDeviceGetSharedMemConfig`](crate::sys::cudaDeviceGetSharedMemConfig)
-/// - [`cudaDeviceSetCacheConfig`](crate::sys::cudaDeviceSetCacheConfig)
-/// - [`cudaDeviceGetCacheConfig`](crate::sys::cudaDeviceGetCacheConfig)
-/// - [`cudaFuncSetCacheConfig`](crate::sys::cudaFuncSetCacheConfig)
-/// - `cuFuncSetSharedMemConfig`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::func_set_shared_mem_config`](crate::api::func_set_shared_mem_config). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18331,41 +6188,7 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in `*clusterSize`.
 ///
-/// The cluster dimensions in `config` are ignored. If func has a required
-/// cluster size set (see [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)),`*clusterSize` will reflect
-/// the required cluster size.
-///
-/// By default this function will always return a value that's portable on
-/// future hardware. A higher value may be returned if the kernel function
-/// allows non-portable cluster sizes.
-///
-/// This function will respect the compile time launch bounds.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// # Arguments
-///
-/// - `clusterSize`: `int*` (output) — Returned maximum cluster size that can be launched for the given kernel function and launch configuration
-/// - `func`: `const void*` — Kernel function for which maximum cluster size is calculated
-/// - `launchConfig`: `const cudaLaunchConfig_t*` — Launch configuration for the given kernel function
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)
-/// - `cudaOccupancyMaxPotentialClusterSize (C++ API)`
-/// - `cuOccupancyMaxPotentialClusterSize`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_potential_cluster_size`](crate::api::occupancy_max_potential_cluster_size). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18384,41 +6207,7 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
 ///
-/// If the function has required cluster size already set (see
-/// [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)), the cluster size from config must either be
-/// unspecified or match the required size.
-/// Without required sizes, the cluster size must be specified in config,
-/// else the function will return an error.
-///
-/// Note that various attributes of the kernel function may affect occupancy
-/// calculation. Runtime environment may affect how the hardware schedules
-/// the clusters, so the calculated occupancy is not guaranteed to be achievable.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// > **Note:** The API can also be used with a kernel [`cudaKernel_t`](crate::sys::cudaKernel_t) by querying the handle using [`cudaLibraryGetKernel`](crate::sys::cudaLibraryGetKernel) or [`cudaGetKernel`](crate::sys::cudaGetKernel) and then passing it to the API by casting to void*. The symbol `entryFuncAddr` passed to [`cudaGetKernel`](crate::sys::cudaGetKernel) should be a symbol that is registered with the same CUDA Runtime instance.
-///
-/// > **Note:** Passing a symbol that belongs that belongs to a different runtime instance will result in undefined behavior. The only type that can be reliably passed to a different runtime instance is [`cudaKernel_t`](crate::sys::cudaKernel_t)
-///
-/// # Arguments
-///
-/// - `numClusters`: `int*` (output) — Returned maximum number of clusters that could co-exist on the target device
-/// - `func`: `const void*` — Kernel function for which maximum number of clusters are calculated
-/// - `launchConfig`: `const cudaLaunchConfig_t*` — Launch configuration for the given kernel function
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidDeviceFunction`](crate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidClusterSize`](crate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE), [`cudaErrorUnknown`](crate::sys::cudaError_t::ERROR_UNKNOWN). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaFuncGetAttributes`](crate::sys::cudaFuncGetAttributes)
-/// - `cudaOccupancyMaxActiveClusters (C++ API)`
-/// - `cuOccupancyMaxActiveClusters`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::occupancy_max_active_clusters`](crate::api::occupancy_max_active_clusters). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18437,54 +6226,7 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
 }
 /// Copies data to the given symbol on the device
 ///
-/// Copies `count` bytes from the memory area pointed to by `src`
-/// to the memory area pointed to by `offset` bytes from the start of symbol
-/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
-/// resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
-/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
-/// is only allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `symbol`: `const void*` — Device symbol address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy`
-/// - `cuMemcpyHtoD`
-/// - `cuMemcpyDtoD`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_symbol`](crate::api::memcpy_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18505,54 +6247,7 @@ pub unsafe fn cudaMemcpyToSymbol(
 }
 /// Copies data from the given symbol on the device
 ///
-/// Copies `count` bytes from the memory area pointed to by `offset` bytes
-/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
-/// The memory areas may not overlap. `symbol` is a variable that
-/// resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
-/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
-/// is only allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `symbol`: `const void*` — Device symbol address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpy`
-/// - `cuMemcpyDtoH`
-/// - `cuMemcpyDtoD`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_symbol`](crate::api::memcpy_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18573,63 +6268,7 @@ pub unsafe fn cudaMemcpyFromSymbol(
 }
 /// Copies data to the given symbol on the device
 ///
-/// Copies `count` bytes from the memory area pointed to by `src`
-/// to the memory area pointed to by `offset` bytes from the start of symbol
-/// `symbol`. The memory areas may not overlap. `symbol` is a variable that
-/// resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
-/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync) is asynchronous with respect to the host, so
-/// the call may return before the copy is complete. The copy can optionally
-/// be associated to a stream by passing a non-zero `stream` argument. If
-/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) and `stream` is non-zero, the copy
-/// may overlap with operations in other streams.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `symbol`: `const void*` — Device symbol address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyAsync`
-/// - `cuMemcpyHtoDAsync`
-/// - `cuMemcpyDtoDAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_symbol_async`](crate::api::memcpy_to_symbol_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18651,63 +6290,7 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 }
 /// Copies data from the given symbol on the device
 ///
-/// Copies `count` bytes from the memory area pointed to by `offset` bytes
-/// from the start of symbol `symbol` to the memory area pointed to by `dst`.
-/// The memory areas may not overlap. `symbol` is a variable that resides in
-/// global or constant memory space. `kind` can be either
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
-/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync) is asynchronous with respect to the host, so
-/// the call may return before the copy is complete. The copy can optionally be
-/// associated to a stream by passing a non-zero `stream` argument. If `kind`
-/// is [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream` is non-zero, the copy may overlap
-/// with operations in other streams.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `symbol`: `const void*` — Device symbol address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - `cuMemcpyAsync`
-/// - `cuMemcpyDtoHAsync`
-/// - `cuMemcpyDtoDAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_symbol_async`](crate::api::memcpy_from_symbol_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18729,34 +6312,7 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 }
 /// Finds the address associated with a CUDA symbol
 ///
-/// Returns in `*devPtr` the address of symbol `symbol` on the device.
-/// `symbol` is a variable that resides in global or constant memory space.
-/// If `symbol` cannot be found, or if `symbol` is not declared in the
-/// global or constant memory space, `*devPtr` is unchanged and the error
-/// [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `devPtr`: `void**` (output) — Return device pointer associated with symbol
-/// - `symbol`: `const void*` — Device symbol address
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cudaGetSymbolAddress (C++ API)`
-/// - `cudaGetSymbolSize (C API)`
-/// - `cuModuleGetGlobal`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_symbol_address`](crate::api::get_symbol_address). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18773,33 +6329,7 @@ pub unsafe fn cudaGetSymbolAddress(
 }
 /// Finds the size of the object associated with a CUDA symbol
 ///
-/// Returns in `*size` the size of symbol `symbol`. `symbol` is a variable that
-/// resides in global or constant memory space. If `symbol` cannot be found, or
-/// if `symbol` is not declared in global or constant memory space, `*size` is
-/// unchanged and the error [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL) is returned.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Use of a string naming a variable as the `symbol` parameter was deprecated in CUDA 4.1 and removed in CUDA 5.0.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `size`: `size_t*` (output) — Size of object associated with symbol
-/// - `symbol`: `const void*` — Device symbol address
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidSymbol`](crate::sys::cudaError_t::ERROR_INVALID_SYMBOL), [`cudaErrorNoKernelImageForDevice`](crate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - `cudaGetSymbolAddress (C API)`
-/// - `cudaGetSymbolSize (C++ API)`
-/// - `cuModuleGetGlobal`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_symbol_size`](crate::api::get_symbol_size). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18816,60 +6346,7 @@ pub unsafe fn cudaGetSymbolSize(
 }
 /// Copies data between host and device
 ///
-/// **Deprecated:**
-///
-/// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
-/// the upper left corner, where `kind` specifies the direction
-/// of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyHtoA`
-/// - `cuMemcpyDtoA`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_array`](crate::api::memcpy_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18891,59 +6368,7 @@ pub unsafe fn cudaMemcpyToArray(
 }
 /// Copies data between host and device
 ///
-/// **Deprecated:**
-///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
-/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [synchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-sync) behavior for most use cases.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Source starting Y offset (rows)
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyAtoH`
-/// - `cuMemcpyAtoD`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_array`](crate::api::memcpy_from_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -18965,59 +6390,7 @@ pub unsafe fn cudaMemcpyFromArray(
 }
 /// Copies data between host and device
 ///
-/// **Deprecated:**
-///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffsetSrc`
-/// rows and `wOffsetSrc` bytes from the upper left corner to the CUDA array
-/// `dst` starting at `hOffsetDst` rows and `wOffsetDst` bytes from the upper
-/// left corner, where `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffsetDst`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffsetDst`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffsetSrc`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffsetSrc`: `size_t` — Source starting Y offset (rows)
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyAtoA`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_array_to_array`](crate::api::memcpy_array_to_array). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19041,69 +6414,7 @@ pub unsafe fn cudaMemcpyArrayToArray(
 }
 /// Copies data between host and device
 ///
-/// **Deprecated:**
-///
-/// Copies `count` bytes from the memory area pointed to by `src` to the
-/// CUDA array `dst` starting at `hOffset` rows and `wOffset` bytes from
-/// the upper left corner, where `kind` specifies the
-/// direction of the copy, and must be one of [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST),
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync) is asynchronous with respect to the host, so
-/// the call may return before the copy is complete. The copy can optionally
-/// be associated to a stream by passing a non-zero `stream` argument. If
-/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
-/// is non-zero, the copy may overlap with operations in other streams.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `cudaArray_t` — Destination memory address
-/// - `wOffset`: `size_t` — Destination starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Destination starting Y offset (rows)
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyHtoAAsync`
-/// - `cuMemcpy2DAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_to_array_async`](crate::api::memcpy_to_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19126,68 +6437,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 }
 /// Copies data between host and device
 ///
-/// **Deprecated:**
-///
-/// Copies `count` bytes from the CUDA array `src` starting at `hOffset` rows
-/// and `wOffset` bytes from the upper left corner to the memory area pointed to
-/// by `dst`, where `kind` specifies the direction of the copy, and must be one of
-/// [`cudaMemcpyHostToHost`](crate::sys::cudaMemcpyKind::HOST_TO_HOST), [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST),
-/// [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT). Passing
-/// [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer is
-/// inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// [`cudaMemcpyFromArrayAsync`](crate::sys::cudaMemcpyFromArrayAsync) is asynchronous with respect to the host, so
-/// the call may return before the copy is complete. The copy can optionally
-/// be associated to a stream by passing a non-zero `stream` argument. If
-/// `kind` is [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE) or [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST) and `stream`
-/// is non-zero, the copy may overlap with operations in other streams.
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** This function exhibits [asynchronous](https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html#api-sync-behavior__memcpy-async) behavior for most use cases.
-///
-/// > **Note:** This function uses standard [default stream](https://docs.nvidia.com/cuda/cuda-runtime-api/stream-sync-behavior.html#stream-sync-behavior__default-stream) semantics.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `dst`: `void*` — Destination memory address
-/// - `src`: `cudaArray_const_t` — Source memory address
-/// - `wOffset`: `size_t` — Source starting X offset (columns in bytes)
-/// - `hOffset`: `size_t` — Source starting Y offset (rows)
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-/// - `stream`: `cudaStream_t` — Stream identifier
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE), [`cudaErrorInvalidMemcpyDirection`](crate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpy`](crate::sys::cudaMemcpy)
-/// - [`cudaMemcpy2D`](crate::sys::cudaMemcpy2D)
-/// - [`cudaMemcpyToArray`](crate::sys::cudaMemcpyToArray)
-/// - [`cudaMemcpy2DToArray`](crate::sys::cudaMemcpy2DToArray)
-/// - [`cudaMemcpyFromArray`](crate::sys::cudaMemcpyFromArray)
-/// - [`cudaMemcpy2DFromArray`](crate::sys::cudaMemcpy2DFromArray)
-/// - [`cudaMemcpyArrayToArray`](crate::sys::cudaMemcpyArrayToArray)
-/// - [`cudaMemcpy2DArrayToArray`](crate::sys::cudaMemcpy2DArrayToArray)
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaMemcpyAsync`](crate::sys::cudaMemcpyAsync)
-/// - [`cudaMemcpy2DAsync`](crate::sys::cudaMemcpy2DAsync)
-/// - [`cudaMemcpyToArrayAsync`](crate::sys::cudaMemcpyToArrayAsync)
-/// - [`cudaMemcpy2DToArrayAsync`](crate::sys::cudaMemcpy2DToArrayAsync)
-/// - [`cudaMemcpy2DFromArrayAsync`](crate::sys::cudaMemcpy2DFromArrayAsync)
-/// - [`cudaMemcpyToSymbolAsync`](crate::sys::cudaMemcpyToSymbolAsync)
-/// - [`cudaMemcpyFromSymbolAsync`](crate::sys::cudaMemcpyFromSymbolAsync)
-/// - `cuMemcpyAtoHAsync`
-/// - `cuMemcpy2DAsync`
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::memcpy_from_array_async`](crate::api::memcpy_from_array_async). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19210,65 +6460,7 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
 ///
-/// Creates a new memcpy node to copy to `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory area
-/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
-/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
-/// resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
-/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
-/// is only allowed on systems that support unified virtual addressing.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
-/// system contains at least one device which has a zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `symbol`: `const void*` — Device symbol address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node_to_symbol`](crate::api::graph_add_memcpy_node_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19294,65 +6486,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
 ///
-/// Creates a new memcpy node to copy from `symbol` and adds it to `graph` with
-/// `numDependencies` dependencies specified via `pDependencies`.
-/// It is possible for `numDependencies` to be 0, in which case the node will be placed
-/// at the root of the graph. `pDependencies` may not have any duplicate entries.
-/// A handle to the new node will be returned in `pGraphNode`.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory area
-/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
-///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
-///  that resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
-/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// Memcpy nodes have some additional restrictions with regards to managed memory, if the
-/// system contains at least one device which has a zero value for the device attribute
-/// [`cudaDevAttrConcurrentManagedAccess`](crate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS).
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `pGraphNode`: `cudaGraphNode_t*` (output) — Returns newly created node
-/// - `graph`: `cudaGraph_t` — Graph to which to add the node
-/// - `pDependencies`: `const cudaGraphNode_t*` — Dependencies of the node
-/// - `numDependencies`: `size_t` — Number of dependencies
-/// - `dst`: `void*` — Destination memory address
-/// - `symbol`: `const void*` — Device symbol address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphCreate`](crate::sys::cudaGraphCreate)
-/// - [`cudaGraphDestroyNode`](crate::sys::cudaGraphDestroyNode)
-/// - [`cudaGraphAddChildGraphNode`](crate::sys::cudaGraphAddChildGraphNode)
-/// - [`cudaGraphAddEmptyNode`](crate::sys::cudaGraphAddEmptyNode)
-/// - [`cudaGraphAddKernelNode`](crate::sys::cudaGraphAddKernelNode)
-/// - [`cudaGraphAddHostNode`](crate::sys::cudaGraphAddHostNode)
-/// - [`cudaGraphAddMemsetNode`](crate::sys::cudaGraphAddMemsetNode)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_add_memcpy_node_from_symbol`](crate::api::graph_add_memcpy_node_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19378,45 +6512,7 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory area
-/// pointed to by `src` to the memory area pointed to by `offset` bytes from the start
-/// of symbol `symbol`. The memory areas may not overlap. `symbol` is a variable that
-/// resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyHostToDevice`](crate::sys::cudaMemcpyKind::HOST_TO_DEVICE), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of
-/// transfer is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT)
-/// is only allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `symbol`: `const void*` — Device symbol address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpyToSymbol`](crate::sys::cudaMemcpyToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params_to_symbol`](crate::api::graph_memcpy_node_set_params_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19438,45 +6534,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
 ///
-/// Sets the parameters of memcpy node `node` to the copy described by the provided parameters.
-///
-/// When the graph is launched, the node will copy `count` bytes from the memory area
-/// pointed to by `offset` bytes from the start of symbol `symbol` to the memory area
-///  pointed to by `dst`. The memory areas may not overlap. `symbol` is a variable
-///  that resides in global or constant memory space. `kind` can be either
-/// [`cudaMemcpyDeviceToHost`](crate::sys::cudaMemcpyKind::DEVICE_TO_HOST), [`cudaMemcpyDeviceToDevice`](crate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE), or [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT).
-/// Passing [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is recommended, in which case the type of transfer
-/// is inferred from the pointer values. However, [`cudaMemcpyDefault`](crate::sys::cudaMemcpyKind::DEFAULT) is only
-/// allowed on systems that support unified virtual addressing.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `node`: `cudaGraphNode_t` — Node to set the parameters for
-/// - `dst`: `void*` — Destination memory address
-/// - `symbol`: `const void*` — Device symbol address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaMemcpyFromSymbol`](crate::sys::cudaMemcpyFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphMemcpyNodeGetParams`](crate::sys::cudaGraphMemcpyNodeGetParams)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_memcpy_node_set_params_from_symbol`](crate::api::graph_memcpy_node_set_params_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19498,61 +6556,7 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
-/// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
-///
-/// `src` and `symbol` must be allocated from the same contexts as the original source and
-/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
-/// Zero-length operations are not supported.
-///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
-/// not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
-/// the original memory operands are multidimensional.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `symbol`: `const void*` — Device symbol address
-/// - `src`: `const void*` — Source memory address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemcpyNodeToSymbol`](crate::sys::cudaGraphAddMemcpyNodeToSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params_to_symbol`](crate::api::graph_exec_memcpy_node_set_params_to_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19576,61 +6580,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
 ///
-/// Updates the work represented by `node` in `hGraphExec` as though `node` had
-/// contained the given params at instantiation.  `node` must remain in the graph which was
-/// used to instantiate `hGraphExec`.  Changed edges to and from `node` are ignored.
-///
-/// `symbol` and `dst` must be allocated from the same contexts as the original source and
-/// destination memory.  The instantiation-time memory operands must be 1-dimensional.
-/// Zero-length operations are not supported.
-///
-/// The modifications only affect future launches of `hGraphExec`.  Already enqueued
-/// or running launches of `hGraphExec` are not affected by this call.  `node` is also
-/// not modified by this call.
-///
-/// Returns [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE) if the memory operands' mappings changed or
-/// the original memory operands are multidimensional.
-///
-/// > **Note:** Graph objects are not threadsafe. [More here](https://docs.nvidia.com/cuda/cuda-runtime-api/graphs-thread-safety.html).
-///
-/// > **Note:** Note that this function may also return error codes from previous, asynchronous launches.
-///
-/// > **Note:** Note that this function may also return [`cudaErrorInitializationError`](crate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR), [`cudaErrorInsufficientDriver`](crate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER) or [`cudaErrorNoDevice`](crate::sys::cudaError_t::ERROR_NO_DEVICE) if this call tries to initialize internal CUDA RT state.
-///
-/// > **Note:** Note that as specified by [`cudaStreamAddCallback`](crate::sys::cudaStreamAddCallback) no CUDA function may be called from callback. [`cudaErrorNotPermitted`](crate::sys::cudaError_t::ERROR_NOT_PERMITTED) may, but is not guaranteed to, be returned as a diagnostic in such case.
-///
-/// # Arguments
-///
-/// - `hGraphExec`: `cudaGraphExec_t` — The executable graph in which to set the specified node
-/// - `node`: `cudaGraphNode_t` — Memcpy node from the graph which was used to instantiate graphExec
-/// - `dst`: `void*` — Destination memory address
-/// - `symbol`: `const void*` — Device symbol address
-/// - `count`: `size_t` — Size in bytes to copy
-/// - `offset`: `size_t` — Offset from start of symbol in bytes
-/// - `kind`: `cudaMemcpyKind` — Type of transfer
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS), [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). `Err` is returned only when the runtime library or this function cannot be loaded.
-///
-/// # See also
-///
-/// - [`cudaGraphAddMemcpyNode`](crate::sys::cudaGraphAddMemcpyNode)
-/// - [`cudaGraphAddMemcpyNodeFromSymbol`](crate::sys::cudaGraphAddMemcpyNodeFromSymbol)
-/// - [`cudaGraphMemcpyNodeSetParams`](crate::sys::cudaGraphMemcpyNodeSetParams)
-/// - [`cudaGraphMemcpyNodeSetParamsFromSymbol`](crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol)
-/// - [`cudaGraphExecMemcpyNodeSetParams`](crate::sys::cudaGraphExecMemcpyNodeSetParams)
-/// - [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol)
-/// - [`cudaGraphExecKernelNodeSetParams`](crate::sys::cudaGraphExecKernelNodeSetParams)
-/// - [`cudaGraphExecMemsetNodeSetParams`](crate::sys::cudaGraphExecMemsetNodeSetParams)
-/// - [`cudaGraphExecHostNodeSetParams`](crate::sys::cudaGraphExecHostNodeSetParams)
-/// - [`cudaGraphExecChildGraphNodeSetParams`](crate::sys::cudaGraphExecChildGraphNodeSetParams)
-/// - [`cudaGraphExecEventRecordNodeSetEvent`](crate::sys::cudaGraphExecEventRecordNodeSetEvent)
-/// - [`cudaGraphExecEventWaitNodeSetEvent`](crate::sys::cudaGraphExecEventWaitNodeSetEvent)
-/// - [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams)
-/// - [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams)
-/// - [`cudaGraphExecUpdate`](crate::sys::cudaGraphExecUpdate)
-/// - [`cudaGraphInstantiate`](crate::sys::cudaGraphInstantiate)
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::graph_exec_memcpy_node_set_params_from_symbol`](crate::api::graph_exec_memcpy_node_set_params_from_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///
@@ -19654,16 +6604,7 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
 }
 /// Get pointer to device entry function that matches entry function `symbolPtr`
 ///
-/// Returns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.
-///
-/// # Arguments
-///
-/// - `functionPtr`: `cudaFunction_t*` (output) — Returns the device entry function
-/// - `symbolPtr`: `const void*` — Pointer to device entry function to search for
-///
-/// # Errors
-///
-/// The documentation lists these results: [`cudaSuccess`](crate::sys::cudaError_t::SUCCESS). `Err` is returned only when the runtime library or this function cannot be loaded.
+/// The raw call: NVIDIA's documentation of it (arguments, results, see also) is on the typed wrapper [`api::get_func_by_symbol`](crate::api::get_func_by_symbol). This returns the C status as it is; `Err` only when the runtime library or this function cannot be loaded.
 ///
 /// # Safety
 ///

@@ -7,6 +7,9 @@
 #   B: bindgen 0.72 alone turning the same release's (13.2) `cuda_runtime_api.h` into FFI
 #      (codegen/examples/bindgen_ffi.rs: every `cuda*` item, no doc comments, prettyplease),
 #      with the pip libclang 18.1.1 that `cargo xtask abi` installs into target/libclang/.
+# BEFORE_XTASK=PATH adds, in each round, another build of xtask (e.g. an older commit's).
+# Wall-clock and CPU (user + system) time are both reported: on a loaded machine the CPU
+# time is the steadier figure.
 # Needs the 13.2 wheel's headers (`cargo xtask fetch-wheel --release 13.2`) and libclang
 # (`cargo xtask abi --check` installs it); both are fetched here when missing.
 set -euo pipefail
@@ -19,22 +22,35 @@ inc=target/cuda-wheel-13.2/nvidia/cu13/include
 [ -f target/libclang/libclang.so ] || target/release/xtask abi --release 13.2 --check > /dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-secs() { # command... -> wall seconds
-  /usr/bin/time -f %e -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  cat "$tmp/t"
+secs() { # command... -> "wall cpu" seconds
+  /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+  awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$tmp/t"
 }
-a=(); b=()
+before="${BEFORE_XTASK:-}"
+a=(); b=(); c=()
 for i in $(seq 1 "$rounds"); do
   x=$(secs target/release/xtask codegen --check)
   y=$(secs env LIBCLANG_PATH=target/libclang/libclang.so \
         target/release/examples/bindgen_ffi "$tmp/ffi.rs" "$inc")
   a+=("$x"); b+=("$y")
-  echo "round $i: codegen --check $x s, bindgen $y s"
+  line="round $i (wall cpu): codegen --check $x s, bindgen $y s"
+  if [ -n "$before" ]; then
+    z=$(secs "$before" codegen --check); c+=("$z"); line="$line, BEFORE_XTASK $z s"
+  fi
+  echo "$line"
 done
 echo "bindgen output: $(wc -l < "$tmp/ffi.rs") lines"
-python3 - "${a[*]}" "${b[*]}" <<'PY'
+join() { local IFS=,; echo "$*"; }
+python3 - "$(join "${a[@]}")" "$(join "${b[@]}")" "$(join "${c[@]:-}")" <<'PY'
 import statistics, sys
-a, b = ([float(x) for x in s.split()] for s in sys.argv[1:3])
-ma, mb = statistics.median(a), statistics.median(b)
-print(f"median of {len(a)}: codegen --check {ma:.3f} s, bindgen {mb:.3f} s, ratio {ma / mb:.2f}")
+def parse(s):
+    pairs = [tuple(float(x) for x in p.split()) for p in s.split(",") if p.strip()]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+m = statistics.median
+(aw, ac), (bw, bc), (cw, cc) = (parse(x) for x in sys.argv[1:4])
+print(f"median of {len(aw)}: codegen --check wall {m(aw):.3f} s (cpu {m(ac):.3f} s), bindgen wall "
+      f"{m(bw):.3f} s (cpu {m(bc):.3f} s); ratio wall {m(aw) / m(bw):.2f}, cpu {m(ac) / m(bc):.2f}")
+if cw:
+    print(f"BEFORE_XTASK: wall {m(cw):.3f} s (cpu {m(cc):.3f} s); ratio to bindgen wall "
+          f"{m(cw) / m(bw):.2f}, cpu {m(cc) / m(bc):.2f}")
 PY

@@ -118,7 +118,10 @@ fn api_get_attribute() -> c_int {
     cudart13::api::device_get_attribute(attr, 0).unwrap_or(-1)
 }
 
-const VARIANTS: &[(&str, fn() -> c_int)] = &[
+/// One measured call: its name and the function making it.
+type Variant = (&'static str, fn() -> c_int);
+
+const VARIANTS: &[Variant] = &[
     ("get_device/bare", bare_get_device),
     ("get_device/cudarc_sys", cudarc_get_device),
     ("get_device/sys", sys_get_device),

@@ -151,7 +151,10 @@ impl Span {
 
     fn end(&mut self, what: &str) {
         if let Some(at) = self.at {
-            eprintln!("codegen time: {what}: {:.1} ms", at.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "codegen time: {what}: {:.1} ms",
+                at.elapsed().as_secs_f64() * 1e3
+            );
             self.at = Some(std::time::Instant::now());
         }
     }

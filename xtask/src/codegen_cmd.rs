@@ -102,7 +102,9 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
             .into_iter()
             .map(|h| match h.join() {
                 Ok(result) => Ok(result),
-                Err(_) => Err(anyhow::anyhow!("the generator panicked (a bug: please report it)")),
+                Err(_) => Err(anyhow::anyhow!(
+                    "the generator panicked (a bug: please report it)"
+                )),
             })
             .collect()
     });

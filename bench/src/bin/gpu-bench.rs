@@ -106,7 +106,7 @@ fn run() -> Result<()> {
     host.as_mut_slice()?.fill(1);
     let mut device_buf = DeviceBuffer::<u8>::zeroed(COPY_BYTES, &stream)?;
     stream.synchronize()?;
-    let d_ptr = device_buf.as_device_ptr().as_raw() as *mut c_void;
+    let d_ptr = device_buf.as_device_ptr().as_raw();
     let h_ptr = host.as_ptr() as *mut c_void;
     // Warm up every path once (library load, symbol lookup, lazy module loading).
     api::get_device()?;

@@ -38,7 +38,7 @@ nvcc $flags -cudart static -o "$build/c_static" bench/c/gpu_bench.cu
   echo "# commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
   echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
   echo "# nvcc: $(nvcc --version | tail -n 1)"
-  echo "# C-shared loads: $(ldd "$build/c_shared" | grep -o '/[^ ]*libcudart[^ ]*' || echo '?')"
+  echo "# C-shared loads: $(ldd "$build/c_shared" 2>/dev/null | grep -o '/[^ ]*libcudart[^ ]*' || echo '?')"
   echo "# CUDART_PATH for Rust: ${CUDART_PATH:-unset (system loader)}"
   echo "# NVCC_FLAGS: $flags; GPU_BENCH_REPS: ${GPU_BENCH_REPS:-7}"
 } > "$result"

@@ -5,6 +5,8 @@
 #                                         tests/tests/gpu_peer.rs: the peer projects' tests
 #                                         ported to the typed layer)
 #   device-bin/examples/<name>            the example applications of examples/examples/
+#   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
+#                                         release build; scripts/gpu-bench.sh runs it beside C)
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
 # Binaries are staged without debug information (`strip --strip-debug`, when available), so
 # that the folder stays small enough to carry to the GPU machine (a few MiB instead of 150).
@@ -44,6 +46,7 @@ stage() { # from to
 
 tests="$(build test -p workspace-tests --test gpu --test gpu_safe --test gpu_peer --no-run)"
 examples="$(build build -p cudart-examples --examples)"
+benches="$(build build --release -p cudart-bench --bin gpu-bench)"
 rm -rf device-bin
 mkdir -p device-bin/examples
 staged=()
@@ -57,7 +60,12 @@ while IFS=$'\t' read -r name path; do
   stage "$path" "device-bin/examples/$name"
   staged+=("examples/$name")
 done <<< "$examples"
-for want in gpu gpu_safe gpu_peer examples/device_query examples/vector_add examples/stream_timing \
+while IFS=$'\t' read -r name path; do
+  [ -n "$name" ] || continue
+  stage "$path" "device-bin/$name"
+  staged+=("$name")
+done <<< "$benches"
+for want in gpu gpu_safe gpu_peer gpu-bench examples/device_query examples/vector_add examples/stream_timing \
             examples/graph_capture examples/pool_stats; do
   if [ ! -x "device-bin/$want" ]; then
     echo "gpu-test: $want was not built" >&2
@@ -65,7 +73,7 @@ for want in gpu gpu_safe gpu_peer examples/device_query examples/vector_add exam
   fi
 done
 echo "gpu-test: staged ${staged[*]} in device-bin/"
-lib="$(ls target/cuda-wheel-*/nvidia/cu*/lib/libcudart.so.* 2>/dev/null | sort | tail -n 1 || true)"
+lib="$(ls target/cuda-wheel-13.2/nvidia/cu*/lib/libcudart.so.13 2>/dev/null | head -n 1 || true)"  # the release cudart13 binds
 if [ -n "$lib" ]; then
   cp "$lib" device-bin/
   echo "gpu-test: staged $(basename "$lib") (the wheel's runtime) in device-bin/"
@@ -81,3 +89,5 @@ echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_safe --test-threads=1"
 echo "  ${prefix}CUDA_GPU_TESTS=1 ./device-bin/gpu_peer --test-threads=1"
 echo "  ${prefix}./device-bin/examples/vector_add"
+echo "the call benchmark beside C (builds bench/c/gpu_bench.cu with nvcc; result in \$OUT):"
+echo "  bash scripts/gpu-bench.sh"

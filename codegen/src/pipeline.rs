@@ -122,13 +122,42 @@ pub fn release_of(api: &Api) -> Option<Release> {
 
 /// Reads, joins and emits. Formats are detected from content.
 pub fn run(opts: &Options) -> Result<Report, PipelineError> {
-    let api = crate::merge::merge(crate::load::load_all(&opts.docs, None)?);
+    let mut span = Span::start();
+    let docs = crate::load::load_all(&opts.docs, None)?;
+    span.end("read and parse the documents");
+    let api = crate::merge::merge(docs);
+    span.end("merge");
     let release = match &opts.release {
         Some(r) => r.clone(),
         None => release_of(&api).ok_or(PipelineError::NoRelease)?,
     };
     let abi = abi::load_snapshot(&opts.abi_root, &release)?;
+    span.end("load the ABI snapshot");
     run_with(api, &abi, release, opts)
+}
+
+/// Wall-clock time of each stage on standard error when `CODEGEN_TIMES` is set (for
+/// profiling `cargo xtask codegen`; nothing is printed otherwise).
+struct Span {
+    at: Option<std::time::Instant>,
+}
+
+impl Span {
+    fn start() -> Span {
+        Span {
+            at: std::env::var_os("CODEGEN_TIMES").map(|_| std::time::Instant::now()),
+        }
+    }
+
+    fn end(&mut self, what: &str) {
+        if let Some(at) = self.at {
+            eprintln!(
+                "codegen time: {what}: {:.1} ms",
+                at.elapsed().as_secs_f64() * 1e3
+            );
+            self.at = Some(std::time::Instant::now());
+        }
+    }
 }
 
 /// The crate a run writes: its name, version and release.
@@ -153,7 +182,9 @@ pub fn run_with(
     release: Release,
     opts: &Options,
 ) -> Result<Report, PipelineError> {
+    let mut span = Span::start();
     let bindings = bind::bind(&api, abi);
+    span.end("bind");
     let package = package_for(&release, opts);
     let inputs: Vec<String> = api
         .documents
@@ -167,6 +198,7 @@ pub fn run_with(
         })
         .collect();
     let out = emit::generate(&bindings, &package, &inputs)?;
+    span.end("emit and format");
     let mut report = Report {
         release,
         package,
@@ -193,6 +225,7 @@ pub fn run_with(
         });
     }
     report.changed = emit::files::write_all(&opts.out_dir, &out.files, opts.check)?;
+    span.end("compare or write");
     Ok(report)
 }
 

@@ -29,6 +29,7 @@
 
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 use crate::error::{check, Error, Result};
@@ -263,9 +264,15 @@ pub fn has_function(name: &str) -> bool {
 /// A function of the global library, resolved on first use and cached (the result, success
 /// or error, is kept for the life of the process).
 ///
-/// The generated bindings hold one `static` of this type per C function.
+/// The generated bindings hold one `static` of this type per C function. A call after the
+/// first reads the cached address with one atomic load (a plain load on x86-64) and clones
+/// nothing; resolving, and every error, take a separate, out-of-line path.
 pub struct LazySymbol<F> {
     name: &'static CStr,
+    /// The resolved address, or null while unresolved (or when resolving failed). Written
+    /// once, after `cell` holds `Ok`, with the same address.
+    ptr: AtomicPtr<c_void>,
+    /// The outcome of the one resolution (library load and symbol lookup), success or error.
     cell: OnceLock<Result<F>>,
 }
 
@@ -276,8 +283,15 @@ impl<F: Copy> LazySymbol<F> {
     /// `F` must be the `unsafe extern "C" fn` type of the C declaration of `name`
     /// (see [`Library::symbol`]).
     pub const unsafe fn new(name: &'static CStr) -> LazySymbol<F> {
+        const {
+            assert!(
+                std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>(),
+                "LazySymbol: F must be a function pointer type"
+            )
+        };
         LazySymbol {
             name,
+            ptr: AtomicPtr::new(std::ptr::null_mut()),
             cell: OnceLock::new(),
         }
     }
@@ -288,14 +302,33 @@ impl<F: Copy> LazySymbol<F> {
     }
 
     /// The function pointer, or why there is none (library not loaded, symbol missing).
+    #[inline]
     pub fn get(&self) -> Result<F> {
-        self.cell
-            .get_or_init(|| {
-                // SAFETY: `F` matches `name`, as promised to `new`; the global library is
-                // never unloaded.
-                Library::get().and_then(|lib| unsafe { lib.symbol::<F>(self.name) })
-            })
-            .clone()
+        let ptr = self.ptr.load(Ordering::Acquire);
+        if !ptr.is_null() {
+            // SAFETY: a non-null `ptr` was stored by `resolve` from the `F` in `cell`, which
+            // has the size of a pointer (checked in `new`).
+            return Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&ptr) });
+        }
+        self.resolve()
+    }
+
+    /// The first call (which loads the library and looks the symbol up, once, however many
+    /// threads ask) and every call after a failure.
+    #[cold]
+    #[inline(never)]
+    fn resolve(&self) -> Result<F> {
+        let result = self.cell.get_or_init(|| {
+            // SAFETY: `F` matches `name`, as promised to `new`; the global library is
+            // never unloaded.
+            Library::get().and_then(|lib| unsafe { lib.symbol::<F>(self.name) })
+        });
+        if let Ok(f) = result {
+            // SAFETY: `F` is pointer-sized (checked in `new`): a function pointer.
+            let ptr = unsafe { std::mem::transmute_copy::<F, *mut c_void>(f) };
+            self.ptr.store(ptr, Ordering::Release);
+        }
+        result.clone()
     }
 }
 

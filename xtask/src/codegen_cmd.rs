@@ -91,8 +91,25 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
     }
     let several = runs.len() > 1;
     let mut failed = false;
-    for opts in &runs {
-        let report = match codegen::pipeline::run(opts) {
+    // The crates are independent: each is made on its own thread (the two workspace crates
+    // overlap one's document parsing with the other's emission), then reported in order.
+    let results: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|opts| scope.spawn(move || codegen::pipeline::run(opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(result) => Ok(result),
+                Err(_) => Err(anyhow::anyhow!(
+                    "the generator panicked (a bug: please report it)"
+                )),
+            })
+            .collect()
+    });
+    for result in results {
+        let report = match result? {
             Ok(report) => report,
             Err(PipelineError::Errors { report, .. }) => {
                 failed = true;

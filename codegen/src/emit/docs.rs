@@ -12,11 +12,71 @@ use crate::rustdoc::{self, Links};
 #[derive(Debug, Default)]
 pub struct DocProblems(pub Vec<String>);
 
-/// `#[doc = "..."]` attributes for `markdown`, one per line (prettyplease prints `///`);
-/// blank lines before and after the text are left out.
+/// The documentation of one item for the formatted file: `///` lines for `markdown` (blank
+/// lines before and after the text left out), exactly as prettyplease prints one
+/// `#[doc = "..."]` attribute per line.
+///
+/// The tokens hold one short `#[doc]` attribute with a marker (a control character and a
+/// number) instead of the text: escaping every line into a string literal, parsing it back
+/// with syn and printing it with prettyplease was a large part of a codegen run, for text that
+/// comes out as it went in. [`super::files::format_file`] puts the lines back in place of the
+/// marker, at its indentation ([`expand_markers`]).
 pub fn attrs(markdown: &str) -> TokenStream {
     let lines = doc_lines(markdown);
-    quote! { #(#[doc = #lines])* }
+    if lines.is_empty() {
+        return TokenStream::new();
+    }
+    let mut block = String::new();
+    for l in &lines {
+        block.push_str("///");
+        block.push_str(l.trim_end_matches(' '));
+        block.push('\n');
+    }
+    let id = {
+        let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+        table.push(Some(block));
+        table.len() - 1
+    };
+    let marker = format!("{DOC_MARKER}{id}");
+    quote! { #[doc = #marker] }
+}
+
+/// What starts the text of a marker attribute (see [`attrs`]); documentation never holds it.
+const DOC_MARKER: char = '\u{1}';
+
+/// The doc blocks [`attrs`] made, by marker number; each is taken when expanded.
+static BLOCKS: std::sync::Mutex<Vec<Option<String>>> = std::sync::Mutex::new(Vec::new());
+
+/// `text` (formatted by prettyplease) with every `///<marker>` line replaced by the block it
+/// stands for, each line at the marker's indentation; `None` if a marker is unknown (a block
+/// expanded twice) or was printed as tokens (inside a macro call): a bug of the emitter.
+pub fn expand_markers(text: &str) -> Option<String> {
+    // A marker attribute left as tokens (inside a macro call, which prettyplease prints
+    // verbatim) would lose its text: refuse it.
+    if text.contains("\\u{1}") {
+        return None;
+    }
+    let prefix = format!("///{DOC_MARKER}");
+    if !text.contains(&prefix) {
+        return Some(text.to_string());
+    }
+    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out = String::with_capacity(text.len() * 2);
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let Some(id) = trimmed.strip_prefix(&prefix) else {
+            out.push_str(line);
+            continue;
+        };
+        let indent = &line[..line.len() - trimmed.len()];
+        let id: usize = id.trim_end().parse().ok()?;
+        let block = table.get_mut(id)?.take()?;
+        for l in block.split_inclusive('\n') {
+            out.push_str(indent);
+            out.push_str(l);
+        }
+    }
+    Some(out)
 }
 
 /// `#![doc = "..."]` inner attributes for `markdown` (prettyplease prints `//!`).

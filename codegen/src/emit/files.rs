@@ -49,7 +49,13 @@ pub fn format_file(
         file: name.to_string(),
         message: e.to_string(),
     })?;
-    let body = comments(&prettyplease::unparse(&file));
+    let body = super::docs::expand_markers(&prettyplease::unparse(&file)).ok_or_else(|| {
+        EmitError::Syntax {
+            file: name.to_string(),
+            message: "a documentation marker has no text (a bug: please report it)".into(),
+        }
+    })?;
+    let body = comments(&body);
     Ok(GeneratedFile {
         name: name.to_string(),
         contents: format!("{preamble}\n{body}"),

@@ -9,7 +9,7 @@ use quote::quote;
 use super::docs::{self, DocProblems};
 use super::names::{ident, rust_type, Names};
 use crate::abi::CType;
-use crate::bind::BoundFunction;
+use crate::bind::{BoundFunction, Typed};
 use crate::ir::Direction;
 use crate::rustdoc::Links;
 
@@ -22,9 +22,34 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
     quote! { #(#items)* }
 }
 
-/// The rustdoc of a raw function: description, arguments, errors, see also, safety.
+/// The rustdoc of a raw function. One with a typed wrapper gets the documentation's first
+/// paragraph and a link to the wrapper, which carries NVIDIA's full text (one copy of the
+/// prose per crate: it is most of what the compiler reads); the others get it all:
+/// description, arguments, errors, see also. Every one ends with its safety section.
 pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> String {
     let mut md = docs::markdown(&f.doc, names, &f.name, problems);
+    if let (true, Typed::Wrapper { rust_name, .. }) = (f.documented, &f.typed) {
+        let summary = md.split("\n\n").next().unwrap_or("").trim();
+        let mut short = if summary.is_empty() {
+            format!("The C function `{}`.", f.name)
+        } else {
+            summary.to_string()
+        };
+        short.push_str(&format!(
+            "\n\nThe raw call: NVIDIA's documentation of it (arguments, results, see also) is \
+             on the typed wrapper [`api::{rust_name}`](crate::api::{rust_name}). This returns \
+             the C status as it is; `Err` only when the runtime library or this function \
+             cannot be loaded."
+        ));
+        if f.symbol != f.name {
+            short.push_str(&format!(
+                "\n\nThe release's header renames it: this binding calls the library's `{}`.",
+                f.symbol
+            ));
+        }
+        short.push_str(SAFETY);
+        return short;
+    }
     if !f.documented {
         md = format!(
             "The C function `{}`: the documents these bindings were generated from do not \
@@ -91,9 +116,12 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         md.push_str("\n\n");
         md.push_str(&see);
     }
-    md.push_str("\n\n# Safety\n\nA direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.");
+    md.push_str(SAFETY);
     md
 }
+
+/// The safety section every raw function ends with.
+const SAFETY: &str = "\n\n# Safety\n\nA direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.";
 
 fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
     let name = ident(&f.name);
@@ -115,6 +143,7 @@ fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> Tok
     let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
     quote! {
         #doc
+        #[inline]
         pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
             dynamic_call!(#symbol, fn(#(#params),*) -> #ret)
         }

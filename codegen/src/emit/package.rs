@@ -103,14 +103,9 @@ fn cargo_toml(pkg: &Package, preamble: &str) -> String {
          [dependencies]\n\
          bitflags = \"2\"\n\
          libloading = \"0.8\"\n\
-         thiserror = \"2\"\n\
          # NVTX marks and ranges (`nvtx` module): NVIDIA's crate, which builds its C part\n\
          # with `cc` and `bindgen` (libclang).\n\
          nvtx = { version = \"2\", optional = true, default-features = false, features = [\"std\"] }\n\
-         \n\
-         # A library given by path has its ELF headers checked before it is loaded.\n\
-         [target.'cfg(target_os = \"linux\")'.dependencies]\n\
-         object = { version = \"0.37\", default-features = false, features = [\"read_core\", \"elf\", \"std\"] }\n\
          \n\
          [features]\n\
          # The `nvtx` module (NVIDIA Tools Extension markers for Nsight).\n\

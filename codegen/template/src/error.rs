@@ -22,23 +22,17 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// `Debug` prints the same text as `Display`, so that `fn main() -> Result<()>` shows a
 /// readable message rather than the variant's fields.
-#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// No CUDA runtime library could be opened. `tried` lists every candidate (a path or a
     /// name given to the system loader) with the reason it failed, in search order.
-    #[error("{}", render_not_found(.tried))]
     LibraryNotFound {
         /// `(candidate, why it failed)`, in the order they were tried.
         tried: Vec<(String, String)>,
     },
     /// The library was opened but does not export `symbol` (it is usually an older runtime
     /// than the function needs).
-    #[error(
-        "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
-         it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
-        render_version(*.version)
-    )]
     SymbolNotFound {
         /// The C name that was looked up.
         symbol: String,
@@ -50,15 +44,12 @@ pub enum Error {
     /// An argument the safe layer checks before calling CUDA was refused: a range outside a
     /// buffer, two lengths that must agree, a string with an interior NUL, more launch
     /// attributes than a launch can hold. Nothing was sent to CUDA.
-    #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// A Rust closure run by CUDA (a host function, a stream callback, a graph host node)
     /// panicked; the panic was caught at the C boundary and reported here, through the hook
     /// of [`set_drop_error_hook`].
-    #[error("a host callback panicked: {0}")]
     CallbackPanicked(String),
     /// A CUDA runtime call returned a status other than `cudaSuccess`.
-    #[error("{}", render_cuda(*.code, *.name, *.description))]
     Cuda {
         /// The raw `cudaError_t` value.
         code: i32,
@@ -68,6 +59,35 @@ pub enum Error {
         description: Option<&'static str>,
     },
 }
+
+// Written out rather than derived (`thiserror`): a derive macro would put `syn` and its
+// companions in front of this crate in every build from clean, several seconds on their own.
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::LibraryNotFound { tried } => f.write_str(&render_not_found(tried)),
+            Error::SymbolNotFound {
+                symbol,
+                library,
+                version,
+            } => write!(
+                f,
+                "symbol `{symbol}` is not exported by the CUDA runtime library {library} ({}); \
+                 it needs a newer CUDA runtime (point CUDART_PATH at one) or a fallback",
+                render_version(*version)
+            ),
+            Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
+            Error::CallbackPanicked(what) => write!(f, "a host callback panicked: {what}"),
+            Error::Cuda {
+                code,
+                name,
+                description,
+            } => f.write_str(&render_cuda(*code, *name, *description)),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -92,6 +112,14 @@ impl Error {
         }
     }
 
+    /// [`Error::from_code`] out of line, so that [`check`]'s success path stays a compare and
+    /// a branch wherever it is inlined.
+    #[cold]
+    #[inline(never)]
+    fn from_failed(code: i32) -> Error {
+        Error::from_code(code)
+    }
+
     /// The raw `cudaError_t` value of a [`Error::Cuda`]; `None` for loader errors.
     pub fn cuda_code(&self) -> Option<i32> {
         match self {
@@ -103,11 +131,12 @@ impl Error {
 
 /// Turns a `cudaError_t` status into a `Result`: `0` (`cudaSuccess`) is `Ok(())`, any other
 /// value is [`Error::Cuda`].
+#[inline]
 pub fn check(code: i32) -> Result<()> {
     if code == 0 {
         Ok(())
     } else {
-        Err(Error::from_code(code))
+        Err(Error::from_failed(code))
     }
 }
 

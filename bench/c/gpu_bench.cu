@@ -1,0 +1,169 @@
+/* The C baseline of the GPU call benchmark (bench/src/bin/gpu-bench.rs measures the same
+ * things through cudart13 and cudarc). Built on the GPU machine by scripts/gpu-bench.sh:
+ *   nvcc -O2 -cudart shared -o gpu_bench_shared bench/c/gpu_bench.cu
+ *   nvcc -O2 -cudart static -o gpu_bench_static bench/c/gpu_bench.cu
+ * Prints one line per benchmark, `LABEL<TAB>name<TAB>median<TAB>unit`, LABEL from argv[1].
+ * The kernel is the same PTX text the Rust binary loads (cudaLibraryLoadData); the native
+ * `<<<>>>` launch of an nvcc-compiled empty kernel is reported as launch_kernel/native. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char PTX[] =
+    "\n.version 7.0\n.target sm_70\n.address_size 64\n.visible .entry empty()\n{\n    ret;\n}\n";
+
+__global__ void native_empty(void) {}
+
+#define CHECK(x)                                                                         \
+    do {                                                                                 \
+        cudaError_t e_ = (x);                                                            \
+        if (e_ != cudaSuccess) {                                                         \
+            fprintf(stderr, "gpu_bench: %s: %s (%s)\n", #x, cudaGetErrorName(e_),        \
+                    cudaGetErrorString(e_));                                             \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, n, sizeof(double), cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+#define MIB (1u << 20)
+#define COPY_BYTES (256u * MIB)
+#define MAX_REPS 64
+#define NBENCH 10
+
+static const char *NAMES[NBENCH] = {
+    "get_device", "device_get_attribute", "stream_query", "event_record",
+    "malloc_async+free_async", "malloc+free", "graph_launch", "launch_kernel",
+    "launch_kernel/native", "memcpy_h2d_pinned_256MiB"};
+
+static cudaStream_t stream;
+static cudaEvent_t event;
+static cudaKernel_t kernel;
+static cudaGraphExec_t exec;
+static void *d_buf, *h_buf;
+
+/* ns per call, or GB/s for the copies. */
+static double run_one(int which, int d2h) {
+    dim3 one(1, 1, 1);
+    double t0 = now_ns(), t;
+    int k, i, v;
+    switch (which) {
+    case 0:
+        k = 100000;
+        for (i = 0; i < k; i++) CHECK(cudaGetDevice(&v));
+        break;
+    case 1:
+        k = 100000;
+        for (i = 0; i < k; i++) CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0));
+        break;
+    case 2:
+        k = 100000;
+        for (i = 0; i < k; i++) CHECK(cudaStreamQuery(stream));
+        break;
+    case 3:
+        k = 10000;
+        for (i = 0; i < k; i++) CHECK(cudaEventRecord(event, stream));
+        CHECK(cudaStreamSynchronize(stream));
+        break;
+    case 4:
+        k = 10000;
+        for (i = 0; i < k; i++) {
+            void *p;
+            CHECK(cudaMallocAsync(&p, MIB, stream));
+            CHECK(cudaFreeAsync(p, stream));
+        }
+        CHECK(cudaStreamSynchronize(stream));
+        break;
+    case 5:
+        k = 1000;
+        for (i = 0; i < k; i++) {
+            void *p;
+            CHECK(cudaMalloc(&p, MIB));
+            CHECK(cudaFree(p));
+        }
+        break;
+    case 6:
+        k = 10000;
+        for (i = 0; i < k; i++) CHECK(cudaGraphLaunch(exec, stream));
+        CHECK(cudaStreamSynchronize(stream));
+        break;
+    case 7:
+        k = 10000;
+        for (i = 0; i < k; i++) CHECK(cudaLaunchKernel((const void *)kernel, one, one, NULL, 0, stream));
+        CHECK(cudaStreamSynchronize(stream));
+        break;
+    case 8:
+        k = 10000;
+        for (i = 0; i < k; i++) native_empty<<<1, 1, 0, stream>>>();
+        CHECK(cudaGetLastError());
+        CHECK(cudaStreamSynchronize(stream));
+        break;
+    default:
+        k = 5;
+        for (i = 0; i < k; i++) {
+            if (d2h)
+                CHECK(cudaMemcpy(h_buf, d_buf, COPY_BYTES, cudaMemcpyDeviceToHost));
+            else
+                CHECK(cudaMemcpy(d_buf, h_buf, COPY_BYTES, cudaMemcpyHostToDevice));
+        }
+        t = now_ns() - t0;
+        return (double)COPY_BYTES * k / t; /* bytes per ns = GB/s */
+    }
+    return (now_ns() - t0) / k;
+}
+
+int main(int argc, char **argv) {
+    const char *label = argc > 1 ? argv[1] : "c";
+    const char *env = getenv("GPU_BENCH_REPS");
+    int reps = env ? atoi(env) : 7, r, b;
+    static double results[NBENCH + 1][MAX_REPS];
+    cudaLibrary_t lib;
+    cudaGraph_t graph;
+    dim3 one(1, 1, 1);
+    if (reps < 1) reps = 1;
+    if (reps > MAX_REPS) reps = MAX_REPS;
+
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaStreamCreate(&stream));
+    CHECK(cudaEventCreate(&event));
+    CHECK(cudaLibraryLoadData(&lib, PTX, NULL, NULL, 0, NULL, NULL, 0));
+    CHECK(cudaLibraryGetKernel(&kernel, lib, "empty"));
+    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    CHECK(cudaLaunchKernel((const void *)kernel, one, one, NULL, 0, stream));
+    CHECK(cudaStreamEndCapture(stream, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK(cudaMallocHost(&h_buf, COPY_BYTES));
+    memset(h_buf, 1, COPY_BYTES);
+    CHECK(cudaMalloc(&d_buf, COPY_BYTES));
+    /* Warm up every path once. */
+    CHECK(cudaLaunchKernel((const void *)kernel, one, one, NULL, 0, stream));
+    native_empty<<<1, 1, 0, stream>>>();
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaStreamSynchronize(stream));
+
+    for (r = 0; r < reps; r++) {
+        for (b = 0; b < NBENCH; b++) results[b][r] = run_one(b, 0);
+        results[NBENCH][r] = run_one(NBENCH - 1, 1);
+    }
+    for (b = 0; b < NBENCH - 1; b++)
+        printf("%s\t%s\t%.1f\tns\n", label, NAMES[b], median(results[b], reps));
+    printf("%s\t%s\t%.2f\tGB/s\n", label, NAMES[NBENCH - 1], median(results[NBENCH - 1], reps));
+    printf("%s\tmemcpy_d2h_pinned_256MiB\t%.2f\tGB/s\n", label, median(results[NBENCH], reps));
+    return 0;
+}

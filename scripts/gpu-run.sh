@@ -3,23 +3,27 @@
 # device-bin/ here: the three GPU test binaries (typed layer: gpu; safe layer: gpu_safe; the peer
 # projects' tests ported to the typed layer: gpu_peer) and
 # the five example applications, each against the wheel's libcudart (the release the crate
-# was generated for) and against the machine's own CUDA runtime. Logs go to $OUT (or the
-# current folder); the exit status is non-zero when anything failed.
+# was generated for) and against the machine's own CUDA runtime. Everything goes to one file,
+# $OUT/gpu-run.log (or ./gpu-run.log): the machine, then each run's whole output under a
+# `== label: exit N` line; the exit status is non-zero when anything failed.
 set -uo pipefail
 out=${OUT:-.}
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   ls /usr/local/cuda/lib64/libcudart.so* 2>/dev/null | head -3
-} > "$out/machine.txt" 2>&1
-cat "$out/machine.txt"
+} > "$out/gpu-run.log" 2>&1
+cat "$out/gpu-run.log"
 failed=0
-run() { # label log command...
-  local label=$1 log=$2
-  shift 2
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+run() { # label command...
+  local label=$1
+  shift
   "$@" > "$log" 2>&1
   local rc=$?
   echo "== $label: exit $rc"
+  { echo "== $label: exit $rc"; cat "$log"; } >> "$out/gpu-run.log"
   [ "$rc" -eq 0 ] || failed=1
 }
 for lib in wheel system; do
@@ -34,13 +38,11 @@ for lib in wheel system; do
     envs=(env -u CUDART_PATH)
   fi
   for t in gpu gpu_safe gpu_peer; do
-    log="$out/$t-$lib-cudart.txt"
-    run "$t ($lib cudart)" "$log" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --test-threads=1
-    grep -E '^test |test result|panicked' "$log" | head -60
+    run "$t ($lib cudart)" "${envs[@]}" CUDA_GPU_TESTS=1 "./device-bin/$t" --test-threads=1
+    grep -E 'test result|FAILED|panicked' "$log" | head -20
   done
   for ex in device_query vector_add stream_timing graph_capture pool_stats; do
-    log="$out/example-$ex-$lib-cudart.txt"
-    run "example $ex ($lib cudart)" "$log" "${envs[@]}" "./device-bin/examples/$ex"
+    run "example $ex ($lib cudart)" "${envs[@]}" "./device-bin/examples/$ex"
     grep -E 'checked|passed|FAILED|expected|Error|error' "$log" | head -20
   done
 done

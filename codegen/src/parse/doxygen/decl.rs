@@ -599,6 +599,11 @@ fn members(body: &[Token]) -> Vec<Member> {
 }
 
 /// Struct or union fields, with nested records read up to [`MAX_NESTING`].
+/// How many declarators of one statement (`int a, b, c;`, `struct {…} x, y;`) share the
+/// comments before it and the nested fields; later ones get neither, so that a statement with
+/// thousands of declarators cannot multiply one comment thousands of times.
+const MAX_SHARED: usize = 4;
+
 fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
     let mut out: Vec<FieldDecl> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -634,36 +639,53 @@ fn fields(body: &[Token], depth: usize) -> Vec<FieldDecl> {
             };
             let kind = ident(&part[kw].tok).unwrap_or("struct").to_string();
             let tail = clean(part.get(close..).unwrap_or(&[]), &mut docs);
-            for name in tail.iter().filter_map(|t| ident(&t.tok)) {
+            for (n, name) in tail.iter().filter_map(|t| ident(&t.tok)).enumerate() {
+                let shared = n < MAX_SHARED;
                 out.push(FieldDecl {
                     name: name.to_string(),
                     ty: format!("{kind} {{…}}"),
-                    docs: docs.clone(),
-                    nested: nested.clone(),
+                    docs: if shared { docs.clone() } else { Vec::new() },
+                    nested: if shared { nested.clone() } else { Vec::new() },
                     line,
                 });
             }
             continue;
         }
-        let c = clean(part, &mut docs);
-        let decls = split_top(&c, ',');
-        let Some(first) = decls.first() else { continue };
+        // Comments inside the statement belong to the declarator they stand in; the ones
+        // before it to every declarator (`/** doc */ int a, b;`).
+        let raw = split_top(part, ',');
+        let mut decls = Vec::with_capacity(raw.len());
+        for piece in raw {
+            let mut own = Vec::new();
+            let c = clean(piece, &mut own);
+            decls.push((c, own));
+        }
+        let Some((first, _)) = decls.first() else {
+            continue;
+        };
+        let first = first.clone();
         // `T a, *b, c[4]`: the base type is the first declarator's tokens before its name.
-        let (base, _) = declarator(first);
+        let (base, _) = declarator(&first);
         let base_len = base.len();
-        for (n, d) in decls.iter().enumerate() {
+        for (n, (d, own)) in decls.into_iter().enumerate() {
             let (name, ty) = if n == 0 {
-                let (b, rest) = declarator(d);
+                let (b, rest) = declarator(&d);
                 (field_name(rest), type_text(&[b, rest].concat()))
             } else {
                 let b = &first[..base_len];
-                (field_name(d), type_text(&[b, d].concat()))
+                (field_name(&d), type_text(&[b, &d[..]].concat()))
             };
             let ty = remove_name(&ty, &name);
+            let mut field_docs = if n < MAX_SHARED {
+                docs.clone()
+            } else {
+                Vec::new()
+            };
+            field_docs.extend(own);
             out.push(FieldDecl {
                 name,
                 ty,
-                docs: docs.clone(),
+                docs: field_docs,
                 nested: Vec::new(),
                 line,
             });

@@ -47,8 +47,18 @@ pub(crate) fn check_library(path: &std::path::Path) -> Result<(), String> {
     if !meta.is_file() {
         return Err("not a regular file".to_string());
     }
-    let data = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    check(&data).map_err(|why| why.to_string())
+    // The headers of any real library lie in its first MiB; the file's length is what the
+    // segments are compared with, so a large file is not read whole.
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(
+            std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?,
+            1 << 20,
+        ),
+        &mut head,
+    )
+    .map_err(|e| format!("cannot read: {e}"))?;
+    check_head(&head, meta.len()).map_err(|why| why.to_string())
 }
 
 /// `PT_LOAD`: a segment the loader maps from the file.
@@ -105,8 +115,14 @@ impl Fields<'_> {
 }
 
 /// Checks the ELF headers of `data` (a whole library file) against this process.
+#[allow(dead_code)] // the crate's loader reads a file's head through `check_library`
 pub fn check(data: &[u8]) -> Result<(), NotLoadable> {
-    let len = data.len() as u64;
+    check_head(data, data.len() as u64)
+}
+
+/// [`check`] on the first bytes of a file of `len` bytes (its program header table must lie
+/// in them).
+fn check_head(data: &[u8], len: u64) -> Result<(), NotLoadable> {
     if data.len() < 16 || &data[..4] != b"\x7fELF" {
         return Err(NotLoadable::NotElf(
             "no ELF magic at the start of the file".to_string(),
@@ -187,7 +203,14 @@ pub fn check(data: &[u8]) -> Result<(), NotLoadable> {
         return Err(unreadable("entries are too small"));
     }
     match table_end {
-        Some(end) if end <= len => {}
+        Some(end) if end <= data.len() as u64 => {}
+        Some(end) if end <= len => {
+            return Err(NotLoadable::NotElf(format!(
+                "its program headers end at byte {}, past the first {} bytes read",
+                grouped(end),
+                grouped(data.len() as u64)
+            )))
+        }
         _ => return Err(unreadable("the table lies past the end")),
     }
     for index in 0..phnum {

@@ -29,26 +29,34 @@ pub const SLOW_FACTOR: f64 = 10.0;
 /// The last panic's message and place, set by the panic hook.
 static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 
-/// What one seed costs: a fixed part (an empty input, still compared with the whole seed) and
-/// a part per input byte (from the whole seed).
+/// What one seed costs: a fixed part (an empty input, still compared with the whole seed), a
+/// part per input byte and a part per output byte (both from samples of the real documents).
+///
+/// The output part is there because a mutant may be far denser in items than any real
+/// document (a 126 KB line of `es;` is 42,000 struct fields): such a case costs more per input
+/// byte, in proportion to what it produces, and what it produces is itself bounded linearly
+/// by the size check ([`target::SIZE_FACTOR`]), so the prediction stays linear in the input.
 #[derive(Clone, Copy, Debug)]
 pub struct Model {
     fixed: f64,
     per_byte: f64,
+    per_out_byte: f64,
     /// Added when a case also emits the crate.
     emit: f64,
 }
 
 impl Model {
-    /// Predicted seconds for `bytes` of input (at least a millisecond).
-    pub fn predict(&self, bytes: usize, emit: bool) -> f64 {
-        let t = self.fixed + self.per_byte * bytes as f64 + if emit { self.emit } else { 0.0 };
+    /// Predicted seconds for `bytes` of input that produced `out` bytes (the largest of its IR
+    /// JSON and reports), at least a millisecond.
+    pub fn predict(&self, bytes: usize, out: usize, emit: bool) -> f64 {
+        let work = (self.per_byte * bytes as f64).max(self.per_out_byte * out as f64);
+        let t = self.fixed + work + if emit { self.emit } else { 0.0 };
         t.max(1e-3)
     }
 
     /// The time past which a case is a time-out.
-    pub fn limit(&self, bytes: usize, emit: bool) -> f64 {
-        SLOW_FACTOR * self.predict(bytes, emit) + 0.1
+    pub fn limit(&self, bytes: usize, out: usize, emit: bool) -> f64 {
+        SLOW_FACTOR * self.predict(bytes, out, emit) + 0.1
     }
 }
 
@@ -70,28 +78,32 @@ const SAMPLE: usize = 256 << 10;
 /// page, a 23-byte seed repeated into megabytes), so the dearest content is the fair model.
 pub fn calibrate(ctx: &Context, seeds: &[Seed]) -> Vec<Model> {
     let once = |seed: usize, input: &[u8], emit: bool| {
-        time(|| {
-            let _ = target::run(ctx, seeds, seed, input, emit);
-        })
+        let mut out = 0;
+        let t = time(|| {
+            out = target::run(ctx, seeds, seed, input, emit).map_or(0, |o| o.largest());
+        });
+        (t, out)
     };
-    let fixed: Vec<f64> = (0..seeds.len()).map(|k| once(k, b"", false)).collect();
+    let fixed: Vec<f64> = (0..seeds.len()).map(|k| once(k, b"", false).0).collect();
     let emit = if seeds.is_empty() {
         0.0
     } else {
-        (once(0, b"", true) - fixed[0]).max(0.0)
+        (once(0, b"", true).0 - fixed[0]).max(0.0)
     };
-    let per_byte = (0..seeds.len())
-        .filter(|&k| seeds[k].bytes.len() >= MEASURABLE)
-        .map(|k| {
-            let sample = middle_lines(&seeds[k].bytes, SAMPLE);
-            (once(k, sample, false) - fixed[k]).max(0.0) / sample.len().max(1) as f64
-        })
-        .fold(0.0, f64::max);
+    let (mut per_byte, mut per_out_byte) = (0.0f64, 0.0f64);
+    for k in (0..seeds.len()).filter(|&k| seeds[k].bytes.len() >= MEASURABLE) {
+        let sample = middle_lines(&seeds[k].bytes, SAMPLE);
+        let (t, out) = once(k, sample, false);
+        let work = (t - fixed[k]).max(0.0);
+        per_byte = per_byte.max(work / sample.len().max(1) as f64);
+        per_out_byte = per_out_byte.max(work / out.max(1) as f64);
+    }
     fixed
         .into_iter()
         .map(|fixed| Model {
             fixed,
             per_byte,
+            per_out_byte,
             emit,
         })
         .collect()
@@ -133,7 +145,10 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
     let shape = CaseShape::for_build();
     let largest = models
         .iter()
-        .map(|m| m.limit(shape.max_input, true))
+        .map(|m| {
+            let out = shape.max_input * target::SIZE_FACTOR + target::SIZE_SLACK;
+            m.limit(shape.max_input, out, true)
+        })
         .fold(0.0, f64::max);
     // The watchdog: a case that has not answered by then is a time-out whatever its size (the
     // limit of the largest input there can be, rerun included).
@@ -149,7 +164,11 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
         outln!("start {case}")?;
         let c = make_case(&seeds, seed, case, &shape);
         let model = models[c.seed];
-        let limit = model.limit(c.input.len(), c.emit);
+        let limit_for = |out: usize| model.limit(c.input.len(), out, c.emit);
+        let out_of = |r: &std::thread::Result<Result<target::Outcome, String>>| match r {
+            Ok(Ok(o)) => o.largest(),
+            _ => 0,
+        };
         let attempt = || {
             let t = Stopwatch::start();
             let r = catch_unwind(AssertUnwindSafe(|| {
@@ -158,10 +177,12 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
             (r, t.elapsed().as_secs_f64())
         };
         let (mut result, mut secs) = attempt();
-        if matches!(result, Ok(Ok(_))) && secs > limit {
+        if matches!(result, Ok(Ok(_))) && secs > limit_for(out_of(&result)) {
             // Once more before calling it slow: the machine may have been busy.
             (result, secs) = attempt();
         }
+        let out = out_of(&result);
+        let limit = limit_for(out);
         match result {
             Err(_) => {
                 let msg = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
@@ -169,16 +190,16 @@ fn cases(root: &Path, seed: u64, from: u64, deadline: Instant, count: Option<u64
             }
             Ok(Err(msg)) => outln!("fail {case} size {msg}")?,
             Ok(Ok(_)) if secs > limit => outln!(
-                "fail {case} slow {secs:.3} s for {} bytes where the linear model of its seed predicts {:.3} s (limit {SLOW_FACTOR}× + 0.1 s)",
+                "fail {case} slow {secs:.3} s for {} bytes ({out} bytes out) where the linear model of its seed predicts {:.3} s (limit {SLOW_FACTOR}× + 0.1 s)",
                 c.input.len(),
-                model.predict(c.input.len(), c.emit)
+                model.predict(c.input.len(), out, c.emit)
             )?,
-            Ok(Ok(out)) => outln!(
+            Ok(Ok(outcome)) => outln!(
                 "done {case} {} {} {} {:.3} {:.3} {} {} {} {}",
                 (secs * 1e6) as u64,
                 c.input.len(),
-                out.ir_json,
-                secs / model.predict(c.input.len(), c.emit),
+                outcome.ir_json,
+                secs / model.predict(c.input.len(), out, c.emit),
                 secs / limit,
                 c.seed,
                 u8::from(c.whole),

@@ -159,6 +159,13 @@ pub struct Outcome {
     pub report: usize,
 }
 
+impl Outcome {
+    /// The largest output of the case, in bytes.
+    pub fn largest(&self) -> usize {
+        self.ir_json.max(self.report)
+    }
+}
+
 /// Reads `input` as seed `seed` is read: IR JSON, or a document with format detection.
 fn read(seed: &Seed, input: &[u8]) -> (Api, Vec<Api>) {
     match seed.kind {

@@ -356,16 +356,7 @@ mod tests {
     use crate::bind::Typed;
     use crate::ir::Source;
 
-    fn prim(n: &str) -> CType {
-        CType::Primitive { name: n.into() }
-    }
-
-    fn ptr(to: CType, is_const: bool) -> CType {
-        CType::Pointer {
-            to: Box::new(to),
-            is_const,
-        }
-    }
+    use crate::bind::test_types::{prim, ptr};
 
     fn p(name: &str, c: CType, doc: &str) -> BoundParam {
         BoundParam {

@@ -17,6 +17,8 @@ pub mod join;
 pub mod naming;
 pub mod renames;
 pub mod roles;
+#[cfg(test)]
+mod test_types;
 
 use serde::{Deserialize, Serialize};
 

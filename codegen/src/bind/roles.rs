@@ -811,16 +811,7 @@ mod tests {
     use crate::doctype::TypeRef;
     use crate::ir::Source;
 
-    fn prim(n: &str) -> CType {
-        CType::Primitive { name: n.into() }
-    }
-
-    fn ptr(to: CType, is_const: bool) -> CType {
-        CType::Pointer {
-            to: Box::new(to),
-            is_const,
-        }
-    }
+    use crate::bind::test_types::{prim, ptr};
 
     fn p(name: &str, c: CType, dir: Option<Direction>, ty: &str, doc: &str) -> BoundParam {
         BoundParam {

@@ -4,8 +4,10 @@
 //! C++ layout probe against the headers, every bound symbol in the library, error names) with
 //! `<CRATE>_AUDIT_INCLUDE`, `<CRATE>_AUDIT_LIB` and `CUDART_AUDIT_REQUIRED=1`.
 //!
-//! The release comes from the crate's `[package.metadata.cudart] release`. Builds share the
-//! folder `target/audit-crates` of the workspace, so dependencies compile once; a crate with no
+//! The release comes from the crate's `[package.metadata.cudart] release`. Each crate folder
+//! builds in a folder of its own under `target/audit-crates/` (crates of one name in two
+//! folders — `cudart13` for 13.2 and for 13.4 — would otherwise share one test binary, and
+//! cargo, comparing file times, could run the other release's); a crate with no
 //! `Cargo.lock` gets a copy of the workspace's, so it builds with the versions the workspace
 //! tested and without asking the registry again.
 
@@ -112,7 +114,7 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
         .arg("--manifest-path")
         .arg(&manifest)
         .args(["--test", "audit", "--", "--test-threads=1"])
-        .env("CARGO_TARGET_DIR", root.join("target/audit-crates"))
+        .env("CARGO_TARGET_DIR", build_dir(root, &c.dir))
         .envs(env)
         .status()
         .context("running cargo")?;
@@ -130,4 +132,22 @@ pub fn audit(root: &Path, dir: &Path) -> Result<()> {
 pub fn run(args: AuditArgs, root: &Path) -> Result<ExitCode> {
     audit(root, &args.dir)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The build folder of the crate in `dir`: `target/audit-crates/<dir, as a file name>`.
+fn build_dir(root: &Path, dir: &Path) -> PathBuf {
+    let full = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let name: String = full
+        .to_string_lossy()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    root.join("target/audit-crates")
+        .join(name.trim_start_matches('_'))
 }

@@ -19,6 +19,7 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod merge;
+pub mod parallel;
 pub mod parse;
 pub mod pipeline;
 pub mod report;

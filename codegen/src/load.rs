@@ -273,8 +273,11 @@ pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadErr
 
 /// Reads every document under `paths`, in order.
 pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, LoadError> {
-    list_documents(paths)?
-        .iter()
-        .map(|p| load_document(p, forced))
+    let documents = list_documents(paths)?;
+    // Documents are independent: read them on several threads (a panic is passed on as it
+    // would be on one).
+    crate::parallel::map(&documents, |p| load_document(p, forced))
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
         .collect()
 }

@@ -467,8 +467,95 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// RST left in a comment's text (outside code blocks) that [`check`] reports.
+const LEFTOVER_RST: [&str; 9] = [
+    ":py:obj:",
+    ":py:func:",
+    ":py:class:",
+    ":obj:`",
+    ":func:`",
+    ".. seealso",
+    ".. note::",
+    ".. attribute::",
+    ".. rubric::",
+];
+
+/// RST field-list markers [`check`] reports at the start of a text run or after a space.
+const LEFTOVER_FIELDS: [&str; 5] = [":param ", ":param:", ":type ", ":returns:", ":rtype:"];
+
+/// Whether `markdown` may have a problem [`check`] reports: a leftover pattern in its source,
+/// an empty link destination, or what could hide a pattern from this test but not from the
+/// Markdown parser (a backslash escape of a character the patterns hold, a character
+/// reference). A comment without any cannot have a problem, and needs no Markdown parse.
+///
+/// Every pattern starts with `:` or `..`, so the text is read once, byte by byte, and only
+/// where one of the characters that start a pattern, a link destination, an escape or a
+/// reference is found is the text compared.
+fn may_have_problems(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, b)| {
+        let rest = &bytes[at..];
+        match b {
+            b':' | b'.'
+                if rest
+                    .get(1)
+                    .is_some_and(|c| *c == b'.' || c.is_ascii_lowercase()) =>
+            {
+                LEFTOVER_RST
+                    .iter()
+                    .chain(&LEFTOVER_FIELDS)
+                    .any(|p| rest.starts_with(p.as_bytes()))
+            }
+            b'\\' => matches!(rest.get(1), Some(b':' | b'`' | b'.')),
+            b']' => {
+                rest.starts_with(b"]: <>")
+                    || rest.starts_with(b"](") && {
+                        let dest = rest[2..].trim_ascii_start();
+                        dest.starts_with(b")") || dest.starts_with(b"<>")
+                    }
+            }
+            b'&' => is_reference(&rest[1..]),
+            _ => false,
+        }
+    })
+}
+
+/// Whether `rest` (what follows a `&`) starts a character reference: `name;`, `#123;` or
+/// `#x7B;`, at most 40 bytes long (entity names are short; the bound keeps the scan linear).
+fn is_reference(rest: &[u8]) -> bool {
+    let window = &rest[..rest.len().min(40)];
+    let Some(end) = window.iter().position(|&c| c == b';') else {
+        return false;
+    };
+    let body = &window[..end];
+    match body.strip_prefix(b"#") {
+        Some(num) => {
+            let digits = num
+                .strip_prefix(b"x")
+                .or_else(|| num.strip_prefix(b"X"))
+                .unwrap_or(num);
+            !digits.is_empty() && digits.iter().all(u8::is_ascii_hexdigit)
+        }
+        None => {
+            body.first().is_some_and(u8::is_ascii_alphabetic)
+                && body.iter().all(u8::is_ascii_alphanumeric)
+        }
+    }
+}
+
 /// Problems a rustdoc comment must not have: leftover RST and broken Markdown structure.
 pub fn check(markdown: &str) -> Vec<String> {
+    let problems = Vec::new();
+    // Parsing the Markdown is most of a check's cost; a comment without any of the patterns
+    // cannot have a problem.
+    if !may_have_problems(markdown) {
+        return problems;
+    }
+    check_parsed(markdown)
+}
+
+/// [`check`] without the quick test: every comment is parsed.
+fn check_parsed(markdown: &str) -> Vec<String> {
     let mut problems = Vec::new();
     let mut in_code_block = false;
     for event in Parser::new(markdown) {
@@ -479,17 +566,7 @@ pub fn check(markdown: &str) -> Vec<String> {
                 problems.push("a link without a destination".into());
             }
             Event::Text(t) if !in_code_block => {
-                for leftover in [
-                    ":py:obj:",
-                    ":py:func:",
-                    ":py:class:",
-                    ":obj:`",
-                    ":func:`",
-                    ".. seealso",
-                    ".. note::",
-                    ".. attribute::",
-                    ".. rubric::",
-                ] {
+                for leftover in LEFTOVER_RST {
                     if t.contains(leftover) {
                         problems.push(format!(
                             "leftover RST `{leftover}` in: {}",
@@ -498,7 +575,7 @@ pub fn check(markdown: &str) -> Vec<String> {
                     }
                 }
                 // Field lists only count at the start of a text run or after a space.
-                for field in [":param ", ":param:", ":type ", ":returns:", ":rtype:"] {
+                for field in LEFTOVER_FIELDS {
                     let hit = t
                         .match_indices(field)
                         .any(|(at, _)| at == 0 || t[..at].ends_with(char::is_whitespace));
@@ -575,6 +652,23 @@ mod tests {
     fn deep_indentation_never_makes_a_code_block() {
         let c = convert("Text\n\n        deeply indented\n", &NoLinks);
         assert!(!c.markdown.contains("    deeply"), "{}", c.markdown);
+    }
+
+    #[test]
+    fn the_quick_test_hides_no_problem() {
+        for md in [
+            "text :py:obj:`~.x`",
+            "escaped :py\\:obj\\:`x` still shows",
+            "an entity &#58;py:obj: or &colon;func:`x`",
+            "a [link]() and [another]( <> )",
+            "- :param x: a field\n- :rtype: int",
+            "```\n:py:obj:`x` in a code block\n```",
+            "plain text with [a link](crate::cudaMalloc), `code` and a \\[bracket\\].",
+        ] {
+            assert_eq!(check(md), check_parsed(md), "{md}");
+        }
+        assert!(!check("text :py:obj:`~.x`").is_empty());
+        assert!(!check("a [link]() here").is_empty());
     }
 
     #[test]

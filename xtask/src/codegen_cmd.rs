@@ -22,6 +22,10 @@ pub struct CodegenArgs {
     /// Write one complete crate into this folder (a crate of its own, outside the workspace).
     #[arg(long, requires = "docs")]
     pub out: Option<PathBuf>,
+    /// Only this workspace crate (a `[[crate]]` name of `docs-src/manifest.toml`, such as
+    /// `cudart13`); every one by default.
+    #[arg(long = "crate", value_name = "NAME", conflicts_with = "out")]
+    pub krate: Option<String>,
     /// The CUDA release of that crate (default: the newest release its documents state).
     #[arg(long, requires = "out")]
     pub release: Option<String>,
@@ -69,7 +73,27 @@ pub fn run(args: CodegenArgs, root: &Path) -> Result<ExitCode> {
         None if !args.docs.is_empty() => {
             bail!("--docs needs --out DIR: the workspace's crates take their documents from docs-src/manifest.toml")
         }
-        None => Options::workspace(root, args.check)?,
+        None => {
+            let all = Options::workspace(root, args.check)?;
+            match &args.krate {
+                None => all,
+                Some(name) => {
+                    let known: Vec<String> =
+                        all.iter().filter_map(|o| o.crate_name.clone()).collect();
+                    let one: Vec<Options> = all
+                        .into_iter()
+                        .filter(|o| o.crate_name.as_deref() == Some(name.as_str()))
+                        .collect();
+                    if one.is_empty() {
+                        bail!(
+                            "--crate {name}: docs-src/manifest.toml has no such crate (it has: {})",
+                            known.join(", ")
+                        );
+                    }
+                    one
+                }
+            }
+        }
     };
     // A crate of its own may be for a release the repository has no ABI snapshot of yet:
     // make it first (fetching that release's wheels), so that any release regenerates with no

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use heck::ToShoutySnakeCase;
-use proc_macro2::Ident;
 
 /// Rust names for the members of an enum: SCREAMING_SNAKE_CASE with the prefix all members
 /// share removed (`cudaMemcpyHostToDevice` → `HOST_TO_DEVICE`). Falls back to the whole
@@ -36,7 +35,7 @@ pub fn member_names(members: &[&str]) -> Vec<String> {
     for (i, n) in out.iter_mut().enumerate() {
         if counts[n.as_str()] > 1
             || n.starts_with(|c: char| c.is_ascii_digit())
-            || syn::parse_str::<Ident>(n).is_err()
+            || !crate::emit::names::is_plain_ident(n)
         {
             *n = members[i].to_shouty_snake_case();
         }

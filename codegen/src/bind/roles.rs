@@ -594,14 +594,21 @@ fn documented_optional(f: &BoundFunction, p: &BoundParam) -> bool {
     }
     let name = p.doc_name.as_deref().unwrap_or(&p.c_name);
     let code = format!("`{name}`");
-    f.doc
-        .split("\n\n")
-        .flat_map(|para| para.split(". "))
-        .any(|s| {
-            let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-            s.contains(&format!("{code} is an optional"))
-                || s.contains(&format!("{code} is optional"))
-        })
+    // "`name` is optional" or "`name` is an optional …", the words after the name counted
+    // within its paragraph, however the lines break.
+    f.doc.match_indices(&code).any(|(at, _)| {
+        let rest = &f.doc[at + code.len()..];
+        if !rest.starts_with(char::is_whitespace) {
+            return false;
+        }
+        let paragraph = rest.split("\n\n").next().unwrap_or_default();
+        let mut words = paragraph.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("is"), Some("an"), Some(w)) if w.starts_with("optional") => true,
+            (Some("is"), Some(w), _) => w.starts_with("optional"),
+            _ => false,
+        }
+    })
 }
 
 /// For an output list of pointer depth 2 (`const T**`: the function hands back its own

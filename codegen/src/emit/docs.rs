@@ -32,20 +32,29 @@ pub fn attrs(markdown: &str) -> TokenStream {
         block.push_str(l.trim_end_matches(' '));
         block.push('\n');
     }
-    let id = {
-        let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
-        table.push(Some(block));
-        table.len() - 1
-    };
-    let marker = format!("{DOC_MARKER}{id}");
+    let marker = format!("{DOC_MARKER}{}", stash(block));
     quote! { #[doc = #marker] }
 }
 
 /// What starts the text of a marker attribute (see [`attrs`]); documentation never holds it.
 const DOC_MARKER: char = '\u{1}';
 
-/// The doc blocks [`attrs`] made, by marker number; each is taken when expanded.
+/// The text blocks markers stand for ([`attrs`], [`super::files::comment`]), by marker
+/// number; each is taken when expanded.
 static BLOCKS: std::sync::Mutex<Vec<Option<String>>> = std::sync::Mutex::new(Vec::new());
+
+/// Keeps `text` for a marker until it is expanded; returns the marker's number.
+pub fn stash(text: String) -> usize {
+    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    table.push(Some(text));
+    table.len() - 1
+}
+
+/// The text kept under marker number `id`, once (`None` for an unknown or expanded marker).
+pub fn take(id: usize) -> Option<String> {
+    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    table.get_mut(id)?.take()
+}
 
 /// `text` (formatted by prettyplease) with every `///<marker>` line replaced by the block it
 /// stands for, each line at the marker's indentation; `None` if a marker is unknown (a block
@@ -60,7 +69,6 @@ pub fn expand_markers(text: &str) -> Option<String> {
     if !text.contains(&prefix) {
         return Some(text.to_string());
     }
-    let mut table = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = String::with_capacity(text.len() * 2);
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
@@ -70,7 +78,7 @@ pub fn expand_markers(text: &str) -> Option<String> {
         };
         let indent = &line[..line.len() - trimmed.len()];
         let id: usize = id.trim_end().parse().ok()?;
-        let block = table.get_mut(id)?.take()?;
+        let block = take(id)?;
         for l in block.split_inclusive('\n') {
             out.push_str(indent);
             out.push_str(l);

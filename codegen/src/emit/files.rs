@@ -45,6 +45,16 @@ pub fn format_file(
     preamble: &str,
     tokens: TokenStream,
 ) -> Result<GeneratedFile, EmitError> {
+    let body = format_body(name, tokens)?;
+    Ok(GeneratedFile {
+        name: name.to_string(),
+        contents: format!("{preamble}\n{body}"),
+    })
+}
+
+/// Formats `tokens` (items of the file `name`, for messages) as Rust text: prettyplease, then
+/// the documentation and comment markers expanded.
+pub fn format_body(name: &str, tokens: TokenStream) -> Result<String, EmitError> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| EmitError::Syntax {
         file: name.to_string(),
         message: e.to_string(),
@@ -55,25 +65,44 @@ pub fn format_file(
             message: "a documentation marker has no text (a bug: please report it)".into(),
         }
     })?;
-    let body = comments(&body);
-    Ok(GeneratedFile {
-        name: name.to_string(),
-        contents: format!("{preamble}\n{body}"),
-    })
+    Ok(comments(&body))
 }
 
 /// The marker emitters write where the output needs a `//` comment (comments inside `quote!`
-/// never reach the tokens): `__comment!("SAFETY: …");` as a statement or item.
+/// never reach the tokens): `__comment!(N);` as a statement or item, `N` the number of its
+/// text in [`COMMENTS`] (a string literal would be escaped into the tokens and parsed back out
+/// for nothing).
 pub const COMMENT_MARKER: &str = "__comment!";
 
-/// A `//` comment in the formatted output: `__comment!("text");` tokens, which [`format_file`]
-/// turns into `// text` after formatting.
+/// The texts of comment markers, each once (the emitters use a few fixed texts, many times).
+static COMMENTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A `//` comment in the formatted output: `__comment!(N);` tokens, which [`format_file`]
+/// turns into `// text` lines after formatting.
 pub fn comment(text: &str) -> TokenStream {
-    quote::quote! { __comment!(#text); }
+    let id = {
+        let mut table = COMMENTS.lock().unwrap_or_else(|e| e.into_inner());
+        match table.iter().position(|t| t == text) {
+            Some(i) => i,
+            None => {
+                table.push(text.to_string());
+                table.len() - 1
+            }
+        }
+    };
+    let id = proc_macro2::Literal::usize_unsuffixed(id);
+    quote::quote! { __comment!(#id); }
+}
+
+/// The text of comment marker `id`.
+fn comment_text(id: usize) -> Option<String> {
+    let table = COMMENTS.lock().unwrap_or_else(|e| e.into_inner());
+    table.get(id).cloned()
 }
 
 /// `text` with every [`COMMENT_MARKER`] statement (on one line, or over several as
-/// prettyplease breaks a long one) turned into `//` comment lines at its indentation.
+/// prettyplease breaks a long one) turned into `//` comment lines at its indentation, the
+/// text wrapped to 100 columns.
 fn comments(text: &str) -> String {
     if !text.contains(COMMENT_MARKER) {
         return text.to_string();
@@ -100,14 +129,15 @@ fn comments(text: &str) -> String {
                 None => break,
             }
         }
-        let literal = statement
+        let kept = statement
             .strip_prefix('(')
             .and_then(|s| s.strip_suffix(");"))
-            .and_then(|lit| syn::parse_str::<syn::LitStr>(lit.trim().trim_end_matches(',')).ok());
-        match literal {
-            Some(lit) => {
+            .and_then(|n| n.trim().parse::<usize>().ok())
+            .and_then(comment_text);
+        match kept {
+            Some(kept) => {
                 let width = 100usize.saturating_sub(indent.len() + 3).max(40);
-                for l in lit.value().lines() {
+                for l in kept.lines() {
                     for wrapped in wrap(l, width) {
                         out.push_str(indent);
                         out.push_str("// ");
@@ -116,6 +146,7 @@ fn comments(text: &str) -> String {
                     }
                 }
             }
+            // Left as it is, the marker fails the build and the freshness test.
             None => {
                 for l in taken {
                     out.push_str(l);

@@ -38,36 +38,112 @@ pub struct Output {
     pub doc_problems: Vec<String>,
 }
 
-/// One generated file: its name and how its body is built from the model.
-type Job = (
-    &'static str,
-    fn(&Bindings, &Names, &mut DocProblems) -> TokenStream,
-);
+/// One share of a generated file's items: big files are built and formatted in parts, on
+/// as many threads as the machine has, and the parts' text joined in order (prettyplease
+/// prints a file item after item, so the result is the same as one whole file's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Which part (from 0).
+    pub index: usize,
+    /// How many parts the file has.
+    pub count: usize,
+}
 
-/// The files of the raw layer and the typed layer, in the order they are listed.
+impl Part {
+    /// The whole file as its only part.
+    pub const WHOLE: Part = Part { index: 0, count: 1 };
+
+    /// This part's range of a list of `len` items (contiguous, in order).
+    pub fn range(self, len: usize) -> std::ops::Range<usize> {
+        let count = self.count.max(1);
+        (self.index * len / count)..((self.index + 1) * len / count)
+    }
+
+    /// Whether this is the first part (which holds the file's head).
+    pub fn is_first(self) -> bool {
+        self.index == 0
+    }
+
+    /// Whether this is the last part (which holds what follows the file's items).
+    pub fn is_last(self) -> bool {
+        self.index + 1 >= self.count
+    }
+}
+
+/// How a generated file's body (or one part of it) is built from the model.
+type Build = fn(&Bindings, &Names, Part, &mut DocProblems) -> TokenStream;
+
+/// One generated Rust file: its name, its inner attributes and `use`s, how many parts it is
+/// built in, and how each part is built.
+struct Job {
+    name: &'static str,
+    head: fn() -> TokenStream,
+    parts: usize,
+    build: Build,
+}
+
+/// The head of a raw-layer file.
+fn sys_head() -> TokenStream {
+    quote! {
+        #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
+        use super::*;
+    }
+}
+
+/// The generated Rust files of the raw and typed layers, in the order they are listed; the
+/// biggest ones are built in parts.
 const JOBS: [Job; 7] = [
-    ("src/sys/enums.rs", |b, n, p| enums::emit(&b.enums, n, p)),
-    ("src/sys/types.rs", |b, n, p| {
-        types::emit(&b.records, &b.typedefs, n, p)
-    }),
-    ("src/sys/functions.rs", |b, n, p| {
-        functions::emit(&b.functions, n, p)
-    }),
-    ("src/sys/errors.rs", |b, _, _| {
-        enums::emit_error_table(&b.enums, "cudaError_t")
-    }),
-    ("src/sys/flags.rs", |b, n, p| {
-        flags::emit(&b.flag_groups, &b.constants, n, p)
-    }),
-    ("src/sys/constants.rs", |b, n, p| {
-        flags::emit_constants(&b.constants, n, p)
-    }),
-    ("src/api.rs", |b, n, p| {
-        let mut t = typed::emit(&b.functions, n, p);
-        t.extend(typed::constructors(&b.constructors, n, p));
-        t.extend(typed::attributes(b, n));
-        t
-    }),
+    Job {
+        name: "src/sys/enums.rs",
+        head: sys_head,
+        parts: 2,
+        build: |b, n, part, p| enums::emit(&b.enums[part.range(b.enums.len())], n, p),
+    },
+    Job {
+        name: "src/sys/types.rs",
+        head: sys_head,
+        parts: 2,
+        build: |b, n, part, p| types::emit(&b.records, &b.typedefs, part, n, p),
+    },
+    Job {
+        name: "src/sys/functions.rs",
+        head: sys_head,
+        parts: 2,
+        build: |b, n, part, p| functions::emit(&b.functions[part.range(b.functions.len())], n, p),
+    },
+    Job {
+        name: "src/sys/errors.rs",
+        head: sys_head,
+        parts: 1,
+        build: |b, _, _, _| enums::emit_error_table(&b.enums, "cudaError_t"),
+    },
+    Job {
+        name: "src/sys/flags.rs",
+        head: sys_head,
+        parts: 1,
+        build: |b, n, _, p| flags::emit(&b.flag_groups, &b.constants, n, p),
+    },
+    Job {
+        name: "src/sys/constants.rs",
+        head: sys_head,
+        parts: 1,
+        build: |b, n, _, p| flags::emit_constants(&b.constants, n, p),
+    },
+    Job {
+        name: "src/api.rs",
+        head: || {
+            quote! { #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)] }
+        },
+        parts: 4,
+        build: |b, n, part, p| {
+            let mut t = typed::emit(&b.functions, part, n, p);
+            if part.is_last() {
+                t.extend(typed::constructors(&b.constructors, n, p));
+                t.extend(typed::attributes(b, n));
+            }
+            t
+        },
+    },
 ];
 
 /// Renders every generated file of `b`. `inputs` names the documents (with releases) for the
@@ -79,29 +155,57 @@ pub fn generate(
 ) -> Result<Output, EmitError> {
     let pre = preamble(inputs, &b.abi_source);
     let names = Names::for_bindings(b);
-    let rendered = parallel_map(&JOBS, |(name, body)| {
+    // Every part of every file, the biggest file's first so that the threads end together.
+    let mut pieces: Vec<(usize, Part)> = JOBS
+        .iter()
+        .enumerate()
+        .flat_map(|(j, job)| {
+            (0..job.parts).map(move |index| {
+                (
+                    j,
+                    Part {
+                        index,
+                        count: job.parts,
+                    },
+                )
+            })
+        })
+        .collect();
+    pieces.sort_by_key(|(j, _)| std::cmp::Reverse(JOBS[*j].parts));
+    let rendered = crate::parallel::map(&pieces, |&(j, part)| {
+        let job = &JOBS[j];
         let mut problems = DocProblems::default();
-        let tokens = body(b, &names, &mut problems);
-        let head = if *name == "src/api.rs" {
-            quote! { #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)] }
+        let mut tokens = if part.is_first() {
+            (job.head)()
         } else {
-            quote! {
-                #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, unused_imports, clippy::all, clippy::pedantic)]
-                use super::*;
-            }
+            TokenStream::new()
         };
-        let file = format_file(name, &pre, quote! { #head #tokens })?;
-        Ok::<_, EmitError>((file, problems.0))
+        tokens.extend((job.build)(b, &names, part, &mut problems));
+        let body = files::format_body(job.name, tokens)?;
+        Ok::<_, EmitError>((body, problems.0))
     });
-    let mut files = Vec::new();
-    let mut doc_problems = Vec::new();
-    for (r, (name, _)) in rendered.into_iter().zip(&JOBS) {
-        let (file, problems) = r.ok_or_else(|| EmitError::Syntax {
-            file: (*name).to_string(),
+    let mut bodies: Vec<Vec<(Part, String, Vec<String>)>> =
+        JOBS.iter().map(|_| Vec::new()).collect();
+    for (r, &(j, part)) in rendered.into_iter().zip(&pieces) {
+        let (body, problems) = r.map_err(|_| EmitError::Syntax {
+            file: JOBS[j].name.to_string(),
             message: "the emitter panicked while building it (a bug: please report it)".into(),
         })??;
-        files.push(file);
-        doc_problems.extend(problems);
+        bodies[j].push((part, body, problems));
+    }
+    let mut files = Vec::new();
+    let mut doc_problems = Vec::new();
+    for (job, mut parts) in JOBS.iter().zip(bodies) {
+        parts.sort_by_key(|(part, _, _)| part.index);
+        let mut contents = format!("{pre}\n");
+        for (_, body, problems) in parts {
+            contents.push_str(&body);
+            doc_problems.extend(problems);
+        }
+        files.push(GeneratedFile {
+            name: job.name.to_string(),
+            contents,
+        });
     }
     let release = pkg.release.as_str();
     let major = pkg.major;
@@ -166,38 +270,4 @@ pub fn generate(
         files,
         doc_problems,
     })
-}
-
-/// `f` over `items` on up to two threads (the machine this runs on has two cores), results
-/// in `items`' order; `None` where `f` panicked. Token streams are not `Send`, so each call
-/// builds its own from the shared, read-only model and returns plain data.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, 2);
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else {
-                return done;
-            };
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
-            done.push((i, r.ok()));
-        }
-    };
-    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mut done = work();
-        for h in helpers {
-            done.extend(h.join().unwrap_or_default());
-        }
-        for (i, r) in done {
-            slots[i] = r;
-        }
-    });
-    slots
 }

@@ -19,11 +19,79 @@ pub fn ident(name: &str) -> Ident {
     if matches!(name, "self" | "Self" | "super" | "crate" | "_") || name.is_empty() {
         return Ident::new(&format!("{name}_"), Span::call_site());
     }
-    if syn::parse_str::<Ident>(name).is_ok() {
+    if is_plain_ident(name) {
         Ident::new(name, Span::call_site())
     } else {
         Ident::new_raw(name, Span::call_site())
     }
+}
+
+/// Whether `name` is an identifier that is no Rust keyword (what `syn` accepts as an `Ident`),
+/// checked without a parser: a codegen run asks this for every name it emits.
+pub fn is_plain_ident(name: &str) -> bool {
+    let mut chars = name.chars();
+    let start = chars
+        .next()
+        .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c));
+    start && chars.all(unicode_ident::is_xid_continue) && name != "_" && !is_keyword(name)
+}
+
+/// Rust's strict and reserved keywords (2018 edition and later), as `syn` rejects them.
+fn is_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "abstract"
+            | "as"
+            | "async"
+            | "await"
+            | "become"
+            | "box"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "do"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "final"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "macro"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "override"
+            | "priv"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "Self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "try"
+            | "type"
+            | "typeof"
+            | "unsafe"
+            | "unsized"
+            | "use"
+            | "virtual"
+            | "where"
+            | "while"
+            | "yield"
+    )
 }
 
 /// The Rust type for a C type of the ABI, naming emitted items by their emitted names.

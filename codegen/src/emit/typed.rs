@@ -16,6 +16,7 @@ use quote::quote;
 use super::docs::{self, DocProblems};
 use super::files::comment;
 use super::names::{ident, rust_type, Names};
+use super::Part;
 use crate::abi::CType;
 use crate::bind::naming::param_name;
 use crate::bind::{BoundFunction, BoundParam, Constructor, Role, Typed};
@@ -52,16 +53,24 @@ pub fn paths(functions: &[BoundFunction]) -> HashMap<String, String> {
         .collect()
 }
 
-/// The `typed.rs` body: the wrappers in documentation order, and a module doc listing them
-/// by documentation section.
-pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
+/// The `api.rs` body, or one [`Part`] of it: the wrappers in documentation order, and (in
+/// the first part) a module doc listing them by documentation section.
+pub fn emit(
+    functions: &[BoundFunction],
+    part: Part,
+    names: &Names,
+    problems: &mut DocProblems,
+) -> TokenStream {
     let links = TypedLinks {
         names,
         typed: paths(functions),
     };
-    let mut items = Vec::new();
-    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
-    for f in functions {
+    let mut out = if part.is_first() {
+        head(functions)
+    } else {
+        TokenStream::new()
+    };
+    for f in &functions[part.range(functions.len())] {
         let Typed::Wrapper {
             rust_name,
             roles,
@@ -70,7 +79,7 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
         else {
             continue;
         };
-        items.push(function(
+        out.extend(function(
             f,
             rust_name,
             roles,
@@ -78,6 +87,18 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
             &links,
             problems,
         ));
+    }
+    out
+}
+
+/// The head of `api.rs`: the module doc listing the wrappers by documentation section, and
+/// the re-exports.
+fn head(functions: &[BoundFunction]) -> TokenStream {
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for f in functions {
+        let Typed::Wrapper { rust_name, .. } = &f.typed else {
+            continue;
+        };
         let title = f.section.clone().unwrap_or_else(|| "Other".to_string());
         let entry = format!("[`{rust_name}`]({API}::{rust_name})");
         match sections.iter_mut().find(|(t, _)| *t == title) {
@@ -108,7 +129,6 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
         pub use crate::sys::enums::*;
         pub use crate::sys::flags::*;
         pub use crate::sys::types::*;
-        #(#items)*
     }
 }
 

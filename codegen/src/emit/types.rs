@@ -9,6 +9,7 @@ use quote::quote;
 
 use super::docs::{self, DocProblems};
 use super::names::{ident, rust_type, Names};
+use super::Part;
 use crate::abi::{CType, RecordKind, TypedefKind};
 use crate::bind::{BoundRecord, BoundTypedef};
 
@@ -16,26 +17,28 @@ use crate::bind::{BoundRecord, BoundTypedef};
 pub fn emit(
     records: &[BoundRecord],
     typedefs: &[BoundTypedef],
+    part: Part,
     names: &Names,
     problems: &mut DocProblems,
 ) -> TokenStream {
     let by_name: HashMap<&str, &BoundRecord> =
         records.iter().map(|r| (r.name.as_str(), r)).collect();
-    let recs: Vec<TokenStream> = records
-        .iter()
-        .map(|r| {
-            let mut t = record(r, names, problems);
-            if !r.abi.opaque {
-                t.extend(debug_impl(r));
-                t.extend(accessors(r, &by_name, names));
-            }
-            t
-        })
-        .collect();
-    let aliases = nested_aliases(records);
-    let tds = typedefs.iter().map(|t| typedef(t, names, problems));
-    let pairs = const_pairs(typedefs);
-    quote! { #(#recs)* #(#aliases)* #(#tds)* #(#pairs)* }
+    let mut out = TokenStream::new();
+    for r in &records[part.range(records.len())] {
+        out.extend(record(r, names, problems));
+        if !r.abi.opaque {
+            out.extend(debug_impl(r));
+            out.extend(accessors(r, &by_name, names));
+        }
+    }
+    if part.is_last() {
+        out.extend(nested_aliases(records));
+        for t in typedefs {
+            out.extend(typedef(t, names, problems));
+        }
+        out.extend(const_pairs(typedefs));
+    }
+    out
 }
 
 /// `Debug` for a record: every field of a struct (bitfield storage as bytes); a union prints

@@ -5,12 +5,20 @@
 #      `-cudart static`;
 #   2. runs C-shared, C-static and the Rust binary device-bin/gpu-bench (staged here by
 #      scripts/gpu-test.sh) in turn, GPU_BENCH_ROUNDS times (default 5): A B C A B C …;
+#      the Rust binary also loads the C loops built as a shared library
+#      (`-DGPU_BENCH_LIB -shared`) and runs each right before its own of the same name, in
+#      its process: the "same process" columns, where the two share a runtime, a context and
+#      a moment (the machine's speed drifts between processes, C's as much as Rust's);
 #   3. writes everything to one file, $OUT/gpu-bench.txt (or target/gpu-bench.txt without
 #      $OUT): the machine (GPU, driver, runtime), each round's raw lines, and a table of the
 #      medians over the rounds with the ratio to C-shared.
 # Each process prints per benchmark the median of GPU_BENCH_REPS (default 7) in-process
 # repetitions; see bench/src/bin/gpu-bench.rs for what each benchmark times.
-# Optional: NVCC_FLAGS (default -O2 -arch=native), GPU_BENCH_RUST (default device-bin/gpu-bench).
+# Optional: NVCC_FLAGS (default -O2 -arch=native), GPU_BENCH_RUST (default device-bin/gpu-bench),
+# GPU_BENCH_ONLY=a,b (only the benchmarks of these names, in every binary),
+# GPU_BENCH_CPU=N (run every process pinned to CPU N with taskset: without it, a process's
+# small calls land in a fast or a slow mode, C's as much as Rust's, and the modes differ by up
+# to 2x for stream_query and 1.25x for event_record; "none" leaves placement to the system).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -32,6 +40,8 @@ fi
 nvcc $flags -cudart shared -o "$build/c_shared" bench/c/gpu_bench.cu
 # shellcheck disable=SC2086
 nvcc $flags -cudart static -o "$build/c_static" bench/c/gpu_bench.cu
+# shellcheck disable=SC2086
+nvcc $flags -cudart shared -DGPU_BENCH_LIB -shared -Xcompiler -fPIC -o "$build/libgpu_bench_c.so" bench/c/gpu_bench.cu
 
 {
   echo "# gpu-bench $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds (C-shared, C-static, Rust in turn)"
@@ -43,11 +53,18 @@ nvcc $flags -cudart static -o "$build/c_static" bench/c/gpu_bench.cu
   echo "# NVCC_FLAGS: $flags; GPU_BENCH_REPS: ${GPU_BENCH_REPS:-7}"
 } > "$result"
 
+cpu="${GPU_BENCH_CPU:-none}"
+pin=()
+if [ "$cpu" != none ]; then
+  pin=(taskset -c "$cpu")
+fi
+echo "# pinned to CPU: $cpu" >> "$result"
+echo "# GPU_BENCH_ONLY: ${GPU_BENCH_ONLY:-all}" >> "$result"
 : > "$raw"
 for round in $(seq 1 "$rounds"); do
-  "$build/c_shared" c-shared >> "$raw"
-  "$build/c_static" c-static >> "$raw"
-  "$rust" >> "$raw"
+  "${pin[@]}" "$build/c_shared" c-shared >> "$raw"
+  "${pin[@]}" "$build/c_static" c-static >> "$raw"
+  GPU_BENCH_C_LIB="$build/libgpu_bench_c.so" "${pin[@]}" "$rust" >> "$raw"
   echo "gpu-bench: round $round of $rounds done" >&2
 done
 
@@ -67,8 +84,8 @@ done
       v[++n] = $3; u = $4; impl[$1] = 1 }
     END {
       flush()
-      printf "| benchmark | unit | C shared | C static | Rust | Rust / C shared |\n"
-      printf "|---|---|---|---|---|---|\n"
+      printf "| benchmark | unit | C shared | C static | Rust | Rust / C shared | C in Rust'"'"'s process | Rust / C, same process |\n"
+      printf "|---|---|---|---|---|---|---|---|\n"
       for (i = 1; i <= nn; i++) {
         nm = names[i]; base = nm; sub(/\/.*/, "", base)
         cs = (("c-shared" SUBSEP nm) in med) ? med["c-shared" SUBSEP nm] : ""
@@ -77,7 +94,10 @@ done
         ratio = ""
         if (rs != "" && (("c-shared" SUBSEP base) in med) && med["c-shared" SUBSEP base] > 0)
           ratio = sprintf("%.3f", rs / med["c-shared" SUBSEP base])
-        printf "| %s | %s | %s | %s | %s | %s |\n", nm, unit[nm], cs, ct, rs, ratio
+        ci = (("c-inproc" SUBSEP nm) in med) ? med["c-inproc" SUBSEP nm] : ""
+        ri = (("ratio-inproc" SUBSEP nm) in med) ? med["ratio-inproc" SUBSEP nm] : ""
+        if (ri != "") ri = sprintf("%.3f", ri)
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", nm, unit[nm], cs, ct, rs, ratio, ci, ri
       }
     }'
   echo

@@ -128,17 +128,11 @@ static double run_one(int which, int d2h) {
     return (now_ns() - t0) / k;
 }
 
-int main(int argc, char **argv) {
-    const char *label = argc > 1 ? argv[1] : "c";
-    const char *env = getenv("GPU_BENCH_REPS");
-    int reps = env ? atoi(env) : 7, r, b;
-    static double results[NBENCH + 1][MAX_REPS];
+/* The handles and buffers every benchmark uses, made as a C program makes them. */
+static void setup(void) {
     cudaLibrary_t lib;
     cudaGraph_t graph;
     dim3 one(1, 1, 1);
-    if (reps < 1) reps = 1;
-    if (reps > MAX_REPS) reps = MAX_REPS;
-
     CHECK(cudaSetDevice(0));
     CHECK(cudaStreamCreate(&stream));
     CHECK(cudaEventCreate(&event));
@@ -156,14 +150,53 @@ int main(int argc, char **argv) {
     native_empty<<<1, 1, 0, stream>>>();
     CHECK(cudaGraphLaunch(exec, stream));
     CHECK(cudaStreamSynchronize(stream));
+}
 
+#ifdef GPU_BENCH_LIB
+/* Built with -DGPU_BENCH_LIB -shared, the same loops for the Rust binary to load and run in
+ * its own process, in turn with its own (GPU_BENCH_C_LIB in bench/src/bin/gpu-bench.rs):
+ * both then share one process, one runtime and one context, and each pair of loops runs
+ * back to back, so the comparison does not depend on how fast a process or a moment is. */
+extern "C" void gpu_bench_c_setup(void) { setup(); }
+extern "C" double gpu_bench_c_run(int which, int d2h) { return run_one(which, d2h); }
+extern "C" const char *gpu_bench_c_name(int which) {
+    return which >= 0 && which < NBENCH ? NAMES[which] : NULL;
+}
+#else
+int main(int argc, char **argv) {
+    const char *label = argc > 1 ? argv[1] : "c";
+    const char *env = getenv("GPU_BENCH_REPS");
+    int reps = env ? atoi(env) : 7, r, b;
+    static double results[NBENCH + 1][MAX_REPS];
+    if (reps < 1) reps = 1;
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    setup();
+
+    /* GPU_BENCH_ONLY=a,b: only the benchmarks of these names. */
+    const char *only = getenv("GPU_BENCH_ONLY");
+    int wanted[NBENCH + 1];
+    for (b = 0; b <= NBENCH; b++) {
+        const char *name = b < NBENCH ? NAMES[b] : "memcpy_d2h_pinned_256MiB";
+        wanted[b] = 1;
+        if (only && *only) {
+            char words[256], *w, *save = NULL;
+            snprintf(words, sizeof words, "%s", only);
+            wanted[b] = 0;
+            for (w = strtok_r(words, ",", &save); w; w = strtok_r(NULL, ",", &save))
+                if (strcmp(name, w) == 0) wanted[b] = 1;
+        }
+    }
     for (r = 0; r < reps; r++) {
-        for (b = 0; b < NBENCH; b++) results[b][r] = run_one(b, 0);
-        results[NBENCH][r] = run_one(NBENCH - 1, 1);
+        for (b = 0; b < NBENCH; b++)
+            if (wanted[b]) results[b][r] = run_one(b, 0);
+        if (wanted[NBENCH]) results[NBENCH][r] = run_one(NBENCH - 1, 1);
     }
     for (b = 0; b < NBENCH - 1; b++)
-        printf("%s\t%s\t%.1f\tns\n", label, NAMES[b], median(results[b], reps));
-    printf("%s\t%s\t%.2f\tGB/s\n", label, NAMES[NBENCH - 1], median(results[NBENCH - 1], reps));
-    printf("%s\tmemcpy_d2h_pinned_256MiB\t%.2f\tGB/s\n", label, median(results[NBENCH], reps));
+        if (wanted[b]) printf("%s\t%s\t%.1f\tns\n", label, NAMES[b], median(results[b], reps));
+    if (wanted[NBENCH - 1])
+        printf("%s\t%s\t%.2f\tGB/s\n", label, NAMES[NBENCH - 1], median(results[NBENCH - 1], reps));
+    if (wanted[NBENCH])
+        printf("%s\tmemcpy_d2h_pinned_256MiB\t%.2f\tGB/s\n", label, median(results[NBENCH], reps));
     return 0;
 }
+#endif

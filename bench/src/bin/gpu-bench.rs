@@ -213,6 +213,25 @@ fn run() -> Result<()> {
             }),
         },
         Bench {
+            name: "event_record/cudarc_sys",
+            unit: "ns",
+            run: Box::new(|| {
+                per_call(
+                    10_000,
+                    || {
+                        // SAFETY: a live event and stream, passed as the pointers they are.
+                        cudarc_ok(|| unsafe {
+                            cudarc::runtime::sys::cudaEventRecord(
+                                event.as_raw().0.cast(),
+                                raw_stream.0.cast(),
+                            )
+                        })
+                    },
+                    sync,
+                )
+            }),
+        },
+        Bench {
             name: "event_record/safe",
             unit: "ns",
             run: Box::new(|| per_call(10_000, || event.record(&stream), sync)),
@@ -328,10 +347,39 @@ fn run() -> Result<()> {
         ("memcpy_h2d_pinned_256MiB/safe", Vec::new()),
         ("memcpy_d2h_pinned_256MiB/safe", Vec::new()),
     ];
+    // GPU_BENCH_ONLY=a,b runs only the benchmarks of these names (to time one call in a
+    // process that makes no other).
+    let only: Option<Vec<String>> = std::env::var("GPU_BENCH_ONLY")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let wanted = |name: &str| match &only {
+        Some(o) => o.iter().any(|w| w == name),
+        None => true,
+    };
+    benches.retain(|b| wanted(b.name));
+    let safe_copies_wanted = safe_copies.iter().any(|(name, _)| wanted(name));
+    let c = InProcessC::load()?;
+    // Per benchmark with a C loop of the same name: that loop's figures, and the ratio of each
+    // Rust figure to the C figure taken just before it.
+    let mut c_results: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); benches.len()];
     let mut results: Vec<Vec<f64>> = vec![Vec::new(); benches.len()];
     for _ in 0..reps {
-        for (b, r) in benches.iter_mut().zip(results.iter_mut()) {
-            r.push((b.run)()?);
+        for ((b, r), cr) in benches
+            .iter_mut()
+            .zip(results.iter_mut())
+            .zip(c_results.iter_mut())
+        {
+            let before = c.as_ref().and_then(|c| c.run(b.name));
+            let v = (b.run)()?;
+            if let Some(cv) = before {
+                cr.0.push(cv);
+                // Bandwidth: higher is better, so the ratio is C's over Rust's.
+                cr.1.push(if b.unit == "GB/s" { cv / v } else { v / cv });
+            }
+            r.push(v);
+        }
+        if !safe_copies_wanted {
+            continue;
         }
         let v = bandwidth(5, COPY_BYTES, || {
             device_buf.copy_from_pinned_async(&host, &stream)?;
@@ -347,10 +395,71 @@ fn run() -> Result<()> {
     for (b, r) in benches.iter().zip(results.iter_mut()) {
         println!("rust\t{}\t{:.1}\t{}", b.name, median(r), b.unit);
     }
-    for (name, r) in safe_copies.iter_mut() {
+    for (b, (cv, ratio)) in benches.iter().zip(c_results.iter_mut()) {
+        if !cv.is_empty() {
+            println!("c-inproc\t{}\t{:.1}\t{}", b.name, median(cv), b.unit);
+            println!("ratio-inproc\t{}\t{:.3}\tx", b.name, median(ratio));
+        }
+    }
+    for (name, r) in safe_copies.iter_mut().filter(|(_, r)| !r.is_empty()) {
         println!("rust\t{name}\t{:.2}\tGB/s", median(r));
     }
     Ok(())
+}
+
+/// The C baseline's loops built as a shared library (`nvcc -DGPU_BENCH_LIB -shared`, see
+/// `bench/c/gpu_bench.cu`) and loaded from `GPU_BENCH_C_LIB`: each Rust benchmark of the same
+/// name then runs right after the C loop, in this process, on the same runtime and context.
+struct InProcessC {
+    run: unsafe extern "C" fn(i32, i32) -> f64,
+    /// `(name, which, d2h)` of each C loop.
+    names: Vec<(String, i32, i32)>,
+    _lib: libloading::Library,
+}
+
+impl InProcessC {
+    fn load() -> Result<Option<InProcessC>> {
+        let Some(path) = std::env::var_os("GPU_BENCH_C_LIB") else {
+            return Ok(None);
+        };
+        let bad = |e: libloading::Error| {
+            cudart13::Error::InvalidArgument(format!(
+                "GPU_BENCH_C_LIB {}: {e}",
+                path.to_string_lossy()
+            ))
+        };
+        // SAFETY: the library is the C baseline built for this; its symbols have these types.
+        unsafe {
+            let lib = libloading::Library::new(&path).map_err(bad)?;
+            let setup: unsafe extern "C" fn() = *lib.get(b"gpu_bench_c_setup\0").map_err(bad)?;
+            let name: unsafe extern "C" fn(i32) -> *const std::ffi::c_char =
+                *lib.get(b"gpu_bench_c_name\0").map_err(bad)?;
+            let run = *lib.get(b"gpu_bench_c_run\0").map_err(bad)?;
+            setup();
+            let mut names = Vec::new();
+            let mut which = 0;
+            while let Some(n) = name(which).as_ref() {
+                let n = std::ffi::CStr::from_ptr(n).to_string_lossy().into_owned();
+                if n.starts_with("memcpy_h2d") {
+                    names.push((n.replace("h2d", "d2h"), which, 1));
+                }
+                names.push((n, which, 0));
+                which += 1;
+            }
+            Ok(Some(InProcessC {
+                run,
+                names,
+                _lib: lib,
+            }))
+        }
+    }
+
+    /// The C loop of this name, run once (`None` when C has none).
+    fn run(&self, name: &str) -> Option<f64> {
+        let (_, which, d2h) = self.names.iter().find(|(n, _, _)| n == name)?;
+        // SAFETY: `which` and `d2h` are values the library listed.
+        Some(unsafe { (self.run)(*which, *d2h) })
+    }
 }
 
 fn main() {

@@ -199,3 +199,28 @@ fn coverage_names_a_truncated_or_foreign_library() {
         assert!(!stderr.contains("No such file"), "{stderr}");
     }
 }
+
+#[test]
+fn codegen_crate_names_one_workspace_crate_or_lists_them() {
+    let out = xtask(&["codegen", "--check", "--crate", "no-such-crate"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--crate no-such-crate: docs-src/manifest.toml has no such crate")
+            && stderr.contains("cudart13")
+            && stderr.contains("cudart12"),
+        "{stderr}"
+    );
+    let out = xtask(&["codegen", "--check", "--crate", "cudart12"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("cudart12: CUDA 12.8"), "{stdout}");
+    assert!(
+        !stdout.contains("cudart13:"),
+        "only the crate named is made: {stdout}"
+    );
+}

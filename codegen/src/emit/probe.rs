@@ -37,8 +37,47 @@ pub struct Entry {
     pub key: String,
     /// A C++ expression of integer type.
     pub cpp: String,
-    /// A Rust constant expression of type `i128`.
-    pub rust: TokenStream,
+    /// How the Rust side computes the value (an `i128` constant expression).
+    pub rust: RustValue,
+}
+
+/// A Rust constant expression of type `i128` for an [`Entry`], by the emitted names it uses.
+/// Plain data (not tokens), so that the tables can be shared by the threads that format the
+/// generated files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RustValue {
+    /// `size_of` the record.
+    Size { record: String },
+    /// `align_of` the record.
+    Align { record: String },
+    /// `offset_of!` a field of the record.
+    Offset { record: String, field: String },
+    /// The raw value of an enum's constant.
+    Value { ty: String, member: String },
+}
+
+impl RustValue {
+    /// The expression, with the crate under audit as `krate`.
+    pub fn tokens(&self) -> TokenStream {
+        match self {
+            RustValue::Size { record } => {
+                let ty = ident(record);
+                quote! { ::core::mem::size_of::<krate::sys::#ty>() as i128 }
+            }
+            RustValue::Align { record } => {
+                let ty = ident(record);
+                quote! { ::core::mem::align_of::<krate::sys::#ty>() as i128 }
+            }
+            RustValue::Offset { record, field } => {
+                let (ty, fid) = (ident(record), ident(field));
+                quote! { ::core::mem::offset_of!(krate::sys::#ty, #fid) as i128 }
+            }
+            RustValue::Value { ty, member } => {
+                let (ty, k) = (ident(ty), ident(member));
+                quote! { krate::sys::#ty::#k.as_raw() as i128 }
+            }
+        }
+    }
 }
 
 /// Everything the probe compares, and what it leaves out with the reason.
@@ -72,14 +111,15 @@ pub fn tables(b: &Bindings) -> Tables {
         record_entries(r, &by_abi, &mut t);
     }
     for e in &b.enums {
-        let ty = ident(&e.name);
         let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
         for (v, rust) in e.abi.values.iter().zip(member_names(&members)) {
-            let k = ident(&rust);
             t.entries.push(Entry {
                 key: format!("value {}.{}", e.name, v.name),
                 cpp: v.name.clone(),
-                rust: quote! { krate::sys::#ty::#k.as_raw() as i128 },
+                rust: RustValue::Value {
+                    ty: e.name.clone(),
+                    member: rust,
+                },
             });
         }
     }
@@ -101,18 +141,21 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
         ));
         return;
     };
-    let ty = ident(&r.name);
     if acc.nameable {
         let c_ty = c_type_of(&acc);
         t.entries.push(Entry {
             key: format!("size {}", r.name),
             cpp: format!("SIZE({c_ty})"),
-            rust: quote! { ::core::mem::size_of::<krate::sys::#ty>() as i128 },
+            rust: RustValue::Size {
+                record: r.name.clone(),
+            },
         });
         t.entries.push(Entry {
             key: format!("align {}", r.name),
             cpp: format!("ALIGN({c_ty})"),
-            rust: quote! { ::core::mem::align_of::<krate::sys::#ty>() as i128 },
+            rust: RustValue::Align {
+                record: r.name.clone(),
+            },
         });
     } else {
         t.skipped.push((
@@ -157,7 +200,6 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
                 .push((at, "an unnamed member C cannot reach".into()));
             continue;
         };
-        let fid = ident(&f.name);
         t.entries.push(Entry {
             key: format!("offset {at}"),
             cpp: if base == "0" {
@@ -165,7 +207,10 @@ fn record_entries(r: &BoundRecord, by_abi: &HashMap<&str, &BoundRecord>, t: &mut
             } else {
                 format!("{c_off} - {base}")
             },
-            rust: quote! { ::core::mem::offset_of!(krate::sys::#ty, #fid) as i128 },
+            rust: RustValue::Offset {
+                record: r.name.clone(),
+                field: f.name.clone(),
+            },
         });
     }
 }
@@ -324,7 +369,7 @@ int main() {
 pub fn rust_table(t: &Tables) -> TokenStream {
     let rows = t.entries.iter().map(|e| {
         let key = &e.key;
-        let v = &e.rust;
+        let v = e.rust.tokens();
         quote! { (#key, #v), }
     });
     let skipped = t

@@ -556,7 +556,7 @@ mod tests {
             .entries
             .iter()
             .find(|e| e.key == "offset P.type_")
-            .map(|e| e.rust.to_string().replace(' ', ""));
+            .map(|e| e.rust.tokens().to_string().replace(' ', ""));
         assert_eq!(
             rust.as_deref(),
             Some("::core::mem::offset_of!(krate::sys::P,type_)asi128")

@@ -110,15 +110,30 @@ pub fn inline(text: &str, links: &dyn Links) -> String {
             }
             b'\\' => out.push_str("\\\\"),
             _ => {
-                let ch = text[i..].chars().next().unwrap_or(' ');
-                out.push(ch);
-                i += ch.len_utf8();
+                // A run of text with nothing to convert, copied at once: it ends before the
+                // next byte that can start a role, code, a URL or an escape (all ASCII, so the
+                // run ends on a character boundary). The byte at `i` is in the run: a `:` or
+                // `h` that started nothing above is plain text.
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| is_inline_special(x))
+                    .map_or(b.len(), |n| i + 1 + n);
+                out.push_str(&text[i..end]);
+                i = end;
                 continue;
             }
         }
         i += 1;
     }
     out
+}
+
+/// The bytes at which [`inline`] may have something to convert.
+fn is_inline_special(c: u8) -> bool {
+    matches!(
+        c,
+        b':' | b'`' | b'h' | b'[' | b']' | b'<' | b'>' | b'|' | b'\\'
+    )
 }
 
 /// If a role starts at byte `i`, returns (start of its body, index of the closing backquote).
@@ -610,6 +625,15 @@ mod tests {
         assert_eq!(
             md,
             "Use [`cudaMalloc`](crate::cudaMalloc) or `cuCtxSynchronize` on `*devPtr`."
+        );
+    }
+
+    #[test]
+    fn plain_runs_keep_every_character() {
+        let text = "Größe — ünïcode: hält :py:obj:`~.cudaFree` and h₂o [x] é";
+        assert_eq!(
+            inline(text, &links),
+            "Größe — ünïcode: hält [`cudaFree`](crate::cudaFree) and h₂o \\[x\\] é"
         );
     }
 

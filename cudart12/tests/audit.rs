@@ -21,6 +21,49 @@ use std::ffi::{c_int, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+// The rows of `tables::LAYOUT`: each spells its key from the names it is given, as the C++
+// probe prints it, and computes the value on this crate (`krate` is the crate under audit).
+
+/// `("size R", size_of::<R>())`.
+macro_rules! size {
+    ($r:ident) => {
+        (
+            concat!("size ", stringify!($r)),
+            ::core::mem::size_of::<krate::sys::$r>() as i128,
+        )
+    };
+}
+
+/// `("align R", align_of::<R>())`.
+macro_rules! align {
+    ($r:ident) => {
+        (
+            concat!("align ", stringify!($r)),
+            ::core::mem::align_of::<krate::sys::$r>() as i128,
+        )
+    };
+}
+
+/// `("offset R.field", offset_of!(R, field))`.
+macro_rules! offset {
+    ($r:ident, $f:ident) => {
+        (
+            concat!("offset ", stringify!($r), ".", stringify!($f)),
+            ::core::mem::offset_of!(krate::sys::$r, $f) as i128,
+        )
+    };
+}
+
+/// `("value Enum.cudaMember", Enum::MEMBER.as_raw())`.
+macro_rules! value {
+    ($e:ident, $c:ident, $m:ident) => {
+        (
+            concat!("value ", stringify!($e), ".", stringify!($c)),
+            krate::sys::$e::$m.as_raw() as i128,
+        )
+    };
+}
+
 #[path = "audit/tables.rs"]
 #[rustfmt::skip]
 mod tables;

@@ -57,6 +57,39 @@ pub enum RustValue {
 }
 
 impl RustValue {
+    /// The row as a call of one of the audit test's macros (`size!(R)`, `align!(R)`,
+    /// `offset!(R, f)`, `value!(E, cudaMember, MEMBER)`), which spell `key` from the names:
+    /// a fraction of the tokens of the expression, for the formatter and the compiler. `None`
+    /// where a name is not a plain identifier or the key would differ, for the full row.
+    fn row(&self, key: &str) -> Option<TokenStream> {
+        let plain = |names: &[&str]| names.iter().all(|n| super::names::is_plain_ident(n));
+        match self {
+            RustValue::Size { record } if plain(&[record]) && key == format!("size {record}") => {
+                let r = ident(record);
+                Some(quote! { size!(#r) })
+            }
+            RustValue::Align { record } if plain(&[record]) && key == format!("align {record}") => {
+                let r = ident(record);
+                Some(quote! { align!(#r) })
+            }
+            RustValue::Offset { record, field }
+                if plain(&[record, field]) && key == format!("offset {record}.{field}") =>
+            {
+                let (r, f) = (ident(record), ident(field));
+                Some(quote! { offset!(#r, #f) })
+            }
+            RustValue::Value { ty, member } => {
+                let c_name = key.strip_prefix(&format!("value {ty}."))?;
+                if !plain(&[ty, member, c_name]) {
+                    return None;
+                }
+                let (e, c, m) = (ident(ty), ident(c_name), ident(member));
+                Some(quote! { value!(#e, #c, #m) })
+            }
+            _ => None,
+        }
+    }
+
     /// The expression, with the crate under audit as `krate`.
     pub fn tokens(&self) -> TokenStream {
         match self {
@@ -367,10 +400,13 @@ int main() {
 
 /// The body of `layout_table.rs`.
 pub fn rust_table(t: &Tables) -> TokenStream {
-    let rows = t.entries.iter().map(|e| {
-        let key = &e.key;
-        let v = e.rust.tokens();
-        quote! { (#key, #v), }
+    let rows = t.entries.iter().map(|e| match e.rust.row(&e.key) {
+        Some(row) => quote! { #row, },
+        None => {
+            let key = &e.key;
+            let v = e.rust.tokens();
+            quote! { (#key, #v), }
+        }
     });
     let skipped = t
         .skipped
@@ -379,6 +415,8 @@ pub fn rust_table(t: &Tables) -> TokenStream {
     quote! {
         /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
         /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
+        /// Most rows are a call of one of the test's macros (`size!`, `align!`, `offset!`,
+        /// `value!`, in `tests/audit.rs`), which spell the key from the names.
         pub static LAYOUT: &[(&str, i128)] = &[#(#rows)*];
 
         /// `(item, reason)` for what is not compared.

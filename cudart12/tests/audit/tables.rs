@@ -28,6169 +28,2084 @@ pub const INCLUDE_VAR: &str = "CUDART12_AUDIT_INCLUDE";
 pub const LIB_VAR: &str = "CUDART12_AUDIT_LIB";
 /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
 /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
+/// Most rows are a call of one of the test's macros (`size!`, `align!`, `offset!`,
+/// `value!`, in `tests/audit.rs`), which spell the key from the names.
 pub static LAYOUT: &[(&str, i128)] = &[
-    ("size dim3", ::core::mem::size_of::<krate::sys::dim3>() as i128),
-    ("align dim3", ::core::mem::align_of::<krate::sys::dim3>() as i128),
-    ("offset dim3.x", ::core::mem::offset_of!(krate::sys::dim3, x) as i128),
-    ("offset dim3.y", ::core::mem::offset_of!(krate::sys::dim3, y) as i128),
-    ("offset dim3.z", ::core::mem::offset_of!(krate::sys::dim3, z) as i128),
-    (
-        "size cudaChannelFormatDesc",
-        ::core::mem::size_of::<krate::sys::cudaChannelFormatDesc>() as i128,
-    ),
-    (
-        "align cudaChannelFormatDesc",
-        ::core::mem::align_of::<krate::sys::cudaChannelFormatDesc>() as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.x",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, x) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.y",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, y) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.z",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, z) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.w",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, w) as i128,
-    ),
-    (
-        "offset cudaChannelFormatDesc.f",
-        ::core::mem::offset_of!(krate::sys::cudaChannelFormatDesc, f) as i128,
-    ),
-    (
-        "size cudaArraySparseProperties",
-        ::core::mem::size_of::<krate::sys::cudaArraySparseProperties>() as i128,
-    ),
-    (
-        "align cudaArraySparseProperties",
-        ::core::mem::align_of::<krate::sys::cudaArraySparseProperties>() as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties.tileExtent",
-        ::core::mem::offset_of!(krate::sys::cudaArraySparseProperties, tileExtent)
-            as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties.miptailFirstLevel",
-        ::core::mem::offset_of!(krate::sys::cudaArraySparseProperties, miptailFirstLevel)
-            as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties.miptailSize",
-        ::core::mem::offset_of!(krate::sys::cudaArraySparseProperties, miptailSize)
-            as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties.flags",
-        ::core::mem::offset_of!(krate::sys::cudaArraySparseProperties, flags) as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaArraySparseProperties, reserved) as i128,
-    ),
-    (
-        "size cudaArraySparseProperties__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaArraySparseProperties__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "align cudaArraySparseProperties__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaArraySparseProperties__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties__bindgen_ty_1.width",
-        ::core::mem::offset_of!(
-            krate::sys::cudaArraySparseProperties__bindgen_ty_1, width
-        ) as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties__bindgen_ty_1.height",
-        ::core::mem::offset_of!(
-            krate::sys::cudaArraySparseProperties__bindgen_ty_1, height
-        ) as i128,
-    ),
-    (
-        "offset cudaArraySparseProperties__bindgen_ty_1.depth",
-        ::core::mem::offset_of!(
-            krate::sys::cudaArraySparseProperties__bindgen_ty_1, depth
-        ) as i128,
-    ),
-    (
-        "size cudaArrayMemoryRequirements",
-        ::core::mem::size_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
-    ),
-    (
-        "align cudaArrayMemoryRequirements",
-        ::core::mem::align_of::<krate::sys::cudaArrayMemoryRequirements>() as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.size",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, size) as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.alignment",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, alignment)
-            as i128,
-    ),
-    (
-        "offset cudaArrayMemoryRequirements.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaArrayMemoryRequirements, reserved)
-            as i128,
-    ),
-    (
-        "size cudaPitchedPtr",
-        ::core::mem::size_of::<krate::sys::cudaPitchedPtr>() as i128,
-    ),
-    (
-        "align cudaPitchedPtr",
-        ::core::mem::align_of::<krate::sys::cudaPitchedPtr>() as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.ptr",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ptr) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, pitch) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.xsize",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, xsize) as i128,
-    ),
-    (
-        "offset cudaPitchedPtr.ysize",
-        ::core::mem::offset_of!(krate::sys::cudaPitchedPtr, ysize) as i128,
-    ),
-    ("size cudaExtent", ::core::mem::size_of::<krate::sys::cudaExtent>() as i128),
-    ("align cudaExtent", ::core::mem::align_of::<krate::sys::cudaExtent>() as i128),
-    (
-        "offset cudaExtent.width",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, width) as i128,
-    ),
-    (
-        "offset cudaExtent.height",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, height) as i128,
-    ),
-    (
-        "offset cudaExtent.depth",
-        ::core::mem::offset_of!(krate::sys::cudaExtent, depth) as i128,
-    ),
-    ("size cudaPos", ::core::mem::size_of::<krate::sys::cudaPos>() as i128),
-    ("align cudaPos", ::core::mem::align_of::<krate::sys::cudaPos>() as i128),
-    ("offset cudaPos.x", ::core::mem::offset_of!(krate::sys::cudaPos, x) as i128),
-    ("offset cudaPos.y", ::core::mem::offset_of!(krate::sys::cudaPos, y) as i128),
-    ("offset cudaPos.z", ::core::mem::offset_of!(krate::sys::cudaPos, z) as i128),
-    (
-        "size cudaMemcpy3DParms",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DParms>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DParms",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DParms>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.srcPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, srcPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.dstPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, dstPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, extent) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DParms.kind",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DParms, kind) as i128,
-    ),
-    (
-        "size cudaMemcpyNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemcpyNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemcpyNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, flags) as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, reserved) as i128,
-    ),
-    (
-        "offset cudaMemcpyNodeParams.copyParams",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyNodeParams, copyParams) as i128,
-    ),
-    (
-        "size cudaMemcpy3DPeerParms",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DPeerParms",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DPeerParms>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.srcDevice",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, srcDevice) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstArray",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstArray) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstPos",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPos) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstPtr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstPtr) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.dstDevice",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, dstDevice) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DPeerParms.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DPeerParms, extent) as i128,
-    ),
-    (
-        "size cudaMemsetParams",
-        ::core::mem::size_of::<krate::sys::cudaMemsetParams>() as i128,
-    ),
-    (
-        "align cudaMemsetParams",
-        ::core::mem::align_of::<krate::sys::cudaMemsetParams>() as i128,
-    ),
-    (
-        "offset cudaMemsetParams.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, dst) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, pitch) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.value",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, value) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.elementSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, elementSize) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.width",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, width) as i128,
-    ),
-    (
-        "offset cudaMemsetParams.height",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParams, height) as i128,
-    ),
-    (
-        "size cudaMemsetParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaMemsetParamsV2>() as i128,
-    ),
-    (
-        "align cudaMemsetParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaMemsetParamsV2>() as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, dst) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, pitch) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.value",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, value) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.elementSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, elementSize) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.width",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, width) as i128,
-    ),
-    (
-        "offset cudaMemsetParamsV2.height",
-        ::core::mem::offset_of!(krate::sys::cudaMemsetParamsV2, height) as i128,
-    ),
-    (
-        "size cudaAccessPolicyWindow",
-        ::core::mem::size_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
-    ),
-    (
-        "align cudaAccessPolicyWindow",
-        ::core::mem::align_of::<krate::sys::cudaAccessPolicyWindow>() as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.base_ptr",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, base_ptr) as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.num_bytes",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, num_bytes) as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.hitRatio",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitRatio) as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.hitProp",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, hitProp) as i128,
-    ),
-    (
-        "offset cudaAccessPolicyWindow.missProp",
-        ::core::mem::offset_of!(krate::sys::cudaAccessPolicyWindow, missProp) as i128,
-    ),
-    (
-        "size cudaHostNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaHostNodeParams>() as i128,
-    ),
-    (
-        "align cudaHostNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaHostNodeParams>() as i128,
-    ),
-    (
-        "offset cudaHostNodeParams.fn_",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, fn_) as i128,
-    ),
-    (
-        "offset cudaHostNodeParams.userData",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParams, userData) as i128,
-    ),
-    (
-        "size cudaHostNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
-    ),
-    (
-        "align cudaHostNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaHostNodeParamsV2>() as i128,
-    ),
-    (
-        "offset cudaHostNodeParamsV2.fn_",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, fn_) as i128,
-    ),
-    (
-        "offset cudaHostNodeParamsV2.userData",
-        ::core::mem::offset_of!(krate::sys::cudaHostNodeParamsV2, userData) as i128,
-    ),
-    (
-        "size cudaResourceDesc",
-        ::core::mem::size_of::<krate::sys::cudaResourceDesc>() as i128,
-    ),
-    (
-        "align cudaResourceDesc",
-        ::core::mem::align_of::<krate::sys::cudaResourceDesc>() as i128,
-    ),
-    (
-        "offset cudaResourceDesc.resType",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, resType) as i128,
-    ),
-    (
-        "offset cudaResourceDesc.res",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc, res) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaResourceDesc__bindgen_ty_1>() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1.array",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, array)
-            as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1.mipmap",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, mipmap)
-            as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1.linear",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, linear)
-            as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1.pitch2D",
-        ::core::mem::offset_of!(krate::sys::cudaResourceDesc__bindgen_ty_1, pitch2D)
-            as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_1.array",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_1, array
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_2.mipmap",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_2, mipmap
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.devPtr",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, devPtr
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.desc",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, desc
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_3.sizeInBytes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, sizeInBytes
-        ) as i128,
-    ),
-    (
-        "size cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
-        ::core::mem::size_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
-        >() as i128,
-    ),
-    (
-        "align cudaResourceDesc__bindgen_ty_1__bindgen_ty_4",
-        ::core::mem::align_of::<
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4,
-        >() as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.devPtr",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, devPtr
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.desc",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, desc
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.width",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, width
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.height",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, height
-        ) as i128,
-    ),
-    (
-        "offset cudaResourceDesc__bindgen_ty_1__bindgen_ty_4.pitchInBytes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, pitchInBytes
-        ) as i128,
-    ),
-    (
-        "size cudaResourceViewDesc",
-        ::core::mem::size_of::<krate::sys::cudaResourceViewDesc>() as i128,
-    ),
-    (
-        "align cudaResourceViewDesc",
-        ::core::mem::align_of::<krate::sys::cudaResourceViewDesc>() as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.format",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, format) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.width",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, width) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.height",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, height) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.depth",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, depth) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.firstMipmapLevel",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstMipmapLevel)
-            as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.lastMipmapLevel",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastMipmapLevel)
-            as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.firstLayer",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, firstLayer) as i128,
-    ),
-    (
-        "offset cudaResourceViewDesc.lastLayer",
-        ::core::mem::offset_of!(krate::sys::cudaResourceViewDesc, lastLayer) as i128,
-    ),
-    (
-        "size cudaPointerAttributes",
-        ::core::mem::size_of::<krate::sys::cudaPointerAttributes>() as i128,
-    ),
-    (
-        "align cudaPointerAttributes",
-        ::core::mem::align_of::<krate::sys::cudaPointerAttributes>() as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.type_",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, type_) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.device",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, device) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.devicePointer",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, devicePointer) as i128,
-    ),
-    (
-        "offset cudaPointerAttributes.hostPointer",
-        ::core::mem::offset_of!(krate::sys::cudaPointerAttributes, hostPointer) as i128,
-    ),
-    (
-        "size cudaFuncAttributes",
-        ::core::mem::size_of::<krate::sys::cudaFuncAttributes>() as i128,
-    ),
-    (
-        "align cudaFuncAttributes",
-        ::core::mem::align_of::<krate::sys::cudaFuncAttributes>() as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.sharedSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, sharedSizeBytes) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.constSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, constSizeBytes) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.localSizeBytes",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, localSizeBytes) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.maxThreadsPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, maxThreadsPerBlock)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.numRegs",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, numRegs) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.ptxVersion",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, ptxVersion) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.binaryVersion",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, binaryVersion) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.cacheModeCA",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, cacheModeCA) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.maxDynamicSharedSizeBytes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, maxDynamicSharedSizeBytes
-        ) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.preferredShmemCarveout",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, preferredShmemCarveout)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.clusterDimMustBeSet",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, clusterDimMustBeSet)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.requiredClusterWidth",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterWidth)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.requiredClusterHeight",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterHeight)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.requiredClusterDepth",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, requiredClusterDepth)
-            as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.clusterSchedulingPolicyPreference",
-        ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, clusterSchedulingPolicyPreference
-        ) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.nonPortableClusterSizeAllowed",
-        ::core::mem::offset_of!(
-            krate::sys::cudaFuncAttributes, nonPortableClusterSizeAllowed
-        ) as i128,
-    ),
-    (
-        "offset cudaFuncAttributes.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaFuncAttributes, reserved) as i128,
-    ),
-    (
-        "size cudaMemLocation",
-        ::core::mem::size_of::<krate::sys::cudaMemLocation>() as i128,
-    ),
-    (
-        "align cudaMemLocation",
-        ::core::mem::align_of::<krate::sys::cudaMemLocation>() as i128,
-    ),
-    (
-        "offset cudaMemLocation.type_",
-        ::core::mem::offset_of!(krate::sys::cudaMemLocation, type_) as i128,
-    ),
-    (
-        "offset cudaMemLocation.id",
-        ::core::mem::offset_of!(krate::sys::cudaMemLocation, id) as i128,
-    ),
-    (
-        "size cudaMemAccessDesc",
-        ::core::mem::size_of::<krate::sys::cudaMemAccessDesc>() as i128,
-    ),
-    (
-        "align cudaMemAccessDesc",
-        ::core::mem::align_of::<krate::sys::cudaMemAccessDesc>() as i128,
-    ),
-    (
-        "offset cudaMemAccessDesc.location",
-        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, location) as i128,
-    ),
-    (
-        "offset cudaMemAccessDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemAccessDesc, flags) as i128,
-    ),
-    (
-        "size cudaMemPoolProps",
-        ::core::mem::size_of::<krate::sys::cudaMemPoolProps>() as i128,
-    ),
-    (
-        "align cudaMemPoolProps",
-        ::core::mem::align_of::<krate::sys::cudaMemPoolProps>() as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.allocType",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, allocType) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.handleTypes",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, handleTypes) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.location",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, location) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.win32SecurityAttributes",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, win32SecurityAttributes)
-            as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.maxSize",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, maxSize) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.usage",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, usage) as i128,
-    ),
-    (
-        "offset cudaMemPoolProps.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolProps, reserved) as i128,
-    ),
-    (
-        "size cudaMemPoolPtrExportData",
-        ::core::mem::size_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
-    ),
-    (
-        "align cudaMemPoolPtrExportData",
-        ::core::mem::align_of::<krate::sys::cudaMemPoolPtrExportData>() as i128,
-    ),
-    (
-        "offset cudaMemPoolPtrExportData.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemPoolPtrExportData, reserved) as i128,
-    ),
-    (
-        "size cudaMemAllocNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemAllocNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.poolProps",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, poolProps) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.accessDescs",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescs) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.accessDescCount",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, accessDescCount)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.bytesize",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, bytesize) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParams.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParams, dptr) as i128,
-    ),
-    (
-        "size cudaMemAllocNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
-    ),
-    (
-        "align cudaMemAllocNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaMemAllocNodeParamsV2>() as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.poolProps",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, poolProps) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.accessDescs",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescs)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.accessDescCount",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, accessDescCount)
-            as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.bytesize",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, bytesize) as i128,
-    ),
-    (
-        "offset cudaMemAllocNodeParamsV2.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemAllocNodeParamsV2, dptr) as i128,
-    ),
-    (
-        "size cudaMemFreeNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
-    ),
-    (
-        "align cudaMemFreeNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaMemFreeNodeParams>() as i128,
-    ),
-    (
-        "offset cudaMemFreeNodeParams.dptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemFreeNodeParams, dptr) as i128,
-    ),
-    (
-        "size cudaMemcpyAttributes",
-        ::core::mem::size_of::<krate::sys::cudaMemcpyAttributes>() as i128,
-    ),
-    (
-        "align cudaMemcpyAttributes",
-        ::core::mem::align_of::<krate::sys::cudaMemcpyAttributes>() as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.srcAccessOrder",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcAccessOrder) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.srcLocHint",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, srcLocHint) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.dstLocHint",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, dstLocHint) as i128,
-    ),
-    (
-        "offset cudaMemcpyAttributes.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpyAttributes, flags) as i128,
-    ),
-    ("size cudaOffset3D", ::core::mem::size_of::<krate::sys::cudaOffset3D>() as i128),
-    ("align cudaOffset3D", ::core::mem::align_of::<krate::sys::cudaOffset3D>() as i128),
-    (
-        "offset cudaOffset3D.x",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, x) as i128,
-    ),
-    (
-        "offset cudaOffset3D.y",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, y) as i128,
-    ),
-    (
-        "offset cudaOffset3D.z",
-        ::core::mem::offset_of!(krate::sys::cudaOffset3D, z) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand.type_",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, type_) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand.op",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand, op) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DOperand__bindgen_ty_1>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1.ptr",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, ptr)
-            as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1.array",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DOperand__bindgen_ty_1, array)
-            as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.ptr",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, ptr
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.rowLength",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, rowLength
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.layerHeight",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, layerHeight
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1.locHint",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, locHint
-        ) as i128,
-    ),
-    (
-        "size cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.array",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, array
-        ) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2.offset",
-        ::core::mem::offset_of!(
-            krate::sys::cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, offset
-        ) as i128,
-    ),
-    (
-        "size cudaMemcpy3DBatchOp",
-        ::core::mem::size_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
-    ),
-    (
-        "align cudaMemcpy3DBatchOp",
-        ::core::mem::align_of::<krate::sys::cudaMemcpy3DBatchOp>() as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.src",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, src) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.dst",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, dst) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.extent",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, extent) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.srcAccessOrder",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, srcAccessOrder) as i128,
-    ),
-    (
-        "offset cudaMemcpy3DBatchOp.flags",
-        ::core::mem::offset_of!(krate::sys::cudaMemcpy3DBatchOp, flags) as i128,
-    ),
-    ("size CUuuid_st", ::core::mem::size_of::<krate::sys::CUuuid_st>() as i128),
-    ("align CUuuid_st", ::core::mem::align_of::<krate::sys::CUuuid_st>() as i128),
-    (
-        "offset CUuuid_st.bytes",
-        ::core::mem::offset_of!(krate::sys::CUuuid_st, bytes) as i128,
-    ),
-    (
-        "size cudaDeviceProp",
-        ::core::mem::size_of::<krate::sys::cudaDeviceProp>() as i128,
-    ),
-    (
-        "align cudaDeviceProp",
-        ::core::mem::align_of::<krate::sys::cudaDeviceProp>() as i128,
-    ),
-    (
-        "offset cudaDeviceProp.name",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, name) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.uuid",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, uuid) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.luid",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, luid) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.luidDeviceNodeMask",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, luidDeviceNodeMask) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.totalGlobalMem",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, totalGlobalMem) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.sharedMemPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, sharedMemPerBlock) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.regsPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, regsPerBlock) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.warpSize",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, warpSize) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.memPitch",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, memPitch) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxThreadsPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxThreadsPerBlock) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxThreadsDim",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxThreadsDim) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxGridSize",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxGridSize) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.clockRate",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, clockRate) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.totalConstMem",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, totalConstMem) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.major",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, major) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.minor",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, minor) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.textureAlignment",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, textureAlignment) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.texturePitchAlignment",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, texturePitchAlignment)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.deviceOverlap",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, deviceOverlap) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.multiProcessorCount",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, multiProcessorCount) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.kernelExecTimeoutEnabled",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, kernelExecTimeoutEnabled)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.integrated",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, integrated) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.canMapHostMemory",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, canMapHostMemory) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.computeMode",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, computeMode) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture1D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture1D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture1DMipmap",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture1DMipmap) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture1DLinear",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture1DLinear) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture2D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture2D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture2DMipmap",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture2DMipmap) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture2DLinear",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture2DLinear) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture2DGather",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture2DGather) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture3D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture3D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture3DAlt",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture3DAlt) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTextureCubemap",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTextureCubemap) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture1DLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture1DLayered) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTexture2DLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTexture2DLayered) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxTextureCubemapLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxTextureCubemapLayered)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurface1D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurface1D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurface2D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurface2D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurface3D",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurface3D) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurface1DLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurface1DLayered) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurface2DLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurface2DLayered) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurfaceCubemap",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurfaceCubemap) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxSurfaceCubemapLayered",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxSurfaceCubemapLayered)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.surfaceAlignment",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, surfaceAlignment) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.concurrentKernels",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, concurrentKernels) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.ECCEnabled",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, ECCEnabled) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.pciBusID",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, pciBusID) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.pciDeviceID",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, pciDeviceID) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.pciDomainID",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, pciDomainID) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.tccDriver",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, tccDriver) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.asyncEngineCount",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, asyncEngineCount) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.unifiedAddressing",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, unifiedAddressing) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.memoryClockRate",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, memoryClockRate) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.memoryBusWidth",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, memoryBusWidth) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.l2CacheSize",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, l2CacheSize) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.persistingL2CacheMaxSize",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, persistingL2CacheMaxSize)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxThreadsPerMultiProcessor",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxThreadsPerMultiProcessor)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.streamPrioritiesSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, streamPrioritiesSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.globalL1CacheSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, globalL1CacheSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.localL1CacheSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, localL1CacheSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.sharedMemPerMultiprocessor",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, sharedMemPerMultiprocessor)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.regsPerMultiprocessor",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, regsPerMultiprocessor)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.managedMemory",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, managedMemory) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.isMultiGpuBoard",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, isMultiGpuBoard) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.multiGpuBoardGroupID",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, multiGpuBoardGroupID) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.hostNativeAtomicSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, hostNativeAtomicSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.singleToDoublePrecisionPerfRatio",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, singleToDoublePrecisionPerfRatio
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.pageableMemoryAccess",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, pageableMemoryAccess) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.concurrentManagedAccess",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, concurrentManagedAccess)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.computePreemptionSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, computePreemptionSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.canUseHostPointerForRegisteredMem",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, canUseHostPointerForRegisteredMem
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.cooperativeLaunch",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, cooperativeLaunch) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.cooperativeMultiDeviceLaunch",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, cooperativeMultiDeviceLaunch)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.sharedMemPerBlockOptin",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, sharedMemPerBlockOptin)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.pageableMemoryAccessUsesHostPageTables",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, pageableMemoryAccessUsesHostPageTables
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.directManagedMemAccessFromHost",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, directManagedMemAccessFromHost
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.maxBlocksPerMultiProcessor",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, maxBlocksPerMultiProcessor)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.accessPolicyMaxWindowSize",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, accessPolicyMaxWindowSize)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.reservedSharedMemPerBlock",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, reservedSharedMemPerBlock)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.hostRegisterSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, hostRegisterSupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.sparseCudaArraySupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, sparseCudaArraySupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.hostRegisterReadOnlySupported",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, hostRegisterReadOnlySupported
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.timelineSemaphoreInteropSupported",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, timelineSemaphoreInteropSupported
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.memoryPoolsSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, memoryPoolsSupported) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.gpuDirectRDMASupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, gpuDirectRDMASupported)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.gpuDirectRDMAFlushWritesOptions",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, gpuDirectRDMAFlushWritesOptions
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.gpuDirectRDMAWritesOrdering",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, gpuDirectRDMAWritesOrdering)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.memoryPoolSupportedHandleTypes",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, memoryPoolSupportedHandleTypes
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.deferredMappingCudaArraySupported",
-        ::core::mem::offset_of!(
-            krate::sys::cudaDeviceProp, deferredMappingCudaArraySupported
-        ) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.ipcEventSupported",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, ipcEventSupported) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.clusterLaunch",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, clusterLaunch) as i128,
-    ),
-    (
-        "offset cudaDeviceProp.unifiedFunctionPointers",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, unifiedFunctionPointers)
-            as i128,
-    ),
-    (
-        "offset cudaDeviceProp.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaDeviceProp, reserved) as i128,
-    ),
-    (
-        "size cudaIpcEventHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
-    ),
-    (
-        "align cudaIpcEventHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaIpcEventHandle_st>() as i128,
-    ),
-    (
-        "offset cudaIpcEventHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaIpcEventHandle_st, reserved) as i128,
-    ),
-    (
-        "size cudaIpcMemHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
-    ),
-    (
-        "align cudaIpcMemHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaIpcMemHandle_st>() as i128,
-    ),
-    (
-        "offset cudaIpcMemHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaIpcMemHandle_st, reserved) as i128,
-    ),
-    (
-        "size cudaMemFabricHandle_st",
-        ::core::mem::size_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
-    ),
-    (
-        "align cudaMemFabricHandle_st",
-        ::core::mem::align_of::<krate::sys::cudaMemFabricHandle_st>() as i128,
-    ),
-    (
-        "offset cudaMemFabricHandle_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaMemFabricHandle_st, reserved) as i128,
-    ),
-    (
-        "size cudaExternalMemoryHandleDesc",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryHandleDesc>() as i128,
-    ),
-    (
-        "align cudaExternalMemoryHandleDesc",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryHandleDesc>() as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc.type_",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryHandleDesc, type_) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc.handle",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryHandleDesc, handle) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc.size",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryHandleDesc, size) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryHandleDesc, flags) as i128,
-    ),
-    (
-        "size cudaExternalMemoryHandleDesc__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "align cudaExternalMemoryHandleDesc__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.fd",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, fd
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.win32",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, win32
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1.nvSciBufObject",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1, nvSciBufObject
-        ) as i128,
-    ),
-    (
-        "size cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1.handle",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1, handle
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1.name",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1, name
-        ) as i128,
-    ),
-    (
-        "size cudaExternalMemoryBufferDesc",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
-    ),
-    (
-        "align cudaExternalMemoryBufferDesc",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryBufferDesc>() as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.offset",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, offset) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.size",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, size) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryBufferDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryBufferDesc, flags) as i128,
-    ),
-    (
-        "size cudaExternalMemoryMipmappedArrayDesc",
-        ::core::mem::size_of::<krate::sys::cudaExternalMemoryMipmappedArrayDesc>()
-            as i128,
-    ),
-    (
-        "align cudaExternalMemoryMipmappedArrayDesc",
-        ::core::mem::align_of::<krate::sys::cudaExternalMemoryMipmappedArrayDesc>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalMemoryMipmappedArrayDesc.offset",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryMipmappedArrayDesc, offset)
-            as i128,
-    ),
-    (
-        "offset cudaExternalMemoryMipmappedArrayDesc.formatDesc",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryMipmappedArrayDesc, formatDesc
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalMemoryMipmappedArrayDesc.extent",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryMipmappedArrayDesc, extent)
-            as i128,
-    ),
-    (
-        "offset cudaExternalMemoryMipmappedArrayDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalMemoryMipmappedArrayDesc, flags)
-            as i128,
-    ),
-    (
-        "offset cudaExternalMemoryMipmappedArrayDesc.numLevels",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalMemoryMipmappedArrayDesc, numLevels
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreHandleDesc",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreHandleDesc>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreHandleDesc",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreHandleDesc>() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc.type_",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreHandleDesc, type_)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc.handle",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreHandleDesc, handle)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreHandleDesc, flags)
-            as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreHandleDesc__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.fd",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, fd
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.win32",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, win32
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1.nvSciSyncObj",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1, nvSciSyncObj
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1.handle",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
-            handle
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1.name",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1, name
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams_v1",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalParams_v1>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams_v1",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalParams_v1>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1.params",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreSignalParams_v1, params)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreSignalParams_v1, flags)
-            as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1.nvSciSync",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, nvSciSync
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1.keyedMutex",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, keyedMutex
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1.value",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1,
-            value
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3.key",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3,
-            key
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams_v1",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitParams_v1>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams_v1",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitParams_v1>() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1.params",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreWaitParams_v1, params)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreWaitParams_v1, flags)
-            as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1.nvSciSync",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, nvSciSync
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1.keyedMutex",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, keyedMutex
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1.value",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1,
-            value
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3.key",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3,
-            key
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3.timeoutMs",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3,
-            timeoutMs
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalParams>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalParams>() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams.params",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreSignalParams, params)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreSignalParams, flags)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreSignalParams, reserved)
-            as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1, fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1.nvSciSync",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1, nvSciSync
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1.keyedMutex",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1, keyedMutex
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1, reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1.value",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1,
-            value
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3.key",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
-            key
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitParams>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitParams>() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams.params",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreWaitParams, params)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams.flags",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreWaitParams, flags)
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaExternalSemaphoreWaitParams, reserved)
-            as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1, fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1.nvSciSync",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1, nvSciSync
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1.keyedMutex",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1, keyedMutex
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1, reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1.value",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1,
-            value
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.fence",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-            fence
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2.reserved",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
-            reserved
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::size_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3",
-        ::core::mem::align_of::<
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
-        >() as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3.key",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3, key
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3.timeoutMs",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
-            timeoutMs
-        ) as i128,
-    ),
-    (
-        "size cudalibraryHostUniversalFunctionAndDataTable",
-        ::core::mem::size_of::<
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
-        >() as i128,
-    ),
-    (
-        "align cudalibraryHostUniversalFunctionAndDataTable",
-        ::core::mem::align_of::<
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable,
-        >() as i128,
-    ),
-    (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.functionTable",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionTable
-        ) as i128,
-    ),
-    (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.functionWindowSize",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize
-        ) as i128,
-    ),
-    (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.dataTable",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataTable
-        ) as i128,
-    ),
-    (
-        "offset cudalibraryHostUniversalFunctionAndDataTable.dataWindowSize",
-        ::core::mem::offset_of!(
-            krate::sys::cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize
-        ) as i128,
-    ),
-    (
-        "size cudaLaunchParams",
-        ::core::mem::size_of::<krate::sys::cudaLaunchParams>() as i128,
-    ),
-    (
-        "align cudaLaunchParams",
-        ::core::mem::align_of::<krate::sys::cudaLaunchParams>() as i128,
-    ),
-    (
-        "offset cudaLaunchParams.func",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, func) as i128,
-    ),
-    (
-        "offset cudaLaunchParams.gridDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, gridDim) as i128,
-    ),
-    (
-        "offset cudaLaunchParams.blockDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, blockDim) as i128,
-    ),
-    (
-        "offset cudaLaunchParams.args",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, args) as i128,
-    ),
-    (
-        "offset cudaLaunchParams.sharedMem",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, sharedMem) as i128,
-    ),
-    (
-        "offset cudaLaunchParams.stream",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchParams, stream) as i128,
-    ),
-    (
-        "size cudaKernelNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaKernelNodeParams>() as i128,
-    ),
-    (
-        "align cudaKernelNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaKernelNodeParams>() as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.func",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, func) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.gridDim",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, gridDim) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.blockDim",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, blockDim) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.sharedMemBytes",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, sharedMemBytes) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.kernelParams",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, kernelParams) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParams.extra",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParams, extra) as i128,
-    ),
-    (
-        "size cudaKernelNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaKernelNodeParamsV2>() as i128,
-    ),
-    (
-        "align cudaKernelNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaKernelNodeParamsV2>() as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.func",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, func) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.gridDim",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, gridDim) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.blockDim",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, blockDim) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.sharedMemBytes",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, sharedMemBytes)
-            as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.kernelParams",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, kernelParams) as i128,
-    ),
-    (
-        "offset cudaKernelNodeParamsV2.extra",
-        ::core::mem::offset_of!(krate::sys::cudaKernelNodeParamsV2, extra) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParams>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParams.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParams, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreSignalNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreSignalNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreSignalNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreSignalNodeParamsV2.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreSignalNodeParamsV2, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>() as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParams>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParams.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParams, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaExternalSemaphoreWaitNodeParamsV2",
-        ::core::mem::size_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "align cudaExternalSemaphoreWaitNodeParamsV2",
-        ::core::mem::align_of::<krate::sys::cudaExternalSemaphoreWaitNodeParamsV2>()
-            as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.extSemArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, extSemArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.paramsArray",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, paramsArray
-        ) as i128,
-    ),
-    (
-        "offset cudaExternalSemaphoreWaitNodeParamsV2.numExtSems",
-        ::core::mem::offset_of!(
-            krate::sys::cudaExternalSemaphoreWaitNodeParamsV2, numExtSems
-        ) as i128,
-    ),
-    (
-        "size cudaConditionalNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaConditionalNodeParams>() as i128,
-    ),
-    (
-        "align cudaConditionalNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaConditionalNodeParams>() as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.handle",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, handle) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.type_",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, type_) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.size",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, size) as i128,
-    ),
-    (
-        "offset cudaConditionalNodeParams.phGraph_out",
-        ::core::mem::offset_of!(krate::sys::cudaConditionalNodeParams, phGraph_out)
-            as i128,
-    ),
-    (
-        "size cudaChildGraphNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
-    ),
-    (
-        "align cudaChildGraphNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaChildGraphNodeParams>() as i128,
-    ),
-    (
-        "offset cudaChildGraphNodeParams.graph",
-        ::core::mem::offset_of!(krate::sys::cudaChildGraphNodeParams, graph) as i128,
-    ),
-    (
-        "size cudaEventRecordNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
-    ),
-    (
-        "align cudaEventRecordNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaEventRecordNodeParams>() as i128,
-    ),
-    (
-        "offset cudaEventRecordNodeParams.event",
-        ::core::mem::offset_of!(krate::sys::cudaEventRecordNodeParams, event) as i128,
-    ),
-    (
-        "size cudaEventWaitNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
-    ),
-    (
-        "align cudaEventWaitNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaEventWaitNodeParams>() as i128,
-    ),
-    (
-        "offset cudaEventWaitNodeParams.event",
-        ::core::mem::offset_of!(krate::sys::cudaEventWaitNodeParams, event) as i128,
-    ),
-    (
-        "size cudaGraphNodeParams",
-        ::core::mem::size_of::<krate::sys::cudaGraphNodeParams>() as i128,
-    ),
-    (
-        "align cudaGraphNodeParams",
-        ::core::mem::align_of::<krate::sys::cudaGraphNodeParams>() as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.type_",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, type_) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.reserved0",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved0) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.__bindgen_anon_1",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, __bindgen_anon_1)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams.reserved2",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams, reserved2) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.reserved1",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, reserved1)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.kernel",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, kernel)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.memcpy",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memcpy)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.memset",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, memset)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.host",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, host)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.graph",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, graph)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.eventWait",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventWait)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.eventRecord",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, eventRecord
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.extSemSignal",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemSignal
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.extSemWait",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, extSemWait
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.alloc",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, alloc)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.free",
-        ::core::mem::offset_of!(krate::sys::cudaGraphNodeParams__bindgen_ty_1, free)
-            as i128,
-    ),
-    (
-        "offset cudaGraphNodeParams__bindgen_ty_1.conditional",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphNodeParams__bindgen_ty_1, conditional
-        ) as i128,
-    ),
-    (
-        "size cudaGraphEdgeData_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
-    ),
-    (
-        "align cudaGraphEdgeData_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphEdgeData_st>() as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.from_port",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, from_port) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.to_port",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, to_port) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.type_",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, type_) as i128,
-    ),
-    (
-        "offset cudaGraphEdgeData_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaGraphEdgeData_st, reserved) as i128,
-    ),
-    (
-        "size cudaGraphInstantiateParams_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
-    ),
-    (
-        "align cudaGraphInstantiateParams_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphInstantiateParams_st>() as i128,
-    ),
-    (
-        "offset cudaGraphInstantiateParams_st.flags",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, flags) as i128,
-    ),
-    (
-        "offset cudaGraphInstantiateParams_st.uploadStream",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, uploadStream)
-            as i128,
-    ),
-    (
-        "offset cudaGraphInstantiateParams_st.errNode_out",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, errNode_out)
-            as i128,
-    ),
-    (
-        "offset cudaGraphInstantiateParams_st.result_out",
-        ::core::mem::offset_of!(krate::sys::cudaGraphInstantiateParams_st, result_out)
-            as i128,
-    ),
-    (
-        "size cudaGraphExecUpdateResultInfo_st",
-        ::core::mem::size_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
-    ),
-    (
-        "align cudaGraphExecUpdateResultInfo_st",
-        ::core::mem::align_of::<krate::sys::cudaGraphExecUpdateResultInfo_st>() as i128,
-    ),
-    (
-        "offset cudaGraphExecUpdateResultInfo_st.result",
-        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, result)
-            as i128,
-    ),
-    (
-        "offset cudaGraphExecUpdateResultInfo_st.errorNode",
-        ::core::mem::offset_of!(krate::sys::cudaGraphExecUpdateResultInfo_st, errorNode)
-            as i128,
-    ),
-    (
-        "offset cudaGraphExecUpdateResultInfo_st.errorFromNode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphExecUpdateResultInfo_st, errorFromNode
-        ) as i128,
-    ),
-    (
-        "size cudaGraphKernelNodeUpdate",
-        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
-    ),
-    (
-        "align cudaGraphKernelNodeUpdate",
-        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate>() as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.node",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, node) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.field",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, field) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate.updateData",
-        ::core::mem::offset_of!(krate::sys::cudaGraphKernelNodeUpdate, updateData)
-            as i128,
-    ),
-    (
-        "size cudaGraphKernelNodeUpdate__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "align cudaGraphKernelNodeUpdate__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.gridDim",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, gridDim
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.param",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, param
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1.isEnabled",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1, isEnabled
-        ) as i128,
-    ),
-    (
-        "size cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.pValue",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, pValue
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.offset",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, offset
-        ) as i128,
-    ),
-    (
-        "offset cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1.size",
-        ::core::mem::offset_of!(
-            krate::sys::cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, size
-        ) as i128,
-    ),
-    (
-        "size cudaLaunchMemSyncDomainMap_st",
-        ::core::mem::size_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
-    ),
-    (
-        "align cudaLaunchMemSyncDomainMap_st",
-        ::core::mem::align_of::<krate::sys::cudaLaunchMemSyncDomainMap_st>() as i128,
-    ),
-    (
-        "offset cudaLaunchMemSyncDomainMap_st.default_",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, default_)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchMemSyncDomainMap_st.remote",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchMemSyncDomainMap_st, remote)
-            as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue>() as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.pad",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, pad) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.accessPolicyWindow",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, accessPolicyWindow)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.cooperative",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, cooperative)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.syncPolicy",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, syncPolicy) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.clusterDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, clusterDim) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.clusterSchedulingPolicyPreference",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, clusterSchedulingPolicyPreference
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.programmaticStreamSerializationAllowed",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, programmaticStreamSerializationAllowed
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.programmaticEvent",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, programmaticEvent)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.priority",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, priority) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.memSyncDomainMap",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomainMap)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.memSyncDomain",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, memSyncDomain)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.preferredClusterDim",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, preferredClusterDim
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.launchCompletionEvent",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, launchCompletionEvent
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.deviceUpdatableKernelNode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue, deviceUpdatableKernelNode
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue.sharedMemCarveout",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue, sharedMemCarveout)
-            as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_1.x",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_1, x)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_1.y",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_1, y)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_1.z",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_1, z)
-            as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue__bindgen_ty_2",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_2>()
-            as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue__bindgen_ty_2",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_2>()
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_2.event",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_2, event
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_2.flags",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_2, flags
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_2.triggerAtBlockStart",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_2, triggerAtBlockStart
-        ) as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue__bindgen_ty_3",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_3>()
-            as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue__bindgen_ty_3",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_3>()
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_3.x",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_3, x)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_3.y",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_3, y)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_3.z",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttributeValue__bindgen_ty_3, z)
-            as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue__bindgen_ty_4",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_4>()
-            as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue__bindgen_ty_4",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_4>()
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_4.event",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_4, event
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_4.flags",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_4, flags
-        ) as i128,
-    ),
-    (
-        "size cudaLaunchAttributeValue__bindgen_ty_5",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_5>()
-            as i128,
-    ),
-    (
-        "align cudaLaunchAttributeValue__bindgen_ty_5",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttributeValue__bindgen_ty_5>()
-            as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_5.deviceUpdatable",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_5, deviceUpdatable
-        ) as i128,
-    ),
-    (
-        "offset cudaLaunchAttributeValue__bindgen_ty_5.devNode",
-        ::core::mem::offset_of!(
-            krate::sys::cudaLaunchAttributeValue__bindgen_ty_5, devNode
-        ) as i128,
-    ),
-    (
-        "size cudaLaunchAttribute_st",
-        ::core::mem::size_of::<krate::sys::cudaLaunchAttribute_st>() as i128,
-    ),
-    (
-        "align cudaLaunchAttribute_st",
-        ::core::mem::align_of::<krate::sys::cudaLaunchAttribute_st>() as i128,
-    ),
-    (
-        "offset cudaLaunchAttribute_st.id",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttribute_st, id) as i128,
-    ),
-    (
-        "offset cudaLaunchAttribute_st.pad",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttribute_st, pad) as i128,
-    ),
-    (
-        "offset cudaLaunchAttribute_st.val",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchAttribute_st, val) as i128,
-    ),
-    (
-        "size cudaLaunchConfig_st",
-        ::core::mem::size_of::<krate::sys::cudaLaunchConfig_st>() as i128,
-    ),
-    (
-        "align cudaLaunchConfig_st",
-        ::core::mem::align_of::<krate::sys::cudaLaunchConfig_st>() as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.gridDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, gridDim) as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.blockDim",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, blockDim) as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.dynamicSmemBytes",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, dynamicSmemBytes)
-            as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.stream",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, stream) as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.attrs",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, attrs) as i128,
-    ),
-    (
-        "offset cudaLaunchConfig_st.numAttrs",
-        ::core::mem::offset_of!(krate::sys::cudaLaunchConfig_st, numAttrs) as i128,
-    ),
-    (
-        "size cudaAsyncNotificationInfo",
-        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
-    ),
-    (
-        "align cudaAsyncNotificationInfo",
-        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo>() as i128,
-    ),
-    (
-        "offset cudaAsyncNotificationInfo.type_",
-        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, type_) as i128,
-    ),
-    (
-        "offset cudaAsyncNotificationInfo.info",
-        ::core::mem::offset_of!(krate::sys::cudaAsyncNotificationInfo, info) as i128,
-    ),
-    (
-        "size cudaAsyncNotificationInfo__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "align cudaAsyncNotificationInfo__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1>()
-            as i128,
-    ),
-    (
-        "offset cudaAsyncNotificationInfo__bindgen_ty_1.overBudget",
-        ::core::mem::offset_of!(
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1, overBudget
-        ) as i128,
-    ),
-    (
-        "size cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::size_of::<
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "align cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1",
-        ::core::mem::align_of::<
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
-        >() as i128,
-    ),
-    (
-        "offset cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1.bytesOverBudget",
-        ::core::mem::offset_of!(
-            krate::sys::cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1,
-            bytesOverBudget
-        ) as i128,
-    ),
-    (
-        "size cudaTextureDesc",
-        ::core::mem::size_of::<krate::sys::cudaTextureDesc>() as i128,
-    ),
-    (
-        "align cudaTextureDesc",
-        ::core::mem::align_of::<krate::sys::cudaTextureDesc>() as i128,
-    ),
-    (
-        "offset cudaTextureDesc.addressMode",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, addressMode) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.filterMode",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, filterMode) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.readMode",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, readMode) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.sRGB",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, sRGB) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.borderColor",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, borderColor) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.normalizedCoords",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, normalizedCoords) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.maxAnisotropy",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, maxAnisotropy) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.mipmapFilterMode",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, mipmapFilterMode) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.mipmapLevelBias",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, mipmapLevelBias) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.minMipmapLevelClamp",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, minMipmapLevelClamp) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.maxMipmapLevelClamp",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, maxMipmapLevelClamp) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.disableTrilinearOptimization",
-        ::core::mem::offset_of!(
-            krate::sys::cudaTextureDesc, disableTrilinearOptimization
-        ) as i128,
-    ),
-    (
-        "offset cudaTextureDesc.seamlessCubemap",
-        ::core::mem::offset_of!(krate::sys::cudaTextureDesc, seamlessCubemap) as i128,
-    ),
-    (
-        "size cudaEglPlaneDesc_st",
-        ::core::mem::size_of::<krate::sys::cudaEglPlaneDesc_st>() as i128,
-    ),
-    (
-        "align cudaEglPlaneDesc_st",
-        ::core::mem::align_of::<krate::sys::cudaEglPlaneDesc_st>() as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.width",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, width) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.height",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, height) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.depth",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, depth) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.pitch",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, pitch) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.numChannels",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, numChannels) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.channelDesc",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, channelDesc) as i128,
-    ),
-    (
-        "offset cudaEglPlaneDesc_st.reserved",
-        ::core::mem::offset_of!(krate::sys::cudaEglPlaneDesc_st, reserved) as i128,
-    ),
-    (
-        "size cudaEglFrame_st",
-        ::core::mem::size_of::<krate::sys::cudaEglFrame_st>() as i128,
-    ),
-    (
-        "align cudaEglFrame_st",
-        ::core::mem::align_of::<krate::sys::cudaEglFrame_st>() as i128,
-    ),
-    (
-        "offset cudaEglFrame_st.frame",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, frame) as i128,
-    ),
-    (
-        "offset cudaEglFrame_st.planeDesc",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, planeDesc) as i128,
-    ),
-    (
-        "offset cudaEglFrame_st.planeCount",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, planeCount) as i128,
-    ),
-    (
-        "offset cudaEglFrame_st.frameType",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, frameType) as i128,
-    ),
-    (
-        "offset cudaEglFrame_st.eglColorFormat",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st, eglColorFormat) as i128,
-    ),
-    (
-        "size cudaEglFrame_st__bindgen_ty_1",
-        ::core::mem::size_of::<krate::sys::cudaEglFrame_st__bindgen_ty_1>() as i128,
-    ),
-    (
-        "align cudaEglFrame_st__bindgen_ty_1",
-        ::core::mem::align_of::<krate::sys::cudaEglFrame_st__bindgen_ty_1>() as i128,
-    ),
-    (
-        "offset cudaEglFrame_st__bindgen_ty_1.pArray",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st__bindgen_ty_1, pArray)
-            as i128,
-    ),
-    (
-        "offset cudaEglFrame_st__bindgen_ty_1.pPitch",
-        ::core::mem::offset_of!(krate::sys::cudaEglFrame_st__bindgen_ty_1, pPitch)
-            as i128,
-    ),
-    ("value cudaError_t.cudaSuccess", krate::sys::cudaError_t::SUCCESS.as_raw() as i128),
-    (
-        "value cudaError_t.cudaErrorInvalidValue",
-        krate::sys::cudaError_t::ERROR_INVALID_VALUE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMemoryAllocation",
-        krate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInitializationError",
-        krate::sys::cudaError_t::ERROR_INITIALIZATION_ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCudartUnloading",
-        krate::sys::cudaError_t::ERROR_CUDART_UNLOADING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorProfilerDisabled",
-        krate::sys::cudaError_t::ERROR_PROFILER_DISABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorProfilerNotInitialized",
-        krate::sys::cudaError_t::ERROR_PROFILER_NOT_INITIALIZED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorProfilerAlreadyStarted",
-        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STARTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorProfilerAlreadyStopped",
-        krate::sys::cudaError_t::ERROR_PROFILER_ALREADY_STOPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidConfiguration",
-        krate::sys::cudaError_t::ERROR_INVALID_CONFIGURATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidPitchValue",
-        krate::sys::cudaError_t::ERROR_INVALID_PITCH_VALUE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidSymbol",
-        krate::sys::cudaError_t::ERROR_INVALID_SYMBOL.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidHostPointer",
-        krate::sys::cudaError_t::ERROR_INVALID_HOST_POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidDevicePointer",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidTexture",
-        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidTextureBinding",
-        krate::sys::cudaError_t::ERROR_INVALID_TEXTURE_BINDING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidChannelDescriptor",
-        krate::sys::cudaError_t::ERROR_INVALID_CHANNEL_DESCRIPTOR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidMemcpyDirection",
-        krate::sys::cudaError_t::ERROR_INVALID_MEMCPY_DIRECTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAddressOfConstant",
-        krate::sys::cudaError_t::ERROR_ADDRESS_OF_CONSTANT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTextureFetchFailed",
-        krate::sys::cudaError_t::ERROR_TEXTURE_FETCH_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTextureNotBound",
-        krate::sys::cudaError_t::ERROR_TEXTURE_NOT_BOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSynchronizationError",
-        krate::sys::cudaError_t::ERROR_SYNCHRONIZATION_ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidFilterSetting",
-        krate::sys::cudaError_t::ERROR_INVALID_FILTER_SETTING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidNormSetting",
-        krate::sys::cudaError_t::ERROR_INVALID_NORM_SETTING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMixedDeviceExecution",
-        krate::sys::cudaError_t::ERROR_MIXED_DEVICE_EXECUTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotYetImplemented",
-        krate::sys::cudaError_t::ERROR_NOT_YET_IMPLEMENTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMemoryValueTooLarge",
-        krate::sys::cudaError_t::ERROR_MEMORY_VALUE_TOO_LARGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStubLibrary",
-        krate::sys::cudaError_t::ERROR_STUB_LIBRARY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInsufficientDriver",
-        krate::sys::cudaError_t::ERROR_INSUFFICIENT_DRIVER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCallRequiresNewerDriver",
-        krate::sys::cudaError_t::ERROR_CALL_REQUIRES_NEWER_DRIVER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidSurface",
-        krate::sys::cudaError_t::ERROR_INVALID_SURFACE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateVariableName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_VARIABLE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateTextureName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_TEXTURE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDuplicateSurfaceName",
-        krate::sys::cudaError_t::ERROR_DUPLICATE_SURFACE_NAME.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDevicesUnavailable",
-        krate::sys::cudaError_t::ERROR_DEVICES_UNAVAILABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIncompatibleDriverContext",
-        krate::sys::cudaError_t::ERROR_INCOMPATIBLE_DRIVER_CONTEXT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMissingConfiguration",
-        krate::sys::cudaError_t::ERROR_MISSING_CONFIGURATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPriorLaunchFailure",
-        krate::sys::cudaError_t::ERROR_PRIOR_LAUNCH_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchMaxDepthExceeded",
-        krate::sys::cudaError_t::ERROR_LAUNCH_MAX_DEPTH_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFileScopedTex",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_TEX.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFileScopedSurf",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FILE_SCOPED_SURF.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSyncDepthExceeded",
-        krate::sys::cudaError_t::ERROR_SYNC_DEPTH_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchPendingCountExceeded",
-        krate::sys::cudaError_t::ERROR_LAUNCH_PENDING_COUNT_EXCEEDED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidDeviceFunction",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE_FUNCTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNoDevice",
-        krate::sys::cudaError_t::ERROR_NO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidDevice",
-        krate::sys::cudaError_t::ERROR_INVALID_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceNotLicensed",
-        krate::sys::cudaError_t::ERROR_DEVICE_NOT_LICENSED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSoftwareValidityNotEstablished",
-        krate::sys::cudaError_t::ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStartupFailure",
-        krate::sys::cudaError_t::ERROR_STARTUP_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidKernelImage",
-        krate::sys::cudaError_t::ERROR_INVALID_KERNEL_IMAGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceUninitialized",
-        krate::sys::cudaError_t::ERROR_DEVICE_UNINITIALIZED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMapBufferObjectFailed",
-        krate::sys::cudaError_t::ERROR_MAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnmapBufferObjectFailed",
-        krate::sys::cudaError_t::ERROR_UNMAP_BUFFER_OBJECT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorArrayIsMapped",
-        krate::sys::cudaError_t::ERROR_ARRAY_IS_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAlreadyMapped",
-        krate::sys::cudaError_t::ERROR_ALREADY_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNoKernelImageForDevice",
-        krate::sys::cudaError_t::ERROR_NO_KERNEL_IMAGE_FOR_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAlreadyAcquired",
-        krate::sys::cudaError_t::ERROR_ALREADY_ACQUIRED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMapped",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMappedAsArray",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotMappedAsPointer",
-        krate::sys::cudaError_t::ERROR_NOT_MAPPED_AS_POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorECCUncorrectable",
-        krate::sys::cudaError_t::ERROR_ECC_UNCORRECTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedLimit",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_LIMIT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorDeviceAlreadyInUse",
-        krate::sys::cudaError_t::ERROR_DEVICE_ALREADY_IN_USE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessUnsupported",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_UNSUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidPtx",
-        krate::sys::cudaError_t::ERROR_INVALID_PTX.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidGraphicsContext",
-        krate::sys::cudaError_t::ERROR_INVALID_GRAPHICS_CONTEXT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNvlinkUncorrectable",
-        krate::sys::cudaError_t::ERROR_NVLINK_UNCORRECTABLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorJitCompilerNotFound",
-        krate::sys::cudaError_t::ERROR_JIT_COMPILER_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedPtxVersion",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_PTX_VERSION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorJitCompilationDisabled",
-        krate::sys::cudaError_t::ERROR_JIT_COMPILATION_DISABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedExecAffinity",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_EXEC_AFFINITY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnsupportedDevSideSync",
-        krate::sys::cudaError_t::ERROR_UNSUPPORTED_DEV_SIDE_SYNC.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorContained",
-        krate::sys::cudaError_t::ERROR_CONTAINED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidSource",
-        krate::sys::cudaError_t::ERROR_INVALID_SOURCE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorFileNotFound",
-        krate::sys::cudaError_t::ERROR_FILE_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSharedObjectSymbolNotFound",
-        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSharedObjectInitFailed",
-        krate::sys::cudaError_t::ERROR_SHARED_OBJECT_INIT_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorOperatingSystem",
-        krate::sys::cudaError_t::ERROR_OPERATING_SYSTEM.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceHandle",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_HANDLE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalState",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_STATE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLossyQuery",
-        krate::sys::cudaError_t::ERROR_LOSSY_QUERY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSymbolNotFound",
-        krate::sys::cudaError_t::ERROR_SYMBOL_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotReady",
-        krate::sys::cudaError_t::ERROR_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalAddress",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_ADDRESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchOutOfResources",
-        krate::sys::cudaError_t::ERROR_LAUNCH_OUT_OF_RESOURCES.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchTimeout",
-        krate::sys::cudaError_t::ERROR_LAUNCH_TIMEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchIncompatibleTexturing",
-        krate::sys::cudaError_t::ERROR_LAUNCH_INCOMPATIBLE_TEXTURING.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessAlreadyEnabled",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_ALREADY_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorPeerAccessNotEnabled",
-        krate::sys::cudaError_t::ERROR_PEER_ACCESS_NOT_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSetOnActiveProcess",
-        krate::sys::cudaError_t::ERROR_SET_ON_ACTIVE_PROCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorContextIsDestroyed",
-        krate::sys::cudaError_t::ERROR_CONTEXT_IS_DESTROYED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorAssert",
-        krate::sys::cudaError_t::ERROR_ASSERT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTooManyPeers",
-        krate::sys::cudaError_t::ERROR_TOO_MANY_PEERS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHostMemoryAlreadyRegistered",
-        krate::sys::cudaError_t::ERROR_HOST_MEMORY_ALREADY_REGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHostMemoryNotRegistered",
-        krate::sys::cudaError_t::ERROR_HOST_MEMORY_NOT_REGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorHardwareStackError",
-        krate::sys::cudaError_t::ERROR_HARDWARE_STACK_ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorIllegalInstruction",
-        krate::sys::cudaError_t::ERROR_ILLEGAL_INSTRUCTION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMisalignedAddress",
-        krate::sys::cudaError_t::ERROR_MISALIGNED_ADDRESS.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidAddressSpace",
-        krate::sys::cudaError_t::ERROR_INVALID_ADDRESS_SPACE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidPc",
-        krate::sys::cudaError_t::ERROR_INVALID_PC.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorLaunchFailure",
-        krate::sys::cudaError_t::ERROR_LAUNCH_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCooperativeLaunchTooLarge",
-        krate::sys::cudaError_t::ERROR_COOPERATIVE_LAUNCH_TOO_LARGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTensorMemoryLeak",
-        krate::sys::cudaError_t::ERROR_TENSOR_MEMORY_LEAK.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotPermitted",
-        krate::sys::cudaError_t::ERROR_NOT_PERMITTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorNotSupported",
-        krate::sys::cudaError_t::ERROR_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSystemNotReady",
-        krate::sys::cudaError_t::ERROR_SYSTEM_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorSystemDriverMismatch",
-        krate::sys::cudaError_t::ERROR_SYSTEM_DRIVER_MISMATCH.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCompatNotSupportedOnDevice",
-        krate::sys::cudaError_t::ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsConnectionFailed",
-        krate::sys::cudaError_t::ERROR_MPS_CONNECTION_FAILED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsRpcFailure",
-        krate::sys::cudaError_t::ERROR_MPS_RPC_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsServerNotReady",
-        krate::sys::cudaError_t::ERROR_MPS_SERVER_NOT_READY.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsMaxClientsReached",
-        krate::sys::cudaError_t::ERROR_MPS_MAX_CLIENTS_REACHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsMaxConnectionsReached",
-        krate::sys::cudaError_t::ERROR_MPS_MAX_CONNECTIONS_REACHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorMpsClientTerminated",
-        krate::sys::cudaError_t::ERROR_MPS_CLIENT_TERMINATED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCdpNotSupported",
-        krate::sys::cudaError_t::ERROR_CDP_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCdpVersionMismatch",
-        krate::sys::cudaError_t::ERROR_CDP_VERSION_MISMATCH.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnsupported",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNSUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureInvalidated",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_INVALIDATED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureMerge",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_MERGE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnmatched",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNMATCHED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureUnjoined",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_UNJOINED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureIsolation",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_ISOLATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureImplicit",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_IMPLICIT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorCapturedEvent",
-        krate::sys::cudaError_t::ERROR_CAPTURED_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorStreamCaptureWrongThread",
-        krate::sys::cudaError_t::ERROR_STREAM_CAPTURE_WRONG_THREAD.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorTimeout",
-        krate::sys::cudaError_t::ERROR_TIMEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorGraphExecUpdateFailure",
-        krate::sys::cudaError_t::ERROR_GRAPH_EXEC_UPDATE_FAILURE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorExternalDevice",
-        krate::sys::cudaError_t::ERROR_EXTERNAL_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidClusterSize",
-        krate::sys::cudaError_t::ERROR_INVALID_CLUSTER_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorFunctionNotLoaded",
-        krate::sys::cudaError_t::ERROR_FUNCTION_NOT_LOADED.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceType",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorInvalidResourceConfiguration",
-        krate::sys::cudaError_t::ERROR_INVALID_RESOURCE_CONFIGURATION.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorUnknown",
-        krate::sys::cudaError_t::ERROR_UNKNOWN.as_raw() as i128,
-    ),
-    (
-        "value cudaError_t.cudaErrorApiFailureBase",
-        krate::sys::cudaError_t::ERROR_API_FAILURE_BASE.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSigned",
-        krate::sys::cudaChannelFormatKind::SIGNED.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsigned",
-        krate::sys::cudaChannelFormatKind::UNSIGNED.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindFloat",
-        krate::sys::cudaChannelFormatKind::FLOAT.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindNone",
-        krate::sys::cudaChannelFormatKind::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindNV12",
-        krate::sys::cudaChannelFormatKind::NV12.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized8X1",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED8_X1.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized8X2",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED8_X2.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized8X4",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED8_X4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized16X1",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED16_X1.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized16X2",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED16_X2.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized16X4",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED16_X4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized8X1",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED8_X1.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized8X2",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED8_X2.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized8X4",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED8_X4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized16X1",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED16_X1.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized16X2",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED16_X2.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedNormalized16X4",
-        krate::sys::cudaChannelFormatKind::SIGNED_NORMALIZED16_X4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed1",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED1.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed1SRGB",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED1_SRGB.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed2",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED2.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed2SRGB",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED2_SRGB.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed3",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED3.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed3SRGB",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED3_SRGB.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed4",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedBlockCompressed4",
-        krate::sys::cudaChannelFormatKind::SIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed5",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedBlockCompressed5",
-        krate::sys::cudaChannelFormatKind::SIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed6H",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindSignedBlockCompressed6H",
-        krate::sys::cudaChannelFormatKind::SIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed7",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED7.as_raw() as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedBlockCompressed7SRGB",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_BLOCK_COMPRESSED7_SRGB.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaChannelFormatKind.cudaChannelFormatKindUnsignedNormalized1010102",
-        krate::sys::cudaChannelFormatKind::UNSIGNED_NORMALIZED1010102.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeUnregistered",
-        krate::sys::cudaMemoryType::UNREGISTERED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeHost",
-        krate::sys::cudaMemoryType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeDevice",
-        krate::sys::cudaMemoryType::DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryType.cudaMemoryTypeManaged",
-        krate::sys::cudaMemoryType::MANAGED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyHostToHost",
-        krate::sys::cudaMemcpyKind::HOST_TO_HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyHostToDevice",
-        krate::sys::cudaMemcpyKind::HOST_TO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDeviceToHost",
-        krate::sys::cudaMemcpyKind::DEVICE_TO_HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDeviceToDevice",
-        krate::sys::cudaMemcpyKind::DEVICE_TO_DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyKind.cudaMemcpyDefault",
-        krate::sys::cudaMemcpyKind::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaAccessProperty.cudaAccessPropertyNormal",
-        krate::sys::cudaAccessProperty::NORMAL.as_raw() as i128,
-    ),
-    (
-        "value cudaAccessProperty.cudaAccessPropertyStreaming",
-        krate::sys::cudaAccessProperty::STREAMING.as_raw() as i128,
-    ),
-    (
-        "value cudaAccessProperty.cudaAccessPropertyPersisting",
-        krate::sys::cudaAccessProperty::PERSISTING.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusNone",
-        krate::sys::cudaStreamCaptureStatus::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusActive",
-        krate::sys::cudaStreamCaptureStatus::ACTIVE.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureStatus.cudaStreamCaptureStatusInvalidated",
-        krate::sys::cudaStreamCaptureStatus::INVALIDATED.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeGlobal",
-        krate::sys::cudaStreamCaptureMode::GLOBAL.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeThreadLocal",
-        krate::sys::cudaStreamCaptureMode::THREAD_LOCAL.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamCaptureMode.cudaStreamCaptureModeRelaxed",
-        krate::sys::cudaStreamCaptureMode::RELAXED.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyAuto",
-        krate::sys::cudaSynchronizationPolicy::AUTO.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicySpin",
-        krate::sys::cudaSynchronizationPolicy::SPIN.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyYield",
-        krate::sys::cudaSynchronizationPolicy::YIELD.as_raw() as i128,
-    ),
-    (
-        "value cudaSynchronizationPolicy.cudaSyncPolicyBlockingSync",
-        krate::sys::cudaSynchronizationPolicy::BLOCKING_SYNC.as_raw() as i128,
-    ),
-    (
-        "value cudaClusterSchedulingPolicy.cudaClusterSchedulingPolicyDefault",
-        krate::sys::cudaClusterSchedulingPolicy::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaClusterSchedulingPolicy.cudaClusterSchedulingPolicySpread",
-        krate::sys::cudaClusterSchedulingPolicy::SPREAD.as_raw() as i128,
-    ),
-    (
-        "value cudaClusterSchedulingPolicy.cudaClusterSchedulingPolicyLoadBalancing",
-        krate::sys::cudaClusterSchedulingPolicy::LOAD_BALANCING.as_raw() as i128,
-    ),
-    (
-        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamAddCaptureDependencies",
-        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::ADD_CAPTURE_DEPENDENCIES
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaStreamUpdateCaptureDependenciesFlags.cudaStreamSetCaptureDependencies",
-        krate::sys::cudaStreamUpdateCaptureDependenciesFlags::SET_CAPTURE_DEPENDENCIES
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaUserObjectFlags.cudaUserObjectNoDestructorSync",
-        krate::sys::cudaUserObjectFlags::CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaUserObjectRetainFlags.cudaGraphUserObjectMove",
-        krate::sys::cudaUserObjectRetainFlags::CUDA_GRAPH_USER_OBJECT_MOVE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsNone",
-        krate::sys::cudaGraphicsRegisterFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsReadOnly",
-        krate::sys::cudaGraphicsRegisterFlags::READ_ONLY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsWriteDiscard",
-        krate::sys::cudaGraphicsRegisterFlags::WRITE_DISCARD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsSurfaceLoadStore",
-        krate::sys::cudaGraphicsRegisterFlags::SURFACE_LOAD_STORE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsRegisterFlags.cudaGraphicsRegisterFlagsTextureGather",
-        krate::sys::cudaGraphicsRegisterFlags::TEXTURE_GATHER.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsNone",
-        krate::sys::cudaGraphicsMapFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsReadOnly",
-        krate::sys::cudaGraphicsMapFlags::READ_ONLY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsMapFlags.cudaGraphicsMapFlagsWriteDiscard",
-        krate::sys::cudaGraphicsMapFlags::WRITE_DISCARD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveX",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_X.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeX",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_X.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveY",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeY",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFacePositiveZ",
-        krate::sys::cudaGraphicsCubeFace::POSITIVE_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphicsCubeFace.cudaGraphicsCubeFaceNegativeZ",
-        krate::sys::cudaGraphicsCubeFace::NEGATIVE_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeArray",
-        krate::sys::cudaResourceType::ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeMipmappedArray",
-        krate::sys::cudaResourceType::MIPMAPPED_ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypeLinear",
-        krate::sys::cudaResourceType::LINEAR.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceType.cudaResourceTypePitch2D",
-        krate::sys::cudaResourceType::PITCH2_D.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatNone",
-        krate::sys::cudaResourceViewFormat::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedChar4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_CHAR4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar1",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar2",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedChar4",
-        krate::sys::cudaResourceViewFormat::SIGNED_CHAR4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedShort4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_SHORT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort1",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort2",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedShort4",
-        krate::sys::cudaResourceViewFormat::SIGNED_SHORT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedInt4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_INT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt1",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt2",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedInt4",
-        krate::sys::cudaResourceViewFormat::SIGNED_INT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf1",
-        krate::sys::cudaResourceViewFormat::HALF1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf2",
-        krate::sys::cudaResourceViewFormat::HALF2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatHalf4",
-        krate::sys::cudaResourceViewFormat::HALF4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat1",
-        krate::sys::cudaResourceViewFormat::FLOAT1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat2",
-        krate::sys::cudaResourceViewFormat::FLOAT2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatFloat4",
-        krate::sys::cudaResourceViewFormat::FLOAT4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed1",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED1.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed2",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED2.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed3",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED3.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed4",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed4",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED4.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed5",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed5",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED5.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed6H",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatSignedBlockCompressed6H",
-        krate::sys::cudaResourceViewFormat::SIGNED_BLOCK_COMPRESSED6_H.as_raw() as i128,
-    ),
-    (
-        "value cudaResourceViewFormat.cudaResViewFormatUnsignedBlockCompressed7",
-        krate::sys::cudaResourceViewFormat::UNSIGNED_BLOCK_COMPRESSED7.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeMaxDynamicSharedMemorySize",
-        krate::sys::cudaFuncAttribute::MAX_DYNAMIC_SHARED_MEMORY_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributePreferredSharedMemoryCarveout",
-        krate::sys::cudaFuncAttribute::PREFERRED_SHARED_MEMORY_CARVEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeClusterDimMustBeSet",
-        krate::sys::cudaFuncAttribute::CLUSTER_DIM_MUST_BE_SET.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterWidth",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterHeight",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeRequiredClusterDepth",
-        krate::sys::cudaFuncAttribute::REQUIRED_CLUSTER_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeNonPortableClusterSizeAllowed",
-        krate::sys::cudaFuncAttribute::NON_PORTABLE_CLUSTER_SIZE_ALLOWED.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeClusterSchedulingPolicyPreference",
-        krate::sys::cudaFuncAttribute::CLUSTER_SCHEDULING_POLICY_PREFERENCE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaFuncAttribute.cudaFuncAttributeMax",
-        krate::sys::cudaFuncAttribute::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferNone",
-        krate::sys::cudaFuncCache::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferShared",
-        krate::sys::cudaFuncCache::SHARED.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferL1",
-        krate::sys::cudaFuncCache::L1.as_raw() as i128,
-    ),
-    (
-        "value cudaFuncCache.cudaFuncCachePreferEqual",
-        krate::sys::cudaFuncCache::EQUAL.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeDefault",
-        krate::sys::cudaSharedMemConfig::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeFourByte",
-        krate::sys::cudaSharedMemConfig::FOUR_BYTE.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedMemConfig.cudaSharedMemBankSizeEightByte",
-        krate::sys::cudaSharedMemConfig::EIGHT_BYTE.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutDefault",
-        krate::sys::cudaSharedCarveout::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxShared",
-        krate::sys::cudaSharedCarveout::MAX_SHARED.as_raw() as i128,
-    ),
-    (
-        "value cudaSharedCarveout.cudaSharedmemCarveoutMaxL1",
-        krate::sys::cudaSharedCarveout::MAX_L1.as_raw() as i128,
-    ),
-    (
-        "value cudaComputeMode.cudaComputeModeDefault",
-        krate::sys::cudaComputeMode::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaComputeMode.cudaComputeModeExclusive",
-        krate::sys::cudaComputeMode::EXCLUSIVE.as_raw() as i128,
-    ),
-    (
-        "value cudaComputeMode.cudaComputeModeProhibited",
-        krate::sys::cudaComputeMode::PROHIBITED.as_raw() as i128,
-    ),
-    (
-        "value cudaComputeMode.cudaComputeModeExclusiveProcess",
-        krate::sys::cudaComputeMode::EXCLUSIVE_PROCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitStackSize",
-        krate::sys::cudaLimit::STACK_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitPrintfFifoSize",
-        krate::sys::cudaLimit::PRINTF_FIFO_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitMallocHeapSize",
-        krate::sys::cudaLimit::MALLOC_HEAP_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitDevRuntimeSyncDepth",
-        krate::sys::cudaLimit::DEV_RUNTIME_SYNC_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitDevRuntimePendingLaunchCount",
-        krate::sys::cudaLimit::DEV_RUNTIME_PENDING_LAUNCH_COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitMaxL2FetchGranularity",
-        krate::sys::cudaLimit::MAX_L2_FETCH_GRANULARITY.as_raw() as i128,
-    ),
-    (
-        "value cudaLimit.cudaLimitPersistingL2CacheSize",
-        krate::sys::cudaLimit::PERSISTING_L2_CACHE_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetReadMostly",
-        krate::sys::cudaMemoryAdvise::SET_READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetReadMostly",
-        krate::sys::cudaMemoryAdvise::UNSET_READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetPreferredLocation",
-        krate::sys::cudaMemoryAdvise::SET_PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetPreferredLocation",
-        krate::sys::cudaMemoryAdvise::UNSET_PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseSetAccessedBy",
-        krate::sys::cudaMemoryAdvise::SET_ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemoryAdvise.cudaMemAdviseUnsetAccessedBy",
-        krate::sys::cudaMemoryAdvise::UNSET_ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeReadMostly",
-        krate::sys::cudaMemRangeAttribute::READ_MOSTLY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocation",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeAccessedBy",
-        krate::sys::cudaMemRangeAttribute::ACCESSED_BY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocation",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationType",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributePreferredLocationId",
-        krate::sys::cudaMemRangeAttribute::PREFERRED_LOCATION_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationType",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemRangeAttribute.cudaMemRangeAttributeLastPrefetchLocationId",
-        krate::sys::cudaMemRangeAttribute::LAST_PREFETCH_LOCATION_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionHost",
-        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesOptions.cudaFlushGPUDirectRDMAWritesOptionMemOps",
-        krate::sys::cudaFlushGPUDirectRDMAWritesOptions::MEM_OPS.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingNone",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingOwner",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::OWNER.as_raw() as i128,
-    ),
-    (
-        "value cudaGPUDirectRDMAWritesOrdering.cudaGPUDirectRDMAWritesOrderingAllDevices",
-        krate::sys::cudaGPUDirectRDMAWritesOrdering::ALL_DEVICES.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToOwner",
-        krate::sys::cudaFlushGPUDirectRDMAWritesScope::OWNER.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesScope.cudaFlushGPUDirectRDMAWritesToAllDevices",
-        krate::sys::cudaFlushGPUDirectRDMAWritesScope::ALL_DEVICES.as_raw() as i128,
-    ),
-    (
-        "value cudaFlushGPUDirectRDMAWritesTarget.cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
-        krate::sys::cudaFlushGPUDirectRDMAWritesTarget::CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxThreadsPerBlock",
-        krate::sys::cudaDeviceAttr::MAX_THREADS_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxBlockDimX",
-        krate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_X.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxBlockDimY",
-        krate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxBlockDimZ",
-        krate::sys::cudaDeviceAttr::MAX_BLOCK_DIM_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxGridDimX",
-        krate::sys::cudaDeviceAttr::MAX_GRID_DIM_X.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxGridDimY",
-        krate::sys::cudaDeviceAttr::MAX_GRID_DIM_Y.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxGridDimZ",
-        krate::sys::cudaDeviceAttr::MAX_GRID_DIM_Z.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerBlock",
-        krate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrTotalConstantMemory",
-        krate::sys::cudaDeviceAttr::TOTAL_CONSTANT_MEMORY.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrWarpSize",
-        krate::sys::cudaDeviceAttr::WARP_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxPitch",
-        krate::sys::cudaDeviceAttr::MAX_PITCH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxRegistersPerBlock",
-        krate::sys::cudaDeviceAttr::MAX_REGISTERS_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrClockRate",
-        krate::sys::cudaDeviceAttr::CLOCK_RATE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrTextureAlignment",
-        krate::sys::cudaDeviceAttr::TEXTURE_ALIGNMENT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGpuOverlap",
-        krate::sys::cudaDeviceAttr::GPU_OVERLAP.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMultiProcessorCount",
-        krate::sys::cudaDeviceAttr::MULTI_PROCESSOR_COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrKernelExecTimeout",
-        krate::sys::cudaDeviceAttr::KERNEL_EXEC_TIMEOUT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrIntegrated",
-        krate::sys::cudaDeviceAttr::INTEGRATED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrCanMapHostMemory",
-        krate::sys::cudaDeviceAttr::CAN_MAP_HOST_MEMORY.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrComputeMode",
-        krate::sys::cudaDeviceAttr::COMPUTE_MODE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture1DWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DDepth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLayeredHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrSurfaceAlignment",
-        krate::sys::cudaDeviceAttr::SURFACE_ALIGNMENT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrConcurrentKernels",
-        krate::sys::cudaDeviceAttr::CONCURRENT_KERNELS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrEccEnabled",
-        krate::sys::cudaDeviceAttr::ECC_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrPciBusId",
-        krate::sys::cudaDeviceAttr::PCI_BUS_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrPciDeviceId",
-        krate::sys::cudaDeviceAttr::PCI_DEVICE_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrTccDriver",
-        krate::sys::cudaDeviceAttr::TCC_DRIVER.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMemoryClockRate",
-        krate::sys::cudaDeviceAttr::MEMORY_CLOCK_RATE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGlobalMemoryBusWidth",
-        krate::sys::cudaDeviceAttr::GLOBAL_MEMORY_BUS_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrL2CacheSize",
-        krate::sys::cudaDeviceAttr::L2_CACHE_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxThreadsPerMultiProcessor",
-        krate::sys::cudaDeviceAttr::MAX_THREADS_PER_MULTI_PROCESSOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrAsyncEngineCount",
-        krate::sys::cudaDeviceAttr::ASYNC_ENGINE_COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrUnifiedAddressing",
-        krate::sys::cudaDeviceAttr::UNIFIED_ADDRESSING.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture1DLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture1DLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DGatherWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_GATHER_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DGatherHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_GATHER_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DWidthAlt",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_WIDTH_ALT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DHeightAlt",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_HEIGHT_ALT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture3DDepthAlt",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE3_D_DEPTH_ALT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrPciDomainId",
-        krate::sys::cudaDeviceAttr::PCI_DOMAIN_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrTexturePitchAlignment",
-        krate::sys::cudaDeviceAttr::TEXTURE_PITCH_ALIGNMENT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTextureCubemapWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTextureCubemapLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTextureCubemapLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE_CUBEMAP_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface1DWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE1_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface2DWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE2_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface2DHeight",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE2_D_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface3DWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE3_D_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface3DHeight",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE3_D_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface3DDepth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE3_D_DEPTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface1DLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE1_D_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface1DLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE1_D_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface2DLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface2DLayeredHeight",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurface2DLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE2_D_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurfaceCubemapWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurfaceCubemapLayeredWidth",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_LAYERED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSurfaceCubemapLayeredLayers",
-        krate::sys::cudaDeviceAttr::MAX_SURFACE_CUBEMAP_LAYERED_LAYERS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture1DLinearWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_LINEAR_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLinearWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLinearHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DLinearPitch",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_LINEAR_PITCH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DMipmappedWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_MIPMAPPED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture2DMipmappedHeight",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE2_D_MIPMAPPED_HEIGHT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrComputeCapabilityMajor",
-        krate::sys::cudaDeviceAttr::COMPUTE_CAPABILITY_MAJOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrComputeCapabilityMinor",
-        krate::sys::cudaDeviceAttr::COMPUTE_CAPABILITY_MINOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTexture1DMipmappedWidth",
-        krate::sys::cudaDeviceAttr::MAX_TEXTURE1_D_MIPMAPPED_WIDTH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrStreamPrioritiesSupported",
-        krate::sys::cudaDeviceAttr::STREAM_PRIORITIES_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGlobalL1CacheSupported",
-        krate::sys::cudaDeviceAttr::GLOBAL_L1_CACHE_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrLocalL1CacheSupported",
-        krate::sys::cudaDeviceAttr::LOCAL_L1_CACHE_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerMultiprocessor",
-        krate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_MULTIPROCESSOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxRegistersPerMultiprocessor",
-        krate::sys::cudaDeviceAttr::MAX_REGISTERS_PER_MULTIPROCESSOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrManagedMemory",
-        krate::sys::cudaDeviceAttr::MANAGED_MEMORY.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrIsMultiGpuBoard",
-        krate::sys::cudaDeviceAttr::IS_MULTI_GPU_BOARD.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMultiGpuBoardGroupID",
-        krate::sys::cudaDeviceAttr::MULTI_GPU_BOARD_GROUP_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrHostNativeAtomicSupported",
-        krate::sys::cudaDeviceAttr::HOST_NATIVE_ATOMIC_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrSingleToDoublePrecisionPerfRatio",
-        krate::sys::cudaDeviceAttr::SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrPageableMemoryAccess",
-        krate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrConcurrentManagedAccess",
-        krate::sys::cudaDeviceAttr::CONCURRENT_MANAGED_ACCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrComputePreemptionSupported",
-        krate::sys::cudaDeviceAttr::COMPUTE_PREEMPTION_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrCanUseHostPointerForRegisteredMem",
-        krate::sys::cudaDeviceAttr::CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved92",
-        krate::sys::cudaDeviceAttr::RESERVED92.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved93",
-        krate::sys::cudaDeviceAttr::RESERVED93.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved94",
-        krate::sys::cudaDeviceAttr::RESERVED94.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrCooperativeLaunch",
-        krate::sys::cudaDeviceAttr::COOPERATIVE_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrCooperativeMultiDeviceLaunch",
-        krate::sys::cudaDeviceAttr::COOPERATIVE_MULTI_DEVICE_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxSharedMemoryPerBlockOptin",
-        krate::sys::cudaDeviceAttr::MAX_SHARED_MEMORY_PER_BLOCK_OPTIN.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrCanFlushRemoteWrites",
-        krate::sys::cudaDeviceAttr::CAN_FLUSH_REMOTE_WRITES.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrHostRegisterSupported",
-        krate::sys::cudaDeviceAttr::HOST_REGISTER_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrPageableMemoryAccessUsesHostPageTables",
-        krate::sys::cudaDeviceAttr::PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrDirectManagedMemAccessFromHost",
-        krate::sys::cudaDeviceAttr::DIRECT_MANAGED_MEM_ACCESS_FROM_HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxBlocksPerMultiprocessor",
-        krate::sys::cudaDeviceAttr::MAX_BLOCKS_PER_MULTIPROCESSOR.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxPersistingL2CacheSize",
-        krate::sys::cudaDeviceAttr::MAX_PERSISTING_L2_CACHE_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxAccessPolicyWindowSize",
-        krate::sys::cudaDeviceAttr::MAX_ACCESS_POLICY_WINDOW_SIZE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReservedSharedMemoryPerBlock",
-        krate::sys::cudaDeviceAttr::RESERVED_SHARED_MEMORY_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrSparseCudaArraySupported",
-        krate::sys::cudaDeviceAttr::SPARSE_CUDA_ARRAY_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrHostRegisterReadOnlySupported",
-        krate::sys::cudaDeviceAttr::HOST_REGISTER_READ_ONLY_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrTimelineSemaphoreInteropSupported",
-        krate::sys::cudaDeviceAttr::TIMELINE_SEMAPHORE_INTEROP_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMemoryPoolsSupported",
-        krate::sys::cudaDeviceAttr::MEMORY_POOLS_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGPUDirectRDMASupported",
-        krate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGPUDirectRDMAFlushWritesOptions",
-        krate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGPUDirectRDMAWritesOrdering",
-        krate::sys::cudaDeviceAttr::GPU_DIRECT_RDMA_WRITES_ORDERING.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMemoryPoolSupportedHandleTypes",
-        krate::sys::cudaDeviceAttr::MEMORY_POOL_SUPPORTED_HANDLE_TYPES.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrClusterLaunch",
-        krate::sys::cudaDeviceAttr::CLUSTER_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrDeferredMappingCudaArraySupported",
-        krate::sys::cudaDeviceAttr::DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved122",
-        krate::sys::cudaDeviceAttr::RESERVED122.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved123",
-        krate::sys::cudaDeviceAttr::RESERVED123.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved124",
-        krate::sys::cudaDeviceAttr::RESERVED124.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrIpcEventSupport",
-        krate::sys::cudaDeviceAttr::IPC_EVENT_SUPPORT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMemSyncDomainCount",
-        krate::sys::cudaDeviceAttr::MEM_SYNC_DOMAIN_COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved127",
-        krate::sys::cudaDeviceAttr::RESERVED127.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved128",
-        krate::sys::cudaDeviceAttr::RESERVED128.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved129",
-        krate::sys::cudaDeviceAttr::RESERVED129.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrNumaConfig",
-        krate::sys::cudaDeviceAttr::NUMA_CONFIG.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrNumaId",
-        krate::sys::cudaDeviceAttr::NUMA_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrReserved132",
-        krate::sys::cudaDeviceAttr::RESERVED132.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMpsEnabled",
-        krate::sys::cudaDeviceAttr::MPS_ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrHostNumaId",
-        krate::sys::cudaDeviceAttr::HOST_NUMA_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrD3D12CigSupported",
-        krate::sys::cudaDeviceAttr::D3D12_CIG_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGpuPciDeviceId",
-        krate::sys::cudaDeviceAttr::GPU_PCI_DEVICE_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrGpuPciSubsystemId",
-        krate::sys::cudaDeviceAttr::GPU_PCI_SUBSYSTEM_ID.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrHostNumaMultinodeIpcSupported",
-        krate::sys::cudaDeviceAttr::HOST_NUMA_MULTINODE_IPC_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMax",
-        krate::sys::cudaDeviceAttr::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceAttr.cudaDevAttrMaxTimelineSemaphoreInteropSupported",
-        krate::sys::cudaDeviceAttr::MAX_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseFollowEventDependencies",
-        krate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseAllowOpportunistic",
-        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolReuseAllowInternalDependencies",
-        krate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReleaseThreshold",
-        krate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemCurrent",
-        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrReservedMemHigh",
-        krate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemCurrent",
-        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemPoolAttr.cudaMemPoolAttrUsedMemHigh",
-        krate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeInvalid",
-        krate::sys::cudaMemLocationType::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeDevice",
-        krate::sys::cudaMemLocationType::DEVICE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHost",
-        krate::sys::cudaMemLocationType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHostNuma",
-        krate::sys::cudaMemLocationType::HOST_NUMA.as_raw() as i128,
-    ),
-    (
-        "value cudaMemLocationType.cudaMemLocationTypeHostNumaCurrent",
-        krate::sys::cudaMemLocationType::HOST_NUMA_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtNone",
-        krate::sys::cudaMemAccessFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtRead",
-        krate::sys::cudaMemAccessFlags::READ.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAccessFlags.cudaMemAccessFlagsProtReadWrite",
-        krate::sys::cudaMemAccessFlags::READ_WRITE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypeInvalid",
-        krate::sys::cudaMemAllocationType::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypePinned",
-        krate::sys::cudaMemAllocationType::PINNED.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationType.cudaMemAllocationTypeMax",
-        krate::sys::cudaMemAllocationType::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeNone",
-        krate::sys::cudaMemAllocationHandleType::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypePosixFileDescriptor",
-        krate::sys::cudaMemAllocationHandleType::POSIX_FILE_DESCRIPTOR.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32",
-        krate::sys::cudaMemAllocationHandleType::WIN32.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeWin32Kmt",
-        krate::sys::cudaMemAllocationHandleType::WIN32_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemAllocationHandleType.cudaMemHandleTypeFabric",
-        krate::sys::cudaMemAllocationHandleType::FABRIC.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemCurrent",
-        krate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrUsedMemHigh",
-        krate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemCurrent",
-        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphMemAttributeType.cudaGraphMemAttrReservedMemHigh",
-        krate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyFlags.cudaMemcpyFlagDefault",
-        krate::sys::cudaMemcpyFlags::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpyFlags.cudaMemcpyFlagPreferOverlapWithCompute",
-        krate::sys::cudaMemcpyFlags::PREFER_OVERLAP_WITH_COMPUTE.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderInvalid",
-        krate::sys::cudaMemcpySrcAccessOrder::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderStream",
-        krate::sys::cudaMemcpySrcAccessOrder::STREAM.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderDuringApiCall",
-        krate::sys::cudaMemcpySrcAccessOrder::DURING_API_CALL.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderAny",
-        krate::sys::cudaMemcpySrcAccessOrder::ANY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpySrcAccessOrder.cudaMemcpySrcAccessOrderMax",
-        krate::sys::cudaMemcpySrcAccessOrder::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypePointer",
-        krate::sys::cudaMemcpy3DOperandType::POINTER.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeArray",
-        krate::sys::cudaMemcpy3DOperandType::ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaMemcpy3DOperandType.cudaMemcpyOperandTypeMax",
-        krate::sys::cudaMemcpy3DOperandType::MAX.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceP2PAttr.cudaDevP2PAttrPerformanceRank",
-        krate::sys::cudaDeviceP2PAttr::PERFORMANCE_RANK.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceP2PAttr.cudaDevP2PAttrAccessSupported",
-        krate::sys::cudaDeviceP2PAttr::ACCESS_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceP2PAttr.cudaDevP2PAttrNativeAtomicSupported",
-        krate::sys::cudaDeviceP2PAttr::NATIVE_ATOMIC_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceP2PAttr.cudaDevP2PAttrCudaArrayAccessSupported",
-        krate::sys::cudaDeviceP2PAttr::CUDA_ARRAY_ACCESS_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueFd",
-        krate::sys::cudaExternalMemoryHandleType::OPAQUE_FD.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueWin32",
-        krate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeOpaqueWin32Kmt",
-        krate::sys::cudaExternalMemoryHandleType::OPAQUE_WIN32_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D12Heap",
-        krate::sys::cudaExternalMemoryHandleType::D3D12_HEAP.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D12Resource",
-        krate::sys::cudaExternalMemoryHandleType::D3D12_RESOURCE.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11Resource",
-        krate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeD3D11ResourceKmt",
-        krate::sys::cudaExternalMemoryHandleType::D3D11_RESOURCE_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalMemoryHandleType.cudaExternalMemoryHandleTypeNvSciBuf",
-        krate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueFd",
-        krate::sys::cudaExternalSemaphoreHandleType::OPAQUE_FD.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32",
-        krate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt",
-        krate::sys::cudaExternalSemaphoreHandleType::OPAQUE_WIN32_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D12Fence",
-        krate::sys::cudaExternalSemaphoreHandleType::D3D12_FENCE.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeD3D11Fence",
-        krate::sys::cudaExternalSemaphoreHandleType::D3D11_FENCE.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeNvSciSync",
-        krate::sys::cudaExternalSemaphoreHandleType::NV_SCI_SYNC.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutex",
-        krate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeKeyedMutexKmt",
-        krate::sys::cudaExternalSemaphoreHandleType::KEYED_MUTEX_KMT.as_raw() as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd",
-        krate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_FD.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaExternalSemaphoreHandleType.cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32",
-        krate::sys::cudaExternalSemaphoreHandleType::TIMELINE_SEMAPHORE_WIN32.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitMaxRegisters",
-        krate::sys::cudaJitOption::MAX_REGISTERS.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitThreadsPerBlock",
-        krate::sys::cudaJitOption::THREADS_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitWallTime",
-        krate::sys::cudaJitOption::WALL_TIME.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitInfoLogBuffer",
-        krate::sys::cudaJitOption::INFO_LOG_BUFFER.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitInfoLogBufferSizeBytes",
-        krate::sys::cudaJitOption::INFO_LOG_BUFFER_SIZE_BYTES.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitErrorLogBuffer",
-        krate::sys::cudaJitOption::ERROR_LOG_BUFFER.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitErrorLogBufferSizeBytes",
-        krate::sys::cudaJitOption::ERROR_LOG_BUFFER_SIZE_BYTES.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitOptimizationLevel",
-        krate::sys::cudaJitOption::OPTIMIZATION_LEVEL.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitFallbackStrategy",
-        krate::sys::cudaJitOption::FALLBACK_STRATEGY.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitGenerateDebugInfo",
-        krate::sys::cudaJitOption::GENERATE_DEBUG_INFO.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitLogVerbose",
-        krate::sys::cudaJitOption::LOG_VERBOSE.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitGenerateLineInfo",
-        krate::sys::cudaJitOption::GENERATE_LINE_INFO.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitCacheMode",
-        krate::sys::cudaJitOption::CACHE_MODE.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitPositionIndependentCode",
-        krate::sys::cudaJitOption::POSITION_INDEPENDENT_CODE.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitMinCtaPerSm",
-        krate::sys::cudaJitOption::MIN_CTA_PER_SM.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitMaxThreadsPerBlock",
-        krate::sys::cudaJitOption::MAX_THREADS_PER_BLOCK.as_raw() as i128,
-    ),
-    (
-        "value cudaJitOption.cudaJitOverrideDirectiveValues",
-        krate::sys::cudaJitOption::OVERRIDE_DIRECTIVE_VALUES.as_raw() as i128,
-    ),
-    (
-        "value cudaLibraryOption.cudaLibraryHostUniversalFunctionAndDataTable",
-        krate::sys::cudaLibraryOption::HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaLibraryOption.cudaLibraryBinaryIsPreserved",
-        krate::sys::cudaLibraryOption::BINARY_IS_PRESERVED.as_raw() as i128,
-    ),
-    (
-        "value cudaJit_CacheMode.cudaJitCacheOptionNone",
-        krate::sys::cudaJit_CacheMode::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaJit_CacheMode.cudaJitCacheOptionCG",
-        krate::sys::cudaJit_CacheMode::CG.as_raw() as i128,
-    ),
-    (
-        "value cudaJit_CacheMode.cudaJitCacheOptionCA",
-        krate::sys::cudaJit_CacheMode::CA.as_raw() as i128,
-    ),
-    (
-        "value cudaJit_Fallback.cudaPreferPtx",
-        krate::sys::cudaJit_Fallback::PTX.as_raw() as i128,
-    ),
-    (
-        "value cudaJit_Fallback.cudaPreferBinary",
-        krate::sys::cudaJit_Fallback::BINARY.as_raw() as i128,
-    ),
-    (
-        "value cudaCGScope.cudaCGScopeInvalid",
-        krate::sys::cudaCGScope::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaCGScope.cudaCGScopeGrid",
-        krate::sys::cudaCGScope::GRID.as_raw() as i128,
-    ),
-    (
-        "value cudaCGScope.cudaCGScopeMultiGrid",
-        krate::sys::cudaCGScope::MULTI_GRID.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalHandleFlags.cudaGraphCondAssignDefault",
-        krate::sys::cudaGraphConditionalHandleFlags::CUDA_GRAPH_COND_ASSIGN_DEFAULT
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeIf",
-        krate::sys::cudaGraphConditionalNodeType::IF.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeWhile",
-        krate::sys::cudaGraphConditionalNodeType::WHILE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphConditionalNodeType.cudaGraphCondTypeSwitch",
-        krate::sys::cudaGraphConditionalNodeType::SWITCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeKernel",
-        krate::sys::cudaGraphNodeType::KERNEL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemcpy",
-        krate::sys::cudaGraphNodeType::MEMCPY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemset",
-        krate::sys::cudaGraphNodeType::MEMSET.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeHost",
-        krate::sys::cudaGraphNodeType::HOST.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeGraph",
-        krate::sys::cudaGraphNodeType::GRAPH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeEmpty",
-        krate::sys::cudaGraphNodeType::EMPTY.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeWaitEvent",
-        krate::sys::cudaGraphNodeType::WAIT_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeEventRecord",
-        krate::sys::cudaGraphNodeType::EVENT_RECORD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreSignal",
-        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_SIGNAL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeExtSemaphoreWait",
-        krate::sys::cudaGraphNodeType::EXT_SEMAPHORE_WAIT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemAlloc",
-        krate::sys::cudaGraphNodeType::MEM_ALLOC.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeMemFree",
-        krate::sys::cudaGraphNodeType::MEM_FREE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeConditional",
-        krate::sys::cudaGraphNodeType::CONDITIONAL.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphNodeType.cudaGraphNodeTypeCount",
-        krate::sys::cudaGraphNodeType::COUNT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDependencyType.cudaGraphDependencyTypeDefault",
-        krate::sys::cudaGraphDependencyType::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDependencyType.cudaGraphDependencyTypeProgrammatic",
-        krate::sys::cudaGraphDependencyType::PROGRAMMATIC.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateSuccess",
-        krate::sys::cudaGraphExecUpdateResult::SUCCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateError",
-        krate::sys::cudaGraphExecUpdateResult::ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorTopologyChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_TOPOLOGY_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNodeTypeChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_NODE_TYPE_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorFunctionChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_FUNCTION_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorParametersChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_PARAMETERS_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorNotSupported",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_NOT_SUPPORTED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorUnsupportedFunctionChange",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_UNSUPPORTED_FUNCTION_CHANGE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphExecUpdateResult.cudaGraphExecUpdateErrorAttributesChanged",
-        krate::sys::cudaGraphExecUpdateResult::ERROR_ATTRIBUTES_CHANGED.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateSuccess",
-        krate::sys::cudaGraphInstantiateResult::SUCCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateError",
-        krate::sys::cudaGraphInstantiateResult::ERROR.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateInvalidStructure",
-        krate::sys::cudaGraphInstantiateResult::INVALID_STRUCTURE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateNodeOperationNotSupported",
-        krate::sys::cudaGraphInstantiateResult::NODE_OPERATION_NOT_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateMultipleDevicesNotSupported",
-        krate::sys::cudaGraphInstantiateResult::MULTIPLE_DEVICES_NOT_SUPPORTED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphInstantiateResult.cudaGraphInstantiateConditionalHandleUnused",
-        krate::sys::cudaGraphInstantiateResult::CONDITIONAL_HANDLE_UNUSED.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldInvalid",
-        krate::sys::cudaGraphKernelNodeField::INVALID.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldGridDim",
-        krate::sys::cudaGraphKernelNodeField::GRID_DIM.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldParam",
-        krate::sys::cudaGraphKernelNodeField::PARAM.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphKernelNodeField.cudaGraphKernelNodeFieldEnabled",
-        krate::sys::cudaGraphKernelNodeField::ENABLED.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnableDefault",
-        krate::sys::cudaGetDriverEntryPointFlags::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnableLegacyStream",
-        krate::sys::cudaGetDriverEntryPointFlags::LEGACY_STREAM.as_raw() as i128,
-    ),
-    (
-        "value cudaGetDriverEntryPointFlags.cudaEnablePerThreadDefaultStream",
-        krate::sys::cudaGetDriverEntryPointFlags::PER_THREAD_DEFAULT_STREAM.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSuccess",
-        krate::sys::cudaDriverEntryPointQueryResult::SUCCESS.as_raw() as i128,
-    ),
-    (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointSymbolNotFound",
-        krate::sys::cudaDriverEntryPointQueryResult::SYMBOL_NOT_FOUND.as_raw() as i128,
-    ),
-    (
-        "value cudaDriverEntryPointQueryResult.cudaDriverEntryPointVersionNotSufficent",
-        krate::sys::cudaDriverEntryPointQueryResult::VERSION_NOT_SUFFICENT.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsVerbose",
-        krate::sys::cudaGraphDebugDotFlags::VERBOSE.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemcpyNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::MEMCPY_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsMemsetNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::MEMSET_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHostNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::HOST_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsEventNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EVENT_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_SIGNAL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::EXT_SEMAS_WAIT_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsKernelNodeAttributes",
-        krate::sys::cudaGraphDebugDotFlags::KERNEL_NODE_ATTRIBUTES.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsHandles",
-        krate::sys::cudaGraphDebugDotFlags::HANDLES.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphDebugDotFlags.cudaGraphDebugDotFlagsConditionalNodeParams",
-        krate::sys::cudaGraphDebugDotFlags::CONDITIONAL_NODE_PARAMS.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagAutoFreeOnLaunch",
-        krate::sys::cudaGraphInstantiateFlags::AUTO_FREE_ON_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUpload",
-        krate::sys::cudaGraphInstantiateFlags::UPLOAD.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagDeviceLaunch",
-        krate::sys::cudaGraphInstantiateFlags::DEVICE_LAUNCH.as_raw() as i128,
-    ),
-    (
-        "value cudaGraphInstantiateFlags.cudaGraphInstantiateFlagUseNodePriority",
-        krate::sys::cudaGraphInstantiateFlags::USE_NODE_PRIORITY.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainDefault",
-        krate::sys::cudaLaunchMemSyncDomain::DEFAULT.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchMemSyncDomain.cudaLaunchMemSyncDomainRemote",
-        krate::sys::cudaLaunchMemSyncDomain::REMOTE.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeIgnore",
-        krate::sys::cudaLaunchAttributeID::IGNORE.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeAccessPolicyWindow",
-        krate::sys::cudaLaunchAttributeID::ACCESS_POLICY_WINDOW.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeCooperative",
-        krate::sys::cudaLaunchAttributeID::COOPERATIVE.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeSynchronizationPolicy",
-        krate::sys::cudaLaunchAttributeID::SYNCHRONIZATION_POLICY.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeClusterDimension",
-        krate::sys::cudaLaunchAttributeID::CLUSTER_DIMENSION.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeClusterSchedulingPolicyPreference",
-        krate::sys::cudaLaunchAttributeID::CLUSTER_SCHEDULING_POLICY_PREFERENCE.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeProgrammaticStreamSerialization",
-        krate::sys::cudaLaunchAttributeID::PROGRAMMATIC_STREAM_SERIALIZATION.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeProgrammaticEvent",
-        krate::sys::cudaLaunchAttributeID::PROGRAMMATIC_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributePriority",
-        krate::sys::cudaLaunchAttributeID::PRIORITY.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeMemSyncDomainMap",
-        krate::sys::cudaLaunchAttributeID::MEM_SYNC_DOMAIN_MAP.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeMemSyncDomain",
-        krate::sys::cudaLaunchAttributeID::MEM_SYNC_DOMAIN.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributePreferredClusterDimension",
-        krate::sys::cudaLaunchAttributeID::PREFERRED_CLUSTER_DIMENSION.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeLaunchCompletionEvent",
-        krate::sys::cudaLaunchAttributeID::LAUNCH_COMPLETION_EVENT.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributeDeviceUpdatableKernelNode",
-        krate::sys::cudaLaunchAttributeID::DEVICE_UPDATABLE_KERNEL_NODE.as_raw() as i128,
-    ),
-    (
-        "value cudaLaunchAttributeID.cudaLaunchAttributePreferredSharedMemoryCarveout",
-        krate::sys::cudaLaunchAttributeID::PREFERRED_SHARED_MEMORY_CARVEOUT.as_raw()
-            as i128,
-    ),
-    (
-        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNone",
-        krate::sys::cudaDeviceNumaConfig::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaDeviceNumaConfig.cudaDeviceNumaConfigNumaNode",
-        krate::sys::cudaDeviceNumaConfig::NUMA_NODE.as_raw() as i128,
-    ),
-    (
-        "value cudaAsyncNotificationType.cudaAsyncNotificationTypeOverBudget",
-        krate::sys::cudaAsyncNotificationType::CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
-            .as_raw() as i128,
-    ),
-    (
-        "value cudaSurfaceBoundaryMode.cudaBoundaryModeZero",
-        krate::sys::cudaSurfaceBoundaryMode::ZERO.as_raw() as i128,
-    ),
-    (
-        "value cudaSurfaceBoundaryMode.cudaBoundaryModeClamp",
-        krate::sys::cudaSurfaceBoundaryMode::CLAMP.as_raw() as i128,
-    ),
-    (
-        "value cudaSurfaceBoundaryMode.cudaBoundaryModeTrap",
-        krate::sys::cudaSurfaceBoundaryMode::TRAP.as_raw() as i128,
-    ),
-    (
-        "value cudaSurfaceFormatMode.cudaFormatModeForced",
-        krate::sys::cudaSurfaceFormatMode::FORCED.as_raw() as i128,
-    ),
-    (
-        "value cudaSurfaceFormatMode.cudaFormatModeAuto",
-        krate::sys::cudaSurfaceFormatMode::AUTO.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureAddressMode.cudaAddressModeWrap",
-        krate::sys::cudaTextureAddressMode::WRAP.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureAddressMode.cudaAddressModeClamp",
-        krate::sys::cudaTextureAddressMode::CLAMP.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureAddressMode.cudaAddressModeMirror",
-        krate::sys::cudaTextureAddressMode::MIRROR.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureAddressMode.cudaAddressModeBorder",
-        krate::sys::cudaTextureAddressMode::BORDER.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureFilterMode.cudaFilterModePoint",
-        krate::sys::cudaTextureFilterMode::POINT.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureFilterMode.cudaFilterModeLinear",
-        krate::sys::cudaTextureFilterMode::LINEAR.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureReadMode.cudaReadModeElementType",
-        krate::sys::cudaTextureReadMode::ELEMENT_TYPE.as_raw() as i128,
-    ),
-    (
-        "value cudaTextureReadMode.cudaReadModeNormalizedFloat",
-        krate::sys::cudaTextureReadMode::NORMALIZED_FLOAT.as_raw() as i128,
-    ),
-    (
-        "value cudaGLDeviceList.cudaGLDeviceListAll",
-        krate::sys::cudaGLDeviceList::ALL.as_raw() as i128,
-    ),
-    (
-        "value cudaGLDeviceList.cudaGLDeviceListCurrentFrame",
-        krate::sys::cudaGLDeviceList::CURRENT_FRAME.as_raw() as i128,
-    ),
-    (
-        "value cudaGLDeviceList.cudaGLDeviceListNextFrame",
-        krate::sys::cudaGLDeviceList::NEXT_FRAME.as_raw() as i128,
-    ),
-    (
-        "value cudaGLMapFlags.cudaGLMapFlagsNone",
-        krate::sys::cudaGLMapFlags::NONE.as_raw() as i128,
-    ),
-    (
-        "value cudaGLMapFlags.cudaGLMapFlagsReadOnly",
-        krate::sys::cudaGLMapFlags::READ_ONLY.as_raw() as i128,
-    ),
-    (
-        "value cudaGLMapFlags.cudaGLMapFlagsWriteDiscard",
-        krate::sys::cudaGLMapFlags::WRITE_DISCARD.as_raw() as i128,
-    ),
-    (
-        "value cudaEglFrameType.cudaEglFrameTypeArray",
-        krate::sys::cudaEglFrameType::ARRAY.as_raw() as i128,
-    ),
-    (
-        "value cudaEglFrameType.cudaEglFrameTypePitch",
-        krate::sys::cudaEglFrameType::PITCH.as_raw() as i128,
-    ),
-    (
-        "value cudaEglResourceLocationFlags.cudaEglResourceLocationSysmem",
-        krate::sys::cudaEglResourceLocationFlags::SYSMEM.as_raw() as i128,
-    ),
-    (
-        "value cudaEglResourceLocationFlags.cudaEglResourceLocationVidmem",
-        krate::sys::cudaEglResourceLocationFlags::VIDMEM.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar",
-        krate::sys::cudaEglColorFormat::YUV420_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar",
-        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV422Planar",
-        krate::sys::cudaEglColorFormat::YUV422_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV422SemiPlanar",
-        krate::sys::cudaEglColorFormat::YUV422_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatARGB",
-        krate::sys::cudaEglColorFormat::ARGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatRGBA",
-        krate::sys::cudaEglColorFormat::RGBA.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatL",
-        krate::sys::cudaEglColorFormat::L.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatR",
-        krate::sys::cudaEglColorFormat::R.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV444Planar",
-        krate::sys::cudaEglColorFormat::YUV444_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV444SemiPlanar",
-        krate::sys::cudaEglColorFormat::YUV444_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUYV422",
-        krate::sys::cudaEglColorFormat::YUYV422.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatUYVY422",
-        krate::sys::cudaEglColorFormat::UYVY422.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatABGR",
-        krate::sys::cudaEglColorFormat::ABGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBGRA",
-        krate::sys::cudaEglColorFormat::BGRA.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatA",
-        krate::sys::cudaEglColorFormat::A.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatRG",
-        krate::sys::cudaEglColorFormat::RG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatAYUV",
-        krate::sys::cudaEglColorFormat::AYUV.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU444SemiPlanar",
-        krate::sys::cudaEglColorFormat::YVU444_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU422SemiPlanar",
-        krate::sys::cudaEglColorFormat::YVU422_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar",
-        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar",
-        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar",
-        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar",
-        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar",
-        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatVYUY_ER",
-        krate::sys::cudaEglColorFormat::VYUY_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatUYVY_ER",
-        krate::sys::cudaEglColorFormat::UYVY_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUYV_ER",
-        krate::sys::cudaEglColorFormat::YUYV_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVYU_ER",
-        krate::sys::cudaEglColorFormat::YVYU_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUVA_ER",
-        krate::sys::cudaEglColorFormat::YUVA_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatAYUV_ER",
-        krate::sys::cudaEglColorFormat::AYUV_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV444Planar_ER",
-        krate::sys::cudaEglColorFormat::YUV444_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV422Planar_ER",
-        krate::sys::cudaEglColorFormat::YUV422_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_ER",
-        krate::sys::cudaEglColorFormat::YUV420_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV444SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YUV444_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV422SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YUV422_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU444Planar_ER",
-        krate::sys::cudaEglColorFormat::YVU444_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU422Planar_ER",
-        krate::sys::cudaEglColorFormat::YVU422_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_ER",
-        krate::sys::cudaEglColorFormat::YVU420_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU444SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YVU444_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU422SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YVU422_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerRGGB",
-        krate::sys::cudaEglColorFormat::BAYER_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerBGGR",
-        krate::sys::cudaEglColorFormat::BAYER_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerGRBG",
-        krate::sys::cudaEglColorFormat::BAYER_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerGBRG",
-        krate::sys::cudaEglColorFormat::BAYER_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer10RGGB",
-        krate::sys::cudaEglColorFormat::BAYER10_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer10BGGR",
-        krate::sys::cudaEglColorFormat::BAYER10_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer10GRBG",
-        krate::sys::cudaEglColorFormat::BAYER10_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer10GBRG",
-        krate::sys::cudaEglColorFormat::BAYER10_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12RGGB",
-        krate::sys::cudaEglColorFormat::BAYER12_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12BGGR",
-        krate::sys::cudaEglColorFormat::BAYER12_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12GRBG",
-        krate::sys::cudaEglColorFormat::BAYER12_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12GBRG",
-        krate::sys::cudaEglColorFormat::BAYER12_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer14RGGB",
-        krate::sys::cudaEglColorFormat::BAYER14_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer14BGGR",
-        krate::sys::cudaEglColorFormat::BAYER14_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer14GRBG",
-        krate::sys::cudaEglColorFormat::BAYER14_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer14GBRG",
-        krate::sys::cudaEglColorFormat::BAYER14_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer20RGGB",
-        krate::sys::cudaEglColorFormat::BAYER20_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer20BGGR",
-        krate::sys::cudaEglColorFormat::BAYER20_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer20GRBG",
-        krate::sys::cudaEglColorFormat::BAYER20_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer20GBRG",
-        krate::sys::cudaEglColorFormat::BAYER20_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU444Planar",
-        krate::sys::cudaEglColorFormat::YVU444_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU422Planar",
-        krate::sys::cudaEglColorFormat::YVU422_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar",
-        krate::sys::cudaEglColorFormat::YVU420_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerIspRGGB",
-        krate::sys::cudaEglColorFormat::BAYER_ISP_RGGB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerIspBGGR",
-        krate::sys::cudaEglColorFormat::BAYER_ISP_BGGR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerIspGRBG",
-        krate::sys::cudaEglColorFormat::BAYER_ISP_GRBG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerIspGBRG",
-        krate::sys::cudaEglColorFormat::BAYER_ISP_GBRG.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerBCCR",
-        krate::sys::cudaEglColorFormat::BAYER_BCCR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerRCCB",
-        krate::sys::cudaEglColorFormat::BAYER_RCCB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerCRBC",
-        krate::sys::cudaEglColorFormat::BAYER_CRBC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayerCBRC",
-        krate::sys::cudaEglColorFormat::BAYER_CBRC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer10CCCC",
-        krate::sys::cudaEglColorFormat::BAYER10_CCCC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12BCCR",
-        krate::sys::cudaEglColorFormat::BAYER12_BCCR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12RCCB",
-        krate::sys::cudaEglColorFormat::BAYER12_RCCB.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12CRBC",
-        krate::sys::cudaEglColorFormat::BAYER12_CRBC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12CBRC",
-        krate::sys::cudaEglColorFormat::BAYER12_CBRC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatBayer12CCCC",
-        krate::sys::cudaEglColorFormat::BAYER12_CCCC.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY",
-        krate::sys::cudaEglColorFormat::Y.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_2020",
-        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_2020",
-        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_2020",
-        krate::sys::cudaEglColorFormat::YUV420_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_2020",
-        krate::sys::cudaEglColorFormat::YVU420_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420SemiPlanar_709",
-        krate::sys::cudaEglColorFormat::YUV420_SEMI_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420SemiPlanar_709",
-        krate::sys::cudaEglColorFormat::YVU420_SEMI_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUV420Planar_709",
-        krate::sys::cudaEglColorFormat::YUV420_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVU420Planar_709",
-        krate::sys::cudaEglColorFormat::YVU420_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_709",
-        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_2020",
-        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar_2020",
-        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR_2020.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar",
-        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_422SemiPlanar_709",
-        krate::sys::cudaEglColorFormat::Y10V10U10_422SEMI_PLANAR_709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY_ER",
-        krate::sys::cudaEglColorFormat::Y_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY_709_ER",
-        krate::sys::cudaEglColorFormat::Y_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10_ER",
-        krate::sys::cudaEglColorFormat::Y10_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10_709_ER",
-        krate::sys::cudaEglColorFormat::Y10_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12_ER",
-        krate::sys::cudaEglColorFormat::Y12_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12_709_ER",
-        krate::sys::cudaEglColorFormat::Y12_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYUVA",
-        krate::sys::cudaEglColorFormat::YUVA.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatYVYU",
-        krate::sys::cudaEglColorFormat::YVYU.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatVYUY",
-        krate::sys::cudaEglColorFormat::VYUY.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER",
-        krate::sys::cudaEglColorFormat::Y10V10U10_420SEMI_PLANAR_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER",
-        krate::sys::cudaEglColorFormat::Y10V10U10_444SEMI_PLANAR_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER",
-        krate::sys::cudaEglColorFormat::Y12V12U12_420SEMI_PLANAR_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar_ER",
-        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER",
-        krate::sys::cudaEglColorFormat::Y12V12U12_444SEMI_PLANAR_709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatUYVY709",
-        krate::sys::cudaEglColorFormat::UYVY709.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatUYVY709_ER",
-        krate::sys::cudaEglColorFormat::UYVY709_ER.as_raw() as i128,
-    ),
-    (
-        "value cudaEglColorFormat.cudaEglColorFormatUYVY2020",
-        krate::sys::cudaEglColorFormat::UYVY2020.as_raw() as i128,
-    ),
+    size!(dim3),
+    align!(dim3),
+    offset!(dim3, x),
+    offset!(dim3, y),
+    offset!(dim3, z),
+    size!(cudaChannelFormatDesc),
+    align!(cudaChannelFormatDesc),
+    offset!(cudaChannelFormatDesc, x),
+    offset!(cudaChannelFormatDesc, y),
+    offset!(cudaChannelFormatDesc, z),
+    offset!(cudaChannelFormatDesc, w),
+    offset!(cudaChannelFormatDesc, f),
+    size!(cudaArraySparseProperties),
+    align!(cudaArraySparseProperties),
+    offset!(cudaArraySparseProperties, tileExtent),
+    offset!(cudaArraySparseProperties, miptailFirstLevel),
+    offset!(cudaArraySparseProperties, miptailSize),
+    offset!(cudaArraySparseProperties, flags),
+    offset!(cudaArraySparseProperties, reserved),
+    size!(cudaArraySparseProperties__bindgen_ty_1),
+    align!(cudaArraySparseProperties__bindgen_ty_1),
+    offset!(cudaArraySparseProperties__bindgen_ty_1, width),
+    offset!(cudaArraySparseProperties__bindgen_ty_1, height),
+    offset!(cudaArraySparseProperties__bindgen_ty_1, depth),
+    size!(cudaArrayMemoryRequirements),
+    align!(cudaArrayMemoryRequirements),
+    offset!(cudaArrayMemoryRequirements, size),
+    offset!(cudaArrayMemoryRequirements, alignment),
+    offset!(cudaArrayMemoryRequirements, reserved),
+    size!(cudaPitchedPtr),
+    align!(cudaPitchedPtr),
+    offset!(cudaPitchedPtr, ptr),
+    offset!(cudaPitchedPtr, pitch),
+    offset!(cudaPitchedPtr, xsize),
+    offset!(cudaPitchedPtr, ysize),
+    size!(cudaExtent),
+    align!(cudaExtent),
+    offset!(cudaExtent, width),
+    offset!(cudaExtent, height),
+    offset!(cudaExtent, depth),
+    size!(cudaPos),
+    align!(cudaPos),
+    offset!(cudaPos, x),
+    offset!(cudaPos, y),
+    offset!(cudaPos, z),
+    size!(cudaMemcpy3DParms),
+    align!(cudaMemcpy3DParms),
+    offset!(cudaMemcpy3DParms, srcArray),
+    offset!(cudaMemcpy3DParms, srcPos),
+    offset!(cudaMemcpy3DParms, srcPtr),
+    offset!(cudaMemcpy3DParms, dstArray),
+    offset!(cudaMemcpy3DParms, dstPos),
+    offset!(cudaMemcpy3DParms, dstPtr),
+    offset!(cudaMemcpy3DParms, extent),
+    offset!(cudaMemcpy3DParms, kind),
+    size!(cudaMemcpyNodeParams),
+    align!(cudaMemcpyNodeParams),
+    offset!(cudaMemcpyNodeParams, flags),
+    offset!(cudaMemcpyNodeParams, reserved),
+    offset!(cudaMemcpyNodeParams, copyParams),
+    size!(cudaMemcpy3DPeerParms),
+    align!(cudaMemcpy3DPeerParms),
+    offset!(cudaMemcpy3DPeerParms, srcArray),
+    offset!(cudaMemcpy3DPeerParms, srcPos),
+    offset!(cudaMemcpy3DPeerParms, srcPtr),
+    offset!(cudaMemcpy3DPeerParms, srcDevice),
+    offset!(cudaMemcpy3DPeerParms, dstArray),
+    offset!(cudaMemcpy3DPeerParms, dstPos),
+    offset!(cudaMemcpy3DPeerParms, dstPtr),
+    offset!(cudaMemcpy3DPeerParms, dstDevice),
+    offset!(cudaMemcpy3DPeerParms, extent),
+    size!(cudaMemsetParams),
+    align!(cudaMemsetParams),
+    offset!(cudaMemsetParams, dst),
+    offset!(cudaMemsetParams, pitch),
+    offset!(cudaMemsetParams, value),
+    offset!(cudaMemsetParams, elementSize),
+    offset!(cudaMemsetParams, width),
+    offset!(cudaMemsetParams, height),
+    size!(cudaMemsetParamsV2),
+    align!(cudaMemsetParamsV2),
+    offset!(cudaMemsetParamsV2, dst),
+    offset!(cudaMemsetParamsV2, pitch),
+    offset!(cudaMemsetParamsV2, value),
+    offset!(cudaMemsetParamsV2, elementSize),
+    offset!(cudaMemsetParamsV2, width),
+    offset!(cudaMemsetParamsV2, height),
+    size!(cudaAccessPolicyWindow),
+    align!(cudaAccessPolicyWindow),
+    offset!(cudaAccessPolicyWindow, base_ptr),
+    offset!(cudaAccessPolicyWindow, num_bytes),
+    offset!(cudaAccessPolicyWindow, hitRatio),
+    offset!(cudaAccessPolicyWindow, hitProp),
+    offset!(cudaAccessPolicyWindow, missProp),
+    size!(cudaHostNodeParams),
+    align!(cudaHostNodeParams),
+    offset!(cudaHostNodeParams, fn_),
+    offset!(cudaHostNodeParams, userData),
+    size!(cudaHostNodeParamsV2),
+    align!(cudaHostNodeParamsV2),
+    offset!(cudaHostNodeParamsV2, fn_),
+    offset!(cudaHostNodeParamsV2, userData),
+    size!(cudaResourceDesc),
+    align!(cudaResourceDesc),
+    offset!(cudaResourceDesc, resType),
+    offset!(cudaResourceDesc, res),
+    size!(cudaResourceDesc__bindgen_ty_1),
+    align!(cudaResourceDesc__bindgen_ty_1),
+    offset!(cudaResourceDesc__bindgen_ty_1, array),
+    offset!(cudaResourceDesc__bindgen_ty_1, mipmap),
+    offset!(cudaResourceDesc__bindgen_ty_1, linear),
+    offset!(cudaResourceDesc__bindgen_ty_1, pitch2D),
+    size!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1, array),
+    size!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2, mipmap),
+    size!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3),
+    align!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, devPtr),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, desc),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3, sizeInBytes),
+    size!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4),
+    align!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, devPtr),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, desc),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, width),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, height),
+    offset!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4, pitchInBytes),
+    size!(cudaResourceViewDesc),
+    align!(cudaResourceViewDesc),
+    offset!(cudaResourceViewDesc, format),
+    offset!(cudaResourceViewDesc, width),
+    offset!(cudaResourceViewDesc, height),
+    offset!(cudaResourceViewDesc, depth),
+    offset!(cudaResourceViewDesc, firstMipmapLevel),
+    offset!(cudaResourceViewDesc, lastMipmapLevel),
+    offset!(cudaResourceViewDesc, firstLayer),
+    offset!(cudaResourceViewDesc, lastLayer),
+    size!(cudaPointerAttributes),
+    align!(cudaPointerAttributes),
+    offset!(cudaPointerAttributes, type_),
+    offset!(cudaPointerAttributes, device),
+    offset!(cudaPointerAttributes, devicePointer),
+    offset!(cudaPointerAttributes, hostPointer),
+    size!(cudaFuncAttributes),
+    align!(cudaFuncAttributes),
+    offset!(cudaFuncAttributes, sharedSizeBytes),
+    offset!(cudaFuncAttributes, constSizeBytes),
+    offset!(cudaFuncAttributes, localSizeBytes),
+    offset!(cudaFuncAttributes, maxThreadsPerBlock),
+    offset!(cudaFuncAttributes, numRegs),
+    offset!(cudaFuncAttributes, ptxVersion),
+    offset!(cudaFuncAttributes, binaryVersion),
+    offset!(cudaFuncAttributes, cacheModeCA),
+    offset!(cudaFuncAttributes, maxDynamicSharedSizeBytes),
+    offset!(cudaFuncAttributes, preferredShmemCarveout),
+    offset!(cudaFuncAttributes, clusterDimMustBeSet),
+    offset!(cudaFuncAttributes, requiredClusterWidth),
+    offset!(cudaFuncAttributes, requiredClusterHeight),
+    offset!(cudaFuncAttributes, requiredClusterDepth),
+    offset!(cudaFuncAttributes, clusterSchedulingPolicyPreference),
+    offset!(cudaFuncAttributes, nonPortableClusterSizeAllowed),
+    offset!(cudaFuncAttributes, reserved),
+    size!(cudaMemLocation),
+    align!(cudaMemLocation),
+    offset!(cudaMemLocation, type_),
+    offset!(cudaMemLocation, id),
+    size!(cudaMemAccessDesc),
+    align!(cudaMemAccessDesc),
+    offset!(cudaMemAccessDesc, location),
+    offset!(cudaMemAccessDesc, flags),
+    size!(cudaMemPoolProps),
+    align!(cudaMemPoolProps),
+    offset!(cudaMemPoolProps, allocType),
+    offset!(cudaMemPoolProps, handleTypes),
+    offset!(cudaMemPoolProps, location),
+    offset!(cudaMemPoolProps, win32SecurityAttributes),
+    offset!(cudaMemPoolProps, maxSize),
+    offset!(cudaMemPoolProps, usage),
+    offset!(cudaMemPoolProps, reserved),
+    size!(cudaMemPoolPtrExportData),
+    align!(cudaMemPoolPtrExportData),
+    offset!(cudaMemPoolPtrExportData, reserved),
+    size!(cudaMemAllocNodeParams),
+    align!(cudaMemAllocNodeParams),
+    offset!(cudaMemAllocNodeParams, poolProps),
+    offset!(cudaMemAllocNodeParams, accessDescs),
+    offset!(cudaMemAllocNodeParams, accessDescCount),
+    offset!(cudaMemAllocNodeParams, bytesize),
+    offset!(cudaMemAllocNodeParams, dptr),
+    size!(cudaMemAllocNodeParamsV2),
+    align!(cudaMemAllocNodeParamsV2),
+    offset!(cudaMemAllocNodeParamsV2, poolProps),
+    offset!(cudaMemAllocNodeParamsV2, accessDescs),
+    offset!(cudaMemAllocNodeParamsV2, accessDescCount),
+    offset!(cudaMemAllocNodeParamsV2, bytesize),
+    offset!(cudaMemAllocNodeParamsV2, dptr),
+    size!(cudaMemFreeNodeParams),
+    align!(cudaMemFreeNodeParams),
+    offset!(cudaMemFreeNodeParams, dptr),
+    size!(cudaMemcpyAttributes),
+    align!(cudaMemcpyAttributes),
+    offset!(cudaMemcpyAttributes, srcAccessOrder),
+    offset!(cudaMemcpyAttributes, srcLocHint),
+    offset!(cudaMemcpyAttributes, dstLocHint),
+    offset!(cudaMemcpyAttributes, flags),
+    size!(cudaOffset3D),
+    align!(cudaOffset3D),
+    offset!(cudaOffset3D, x),
+    offset!(cudaOffset3D, y),
+    offset!(cudaOffset3D, z),
+    size!(cudaMemcpy3DOperand),
+    align!(cudaMemcpy3DOperand),
+    offset!(cudaMemcpy3DOperand, type_),
+    offset!(cudaMemcpy3DOperand, op),
+    size!(cudaMemcpy3DOperand__bindgen_ty_1),
+    align!(cudaMemcpy3DOperand__bindgen_ty_1),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1, ptr),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1, array),
+    size!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, ptr),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, rowLength),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, layerHeight),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1, locHint),
+    size!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, array),
+    offset!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2, offset),
+    size!(cudaMemcpy3DBatchOp),
+    align!(cudaMemcpy3DBatchOp),
+    offset!(cudaMemcpy3DBatchOp, src),
+    offset!(cudaMemcpy3DBatchOp, dst),
+    offset!(cudaMemcpy3DBatchOp, extent),
+    offset!(cudaMemcpy3DBatchOp, srcAccessOrder),
+    offset!(cudaMemcpy3DBatchOp, flags),
+    size!(CUuuid_st),
+    align!(CUuuid_st),
+    offset!(CUuuid_st, bytes),
+    size!(cudaDeviceProp),
+    align!(cudaDeviceProp),
+    offset!(cudaDeviceProp, name),
+    offset!(cudaDeviceProp, uuid),
+    offset!(cudaDeviceProp, luid),
+    offset!(cudaDeviceProp, luidDeviceNodeMask),
+    offset!(cudaDeviceProp, totalGlobalMem),
+    offset!(cudaDeviceProp, sharedMemPerBlock),
+    offset!(cudaDeviceProp, regsPerBlock),
+    offset!(cudaDeviceProp, warpSize),
+    offset!(cudaDeviceProp, memPitch),
+    offset!(cudaDeviceProp, maxThreadsPerBlock),
+    offset!(cudaDeviceProp, maxThreadsDim),
+    offset!(cudaDeviceProp, maxGridSize),
+    offset!(cudaDeviceProp, clockRate),
+    offset!(cudaDeviceProp, totalConstMem),
+    offset!(cudaDeviceProp, major),
+    offset!(cudaDeviceProp, minor),
+    offset!(cudaDeviceProp, textureAlignment),
+    offset!(cudaDeviceProp, texturePitchAlignment),
+    offset!(cudaDeviceProp, deviceOverlap),
+    offset!(cudaDeviceProp, multiProcessorCount),
+    offset!(cudaDeviceProp, kernelExecTimeoutEnabled),
+    offset!(cudaDeviceProp, integrated),
+    offset!(cudaDeviceProp, canMapHostMemory),
+    offset!(cudaDeviceProp, computeMode),
+    offset!(cudaDeviceProp, maxTexture1D),
+    offset!(cudaDeviceProp, maxTexture1DMipmap),
+    offset!(cudaDeviceProp, maxTexture1DLinear),
+    offset!(cudaDeviceProp, maxTexture2D),
+    offset!(cudaDeviceProp, maxTexture2DMipmap),
+    offset!(cudaDeviceProp, maxTexture2DLinear),
+    offset!(cudaDeviceProp, maxTexture2DGather),
+    offset!(cudaDeviceProp, maxTexture3D),
+    offset!(cudaDeviceProp, maxTexture3DAlt),
+    offset!(cudaDeviceProp, maxTextureCubemap),
+    offset!(cudaDeviceProp, maxTexture1DLayered),
+    offset!(cudaDeviceProp, maxTexture2DLayered),
+    offset!(cudaDeviceProp, maxTextureCubemapLayered),
+    offset!(cudaDeviceProp, maxSurface1D),
+    offset!(cudaDeviceProp, maxSurface2D),
+    offset!(cudaDeviceProp, maxSurface3D),
+    offset!(cudaDeviceProp, maxSurface1DLayered),
+    offset!(cudaDeviceProp, maxSurface2DLayered),
+    offset!(cudaDeviceProp, maxSurfaceCubemap),
+    offset!(cudaDeviceProp, maxSurfaceCubemapLayered),
+    offset!(cudaDeviceProp, surfaceAlignment),
+    offset!(cudaDeviceProp, concurrentKernels),
+    offset!(cudaDeviceProp, ECCEnabled),
+    offset!(cudaDeviceProp, pciBusID),
+    offset!(cudaDeviceProp, pciDeviceID),
+    offset!(cudaDeviceProp, pciDomainID),
+    offset!(cudaDeviceProp, tccDriver),
+    offset!(cudaDeviceProp, asyncEngineCount),
+    offset!(cudaDeviceProp, unifiedAddressing),
+    offset!(cudaDeviceProp, memoryClockRate),
+    offset!(cudaDeviceProp, memoryBusWidth),
+    offset!(cudaDeviceProp, l2CacheSize),
+    offset!(cudaDeviceProp, persistingL2CacheMaxSize),
+    offset!(cudaDeviceProp, maxThreadsPerMultiProcessor),
+    offset!(cudaDeviceProp, streamPrioritiesSupported),
+    offset!(cudaDeviceProp, globalL1CacheSupported),
+    offset!(cudaDeviceProp, localL1CacheSupported),
+    offset!(cudaDeviceProp, sharedMemPerMultiprocessor),
+    offset!(cudaDeviceProp, regsPerMultiprocessor),
+    offset!(cudaDeviceProp, managedMemory),
+    offset!(cudaDeviceProp, isMultiGpuBoard),
+    offset!(cudaDeviceProp, multiGpuBoardGroupID),
+    offset!(cudaDeviceProp, hostNativeAtomicSupported),
+    offset!(cudaDeviceProp, singleToDoublePrecisionPerfRatio),
+    offset!(cudaDeviceProp, pageableMemoryAccess),
+    offset!(cudaDeviceProp, concurrentManagedAccess),
+    offset!(cudaDeviceProp, computePreemptionSupported),
+    offset!(cudaDeviceProp, canUseHostPointerForRegisteredMem),
+    offset!(cudaDeviceProp, cooperativeLaunch),
+    offset!(cudaDeviceProp, cooperativeMultiDeviceLaunch),
+    offset!(cudaDeviceProp, sharedMemPerBlockOptin),
+    offset!(cudaDeviceProp, pageableMemoryAccessUsesHostPageTables),
+    offset!(cudaDeviceProp, directManagedMemAccessFromHost),
+    offset!(cudaDeviceProp, maxBlocksPerMultiProcessor),
+    offset!(cudaDeviceProp, accessPolicyMaxWindowSize),
+    offset!(cudaDeviceProp, reservedSharedMemPerBlock),
+    offset!(cudaDeviceProp, hostRegisterSupported),
+    offset!(cudaDeviceProp, sparseCudaArraySupported),
+    offset!(cudaDeviceProp, hostRegisterReadOnlySupported),
+    offset!(cudaDeviceProp, timelineSemaphoreInteropSupported),
+    offset!(cudaDeviceProp, memoryPoolsSupported),
+    offset!(cudaDeviceProp, gpuDirectRDMASupported),
+    offset!(cudaDeviceProp, gpuDirectRDMAFlushWritesOptions),
+    offset!(cudaDeviceProp, gpuDirectRDMAWritesOrdering),
+    offset!(cudaDeviceProp, memoryPoolSupportedHandleTypes),
+    offset!(cudaDeviceProp, deferredMappingCudaArraySupported),
+    offset!(cudaDeviceProp, ipcEventSupported),
+    offset!(cudaDeviceProp, clusterLaunch),
+    offset!(cudaDeviceProp, unifiedFunctionPointers),
+    offset!(cudaDeviceProp, reserved),
+    size!(cudaIpcEventHandle_st),
+    align!(cudaIpcEventHandle_st),
+    offset!(cudaIpcEventHandle_st, reserved),
+    size!(cudaIpcMemHandle_st),
+    align!(cudaIpcMemHandle_st),
+    offset!(cudaIpcMemHandle_st, reserved),
+    size!(cudaMemFabricHandle_st),
+    align!(cudaMemFabricHandle_st),
+    offset!(cudaMemFabricHandle_st, reserved),
+    size!(cudaExternalMemoryHandleDesc),
+    align!(cudaExternalMemoryHandleDesc),
+    offset!(cudaExternalMemoryHandleDesc, type_),
+    offset!(cudaExternalMemoryHandleDesc, handle),
+    offset!(cudaExternalMemoryHandleDesc, size),
+    offset!(cudaExternalMemoryHandleDesc, flags),
+    size!(cudaExternalMemoryHandleDesc__bindgen_ty_1),
+    align!(cudaExternalMemoryHandleDesc__bindgen_ty_1),
+    offset!(cudaExternalMemoryHandleDesc__bindgen_ty_1, fd),
+    offset!(cudaExternalMemoryHandleDesc__bindgen_ty_1, win32),
+    offset!(cudaExternalMemoryHandleDesc__bindgen_ty_1, nvSciBufObject),
+    size!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1, handle),
+    offset!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1, name),
+    size!(cudaExternalMemoryBufferDesc),
+    align!(cudaExternalMemoryBufferDesc),
+    offset!(cudaExternalMemoryBufferDesc, offset),
+    offset!(cudaExternalMemoryBufferDesc, size),
+    offset!(cudaExternalMemoryBufferDesc, flags),
+    size!(cudaExternalMemoryMipmappedArrayDesc),
+    align!(cudaExternalMemoryMipmappedArrayDesc),
+    offset!(cudaExternalMemoryMipmappedArrayDesc, offset),
+    offset!(cudaExternalMemoryMipmappedArrayDesc, formatDesc),
+    offset!(cudaExternalMemoryMipmappedArrayDesc, extent),
+    offset!(cudaExternalMemoryMipmappedArrayDesc, flags),
+    offset!(cudaExternalMemoryMipmappedArrayDesc, numLevels),
+    size!(cudaExternalSemaphoreHandleDesc),
+    align!(cudaExternalSemaphoreHandleDesc),
+    offset!(cudaExternalSemaphoreHandleDesc, type_),
+    offset!(cudaExternalSemaphoreHandleDesc, handle),
+    offset!(cudaExternalSemaphoreHandleDesc, flags),
+    size!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1),
+    align!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1, fd),
+    offset!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1, win32),
+    offset!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1, nvSciSyncObj),
+    size!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1, handle),
+    offset!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1, name),
+    size!(cudaExternalSemaphoreSignalParams_v1),
+    align!(cudaExternalSemaphoreSignalParams_v1),
+    offset!(cudaExternalSemaphoreSignalParams_v1, params),
+    offset!(cudaExternalSemaphoreSignalParams_v1, flags),
+    size!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, fence),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, nvSciSync),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1, keyedMutex),
+    size!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_1, value),
+    size!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2, fence),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_2, reserved),
+    size!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3),
+    align!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3),
+    offset!(cudaExternalSemaphoreSignalParams_v1__bindgen_ty_1__bindgen_ty_3, key),
+    size!(cudaExternalSemaphoreWaitParams_v1),
+    align!(cudaExternalSemaphoreWaitParams_v1),
+    offset!(cudaExternalSemaphoreWaitParams_v1, params),
+    offset!(cudaExternalSemaphoreWaitParams_v1, flags),
+    size!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, fence),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, nvSciSync),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1, keyedMutex),
+    size!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_1, value),
+    size!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2, fence),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_2, reserved),
+    size!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3),
+    align!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3, key),
+    offset!(cudaExternalSemaphoreWaitParams_v1__bindgen_ty_1__bindgen_ty_3, timeoutMs),
+    size!(cudaExternalSemaphoreSignalParams),
+    align!(cudaExternalSemaphoreSignalParams),
+    offset!(cudaExternalSemaphoreSignalParams, params),
+    offset!(cudaExternalSemaphoreSignalParams, flags),
+    offset!(cudaExternalSemaphoreSignalParams, reserved),
+    size!(cudaExternalSemaphoreSignalParams__bindgen_ty_1),
+    align!(cudaExternalSemaphoreSignalParams__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1, fence),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1, nvSciSync),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1, keyedMutex),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1, reserved),
+    size!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1, value),
+    size!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2, fence),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2, reserved),
+    size!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3),
+    align!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3),
+    offset!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3, key),
+    size!(cudaExternalSemaphoreWaitParams),
+    align!(cudaExternalSemaphoreWaitParams),
+    offset!(cudaExternalSemaphoreWaitParams, params),
+    offset!(cudaExternalSemaphoreWaitParams, flags),
+    offset!(cudaExternalSemaphoreWaitParams, reserved),
+    size!(cudaExternalSemaphoreWaitParams__bindgen_ty_1),
+    align!(cudaExternalSemaphoreWaitParams__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1, fence),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1, nvSciSync),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1, keyedMutex),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1, reserved),
+    size!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1, value),
+    size!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2),
+    align!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2, fence),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2, reserved),
+    size!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3),
+    align!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3, key),
+    offset!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3, timeoutMs),
+    size!(cudalibraryHostUniversalFunctionAndDataTable),
+    align!(cudalibraryHostUniversalFunctionAndDataTable),
+    offset!(cudalibraryHostUniversalFunctionAndDataTable, functionTable),
+    offset!(cudalibraryHostUniversalFunctionAndDataTable, functionWindowSize),
+    offset!(cudalibraryHostUniversalFunctionAndDataTable, dataTable),
+    offset!(cudalibraryHostUniversalFunctionAndDataTable, dataWindowSize),
+    size!(cudaLaunchParams),
+    align!(cudaLaunchParams),
+    offset!(cudaLaunchParams, func),
+    offset!(cudaLaunchParams, gridDim),
+    offset!(cudaLaunchParams, blockDim),
+    offset!(cudaLaunchParams, args),
+    offset!(cudaLaunchParams, sharedMem),
+    offset!(cudaLaunchParams, stream),
+    size!(cudaKernelNodeParams),
+    align!(cudaKernelNodeParams),
+    offset!(cudaKernelNodeParams, func),
+    offset!(cudaKernelNodeParams, gridDim),
+    offset!(cudaKernelNodeParams, blockDim),
+    offset!(cudaKernelNodeParams, sharedMemBytes),
+    offset!(cudaKernelNodeParams, kernelParams),
+    offset!(cudaKernelNodeParams, extra),
+    size!(cudaKernelNodeParamsV2),
+    align!(cudaKernelNodeParamsV2),
+    offset!(cudaKernelNodeParamsV2, func),
+    offset!(cudaKernelNodeParamsV2, gridDim),
+    offset!(cudaKernelNodeParamsV2, blockDim),
+    offset!(cudaKernelNodeParamsV2, sharedMemBytes),
+    offset!(cudaKernelNodeParamsV2, kernelParams),
+    offset!(cudaKernelNodeParamsV2, extra),
+    size!(cudaExternalSemaphoreSignalNodeParams),
+    align!(cudaExternalSemaphoreSignalNodeParams),
+    offset!(cudaExternalSemaphoreSignalNodeParams, extSemArray),
+    offset!(cudaExternalSemaphoreSignalNodeParams, paramsArray),
+    offset!(cudaExternalSemaphoreSignalNodeParams, numExtSems),
+    size!(cudaExternalSemaphoreSignalNodeParamsV2),
+    align!(cudaExternalSemaphoreSignalNodeParamsV2),
+    offset!(cudaExternalSemaphoreSignalNodeParamsV2, extSemArray),
+    offset!(cudaExternalSemaphoreSignalNodeParamsV2, paramsArray),
+    offset!(cudaExternalSemaphoreSignalNodeParamsV2, numExtSems),
+    size!(cudaExternalSemaphoreWaitNodeParams),
+    align!(cudaExternalSemaphoreWaitNodeParams),
+    offset!(cudaExternalSemaphoreWaitNodeParams, extSemArray),
+    offset!(cudaExternalSemaphoreWaitNodeParams, paramsArray),
+    offset!(cudaExternalSemaphoreWaitNodeParams, numExtSems),
+    size!(cudaExternalSemaphoreWaitNodeParamsV2),
+    align!(cudaExternalSemaphoreWaitNodeParamsV2),
+    offset!(cudaExternalSemaphoreWaitNodeParamsV2, extSemArray),
+    offset!(cudaExternalSemaphoreWaitNodeParamsV2, paramsArray),
+    offset!(cudaExternalSemaphoreWaitNodeParamsV2, numExtSems),
+    size!(cudaConditionalNodeParams),
+    align!(cudaConditionalNodeParams),
+    offset!(cudaConditionalNodeParams, handle),
+    offset!(cudaConditionalNodeParams, type_),
+    offset!(cudaConditionalNodeParams, size),
+    offset!(cudaConditionalNodeParams, phGraph_out),
+    size!(cudaChildGraphNodeParams),
+    align!(cudaChildGraphNodeParams),
+    offset!(cudaChildGraphNodeParams, graph),
+    size!(cudaEventRecordNodeParams),
+    align!(cudaEventRecordNodeParams),
+    offset!(cudaEventRecordNodeParams, event),
+    size!(cudaEventWaitNodeParams),
+    align!(cudaEventWaitNodeParams),
+    offset!(cudaEventWaitNodeParams, event),
+    size!(cudaGraphNodeParams),
+    align!(cudaGraphNodeParams),
+    offset!(cudaGraphNodeParams, type_),
+    offset!(cudaGraphNodeParams, reserved0),
+    offset!(cudaGraphNodeParams, __bindgen_anon_1),
+    offset!(cudaGraphNodeParams, reserved2),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, reserved1),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, kernel),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, memcpy),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, memset),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, host),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, graph),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, eventWait),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, eventRecord),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, extSemSignal),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, extSemWait),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, alloc),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, free),
+    offset!(cudaGraphNodeParams__bindgen_ty_1, conditional),
+    size!(cudaGraphEdgeData_st),
+    align!(cudaGraphEdgeData_st),
+    offset!(cudaGraphEdgeData_st, from_port),
+    offset!(cudaGraphEdgeData_st, to_port),
+    offset!(cudaGraphEdgeData_st, type_),
+    offset!(cudaGraphEdgeData_st, reserved),
+    size!(cudaGraphInstantiateParams_st),
+    align!(cudaGraphInstantiateParams_st),
+    offset!(cudaGraphInstantiateParams_st, flags),
+    offset!(cudaGraphInstantiateParams_st, uploadStream),
+    offset!(cudaGraphInstantiateParams_st, errNode_out),
+    offset!(cudaGraphInstantiateParams_st, result_out),
+    size!(cudaGraphExecUpdateResultInfo_st),
+    align!(cudaGraphExecUpdateResultInfo_st),
+    offset!(cudaGraphExecUpdateResultInfo_st, result),
+    offset!(cudaGraphExecUpdateResultInfo_st, errorNode),
+    offset!(cudaGraphExecUpdateResultInfo_st, errorFromNode),
+    size!(cudaGraphKernelNodeUpdate),
+    align!(cudaGraphKernelNodeUpdate),
+    offset!(cudaGraphKernelNodeUpdate, node),
+    offset!(cudaGraphKernelNodeUpdate, field),
+    offset!(cudaGraphKernelNodeUpdate, updateData),
+    size!(cudaGraphKernelNodeUpdate__bindgen_ty_1),
+    align!(cudaGraphKernelNodeUpdate__bindgen_ty_1),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1, gridDim),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1, param),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1, isEnabled),
+    size!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, pValue),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, offset),
+    offset!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1, size),
+    size!(cudaLaunchMemSyncDomainMap_st),
+    align!(cudaLaunchMemSyncDomainMap_st),
+    offset!(cudaLaunchMemSyncDomainMap_st, default_),
+    offset!(cudaLaunchMemSyncDomainMap_st, remote),
+    size!(cudaLaunchAttributeValue),
+    align!(cudaLaunchAttributeValue),
+    offset!(cudaLaunchAttributeValue, pad),
+    offset!(cudaLaunchAttributeValue, accessPolicyWindow),
+    offset!(cudaLaunchAttributeValue, cooperative),
+    offset!(cudaLaunchAttributeValue, syncPolicy),
+    offset!(cudaLaunchAttributeValue, clusterDim),
+    offset!(cudaLaunchAttributeValue, clusterSchedulingPolicyPreference),
+    offset!(cudaLaunchAttributeValue, programmaticStreamSerializationAllowed),
+    offset!(cudaLaunchAttributeValue, programmaticEvent),
+    offset!(cudaLaunchAttributeValue, priority),
+    offset!(cudaLaunchAttributeValue, memSyncDomainMap),
+    offset!(cudaLaunchAttributeValue, memSyncDomain),
+    offset!(cudaLaunchAttributeValue, preferredClusterDim),
+    offset!(cudaLaunchAttributeValue, launchCompletionEvent),
+    offset!(cudaLaunchAttributeValue, deviceUpdatableKernelNode),
+    offset!(cudaLaunchAttributeValue, sharedMemCarveout),
+    size!(cudaLaunchAttributeValue__bindgen_ty_1),
+    align!(cudaLaunchAttributeValue__bindgen_ty_1),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_1, x),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_1, y),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_1, z),
+    size!(cudaLaunchAttributeValue__bindgen_ty_2),
+    align!(cudaLaunchAttributeValue__bindgen_ty_2),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_2, event),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_2, flags),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_2, triggerAtBlockStart),
+    size!(cudaLaunchAttributeValue__bindgen_ty_3),
+    align!(cudaLaunchAttributeValue__bindgen_ty_3),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_3, x),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_3, y),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_3, z),
+    size!(cudaLaunchAttributeValue__bindgen_ty_4),
+    align!(cudaLaunchAttributeValue__bindgen_ty_4),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_4, event),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_4, flags),
+    size!(cudaLaunchAttributeValue__bindgen_ty_5),
+    align!(cudaLaunchAttributeValue__bindgen_ty_5),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_5, deviceUpdatable),
+    offset!(cudaLaunchAttributeValue__bindgen_ty_5, devNode),
+    size!(cudaLaunchAttribute_st),
+    align!(cudaLaunchAttribute_st),
+    offset!(cudaLaunchAttribute_st, id),
+    offset!(cudaLaunchAttribute_st, pad),
+    offset!(cudaLaunchAttribute_st, val),
+    size!(cudaLaunchConfig_st),
+    align!(cudaLaunchConfig_st),
+    offset!(cudaLaunchConfig_st, gridDim),
+    offset!(cudaLaunchConfig_st, blockDim),
+    offset!(cudaLaunchConfig_st, dynamicSmemBytes),
+    offset!(cudaLaunchConfig_st, stream),
+    offset!(cudaLaunchConfig_st, attrs),
+    offset!(cudaLaunchConfig_st, numAttrs),
+    size!(cudaAsyncNotificationInfo),
+    align!(cudaAsyncNotificationInfo),
+    offset!(cudaAsyncNotificationInfo, type_),
+    offset!(cudaAsyncNotificationInfo, info),
+    size!(cudaAsyncNotificationInfo__bindgen_ty_1),
+    align!(cudaAsyncNotificationInfo__bindgen_ty_1),
+    offset!(cudaAsyncNotificationInfo__bindgen_ty_1, overBudget),
+    size!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1),
+    align!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1),
+    offset!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1, bytesOverBudget),
+    size!(cudaTextureDesc),
+    align!(cudaTextureDesc),
+    offset!(cudaTextureDesc, addressMode),
+    offset!(cudaTextureDesc, filterMode),
+    offset!(cudaTextureDesc, readMode),
+    offset!(cudaTextureDesc, sRGB),
+    offset!(cudaTextureDesc, borderColor),
+    offset!(cudaTextureDesc, normalizedCoords),
+    offset!(cudaTextureDesc, maxAnisotropy),
+    offset!(cudaTextureDesc, mipmapFilterMode),
+    offset!(cudaTextureDesc, mipmapLevelBias),
+    offset!(cudaTextureDesc, minMipmapLevelClamp),
+    offset!(cudaTextureDesc, maxMipmapLevelClamp),
+    offset!(cudaTextureDesc, disableTrilinearOptimization),
+    offset!(cudaTextureDesc, seamlessCubemap),
+    size!(cudaEglPlaneDesc_st),
+    align!(cudaEglPlaneDesc_st),
+    offset!(cudaEglPlaneDesc_st, width),
+    offset!(cudaEglPlaneDesc_st, height),
+    offset!(cudaEglPlaneDesc_st, depth),
+    offset!(cudaEglPlaneDesc_st, pitch),
+    offset!(cudaEglPlaneDesc_st, numChannels),
+    offset!(cudaEglPlaneDesc_st, channelDesc),
+    offset!(cudaEglPlaneDesc_st, reserved),
+    size!(cudaEglFrame_st),
+    align!(cudaEglFrame_st),
+    offset!(cudaEglFrame_st, frame),
+    offset!(cudaEglFrame_st, planeDesc),
+    offset!(cudaEglFrame_st, planeCount),
+    offset!(cudaEglFrame_st, frameType),
+    offset!(cudaEglFrame_st, eglColorFormat),
+    size!(cudaEglFrame_st__bindgen_ty_1),
+    align!(cudaEglFrame_st__bindgen_ty_1),
+    offset!(cudaEglFrame_st__bindgen_ty_1, pArray),
+    offset!(cudaEglFrame_st__bindgen_ty_1, pPitch),
+    value!(cudaError_t, cudaSuccess, SUCCESS),
+    value!(cudaError_t, cudaErrorInvalidValue, ERROR_INVALID_VALUE),
+    value!(cudaError_t, cudaErrorMemoryAllocation, ERROR_MEMORY_ALLOCATION),
+    value!(cudaError_t, cudaErrorInitializationError, ERROR_INITIALIZATION_ERROR),
+    value!(cudaError_t, cudaErrorCudartUnloading, ERROR_CUDART_UNLOADING),
+    value!(cudaError_t, cudaErrorProfilerDisabled, ERROR_PROFILER_DISABLED),
+    value!(cudaError_t, cudaErrorProfilerNotInitialized, ERROR_PROFILER_NOT_INITIALIZED),
+    value!(cudaError_t, cudaErrorProfilerAlreadyStarted, ERROR_PROFILER_ALREADY_STARTED),
+    value!(cudaError_t, cudaErrorProfilerAlreadyStopped, ERROR_PROFILER_ALREADY_STOPPED),
+    value!(cudaError_t, cudaErrorInvalidConfiguration, ERROR_INVALID_CONFIGURATION),
+    value!(cudaError_t, cudaErrorInvalidPitchValue, ERROR_INVALID_PITCH_VALUE),
+    value!(cudaError_t, cudaErrorInvalidSymbol, ERROR_INVALID_SYMBOL),
+    value!(cudaError_t, cudaErrorInvalidHostPointer, ERROR_INVALID_HOST_POINTER),
+    value!(cudaError_t, cudaErrorInvalidDevicePointer, ERROR_INVALID_DEVICE_POINTER),
+    value!(cudaError_t, cudaErrorInvalidTexture, ERROR_INVALID_TEXTURE),
+    value!(cudaError_t, cudaErrorInvalidTextureBinding, ERROR_INVALID_TEXTURE_BINDING),
+    value!(
+        cudaError_t, cudaErrorInvalidChannelDescriptor, ERROR_INVALID_CHANNEL_DESCRIPTOR
+    ),
+    value!(cudaError_t, cudaErrorInvalidMemcpyDirection, ERROR_INVALID_MEMCPY_DIRECTION),
+    value!(cudaError_t, cudaErrorAddressOfConstant, ERROR_ADDRESS_OF_CONSTANT),
+    value!(cudaError_t, cudaErrorTextureFetchFailed, ERROR_TEXTURE_FETCH_FAILED),
+    value!(cudaError_t, cudaErrorTextureNotBound, ERROR_TEXTURE_NOT_BOUND),
+    value!(cudaError_t, cudaErrorSynchronizationError, ERROR_SYNCHRONIZATION_ERROR),
+    value!(cudaError_t, cudaErrorInvalidFilterSetting, ERROR_INVALID_FILTER_SETTING),
+    value!(cudaError_t, cudaErrorInvalidNormSetting, ERROR_INVALID_NORM_SETTING),
+    value!(cudaError_t, cudaErrorMixedDeviceExecution, ERROR_MIXED_DEVICE_EXECUTION),
+    value!(cudaError_t, cudaErrorNotYetImplemented, ERROR_NOT_YET_IMPLEMENTED),
+    value!(cudaError_t, cudaErrorMemoryValueTooLarge, ERROR_MEMORY_VALUE_TOO_LARGE),
+    value!(cudaError_t, cudaErrorStubLibrary, ERROR_STUB_LIBRARY),
+    value!(cudaError_t, cudaErrorInsufficientDriver, ERROR_INSUFFICIENT_DRIVER),
+    value!(
+        cudaError_t, cudaErrorCallRequiresNewerDriver, ERROR_CALL_REQUIRES_NEWER_DRIVER
+    ),
+    value!(cudaError_t, cudaErrorInvalidSurface, ERROR_INVALID_SURFACE),
+    value!(cudaError_t, cudaErrorDuplicateVariableName, ERROR_DUPLICATE_VARIABLE_NAME),
+    value!(cudaError_t, cudaErrorDuplicateTextureName, ERROR_DUPLICATE_TEXTURE_NAME),
+    value!(cudaError_t, cudaErrorDuplicateSurfaceName, ERROR_DUPLICATE_SURFACE_NAME),
+    value!(cudaError_t, cudaErrorDevicesUnavailable, ERROR_DEVICES_UNAVAILABLE),
+    value!(
+        cudaError_t, cudaErrorIncompatibleDriverContext,
+        ERROR_INCOMPATIBLE_DRIVER_CONTEXT
+    ),
+    value!(cudaError_t, cudaErrorMissingConfiguration, ERROR_MISSING_CONFIGURATION),
+    value!(cudaError_t, cudaErrorPriorLaunchFailure, ERROR_PRIOR_LAUNCH_FAILURE),
+    value!(
+        cudaError_t, cudaErrorLaunchMaxDepthExceeded, ERROR_LAUNCH_MAX_DEPTH_EXCEEDED
+    ),
+    value!(cudaError_t, cudaErrorLaunchFileScopedTex, ERROR_LAUNCH_FILE_SCOPED_TEX),
+    value!(cudaError_t, cudaErrorLaunchFileScopedSurf, ERROR_LAUNCH_FILE_SCOPED_SURF),
+    value!(cudaError_t, cudaErrorSyncDepthExceeded, ERROR_SYNC_DEPTH_EXCEEDED),
+    value!(
+        cudaError_t, cudaErrorLaunchPendingCountExceeded,
+        ERROR_LAUNCH_PENDING_COUNT_EXCEEDED
+    ),
+    value!(cudaError_t, cudaErrorInvalidDeviceFunction, ERROR_INVALID_DEVICE_FUNCTION),
+    value!(cudaError_t, cudaErrorNoDevice, ERROR_NO_DEVICE),
+    value!(cudaError_t, cudaErrorInvalidDevice, ERROR_INVALID_DEVICE),
+    value!(cudaError_t, cudaErrorDeviceNotLicensed, ERROR_DEVICE_NOT_LICENSED),
+    value!(
+        cudaError_t, cudaErrorSoftwareValidityNotEstablished,
+        ERROR_SOFTWARE_VALIDITY_NOT_ESTABLISHED
+    ),
+    value!(cudaError_t, cudaErrorStartupFailure, ERROR_STARTUP_FAILURE),
+    value!(cudaError_t, cudaErrorInvalidKernelImage, ERROR_INVALID_KERNEL_IMAGE),
+    value!(cudaError_t, cudaErrorDeviceUninitialized, ERROR_DEVICE_UNINITIALIZED),
+    value!(cudaError_t, cudaErrorMapBufferObjectFailed, ERROR_MAP_BUFFER_OBJECT_FAILED),
+    value!(
+        cudaError_t, cudaErrorUnmapBufferObjectFailed, ERROR_UNMAP_BUFFER_OBJECT_FAILED
+    ),
+    value!(cudaError_t, cudaErrorArrayIsMapped, ERROR_ARRAY_IS_MAPPED),
+    value!(cudaError_t, cudaErrorAlreadyMapped, ERROR_ALREADY_MAPPED),
+    value!(
+        cudaError_t, cudaErrorNoKernelImageForDevice, ERROR_NO_KERNEL_IMAGE_FOR_DEVICE
+    ),
+    value!(cudaError_t, cudaErrorAlreadyAcquired, ERROR_ALREADY_ACQUIRED),
+    value!(cudaError_t, cudaErrorNotMapped, ERROR_NOT_MAPPED),
+    value!(cudaError_t, cudaErrorNotMappedAsArray, ERROR_NOT_MAPPED_AS_ARRAY),
+    value!(cudaError_t, cudaErrorNotMappedAsPointer, ERROR_NOT_MAPPED_AS_POINTER),
+    value!(cudaError_t, cudaErrorECCUncorrectable, ERROR_ECC_UNCORRECTABLE),
+    value!(cudaError_t, cudaErrorUnsupportedLimit, ERROR_UNSUPPORTED_LIMIT),
+    value!(cudaError_t, cudaErrorDeviceAlreadyInUse, ERROR_DEVICE_ALREADY_IN_USE),
+    value!(cudaError_t, cudaErrorPeerAccessUnsupported, ERROR_PEER_ACCESS_UNSUPPORTED),
+    value!(cudaError_t, cudaErrorInvalidPtx, ERROR_INVALID_PTX),
+    value!(cudaError_t, cudaErrorInvalidGraphicsContext, ERROR_INVALID_GRAPHICS_CONTEXT),
+    value!(cudaError_t, cudaErrorNvlinkUncorrectable, ERROR_NVLINK_UNCORRECTABLE),
+    value!(cudaError_t, cudaErrorJitCompilerNotFound, ERROR_JIT_COMPILER_NOT_FOUND),
+    value!(cudaError_t, cudaErrorUnsupportedPtxVersion, ERROR_UNSUPPORTED_PTX_VERSION),
+    value!(cudaError_t, cudaErrorJitCompilationDisabled, ERROR_JIT_COMPILATION_DISABLED),
+    value!(
+        cudaError_t, cudaErrorUnsupportedExecAffinity, ERROR_UNSUPPORTED_EXEC_AFFINITY
+    ),
+    value!(
+        cudaError_t, cudaErrorUnsupportedDevSideSync, ERROR_UNSUPPORTED_DEV_SIDE_SYNC
+    ),
+    value!(cudaError_t, cudaErrorContained, ERROR_CONTAINED),
+    value!(cudaError_t, cudaErrorInvalidSource, ERROR_INVALID_SOURCE),
+    value!(cudaError_t, cudaErrorFileNotFound, ERROR_FILE_NOT_FOUND),
+    value!(
+        cudaError_t, cudaErrorSharedObjectSymbolNotFound,
+        ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND
+    ),
+    value!(
+        cudaError_t, cudaErrorSharedObjectInitFailed, ERROR_SHARED_OBJECT_INIT_FAILED
+    ),
+    value!(cudaError_t, cudaErrorOperatingSystem, ERROR_OPERATING_SYSTEM),
+    value!(cudaError_t, cudaErrorInvalidResourceHandle, ERROR_INVALID_RESOURCE_HANDLE),
+    value!(cudaError_t, cudaErrorIllegalState, ERROR_ILLEGAL_STATE),
+    value!(cudaError_t, cudaErrorLossyQuery, ERROR_LOSSY_QUERY),
+    value!(cudaError_t, cudaErrorSymbolNotFound, ERROR_SYMBOL_NOT_FOUND),
+    value!(cudaError_t, cudaErrorNotReady, ERROR_NOT_READY),
+    value!(cudaError_t, cudaErrorIllegalAddress, ERROR_ILLEGAL_ADDRESS),
+    value!(cudaError_t, cudaErrorLaunchOutOfResources, ERROR_LAUNCH_OUT_OF_RESOURCES),
+    value!(cudaError_t, cudaErrorLaunchTimeout, ERROR_LAUNCH_TIMEOUT),
+    value!(
+        cudaError_t, cudaErrorLaunchIncompatibleTexturing,
+        ERROR_LAUNCH_INCOMPATIBLE_TEXTURING
+    ),
+    value!(
+        cudaError_t, cudaErrorPeerAccessAlreadyEnabled, ERROR_PEER_ACCESS_ALREADY_ENABLED
+    ),
+    value!(cudaError_t, cudaErrorPeerAccessNotEnabled, ERROR_PEER_ACCESS_NOT_ENABLED),
+    value!(cudaError_t, cudaErrorSetOnActiveProcess, ERROR_SET_ON_ACTIVE_PROCESS),
+    value!(cudaError_t, cudaErrorContextIsDestroyed, ERROR_CONTEXT_IS_DESTROYED),
+    value!(cudaError_t, cudaErrorAssert, ERROR_ASSERT),
+    value!(cudaError_t, cudaErrorTooManyPeers, ERROR_TOO_MANY_PEERS),
+    value!(
+        cudaError_t, cudaErrorHostMemoryAlreadyRegistered,
+        ERROR_HOST_MEMORY_ALREADY_REGISTERED
+    ),
+    value!(
+        cudaError_t, cudaErrorHostMemoryNotRegistered, ERROR_HOST_MEMORY_NOT_REGISTERED
+    ),
+    value!(cudaError_t, cudaErrorHardwareStackError, ERROR_HARDWARE_STACK_ERROR),
+    value!(cudaError_t, cudaErrorIllegalInstruction, ERROR_ILLEGAL_INSTRUCTION),
+    value!(cudaError_t, cudaErrorMisalignedAddress, ERROR_MISALIGNED_ADDRESS),
+    value!(cudaError_t, cudaErrorInvalidAddressSpace, ERROR_INVALID_ADDRESS_SPACE),
+    value!(cudaError_t, cudaErrorInvalidPc, ERROR_INVALID_PC),
+    value!(cudaError_t, cudaErrorLaunchFailure, ERROR_LAUNCH_FAILURE),
+    value!(
+        cudaError_t, cudaErrorCooperativeLaunchTooLarge,
+        ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+    ),
+    value!(cudaError_t, cudaErrorTensorMemoryLeak, ERROR_TENSOR_MEMORY_LEAK),
+    value!(cudaError_t, cudaErrorNotPermitted, ERROR_NOT_PERMITTED),
+    value!(cudaError_t, cudaErrorNotSupported, ERROR_NOT_SUPPORTED),
+    value!(cudaError_t, cudaErrorSystemNotReady, ERROR_SYSTEM_NOT_READY),
+    value!(cudaError_t, cudaErrorSystemDriverMismatch, ERROR_SYSTEM_DRIVER_MISMATCH),
+    value!(
+        cudaError_t, cudaErrorCompatNotSupportedOnDevice,
+        ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
+    ),
+    value!(cudaError_t, cudaErrorMpsConnectionFailed, ERROR_MPS_CONNECTION_FAILED),
+    value!(cudaError_t, cudaErrorMpsRpcFailure, ERROR_MPS_RPC_FAILURE),
+    value!(cudaError_t, cudaErrorMpsServerNotReady, ERROR_MPS_SERVER_NOT_READY),
+    value!(cudaError_t, cudaErrorMpsMaxClientsReached, ERROR_MPS_MAX_CLIENTS_REACHED),
+    value!(
+        cudaError_t, cudaErrorMpsMaxConnectionsReached, ERROR_MPS_MAX_CONNECTIONS_REACHED
+    ),
+    value!(cudaError_t, cudaErrorMpsClientTerminated, ERROR_MPS_CLIENT_TERMINATED),
+    value!(cudaError_t, cudaErrorCdpNotSupported, ERROR_CDP_NOT_SUPPORTED),
+    value!(cudaError_t, cudaErrorCdpVersionMismatch, ERROR_CDP_VERSION_MISMATCH),
+    value!(
+        cudaError_t, cudaErrorStreamCaptureUnsupported, ERROR_STREAM_CAPTURE_UNSUPPORTED
+    ),
+    value!(
+        cudaError_t, cudaErrorStreamCaptureInvalidated, ERROR_STREAM_CAPTURE_INVALIDATED
+    ),
+    value!(cudaError_t, cudaErrorStreamCaptureMerge, ERROR_STREAM_CAPTURE_MERGE),
+    value!(cudaError_t, cudaErrorStreamCaptureUnmatched, ERROR_STREAM_CAPTURE_UNMATCHED),
+    value!(cudaError_t, cudaErrorStreamCaptureUnjoined, ERROR_STREAM_CAPTURE_UNJOINED),
+    value!(cudaError_t, cudaErrorStreamCaptureIsolation, ERROR_STREAM_CAPTURE_ISOLATION),
+    value!(cudaError_t, cudaErrorStreamCaptureImplicit, ERROR_STREAM_CAPTURE_IMPLICIT),
+    value!(cudaError_t, cudaErrorCapturedEvent, ERROR_CAPTURED_EVENT),
+    value!(
+        cudaError_t, cudaErrorStreamCaptureWrongThread, ERROR_STREAM_CAPTURE_WRONG_THREAD
+    ),
+    value!(cudaError_t, cudaErrorTimeout, ERROR_TIMEOUT),
+    value!(
+        cudaError_t, cudaErrorGraphExecUpdateFailure, ERROR_GRAPH_EXEC_UPDATE_FAILURE
+    ),
+    value!(cudaError_t, cudaErrorExternalDevice, ERROR_EXTERNAL_DEVICE),
+    value!(cudaError_t, cudaErrorInvalidClusterSize, ERROR_INVALID_CLUSTER_SIZE),
+    value!(cudaError_t, cudaErrorFunctionNotLoaded, ERROR_FUNCTION_NOT_LOADED),
+    value!(cudaError_t, cudaErrorInvalidResourceType, ERROR_INVALID_RESOURCE_TYPE),
+    value!(
+        cudaError_t, cudaErrorInvalidResourceConfiguration,
+        ERROR_INVALID_RESOURCE_CONFIGURATION
+    ),
+    value!(cudaError_t, cudaErrorUnknown, ERROR_UNKNOWN),
+    value!(cudaError_t, cudaErrorApiFailureBase, ERROR_API_FAILURE_BASE),
+    value!(cudaChannelFormatKind, cudaChannelFormatKindSigned, SIGNED),
+    value!(cudaChannelFormatKind, cudaChannelFormatKindUnsigned, UNSIGNED),
+    value!(cudaChannelFormatKind, cudaChannelFormatKindFloat, FLOAT),
+    value!(cudaChannelFormatKind, cudaChannelFormatKindNone, NONE),
+    value!(cudaChannelFormatKind, cudaChannelFormatKindNV12, NV12),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized8X1,
+        UNSIGNED_NORMALIZED8_X1
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized8X2,
+        UNSIGNED_NORMALIZED8_X2
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized8X4,
+        UNSIGNED_NORMALIZED8_X4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized16X1,
+        UNSIGNED_NORMALIZED16_X1
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized16X2,
+        UNSIGNED_NORMALIZED16_X2
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized16X4,
+        UNSIGNED_NORMALIZED16_X4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized8X1,
+        SIGNED_NORMALIZED8_X1
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized8X2,
+        SIGNED_NORMALIZED8_X2
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized8X4,
+        SIGNED_NORMALIZED8_X4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized16X1,
+        SIGNED_NORMALIZED16_X1
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized16X2,
+        SIGNED_NORMALIZED16_X2
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedNormalized16X4,
+        SIGNED_NORMALIZED16_X4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed1,
+        UNSIGNED_BLOCK_COMPRESSED1
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed1SRGB,
+        UNSIGNED_BLOCK_COMPRESSED1_SRGB
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed2,
+        UNSIGNED_BLOCK_COMPRESSED2
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed2SRGB,
+        UNSIGNED_BLOCK_COMPRESSED2_SRGB
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed3,
+        UNSIGNED_BLOCK_COMPRESSED3
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed3SRGB,
+        UNSIGNED_BLOCK_COMPRESSED3_SRGB
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed4,
+        UNSIGNED_BLOCK_COMPRESSED4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedBlockCompressed4,
+        SIGNED_BLOCK_COMPRESSED4
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed5,
+        UNSIGNED_BLOCK_COMPRESSED5
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedBlockCompressed5,
+        SIGNED_BLOCK_COMPRESSED5
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed6H,
+        UNSIGNED_BLOCK_COMPRESSED6_H
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindSignedBlockCompressed6H,
+        SIGNED_BLOCK_COMPRESSED6_H
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed7,
+        UNSIGNED_BLOCK_COMPRESSED7
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedBlockCompressed7SRGB,
+        UNSIGNED_BLOCK_COMPRESSED7_SRGB
+    ),
+    value!(
+        cudaChannelFormatKind, cudaChannelFormatKindUnsignedNormalized1010102,
+        UNSIGNED_NORMALIZED1010102
+    ),
+    value!(cudaMemoryType, cudaMemoryTypeUnregistered, UNREGISTERED),
+    value!(cudaMemoryType, cudaMemoryTypeHost, HOST),
+    value!(cudaMemoryType, cudaMemoryTypeDevice, DEVICE),
+    value!(cudaMemoryType, cudaMemoryTypeManaged, MANAGED),
+    value!(cudaMemcpyKind, cudaMemcpyHostToHost, HOST_TO_HOST),
+    value!(cudaMemcpyKind, cudaMemcpyHostToDevice, HOST_TO_DEVICE),
+    value!(cudaMemcpyKind, cudaMemcpyDeviceToHost, DEVICE_TO_HOST),
+    value!(cudaMemcpyKind, cudaMemcpyDeviceToDevice, DEVICE_TO_DEVICE),
+    value!(cudaMemcpyKind, cudaMemcpyDefault, DEFAULT),
+    value!(cudaAccessProperty, cudaAccessPropertyNormal, NORMAL),
+    value!(cudaAccessProperty, cudaAccessPropertyStreaming, STREAMING),
+    value!(cudaAccessProperty, cudaAccessPropertyPersisting, PERSISTING),
+    value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusNone, NONE),
+    value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusActive, ACTIVE),
+    value!(cudaStreamCaptureStatus, cudaStreamCaptureStatusInvalidated, INVALIDATED),
+    value!(cudaStreamCaptureMode, cudaStreamCaptureModeGlobal, GLOBAL),
+    value!(cudaStreamCaptureMode, cudaStreamCaptureModeThreadLocal, THREAD_LOCAL),
+    value!(cudaStreamCaptureMode, cudaStreamCaptureModeRelaxed, RELAXED),
+    value!(cudaSynchronizationPolicy, cudaSyncPolicyAuto, AUTO),
+    value!(cudaSynchronizationPolicy, cudaSyncPolicySpin, SPIN),
+    value!(cudaSynchronizationPolicy, cudaSyncPolicyYield, YIELD),
+    value!(cudaSynchronizationPolicy, cudaSyncPolicyBlockingSync, BLOCKING_SYNC),
+    value!(cudaClusterSchedulingPolicy, cudaClusterSchedulingPolicyDefault, DEFAULT),
+    value!(cudaClusterSchedulingPolicy, cudaClusterSchedulingPolicySpread, SPREAD),
+    value!(
+        cudaClusterSchedulingPolicy, cudaClusterSchedulingPolicyLoadBalancing,
+        LOAD_BALANCING
+    ),
+    value!(
+        cudaStreamUpdateCaptureDependenciesFlags, cudaStreamAddCaptureDependencies,
+        ADD_CAPTURE_DEPENDENCIES
+    ),
+    value!(
+        cudaStreamUpdateCaptureDependenciesFlags, cudaStreamSetCaptureDependencies,
+        SET_CAPTURE_DEPENDENCIES
+    ),
+    value!(
+        cudaUserObjectFlags, cudaUserObjectNoDestructorSync,
+        CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC
+    ),
+    value!(
+        cudaUserObjectRetainFlags, cudaGraphUserObjectMove, CUDA_GRAPH_USER_OBJECT_MOVE
+    ),
+    value!(cudaGraphicsRegisterFlags, cudaGraphicsRegisterFlagsNone, NONE),
+    value!(cudaGraphicsRegisterFlags, cudaGraphicsRegisterFlagsReadOnly, READ_ONLY),
+    value!(
+        cudaGraphicsRegisterFlags, cudaGraphicsRegisterFlagsWriteDiscard, WRITE_DISCARD
+    ),
+    value!(
+        cudaGraphicsRegisterFlags, cudaGraphicsRegisterFlagsSurfaceLoadStore,
+        SURFACE_LOAD_STORE
+    ),
+    value!(
+        cudaGraphicsRegisterFlags, cudaGraphicsRegisterFlagsTextureGather, TEXTURE_GATHER
+    ),
+    value!(cudaGraphicsMapFlags, cudaGraphicsMapFlagsNone, NONE),
+    value!(cudaGraphicsMapFlags, cudaGraphicsMapFlagsReadOnly, READ_ONLY),
+    value!(cudaGraphicsMapFlags, cudaGraphicsMapFlagsWriteDiscard, WRITE_DISCARD),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFacePositiveX, POSITIVE_X),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFaceNegativeX, NEGATIVE_X),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFacePositiveY, POSITIVE_Y),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFaceNegativeY, NEGATIVE_Y),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFacePositiveZ, POSITIVE_Z),
+    value!(cudaGraphicsCubeFace, cudaGraphicsCubeFaceNegativeZ, NEGATIVE_Z),
+    value!(cudaResourceType, cudaResourceTypeArray, ARRAY),
+    value!(cudaResourceType, cudaResourceTypeMipmappedArray, MIPMAPPED_ARRAY),
+    value!(cudaResourceType, cudaResourceTypeLinear, LINEAR),
+    value!(cudaResourceType, cudaResourceTypePitch2D, PITCH2_D),
+    value!(cudaResourceViewFormat, cudaResViewFormatNone, NONE),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedChar1, UNSIGNED_CHAR1),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedChar2, UNSIGNED_CHAR2),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedChar4, UNSIGNED_CHAR4),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedChar1, SIGNED_CHAR1),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedChar2, SIGNED_CHAR2),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedChar4, SIGNED_CHAR4),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedShort1, UNSIGNED_SHORT1),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedShort2, UNSIGNED_SHORT2),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedShort4, UNSIGNED_SHORT4),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedShort1, SIGNED_SHORT1),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedShort2, SIGNED_SHORT2),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedShort4, SIGNED_SHORT4),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedInt1, UNSIGNED_INT1),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedInt2, UNSIGNED_INT2),
+    value!(cudaResourceViewFormat, cudaResViewFormatUnsignedInt4, UNSIGNED_INT4),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedInt1, SIGNED_INT1),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedInt2, SIGNED_INT2),
+    value!(cudaResourceViewFormat, cudaResViewFormatSignedInt4, SIGNED_INT4),
+    value!(cudaResourceViewFormat, cudaResViewFormatHalf1, HALF1),
+    value!(cudaResourceViewFormat, cudaResViewFormatHalf2, HALF2),
+    value!(cudaResourceViewFormat, cudaResViewFormatHalf4, HALF4),
+    value!(cudaResourceViewFormat, cudaResViewFormatFloat1, FLOAT1),
+    value!(cudaResourceViewFormat, cudaResViewFormatFloat2, FLOAT2),
+    value!(cudaResourceViewFormat, cudaResViewFormatFloat4, FLOAT4),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed1,
+        UNSIGNED_BLOCK_COMPRESSED1
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed2,
+        UNSIGNED_BLOCK_COMPRESSED2
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed3,
+        UNSIGNED_BLOCK_COMPRESSED3
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed4,
+        UNSIGNED_BLOCK_COMPRESSED4
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatSignedBlockCompressed4,
+        SIGNED_BLOCK_COMPRESSED4
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed5,
+        UNSIGNED_BLOCK_COMPRESSED5
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatSignedBlockCompressed5,
+        SIGNED_BLOCK_COMPRESSED5
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed6H,
+        UNSIGNED_BLOCK_COMPRESSED6_H
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatSignedBlockCompressed6H,
+        SIGNED_BLOCK_COMPRESSED6_H
+    ),
+    value!(
+        cudaResourceViewFormat, cudaResViewFormatUnsignedBlockCompressed7,
+        UNSIGNED_BLOCK_COMPRESSED7
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        MAX_DYNAMIC_SHARED_MEMORY_SIZE
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributePreferredSharedMemoryCarveout,
+        PREFERRED_SHARED_MEMORY_CARVEOUT
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeClusterDimMustBeSet, CLUSTER_DIM_MUST_BE_SET
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeRequiredClusterWidth, REQUIRED_CLUSTER_WIDTH
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeRequiredClusterHeight,
+        REQUIRED_CLUSTER_HEIGHT
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeRequiredClusterDepth, REQUIRED_CLUSTER_DEPTH
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeNonPortableClusterSizeAllowed,
+        NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+    ),
+    value!(
+        cudaFuncAttribute, cudaFuncAttributeClusterSchedulingPolicyPreference,
+        CLUSTER_SCHEDULING_POLICY_PREFERENCE
+    ),
+    value!(cudaFuncAttribute, cudaFuncAttributeMax, MAX),
+    value!(cudaFuncCache, cudaFuncCachePreferNone, NONE),
+    value!(cudaFuncCache, cudaFuncCachePreferShared, SHARED),
+    value!(cudaFuncCache, cudaFuncCachePreferL1, L1),
+    value!(cudaFuncCache, cudaFuncCachePreferEqual, EQUAL),
+    value!(cudaSharedMemConfig, cudaSharedMemBankSizeDefault, DEFAULT),
+    value!(cudaSharedMemConfig, cudaSharedMemBankSizeFourByte, FOUR_BYTE),
+    value!(cudaSharedMemConfig, cudaSharedMemBankSizeEightByte, EIGHT_BYTE),
+    value!(cudaSharedCarveout, cudaSharedmemCarveoutDefault, DEFAULT),
+    value!(cudaSharedCarveout, cudaSharedmemCarveoutMaxShared, MAX_SHARED),
+    value!(cudaSharedCarveout, cudaSharedmemCarveoutMaxL1, MAX_L1),
+    value!(cudaComputeMode, cudaComputeModeDefault, DEFAULT),
+    value!(cudaComputeMode, cudaComputeModeExclusive, EXCLUSIVE),
+    value!(cudaComputeMode, cudaComputeModeProhibited, PROHIBITED),
+    value!(cudaComputeMode, cudaComputeModeExclusiveProcess, EXCLUSIVE_PROCESS),
+    value!(cudaLimit, cudaLimitStackSize, STACK_SIZE),
+    value!(cudaLimit, cudaLimitPrintfFifoSize, PRINTF_FIFO_SIZE),
+    value!(cudaLimit, cudaLimitMallocHeapSize, MALLOC_HEAP_SIZE),
+    value!(cudaLimit, cudaLimitDevRuntimeSyncDepth, DEV_RUNTIME_SYNC_DEPTH),
+    value!(
+        cudaLimit, cudaLimitDevRuntimePendingLaunchCount,
+        DEV_RUNTIME_PENDING_LAUNCH_COUNT
+    ),
+    value!(cudaLimit, cudaLimitMaxL2FetchGranularity, MAX_L2_FETCH_GRANULARITY),
+    value!(cudaLimit, cudaLimitPersistingL2CacheSize, PERSISTING_L2_CACHE_SIZE),
+    value!(cudaMemoryAdvise, cudaMemAdviseSetReadMostly, SET_READ_MOSTLY),
+    value!(cudaMemoryAdvise, cudaMemAdviseUnsetReadMostly, UNSET_READ_MOSTLY),
+    value!(cudaMemoryAdvise, cudaMemAdviseSetPreferredLocation, SET_PREFERRED_LOCATION),
+    value!(
+        cudaMemoryAdvise, cudaMemAdviseUnsetPreferredLocation, UNSET_PREFERRED_LOCATION
+    ),
+    value!(cudaMemoryAdvise, cudaMemAdviseSetAccessedBy, SET_ACCESSED_BY),
+    value!(cudaMemoryAdvise, cudaMemAdviseUnsetAccessedBy, UNSET_ACCESSED_BY),
+    value!(cudaMemRangeAttribute, cudaMemRangeAttributeReadMostly, READ_MOSTLY),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributePreferredLocation, PREFERRED_LOCATION
+    ),
+    value!(cudaMemRangeAttribute, cudaMemRangeAttributeAccessedBy, ACCESSED_BY),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributeLastPrefetchLocation,
+        LAST_PREFETCH_LOCATION
+    ),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributePreferredLocationType,
+        PREFERRED_LOCATION_TYPE
+    ),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributePreferredLocationId,
+        PREFERRED_LOCATION_ID
+    ),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributeLastPrefetchLocationType,
+        LAST_PREFETCH_LOCATION_TYPE
+    ),
+    value!(
+        cudaMemRangeAttribute, cudaMemRangeAttributeLastPrefetchLocationId,
+        LAST_PREFETCH_LOCATION_ID
+    ),
+    value!(
+        cudaFlushGPUDirectRDMAWritesOptions, cudaFlushGPUDirectRDMAWritesOptionHost, HOST
+    ),
+    value!(
+        cudaFlushGPUDirectRDMAWritesOptions, cudaFlushGPUDirectRDMAWritesOptionMemOps,
+        MEM_OPS
+    ),
+    value!(cudaGPUDirectRDMAWritesOrdering, cudaGPUDirectRDMAWritesOrderingNone, NONE),
+    value!(cudaGPUDirectRDMAWritesOrdering, cudaGPUDirectRDMAWritesOrderingOwner, OWNER),
+    value!(
+        cudaGPUDirectRDMAWritesOrdering, cudaGPUDirectRDMAWritesOrderingAllDevices,
+        ALL_DEVICES
+    ),
+    value!(
+        cudaFlushGPUDirectRDMAWritesScope, cudaFlushGPUDirectRDMAWritesToOwner, OWNER
+    ),
+    value!(
+        cudaFlushGPUDirectRDMAWritesScope, cudaFlushGPUDirectRDMAWritesToAllDevices,
+        ALL_DEVICES
+    ),
+    value!(
+        cudaFlushGPUDirectRDMAWritesTarget,
+        cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+        CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMaxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+    value!(cudaDeviceAttr, cudaDevAttrMaxBlockDimX, MAX_BLOCK_DIM_X),
+    value!(cudaDeviceAttr, cudaDevAttrMaxBlockDimY, MAX_BLOCK_DIM_Y),
+    value!(cudaDeviceAttr, cudaDevAttrMaxBlockDimZ, MAX_BLOCK_DIM_Z),
+    value!(cudaDeviceAttr, cudaDevAttrMaxGridDimX, MAX_GRID_DIM_X),
+    value!(cudaDeviceAttr, cudaDevAttrMaxGridDimY, MAX_GRID_DIM_Y),
+    value!(cudaDeviceAttr, cudaDevAttrMaxGridDimZ, MAX_GRID_DIM_Z),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSharedMemoryPerBlock, MAX_SHARED_MEMORY_PER_BLOCK
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrTotalConstantMemory, TOTAL_CONSTANT_MEMORY),
+    value!(cudaDeviceAttr, cudaDevAttrWarpSize, WARP_SIZE),
+    value!(cudaDeviceAttr, cudaDevAttrMaxPitch, MAX_PITCH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxRegistersPerBlock, MAX_REGISTERS_PER_BLOCK),
+    value!(cudaDeviceAttr, cudaDevAttrClockRate, CLOCK_RATE),
+    value!(cudaDeviceAttr, cudaDevAttrTextureAlignment, TEXTURE_ALIGNMENT),
+    value!(cudaDeviceAttr, cudaDevAttrGpuOverlap, GPU_OVERLAP),
+    value!(cudaDeviceAttr, cudaDevAttrMultiProcessorCount, MULTI_PROCESSOR_COUNT),
+    value!(cudaDeviceAttr, cudaDevAttrKernelExecTimeout, KERNEL_EXEC_TIMEOUT),
+    value!(cudaDeviceAttr, cudaDevAttrIntegrated, INTEGRATED),
+    value!(cudaDeviceAttr, cudaDevAttrCanMapHostMemory, CAN_MAP_HOST_MEMORY),
+    value!(cudaDeviceAttr, cudaDevAttrComputeMode, COMPUTE_MODE),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture1DWidth, MAX_TEXTURE1_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture2DWidth, MAX_TEXTURE2_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture2DHeight, MAX_TEXTURE2_D_HEIGHT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DWidth, MAX_TEXTURE3_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DHeight, MAX_TEXTURE3_D_HEIGHT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DDepth, MAX_TEXTURE3_D_DEPTH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLayeredWidth, MAX_TEXTURE2_D_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLayeredHeight,
+        MAX_TEXTURE2_D_LAYERED_HEIGHT
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLayeredLayers,
+        MAX_TEXTURE2_D_LAYERED_LAYERS
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrSurfaceAlignment, SURFACE_ALIGNMENT),
+    value!(cudaDeviceAttr, cudaDevAttrConcurrentKernels, CONCURRENT_KERNELS),
+    value!(cudaDeviceAttr, cudaDevAttrEccEnabled, ECC_ENABLED),
+    value!(cudaDeviceAttr, cudaDevAttrPciBusId, PCI_BUS_ID),
+    value!(cudaDeviceAttr, cudaDevAttrPciDeviceId, PCI_DEVICE_ID),
+    value!(cudaDeviceAttr, cudaDevAttrTccDriver, TCC_DRIVER),
+    value!(cudaDeviceAttr, cudaDevAttrMemoryClockRate, MEMORY_CLOCK_RATE),
+    value!(cudaDeviceAttr, cudaDevAttrGlobalMemoryBusWidth, GLOBAL_MEMORY_BUS_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrL2CacheSize, L2_CACHE_SIZE),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxThreadsPerMultiProcessor,
+        MAX_THREADS_PER_MULTI_PROCESSOR
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrAsyncEngineCount, ASYNC_ENGINE_COUNT),
+    value!(cudaDeviceAttr, cudaDevAttrUnifiedAddressing, UNIFIED_ADDRESSING),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture1DLayeredWidth, MAX_TEXTURE1_D_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture1DLayeredLayers,
+        MAX_TEXTURE1_D_LAYERED_LAYERS
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DGatherWidth, MAX_TEXTURE2_D_GATHER_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DGatherHeight, MAX_TEXTURE2_D_GATHER_HEIGHT
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DWidthAlt, MAX_TEXTURE3_D_WIDTH_ALT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DHeightAlt, MAX_TEXTURE3_D_HEIGHT_ALT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTexture3DDepthAlt, MAX_TEXTURE3_D_DEPTH_ALT),
+    value!(cudaDeviceAttr, cudaDevAttrPciDomainId, PCI_DOMAIN_ID),
+    value!(cudaDeviceAttr, cudaDevAttrTexturePitchAlignment, TEXTURE_PITCH_ALIGNMENT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxTextureCubemapWidth, MAX_TEXTURE_CUBEMAP_WIDTH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTextureCubemapLayeredWidth,
+        MAX_TEXTURE_CUBEMAP_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTextureCubemapLayeredLayers,
+        MAX_TEXTURE_CUBEMAP_LAYERED_LAYERS
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface1DWidth, MAX_SURFACE1_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface2DWidth, MAX_SURFACE2_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface2DHeight, MAX_SURFACE2_D_HEIGHT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface3DWidth, MAX_SURFACE3_D_WIDTH),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface3DHeight, MAX_SURFACE3_D_HEIGHT),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurface3DDepth, MAX_SURFACE3_D_DEPTH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurface1DLayeredWidth, MAX_SURFACE1_D_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurface1DLayeredLayers,
+        MAX_SURFACE1_D_LAYERED_LAYERS
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurface2DLayeredWidth, MAX_SURFACE2_D_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurface2DLayeredHeight,
+        MAX_SURFACE2_D_LAYERED_HEIGHT
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurface2DLayeredLayers,
+        MAX_SURFACE2_D_LAYERED_LAYERS
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMaxSurfaceCubemapWidth, MAX_SURFACE_CUBEMAP_WIDTH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurfaceCubemapLayeredWidth,
+        MAX_SURFACE_CUBEMAP_LAYERED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSurfaceCubemapLayeredLayers,
+        MAX_SURFACE_CUBEMAP_LAYERED_LAYERS
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture1DLinearWidth, MAX_TEXTURE1_D_LINEAR_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLinearWidth, MAX_TEXTURE2_D_LINEAR_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLinearHeight, MAX_TEXTURE2_D_LINEAR_HEIGHT
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DLinearPitch, MAX_TEXTURE2_D_LINEAR_PITCH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DMipmappedWidth,
+        MAX_TEXTURE2_D_MIPMAPPED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture2DMipmappedHeight,
+        MAX_TEXTURE2_D_MIPMAPPED_HEIGHT
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrComputeCapabilityMajor, COMPUTE_CAPABILITY_MAJOR),
+    value!(cudaDeviceAttr, cudaDevAttrComputeCapabilityMinor, COMPUTE_CAPABILITY_MINOR),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTexture1DMipmappedWidth,
+        MAX_TEXTURE1_D_MIPMAPPED_WIDTH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrStreamPrioritiesSupported, STREAM_PRIORITIES_SUPPORTED
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrGlobalL1CacheSupported, GLOBAL_L1_CACHE_SUPPORTED),
+    value!(cudaDeviceAttr, cudaDevAttrLocalL1CacheSupported, LOCAL_L1_CACHE_SUPPORTED),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+        MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxRegistersPerMultiprocessor,
+        MAX_REGISTERS_PER_MULTIPROCESSOR
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrManagedMemory, MANAGED_MEMORY),
+    value!(cudaDeviceAttr, cudaDevAttrIsMultiGpuBoard, IS_MULTI_GPU_BOARD),
+    value!(cudaDeviceAttr, cudaDevAttrMultiGpuBoardGroupID, MULTI_GPU_BOARD_GROUP_ID),
+    value!(
+        cudaDeviceAttr, cudaDevAttrHostNativeAtomicSupported,
+        HOST_NATIVE_ATOMIC_SUPPORTED
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrSingleToDoublePrecisionPerfRatio,
+        SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrPageableMemoryAccess, PAGEABLE_MEMORY_ACCESS),
+    value!(
+        cudaDeviceAttr, cudaDevAttrConcurrentManagedAccess, CONCURRENT_MANAGED_ACCESS
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrComputePreemptionSupported,
+        COMPUTE_PREEMPTION_SUPPORTED
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrCanUseHostPointerForRegisteredMem,
+        CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrReserved92, RESERVED92),
+    value!(cudaDeviceAttr, cudaDevAttrReserved93, RESERVED93),
+    value!(cudaDeviceAttr, cudaDevAttrReserved94, RESERVED94),
+    value!(cudaDeviceAttr, cudaDevAttrCooperativeLaunch, COOPERATIVE_LAUNCH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrCooperativeMultiDeviceLaunch,
+        COOPERATIVE_MULTI_DEVICE_LAUNCH
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+        MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrCanFlushRemoteWrites, CAN_FLUSH_REMOTE_WRITES),
+    value!(cudaDeviceAttr, cudaDevAttrHostRegisterSupported, HOST_REGISTER_SUPPORTED),
+    value!(
+        cudaDeviceAttr, cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+        PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrDirectManagedMemAccessFromHost,
+        DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxBlocksPerMultiprocessor,
+        MAX_BLOCKS_PER_MULTIPROCESSOR
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxPersistingL2CacheSize, MAX_PERSISTING_L2_CACHE_SIZE
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxAccessPolicyWindowSize,
+        MAX_ACCESS_POLICY_WINDOW_SIZE
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrReservedSharedMemoryPerBlock,
+        RESERVED_SHARED_MEMORY_PER_BLOCK
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrSparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrHostRegisterReadOnlySupported,
+        HOST_REGISTER_READ_ONLY_SUPPORTED
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrTimelineSemaphoreInteropSupported,
+        TIMELINE_SEMAPHORE_INTEROP_SUPPORTED
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMemoryPoolsSupported, MEMORY_POOLS_SUPPORTED),
+    value!(cudaDeviceAttr, cudaDevAttrGPUDirectRDMASupported, GPU_DIRECT_RDMA_SUPPORTED),
+    value!(
+        cudaDeviceAttr, cudaDevAttrGPUDirectRDMAFlushWritesOptions,
+        GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrGPUDirectRDMAWritesOrdering,
+        GPU_DIRECT_RDMA_WRITES_ORDERING
+    ),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMemoryPoolSupportedHandleTypes,
+        MEMORY_POOL_SUPPORTED_HANDLE_TYPES
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrClusterLaunch, CLUSTER_LAUNCH),
+    value!(
+        cudaDeviceAttr, cudaDevAttrDeferredMappingCudaArraySupported,
+        DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrReserved122, RESERVED122),
+    value!(cudaDeviceAttr, cudaDevAttrReserved123, RESERVED123),
+    value!(cudaDeviceAttr, cudaDevAttrReserved124, RESERVED124),
+    value!(cudaDeviceAttr, cudaDevAttrIpcEventSupport, IPC_EVENT_SUPPORT),
+    value!(cudaDeviceAttr, cudaDevAttrMemSyncDomainCount, MEM_SYNC_DOMAIN_COUNT),
+    value!(cudaDeviceAttr, cudaDevAttrReserved127, RESERVED127),
+    value!(cudaDeviceAttr, cudaDevAttrReserved128, RESERVED128),
+    value!(cudaDeviceAttr, cudaDevAttrReserved129, RESERVED129),
+    value!(cudaDeviceAttr, cudaDevAttrNumaConfig, NUMA_CONFIG),
+    value!(cudaDeviceAttr, cudaDevAttrNumaId, NUMA_ID),
+    value!(cudaDeviceAttr, cudaDevAttrReserved132, RESERVED132),
+    value!(cudaDeviceAttr, cudaDevAttrMpsEnabled, MPS_ENABLED),
+    value!(cudaDeviceAttr, cudaDevAttrHostNumaId, HOST_NUMA_ID),
+    value!(cudaDeviceAttr, cudaDevAttrD3D12CigSupported, D3D12_CIG_SUPPORTED),
+    value!(cudaDeviceAttr, cudaDevAttrGpuPciDeviceId, GPU_PCI_DEVICE_ID),
+    value!(cudaDeviceAttr, cudaDevAttrGpuPciSubsystemId, GPU_PCI_SUBSYSTEM_ID),
+    value!(
+        cudaDeviceAttr, cudaDevAttrHostNumaMultinodeIpcSupported,
+        HOST_NUMA_MULTINODE_IPC_SUPPORTED
+    ),
+    value!(cudaDeviceAttr, cudaDevAttrMax, MAX),
+    value!(
+        cudaDeviceAttr, cudaDevAttrMaxTimelineSemaphoreInteropSupported,
+        MAX_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED
+    ),
+    value!(
+        cudaMemPoolAttr, cudaMemPoolReuseFollowEventDependencies,
+        REUSE_FOLLOW_EVENT_DEPENDENCIES
+    ),
+    value!(
+        cudaMemPoolAttr, cudaMemPoolReuseAllowOpportunistic, REUSE_ALLOW_OPPORTUNISTIC
+    ),
+    value!(
+        cudaMemPoolAttr, cudaMemPoolReuseAllowInternalDependencies,
+        REUSE_ALLOW_INTERNAL_DEPENDENCIES
+    ),
+    value!(cudaMemPoolAttr, cudaMemPoolAttrReleaseThreshold, ATTR_RELEASE_THRESHOLD),
+    value!(
+        cudaMemPoolAttr, cudaMemPoolAttrReservedMemCurrent, ATTR_RESERVED_MEM_CURRENT
+    ),
+    value!(cudaMemPoolAttr, cudaMemPoolAttrReservedMemHigh, ATTR_RESERVED_MEM_HIGH),
+    value!(cudaMemPoolAttr, cudaMemPoolAttrUsedMemCurrent, ATTR_USED_MEM_CURRENT),
+    value!(cudaMemPoolAttr, cudaMemPoolAttrUsedMemHigh, ATTR_USED_MEM_HIGH),
+    value!(cudaMemLocationType, cudaMemLocationTypeInvalid, INVALID),
+    value!(cudaMemLocationType, cudaMemLocationTypeDevice, DEVICE),
+    value!(cudaMemLocationType, cudaMemLocationTypeHost, HOST),
+    value!(cudaMemLocationType, cudaMemLocationTypeHostNuma, HOST_NUMA),
+    value!(cudaMemLocationType, cudaMemLocationTypeHostNumaCurrent, HOST_NUMA_CURRENT),
+    value!(cudaMemAccessFlags, cudaMemAccessFlagsProtNone, NONE),
+    value!(cudaMemAccessFlags, cudaMemAccessFlagsProtRead, READ),
+    value!(cudaMemAccessFlags, cudaMemAccessFlagsProtReadWrite, READ_WRITE),
+    value!(cudaMemAllocationType, cudaMemAllocationTypeInvalid, INVALID),
+    value!(cudaMemAllocationType, cudaMemAllocationTypePinned, PINNED),
+    value!(cudaMemAllocationType, cudaMemAllocationTypeMax, MAX),
+    value!(cudaMemAllocationHandleType, cudaMemHandleTypeNone, NONE),
+    value!(
+        cudaMemAllocationHandleType, cudaMemHandleTypePosixFileDescriptor,
+        POSIX_FILE_DESCRIPTOR
+    ),
+    value!(cudaMemAllocationHandleType, cudaMemHandleTypeWin32, WIN32),
+    value!(cudaMemAllocationHandleType, cudaMemHandleTypeWin32Kmt, WIN32_KMT),
+    value!(cudaMemAllocationHandleType, cudaMemHandleTypeFabric, FABRIC),
+    value!(cudaGraphMemAttributeType, cudaGraphMemAttrUsedMemCurrent, USED_MEM_CURRENT),
+    value!(cudaGraphMemAttributeType, cudaGraphMemAttrUsedMemHigh, USED_MEM_HIGH),
+    value!(
+        cudaGraphMemAttributeType, cudaGraphMemAttrReservedMemCurrent,
+        RESERVED_MEM_CURRENT
+    ),
+    value!(
+        cudaGraphMemAttributeType, cudaGraphMemAttrReservedMemHigh, RESERVED_MEM_HIGH
+    ),
+    value!(cudaMemcpyFlags, cudaMemcpyFlagDefault, DEFAULT),
+    value!(
+        cudaMemcpyFlags, cudaMemcpyFlagPreferOverlapWithCompute,
+        PREFER_OVERLAP_WITH_COMPUTE
+    ),
+    value!(cudaMemcpySrcAccessOrder, cudaMemcpySrcAccessOrderInvalid, INVALID),
+    value!(cudaMemcpySrcAccessOrder, cudaMemcpySrcAccessOrderStream, STREAM),
+    value!(
+        cudaMemcpySrcAccessOrder, cudaMemcpySrcAccessOrderDuringApiCall, DURING_API_CALL
+    ),
+    value!(cudaMemcpySrcAccessOrder, cudaMemcpySrcAccessOrderAny, ANY),
+    value!(cudaMemcpySrcAccessOrder, cudaMemcpySrcAccessOrderMax, MAX),
+    value!(cudaMemcpy3DOperandType, cudaMemcpyOperandTypePointer, POINTER),
+    value!(cudaMemcpy3DOperandType, cudaMemcpyOperandTypeArray, ARRAY),
+    value!(cudaMemcpy3DOperandType, cudaMemcpyOperandTypeMax, MAX),
+    value!(cudaDeviceP2PAttr, cudaDevP2PAttrPerformanceRank, PERFORMANCE_RANK),
+    value!(cudaDeviceP2PAttr, cudaDevP2PAttrAccessSupported, ACCESS_SUPPORTED),
+    value!(
+        cudaDeviceP2PAttr, cudaDevP2PAttrNativeAtomicSupported, NATIVE_ATOMIC_SUPPORTED
+    ),
+    value!(
+        cudaDeviceP2PAttr, cudaDevP2PAttrCudaArrayAccessSupported,
+        CUDA_ARRAY_ACCESS_SUPPORTED
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeOpaqueFd, OPAQUE_FD
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeOpaqueWin32,
+        OPAQUE_WIN32
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeOpaqueWin32Kmt,
+        OPAQUE_WIN32_KMT
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeD3D12Heap, D3D12_HEAP
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeD3D12Resource,
+        D3D12_RESOURCE
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeD3D11Resource,
+        D3D11_RESOURCE
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeD3D11ResourceKmt,
+        D3D11_RESOURCE_KMT
+    ),
+    value!(
+        cudaExternalMemoryHandleType, cudaExternalMemoryHandleTypeNvSciBuf, NV_SCI_BUF
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeOpaqueFd,
+        OPAQUE_FD
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeOpaqueWin32,
+        OPAQUE_WIN32
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt,
+        OPAQUE_WIN32_KMT
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeD3D12Fence,
+        D3D12_FENCE
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeD3D11Fence,
+        D3D11_FENCE
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeNvSciSync,
+        NV_SCI_SYNC
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeKeyedMutex,
+        KEYED_MUTEX
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType, cudaExternalSemaphoreHandleTypeKeyedMutexKmt,
+        KEYED_MUTEX_KMT
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType,
+        cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd, TIMELINE_SEMAPHORE_FD
+    ),
+    value!(
+        cudaExternalSemaphoreHandleType,
+        cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32, TIMELINE_SEMAPHORE_WIN32
+    ),
+    value!(cudaJitOption, cudaJitMaxRegisters, MAX_REGISTERS),
+    value!(cudaJitOption, cudaJitThreadsPerBlock, THREADS_PER_BLOCK),
+    value!(cudaJitOption, cudaJitWallTime, WALL_TIME),
+    value!(cudaJitOption, cudaJitInfoLogBuffer, INFO_LOG_BUFFER),
+    value!(cudaJitOption, cudaJitInfoLogBufferSizeBytes, INFO_LOG_BUFFER_SIZE_BYTES),
+    value!(cudaJitOption, cudaJitErrorLogBuffer, ERROR_LOG_BUFFER),
+    value!(cudaJitOption, cudaJitErrorLogBufferSizeBytes, ERROR_LOG_BUFFER_SIZE_BYTES),
+    value!(cudaJitOption, cudaJitOptimizationLevel, OPTIMIZATION_LEVEL),
+    value!(cudaJitOption, cudaJitFallbackStrategy, FALLBACK_STRATEGY),
+    value!(cudaJitOption, cudaJitGenerateDebugInfo, GENERATE_DEBUG_INFO),
+    value!(cudaJitOption, cudaJitLogVerbose, LOG_VERBOSE),
+    value!(cudaJitOption, cudaJitGenerateLineInfo, GENERATE_LINE_INFO),
+    value!(cudaJitOption, cudaJitCacheMode, CACHE_MODE),
+    value!(cudaJitOption, cudaJitPositionIndependentCode, POSITION_INDEPENDENT_CODE),
+    value!(cudaJitOption, cudaJitMinCtaPerSm, MIN_CTA_PER_SM),
+    value!(cudaJitOption, cudaJitMaxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+    value!(cudaJitOption, cudaJitOverrideDirectiveValues, OVERRIDE_DIRECTIVE_VALUES),
+    value!(
+        cudaLibraryOption, cudaLibraryHostUniversalFunctionAndDataTable,
+        HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE
+    ),
+    value!(cudaLibraryOption, cudaLibraryBinaryIsPreserved, BINARY_IS_PRESERVED),
+    value!(cudaJit_CacheMode, cudaJitCacheOptionNone, NONE),
+    value!(cudaJit_CacheMode, cudaJitCacheOptionCG, CG),
+    value!(cudaJit_CacheMode, cudaJitCacheOptionCA, CA),
+    value!(cudaJit_Fallback, cudaPreferPtx, PTX),
+    value!(cudaJit_Fallback, cudaPreferBinary, BINARY),
+    value!(cudaCGScope, cudaCGScopeInvalid, INVALID),
+    value!(cudaCGScope, cudaCGScopeGrid, GRID),
+    value!(cudaCGScope, cudaCGScopeMultiGrid, MULTI_GRID),
+    value!(
+        cudaGraphConditionalHandleFlags, cudaGraphCondAssignDefault,
+        CUDA_GRAPH_COND_ASSIGN_DEFAULT
+    ),
+    value!(cudaGraphConditionalNodeType, cudaGraphCondTypeIf, IF),
+    value!(cudaGraphConditionalNodeType, cudaGraphCondTypeWhile, WHILE),
+    value!(cudaGraphConditionalNodeType, cudaGraphCondTypeSwitch, SWITCH),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeKernel, KERNEL),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeMemcpy, MEMCPY),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeMemset, MEMSET),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeHost, HOST),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeGraph, GRAPH),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeEmpty, EMPTY),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeWaitEvent, WAIT_EVENT),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeEventRecord, EVENT_RECORD),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeExtSemaphoreSignal, EXT_SEMAPHORE_SIGNAL),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeExtSemaphoreWait, EXT_SEMAPHORE_WAIT),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeMemAlloc, MEM_ALLOC),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeMemFree, MEM_FREE),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeConditional, CONDITIONAL),
+    value!(cudaGraphNodeType, cudaGraphNodeTypeCount, COUNT),
+    value!(cudaGraphDependencyType, cudaGraphDependencyTypeDefault, DEFAULT),
+    value!(cudaGraphDependencyType, cudaGraphDependencyTypeProgrammatic, PROGRAMMATIC),
+    value!(cudaGraphExecUpdateResult, cudaGraphExecUpdateSuccess, SUCCESS),
+    value!(cudaGraphExecUpdateResult, cudaGraphExecUpdateError, ERROR),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorTopologyChanged,
+        ERROR_TOPOLOGY_CHANGED
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorNodeTypeChanged,
+        ERROR_NODE_TYPE_CHANGED
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorFunctionChanged,
+        ERROR_FUNCTION_CHANGED
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorParametersChanged,
+        ERROR_PARAMETERS_CHANGED
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorNotSupported,
+        ERROR_NOT_SUPPORTED
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorUnsupportedFunctionChange,
+        ERROR_UNSUPPORTED_FUNCTION_CHANGE
+    ),
+    value!(
+        cudaGraphExecUpdateResult, cudaGraphExecUpdateErrorAttributesChanged,
+        ERROR_ATTRIBUTES_CHANGED
+    ),
+    value!(cudaGraphInstantiateResult, cudaGraphInstantiateSuccess, SUCCESS),
+    value!(cudaGraphInstantiateResult, cudaGraphInstantiateError, ERROR),
+    value!(
+        cudaGraphInstantiateResult, cudaGraphInstantiateInvalidStructure,
+        INVALID_STRUCTURE
+    ),
+    value!(
+        cudaGraphInstantiateResult, cudaGraphInstantiateNodeOperationNotSupported,
+        NODE_OPERATION_NOT_SUPPORTED
+    ),
+    value!(
+        cudaGraphInstantiateResult, cudaGraphInstantiateMultipleDevicesNotSupported,
+        MULTIPLE_DEVICES_NOT_SUPPORTED
+    ),
+    value!(
+        cudaGraphInstantiateResult, cudaGraphInstantiateConditionalHandleUnused,
+        CONDITIONAL_HANDLE_UNUSED
+    ),
+    value!(cudaGraphKernelNodeField, cudaGraphKernelNodeFieldInvalid, INVALID),
+    value!(cudaGraphKernelNodeField, cudaGraphKernelNodeFieldGridDim, GRID_DIM),
+    value!(cudaGraphKernelNodeField, cudaGraphKernelNodeFieldParam, PARAM),
+    value!(cudaGraphKernelNodeField, cudaGraphKernelNodeFieldEnabled, ENABLED),
+    value!(cudaGetDriverEntryPointFlags, cudaEnableDefault, DEFAULT),
+    value!(cudaGetDriverEntryPointFlags, cudaEnableLegacyStream, LEGACY_STREAM),
+    value!(
+        cudaGetDriverEntryPointFlags, cudaEnablePerThreadDefaultStream,
+        PER_THREAD_DEFAULT_STREAM
+    ),
+    value!(cudaDriverEntryPointQueryResult, cudaDriverEntryPointSuccess, SUCCESS),
+    value!(
+        cudaDriverEntryPointQueryResult, cudaDriverEntryPointSymbolNotFound,
+        SYMBOL_NOT_FOUND
+    ),
+    value!(
+        cudaDriverEntryPointQueryResult, cudaDriverEntryPointVersionNotSufficent,
+        VERSION_NOT_SUFFICENT
+    ),
+    value!(cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsVerbose, VERBOSE),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsKernelNodeParams,
+        KERNEL_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsMemcpyNodeParams,
+        MEMCPY_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsMemsetNodeParams,
+        MEMSET_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsHostNodeParams, HOST_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsEventNodeParams, EVENT_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsExtSemasSignalNodeParams,
+        EXT_SEMAS_SIGNAL_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsExtSemasWaitNodeParams,
+        EXT_SEMAS_WAIT_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsKernelNodeAttributes,
+        KERNEL_NODE_ATTRIBUTES
+    ),
+    value!(cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsHandles, HANDLES),
+    value!(
+        cudaGraphDebugDotFlags, cudaGraphDebugDotFlagsConditionalNodeParams,
+        CONDITIONAL_NODE_PARAMS
+    ),
+    value!(
+        cudaGraphInstantiateFlags, cudaGraphInstantiateFlagAutoFreeOnLaunch,
+        AUTO_FREE_ON_LAUNCH
+    ),
+    value!(cudaGraphInstantiateFlags, cudaGraphInstantiateFlagUpload, UPLOAD),
+    value!(
+        cudaGraphInstantiateFlags, cudaGraphInstantiateFlagDeviceLaunch, DEVICE_LAUNCH
+    ),
+    value!(
+        cudaGraphInstantiateFlags, cudaGraphInstantiateFlagUseNodePriority,
+        USE_NODE_PRIORITY
+    ),
+    value!(cudaLaunchMemSyncDomain, cudaLaunchMemSyncDomainDefault, DEFAULT),
+    value!(cudaLaunchMemSyncDomain, cudaLaunchMemSyncDomainRemote, REMOTE),
+    value!(cudaLaunchAttributeID, cudaLaunchAttributeIgnore, IGNORE),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeAccessPolicyWindow,
+        ACCESS_POLICY_WINDOW
+    ),
+    value!(cudaLaunchAttributeID, cudaLaunchAttributeCooperative, COOPERATIVE),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeSynchronizationPolicy,
+        SYNCHRONIZATION_POLICY
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeClusterDimension, CLUSTER_DIMENSION
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeClusterSchedulingPolicyPreference,
+        CLUSTER_SCHEDULING_POLICY_PREFERENCE
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeProgrammaticStreamSerialization,
+        PROGRAMMATIC_STREAM_SERIALIZATION
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeProgrammaticEvent, PROGRAMMATIC_EVENT
+    ),
+    value!(cudaLaunchAttributeID, cudaLaunchAttributePriority, PRIORITY),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeMemSyncDomainMap, MEM_SYNC_DOMAIN_MAP
+    ),
+    value!(cudaLaunchAttributeID, cudaLaunchAttributeMemSyncDomain, MEM_SYNC_DOMAIN),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributePreferredClusterDimension,
+        PREFERRED_CLUSTER_DIMENSION
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeLaunchCompletionEvent,
+        LAUNCH_COMPLETION_EVENT
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributeDeviceUpdatableKernelNode,
+        DEVICE_UPDATABLE_KERNEL_NODE
+    ),
+    value!(
+        cudaLaunchAttributeID, cudaLaunchAttributePreferredSharedMemoryCarveout,
+        PREFERRED_SHARED_MEMORY_CARVEOUT
+    ),
+    value!(cudaDeviceNumaConfig, cudaDeviceNumaConfigNone, NONE),
+    value!(cudaDeviceNumaConfig, cudaDeviceNumaConfigNumaNode, NUMA_NODE),
+    value!(
+        cudaAsyncNotificationType, cudaAsyncNotificationTypeOverBudget,
+        CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET
+    ),
+    value!(cudaSurfaceBoundaryMode, cudaBoundaryModeZero, ZERO),
+    value!(cudaSurfaceBoundaryMode, cudaBoundaryModeClamp, CLAMP),
+    value!(cudaSurfaceBoundaryMode, cudaBoundaryModeTrap, TRAP),
+    value!(cudaSurfaceFormatMode, cudaFormatModeForced, FORCED),
+    value!(cudaSurfaceFormatMode, cudaFormatModeAuto, AUTO),
+    value!(cudaTextureAddressMode, cudaAddressModeWrap, WRAP),
+    value!(cudaTextureAddressMode, cudaAddressModeClamp, CLAMP),
+    value!(cudaTextureAddressMode, cudaAddressModeMirror, MIRROR),
+    value!(cudaTextureAddressMode, cudaAddressModeBorder, BORDER),
+    value!(cudaTextureFilterMode, cudaFilterModePoint, POINT),
+    value!(cudaTextureFilterMode, cudaFilterModeLinear, LINEAR),
+    value!(cudaTextureReadMode, cudaReadModeElementType, ELEMENT_TYPE),
+    value!(cudaTextureReadMode, cudaReadModeNormalizedFloat, NORMALIZED_FLOAT),
+    value!(cudaGLDeviceList, cudaGLDeviceListAll, ALL),
+    value!(cudaGLDeviceList, cudaGLDeviceListCurrentFrame, CURRENT_FRAME),
+    value!(cudaGLDeviceList, cudaGLDeviceListNextFrame, NEXT_FRAME),
+    value!(cudaGLMapFlags, cudaGLMapFlagsNone, NONE),
+    value!(cudaGLMapFlags, cudaGLMapFlagsReadOnly, READ_ONLY),
+    value!(cudaGLMapFlags, cudaGLMapFlagsWriteDiscard, WRITE_DISCARD),
+    value!(cudaEglFrameType, cudaEglFrameTypeArray, ARRAY),
+    value!(cudaEglFrameType, cudaEglFrameTypePitch, PITCH),
+    value!(cudaEglResourceLocationFlags, cudaEglResourceLocationSysmem, SYSMEM),
+    value!(cudaEglResourceLocationFlags, cudaEglResourceLocationVidmem, VIDMEM),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV420Planar, YUV420_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV420SemiPlanar, YUV420_SEMI_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV422Planar, YUV422_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV422SemiPlanar, YUV422_SEMI_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatARGB, ARGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatRGBA, RGBA),
+    value!(cudaEglColorFormat, cudaEglColorFormatL, L),
+    value!(cudaEglColorFormat, cudaEglColorFormatR, R),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV444Planar, YUV444_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV444SemiPlanar, YUV444_SEMI_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUYV422, YUYV422),
+    value!(cudaEglColorFormat, cudaEglColorFormatUYVY422, UYVY422),
+    value!(cudaEglColorFormat, cudaEglColorFormatABGR, ABGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBGRA, BGRA),
+    value!(cudaEglColorFormat, cudaEglColorFormatA, A),
+    value!(cudaEglColorFormat, cudaEglColorFormatRG, RG),
+    value!(cudaEglColorFormat, cudaEglColorFormatAYUV, AYUV),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU444SemiPlanar, YVU444_SEMI_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU422SemiPlanar, YVU422_SEMI_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU420SemiPlanar, YVU420_SEMI_PLANAR),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_444SemiPlanar,
+        Y10V10U10_444SEMI_PLANAR
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_420SemiPlanar,
+        Y10V10U10_420SEMI_PLANAR
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_444SemiPlanar,
+        Y12V12U12_444SEMI_PLANAR
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_420SemiPlanar,
+        Y12V12U12_420SEMI_PLANAR
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatVYUY_ER, VYUY_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatUYVY_ER, UYVY_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUYV_ER, YUYV_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVYU_ER, YVYU_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUVA_ER, YUVA_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatAYUV_ER, AYUV_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV444Planar_ER, YUV444_PLANAR_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV422Planar_ER, YUV422_PLANAR_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV420Planar_ER, YUV420_PLANAR_ER),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYUV444SemiPlanar_ER, YUV444_SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYUV422SemiPlanar_ER, YUV422_SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYUV420SemiPlanar_ER, YUV420_SEMI_PLANAR_ER
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU444Planar_ER, YVU444_PLANAR_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU422Planar_ER, YVU422_PLANAR_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU420Planar_ER, YVU420_PLANAR_ER),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYVU444SemiPlanar_ER, YVU444_SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYVU422SemiPlanar_ER, YVU422_SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYVU420SemiPlanar_ER, YVU420_SEMI_PLANAR_ER
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerRGGB, BAYER_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerBGGR, BAYER_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerGRBG, BAYER_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerGBRG, BAYER_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer10RGGB, BAYER10_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer10BGGR, BAYER10_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer10GRBG, BAYER10_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer10GBRG, BAYER10_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12RGGB, BAYER12_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12BGGR, BAYER12_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12GRBG, BAYER12_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12GBRG, BAYER12_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer14RGGB, BAYER14_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer14BGGR, BAYER14_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer14GRBG, BAYER14_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer14GBRG, BAYER14_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer20RGGB, BAYER20_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer20BGGR, BAYER20_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer20GRBG, BAYER20_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer20GBRG, BAYER20_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU444Planar, YVU444_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU422Planar, YVU422_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU420Planar, YVU420_PLANAR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerIspRGGB, BAYER_ISP_RGGB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerIspBGGR, BAYER_ISP_BGGR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerIspGRBG, BAYER_ISP_GRBG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerIspGBRG, BAYER_ISP_GBRG),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerBCCR, BAYER_BCCR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerRCCB, BAYER_RCCB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerCRBC, BAYER_CRBC),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayerCBRC, BAYER_CBRC),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer10CCCC, BAYER10_CCCC),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12BCCR, BAYER12_BCCR),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12RCCB, BAYER12_RCCB),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12CRBC, BAYER12_CRBC),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12CBRC, BAYER12_CBRC),
+    value!(cudaEglColorFormat, cudaEglColorFormatBayer12CCCC, BAYER12_CCCC),
+    value!(cudaEglColorFormat, cudaEglColorFormatY, Y),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYUV420SemiPlanar_2020,
+        YUV420_SEMI_PLANAR_2020
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYVU420SemiPlanar_2020,
+        YVU420_SEMI_PLANAR_2020
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV420Planar_2020, YUV420_PLANAR_2020),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU420Planar_2020, YVU420_PLANAR_2020),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYUV420SemiPlanar_709,
+        YUV420_SEMI_PLANAR_709
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatYVU420SemiPlanar_709,
+        YVU420_SEMI_PLANAR_709
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUV420Planar_709, YUV420_PLANAR_709),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVU420Planar_709, YVU420_PLANAR_709),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_420SemiPlanar_709,
+        Y10V10U10_420SEMI_PLANAR_709
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_420SemiPlanar_2020,
+        Y10V10U10_420SEMI_PLANAR_2020
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_422SemiPlanar_2020,
+        Y10V10U10_422SEMI_PLANAR_2020
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_422SemiPlanar,
+        Y10V10U10_422SEMI_PLANAR
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_422SemiPlanar_709,
+        Y10V10U10_422SEMI_PLANAR_709
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatY_ER, Y_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatY_709_ER, Y_709_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatY10_ER, Y10_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatY10_709_ER, Y10_709_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatY12_ER, Y12_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatY12_709_ER, Y12_709_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatYUVA, YUVA),
+    value!(cudaEglColorFormat, cudaEglColorFormatYVYU, YVYU),
+    value!(cudaEglColorFormat, cudaEglColorFormatVYUY, VYUY),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_420SemiPlanar_ER,
+        Y10V10U10_420SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER,
+        Y10V10U10_420SEMI_PLANAR_709_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_444SemiPlanar_ER,
+        Y10V10U10_444SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER,
+        Y10V10U10_444SEMI_PLANAR_709_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_420SemiPlanar_ER,
+        Y12V12U12_420SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER,
+        Y12V12U12_420SEMI_PLANAR_709_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_444SemiPlanar_ER,
+        Y12V12U12_444SEMI_PLANAR_ER
+    ),
+    value!(
+        cudaEglColorFormat, cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER,
+        Y12V12U12_444SEMI_PLANAR_709_ER
+    ),
+    value!(cudaEglColorFormat, cudaEglColorFormatUYVY709, UYVY709),
+    value!(cudaEglColorFormat, cudaEglColorFormatUYVY709_ER, UYVY709_ER),
+    value!(cudaEglColorFormat, cudaEglColorFormatUYVY2020, UYVY2020),
 ];
 /// `(item, reason)` for what is not compared.
 pub const SKIPPED: &[(&str, &str)] = &[

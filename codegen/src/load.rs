@@ -154,6 +154,11 @@ pub fn default_release(docs_src: &Path) -> Result<Option<Release>, LoadError> {
 /// Lists the document files under `paths` (files as given, folders recursively, sorted;
 /// in a folder holding their manifest, documents marked `default = false` are left out).
 pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    list_documents_in(paths, &Manifests::default())
+}
+
+/// [`list_documents`], reading each manifest once through `manifests`.
+fn list_documents_in(paths: &[PathBuf], manifests: &Manifests) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
     for p in paths {
         if !p.exists() {
@@ -164,7 +169,7 @@ pub fn list_documents(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             let mut found = Vec::new();
             walk(p, &mut found)?;
             for f in found {
-                let skipped = match manifest_entry_at(&f)? {
+                let skipped = match manifest_entry_at(&f, manifests)? {
                     Some((entry, dir)) if entry.default == Some(false) => holds(p, &dir),
                     _ => false,
                 };
@@ -212,27 +217,69 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 /// Finds the manifest entry describing `file`, searching its folder and up to three parents.
 /// An entry naming the file wins over one naming a folder that holds it.
 pub fn manifest_entry(file: &Path) -> Result<Option<ManifestEntry>, LoadError> {
-    Ok(manifest_entry_at(file)?.map(|(e, _)| e))
+    Ok(manifest_entry_at(file, &Manifests::default())?.map(|(e, _)| e))
+}
+
+/// The `[[document]]` entries of a manifest, each with the canonical path it names and
+/// whether that is a folder.
+type Entries = Vec<(ManifestEntry, PathBuf, bool)>;
+
+/// The manifests read so far by one [`load_all`] (or one look-up), by folder: a crate's
+/// documents share one manifest, which is then read and its paths resolved once, not once
+/// per document. Shared by the threads that read the documents.
+#[derive(Default)]
+struct Manifests(std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<Entries>>>);
+
+impl Manifests {
+    /// The entries of the manifest `m` in folder `d`.
+    fn entries(&self, d: &Path, m: &Path) -> Result<std::sync::Arc<Entries>, LoadError> {
+        let cached = self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(d)
+            .cloned();
+        if let Some(entries) = cached {
+            return Ok(entries);
+        }
+        let entries: Entries = read_manifest(m)?
+            .document
+            .into_iter()
+            .map(|entry| {
+                let candidate = std::fs::canonicalize(d.join(&entry.file))
+                    .unwrap_or_else(|_| d.join(&entry.file));
+                let is_dir = candidate.is_dir();
+                (entry, candidate, is_dir)
+            })
+            .collect();
+        let entries = std::sync::Arc::new(entries);
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(d.to_path_buf(), entries.clone());
+        Ok(entries)
+    }
 }
 
 /// [`manifest_entry`] and the folder of the manifest it is in.
-fn manifest_entry_at(file: &Path) -> Result<Option<(ManifestEntry, PathBuf)>, LoadError> {
+fn manifest_entry_at(
+    file: &Path,
+    manifests: &Manifests,
+) -> Result<Option<(ManifestEntry, PathBuf)>, LoadError> {
     let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let mut dir = abs.parent();
     for _ in 0..4 {
         let Some(d) = dir else { break };
         let m = d.join("manifest.toml");
         if m.is_file() {
-            let manifest = read_manifest(&m)?;
+            let entries = manifests.entries(d, &m)?;
             let mut folder_entry = None;
-            for entry in manifest.document {
-                let candidate = std::fs::canonicalize(d.join(&entry.file))
-                    .unwrap_or_else(|_| d.join(&entry.file));
-                if candidate == abs {
-                    return Ok(Some((entry, d.to_path_buf())));
+            for (entry, candidate, is_dir) in entries.iter() {
+                if *candidate == abs {
+                    return Ok(Some((entry.clone(), d.to_path_buf())));
                 }
-                if folder_entry.is_none() && candidate.is_dir() && abs.starts_with(&candidate) {
-                    folder_entry = Some(entry);
+                if folder_entry.is_none() && *is_dir && abs.starts_with(candidate) {
+                    folder_entry = Some(entry.clone());
                 }
             }
             return Ok(folder_entry.map(|e| (e, d.to_path_buf())));
@@ -250,11 +297,20 @@ fn holds(read: &Path, dir: &Path) -> bool {
 
 /// Reads and parses one document; `forced` overrides the manifest's and detected format.
 pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadError> {
+    load_document_in(path, forced, &Manifests::default())
+}
+
+/// [`load_document`], reading its manifest through `manifests`.
+fn load_document_in(
+    path: &Path,
+    forced: Option<Format>,
+    manifests: &Manifests,
+) -> Result<Api, LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: path.into(),
         source,
     })?;
-    let entry = manifest_entry(path)?;
+    let entry = manifest_entry_at(path, manifests)?.map(|(e, _)| e);
     let manifest_format = entry
         .as_ref()
         .and_then(|e| e.format.as_deref())
@@ -273,10 +329,11 @@ pub fn load_document(path: &Path, forced: Option<Format>) -> Result<Api, LoadErr
 
 /// Reads every document under `paths`, in order.
 pub fn load_all(paths: &[PathBuf], forced: Option<Format>) -> Result<Vec<Api>, LoadError> {
-    let documents = list_documents(paths)?;
+    let manifests = Manifests::default();
+    let documents = list_documents_in(paths, &manifests)?;
     // Documents are independent: read them on several threads (a panic is passed on as it
     // would be on one).
-    crate::parallel::map(&documents, |p| load_document(p, forced))
+    crate::parallel::map(&documents, |p| load_document_in(p, forced, &manifests))
         .into_iter()
         .map(|r| r.unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
         .collect()

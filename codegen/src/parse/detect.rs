@@ -9,7 +9,11 @@ use crate::ir::Format;
 
 /// Guesses the format of `text`, or `None` when no format's markers are present.
 pub fn detect(text: &str) -> Option<Format> {
-    let head: String = text.chars().take(200_000).collect();
+    // The first 200,000 characters, borrowed.
+    let head = match text.char_indices().nth(200_000) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    };
     let lower_start: String = head
         .trim_start()
         .chars()
@@ -19,7 +23,7 @@ pub fn detect(text: &str) -> Option<Format> {
     if lower_start.starts_with("<!doctype html") || lower_start.starts_with("<html") {
         return Some(Format::Html);
     }
-    if is_doxygen_header(&head) {
+    if is_doxygen_header(head) {
         return Some(Format::DoxygenHeader);
     }
     if head.contains("<div") && head.contains("</") {

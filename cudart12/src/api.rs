@@ -3698,33 +3698,16 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependencies: Option<&[cudaGraphNode_t]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             dependencies.as_ref().map(|s| s.len()),
             dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -4187,26 +4170,7 @@ pub unsafe fn stream_update_capture_dependencies(
     dependencies: &[cudaGraphNode_t],
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(&[Some(dependencies.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -4268,32 +4232,12 @@ pub unsafe fn stream_update_capture_dependencies(
 pub unsafe fn stream_update_capture_dependencies_v2(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -5422,29 +5366,9 @@ pub unsafe fn signal_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(ext_sem_array.len()),
-            ::core::option::Option::Some(params_array.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(ext_sem_array.len()), Some(params_array.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -5556,29 +5480,9 @@ pub unsafe fn wait_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(ext_sem_array.len()),
-            ::core::option::Option::Some(params_array.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(ext_sem_array.len()), Some(params_array.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -8940,53 +8844,12 @@ pub unsafe fn memcpy_batch_async(
     attrs_idxs: &[usize],
     stream: cudaStream_t,
 ) -> crate::Result<usize> {
-    let count: usize = {
-        let lens = [
-            ::core::option::Option::Some(dsts.len()),
-            ::core::option::Option::Some(srcs.len()),
-            ::core::option::Option::Some(sizes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_attrs: usize = {
-        let lens = [
-            ::core::option::Option::Some(attrs.len()),
-            ::core::option::Option::Some(attrs_idxs.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(
+        &[Some(dsts.len()), Some(srcs.len()), Some(sizes.len())],
+    )?;
+    let num_attrs: usize = crate::error::shared_len(
+        &[Some(attrs.len()), Some(attrs_idxs.len())],
+    )?;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
@@ -9136,26 +8999,7 @@ pub unsafe fn memcpy3d_batch_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<usize> {
-    let num_ops: usize = {
-        let lens = [::core::option::Option::Some(op_list.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut fail_idx: usize = unsafe { ::core::mem::zeroed() };
@@ -10661,30 +10505,9 @@ pub unsafe fn mem_range_get_attributes(
     dev_ptr: *const ::core::ffi::c_void,
     count: usize,
 ) -> crate::Result<()> {
-    let num_attributes: usize = {
-        let lens = [
-            ::core::option::Option::Some(data.len()),
-            ::core::option::Option::Some(data_sizes.len()),
-            ::core::option::Option::Some(attributes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_attributes: usize = crate::error::shared_len(
+        &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -11055,28 +10878,9 @@ pub unsafe fn mem_pool_get_attribute(
 #[inline]
 pub unsafe fn mem_pool_set_access(
     mem_pool: cudaMemPool_t,
-    desc_list: ::core::option::Option<&[cudaMemAccessDesc]>,
+    desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [desc_list.as_ref().map(|s| s.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -11547,7 +11351,7 @@ pub unsafe fn mem_pool_export_pointer(
 #[inline]
 pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
-    export_data: ::core::option::Option<&mut cudaMemPoolPtrExportData>,
+    export_data: Option<&mut cudaMemPoolPtrExportData>,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11821,26 +11625,9 @@ pub fn gl_get_devices(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_cuda_device_count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
-    let device_count: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(p_cuda_devices.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let device_count: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(p_cuda_devices.len())],
+    )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -13584,7 +13371,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
+    p_res_view_desc: Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -14103,26 +13890,9 @@ pub unsafe fn graph_add_kernel_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14430,26 +14200,9 @@ pub unsafe fn graph_add_memcpy_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14548,26 +14301,9 @@ pub unsafe fn graph_add_memcpy_node1d(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14798,26 +14534,9 @@ pub unsafe fn graph_add_memset_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14981,26 +14700,9 @@ pub unsafe fn graph_add_host_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15166,26 +14868,9 @@ pub unsafe fn graph_add_child_graph_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15306,26 +14991,9 @@ pub unsafe fn graph_add_empty_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15396,32 +15064,15 @@ pub unsafe fn graph_add_empty_node(
 #[inline]
 pub unsafe fn graph_add_event_record_node(
     graph: cudaGraph_t,
-    p_dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [p_dependencies.as_ref().map(|s| s.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[p_dependencies.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15580,32 +15231,15 @@ pub unsafe fn graph_event_record_node_set_event(
 #[inline]
 pub unsafe fn graph_add_event_wait_node(
     graph: cudaGraph_t,
-    p_dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
+    p_dependencies: Option<&[cudaGraphNode_t]>,
     event: cudaEvent_t,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [p_dependencies.as_ref().map(|s| s.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[p_dependencies.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15772,26 +15406,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15979,26 +15596,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -16223,26 +15823,9 @@ pub unsafe fn graph_add_mem_alloc_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -16389,26 +15972,9 @@ pub unsafe fn graph_add_mem_free_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -16812,16 +16378,9 @@ pub unsafe fn graph_get_nodes(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(num_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        nodes
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         nodes
             .resize_with(
                 n,
@@ -16831,10 +16390,7 @@ pub unsafe fn graph_get_nodes(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        num_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+        num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16914,15 +16470,11 @@ pub unsafe fn graph_get_root_nodes(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_root_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_root_nodes
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_root_nodes
             .resize_with(
                 n,
@@ -16933,9 +16485,7 @@ pub unsafe fn graph_get_root_nodes(
                 },
             );
         p_num_root_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17020,15 +16570,9 @@ pub unsafe fn graph_get_edges(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(num_edges)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        from.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         from.resize_with(
             n,
             || {
@@ -17037,10 +16581,7 @@ pub unsafe fn graph_get_edges(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        to.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         to.resize_with(
             n,
             || {
@@ -17049,10 +16590,7 @@ pub unsafe fn graph_get_edges(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        num_edges = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+        num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17153,15 +16691,9 @@ pub unsafe fn graph_get_edges_v2(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(num_edges)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        from.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         from.resize_with(
             n,
             || {
@@ -17170,10 +16702,7 @@ pub unsafe fn graph_get_edges_v2(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        to.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         to.resize_with(
             n,
             || {
@@ -17182,11 +16711,7 @@ pub unsafe fn graph_get_edges_v2(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -17196,10 +16721,7 @@ pub unsafe fn graph_get_edges_v2(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        num_edges = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+        num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17288,15 +16810,11 @@ pub unsafe fn graph_node_get_dependencies(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependencies)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependencies
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependencies
             .resize_with(
                 n,
@@ -17307,9 +16825,7 @@ pub unsafe fn graph_node_get_dependencies(
                 },
             );
         p_num_dependencies = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17404,15 +16920,11 @@ pub unsafe fn graph_node_get_dependencies_v2(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependencies)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependencies
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependencies
             .resize_with(
                 n,
@@ -17422,11 +16934,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -17437,9 +16945,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
                 },
             );
         p_num_dependencies = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17526,15 +17032,11 @@ pub unsafe fn graph_node_get_dependent_nodes(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependent_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependent_nodes
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependent_nodes
             .resize_with(
                 n,
@@ -17545,9 +17047,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
                 },
             );
         p_num_dependent_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17642,15 +17142,11 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependent_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependent_nodes
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependent_nodes
             .resize_with(
                 n,
@@ -17660,11 +17156,7 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -17675,9 +17167,7 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
                 },
             );
         p_num_dependent_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -17741,32 +17231,12 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
 #[inline]
 pub unsafe fn graph_add_dependencies(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
-            from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[from.as_ref().map(|s| s.len()), Some(to.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -17820,34 +17290,17 @@ pub unsafe fn graph_add_dependencies(
 #[inline]
 pub unsafe fn graph_add_dependencies_v2(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    edge_data: Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
+            Some(to.len()),
             edge_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -17904,32 +17357,12 @@ pub unsafe fn graph_add_dependencies_v2(
 #[inline]
 pub unsafe fn graph_remove_dependencies(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
-            from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[from.as_ref().map(|s| s.len()), Some(to.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -17986,34 +17419,17 @@ pub unsafe fn graph_remove_dependencies(
 #[inline]
 pub unsafe fn graph_remove_dependencies_v2(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    edge_data: Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
+            Some(to.len()),
             edge_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -20011,26 +19427,9 @@ pub unsafe fn graph_add_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -20101,35 +19500,15 @@ pub unsafe fn graph_add_node(
 pub unsafe fn graph_add_node_v2(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [
-            ::core::option::Option::Some(p_dependencies.len()),
-            dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -20612,52 +19991,12 @@ pub unsafe fn library_load_data(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(jit_options.len()),
-            ::core::option::Option::Some(jit_options_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_library_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(library_options.len()),
-            ::core::option::Option::Some(library_option_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(jit_options.len()), Some(jit_options_values.len())],
+    )?;
+    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(library_options.len()), Some(library_option_values.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -20765,52 +20104,12 @@ pub unsafe fn library_load_from_file(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(jit_options.len()),
-            ::core::option::Option::Some(jit_options_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_library_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(library_options.len()),
-            ::core::option::Option::Some(library_option_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(jit_options.len()), Some(jit_options_values.len())],
+    )?;
+    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(library_options.len()), Some(library_option_values.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -21173,26 +20472,9 @@ pub unsafe fn library_enumerate_kernels(
     kernels: &mut [cudaKernel_t],
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
-    let num_kernels: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(kernels.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_kernels: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(kernels.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -22247,26 +21529,7 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 #[doc(alias = "cudaSetValidDevices")]
 #[inline]
 pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
-    let len: ::core::ffi::c_int = {
-        let lens = [::core::option::Option::Some(device_arr.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let len: ::core::ffi::c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -22654,26 +21917,9 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
     launch_params_list: &[cudaLaunchParams],
     flags: crate::sys::CooperativeLaunchMultiDeviceNoFlags,
 ) -> crate::Result<()> {
-    let num_devices: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(launch_params_list.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_devices: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(launch_params_list.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24079,26 +23325,9 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24207,26 +23436,9 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -25053,7 +24265,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
         }?;
         return Ok(MemPoolAttrValue::AttrUsedMemHigh(v));
     }
-    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+    Err(crate::error::invalid_value())
 }
 ///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
@@ -25117,7 +24329,7 @@ pub fn device_get_graph_mem_attribute_typed(
         }?;
         return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
     }
-    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+    Err(crate::error::invalid_value())
 }
 ///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]

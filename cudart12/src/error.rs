@@ -143,6 +143,34 @@ pub fn check(code: i32) -> Result<()> {
     }
 }
 
+/// `cudaErrorInvalidValue`, as the typed layer reports an argument it refuses before the call
+/// (lists of different lengths for one count, a length the C count type cannot hold).
+#[cold]
+pub(crate) fn invalid_value() -> Error {
+    Error::from_code(crate::sys::cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32)
+}
+
+/// `cudaErrorMemoryAllocation`, as the typed layer reports a `Vec` it could not grow.
+#[cold]
+pub(crate) fn memory_allocation() -> Error {
+    Error::from_code(crate::sys::cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32)
+}
+
+/// The one length the lists given for a C count parameter share (`None`: a list left out),
+/// as the count's C type; 0 when every list is left out. Lists of different lengths, or a
+/// length the type cannot hold, are [`invalid_value`].
+#[inline]
+pub(crate) fn shared_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Result<T> {
+    let mut n = None;
+    for &len in lens.iter().flatten() {
+        match n {
+            Some(m) if m != len => return Err(invalid_value()),
+            _ => n = Some(len),
+        }
+    }
+    T::try_from(n.unwrap_or(0)).map_err(|_| invalid_value())
+}
+
 /// `Ok(())` for a raw call that returned `cudaSuccess`; the loader's error when the call
 /// could not be made; [`Error::Cuda`] for any other status. Used by the safe layer around
 /// every [`sys`](crate::sys) call.

@@ -1219,29 +1219,9 @@ pub fn device_get_host_atomic_capabilities(
     operations: &[cudaAtomicOperation],
     device: ::core::ffi::c_int,
 ) -> crate::Result<()> {
-    let count: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(capabilities.len()),
-            ::core::option::Option::Some(operations.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(capabilities.len()), Some(operations.len())],
+    )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -1612,29 +1592,9 @@ pub fn device_get_p2p_atomic_capabilities(
     src_device: ::core::ffi::c_int,
     dst_device: ::core::ffi::c_int,
 ) -> crate::Result<()> {
-    let count: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(capabilities.len()),
-            ::core::option::Option::Some(operations.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(capabilities.len()), Some(operations.len())],
+    )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -3172,33 +3132,16 @@ pub unsafe fn stream_begin_capture(
 pub unsafe fn stream_begin_capture_to_graph(
     stream: cudaStream_t,
     graph: cudaGraph_t,
-    dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependencies: Option<&[cudaGraphNode_t]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     mode: cudaStreamCaptureMode,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             dependencies.as_ref().map(|s| s.len()),
             dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -3563,32 +3506,12 @@ pub unsafe fn stream_get_capture_info(
 pub unsafe fn stream_update_capture_dependencies(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
-            ::core::option::Option::Some(dependencies.len()),
-            dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -4631,29 +4554,9 @@ pub unsafe fn signal_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(ext_sem_array.len()),
-            ::core::option::Option::Some(params_array.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(ext_sem_array.len()), Some(params_array.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -4765,29 +4668,9 @@ pub unsafe fn wait_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(ext_sem_array.len()),
-            ::core::option::Option::Some(params_array.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(ext_sem_array.len()), Some(params_array.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -8186,53 +8069,12 @@ pub unsafe fn memcpy_batch_async(
     attrs_idxs: &[usize],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [
-            ::core::option::Option::Some(dsts.len()),
-            ::core::option::Option::Some(srcs.len()),
-            ::core::option::Option::Some(sizes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_attrs: usize = {
-        let lens = [
-            ::core::option::Option::Some(attrs.len()),
-            ::core::option::Option::Some(attrs_idxs.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(
+        &[Some(dsts.len()), Some(srcs.len()), Some(sizes.len())],
+    )?;
+    let num_attrs: usize = crate::error::shared_len(
+        &[Some(attrs.len()), Some(attrs_idxs.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -8370,26 +8212,7 @@ pub unsafe fn memcpy3d_batch_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ops: usize = {
-        let lens = [::core::option::Option::Some(op_list.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -9360,52 +9183,12 @@ pub unsafe fn mem_prefetch_batch_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [
-            ::core::option::Option::Some(dptrs.len()),
-            ::core::option::Option::Some(sizes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_prefetch_locs: usize = {
-        let lens = [
-            ::core::option::Option::Some(prefetch_locs.len()),
-            ::core::option::Option::Some(prefetch_loc_idxs.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(
+        &[Some(dptrs.len()), Some(sizes.len())],
+    )?;
+    let num_prefetch_locs: usize = crate::error::shared_len(
+        &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -9490,29 +9273,9 @@ pub unsafe fn mem_discard_batch_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [
-            ::core::option::Option::Some(dptrs.len()),
-            ::core::option::Option::Some(sizes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(
+        &[Some(dptrs.len()), Some(sizes.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -9605,52 +9368,12 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
     flags: ::core::ffi::c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [
-            ::core::option::Option::Some(dptrs.len()),
-            ::core::option::Option::Some(sizes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_prefetch_locs: usize = {
-        let lens = [
-            ::core::option::Option::Some(prefetch_locs.len()),
-            ::core::option::Option::Some(prefetch_loc_idxs.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(
+        &[Some(dptrs.len()), Some(sizes.len())],
+    )?;
+    let num_prefetch_locs: usize = crate::error::shared_len(
+        &[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -10104,30 +9827,9 @@ pub unsafe fn mem_range_get_attributes(
     dev_ptr: *const ::core::ffi::c_void,
     count: usize,
 ) -> crate::Result<()> {
-    let num_attributes: usize = {
-        let lens = [
-            ::core::option::Option::Some(data.len()),
-            ::core::option::Option::Some(data_sizes.len()),
-            ::core::option::Option::Some(attributes.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_attributes: usize = crate::error::shared_len(
+        &[Some(data.len()), Some(data_sizes.len()), Some(attributes.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -10529,28 +10231,9 @@ pub unsafe fn mem_pool_get_attribute(
 #[inline]
 pub unsafe fn mem_pool_set_access(
     mem_pool: cudaMemPool_t,
-    desc_list: ::core::option::Option<&[cudaMemAccessDesc]>,
+    desc_list: Option<&[cudaMemAccessDesc]>,
 ) -> crate::Result<()> {
-    let count: usize = {
-        let lens = [desc_list.as_ref().map(|s| s.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let count: usize = crate::error::shared_len(&[desc_list.as_ref().map(|s| s.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -11239,7 +10922,7 @@ pub unsafe fn mem_pool_export_pointer(
 #[inline]
 pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
-    export_data: ::core::option::Option<&mut cudaMemPoolPtrExportData>,
+    export_data: Option<&mut cudaMemPoolPtrExportData>,
 ) -> crate::Result<*mut ::core::ffi::c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11513,26 +11196,9 @@ pub fn gl_get_devices(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_cuda_device_count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
-    let device_count: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(p_cuda_devices.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let device_count: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(p_cuda_devices.len())],
+    )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -13276,7 +12942,7 @@ pub fn create_channel_desc(
 pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
-    p_res_view_desc: ::core::option::Option<&cudaResourceViewDesc>,
+    p_res_view_desc: Option<&cudaResourceViewDesc>,
 ) -> crate::Result<cudaTextureObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13764,7 +13430,7 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 #[doc(alias = "cudaLogsDumpToFile")]
 #[inline]
 pub fn logs_dump_to_file(
-    iterator: ::core::option::Option<&mut cudaLogIterator>,
+    iterator: Option<&mut cudaLogIterator>,
     path_to_file: &::core::ffi::CStr,
     flags: ::core::ffi::c_uint,
 ) -> crate::Result<()> {
@@ -13841,7 +13507,7 @@ pub fn logs_dump_to_file(
 #[doc(alias = "cudaLogsDumpToMemory")]
 #[inline]
 pub fn logs_dump_to_memory(
-    iterator: ::core::option::Option<&mut cudaLogIterator>,
+    iterator: Option<&mut cudaLogIterator>,
     buffer: &mut ::core::ffi::c_char,
     size: &mut usize,
     flags: ::core::ffi::c_uint,
@@ -14011,26 +13677,9 @@ pub unsafe fn graph_add_kernel_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14339,26 +13988,9 @@ pub unsafe fn graph_add_memcpy_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14701,32 +14333,15 @@ pub unsafe fn graph_memcpy_node_set_params(
 #[inline]
 pub unsafe fn graph_add_memset_node(
     graph: cudaGraph_t,
-    p_dependencies: ::core::option::Option<&[cudaGraphNode_t]>,
-    p_memset_params: ::core::option::Option<&cudaMemsetParams>,
+    p_dependencies: Option<&[cudaGraphNode_t]>,
+    p_memset_params: Option<&cudaMemsetParams>,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [p_dependencies.as_ref().map(|s| s.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[p_dependencies.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -14888,26 +14503,9 @@ pub unsafe fn graph_add_host_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15074,26 +14672,9 @@ pub unsafe fn graph_add_child_graph_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -15214,26 +14795,9 @@ pub unsafe fn graph_add_empty_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -16068,16 +15632,9 @@ pub unsafe fn graph_get_nodes(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(num_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        nodes
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         nodes
             .resize_with(
                 n,
@@ -16087,10 +15644,7 @@ pub unsafe fn graph_get_nodes(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        num_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+        num_nodes = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16170,15 +15724,11 @@ pub unsafe fn graph_get_root_nodes(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_root_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_root_nodes
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_root_nodes
             .resize_with(
                 n,
@@ -16189,9 +15739,7 @@ pub unsafe fn graph_get_root_nodes(
                 },
             );
         p_num_root_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16292,15 +15840,9 @@ pub unsafe fn graph_get_edges(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(num_edges)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        from.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         from.resize_with(
             n,
             || {
@@ -16309,10 +15851,7 @@ pub unsafe fn graph_get_edges(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        to.try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        to.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         to.resize_with(
             n,
             || {
@@ -16321,11 +15860,7 @@ pub unsafe fn graph_get_edges(
                 unsafe { ::core::mem::zeroed() }
             },
         );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -16335,10 +15870,7 @@ pub unsafe fn graph_get_edges(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        num_edges = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+        num_edges = <usize>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16443,15 +15975,11 @@ pub unsafe fn graph_node_get_dependencies(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependencies)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependencies
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependencies
             .resize_with(
                 n,
@@ -16461,11 +15989,7 @@ pub unsafe fn graph_node_get_dependencies(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -16476,9 +16000,7 @@ pub unsafe fn graph_node_get_dependencies(
                 },
             );
         p_num_dependencies = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16581,15 +16103,11 @@ pub unsafe fn graph_node_get_dependent_nodes(
     }?;
     crate::check(status.as_raw() as i32)?;
     let n = usize::try_from(p_num_dependent_nodes)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+        .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         p_dependent_nodes
             .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::memory_allocation())?;
         p_dependent_nodes
             .resize_with(
                 n,
@@ -16599,11 +16117,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        edge_data
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        edge_data.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         edge_data
             .resize_with(
                 n,
@@ -16614,9 +16128,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
                 },
             );
         p_num_dependent_nodes = <usize>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -16681,34 +16193,17 @@ pub unsafe fn graph_node_get_dependent_nodes(
 #[inline]
 pub unsafe fn graph_add_dependencies(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    edge_data: Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
+            Some(to.len()),
             edge_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -16768,34 +16263,17 @@ pub unsafe fn graph_add_dependencies(
 #[inline]
 pub unsafe fn graph_remove_dependencies(
     graph: cudaGraph_t,
-    from: ::core::option::Option<&[cudaGraphNode_t]>,
+    from: Option<&[cudaGraphNode_t]>,
     to: &[cudaGraphNode_t],
-    edge_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    edge_data: Option<&[cudaGraphEdgeData]>,
 ) -> crate::Result<()> {
-    let num_dependencies: usize = {
-        let lens = [
+    let num_dependencies: usize = crate::error::shared_len(
+        &[
             from.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(to.len()),
+            Some(to.len()),
             edge_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+        ],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -17171,7 +16649,7 @@ pub unsafe fn graph_instantiate(
 #[inline]
 pub unsafe fn graph_instantiate_with_params(
     graph: cudaGraph_t,
-    instantiate_params: ::core::option::Option<&mut cudaGraphInstantiateParams>,
+    instantiate_params: Option<&mut cudaGraphInstantiateParams>,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -17572,7 +17050,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    p_node_params: ::core::option::Option<&cudaMemsetParams>,
+    p_node_params: Option<&cudaMemsetParams>,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
@@ -18479,35 +17957,15 @@ pub unsafe fn graph_release_user_object(
 pub unsafe fn graph_add_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dependency_data: ::core::option::Option<&[cudaGraphEdgeData]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
     node_params: &mut cudaGraphNodeParams,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [
-            ::core::option::Option::Some(p_dependencies.len()),
-            dependency_data.as_ref().map(|s| s.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -19116,52 +18574,12 @@ pub unsafe fn library_load_data(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(jit_options.len()),
-            ::core::option::Option::Some(jit_options_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_library_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(library_options.len()),
-            ::core::option::Option::Some(library_option_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(jit_options.len()), Some(jit_options_values.len())],
+    )?;
+    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(library_options.len()), Some(library_option_values.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -19270,52 +18688,12 @@ pub unsafe fn library_load_from_file(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(jit_options.len()),
-            ::core::option::Option::Some(jit_options_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
-    let num_library_options: ::core::ffi::c_uint = {
-        let lens = [
-            ::core::option::Option::Some(library_options.len()),
-            ::core::option::Option::Some(library_option_values.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(jit_options.len()), Some(jit_options_values.len())],
+    )?;
+    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(library_options.len()), Some(library_option_values.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -19678,26 +19056,9 @@ pub unsafe fn library_enumerate_kernels(
     kernels: &mut [cudaKernel_t],
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
-    let num_kernels: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(kernels.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_kernels: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(kernels.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -19967,7 +19328,7 @@ pub fn device_get_dev_resource(
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
-    input: ::core::option::Option<&cudaDevResource>,
+    input: Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     min_count: ::core::ffi::c_uint,
 ) -> crate::Result<(::std::vec::Vec<cudaDevResource>, cudaDevResource)> {
@@ -19994,16 +19355,9 @@ pub unsafe fn dev_sm_resource_split_by_count(
         )
     }?;
     crate::check(status.as_raw() as i32)?;
-    let n = usize::try_from(nb_groups)
-        .map_err(|_| crate::Error::from_code(
-            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-        ))?;
+    let n = usize::try_from(nb_groups).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
-        result
-            .try_reserve_exact(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32,
-            ))?;
+        result.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
         result
             .resize_with(
                 n,
@@ -20014,9 +19368,7 @@ pub unsafe fn dev_sm_resource_split_by_count(
                 },
             );
         nb_groups = <::core::ffi::c_uint>::try_from(n)
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?;
+            .map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
@@ -20169,34 +19521,14 @@ pub unsafe fn dev_sm_resource_split_by_count(
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
 pub unsafe fn dev_sm_resource_split(
-    result: ::core::option::Option<&mut [cudaDevResource]>,
-    input: ::core::option::Option<&cudaDevResource>,
+    result: Option<&mut [cudaDevResource]>,
+    input: Option<&cudaDevResource>,
     flags: ::core::ffi::c_uint,
     group_params: &[cudaDevSmResourceGroupParams],
 ) -> crate::Result<cudaDevResource> {
-    let nb_groups: ::core::ffi::c_uint = {
-        let lens = [
-            result.as_ref().map(|s| s.len()),
-            ::core::option::Option::Some(group_params.len()),
-        ];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let nb_groups: ::core::ffi::c_uint = crate::error::shared_len(
+        &[result.as_ref().map(|s| s.len()), Some(group_params.len())],
+    )?;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remainder: cudaDevResource = unsafe { ::core::mem::zeroed() };
@@ -20275,26 +19607,9 @@ pub unsafe fn dev_resource_generate_desc(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_desc: cudaDevResourceDesc_t = unsafe { ::core::mem::zeroed() };
-    let nb_resources: ::core::ffi::c_uint = {
-        let lens = [::core::option::Option::Some(resources.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_uint>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let nb_resources: ::core::ffi::c_uint = crate::error::shared_len(
+        &[Some(resources.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -21621,26 +20936,7 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 #[doc(alias = "cudaSetValidDevices")]
 #[inline]
 pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
-    let len: ::core::ffi::c_int = {
-        let lens = [::core::option::Option::Some(device_arr.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <::core::ffi::c_int>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let len: ::core::ffi::c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
@@ -23410,26 +22706,9 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -23538,26 +22817,9 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -23664,26 +22926,9 @@ pub unsafe fn graph_add_memcpy_node1d(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -23988,26 +23233,9 @@ pub unsafe fn graph_add_event_record_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24197,26 +23425,9 @@ pub unsafe fn graph_add_event_wait_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24409,26 +23620,9 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24638,26 +23832,9 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -24886,26 +24063,9 @@ pub unsafe fn graph_add_mem_alloc_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -25055,26 +24215,9 @@ pub unsafe fn graph_add_mem_free_node(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph_node: cudaGraphNode_t = unsafe { ::core::mem::zeroed() };
-    let num_dependencies: usize = {
-        let lens = [::core::option::Option::Some(p_dependencies.len())];
-        let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-        for len in lens.into_iter().flatten() {
-            match n {
-                ::core::option::Option::Some(m) if m != len => {
-                    return Err(
-                        crate::Error::from_code(
-                            cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-                        ),
-                    );
-                }
-                _ => n = ::core::option::Option::Some(len),
-            }
-        }
-        <usize>::try_from(n.unwrap_or(0))
-            .map_err(|_| crate::Error::from_code(
-                cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32,
-            ))?
-    };
+    let num_dependencies: usize = crate::error::shared_len(
+        &[Some(p_dependencies.len())],
+    )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
@@ -26746,7 +25889,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
         }?;
         return Ok(MemPoolAttrValue::AttrHwDecompressEnabled(v));
     }
-    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+    Err(crate::error::invalid_value())
 }
 ///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
@@ -26810,7 +25953,7 @@ pub fn device_get_graph_mem_attribute_typed(
         }?;
         return Ok(GraphMemAttributeTypeValue::ReservedMemHigh(v));
     }
-    Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+    Err(crate::error::invalid_value())
 }
 ///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]

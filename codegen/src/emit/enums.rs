@@ -50,7 +50,7 @@ fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenS
         let d = docs::attrs(&md);
         let c = &v.name;
         if v.alias_of.is_none() && seen_values.insert(v.value) {
-            arms.push(quote! { #lit => ::core::option::Option::Some(#c), });
+            arms.push(quote! { #lit => Some(#c), });
         }
         quote! { #d #[doc(alias = #c)] pub const #id: Self = Self(#lit); }
     });
@@ -70,10 +70,10 @@ fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenS
             #(#consts)*
 
             /// The C name of this value, or `None` for a value this crate does not know.
-            pub const fn name(self) -> ::core::option::Option<&'static str> {
+            pub const fn name(self) -> Option<&'static str> {
                 match self.0 {
                     #(#arms)*
-                    _ => ::core::option::Option::None,
+                    _ => None,
                 }
             }
         }
@@ -100,7 +100,7 @@ pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
     else {
         return quote! {
             /// The documentation named no error enum, so no names are known.
-            pub(crate) fn error_info(_code: i64) -> ::core::option::Option<(&'static str, &'static str)> { ::core::option::Option::None }
+            pub(crate) fn error_info(_code: i64) -> Option<(&'static str, &'static str)> { None }
         };
     };
     let mut seen = std::collections::BTreeSet::new();
@@ -122,14 +122,14 @@ pub fn emit_error_table(enums: &[BoundEnum], error_enum: &str) -> TokenStream {
                     )
                 })
                 .unwrap_or_default();
-            quote! { #lit => ::core::option::Option::Some((#name, #text)), }
+            quote! { #lit => Some((#name, #text)), }
         });
     quote! {
         /// The C name and the documentation's first sentence for a `cudaError_t` code.
-        pub(crate) fn error_info(code: i64) -> ::core::option::Option<(&'static str, &'static str)> {
+        pub(crate) fn error_info(code: i64) -> Option<(&'static str, &'static str)> {
             match code {
                 #(#arms)*
-                _ => ::core::option::Option::None,
+                _ => None,
             }
         }
     }

@@ -134,7 +134,7 @@ pub fn rust_type(c: &CType, names: &Names) -> TokenStream {
             };
             let f = quote! { unsafe extern "C" fn(#(#ps),*) #r };
             if *nullable {
-                quote! { ::core::option::Option<#f> }
+                quote! { Option<#f> }
             } else {
                 f
             }

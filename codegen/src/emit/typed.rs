@@ -210,16 +210,16 @@ fn function(
         );
         quote! {
             #why let status = #call; crate::check(status.as_raw() as i32)?;
-            let n = usize::try_from(#cid).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+            let n = usize::try_from(#cid).map_err(|_| crate::error::invalid_value())?;
             if n > 0 {
                 #(
-                    #lists.try_reserve_exact(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_MEMORY_ALLOCATION.as_raw() as i32))?;
+                    #lists.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
                     #lists.resize_with(n, || {
                         #zero
                         unsafe { ::core::mem::zeroed() }
                     });
                 )*
-                #cid = <#cty>::try_from(n).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?;
+                #cid = <#cty>::try_from(n).map_err(|_| crate::error::invalid_value())?;
                 #why let status = #call; crate::check(status.as_raw() as i32)?;
                 let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
                 #( #lists.truncate(got); )*
@@ -395,7 +395,7 @@ fn param(
             if optional {
                 parts
                     .params
-                    .push(quote! { #id: ::core::option::Option<#r> });
+                    .push(quote! { #id: Option<#r> });
                 parts.args.push(quote! { #id.map_or(#null, #conv) });
                 arg_doc(" (optional: `None` passes NULL)");
             } else {
@@ -529,7 +529,7 @@ fn param(
             if *optional {
                 parts
                     .params
-                    .push(quote! { #id: ::core::option::Option<#slice_ty> });
+                    .push(quote! { #id: Option<#slice_ty> });
                 parts.args.push(quote! { #id.map_or(#null, |s| #ptr) });
                 arg_doc(&format!(
                     " (optional list; its length gives `{count_name}`)"
@@ -553,17 +553,7 @@ fn param(
                 })
                 .collect();
             parts.pre.push(quote! {
-                let mut #id: #pt = {
-                    let lens = [#(#lens),*];
-                    let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-                    for len in lens.into_iter().flatten() {
-                        match n {
-                            ::core::option::Option::Some(m) if m != len => return Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32)),
-                            _ => n = ::core::option::Option::Some(len),
-                        }
-                    }
-                    <#pt>::try_from(n.unwrap_or(0)).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?
-                };
+                let mut #id: #pt = crate::error::shared_len(&[#(#lens),*])?;
             });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((quote! { #id }, quote! { #pt }));
@@ -617,22 +607,12 @@ fn param(
                         Role::Slice { optional: true, .. } => {
                             quote! { #sid.as_ref().map(|s| s.len()) }
                         }
-                        _ => quote! { ::core::option::Option::Some(#sid.len()) },
+                        _ => quote! { Some(#sid.len()) },
                     }
                 })
                 .collect();
             parts.pre.push(quote! {
-                let #id: #cty = {
-                    let lens = [#(#lens),*];
-                    let mut n: ::core::option::Option<usize> = ::core::option::Option::None;
-                    for len in lens.into_iter().flatten() {
-                        match n {
-                            ::core::option::Option::Some(m) if m != len => return Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32)),
-                            _ => n = ::core::option::Option::Some(len),
-                        }
-                    }
-                    <#cty>::try_from(n.unwrap_or(0)).map_err(|_| crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))?
-                };
+                let #id: #cty = crate::error::shared_len(&[#(#lens),*])?;
             });
             parts.args.push(quote! { #id });
         }
@@ -879,7 +859,7 @@ pub fn attributes(b: &crate::bind::Bindings, names: &Names) -> TokenStream {
             });
             quote! {
                 #(#arms)*
-                Err(crate::Error::from_code(cudaError_t::ERROR_INVALID_VALUE.as_raw() as i32))
+                Err(crate::error::invalid_value())
             }
         } else {
             let arms = e.members.iter().map(|m| {

@@ -99,7 +99,7 @@ fn accessors(r: &BoundRecord, by_name: &HashMap<&str, &BoundRecord>, names: &Nam
                 let doc2 = format!("The string in `{}` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.", f.name);
                 items.push(quote! {
                     #[doc = #doc1]
-                    pub fn #cs(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+                    pub fn #cs(&self) -> Option<&::core::ffi::CStr> {
                         // SAFETY: the array is `#len` initialised `c_char`s, which have the size
                         // and alignment of `u8`; the slice borrows `self`.
                         let bytes: &[u8] = unsafe {
@@ -108,7 +108,7 @@ fn accessors(r: &BoundRecord, by_name: &HashMap<&str, &BoundRecord>, names: &Nam
                         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
                     }
                     #[doc = #doc2]
-                    pub fn #st(&self) -> ::core::option::Option<&str> {
+                    pub fn #st(&self) -> Option<&str> {
                         self.#cs().and_then(|s| s.to_str().ok())
                     }
                 });

@@ -456,145 +456,143 @@ impl cudaError_t {
     #[doc(alias = "cudaErrorApiFailureBase")]
     pub const ERROR_API_FAILURE_BASE: Self = Self(10000);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaSuccess"),
-            1 => ::core::option::Option::Some("cudaErrorInvalidValue"),
-            2 => ::core::option::Option::Some("cudaErrorMemoryAllocation"),
-            3 => ::core::option::Option::Some("cudaErrorInitializationError"),
-            4 => ::core::option::Option::Some("cudaErrorCudartUnloading"),
-            5 => ::core::option::Option::Some("cudaErrorProfilerDisabled"),
-            6 => ::core::option::Option::Some("cudaErrorProfilerNotInitialized"),
-            7 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStarted"),
-            8 => ::core::option::Option::Some("cudaErrorProfilerAlreadyStopped"),
-            9 => ::core::option::Option::Some("cudaErrorInvalidConfiguration"),
-            12 => ::core::option::Option::Some("cudaErrorInvalidPitchValue"),
-            13 => ::core::option::Option::Some("cudaErrorInvalidSymbol"),
-            16 => ::core::option::Option::Some("cudaErrorInvalidHostPointer"),
-            17 => ::core::option::Option::Some("cudaErrorInvalidDevicePointer"),
-            18 => ::core::option::Option::Some("cudaErrorInvalidTexture"),
-            19 => ::core::option::Option::Some("cudaErrorInvalidTextureBinding"),
-            20 => ::core::option::Option::Some("cudaErrorInvalidChannelDescriptor"),
-            21 => ::core::option::Option::Some("cudaErrorInvalidMemcpyDirection"),
-            22 => ::core::option::Option::Some("cudaErrorAddressOfConstant"),
-            23 => ::core::option::Option::Some("cudaErrorTextureFetchFailed"),
-            24 => ::core::option::Option::Some("cudaErrorTextureNotBound"),
-            25 => ::core::option::Option::Some("cudaErrorSynchronizationError"),
-            26 => ::core::option::Option::Some("cudaErrorInvalidFilterSetting"),
-            27 => ::core::option::Option::Some("cudaErrorInvalidNormSetting"),
-            28 => ::core::option::Option::Some("cudaErrorMixedDeviceExecution"),
-            31 => ::core::option::Option::Some("cudaErrorNotYetImplemented"),
-            32 => ::core::option::Option::Some("cudaErrorMemoryValueTooLarge"),
-            34 => ::core::option::Option::Some("cudaErrorStubLibrary"),
-            35 => ::core::option::Option::Some("cudaErrorInsufficientDriver"),
-            36 => ::core::option::Option::Some("cudaErrorCallRequiresNewerDriver"),
-            37 => ::core::option::Option::Some("cudaErrorInvalidSurface"),
-            43 => ::core::option::Option::Some("cudaErrorDuplicateVariableName"),
-            44 => ::core::option::Option::Some("cudaErrorDuplicateTextureName"),
-            45 => ::core::option::Option::Some("cudaErrorDuplicateSurfaceName"),
-            46 => ::core::option::Option::Some("cudaErrorDevicesUnavailable"),
-            49 => ::core::option::Option::Some("cudaErrorIncompatibleDriverContext"),
-            52 => ::core::option::Option::Some("cudaErrorMissingConfiguration"),
-            53 => ::core::option::Option::Some("cudaErrorPriorLaunchFailure"),
-            65 => ::core::option::Option::Some("cudaErrorLaunchMaxDepthExceeded"),
-            66 => ::core::option::Option::Some("cudaErrorLaunchFileScopedTex"),
-            67 => ::core::option::Option::Some("cudaErrorLaunchFileScopedSurf"),
-            68 => ::core::option::Option::Some("cudaErrorSyncDepthExceeded"),
-            69 => ::core::option::Option::Some("cudaErrorLaunchPendingCountExceeded"),
-            98 => ::core::option::Option::Some("cudaErrorInvalidDeviceFunction"),
-            100 => ::core::option::Option::Some("cudaErrorNoDevice"),
-            101 => ::core::option::Option::Some("cudaErrorInvalidDevice"),
-            102 => ::core::option::Option::Some("cudaErrorDeviceNotLicensed"),
-            103 => {
-                ::core::option::Option::Some("cudaErrorSoftwareValidityNotEstablished")
-            }
-            127 => ::core::option::Option::Some("cudaErrorStartupFailure"),
-            200 => ::core::option::Option::Some("cudaErrorInvalidKernelImage"),
-            201 => ::core::option::Option::Some("cudaErrorDeviceUninitialized"),
-            205 => ::core::option::Option::Some("cudaErrorMapBufferObjectFailed"),
-            206 => ::core::option::Option::Some("cudaErrorUnmapBufferObjectFailed"),
-            207 => ::core::option::Option::Some("cudaErrorArrayIsMapped"),
-            208 => ::core::option::Option::Some("cudaErrorAlreadyMapped"),
-            209 => ::core::option::Option::Some("cudaErrorNoKernelImageForDevice"),
-            210 => ::core::option::Option::Some("cudaErrorAlreadyAcquired"),
-            211 => ::core::option::Option::Some("cudaErrorNotMapped"),
-            212 => ::core::option::Option::Some("cudaErrorNotMappedAsArray"),
-            213 => ::core::option::Option::Some("cudaErrorNotMappedAsPointer"),
-            214 => ::core::option::Option::Some("cudaErrorECCUncorrectable"),
-            215 => ::core::option::Option::Some("cudaErrorUnsupportedLimit"),
-            216 => ::core::option::Option::Some("cudaErrorDeviceAlreadyInUse"),
-            217 => ::core::option::Option::Some("cudaErrorPeerAccessUnsupported"),
-            218 => ::core::option::Option::Some("cudaErrorInvalidPtx"),
-            219 => ::core::option::Option::Some("cudaErrorInvalidGraphicsContext"),
-            220 => ::core::option::Option::Some("cudaErrorNvlinkUncorrectable"),
-            221 => ::core::option::Option::Some("cudaErrorJitCompilerNotFound"),
-            222 => ::core::option::Option::Some("cudaErrorUnsupportedPtxVersion"),
-            223 => ::core::option::Option::Some("cudaErrorJitCompilationDisabled"),
-            224 => ::core::option::Option::Some("cudaErrorUnsupportedExecAffinity"),
-            225 => ::core::option::Option::Some("cudaErrorUnsupportedDevSideSync"),
-            226 => ::core::option::Option::Some("cudaErrorContained"),
-            300 => ::core::option::Option::Some("cudaErrorInvalidSource"),
-            301 => ::core::option::Option::Some("cudaErrorFileNotFound"),
-            302 => ::core::option::Option::Some("cudaErrorSharedObjectSymbolNotFound"),
-            303 => ::core::option::Option::Some("cudaErrorSharedObjectInitFailed"),
-            304 => ::core::option::Option::Some("cudaErrorOperatingSystem"),
-            400 => ::core::option::Option::Some("cudaErrorInvalidResourceHandle"),
-            401 => ::core::option::Option::Some("cudaErrorIllegalState"),
-            402 => ::core::option::Option::Some("cudaErrorLossyQuery"),
-            500 => ::core::option::Option::Some("cudaErrorSymbolNotFound"),
-            600 => ::core::option::Option::Some("cudaErrorNotReady"),
-            700 => ::core::option::Option::Some("cudaErrorIllegalAddress"),
-            701 => ::core::option::Option::Some("cudaErrorLaunchOutOfResources"),
-            702 => ::core::option::Option::Some("cudaErrorLaunchTimeout"),
-            703 => ::core::option::Option::Some("cudaErrorLaunchIncompatibleTexturing"),
-            704 => ::core::option::Option::Some("cudaErrorPeerAccessAlreadyEnabled"),
-            705 => ::core::option::Option::Some("cudaErrorPeerAccessNotEnabled"),
-            708 => ::core::option::Option::Some("cudaErrorSetOnActiveProcess"),
-            709 => ::core::option::Option::Some("cudaErrorContextIsDestroyed"),
-            710 => ::core::option::Option::Some("cudaErrorAssert"),
-            711 => ::core::option::Option::Some("cudaErrorTooManyPeers"),
-            712 => ::core::option::Option::Some("cudaErrorHostMemoryAlreadyRegistered"),
-            713 => ::core::option::Option::Some("cudaErrorHostMemoryNotRegistered"),
-            714 => ::core::option::Option::Some("cudaErrorHardwareStackError"),
-            715 => ::core::option::Option::Some("cudaErrorIllegalInstruction"),
-            716 => ::core::option::Option::Some("cudaErrorMisalignedAddress"),
-            717 => ::core::option::Option::Some("cudaErrorInvalidAddressSpace"),
-            718 => ::core::option::Option::Some("cudaErrorInvalidPc"),
-            719 => ::core::option::Option::Some("cudaErrorLaunchFailure"),
-            720 => ::core::option::Option::Some("cudaErrorCooperativeLaunchTooLarge"),
-            721 => ::core::option::Option::Some("cudaErrorTensorMemoryLeak"),
-            800 => ::core::option::Option::Some("cudaErrorNotPermitted"),
-            801 => ::core::option::Option::Some("cudaErrorNotSupported"),
-            802 => ::core::option::Option::Some("cudaErrorSystemNotReady"),
-            803 => ::core::option::Option::Some("cudaErrorSystemDriverMismatch"),
-            804 => ::core::option::Option::Some("cudaErrorCompatNotSupportedOnDevice"),
-            805 => ::core::option::Option::Some("cudaErrorMpsConnectionFailed"),
-            806 => ::core::option::Option::Some("cudaErrorMpsRpcFailure"),
-            807 => ::core::option::Option::Some("cudaErrorMpsServerNotReady"),
-            808 => ::core::option::Option::Some("cudaErrorMpsMaxClientsReached"),
-            809 => ::core::option::Option::Some("cudaErrorMpsMaxConnectionsReached"),
-            810 => ::core::option::Option::Some("cudaErrorMpsClientTerminated"),
-            811 => ::core::option::Option::Some("cudaErrorCdpNotSupported"),
-            812 => ::core::option::Option::Some("cudaErrorCdpVersionMismatch"),
-            900 => ::core::option::Option::Some("cudaErrorStreamCaptureUnsupported"),
-            901 => ::core::option::Option::Some("cudaErrorStreamCaptureInvalidated"),
-            902 => ::core::option::Option::Some("cudaErrorStreamCaptureMerge"),
-            903 => ::core::option::Option::Some("cudaErrorStreamCaptureUnmatched"),
-            904 => ::core::option::Option::Some("cudaErrorStreamCaptureUnjoined"),
-            905 => ::core::option::Option::Some("cudaErrorStreamCaptureIsolation"),
-            906 => ::core::option::Option::Some("cudaErrorStreamCaptureImplicit"),
-            907 => ::core::option::Option::Some("cudaErrorCapturedEvent"),
-            908 => ::core::option::Option::Some("cudaErrorStreamCaptureWrongThread"),
-            909 => ::core::option::Option::Some("cudaErrorTimeout"),
-            910 => ::core::option::Option::Some("cudaErrorGraphExecUpdateFailure"),
-            911 => ::core::option::Option::Some("cudaErrorExternalDevice"),
-            912 => ::core::option::Option::Some("cudaErrorInvalidClusterSize"),
-            913 => ::core::option::Option::Some("cudaErrorFunctionNotLoaded"),
-            914 => ::core::option::Option::Some("cudaErrorInvalidResourceType"),
-            915 => ::core::option::Option::Some("cudaErrorInvalidResourceConfiguration"),
-            999 => ::core::option::Option::Some("cudaErrorUnknown"),
-            10000 => ::core::option::Option::Some("cudaErrorApiFailureBase"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaSuccess"),
+            1 => Some("cudaErrorInvalidValue"),
+            2 => Some("cudaErrorMemoryAllocation"),
+            3 => Some("cudaErrorInitializationError"),
+            4 => Some("cudaErrorCudartUnloading"),
+            5 => Some("cudaErrorProfilerDisabled"),
+            6 => Some("cudaErrorProfilerNotInitialized"),
+            7 => Some("cudaErrorProfilerAlreadyStarted"),
+            8 => Some("cudaErrorProfilerAlreadyStopped"),
+            9 => Some("cudaErrorInvalidConfiguration"),
+            12 => Some("cudaErrorInvalidPitchValue"),
+            13 => Some("cudaErrorInvalidSymbol"),
+            16 => Some("cudaErrorInvalidHostPointer"),
+            17 => Some("cudaErrorInvalidDevicePointer"),
+            18 => Some("cudaErrorInvalidTexture"),
+            19 => Some("cudaErrorInvalidTextureBinding"),
+            20 => Some("cudaErrorInvalidChannelDescriptor"),
+            21 => Some("cudaErrorInvalidMemcpyDirection"),
+            22 => Some("cudaErrorAddressOfConstant"),
+            23 => Some("cudaErrorTextureFetchFailed"),
+            24 => Some("cudaErrorTextureNotBound"),
+            25 => Some("cudaErrorSynchronizationError"),
+            26 => Some("cudaErrorInvalidFilterSetting"),
+            27 => Some("cudaErrorInvalidNormSetting"),
+            28 => Some("cudaErrorMixedDeviceExecution"),
+            31 => Some("cudaErrorNotYetImplemented"),
+            32 => Some("cudaErrorMemoryValueTooLarge"),
+            34 => Some("cudaErrorStubLibrary"),
+            35 => Some("cudaErrorInsufficientDriver"),
+            36 => Some("cudaErrorCallRequiresNewerDriver"),
+            37 => Some("cudaErrorInvalidSurface"),
+            43 => Some("cudaErrorDuplicateVariableName"),
+            44 => Some("cudaErrorDuplicateTextureName"),
+            45 => Some("cudaErrorDuplicateSurfaceName"),
+            46 => Some("cudaErrorDevicesUnavailable"),
+            49 => Some("cudaErrorIncompatibleDriverContext"),
+            52 => Some("cudaErrorMissingConfiguration"),
+            53 => Some("cudaErrorPriorLaunchFailure"),
+            65 => Some("cudaErrorLaunchMaxDepthExceeded"),
+            66 => Some("cudaErrorLaunchFileScopedTex"),
+            67 => Some("cudaErrorLaunchFileScopedSurf"),
+            68 => Some("cudaErrorSyncDepthExceeded"),
+            69 => Some("cudaErrorLaunchPendingCountExceeded"),
+            98 => Some("cudaErrorInvalidDeviceFunction"),
+            100 => Some("cudaErrorNoDevice"),
+            101 => Some("cudaErrorInvalidDevice"),
+            102 => Some("cudaErrorDeviceNotLicensed"),
+            103 => Some("cudaErrorSoftwareValidityNotEstablished"),
+            127 => Some("cudaErrorStartupFailure"),
+            200 => Some("cudaErrorInvalidKernelImage"),
+            201 => Some("cudaErrorDeviceUninitialized"),
+            205 => Some("cudaErrorMapBufferObjectFailed"),
+            206 => Some("cudaErrorUnmapBufferObjectFailed"),
+            207 => Some("cudaErrorArrayIsMapped"),
+            208 => Some("cudaErrorAlreadyMapped"),
+            209 => Some("cudaErrorNoKernelImageForDevice"),
+            210 => Some("cudaErrorAlreadyAcquired"),
+            211 => Some("cudaErrorNotMapped"),
+            212 => Some("cudaErrorNotMappedAsArray"),
+            213 => Some("cudaErrorNotMappedAsPointer"),
+            214 => Some("cudaErrorECCUncorrectable"),
+            215 => Some("cudaErrorUnsupportedLimit"),
+            216 => Some("cudaErrorDeviceAlreadyInUse"),
+            217 => Some("cudaErrorPeerAccessUnsupported"),
+            218 => Some("cudaErrorInvalidPtx"),
+            219 => Some("cudaErrorInvalidGraphicsContext"),
+            220 => Some("cudaErrorNvlinkUncorrectable"),
+            221 => Some("cudaErrorJitCompilerNotFound"),
+            222 => Some("cudaErrorUnsupportedPtxVersion"),
+            223 => Some("cudaErrorJitCompilationDisabled"),
+            224 => Some("cudaErrorUnsupportedExecAffinity"),
+            225 => Some("cudaErrorUnsupportedDevSideSync"),
+            226 => Some("cudaErrorContained"),
+            300 => Some("cudaErrorInvalidSource"),
+            301 => Some("cudaErrorFileNotFound"),
+            302 => Some("cudaErrorSharedObjectSymbolNotFound"),
+            303 => Some("cudaErrorSharedObjectInitFailed"),
+            304 => Some("cudaErrorOperatingSystem"),
+            400 => Some("cudaErrorInvalidResourceHandle"),
+            401 => Some("cudaErrorIllegalState"),
+            402 => Some("cudaErrorLossyQuery"),
+            500 => Some("cudaErrorSymbolNotFound"),
+            600 => Some("cudaErrorNotReady"),
+            700 => Some("cudaErrorIllegalAddress"),
+            701 => Some("cudaErrorLaunchOutOfResources"),
+            702 => Some("cudaErrorLaunchTimeout"),
+            703 => Some("cudaErrorLaunchIncompatibleTexturing"),
+            704 => Some("cudaErrorPeerAccessAlreadyEnabled"),
+            705 => Some("cudaErrorPeerAccessNotEnabled"),
+            708 => Some("cudaErrorSetOnActiveProcess"),
+            709 => Some("cudaErrorContextIsDestroyed"),
+            710 => Some("cudaErrorAssert"),
+            711 => Some("cudaErrorTooManyPeers"),
+            712 => Some("cudaErrorHostMemoryAlreadyRegistered"),
+            713 => Some("cudaErrorHostMemoryNotRegistered"),
+            714 => Some("cudaErrorHardwareStackError"),
+            715 => Some("cudaErrorIllegalInstruction"),
+            716 => Some("cudaErrorMisalignedAddress"),
+            717 => Some("cudaErrorInvalidAddressSpace"),
+            718 => Some("cudaErrorInvalidPc"),
+            719 => Some("cudaErrorLaunchFailure"),
+            720 => Some("cudaErrorCooperativeLaunchTooLarge"),
+            721 => Some("cudaErrorTensorMemoryLeak"),
+            800 => Some("cudaErrorNotPermitted"),
+            801 => Some("cudaErrorNotSupported"),
+            802 => Some("cudaErrorSystemNotReady"),
+            803 => Some("cudaErrorSystemDriverMismatch"),
+            804 => Some("cudaErrorCompatNotSupportedOnDevice"),
+            805 => Some("cudaErrorMpsConnectionFailed"),
+            806 => Some("cudaErrorMpsRpcFailure"),
+            807 => Some("cudaErrorMpsServerNotReady"),
+            808 => Some("cudaErrorMpsMaxClientsReached"),
+            809 => Some("cudaErrorMpsMaxConnectionsReached"),
+            810 => Some("cudaErrorMpsClientTerminated"),
+            811 => Some("cudaErrorCdpNotSupported"),
+            812 => Some("cudaErrorCdpVersionMismatch"),
+            900 => Some("cudaErrorStreamCaptureUnsupported"),
+            901 => Some("cudaErrorStreamCaptureInvalidated"),
+            902 => Some("cudaErrorStreamCaptureMerge"),
+            903 => Some("cudaErrorStreamCaptureUnmatched"),
+            904 => Some("cudaErrorStreamCaptureUnjoined"),
+            905 => Some("cudaErrorStreamCaptureIsolation"),
+            906 => Some("cudaErrorStreamCaptureImplicit"),
+            907 => Some("cudaErrorCapturedEvent"),
+            908 => Some("cudaErrorStreamCaptureWrongThread"),
+            909 => Some("cudaErrorTimeout"),
+            910 => Some("cudaErrorGraphExecUpdateFailure"),
+            911 => Some("cudaErrorExternalDevice"),
+            912 => Some("cudaErrorInvalidClusterSize"),
+            913 => Some("cudaErrorFunctionNotLoaded"),
+            914 => Some("cudaErrorInvalidResourceType"),
+            915 => Some("cudaErrorInvalidResourceConfiguration"),
+            999 => Some("cudaErrorUnknown"),
+            10000 => Some("cudaErrorApiFailureBase"),
+            _ => None,
         }
     }
 }
@@ -705,137 +703,41 @@ impl cudaChannelFormatKind {
     #[doc(alias = "cudaChannelFormatKindUnsignedNormalized1010102")]
     pub const UNSIGNED_NORMALIZED1010102: Self = Self(31);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaChannelFormatKindSigned"),
-            1 => ::core::option::Option::Some("cudaChannelFormatKindUnsigned"),
-            2 => ::core::option::Option::Some("cudaChannelFormatKindFloat"),
-            3 => ::core::option::Option::Some("cudaChannelFormatKindNone"),
-            4 => ::core::option::Option::Some("cudaChannelFormatKindNV12"),
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized8X1",
-                )
-            }
-            6 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized8X2",
-                )
-            }
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized8X4",
-                )
-            }
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized16X1",
-                )
-            }
-            9 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized16X2",
-                )
-            }
-            10 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized16X4",
-                )
-            }
-            11 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X1")
-            }
-            12 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X2")
-            }
-            13 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized8X4")
-            }
-            14 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X1")
-            }
-            15 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X2")
-            }
-            16 => {
-                ::core::option::Option::Some("cudaChannelFormatKindSignedNormalized16X4")
-            }
-            17 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed1",
-                )
-            }
-            18 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed1SRGB",
-                )
-            }
-            19 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed2",
-                )
-            }
-            20 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed2SRGB",
-                )
-            }
-            21 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed3",
-                )
-            }
-            22 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed3SRGB",
-                )
-            }
-            23 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed4",
-                )
-            }
-            24 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindSignedBlockCompressed4",
-                )
-            }
-            25 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed5",
-                )
-            }
-            26 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindSignedBlockCompressed5",
-                )
-            }
-            27 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed6H",
-                )
-            }
-            28 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindSignedBlockCompressed6H",
-                )
-            }
-            29 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed7",
-                )
-            }
-            30 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedBlockCompressed7SRGB",
-                )
-            }
-            31 => {
-                ::core::option::Option::Some(
-                    "cudaChannelFormatKindUnsignedNormalized1010102",
-                )
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaChannelFormatKindSigned"),
+            1 => Some("cudaChannelFormatKindUnsigned"),
+            2 => Some("cudaChannelFormatKindFloat"),
+            3 => Some("cudaChannelFormatKindNone"),
+            4 => Some("cudaChannelFormatKindNV12"),
+            5 => Some("cudaChannelFormatKindUnsignedNormalized8X1"),
+            6 => Some("cudaChannelFormatKindUnsignedNormalized8X2"),
+            7 => Some("cudaChannelFormatKindUnsignedNormalized8X4"),
+            8 => Some("cudaChannelFormatKindUnsignedNormalized16X1"),
+            9 => Some("cudaChannelFormatKindUnsignedNormalized16X2"),
+            10 => Some("cudaChannelFormatKindUnsignedNormalized16X4"),
+            11 => Some("cudaChannelFormatKindSignedNormalized8X1"),
+            12 => Some("cudaChannelFormatKindSignedNormalized8X2"),
+            13 => Some("cudaChannelFormatKindSignedNormalized8X4"),
+            14 => Some("cudaChannelFormatKindSignedNormalized16X1"),
+            15 => Some("cudaChannelFormatKindSignedNormalized16X2"),
+            16 => Some("cudaChannelFormatKindSignedNormalized16X4"),
+            17 => Some("cudaChannelFormatKindUnsignedBlockCompressed1"),
+            18 => Some("cudaChannelFormatKindUnsignedBlockCompressed1SRGB"),
+            19 => Some("cudaChannelFormatKindUnsignedBlockCompressed2"),
+            20 => Some("cudaChannelFormatKindUnsignedBlockCompressed2SRGB"),
+            21 => Some("cudaChannelFormatKindUnsignedBlockCompressed3"),
+            22 => Some("cudaChannelFormatKindUnsignedBlockCompressed3SRGB"),
+            23 => Some("cudaChannelFormatKindUnsignedBlockCompressed4"),
+            24 => Some("cudaChannelFormatKindSignedBlockCompressed4"),
+            25 => Some("cudaChannelFormatKindUnsignedBlockCompressed5"),
+            26 => Some("cudaChannelFormatKindSignedBlockCompressed5"),
+            27 => Some("cudaChannelFormatKindUnsignedBlockCompressed6H"),
+            28 => Some("cudaChannelFormatKindSignedBlockCompressed6H"),
+            29 => Some("cudaChannelFormatKindUnsignedBlockCompressed7"),
+            30 => Some("cudaChannelFormatKindUnsignedBlockCompressed7SRGB"),
+            31 => Some("cudaChannelFormatKindUnsignedNormalized1010102"),
+            _ => None,
         }
     }
 }
@@ -860,13 +762,13 @@ impl cudaMemoryType {
     #[doc(alias = "cudaMemoryTypeManaged")]
     pub const MANAGED: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemoryTypeUnregistered"),
-            1 => ::core::option::Option::Some("cudaMemoryTypeHost"),
-            2 => ::core::option::Option::Some("cudaMemoryTypeDevice"),
-            3 => ::core::option::Option::Some("cudaMemoryTypeManaged"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemoryTypeUnregistered"),
+            1 => Some("cudaMemoryTypeHost"),
+            2 => Some("cudaMemoryTypeDevice"),
+            3 => Some("cudaMemoryTypeManaged"),
+            _ => None,
         }
     }
 }
@@ -894,14 +796,14 @@ impl cudaMemcpyKind {
     #[doc(alias = "cudaMemcpyDefault")]
     pub const DEFAULT: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpyHostToHost"),
-            1 => ::core::option::Option::Some("cudaMemcpyHostToDevice"),
-            2 => ::core::option::Option::Some("cudaMemcpyDeviceToHost"),
-            3 => ::core::option::Option::Some("cudaMemcpyDeviceToDevice"),
-            4 => ::core::option::Option::Some("cudaMemcpyDefault"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemcpyHostToHost"),
+            1 => Some("cudaMemcpyHostToDevice"),
+            2 => Some("cudaMemcpyDeviceToHost"),
+            3 => Some("cudaMemcpyDeviceToDevice"),
+            4 => Some("cudaMemcpyDefault"),
+            _ => None,
         }
     }
 }
@@ -924,12 +826,12 @@ impl cudaAccessProperty {
     #[doc(alias = "cudaAccessPropertyPersisting")]
     pub const PERSISTING: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaAccessPropertyNormal"),
-            1 => ::core::option::Option::Some("cudaAccessPropertyStreaming"),
-            2 => ::core::option::Option::Some("cudaAccessPropertyPersisting"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaAccessPropertyNormal"),
+            1 => Some("cudaAccessPropertyStreaming"),
+            2 => Some("cudaAccessPropertyPersisting"),
+            _ => None,
         }
     }
 }
@@ -952,12 +854,12 @@ impl cudaStreamCaptureStatus {
     #[doc(alias = "cudaStreamCaptureStatusInvalidated")]
     pub const INVALIDATED: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamCaptureStatusNone"),
-            1 => ::core::option::Option::Some("cudaStreamCaptureStatusActive"),
-            2 => ::core::option::Option::Some("cudaStreamCaptureStatusInvalidated"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaStreamCaptureStatusNone"),
+            1 => Some("cudaStreamCaptureStatusActive"),
+            2 => Some("cudaStreamCaptureStatusInvalidated"),
+            _ => None,
         }
     }
 }
@@ -978,12 +880,12 @@ impl cudaStreamCaptureMode {
     #[doc(alias = "cudaStreamCaptureModeRelaxed")]
     pub const RELAXED: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamCaptureModeGlobal"),
-            1 => ::core::option::Option::Some("cudaStreamCaptureModeThreadLocal"),
-            2 => ::core::option::Option::Some("cudaStreamCaptureModeRelaxed"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaStreamCaptureModeGlobal"),
+            1 => Some("cudaStreamCaptureModeThreadLocal"),
+            2 => Some("cudaStreamCaptureModeRelaxed"),
+            _ => None,
         }
     }
 }
@@ -1002,13 +904,13 @@ impl cudaSynchronizationPolicy {
     #[doc(alias = "cudaSyncPolicyBlockingSync")]
     pub const BLOCKING_SYNC: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaSyncPolicyAuto"),
-            2 => ::core::option::Option::Some("cudaSyncPolicySpin"),
-            3 => ::core::option::Option::Some("cudaSyncPolicyYield"),
-            4 => ::core::option::Option::Some("cudaSyncPolicyBlockingSync"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaSyncPolicyAuto"),
+            2 => Some("cudaSyncPolicySpin"),
+            3 => Some("cudaSyncPolicyYield"),
+            4 => Some("cudaSyncPolicyBlockingSync"),
+            _ => None,
         }
     }
 }
@@ -1031,12 +933,12 @@ impl cudaClusterSchedulingPolicy {
     #[doc(alias = "cudaClusterSchedulingPolicyLoadBalancing")]
     pub const LOAD_BALANCING: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaClusterSchedulingPolicyDefault"),
-            1 => ::core::option::Option::Some("cudaClusterSchedulingPolicySpread"),
-            2 => ::core::option::Option::Some("cudaClusterSchedulingPolicyLoadBalancing"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaClusterSchedulingPolicyDefault"),
+            1 => Some("cudaClusterSchedulingPolicySpread"),
+            2 => Some("cudaClusterSchedulingPolicyLoadBalancing"),
+            _ => None,
         }
     }
 }
@@ -1055,11 +957,11 @@ impl cudaStreamUpdateCaptureDependenciesFlags {
     #[doc(alias = "cudaStreamSetCaptureDependencies")]
     pub const SET_CAPTURE_DEPENDENCIES: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaStreamAddCaptureDependencies"),
-            1 => ::core::option::Option::Some("cudaStreamSetCaptureDependencies"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaStreamAddCaptureDependencies"),
+            1 => Some("cudaStreamSetCaptureDependencies"),
+            _ => None,
         }
     }
 }
@@ -1075,10 +977,10 @@ impl cudaUserObjectFlags {
     #[doc(alias = "cudaUserObjectNoDestructorSync")]
     pub const CUDA_USER_OBJECT_NO_DESTRUCTOR_SYNC: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaUserObjectNoDestructorSync"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaUserObjectNoDestructorSync"),
+            _ => None,
         }
     }
 }
@@ -1094,10 +996,10 @@ impl cudaUserObjectRetainFlags {
     #[doc(alias = "cudaGraphUserObjectMove")]
     pub const CUDA_GRAPH_USER_OBJECT_MOVE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphUserObjectMove"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaGraphUserObjectMove"),
+            _ => None,
         }
     }
 }
@@ -1125,16 +1027,14 @@ impl cudaGraphicsRegisterFlags {
     #[doc(alias = "cudaGraphicsRegisterFlagsTextureGather")]
     pub const TEXTURE_GATHER: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsNone"),
-            1 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsReadOnly"),
-            2 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsWriteDiscard"),
-            4 => {
-                ::core::option::Option::Some("cudaGraphicsRegisterFlagsSurfaceLoadStore")
-            }
-            8 => ::core::option::Option::Some("cudaGraphicsRegisterFlagsTextureGather"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphicsRegisterFlagsNone"),
+            1 => Some("cudaGraphicsRegisterFlagsReadOnly"),
+            2 => Some("cudaGraphicsRegisterFlagsWriteDiscard"),
+            4 => Some("cudaGraphicsRegisterFlagsSurfaceLoadStore"),
+            8 => Some("cudaGraphicsRegisterFlagsTextureGather"),
+            _ => None,
         }
     }
 }
@@ -1156,12 +1056,12 @@ impl cudaGraphicsMapFlags {
     #[doc(alias = "cudaGraphicsMapFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsMapFlagsNone"),
-            1 => ::core::option::Option::Some("cudaGraphicsMapFlagsReadOnly"),
-            2 => ::core::option::Option::Some("cudaGraphicsMapFlagsWriteDiscard"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphicsMapFlagsNone"),
+            1 => Some("cudaGraphicsMapFlagsReadOnly"),
+            2 => Some("cudaGraphicsMapFlagsWriteDiscard"),
+            _ => None,
         }
     }
 }
@@ -1192,15 +1092,15 @@ impl cudaGraphicsCubeFace {
     #[doc(alias = "cudaGraphicsCubeFaceNegativeZ")]
     pub const NEGATIVE_Z: Self = Self(5);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveX"),
-            1 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeX"),
-            2 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveY"),
-            3 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeY"),
-            4 => ::core::option::Option::Some("cudaGraphicsCubeFacePositiveZ"),
-            5 => ::core::option::Option::Some("cudaGraphicsCubeFaceNegativeZ"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphicsCubeFacePositiveX"),
+            1 => Some("cudaGraphicsCubeFaceNegativeX"),
+            2 => Some("cudaGraphicsCubeFacePositiveY"),
+            3 => Some("cudaGraphicsCubeFaceNegativeY"),
+            4 => Some("cudaGraphicsCubeFacePositiveZ"),
+            5 => Some("cudaGraphicsCubeFaceNegativeZ"),
+            _ => None,
         }
     }
 }
@@ -1225,13 +1125,13 @@ impl cudaResourceType {
     #[doc(alias = "cudaResourceTypePitch2D")]
     pub const PITCH2_D: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaResourceTypeArray"),
-            1 => ::core::option::Option::Some("cudaResourceTypeMipmappedArray"),
-            2 => ::core::option::Option::Some("cudaResourceTypeLinear"),
-            3 => ::core::option::Option::Some("cudaResourceTypePitch2D"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaResourceTypeArray"),
+            1 => Some("cudaResourceTypeMipmappedArray"),
+            2 => Some("cudaResourceTypeLinear"),
+            3 => Some("cudaResourceTypePitch2D"),
+            _ => None,
         }
     }
 }
@@ -1349,62 +1249,44 @@ impl cudaResourceViewFormat {
     #[doc(alias = "cudaResViewFormatUnsignedBlockCompressed7")]
     pub const UNSIGNED_BLOCK_COMPRESSED7: Self = Self(34);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaResViewFormatNone"),
-            1 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar1"),
-            2 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar2"),
-            3 => ::core::option::Option::Some("cudaResViewFormatUnsignedChar4"),
-            4 => ::core::option::Option::Some("cudaResViewFormatSignedChar1"),
-            5 => ::core::option::Option::Some("cudaResViewFormatSignedChar2"),
-            6 => ::core::option::Option::Some("cudaResViewFormatSignedChar4"),
-            7 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort1"),
-            8 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort2"),
-            9 => ::core::option::Option::Some("cudaResViewFormatUnsignedShort4"),
-            10 => ::core::option::Option::Some("cudaResViewFormatSignedShort1"),
-            11 => ::core::option::Option::Some("cudaResViewFormatSignedShort2"),
-            12 => ::core::option::Option::Some("cudaResViewFormatSignedShort4"),
-            13 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt1"),
-            14 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt2"),
-            15 => ::core::option::Option::Some("cudaResViewFormatUnsignedInt4"),
-            16 => ::core::option::Option::Some("cudaResViewFormatSignedInt1"),
-            17 => ::core::option::Option::Some("cudaResViewFormatSignedInt2"),
-            18 => ::core::option::Option::Some("cudaResViewFormatSignedInt4"),
-            19 => ::core::option::Option::Some("cudaResViewFormatHalf1"),
-            20 => ::core::option::Option::Some("cudaResViewFormatHalf2"),
-            21 => ::core::option::Option::Some("cudaResViewFormatHalf4"),
-            22 => ::core::option::Option::Some("cudaResViewFormatFloat1"),
-            23 => ::core::option::Option::Some("cudaResViewFormatFloat2"),
-            24 => ::core::option::Option::Some("cudaResViewFormatFloat4"),
-            25 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed1")
-            }
-            26 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed2")
-            }
-            27 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed3")
-            }
-            28 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed4")
-            }
-            29 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed4"),
-            30 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed5")
-            }
-            31 => ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed5"),
-            32 => {
-                ::core::option::Option::Some(
-                    "cudaResViewFormatUnsignedBlockCompressed6H",
-                )
-            }
-            33 => {
-                ::core::option::Option::Some("cudaResViewFormatSignedBlockCompressed6H")
-            }
-            34 => {
-                ::core::option::Option::Some("cudaResViewFormatUnsignedBlockCompressed7")
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaResViewFormatNone"),
+            1 => Some("cudaResViewFormatUnsignedChar1"),
+            2 => Some("cudaResViewFormatUnsignedChar2"),
+            3 => Some("cudaResViewFormatUnsignedChar4"),
+            4 => Some("cudaResViewFormatSignedChar1"),
+            5 => Some("cudaResViewFormatSignedChar2"),
+            6 => Some("cudaResViewFormatSignedChar4"),
+            7 => Some("cudaResViewFormatUnsignedShort1"),
+            8 => Some("cudaResViewFormatUnsignedShort2"),
+            9 => Some("cudaResViewFormatUnsignedShort4"),
+            10 => Some("cudaResViewFormatSignedShort1"),
+            11 => Some("cudaResViewFormatSignedShort2"),
+            12 => Some("cudaResViewFormatSignedShort4"),
+            13 => Some("cudaResViewFormatUnsignedInt1"),
+            14 => Some("cudaResViewFormatUnsignedInt2"),
+            15 => Some("cudaResViewFormatUnsignedInt4"),
+            16 => Some("cudaResViewFormatSignedInt1"),
+            17 => Some("cudaResViewFormatSignedInt2"),
+            18 => Some("cudaResViewFormatSignedInt4"),
+            19 => Some("cudaResViewFormatHalf1"),
+            20 => Some("cudaResViewFormatHalf2"),
+            21 => Some("cudaResViewFormatHalf4"),
+            22 => Some("cudaResViewFormatFloat1"),
+            23 => Some("cudaResViewFormatFloat2"),
+            24 => Some("cudaResViewFormatFloat4"),
+            25 => Some("cudaResViewFormatUnsignedBlockCompressed1"),
+            26 => Some("cudaResViewFormatUnsignedBlockCompressed2"),
+            27 => Some("cudaResViewFormatUnsignedBlockCompressed3"),
+            28 => Some("cudaResViewFormatUnsignedBlockCompressed4"),
+            29 => Some("cudaResViewFormatSignedBlockCompressed4"),
+            30 => Some("cudaResViewFormatUnsignedBlockCompressed5"),
+            31 => Some("cudaResViewFormatSignedBlockCompressed5"),
+            32 => Some("cudaResViewFormatUnsignedBlockCompressed6H"),
+            33 => Some("cudaResViewFormatSignedBlockCompressed6H"),
+            34 => Some("cudaResViewFormatUnsignedBlockCompressed7"),
+            _ => None,
         }
     }
 }
@@ -1444,34 +1326,18 @@ impl cudaFuncAttribute {
     #[doc(alias = "cudaFuncAttributeMax")]
     pub const MAX: Self = Self(16);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeMaxDynamicSharedMemorySize",
-                )
-            }
-            9 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributePreferredSharedMemoryCarveout",
-                )
-            }
-            10 => ::core::option::Option::Some("cudaFuncAttributeClusterDimMustBeSet"),
-            11 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterWidth"),
-            12 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterHeight"),
-            13 => ::core::option::Option::Some("cudaFuncAttributeRequiredClusterDepth"),
-            14 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeNonPortableClusterSizeAllowed",
-                )
-            }
-            15 => {
-                ::core::option::Option::Some(
-                    "cudaFuncAttributeClusterSchedulingPolicyPreference",
-                )
-            }
-            16 => ::core::option::Option::Some("cudaFuncAttributeMax"),
-            _ => ::core::option::Option::None,
+            8 => Some("cudaFuncAttributeMaxDynamicSharedMemorySize"),
+            9 => Some("cudaFuncAttributePreferredSharedMemoryCarveout"),
+            10 => Some("cudaFuncAttributeClusterDimMustBeSet"),
+            11 => Some("cudaFuncAttributeRequiredClusterWidth"),
+            12 => Some("cudaFuncAttributeRequiredClusterHeight"),
+            13 => Some("cudaFuncAttributeRequiredClusterDepth"),
+            14 => Some("cudaFuncAttributeNonPortableClusterSizeAllowed"),
+            15 => Some("cudaFuncAttributeClusterSchedulingPolicyPreference"),
+            16 => Some("cudaFuncAttributeMax"),
+            _ => None,
         }
     }
 }
@@ -1496,13 +1362,13 @@ impl cudaFuncCache {
     #[doc(alias = "cudaFuncCachePreferEqual")]
     pub const EQUAL: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaFuncCachePreferNone"),
-            1 => ::core::option::Option::Some("cudaFuncCachePreferShared"),
-            2 => ::core::option::Option::Some("cudaFuncCachePreferL1"),
-            3 => ::core::option::Option::Some("cudaFuncCachePreferEqual"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaFuncCachePreferNone"),
+            1 => Some("cudaFuncCachePreferShared"),
+            2 => Some("cudaFuncCachePreferL1"),
+            3 => Some("cudaFuncCachePreferEqual"),
+            _ => None,
         }
     }
 }
@@ -1521,12 +1387,12 @@ impl cudaSharedMemConfig {
     #[doc(alias = "cudaSharedMemBankSizeEightByte")]
     pub const EIGHT_BYTE: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaSharedMemBankSizeDefault"),
-            1 => ::core::option::Option::Some("cudaSharedMemBankSizeFourByte"),
-            2 => ::core::option::Option::Some("cudaSharedMemBankSizeEightByte"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaSharedMemBankSizeDefault"),
+            1 => Some("cudaSharedMemBankSizeFourByte"),
+            2 => Some("cudaSharedMemBankSizeEightByte"),
+            _ => None,
         }
     }
 }
@@ -1549,12 +1415,12 @@ impl cudaSharedCarveout {
     #[doc(alias = "cudaSharedmemCarveoutMaxL1")]
     pub const MAX_L1: Self = Self(0);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            -1 => ::core::option::Option::Some("cudaSharedmemCarveoutDefault"),
-            100 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxShared"),
-            0 => ::core::option::Option::Some("cudaSharedmemCarveoutMaxL1"),
-            _ => ::core::option::Option::None,
+            -1 => Some("cudaSharedmemCarveoutDefault"),
+            100 => Some("cudaSharedmemCarveoutMaxShared"),
+            0 => Some("cudaSharedmemCarveoutMaxL1"),
+            _ => None,
         }
     }
 }
@@ -1579,13 +1445,13 @@ impl cudaComputeMode {
     #[doc(alias = "cudaComputeModeExclusiveProcess")]
     pub const EXCLUSIVE_PROCESS: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaComputeModeDefault"),
-            1 => ::core::option::Option::Some("cudaComputeModeExclusive"),
-            2 => ::core::option::Option::Some("cudaComputeModeProhibited"),
-            3 => ::core::option::Option::Some("cudaComputeModeExclusiveProcess"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaComputeModeDefault"),
+            1 => Some("cudaComputeModeExclusive"),
+            2 => Some("cudaComputeModeProhibited"),
+            3 => Some("cudaComputeModeExclusiveProcess"),
+            _ => None,
         }
     }
 }
@@ -1619,16 +1485,16 @@ impl cudaLimit {
     #[doc(alias = "cudaLimitPersistingL2CacheSize")]
     pub const PERSISTING_L2_CACHE_SIZE: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaLimitStackSize"),
-            1 => ::core::option::Option::Some("cudaLimitPrintfFifoSize"),
-            2 => ::core::option::Option::Some("cudaLimitMallocHeapSize"),
-            3 => ::core::option::Option::Some("cudaLimitDevRuntimeSyncDepth"),
-            4 => ::core::option::Option::Some("cudaLimitDevRuntimePendingLaunchCount"),
-            5 => ::core::option::Option::Some("cudaLimitMaxL2FetchGranularity"),
-            6 => ::core::option::Option::Some("cudaLimitPersistingL2CacheSize"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaLimitStackSize"),
+            1 => Some("cudaLimitPrintfFifoSize"),
+            2 => Some("cudaLimitMallocHeapSize"),
+            3 => Some("cudaLimitDevRuntimeSyncDepth"),
+            4 => Some("cudaLimitDevRuntimePendingLaunchCount"),
+            5 => Some("cudaLimitMaxL2FetchGranularity"),
+            6 => Some("cudaLimitPersistingL2CacheSize"),
+            _ => None,
         }
     }
 }
@@ -1659,15 +1525,15 @@ impl cudaMemoryAdvise {
     #[doc(alias = "cudaMemAdviseUnsetAccessedBy")]
     pub const UNSET_ACCESSED_BY: Self = Self(6);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaMemAdviseSetReadMostly"),
-            2 => ::core::option::Option::Some("cudaMemAdviseUnsetReadMostly"),
-            3 => ::core::option::Option::Some("cudaMemAdviseSetPreferredLocation"),
-            4 => ::core::option::Option::Some("cudaMemAdviseUnsetPreferredLocation"),
-            5 => ::core::option::Option::Some("cudaMemAdviseSetAccessedBy"),
-            6 => ::core::option::Option::Some("cudaMemAdviseUnsetAccessedBy"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaMemAdviseSetReadMostly"),
+            2 => Some("cudaMemAdviseUnsetReadMostly"),
+            3 => Some("cudaMemAdviseSetPreferredLocation"),
+            4 => Some("cudaMemAdviseUnsetPreferredLocation"),
+            5 => Some("cudaMemAdviseSetAccessedBy"),
+            6 => Some("cudaMemAdviseUnsetAccessedBy"),
+            _ => None,
         }
     }
 }
@@ -1704,31 +1570,17 @@ impl cudaMemRangeAttribute {
     #[doc(alias = "cudaMemRangeAttributeLastPrefetchLocationId")]
     pub const LAST_PREFETCH_LOCATION_ID: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaMemRangeAttributeReadMostly"),
-            2 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocation"),
-            3 => ::core::option::Option::Some("cudaMemRangeAttributeAccessedBy"),
-            4 => {
-                ::core::option::Option::Some("cudaMemRangeAttributeLastPrefetchLocation")
-            }
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributePreferredLocationType",
-                )
-            }
-            6 => ::core::option::Option::Some("cudaMemRangeAttributePreferredLocationId"),
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributeLastPrefetchLocationType",
-                )
-            }
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaMemRangeAttributeLastPrefetchLocationId",
-                )
-            }
-            _ => ::core::option::Option::None,
+            1 => Some("cudaMemRangeAttributeReadMostly"),
+            2 => Some("cudaMemRangeAttributePreferredLocation"),
+            3 => Some("cudaMemRangeAttributeAccessedBy"),
+            4 => Some("cudaMemRangeAttributeLastPrefetchLocation"),
+            5 => Some("cudaMemRangeAttributePreferredLocationType"),
+            6 => Some("cudaMemRangeAttributePreferredLocationId"),
+            7 => Some("cudaMemRangeAttributeLastPrefetchLocationType"),
+            8 => Some("cudaMemRangeAttributeLastPrefetchLocationId"),
+            _ => None,
         }
     }
 }
@@ -1747,11 +1599,11 @@ impl cudaFlushGPUDirectRDMAWritesOptions {
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesOptionMemOps")]
     pub const MEM_OPS: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionHost"),
-            2 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesOptionMemOps"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaFlushGPUDirectRDMAWritesOptionHost"),
+            2 => Some("cudaFlushGPUDirectRDMAWritesOptionMemOps"),
+            _ => None,
         }
     }
 }
@@ -1773,14 +1625,12 @@ impl cudaGPUDirectRDMAWritesOrdering {
     #[doc(alias = "cudaGPUDirectRDMAWritesOrderingAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingNone"),
-            100 => ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingOwner"),
-            200 => {
-                ::core::option::Option::Some("cudaGPUDirectRDMAWritesOrderingAllDevices")
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGPUDirectRDMAWritesOrderingNone"),
+            100 => Some("cudaGPUDirectRDMAWritesOrderingOwner"),
+            200 => Some("cudaGPUDirectRDMAWritesOrderingAllDevices"),
+            _ => None,
         }
     }
 }
@@ -1799,13 +1649,11 @@ impl cudaFlushGPUDirectRDMAWritesScope {
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesToAllDevices")]
     pub const ALL_DEVICES: Self = Self(200);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            100 => ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToOwner"),
-            200 => {
-                ::core::option::Option::Some("cudaFlushGPUDirectRDMAWritesToAllDevices")
-            }
-            _ => ::core::option::Option::None,
+            100 => Some("cudaFlushGPUDirectRDMAWritesToOwner"),
+            200 => Some("cudaFlushGPUDirectRDMAWritesToAllDevices"),
+            _ => None,
         }
     }
 }
@@ -1821,14 +1669,10 @@ impl cudaFlushGPUDirectRDMAWritesTarget {
     #[doc(alias = "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice")]
     pub const CUDA_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_DEVICE: Self = Self(0);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => {
-                ::core::option::Option::Some(
-                    "cudaFlushGPUDirectRDMAWritesTargetCurrentDevice",
-                )
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaFlushGPUDirectRDMAWritesTargetCurrentDevice"),
+            _ => None,
         }
     }
 }
@@ -2229,189 +2073,141 @@ impl cudaDeviceAttr {
     #[doc(alias = "cudaDevAttrMaxTimelineSemaphoreInteropSupported")]
     pub const MAX_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: Self = Self(114);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaDevAttrMaxThreadsPerBlock"),
-            2 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimX"),
-            3 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimY"),
-            4 => ::core::option::Option::Some("cudaDevAttrMaxBlockDimZ"),
-            5 => ::core::option::Option::Some("cudaDevAttrMaxGridDimX"),
-            6 => ::core::option::Option::Some("cudaDevAttrMaxGridDimY"),
-            7 => ::core::option::Option::Some("cudaDevAttrMaxGridDimZ"),
-            8 => ::core::option::Option::Some("cudaDevAttrMaxSharedMemoryPerBlock"),
-            9 => ::core::option::Option::Some("cudaDevAttrTotalConstantMemory"),
-            10 => ::core::option::Option::Some("cudaDevAttrWarpSize"),
-            11 => ::core::option::Option::Some("cudaDevAttrMaxPitch"),
-            12 => ::core::option::Option::Some("cudaDevAttrMaxRegistersPerBlock"),
-            13 => ::core::option::Option::Some("cudaDevAttrClockRate"),
-            14 => ::core::option::Option::Some("cudaDevAttrTextureAlignment"),
-            15 => ::core::option::Option::Some("cudaDevAttrGpuOverlap"),
-            16 => ::core::option::Option::Some("cudaDevAttrMultiProcessorCount"),
-            17 => ::core::option::Option::Some("cudaDevAttrKernelExecTimeout"),
-            18 => ::core::option::Option::Some("cudaDevAttrIntegrated"),
-            19 => ::core::option::Option::Some("cudaDevAttrCanMapHostMemory"),
-            20 => ::core::option::Option::Some("cudaDevAttrComputeMode"),
-            21 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DWidth"),
-            22 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DWidth"),
-            23 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DHeight"),
-            24 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DWidth"),
-            25 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DHeight"),
-            26 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DDepth"),
-            27 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredWidth"),
-            28 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredHeight"),
-            29 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLayeredLayers"),
-            30 => ::core::option::Option::Some("cudaDevAttrSurfaceAlignment"),
-            31 => ::core::option::Option::Some("cudaDevAttrConcurrentKernels"),
-            32 => ::core::option::Option::Some("cudaDevAttrEccEnabled"),
-            33 => ::core::option::Option::Some("cudaDevAttrPciBusId"),
-            34 => ::core::option::Option::Some("cudaDevAttrPciDeviceId"),
-            35 => ::core::option::Option::Some("cudaDevAttrTccDriver"),
-            36 => ::core::option::Option::Some("cudaDevAttrMemoryClockRate"),
-            37 => ::core::option::Option::Some("cudaDevAttrGlobalMemoryBusWidth"),
-            38 => ::core::option::Option::Some("cudaDevAttrL2CacheSize"),
-            39 => ::core::option::Option::Some("cudaDevAttrMaxThreadsPerMultiProcessor"),
-            40 => ::core::option::Option::Some("cudaDevAttrAsyncEngineCount"),
-            41 => ::core::option::Option::Some("cudaDevAttrUnifiedAddressing"),
-            42 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLayeredWidth"),
-            43 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLayeredLayers"),
-            45 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DGatherWidth"),
-            46 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DGatherHeight"),
-            47 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DWidthAlt"),
-            48 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DHeightAlt"),
-            49 => ::core::option::Option::Some("cudaDevAttrMaxTexture3DDepthAlt"),
-            50 => ::core::option::Option::Some("cudaDevAttrPciDomainId"),
-            51 => ::core::option::Option::Some("cudaDevAttrTexturePitchAlignment"),
-            52 => ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapWidth"),
-            53 => {
-                ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapLayeredWidth")
-            }
-            54 => {
-                ::core::option::Option::Some("cudaDevAttrMaxTextureCubemapLayeredLayers")
-            }
-            55 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DWidth"),
-            56 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DWidth"),
-            57 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DHeight"),
-            58 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DWidth"),
-            59 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DHeight"),
-            60 => ::core::option::Option::Some("cudaDevAttrMaxSurface3DDepth"),
-            61 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DLayeredWidth"),
-            62 => ::core::option::Option::Some("cudaDevAttrMaxSurface1DLayeredLayers"),
-            63 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredWidth"),
-            64 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredHeight"),
-            65 => ::core::option::Option::Some("cudaDevAttrMaxSurface2DLayeredLayers"),
-            66 => ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapWidth"),
-            67 => {
-                ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapLayeredWidth")
-            }
-            68 => {
-                ::core::option::Option::Some("cudaDevAttrMaxSurfaceCubemapLayeredLayers")
-            }
-            69 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DLinearWidth"),
-            70 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearWidth"),
-            71 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearHeight"),
-            72 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DLinearPitch"),
-            73 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DMipmappedWidth"),
-            74 => ::core::option::Option::Some("cudaDevAttrMaxTexture2DMipmappedHeight"),
-            75 => ::core::option::Option::Some("cudaDevAttrComputeCapabilityMajor"),
-            76 => ::core::option::Option::Some("cudaDevAttrComputeCapabilityMinor"),
-            77 => ::core::option::Option::Some("cudaDevAttrMaxTexture1DMipmappedWidth"),
-            78 => ::core::option::Option::Some("cudaDevAttrStreamPrioritiesSupported"),
-            79 => ::core::option::Option::Some("cudaDevAttrGlobalL1CacheSupported"),
-            80 => ::core::option::Option::Some("cudaDevAttrLocalL1CacheSupported"),
-            81 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrMaxSharedMemoryPerMultiprocessor",
-                )
-            }
-            82 => {
-                ::core::option::Option::Some("cudaDevAttrMaxRegistersPerMultiprocessor")
-            }
-            83 => ::core::option::Option::Some("cudaDevAttrManagedMemory"),
-            84 => ::core::option::Option::Some("cudaDevAttrIsMultiGpuBoard"),
-            85 => ::core::option::Option::Some("cudaDevAttrMultiGpuBoardGroupID"),
-            86 => ::core::option::Option::Some("cudaDevAttrHostNativeAtomicSupported"),
-            87 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrSingleToDoublePrecisionPerfRatio",
-                )
-            }
-            88 => ::core::option::Option::Some("cudaDevAttrPageableMemoryAccess"),
-            89 => ::core::option::Option::Some("cudaDevAttrConcurrentManagedAccess"),
-            90 => ::core::option::Option::Some("cudaDevAttrComputePreemptionSupported"),
-            91 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrCanUseHostPointerForRegisteredMem",
-                )
-            }
-            92 => ::core::option::Option::Some("cudaDevAttrReserved92"),
-            93 => ::core::option::Option::Some("cudaDevAttrReserved93"),
-            94 => ::core::option::Option::Some("cudaDevAttrReserved94"),
-            95 => ::core::option::Option::Some("cudaDevAttrCooperativeLaunch"),
-            96 => ::core::option::Option::Some("cudaDevAttrCooperativeMultiDeviceLaunch"),
-            97 => ::core::option::Option::Some("cudaDevAttrMaxSharedMemoryPerBlockOptin"),
-            98 => ::core::option::Option::Some("cudaDevAttrCanFlushRemoteWrites"),
-            99 => ::core::option::Option::Some("cudaDevAttrHostRegisterSupported"),
-            100 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
-                )
-            }
-            101 => {
-                ::core::option::Option::Some("cudaDevAttrDirectManagedMemAccessFromHost")
-            }
-            106 => ::core::option::Option::Some("cudaDevAttrMaxBlocksPerMultiprocessor"),
-            108 => ::core::option::Option::Some("cudaDevAttrMaxPersistingL2CacheSize"),
-            109 => ::core::option::Option::Some("cudaDevAttrMaxAccessPolicyWindowSize"),
-            111 => {
-                ::core::option::Option::Some("cudaDevAttrReservedSharedMemoryPerBlock")
-            }
-            112 => ::core::option::Option::Some("cudaDevAttrSparseCudaArraySupported"),
-            113 => {
-                ::core::option::Option::Some("cudaDevAttrHostRegisterReadOnlySupported")
-            }
-            114 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrTimelineSemaphoreInteropSupported",
-                )
-            }
-            115 => ::core::option::Option::Some("cudaDevAttrMemoryPoolsSupported"),
-            116 => ::core::option::Option::Some("cudaDevAttrGPUDirectRDMASupported"),
-            117 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrGPUDirectRDMAFlushWritesOptions",
-                )
-            }
-            118 => ::core::option::Option::Some("cudaDevAttrGPUDirectRDMAWritesOrdering"),
-            119 => {
-                ::core::option::Option::Some("cudaDevAttrMemoryPoolSupportedHandleTypes")
-            }
-            120 => ::core::option::Option::Some("cudaDevAttrClusterLaunch"),
-            121 => {
-                ::core::option::Option::Some(
-                    "cudaDevAttrDeferredMappingCudaArraySupported",
-                )
-            }
-            122 => ::core::option::Option::Some("cudaDevAttrReserved122"),
-            123 => ::core::option::Option::Some("cudaDevAttrReserved123"),
-            124 => ::core::option::Option::Some("cudaDevAttrReserved124"),
-            125 => ::core::option::Option::Some("cudaDevAttrIpcEventSupport"),
-            126 => ::core::option::Option::Some("cudaDevAttrMemSyncDomainCount"),
-            127 => ::core::option::Option::Some("cudaDevAttrReserved127"),
-            128 => ::core::option::Option::Some("cudaDevAttrReserved128"),
-            129 => ::core::option::Option::Some("cudaDevAttrReserved129"),
-            130 => ::core::option::Option::Some("cudaDevAttrNumaConfig"),
-            131 => ::core::option::Option::Some("cudaDevAttrNumaId"),
-            132 => ::core::option::Option::Some("cudaDevAttrReserved132"),
-            133 => ::core::option::Option::Some("cudaDevAttrMpsEnabled"),
-            134 => ::core::option::Option::Some("cudaDevAttrHostNumaId"),
-            135 => ::core::option::Option::Some("cudaDevAttrD3D12CigSupported"),
-            139 => ::core::option::Option::Some("cudaDevAttrGpuPciDeviceId"),
-            140 => ::core::option::Option::Some("cudaDevAttrGpuPciSubsystemId"),
-            143 => {
-                ::core::option::Option::Some("cudaDevAttrHostNumaMultinodeIpcSupported")
-            }
-            144 => ::core::option::Option::Some("cudaDevAttrMax"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaDevAttrMaxThreadsPerBlock"),
+            2 => Some("cudaDevAttrMaxBlockDimX"),
+            3 => Some("cudaDevAttrMaxBlockDimY"),
+            4 => Some("cudaDevAttrMaxBlockDimZ"),
+            5 => Some("cudaDevAttrMaxGridDimX"),
+            6 => Some("cudaDevAttrMaxGridDimY"),
+            7 => Some("cudaDevAttrMaxGridDimZ"),
+            8 => Some("cudaDevAttrMaxSharedMemoryPerBlock"),
+            9 => Some("cudaDevAttrTotalConstantMemory"),
+            10 => Some("cudaDevAttrWarpSize"),
+            11 => Some("cudaDevAttrMaxPitch"),
+            12 => Some("cudaDevAttrMaxRegistersPerBlock"),
+            13 => Some("cudaDevAttrClockRate"),
+            14 => Some("cudaDevAttrTextureAlignment"),
+            15 => Some("cudaDevAttrGpuOverlap"),
+            16 => Some("cudaDevAttrMultiProcessorCount"),
+            17 => Some("cudaDevAttrKernelExecTimeout"),
+            18 => Some("cudaDevAttrIntegrated"),
+            19 => Some("cudaDevAttrCanMapHostMemory"),
+            20 => Some("cudaDevAttrComputeMode"),
+            21 => Some("cudaDevAttrMaxTexture1DWidth"),
+            22 => Some("cudaDevAttrMaxTexture2DWidth"),
+            23 => Some("cudaDevAttrMaxTexture2DHeight"),
+            24 => Some("cudaDevAttrMaxTexture3DWidth"),
+            25 => Some("cudaDevAttrMaxTexture3DHeight"),
+            26 => Some("cudaDevAttrMaxTexture3DDepth"),
+            27 => Some("cudaDevAttrMaxTexture2DLayeredWidth"),
+            28 => Some("cudaDevAttrMaxTexture2DLayeredHeight"),
+            29 => Some("cudaDevAttrMaxTexture2DLayeredLayers"),
+            30 => Some("cudaDevAttrSurfaceAlignment"),
+            31 => Some("cudaDevAttrConcurrentKernels"),
+            32 => Some("cudaDevAttrEccEnabled"),
+            33 => Some("cudaDevAttrPciBusId"),
+            34 => Some("cudaDevAttrPciDeviceId"),
+            35 => Some("cudaDevAttrTccDriver"),
+            36 => Some("cudaDevAttrMemoryClockRate"),
+            37 => Some("cudaDevAttrGlobalMemoryBusWidth"),
+            38 => Some("cudaDevAttrL2CacheSize"),
+            39 => Some("cudaDevAttrMaxThreadsPerMultiProcessor"),
+            40 => Some("cudaDevAttrAsyncEngineCount"),
+            41 => Some("cudaDevAttrUnifiedAddressing"),
+            42 => Some("cudaDevAttrMaxTexture1DLayeredWidth"),
+            43 => Some("cudaDevAttrMaxTexture1DLayeredLayers"),
+            45 => Some("cudaDevAttrMaxTexture2DGatherWidth"),
+            46 => Some("cudaDevAttrMaxTexture2DGatherHeight"),
+            47 => Some("cudaDevAttrMaxTexture3DWidthAlt"),
+            48 => Some("cudaDevAttrMaxTexture3DHeightAlt"),
+            49 => Some("cudaDevAttrMaxTexture3DDepthAlt"),
+            50 => Some("cudaDevAttrPciDomainId"),
+            51 => Some("cudaDevAttrTexturePitchAlignment"),
+            52 => Some("cudaDevAttrMaxTextureCubemapWidth"),
+            53 => Some("cudaDevAttrMaxTextureCubemapLayeredWidth"),
+            54 => Some("cudaDevAttrMaxTextureCubemapLayeredLayers"),
+            55 => Some("cudaDevAttrMaxSurface1DWidth"),
+            56 => Some("cudaDevAttrMaxSurface2DWidth"),
+            57 => Some("cudaDevAttrMaxSurface2DHeight"),
+            58 => Some("cudaDevAttrMaxSurface3DWidth"),
+            59 => Some("cudaDevAttrMaxSurface3DHeight"),
+            60 => Some("cudaDevAttrMaxSurface3DDepth"),
+            61 => Some("cudaDevAttrMaxSurface1DLayeredWidth"),
+            62 => Some("cudaDevAttrMaxSurface1DLayeredLayers"),
+            63 => Some("cudaDevAttrMaxSurface2DLayeredWidth"),
+            64 => Some("cudaDevAttrMaxSurface2DLayeredHeight"),
+            65 => Some("cudaDevAttrMaxSurface2DLayeredLayers"),
+            66 => Some("cudaDevAttrMaxSurfaceCubemapWidth"),
+            67 => Some("cudaDevAttrMaxSurfaceCubemapLayeredWidth"),
+            68 => Some("cudaDevAttrMaxSurfaceCubemapLayeredLayers"),
+            69 => Some("cudaDevAttrMaxTexture1DLinearWidth"),
+            70 => Some("cudaDevAttrMaxTexture2DLinearWidth"),
+            71 => Some("cudaDevAttrMaxTexture2DLinearHeight"),
+            72 => Some("cudaDevAttrMaxTexture2DLinearPitch"),
+            73 => Some("cudaDevAttrMaxTexture2DMipmappedWidth"),
+            74 => Some("cudaDevAttrMaxTexture2DMipmappedHeight"),
+            75 => Some("cudaDevAttrComputeCapabilityMajor"),
+            76 => Some("cudaDevAttrComputeCapabilityMinor"),
+            77 => Some("cudaDevAttrMaxTexture1DMipmappedWidth"),
+            78 => Some("cudaDevAttrStreamPrioritiesSupported"),
+            79 => Some("cudaDevAttrGlobalL1CacheSupported"),
+            80 => Some("cudaDevAttrLocalL1CacheSupported"),
+            81 => Some("cudaDevAttrMaxSharedMemoryPerMultiprocessor"),
+            82 => Some("cudaDevAttrMaxRegistersPerMultiprocessor"),
+            83 => Some("cudaDevAttrManagedMemory"),
+            84 => Some("cudaDevAttrIsMultiGpuBoard"),
+            85 => Some("cudaDevAttrMultiGpuBoardGroupID"),
+            86 => Some("cudaDevAttrHostNativeAtomicSupported"),
+            87 => Some("cudaDevAttrSingleToDoublePrecisionPerfRatio"),
+            88 => Some("cudaDevAttrPageableMemoryAccess"),
+            89 => Some("cudaDevAttrConcurrentManagedAccess"),
+            90 => Some("cudaDevAttrComputePreemptionSupported"),
+            91 => Some("cudaDevAttrCanUseHostPointerForRegisteredMem"),
+            92 => Some("cudaDevAttrReserved92"),
+            93 => Some("cudaDevAttrReserved93"),
+            94 => Some("cudaDevAttrReserved94"),
+            95 => Some("cudaDevAttrCooperativeLaunch"),
+            96 => Some("cudaDevAttrCooperativeMultiDeviceLaunch"),
+            97 => Some("cudaDevAttrMaxSharedMemoryPerBlockOptin"),
+            98 => Some("cudaDevAttrCanFlushRemoteWrites"),
+            99 => Some("cudaDevAttrHostRegisterSupported"),
+            100 => Some("cudaDevAttrPageableMemoryAccessUsesHostPageTables"),
+            101 => Some("cudaDevAttrDirectManagedMemAccessFromHost"),
+            106 => Some("cudaDevAttrMaxBlocksPerMultiprocessor"),
+            108 => Some("cudaDevAttrMaxPersistingL2CacheSize"),
+            109 => Some("cudaDevAttrMaxAccessPolicyWindowSize"),
+            111 => Some("cudaDevAttrReservedSharedMemoryPerBlock"),
+            112 => Some("cudaDevAttrSparseCudaArraySupported"),
+            113 => Some("cudaDevAttrHostRegisterReadOnlySupported"),
+            114 => Some("cudaDevAttrTimelineSemaphoreInteropSupported"),
+            115 => Some("cudaDevAttrMemoryPoolsSupported"),
+            116 => Some("cudaDevAttrGPUDirectRDMASupported"),
+            117 => Some("cudaDevAttrGPUDirectRDMAFlushWritesOptions"),
+            118 => Some("cudaDevAttrGPUDirectRDMAWritesOrdering"),
+            119 => Some("cudaDevAttrMemoryPoolSupportedHandleTypes"),
+            120 => Some("cudaDevAttrClusterLaunch"),
+            121 => Some("cudaDevAttrDeferredMappingCudaArraySupported"),
+            122 => Some("cudaDevAttrReserved122"),
+            123 => Some("cudaDevAttrReserved123"),
+            124 => Some("cudaDevAttrReserved124"),
+            125 => Some("cudaDevAttrIpcEventSupport"),
+            126 => Some("cudaDevAttrMemSyncDomainCount"),
+            127 => Some("cudaDevAttrReserved127"),
+            128 => Some("cudaDevAttrReserved128"),
+            129 => Some("cudaDevAttrReserved129"),
+            130 => Some("cudaDevAttrNumaConfig"),
+            131 => Some("cudaDevAttrNumaId"),
+            132 => Some("cudaDevAttrReserved132"),
+            133 => Some("cudaDevAttrMpsEnabled"),
+            134 => Some("cudaDevAttrHostNumaId"),
+            135 => Some("cudaDevAttrD3D12CigSupported"),
+            139 => Some("cudaDevAttrGpuPciDeviceId"),
+            140 => Some("cudaDevAttrGpuPciSubsystemId"),
+            143 => Some("cudaDevAttrHostNumaMultinodeIpcSupported"),
+            144 => Some("cudaDevAttrMax"),
+            _ => None,
         }
     }
 }
@@ -2448,19 +2244,17 @@ impl cudaMemPoolAttr {
     #[doc(alias = "cudaMemPoolAttrUsedMemHigh")]
     pub const ATTR_USED_MEM_HIGH: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaMemPoolReuseFollowEventDependencies"),
-            2 => ::core::option::Option::Some("cudaMemPoolReuseAllowOpportunistic"),
-            3 => {
-                ::core::option::Option::Some("cudaMemPoolReuseAllowInternalDependencies")
-            }
-            4 => ::core::option::Option::Some("cudaMemPoolAttrReleaseThreshold"),
-            5 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemCurrent"),
-            6 => ::core::option::Option::Some("cudaMemPoolAttrReservedMemHigh"),
-            7 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemCurrent"),
-            8 => ::core::option::Option::Some("cudaMemPoolAttrUsedMemHigh"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaMemPoolReuseFollowEventDependencies"),
+            2 => Some("cudaMemPoolReuseAllowOpportunistic"),
+            3 => Some("cudaMemPoolReuseAllowInternalDependencies"),
+            4 => Some("cudaMemPoolAttrReleaseThreshold"),
+            5 => Some("cudaMemPoolAttrReservedMemCurrent"),
+            6 => Some("cudaMemPoolAttrReservedMemHigh"),
+            7 => Some("cudaMemPoolAttrUsedMemCurrent"),
+            8 => Some("cudaMemPoolAttrUsedMemHigh"),
+            _ => None,
         }
     }
 }
@@ -2487,14 +2281,14 @@ impl cudaMemLocationType {
     #[doc(alias = "cudaMemLocationTypeHostNumaCurrent")]
     pub const HOST_NUMA_CURRENT: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemLocationTypeInvalid"),
-            1 => ::core::option::Option::Some("cudaMemLocationTypeDevice"),
-            2 => ::core::option::Option::Some("cudaMemLocationTypeHost"),
-            3 => ::core::option::Option::Some("cudaMemLocationTypeHostNuma"),
-            4 => ::core::option::Option::Some("cudaMemLocationTypeHostNumaCurrent"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemLocationTypeInvalid"),
+            1 => Some("cudaMemLocationTypeDevice"),
+            2 => Some("cudaMemLocationTypeHost"),
+            3 => Some("cudaMemLocationTypeHostNuma"),
+            4 => Some("cudaMemLocationTypeHostNumaCurrent"),
+            _ => None,
         }
     }
 }
@@ -2516,12 +2310,12 @@ impl cudaMemAccessFlags {
     #[doc(alias = "cudaMemAccessFlagsProtReadWrite")]
     pub const READ_WRITE: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemAccessFlagsProtNone"),
-            1 => ::core::option::Option::Some("cudaMemAccessFlagsProtRead"),
-            3 => ::core::option::Option::Some("cudaMemAccessFlagsProtReadWrite"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemAccessFlagsProtNone"),
+            1 => Some("cudaMemAccessFlagsProtRead"),
+            3 => Some("cudaMemAccessFlagsProtReadWrite"),
+            _ => None,
         }
     }
 }
@@ -2541,12 +2335,12 @@ impl cudaMemAllocationType {
     #[doc(alias = "cudaMemAllocationTypeMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemAllocationTypeInvalid"),
-            1 => ::core::option::Option::Some("cudaMemAllocationTypePinned"),
-            2147483647 => ::core::option::Option::Some("cudaMemAllocationTypeMax"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemAllocationTypeInvalid"),
+            1 => Some("cudaMemAllocationTypePinned"),
+            2147483647 => Some("cudaMemAllocationTypeMax"),
+            _ => None,
         }
     }
 }
@@ -2574,14 +2368,14 @@ impl cudaMemAllocationHandleType {
     #[doc(alias = "cudaMemHandleTypeFabric")]
     pub const FABRIC: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemHandleTypeNone"),
-            1 => ::core::option::Option::Some("cudaMemHandleTypePosixFileDescriptor"),
-            2 => ::core::option::Option::Some("cudaMemHandleTypeWin32"),
-            4 => ::core::option::Option::Some("cudaMemHandleTypeWin32Kmt"),
-            8 => ::core::option::Option::Some("cudaMemHandleTypeFabric"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemHandleTypeNone"),
+            1 => Some("cudaMemHandleTypePosixFileDescriptor"),
+            2 => Some("cudaMemHandleTypeWin32"),
+            4 => Some("cudaMemHandleTypeWin32Kmt"),
+            8 => Some("cudaMemHandleTypeFabric"),
+            _ => None,
         }
     }
 }
@@ -2606,13 +2400,13 @@ impl cudaGraphMemAttributeType {
     #[doc(alias = "cudaGraphMemAttrReservedMemHigh")]
     pub const RESERVED_MEM_HIGH: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemCurrent"),
-            1 => ::core::option::Option::Some("cudaGraphMemAttrUsedMemHigh"),
-            2 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemCurrent"),
-            3 => ::core::option::Option::Some("cudaGraphMemAttrReservedMemHigh"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphMemAttrUsedMemCurrent"),
+            1 => Some("cudaGraphMemAttrUsedMemHigh"),
+            2 => Some("cudaGraphMemAttrReservedMemCurrent"),
+            3 => Some("cudaGraphMemAttrReservedMemHigh"),
+            _ => None,
         }
     }
 }
@@ -2631,11 +2425,11 @@ impl cudaMemcpyFlags {
     #[doc(alias = "cudaMemcpyFlagPreferOverlapWithCompute")]
     pub const PREFER_OVERLAP_WITH_COMPUTE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpyFlagDefault"),
-            1 => ::core::option::Option::Some("cudaMemcpyFlagPreferOverlapWithCompute"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemcpyFlagDefault"),
+            1 => Some("cudaMemcpyFlagPreferOverlapWithCompute"),
+            _ => None,
         }
     }
 }
@@ -2660,14 +2454,14 @@ impl cudaMemcpySrcAccessOrder {
     #[doc(alias = "cudaMemcpySrcAccessOrderMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderInvalid"),
-            1 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderStream"),
-            2 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderDuringApiCall"),
-            3 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderAny"),
-            2147483647 => ::core::option::Option::Some("cudaMemcpySrcAccessOrderMax"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaMemcpySrcAccessOrderInvalid"),
+            1 => Some("cudaMemcpySrcAccessOrderStream"),
+            2 => Some("cudaMemcpySrcAccessOrderDuringApiCall"),
+            3 => Some("cudaMemcpySrcAccessOrderAny"),
+            2147483647 => Some("cudaMemcpySrcAccessOrderMax"),
+            _ => None,
         }
     }
 }
@@ -2689,12 +2483,12 @@ impl cudaMemcpy3DOperandType {
     #[doc(alias = "cudaMemcpyOperandTypeMax")]
     pub const MAX: Self = Self(2147483647);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaMemcpyOperandTypePointer"),
-            2 => ::core::option::Option::Some("cudaMemcpyOperandTypeArray"),
-            2147483647 => ::core::option::Option::Some("cudaMemcpyOperandTypeMax"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaMemcpyOperandTypePointer"),
+            2 => Some("cudaMemcpyOperandTypeArray"),
+            2147483647 => Some("cudaMemcpyOperandTypeMax"),
+            _ => None,
         }
     }
 }
@@ -2719,13 +2513,13 @@ impl cudaDeviceP2PAttr {
     #[doc(alias = "cudaDevP2PAttrCudaArrayAccessSupported")]
     pub const CUDA_ARRAY_ACCESS_SUPPORTED: Self = Self(4);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaDevP2PAttrPerformanceRank"),
-            2 => ::core::option::Option::Some("cudaDevP2PAttrAccessSupported"),
-            3 => ::core::option::Option::Some("cudaDevP2PAttrNativeAtomicSupported"),
-            4 => ::core::option::Option::Some("cudaDevP2PAttrCudaArrayAccessSupported"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaDevP2PAttrPerformanceRank"),
+            2 => Some("cudaDevP2PAttrAccessSupported"),
+            3 => Some("cudaDevP2PAttrNativeAtomicSupported"),
+            4 => Some("cudaDevP2PAttrCudaArrayAccessSupported"),
+            _ => None,
         }
     }
 }
@@ -2762,29 +2556,17 @@ impl cudaExternalMemoryHandleType {
     #[doc(alias = "cudaExternalMemoryHandleTypeNvSciBuf")]
     pub const NV_SCI_BUF: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeOpaqueFd"),
-            2 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeOpaqueWin32"),
-            3 => {
-                ::core::option::Option::Some(
-                    "cudaExternalMemoryHandleTypeOpaqueWin32Kmt",
-                )
-            }
-            4 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D12Heap"),
-            5 => {
-                ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D12Resource")
-            }
-            6 => {
-                ::core::option::Option::Some("cudaExternalMemoryHandleTypeD3D11Resource")
-            }
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaExternalMemoryHandleTypeD3D11ResourceKmt",
-                )
-            }
-            8 => ::core::option::Option::Some("cudaExternalMemoryHandleTypeNvSciBuf"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaExternalMemoryHandleTypeOpaqueFd"),
+            2 => Some("cudaExternalMemoryHandleTypeOpaqueWin32"),
+            3 => Some("cudaExternalMemoryHandleTypeOpaqueWin32Kmt"),
+            4 => Some("cudaExternalMemoryHandleTypeD3D12Heap"),
+            5 => Some("cudaExternalMemoryHandleTypeD3D12Resource"),
+            6 => Some("cudaExternalMemoryHandleTypeD3D11Resource"),
+            7 => Some("cudaExternalMemoryHandleTypeD3D11ResourceKmt"),
+            8 => Some("cudaExternalMemoryHandleTypeNvSciBuf"),
+            _ => None,
         }
     }
 }
@@ -2827,45 +2609,19 @@ impl cudaExternalSemaphoreHandleType {
     #[doc(alias = "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32")]
     pub const TIMELINE_SEMAPHORE_WIN32: Self = Self(10);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeOpaqueFd"),
-            2 => {
-                ::core::option::Option::Some(
-                    "cudaExternalSemaphoreHandleTypeOpaqueWin32",
-                )
-            }
-            3 => {
-                ::core::option::Option::Some(
-                    "cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt",
-                )
-            }
-            4 => {
-                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeD3D12Fence")
-            }
-            5 => {
-                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeD3D11Fence")
-            }
-            6 => ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeNvSciSync"),
-            7 => {
-                ::core::option::Option::Some("cudaExternalSemaphoreHandleTypeKeyedMutex")
-            }
-            8 => {
-                ::core::option::Option::Some(
-                    "cudaExternalSemaphoreHandleTypeKeyedMutexKmt",
-                )
-            }
-            9 => {
-                ::core::option::Option::Some(
-                    "cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd",
-                )
-            }
-            10 => {
-                ::core::option::Option::Some(
-                    "cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32",
-                )
-            }
-            _ => ::core::option::Option::None,
+            1 => Some("cudaExternalSemaphoreHandleTypeOpaqueFd"),
+            2 => Some("cudaExternalSemaphoreHandleTypeOpaqueWin32"),
+            3 => Some("cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt"),
+            4 => Some("cudaExternalSemaphoreHandleTypeD3D12Fence"),
+            5 => Some("cudaExternalSemaphoreHandleTypeD3D11Fence"),
+            6 => Some("cudaExternalSemaphoreHandleTypeNvSciSync"),
+            7 => Some("cudaExternalSemaphoreHandleTypeKeyedMutex"),
+            8 => Some("cudaExternalSemaphoreHandleTypeKeyedMutexKmt"),
+            9 => Some("cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd"),
+            10 => Some("cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32"),
+            _ => None,
         }
     }
 }
@@ -2997,26 +2753,26 @@ impl cudaJitOption {
     #[doc(alias = "cudaJitOverrideDirectiveValues")]
     pub const OVERRIDE_DIRECTIVE_VALUES: Self = Self(33);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaJitMaxRegisters"),
-            1 => ::core::option::Option::Some("cudaJitThreadsPerBlock"),
-            2 => ::core::option::Option::Some("cudaJitWallTime"),
-            3 => ::core::option::Option::Some("cudaJitInfoLogBuffer"),
-            4 => ::core::option::Option::Some("cudaJitInfoLogBufferSizeBytes"),
-            5 => ::core::option::Option::Some("cudaJitErrorLogBuffer"),
-            6 => ::core::option::Option::Some("cudaJitErrorLogBufferSizeBytes"),
-            7 => ::core::option::Option::Some("cudaJitOptimizationLevel"),
-            10 => ::core::option::Option::Some("cudaJitFallbackStrategy"),
-            11 => ::core::option::Option::Some("cudaJitGenerateDebugInfo"),
-            12 => ::core::option::Option::Some("cudaJitLogVerbose"),
-            13 => ::core::option::Option::Some("cudaJitGenerateLineInfo"),
-            14 => ::core::option::Option::Some("cudaJitCacheMode"),
-            30 => ::core::option::Option::Some("cudaJitPositionIndependentCode"),
-            31 => ::core::option::Option::Some("cudaJitMinCtaPerSm"),
-            32 => ::core::option::Option::Some("cudaJitMaxThreadsPerBlock"),
-            33 => ::core::option::Option::Some("cudaJitOverrideDirectiveValues"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaJitMaxRegisters"),
+            1 => Some("cudaJitThreadsPerBlock"),
+            2 => Some("cudaJitWallTime"),
+            3 => Some("cudaJitInfoLogBuffer"),
+            4 => Some("cudaJitInfoLogBufferSizeBytes"),
+            5 => Some("cudaJitErrorLogBuffer"),
+            6 => Some("cudaJitErrorLogBufferSizeBytes"),
+            7 => Some("cudaJitOptimizationLevel"),
+            10 => Some("cudaJitFallbackStrategy"),
+            11 => Some("cudaJitGenerateDebugInfo"),
+            12 => Some("cudaJitLogVerbose"),
+            13 => Some("cudaJitGenerateLineInfo"),
+            14 => Some("cudaJitCacheMode"),
+            30 => Some("cudaJitPositionIndependentCode"),
+            31 => Some("cudaJitMinCtaPerSm"),
+            32 => Some("cudaJitMaxThreadsPerBlock"),
+            33 => Some("cudaJitOverrideDirectiveValues"),
+            _ => None,
         }
     }
 }
@@ -3036,15 +2792,11 @@ impl cudaLibraryOption {
     #[doc(alias = "cudaLibraryBinaryIsPreserved")]
     pub const BINARY_IS_PRESERVED: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => {
-                ::core::option::Option::Some(
-                    "cudaLibraryHostUniversalFunctionAndDataTable",
-                )
-            }
-            1 => ::core::option::Option::Some("cudaLibraryBinaryIsPreserved"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaLibraryHostUniversalFunctionAndDataTable"),
+            1 => Some("cudaLibraryBinaryIsPreserved"),
+            _ => None,
         }
     }
 }
@@ -3066,12 +2818,12 @@ impl cudaJit_CacheMode {
     #[doc(alias = "cudaJitCacheOptionCA")]
     pub const CA: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaJitCacheOptionNone"),
-            1 => ::core::option::Option::Some("cudaJitCacheOptionCG"),
-            2 => ::core::option::Option::Some("cudaJitCacheOptionCA"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaJitCacheOptionNone"),
+            1 => Some("cudaJitCacheOptionCG"),
+            2 => Some("cudaJitCacheOptionCA"),
+            _ => None,
         }
     }
 }
@@ -3090,11 +2842,11 @@ impl cudaJit_Fallback {
     #[doc(alias = "cudaPreferBinary")]
     pub const BINARY: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaPreferPtx"),
-            1 => ::core::option::Option::Some("cudaPreferBinary"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaPreferPtx"),
+            1 => Some("cudaPreferBinary"),
+            _ => None,
         }
     }
 }
@@ -3116,12 +2868,12 @@ impl cudaCGScope {
     #[doc(alias = "cudaCGScopeMultiGrid")]
     pub const MULTI_GRID: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaCGScopeInvalid"),
-            1 => ::core::option::Option::Some("cudaCGScopeGrid"),
-            2 => ::core::option::Option::Some("cudaCGScopeMultiGrid"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaCGScopeInvalid"),
+            1 => Some("cudaCGScopeGrid"),
+            2 => Some("cudaCGScopeMultiGrid"),
+            _ => None,
         }
     }
 }
@@ -3135,10 +2887,10 @@ impl cudaGraphConditionalHandleFlags {
     #[doc(alias = "cudaGraphCondAssignDefault")]
     pub const CUDA_GRAPH_COND_ASSIGN_DEFAULT: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphCondAssignDefault"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaGraphCondAssignDefault"),
+            _ => None,
         }
     }
 }
@@ -3160,12 +2912,12 @@ impl cudaGraphConditionalNodeType {
     #[doc(alias = "cudaGraphCondTypeSwitch")]
     pub const SWITCH: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphCondTypeIf"),
-            1 => ::core::option::Option::Some("cudaGraphCondTypeWhile"),
-            2 => ::core::option::Option::Some("cudaGraphCondTypeSwitch"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphCondTypeIf"),
+            1 => Some("cudaGraphCondTypeWhile"),
+            2 => Some("cudaGraphCondTypeSwitch"),
+            _ => None,
         }
     }
 }
@@ -3241,23 +2993,23 @@ impl cudaGraphNodeType {
     #[doc(alias = "cudaGraphNodeTypeCount")]
     pub const COUNT: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphNodeTypeKernel"),
-            1 => ::core::option::Option::Some("cudaGraphNodeTypeMemcpy"),
-            2 => ::core::option::Option::Some("cudaGraphNodeTypeMemset"),
-            3 => ::core::option::Option::Some("cudaGraphNodeTypeHost"),
-            4 => ::core::option::Option::Some("cudaGraphNodeTypeGraph"),
-            5 => ::core::option::Option::Some("cudaGraphNodeTypeEmpty"),
-            6 => ::core::option::Option::Some("cudaGraphNodeTypeWaitEvent"),
-            7 => ::core::option::Option::Some("cudaGraphNodeTypeEventRecord"),
-            8 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreSignal"),
-            9 => ::core::option::Option::Some("cudaGraphNodeTypeExtSemaphoreWait"),
-            10 => ::core::option::Option::Some("cudaGraphNodeTypeMemAlloc"),
-            11 => ::core::option::Option::Some("cudaGraphNodeTypeMemFree"),
-            13 => ::core::option::Option::Some("cudaGraphNodeTypeConditional"),
-            14 => ::core::option::Option::Some("cudaGraphNodeTypeCount"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphNodeTypeKernel"),
+            1 => Some("cudaGraphNodeTypeMemcpy"),
+            2 => Some("cudaGraphNodeTypeMemset"),
+            3 => Some("cudaGraphNodeTypeHost"),
+            4 => Some("cudaGraphNodeTypeGraph"),
+            5 => Some("cudaGraphNodeTypeEmpty"),
+            6 => Some("cudaGraphNodeTypeWaitEvent"),
+            7 => Some("cudaGraphNodeTypeEventRecord"),
+            8 => Some("cudaGraphNodeTypeExtSemaphoreSignal"),
+            9 => Some("cudaGraphNodeTypeExtSemaphoreWait"),
+            10 => Some("cudaGraphNodeTypeMemAlloc"),
+            11 => Some("cudaGraphNodeTypeMemFree"),
+            13 => Some("cudaGraphNodeTypeConditional"),
+            14 => Some("cudaGraphNodeTypeCount"),
+            _ => None,
         }
     }
 }
@@ -3277,11 +3029,11 @@ impl cudaGraphDependencyType {
     #[doc(alias = "cudaGraphDependencyTypeProgrammatic")]
     pub const PROGRAMMATIC: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphDependencyTypeDefault"),
-            1 => ::core::option::Option::Some("cudaGraphDependencyTypeProgrammatic"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphDependencyTypeDefault"),
+            1 => Some("cudaGraphDependencyTypeProgrammatic"),
+            _ => None,
         }
     }
 }
@@ -3323,26 +3075,18 @@ impl cudaGraphExecUpdateResult {
     #[doc(alias = "cudaGraphExecUpdateErrorAttributesChanged")]
     pub const ERROR_ATTRIBUTES_CHANGED: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphExecUpdateSuccess"),
-            1 => ::core::option::Option::Some("cudaGraphExecUpdateError"),
-            2 => ::core::option::Option::Some("cudaGraphExecUpdateErrorTopologyChanged"),
-            3 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNodeTypeChanged"),
-            4 => ::core::option::Option::Some("cudaGraphExecUpdateErrorFunctionChanged"),
-            5 => {
-                ::core::option::Option::Some("cudaGraphExecUpdateErrorParametersChanged")
-            }
-            6 => ::core::option::Option::Some("cudaGraphExecUpdateErrorNotSupported"),
-            7 => {
-                ::core::option::Option::Some(
-                    "cudaGraphExecUpdateErrorUnsupportedFunctionChange",
-                )
-            }
-            8 => {
-                ::core::option::Option::Some("cudaGraphExecUpdateErrorAttributesChanged")
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphExecUpdateSuccess"),
+            1 => Some("cudaGraphExecUpdateError"),
+            2 => Some("cudaGraphExecUpdateErrorTopologyChanged"),
+            3 => Some("cudaGraphExecUpdateErrorNodeTypeChanged"),
+            4 => Some("cudaGraphExecUpdateErrorFunctionChanged"),
+            5 => Some("cudaGraphExecUpdateErrorParametersChanged"),
+            6 => Some("cudaGraphExecUpdateErrorNotSupported"),
+            7 => Some("cudaGraphExecUpdateErrorUnsupportedFunctionChange"),
+            8 => Some("cudaGraphExecUpdateErrorAttributesChanged"),
+            _ => None,
         }
     }
 }
@@ -3373,27 +3117,15 @@ impl cudaGraphInstantiateResult {
     #[doc(alias = "cudaGraphInstantiateConditionalHandleUnused")]
     pub const CONDITIONAL_HANDLE_UNUSED: Self = Self(5);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphInstantiateSuccess"),
-            1 => ::core::option::Option::Some("cudaGraphInstantiateError"),
-            2 => ::core::option::Option::Some("cudaGraphInstantiateInvalidStructure"),
-            3 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateNodeOperationNotSupported",
-                )
-            }
-            4 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateMultipleDevicesNotSupported",
-                )
-            }
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaGraphInstantiateConditionalHandleUnused",
-                )
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphInstantiateSuccess"),
+            1 => Some("cudaGraphInstantiateError"),
+            2 => Some("cudaGraphInstantiateInvalidStructure"),
+            3 => Some("cudaGraphInstantiateNodeOperationNotSupported"),
+            4 => Some("cudaGraphInstantiateMultipleDevicesNotSupported"),
+            5 => Some("cudaGraphInstantiateConditionalHandleUnused"),
+            _ => None,
         }
     }
 }
@@ -3419,13 +3151,13 @@ impl cudaGraphKernelNodeField {
     #[doc(alias = "cudaGraphKernelNodeFieldEnabled")]
     pub const ENABLED: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGraphKernelNodeFieldInvalid"),
-            1 => ::core::option::Option::Some("cudaGraphKernelNodeFieldGridDim"),
-            2 => ::core::option::Option::Some("cudaGraphKernelNodeFieldParam"),
-            3 => ::core::option::Option::Some("cudaGraphKernelNodeFieldEnabled"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGraphKernelNodeFieldInvalid"),
+            1 => Some("cudaGraphKernelNodeFieldGridDim"),
+            2 => Some("cudaGraphKernelNodeFieldParam"),
+            3 => Some("cudaGraphKernelNodeFieldEnabled"),
+            _ => None,
         }
     }
 }
@@ -3449,12 +3181,12 @@ impl cudaGetDriverEntryPointFlags {
     #[doc(alias = "cudaEnablePerThreadDefaultStream")]
     pub const PER_THREAD_DEFAULT_STREAM: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaEnableDefault"),
-            1 => ::core::option::Option::Some("cudaEnableLegacyStream"),
-            2 => ::core::option::Option::Some("cudaEnablePerThreadDefaultStream"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaEnableDefault"),
+            1 => Some("cudaEnableLegacyStream"),
+            2 => Some("cudaEnablePerThreadDefaultStream"),
+            _ => None,
         }
     }
 }
@@ -3477,12 +3209,12 @@ impl cudaDriverEntryPointQueryResult {
     #[doc(alias = "cudaDriverEntryPointVersionNotSufficent")]
     pub const VERSION_NOT_SUFFICENT: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDriverEntryPointSuccess"),
-            1 => ::core::option::Option::Some("cudaDriverEntryPointSymbolNotFound"),
-            2 => ::core::option::Option::Some("cudaDriverEntryPointVersionNotSufficent"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaDriverEntryPointSuccess"),
+            1 => Some("cudaDriverEntryPointSymbolNotFound"),
+            2 => Some("cudaDriverEntryPointVersionNotSufficent"),
+            _ => None,
         }
     }
 }
@@ -3528,36 +3260,20 @@ impl cudaGraphDebugDotFlags {
     #[doc(alias = "cudaGraphDebugDotFlagsConditionalNodeParams")]
     pub const CONDITIONAL_NODE_PARAMS: Self = Self(32768);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphDebugDotFlagsVerbose"),
-            4 => ::core::option::Option::Some("cudaGraphDebugDotFlagsKernelNodeParams"),
-            8 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemcpyNodeParams"),
-            16 => ::core::option::Option::Some("cudaGraphDebugDotFlagsMemsetNodeParams"),
-            32 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHostNodeParams"),
-            64 => ::core::option::Option::Some("cudaGraphDebugDotFlagsEventNodeParams"),
-            128 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsExtSemasSignalNodeParams",
-                )
-            }
-            256 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsExtSemasWaitNodeParams",
-                )
-            }
-            512 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsKernelNodeAttributes",
-                )
-            }
-            1024 => ::core::option::Option::Some("cudaGraphDebugDotFlagsHandles"),
-            32768 => {
-                ::core::option::Option::Some(
-                    "cudaGraphDebugDotFlagsConditionalNodeParams",
-                )
-            }
-            _ => ::core::option::Option::None,
+            1 => Some("cudaGraphDebugDotFlagsVerbose"),
+            4 => Some("cudaGraphDebugDotFlagsKernelNodeParams"),
+            8 => Some("cudaGraphDebugDotFlagsMemcpyNodeParams"),
+            16 => Some("cudaGraphDebugDotFlagsMemsetNodeParams"),
+            32 => Some("cudaGraphDebugDotFlagsHostNodeParams"),
+            64 => Some("cudaGraphDebugDotFlagsEventNodeParams"),
+            128 => Some("cudaGraphDebugDotFlagsExtSemasSignalNodeParams"),
+            256 => Some("cudaGraphDebugDotFlagsExtSemasWaitNodeParams"),
+            512 => Some("cudaGraphDebugDotFlagsKernelNodeAttributes"),
+            1024 => Some("cudaGraphDebugDotFlagsHandles"),
+            32768 => Some("cudaGraphDebugDotFlagsConditionalNodeParams"),
+            _ => None,
         }
     }
 }
@@ -3590,13 +3306,13 @@ impl cudaGraphInstantiateFlags {
     #[doc(alias = "cudaGraphInstantiateFlagUseNodePriority")]
     pub const USE_NODE_PRIORITY: Self = Self(8);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGraphInstantiateFlagAutoFreeOnLaunch"),
-            2 => ::core::option::Option::Some("cudaGraphInstantiateFlagUpload"),
-            4 => ::core::option::Option::Some("cudaGraphInstantiateFlagDeviceLaunch"),
-            8 => ::core::option::Option::Some("cudaGraphInstantiateFlagUseNodePriority"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaGraphInstantiateFlagAutoFreeOnLaunch"),
+            2 => Some("cudaGraphInstantiateFlagUpload"),
+            4 => Some("cudaGraphInstantiateFlagDeviceLaunch"),
+            8 => Some("cudaGraphInstantiateFlagUseNodePriority"),
+            _ => None,
         }
     }
 }
@@ -3632,11 +3348,11 @@ impl cudaLaunchMemSyncDomain {
     #[doc(alias = "cudaLaunchMemSyncDomainRemote")]
     pub const REMOTE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaLaunchMemSyncDomainDefault"),
-            1 => ::core::option::Option::Some("cudaLaunchMemSyncDomainRemote"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaLaunchMemSyncDomainDefault"),
+            1 => Some("cudaLaunchMemSyncDomainRemote"),
+            _ => None,
         }
     }
 }
@@ -3713,46 +3429,24 @@ impl cudaLaunchAttributeID {
     #[doc(alias = "cudaLaunchAttributePreferredSharedMemoryCarveout")]
     pub const PREFERRED_SHARED_MEMORY_CARVEOUT: Self = Self(14);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaLaunchAttributeIgnore"),
-            1 => ::core::option::Option::Some("cudaLaunchAttributeAccessPolicyWindow"),
-            2 => ::core::option::Option::Some("cudaLaunchAttributeCooperative"),
-            3 => ::core::option::Option::Some("cudaLaunchAttributeSynchronizationPolicy"),
-            4 => ::core::option::Option::Some("cudaLaunchAttributeClusterDimension"),
-            5 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchAttributeClusterSchedulingPolicyPreference",
-                )
-            }
-            6 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchAttributeProgrammaticStreamSerialization",
-                )
-            }
-            7 => ::core::option::Option::Some("cudaLaunchAttributeProgrammaticEvent"),
-            8 => ::core::option::Option::Some("cudaLaunchAttributePriority"),
-            9 => ::core::option::Option::Some("cudaLaunchAttributeMemSyncDomainMap"),
-            10 => ::core::option::Option::Some("cudaLaunchAttributeMemSyncDomain"),
-            11 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchAttributePreferredClusterDimension",
-                )
-            }
-            12 => {
-                ::core::option::Option::Some("cudaLaunchAttributeLaunchCompletionEvent")
-            }
-            13 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchAttributeDeviceUpdatableKernelNode",
-                )
-            }
-            14 => {
-                ::core::option::Option::Some(
-                    "cudaLaunchAttributePreferredSharedMemoryCarveout",
-                )
-            }
-            _ => ::core::option::Option::None,
+            0 => Some("cudaLaunchAttributeIgnore"),
+            1 => Some("cudaLaunchAttributeAccessPolicyWindow"),
+            2 => Some("cudaLaunchAttributeCooperative"),
+            3 => Some("cudaLaunchAttributeSynchronizationPolicy"),
+            4 => Some("cudaLaunchAttributeClusterDimension"),
+            5 => Some("cudaLaunchAttributeClusterSchedulingPolicyPreference"),
+            6 => Some("cudaLaunchAttributeProgrammaticStreamSerialization"),
+            7 => Some("cudaLaunchAttributeProgrammaticEvent"),
+            8 => Some("cudaLaunchAttributePriority"),
+            9 => Some("cudaLaunchAttributeMemSyncDomainMap"),
+            10 => Some("cudaLaunchAttributeMemSyncDomain"),
+            11 => Some("cudaLaunchAttributePreferredClusterDimension"),
+            12 => Some("cudaLaunchAttributeLaunchCompletionEvent"),
+            13 => Some("cudaLaunchAttributeDeviceUpdatableKernelNode"),
+            14 => Some("cudaLaunchAttributePreferredSharedMemoryCarveout"),
+            _ => None,
         }
     }
 }
@@ -3771,11 +3465,11 @@ impl cudaDeviceNumaConfig {
     #[doc(alias = "cudaDeviceNumaConfigNumaNode")]
     pub const NUMA_NODE: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaDeviceNumaConfigNone"),
-            1 => ::core::option::Option::Some("cudaDeviceNumaConfigNumaNode"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaDeviceNumaConfigNone"),
+            1 => Some("cudaDeviceNumaConfigNumaNode"),
+            _ => None,
         }
     }
 }
@@ -3791,10 +3485,10 @@ impl cudaAsyncNotificationType {
     #[doc(alias = "cudaAsyncNotificationTypeOverBudget")]
     pub const CUDA_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaAsyncNotificationTypeOverBudget"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaAsyncNotificationTypeOverBudget"),
+            _ => None,
         }
     }
 }
@@ -3818,12 +3512,12 @@ impl cudaSurfaceBoundaryMode {
     #[doc(alias = "cudaBoundaryModeTrap")]
     pub const TRAP: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaBoundaryModeZero"),
-            1 => ::core::option::Option::Some("cudaBoundaryModeClamp"),
-            2 => ::core::option::Option::Some("cudaBoundaryModeTrap"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaBoundaryModeZero"),
+            1 => Some("cudaBoundaryModeClamp"),
+            2 => Some("cudaBoundaryModeTrap"),
+            _ => None,
         }
     }
 }
@@ -3842,11 +3536,11 @@ impl cudaSurfaceFormatMode {
     #[doc(alias = "cudaFormatModeAuto")]
     pub const AUTO: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaFormatModeForced"),
-            1 => ::core::option::Option::Some("cudaFormatModeAuto"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaFormatModeForced"),
+            1 => Some("cudaFormatModeAuto"),
+            _ => None,
         }
     }
 }
@@ -3871,13 +3565,13 @@ impl cudaTextureAddressMode {
     #[doc(alias = "cudaAddressModeBorder")]
     pub const BORDER: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaAddressModeWrap"),
-            1 => ::core::option::Option::Some("cudaAddressModeClamp"),
-            2 => ::core::option::Option::Some("cudaAddressModeMirror"),
-            3 => ::core::option::Option::Some("cudaAddressModeBorder"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaAddressModeWrap"),
+            1 => Some("cudaAddressModeClamp"),
+            2 => Some("cudaAddressModeMirror"),
+            3 => Some("cudaAddressModeBorder"),
+            _ => None,
         }
     }
 }
@@ -3896,11 +3590,11 @@ impl cudaTextureFilterMode {
     #[doc(alias = "cudaFilterModeLinear")]
     pub const LINEAR: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaFilterModePoint"),
-            1 => ::core::option::Option::Some("cudaFilterModeLinear"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaFilterModePoint"),
+            1 => Some("cudaFilterModeLinear"),
+            _ => None,
         }
     }
 }
@@ -3919,11 +3613,11 @@ impl cudaTextureReadMode {
     #[doc(alias = "cudaReadModeNormalizedFloat")]
     pub const NORMALIZED_FLOAT: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaReadModeElementType"),
-            1 => ::core::option::Option::Some("cudaReadModeNormalizedFloat"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaReadModeElementType"),
+            1 => Some("cudaReadModeNormalizedFloat"),
+            _ => None,
         }
     }
 }
@@ -3945,12 +3639,12 @@ impl cudaGLDeviceList {
     #[doc(alias = "cudaGLDeviceListNextFrame")]
     pub const NEXT_FRAME: Self = Self(3);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            1 => ::core::option::Option::Some("cudaGLDeviceListAll"),
-            2 => ::core::option::Option::Some("cudaGLDeviceListCurrentFrame"),
-            3 => ::core::option::Option::Some("cudaGLDeviceListNextFrame"),
-            _ => ::core::option::Option::None,
+            1 => Some("cudaGLDeviceListAll"),
+            2 => Some("cudaGLDeviceListCurrentFrame"),
+            3 => Some("cudaGLDeviceListNextFrame"),
+            _ => None,
         }
     }
 }
@@ -3972,12 +3666,12 @@ impl cudaGLMapFlags {
     #[doc(alias = "cudaGLMapFlagsWriteDiscard")]
     pub const WRITE_DISCARD: Self = Self(2);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaGLMapFlagsNone"),
-            1 => ::core::option::Option::Some("cudaGLMapFlagsReadOnly"),
-            2 => ::core::option::Option::Some("cudaGLMapFlagsWriteDiscard"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaGLMapFlagsNone"),
+            1 => Some("cudaGLMapFlagsReadOnly"),
+            2 => Some("cudaGLMapFlagsWriteDiscard"),
+            _ => None,
         }
     }
 }
@@ -3996,11 +3690,11 @@ impl cudaEglFrameType {
     #[doc(alias = "cudaEglFrameTypePitch")]
     pub const PITCH: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaEglFrameTypeArray"),
-            1 => ::core::option::Option::Some("cudaEglFrameTypePitch"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaEglFrameTypeArray"),
+            1 => Some("cudaEglFrameTypePitch"),
+            _ => None,
         }
     }
 }
@@ -4031,11 +3725,11 @@ impl cudaEglResourceLocationFlags {
     #[doc(alias = "cudaEglResourceLocationVidmem")]
     pub const VIDMEM: Self = Self(1);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaEglResourceLocationSysmem"),
-            1 => ::core::option::Option::Some("cudaEglResourceLocationVidmem"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaEglResourceLocationSysmem"),
+            1 => Some("cudaEglResourceLocationVidmem"),
+            _ => None,
         }
     }
 }
@@ -4390,180 +4084,122 @@ impl cudaEglColorFormat {
     #[doc(alias = "cudaEglColorFormatUYVY2020")]
     pub const UYVY2020: Self = Self(116);
     /// The C name of this value, or `None` for a value this crate does not know.
-    pub const fn name(self) -> ::core::option::Option<&'static str> {
+    pub const fn name(self) -> Option<&'static str> {
         match self.0 {
-            0 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar"),
-            1 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar"),
-            2 => ::core::option::Option::Some("cudaEglColorFormatYUV422Planar"),
-            3 => ::core::option::Option::Some("cudaEglColorFormatYUV422SemiPlanar"),
-            6 => ::core::option::Option::Some("cudaEglColorFormatARGB"),
-            7 => ::core::option::Option::Some("cudaEglColorFormatRGBA"),
-            8 => ::core::option::Option::Some("cudaEglColorFormatL"),
-            9 => ::core::option::Option::Some("cudaEglColorFormatR"),
-            10 => ::core::option::Option::Some("cudaEglColorFormatYUV444Planar"),
-            11 => ::core::option::Option::Some("cudaEglColorFormatYUV444SemiPlanar"),
-            12 => ::core::option::Option::Some("cudaEglColorFormatYUYV422"),
-            13 => ::core::option::Option::Some("cudaEglColorFormatUYVY422"),
-            14 => ::core::option::Option::Some("cudaEglColorFormatABGR"),
-            15 => ::core::option::Option::Some("cudaEglColorFormatBGRA"),
-            16 => ::core::option::Option::Some("cudaEglColorFormatA"),
-            17 => ::core::option::Option::Some("cudaEglColorFormatRG"),
-            18 => ::core::option::Option::Some("cudaEglColorFormatAYUV"),
-            19 => ::core::option::Option::Some("cudaEglColorFormatYVU444SemiPlanar"),
-            20 => ::core::option::Option::Some("cudaEglColorFormatYVU422SemiPlanar"),
-            21 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar"),
-            22 => {
-                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_444SemiPlanar")
-            }
-            23 => {
-                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_420SemiPlanar")
-            }
-            24 => {
-                ::core::option::Option::Some("cudaEglColorFormatY12V12U12_444SemiPlanar")
-            }
-            25 => {
-                ::core::option::Option::Some("cudaEglColorFormatY12V12U12_420SemiPlanar")
-            }
-            26 => ::core::option::Option::Some("cudaEglColorFormatVYUY_ER"),
-            27 => ::core::option::Option::Some("cudaEglColorFormatUYVY_ER"),
-            28 => ::core::option::Option::Some("cudaEglColorFormatYUYV_ER"),
-            29 => ::core::option::Option::Some("cudaEglColorFormatYVYU_ER"),
-            31 => ::core::option::Option::Some("cudaEglColorFormatYUVA_ER"),
-            32 => ::core::option::Option::Some("cudaEglColorFormatAYUV_ER"),
-            33 => ::core::option::Option::Some("cudaEglColorFormatYUV444Planar_ER"),
-            34 => ::core::option::Option::Some("cudaEglColorFormatYUV422Planar_ER"),
-            35 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_ER"),
-            36 => ::core::option::Option::Some("cudaEglColorFormatYUV444SemiPlanar_ER"),
-            37 => ::core::option::Option::Some("cudaEglColorFormatYUV422SemiPlanar_ER"),
-            38 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_ER"),
-            39 => ::core::option::Option::Some("cudaEglColorFormatYVU444Planar_ER"),
-            40 => ::core::option::Option::Some("cudaEglColorFormatYVU422Planar_ER"),
-            41 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_ER"),
-            42 => ::core::option::Option::Some("cudaEglColorFormatYVU444SemiPlanar_ER"),
-            43 => ::core::option::Option::Some("cudaEglColorFormatYVU422SemiPlanar_ER"),
-            44 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_ER"),
-            45 => ::core::option::Option::Some("cudaEglColorFormatBayerRGGB"),
-            46 => ::core::option::Option::Some("cudaEglColorFormatBayerBGGR"),
-            47 => ::core::option::Option::Some("cudaEglColorFormatBayerGRBG"),
-            48 => ::core::option::Option::Some("cudaEglColorFormatBayerGBRG"),
-            49 => ::core::option::Option::Some("cudaEglColorFormatBayer10RGGB"),
-            50 => ::core::option::Option::Some("cudaEglColorFormatBayer10BGGR"),
-            51 => ::core::option::Option::Some("cudaEglColorFormatBayer10GRBG"),
-            52 => ::core::option::Option::Some("cudaEglColorFormatBayer10GBRG"),
-            53 => ::core::option::Option::Some("cudaEglColorFormatBayer12RGGB"),
-            54 => ::core::option::Option::Some("cudaEglColorFormatBayer12BGGR"),
-            55 => ::core::option::Option::Some("cudaEglColorFormatBayer12GRBG"),
-            56 => ::core::option::Option::Some("cudaEglColorFormatBayer12GBRG"),
-            57 => ::core::option::Option::Some("cudaEglColorFormatBayer14RGGB"),
-            58 => ::core::option::Option::Some("cudaEglColorFormatBayer14BGGR"),
-            59 => ::core::option::Option::Some("cudaEglColorFormatBayer14GRBG"),
-            60 => ::core::option::Option::Some("cudaEglColorFormatBayer14GBRG"),
-            61 => ::core::option::Option::Some("cudaEglColorFormatBayer20RGGB"),
-            62 => ::core::option::Option::Some("cudaEglColorFormatBayer20BGGR"),
-            63 => ::core::option::Option::Some("cudaEglColorFormatBayer20GRBG"),
-            64 => ::core::option::Option::Some("cudaEglColorFormatBayer20GBRG"),
-            65 => ::core::option::Option::Some("cudaEglColorFormatYVU444Planar"),
-            66 => ::core::option::Option::Some("cudaEglColorFormatYVU422Planar"),
-            67 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar"),
-            68 => ::core::option::Option::Some("cudaEglColorFormatBayerIspRGGB"),
-            69 => ::core::option::Option::Some("cudaEglColorFormatBayerIspBGGR"),
-            70 => ::core::option::Option::Some("cudaEglColorFormatBayerIspGRBG"),
-            71 => ::core::option::Option::Some("cudaEglColorFormatBayerIspGBRG"),
-            72 => ::core::option::Option::Some("cudaEglColorFormatBayerBCCR"),
-            73 => ::core::option::Option::Some("cudaEglColorFormatBayerRCCB"),
-            74 => ::core::option::Option::Some("cudaEglColorFormatBayerCRBC"),
-            75 => ::core::option::Option::Some("cudaEglColorFormatBayerCBRC"),
-            76 => ::core::option::Option::Some("cudaEglColorFormatBayer10CCCC"),
-            77 => ::core::option::Option::Some("cudaEglColorFormatBayer12BCCR"),
-            78 => ::core::option::Option::Some("cudaEglColorFormatBayer12RCCB"),
-            79 => ::core::option::Option::Some("cudaEglColorFormatBayer12CRBC"),
-            80 => ::core::option::Option::Some("cudaEglColorFormatBayer12CBRC"),
-            81 => ::core::option::Option::Some("cudaEglColorFormatBayer12CCCC"),
-            82 => ::core::option::Option::Some("cudaEglColorFormatY"),
-            83 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_2020"),
-            84 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_2020"),
-            85 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_2020"),
-            86 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_2020"),
-            87 => ::core::option::Option::Some("cudaEglColorFormatYUV420SemiPlanar_709"),
-            88 => ::core::option::Option::Some("cudaEglColorFormatYVU420SemiPlanar_709"),
-            89 => ::core::option::Option::Some("cudaEglColorFormatYUV420Planar_709"),
-            90 => ::core::option::Option::Some("cudaEglColorFormatYVU420Planar_709"),
-            91 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_420SemiPlanar_709",
-                )
-            }
-            92 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_420SemiPlanar_2020",
-                )
-            }
-            93 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_422SemiPlanar_2020",
-                )
-            }
-            94 => {
-                ::core::option::Option::Some("cudaEglColorFormatY10V10U10_422SemiPlanar")
-            }
-            95 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_422SemiPlanar_709",
-                )
-            }
-            96 => ::core::option::Option::Some("cudaEglColorFormatY_ER"),
-            97 => ::core::option::Option::Some("cudaEglColorFormatY_709_ER"),
-            98 => ::core::option::Option::Some("cudaEglColorFormatY10_ER"),
-            99 => ::core::option::Option::Some("cudaEglColorFormatY10_709_ER"),
-            100 => ::core::option::Option::Some("cudaEglColorFormatY12_ER"),
-            101 => ::core::option::Option::Some("cudaEglColorFormatY12_709_ER"),
-            102 => ::core::option::Option::Some("cudaEglColorFormatYUVA"),
-            104 => ::core::option::Option::Some("cudaEglColorFormatYVYU"),
-            105 => ::core::option::Option::Some("cudaEglColorFormatVYUY"),
-            106 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_420SemiPlanar_ER",
-                )
-            }
-            107 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER",
-                )
-            }
-            108 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_444SemiPlanar_ER",
-                )
-            }
-            109 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER",
-                )
-            }
-            110 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY12V12U12_420SemiPlanar_ER",
-                )
-            }
-            111 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER",
-                )
-            }
-            112 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY12V12U12_444SemiPlanar_ER",
-                )
-            }
-            113 => {
-                ::core::option::Option::Some(
-                    "cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER",
-                )
-            }
-            114 => ::core::option::Option::Some("cudaEglColorFormatUYVY709"),
-            115 => ::core::option::Option::Some("cudaEglColorFormatUYVY709_ER"),
-            116 => ::core::option::Option::Some("cudaEglColorFormatUYVY2020"),
-            _ => ::core::option::Option::None,
+            0 => Some("cudaEglColorFormatYUV420Planar"),
+            1 => Some("cudaEglColorFormatYUV420SemiPlanar"),
+            2 => Some("cudaEglColorFormatYUV422Planar"),
+            3 => Some("cudaEglColorFormatYUV422SemiPlanar"),
+            6 => Some("cudaEglColorFormatARGB"),
+            7 => Some("cudaEglColorFormatRGBA"),
+            8 => Some("cudaEglColorFormatL"),
+            9 => Some("cudaEglColorFormatR"),
+            10 => Some("cudaEglColorFormatYUV444Planar"),
+            11 => Some("cudaEglColorFormatYUV444SemiPlanar"),
+            12 => Some("cudaEglColorFormatYUYV422"),
+            13 => Some("cudaEglColorFormatUYVY422"),
+            14 => Some("cudaEglColorFormatABGR"),
+            15 => Some("cudaEglColorFormatBGRA"),
+            16 => Some("cudaEglColorFormatA"),
+            17 => Some("cudaEglColorFormatRG"),
+            18 => Some("cudaEglColorFormatAYUV"),
+            19 => Some("cudaEglColorFormatYVU444SemiPlanar"),
+            20 => Some("cudaEglColorFormatYVU422SemiPlanar"),
+            21 => Some("cudaEglColorFormatYVU420SemiPlanar"),
+            22 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar"),
+            23 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar"),
+            24 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar"),
+            25 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar"),
+            26 => Some("cudaEglColorFormatVYUY_ER"),
+            27 => Some("cudaEglColorFormatUYVY_ER"),
+            28 => Some("cudaEglColorFormatYUYV_ER"),
+            29 => Some("cudaEglColorFormatYVYU_ER"),
+            31 => Some("cudaEglColorFormatYUVA_ER"),
+            32 => Some("cudaEglColorFormatAYUV_ER"),
+            33 => Some("cudaEglColorFormatYUV444Planar_ER"),
+            34 => Some("cudaEglColorFormatYUV422Planar_ER"),
+            35 => Some("cudaEglColorFormatYUV420Planar_ER"),
+            36 => Some("cudaEglColorFormatYUV444SemiPlanar_ER"),
+            37 => Some("cudaEglColorFormatYUV422SemiPlanar_ER"),
+            38 => Some("cudaEglColorFormatYUV420SemiPlanar_ER"),
+            39 => Some("cudaEglColorFormatYVU444Planar_ER"),
+            40 => Some("cudaEglColorFormatYVU422Planar_ER"),
+            41 => Some("cudaEglColorFormatYVU420Planar_ER"),
+            42 => Some("cudaEglColorFormatYVU444SemiPlanar_ER"),
+            43 => Some("cudaEglColorFormatYVU422SemiPlanar_ER"),
+            44 => Some("cudaEglColorFormatYVU420SemiPlanar_ER"),
+            45 => Some("cudaEglColorFormatBayerRGGB"),
+            46 => Some("cudaEglColorFormatBayerBGGR"),
+            47 => Some("cudaEglColorFormatBayerGRBG"),
+            48 => Some("cudaEglColorFormatBayerGBRG"),
+            49 => Some("cudaEglColorFormatBayer10RGGB"),
+            50 => Some("cudaEglColorFormatBayer10BGGR"),
+            51 => Some("cudaEglColorFormatBayer10GRBG"),
+            52 => Some("cudaEglColorFormatBayer10GBRG"),
+            53 => Some("cudaEglColorFormatBayer12RGGB"),
+            54 => Some("cudaEglColorFormatBayer12BGGR"),
+            55 => Some("cudaEglColorFormatBayer12GRBG"),
+            56 => Some("cudaEglColorFormatBayer12GBRG"),
+            57 => Some("cudaEglColorFormatBayer14RGGB"),
+            58 => Some("cudaEglColorFormatBayer14BGGR"),
+            59 => Some("cudaEglColorFormatBayer14GRBG"),
+            60 => Some("cudaEglColorFormatBayer14GBRG"),
+            61 => Some("cudaEglColorFormatBayer20RGGB"),
+            62 => Some("cudaEglColorFormatBayer20BGGR"),
+            63 => Some("cudaEglColorFormatBayer20GRBG"),
+            64 => Some("cudaEglColorFormatBayer20GBRG"),
+            65 => Some("cudaEglColorFormatYVU444Planar"),
+            66 => Some("cudaEglColorFormatYVU422Planar"),
+            67 => Some("cudaEglColorFormatYVU420Planar"),
+            68 => Some("cudaEglColorFormatBayerIspRGGB"),
+            69 => Some("cudaEglColorFormatBayerIspBGGR"),
+            70 => Some("cudaEglColorFormatBayerIspGRBG"),
+            71 => Some("cudaEglColorFormatBayerIspGBRG"),
+            72 => Some("cudaEglColorFormatBayerBCCR"),
+            73 => Some("cudaEglColorFormatBayerRCCB"),
+            74 => Some("cudaEglColorFormatBayerCRBC"),
+            75 => Some("cudaEglColorFormatBayerCBRC"),
+            76 => Some("cudaEglColorFormatBayer10CCCC"),
+            77 => Some("cudaEglColorFormatBayer12BCCR"),
+            78 => Some("cudaEglColorFormatBayer12RCCB"),
+            79 => Some("cudaEglColorFormatBayer12CRBC"),
+            80 => Some("cudaEglColorFormatBayer12CBRC"),
+            81 => Some("cudaEglColorFormatBayer12CCCC"),
+            82 => Some("cudaEglColorFormatY"),
+            83 => Some("cudaEglColorFormatYUV420SemiPlanar_2020"),
+            84 => Some("cudaEglColorFormatYVU420SemiPlanar_2020"),
+            85 => Some("cudaEglColorFormatYUV420Planar_2020"),
+            86 => Some("cudaEglColorFormatYVU420Planar_2020"),
+            87 => Some("cudaEglColorFormatYUV420SemiPlanar_709"),
+            88 => Some("cudaEglColorFormatYVU420SemiPlanar_709"),
+            89 => Some("cudaEglColorFormatYUV420Planar_709"),
+            90 => Some("cudaEglColorFormatYVU420Planar_709"),
+            91 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_709"),
+            92 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_2020"),
+            93 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar_2020"),
+            94 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar"),
+            95 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar_709"),
+            96 => Some("cudaEglColorFormatY_ER"),
+            97 => Some("cudaEglColorFormatY_709_ER"),
+            98 => Some("cudaEglColorFormatY10_ER"),
+            99 => Some("cudaEglColorFormatY10_709_ER"),
+            100 => Some("cudaEglColorFormatY12_ER"),
+            101 => Some("cudaEglColorFormatY12_709_ER"),
+            102 => Some("cudaEglColorFormatYUVA"),
+            104 => Some("cudaEglColorFormatYVYU"),
+            105 => Some("cudaEglColorFormatVYUY"),
+            106 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_ER"),
+            107 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER"),
+            108 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar_ER"),
+            109 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER"),
+            110 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar_ER"),
+            111 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER"),
+            112 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar_ER"),
+            113 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER"),
+            114 => Some("cudaEglColorFormatUYVY709"),
+            115 => Some("cudaEglColorFormatUYVY709_ER"),
+            116 => Some("cudaEglColorFormatUYVY2020"),
+            _ => None,
         }
     }
 }

@@ -28,809 +28,779 @@
 )]
 use super::*;
 /// The C name and the documentation's first sentence for a `cudaError_t` code.
-pub(crate) fn error_info(
-    code: i64,
-) -> ::core::option::Option<(&'static str, &'static str)> {
+pub(crate) fn error_info(code: i64) -> Option<(&'static str, &'static str)> {
     match code {
-        0 => {
-            ::core::option::Option::Some((
-                "cudaSuccess",
-                "The API call returned with no errors.",
-            ))
-        }
+        0 => Some(("cudaSuccess", "The API call returned with no errors.")),
         1 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidValue",
                 "This indicates that one or more of the parameters passed to the API call is not within an acceptable range of values.",
             ))
         }
         2 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMemoryAllocation",
                 "The API call failed because it was unable to allocate enough memory or other resources to perform the requested operation.",
             ))
         }
         3 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInitializationError",
                 "The API call failed because the CUDA driver and runtime could not be initialized.",
             ))
         }
         4 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCudartUnloading",
                 "This indicates that a CUDA Runtime API call cannot be executed because it is being called during process shut down, at a point in time after CUDA driver has been unloaded.",
             ))
         }
         5 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorProfilerDisabled",
                 "This indicates profiler is not initialized for this run.",
             ))
         }
-        6 => {
-            ::core::option::Option::Some((
-                "cudaErrorProfilerNotInitialized",
-                "\\[Deprecated\\]",
-            ))
-        }
-        7 => {
-            ::core::option::Option::Some((
-                "cudaErrorProfilerAlreadyStarted",
-                "\\[Deprecated\\]",
-            ))
-        }
-        8 => {
-            ::core::option::Option::Some((
-                "cudaErrorProfilerAlreadyStopped",
-                "\\[Deprecated\\]",
-            ))
-        }
+        6 => Some(("cudaErrorProfilerNotInitialized", "\\[Deprecated\\]")),
+        7 => Some(("cudaErrorProfilerAlreadyStarted", "\\[Deprecated\\]")),
+        8 => Some(("cudaErrorProfilerAlreadyStopped", "\\[Deprecated\\]")),
         9 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidConfiguration",
                 "This indicates that a kernel launch is requesting resources that can never be satisfied by the current device.",
             ))
         }
         12 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidPitchValue",
                 "This indicates that one or more of the pitch-related parameters passed to the API call is not within the acceptable range for pitch.",
             ))
         }
         13 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidSymbol",
                 "This indicates that the symbol name/identifier passed to the API call is not a valid name or identifier.",
             ))
         }
         16 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidHostPointer",
                 "This indicates that at least one host pointer passed to the API call is not a valid host pointer.",
             ))
         }
         17 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidDevicePointer",
                 "This indicates that at least one device pointer passed to the API call is not a valid device pointer.",
             ))
         }
         18 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidTexture",
                 "This indicates that the texture passed to the API call is not a valid texture.",
             ))
         }
         19 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidTextureBinding",
                 "This indicates that the texture binding is not valid.",
             ))
         }
         20 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidChannelDescriptor",
                 "This indicates that the channel descriptor passed to the API call is not valid.",
             ))
         }
         21 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidMemcpyDirection",
                 "This indicates that the direction of the memcpy passed to the API call is not one of the types specified by cudaMemcpyKind.",
             ))
         }
         22 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorAddressOfConstant",
                 "This indicated that the user has taken the address of a constant variable, which was forbidden up until the CUDA 3.1 release.",
             ))
         }
         23 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorTextureFetchFailed",
                 "This indicated that a texture fetch was not able to be performed.",
             ))
         }
         24 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorTextureNotBound",
                 "This indicated that a texture was not bound for access.",
             ))
         }
         25 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSynchronizationError",
                 "This indicated that a synchronization operation had failed.",
             ))
         }
         26 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidFilterSetting",
                 "This indicates that a non-float texture was being accessed with linear filtering.",
             ))
         }
         27 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidNormSetting",
                 "This indicates that an attempt was made to read an unsupported data type as a normalized float.",
             ))
         }
         28 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMixedDeviceExecution",
                 "Mixing of device and device emulation code was not allowed.",
             ))
         }
         31 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotYetImplemented",
                 "This indicates that the API call is not yet implemented.",
             ))
         }
         32 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMemoryValueTooLarge",
                 "This indicated that an emulated device pointer exceeded the 32-bit address range.",
             ))
         }
         34 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStubLibrary",
                 "This indicates that the CUDA driver that the application has loaded is a stub library.",
             ))
         }
         35 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInsufficientDriver",
                 "This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library.",
             ))
         }
         36 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCallRequiresNewerDriver",
                 "This indicates that the API call requires a newer CUDA driver than the one currently installed.",
             ))
         }
         37 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidSurface",
                 "This indicates that the surface passed to the API call is not a valid surface.",
             ))
         }
         43 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDuplicateVariableName",
                 "This indicates that multiple global or constant variables (across separate CUDA source files in the application) share the same string name.",
             ))
         }
         44 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDuplicateTextureName",
                 "This indicates that multiple textures (across separate CUDA source files in the application) share the same string name.",
             ))
         }
         45 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDuplicateSurfaceName",
                 "This indicates that multiple surfaces (across separate CUDA source files in the application) share the same string name.",
             ))
         }
         46 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDevicesUnavailable",
                 "This indicates that all CUDA devices are busy or unavailable at the current time.",
             ))
         }
         49 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorIncompatibleDriverContext",
                 "This indicates that the current context is not compatible with this the CUDA Runtime.",
             ))
         }
         52 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMissingConfiguration",
                 "The device function being invoked (usually via cudaLaunchKernel()) was not previously configured via the cudaConfigureCall() function.",
             ))
         }
         53 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorPriorLaunchFailure",
                 "This indicated that a previous kernel launch failed.",
             ))
         }
         65 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchMaxDepthExceeded",
                 "This error indicates that a device runtime grid launch did not occur because the depth of the child grid would exceed the maximum supported number of nested grid launches.",
             ))
         }
         66 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchFileScopedTex",
                 "This error indicates that a grid launch did not occur because the kernel uses file-scoped textures which are unsupported by the device runtime.",
             ))
         }
         67 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchFileScopedSurf",
                 "This error indicates that a grid launch did not occur because the kernel uses file-scoped surfaces which are unsupported by the device runtime.",
             ))
         }
         68 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSyncDepthExceeded",
                 "This error indicates that a call to cudaDeviceSynchronize made from the device runtime failed because the call was made at grid depth greater than than either the default (2 levels of grids) or user specified device limit cudaLimitDevRuntimeSyncDepth.",
             ))
         }
         69 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchPendingCountExceeded",
                 "This error indicates that a device runtime grid launch failed because the launch would exceed the limit cudaLimitDevRuntimePendingLaunchCount.",
             ))
         }
         98 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidDeviceFunction",
                 "The requested device function does not exist or is not compiled for the proper device architecture.",
             ))
         }
         100 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNoDevice",
                 "This indicates that no CUDA-capable devices were detected by the installed CUDA driver.",
             ))
         }
         101 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidDevice",
                 "This indicates that the device ordinal supplied by the user does not correspond to a valid CUDA device or that the action requested is invalid for the specified device.",
             ))
         }
         102 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDeviceNotLicensed",
                 "This indicates that the device doesn’t have a valid Grid License.",
             ))
         }
         103 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSoftwareValidityNotEstablished",
                 "By default, the CUDA runtime may perform a minimal set of self-tests, as well as CUDA driver tests, to establish the validity of both.",
             ))
         }
         127 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStartupFailure",
                 "This indicates an internal startup failure in the CUDA runtime.",
             ))
         }
         200 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidKernelImage",
                 "This indicates that the device kernel image is invalid.",
             ))
         }
         201 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDeviceUninitialized",
                 "This most frequently indicates that there is no context bound to the current thread.",
             ))
         }
         205 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMapBufferObjectFailed",
                 "This indicates that the buffer object could not be mapped.",
             ))
         }
         206 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnmapBufferObjectFailed",
                 "This indicates that the buffer object could not be unmapped.",
             ))
         }
         207 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorArrayIsMapped",
                 "This indicates that the specified array is currently mapped and thus cannot be destroyed.",
             ))
         }
         208 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorAlreadyMapped",
                 "This indicates that the resource is already mapped.",
             ))
         }
         209 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNoKernelImageForDevice",
                 "This indicates that there is no kernel image available that is suitable for the device.",
             ))
         }
         210 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorAlreadyAcquired",
                 "This indicates that a resource has already been acquired.",
             ))
         }
         211 => {
-            ::core::option::Option::Some((
-                "cudaErrorNotMapped",
-                "This indicates that a resource is not mapped.",
-            ))
+            Some(("cudaErrorNotMapped", "This indicates that a resource is not mapped."))
         }
         212 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotMappedAsArray",
                 "This indicates that a mapped resource is not available for access as an array.",
             ))
         }
         213 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotMappedAsPointer",
                 "This indicates that a mapped resource is not available for access as a pointer.",
             ))
         }
         214 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorECCUncorrectable",
                 "This indicates that an uncorrectable ECC error was detected during execution.",
             ))
         }
         215 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnsupportedLimit",
                 "This indicates that the cudaLimit passed to the API call is not supported by the active device.",
             ))
         }
         216 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorDeviceAlreadyInUse",
                 "This indicates that a call tried to access an exclusive-thread device that is already in use by a different thread.",
             ))
         }
         217 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorPeerAccessUnsupported",
                 "This error indicates that P2P access is not supported across the given devices.",
             ))
         }
-        218 => {
-            ::core::option::Option::Some((
-                "cudaErrorInvalidPtx",
-                "A PTX compilation failed.",
-            ))
-        }
+        218 => Some(("cudaErrorInvalidPtx", "A PTX compilation failed.")),
         219 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidGraphicsContext",
                 "This indicates an error with the OpenGL or DirectX context.",
             ))
         }
         220 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNvlinkUncorrectable",
                 "This indicates that an uncorrectable NVLink error was detected during the execution.",
             ))
         }
         221 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorJitCompilerNotFound",
                 "This indicates that the PTX JIT compiler library was not found.",
             ))
         }
         222 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnsupportedPtxVersion",
                 "This indicates that the provided PTX was compiled with an unsupported toolchain.",
             ))
         }
         223 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorJitCompilationDisabled",
                 "This indicates that the JIT compilation was disabled.",
             ))
         }
         224 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnsupportedExecAffinity",
                 "This indicates that the provided execution affinity is not supported by the device.",
             ))
         }
         225 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnsupportedDevSideSync",
                 "This indicates that the code to be compiled by the PTX JIT contains unsupported call to cudaDeviceSynchronize.",
             ))
         }
         226 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorContained",
                 "This indicates that an exception occurred on the device that is now contained by the GPU’s error containment capability.",
             ))
         }
         300 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidSource",
                 "This indicates that the device kernel source is invalid.",
             ))
         }
         301 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorFileNotFound",
                 "This indicates that the file specified was not found.",
             ))
         }
         302 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSharedObjectSymbolNotFound",
                 "This indicates that a link to a shared object failed to resolve.",
             ))
         }
         303 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSharedObjectInitFailed",
                 "This indicates that initialization of a shared object failed.",
             ))
         }
         304 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorOperatingSystem",
                 "This error indicates that an OS call failed.",
             ))
         }
         400 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidResourceHandle",
                 "This indicates that a resource handle passed to the API call was not valid.",
             ))
         }
         401 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorIllegalState",
                 "This indicates that a resource required by the API call is not in a valid state to perform the requested operation.",
             ))
         }
         402 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLossyQuery",
                 "This indicates an attempt was made to introspect an object in a way that would discard semantically important information.",
             ))
         }
         500 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSymbolNotFound",
                 "This indicates that a named symbol was not found.",
             ))
         }
         600 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotReady",
                 "This indicates that asynchronous operations issued previously have not completed yet.",
             ))
         }
         700 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorIllegalAddress",
                 "The device encountered a load or store instruction on an invalid memory address.",
             ))
         }
         701 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchOutOfResources",
                 "This indicates that a launch did not occur because it did not have appropriate resources.",
             ))
         }
         702 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchTimeout",
                 "This indicates that the device kernel took too long to execute.",
             ))
         }
         703 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchIncompatibleTexturing",
                 "This error indicates a kernel launch that uses an incompatible texturing mode.",
             ))
         }
         704 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorPeerAccessAlreadyEnabled",
                 "This error indicates that a call to cudaDeviceEnablePeerAccess() is trying to re-enable peer addressing on from a context which has already had peer addressing enabled.",
             ))
         }
         705 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorPeerAccessNotEnabled",
                 "This error indicates that cudaDeviceDisablePeerAccess() is trying to disable peer addressing which has not been enabled yet via cudaDeviceEnablePeerAccess().",
             ))
         }
         708 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSetOnActiveProcess",
                 "This indicates that the user has called cudaSetValidDevices(), cudaSetDeviceFlags(), cudaD3D9SetDirect3DDevice(), cudaD3D10SetDirect3DDevice, cudaD3D11SetDirect3DDevice(), or cudaVDPAUSetVDPAUDevice() after initializing the CUDA runtime by calling non-device management operations (allocating memory and launching kernels are examples of non-device management operations).",
             ))
         }
         709 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorContextIsDestroyed",
                 "This error indicates that the context current to the calling thread has been destroyed using cuCtxDestroy, or is a primary context which has not yet been initialized.",
             ))
         }
         710 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorAssert",
                 "An assert triggered in device code during kernel execution.",
             ))
         }
         711 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorTooManyPeers",
                 "This error indicates that the hardware resources required to enable peer access have been exhausted for one or more of the devices passed to cudaEnablePeerAccess().",
             ))
         }
         712 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorHostMemoryAlreadyRegistered",
                 "This error indicates that the memory range passed to cudaHostRegister() has already been registered.",
             ))
         }
         713 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorHostMemoryNotRegistered",
                 "This error indicates that the pointer passed to cudaHostUnregister() does not correspond to any currently registered memory region.",
             ))
         }
         714 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorHardwareStackError",
                 "Device encountered an error in the call stack during kernel execution, possibly due to stack corruption or exceeding the stack size limit.",
             ))
         }
         715 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorIllegalInstruction",
                 "The device encountered an illegal instruction during kernel execution This leaves the process in an inconsistent state and any further CUDA work will return the same error.",
             ))
         }
         716 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMisalignedAddress",
                 "The device encountered a load or store instruction on a memory address which is not aligned.",
             ))
         }
         717 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidAddressSpace",
                 "While executing a kernel, the device encountered an instruction which can only operate on memory locations in certain address spaces (global, shared, or local), but was supplied a memory address not belonging to an allowed address space.",
             ))
         }
         718 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidPc",
                 "The device encountered an invalid program counter.",
             ))
         }
         719 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorLaunchFailure",
                 "An exception occurred on the device while executing a kernel.",
             ))
         }
         720 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCooperativeLaunchTooLarge",
                 "This error indicates that the number of blocks launched per grid for a kernel that was launched via either cudaLaunchCooperativeKernel exceeds the maximum number of blocks as allowed by cudaOccupancyMaxActiveBlocksPerMultiprocessor or cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags times the number of multiprocessors as specified by the device attribute cudaDevAttrMultiProcessorCount.",
             ))
         }
         721 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorTensorMemoryLeak",
                 "An exception occurred on the device while exiting a kernel using tensor memory: the tensor memory was not completely deallocated.",
             ))
         }
         800 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotPermitted",
                 "This error indicates the attempted operation is not permitted.",
             ))
         }
         801 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorNotSupported",
                 "This error indicates the attempted operation is not supported on the current system or device.",
             ))
         }
         802 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSystemNotReady",
                 "This error indicates that the system is not yet ready to start any CUDA work.",
             ))
         }
         803 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorSystemDriverMismatch",
                 "This error indicates that there is a mismatch between the versions of the display driver and the CUDA driver.",
             ))
         }
         804 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCompatNotSupportedOnDevice",
                 "This error indicates that the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not support this configuration.",
             ))
         }
         805 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsConnectionFailed",
                 "This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server.",
             ))
         }
         806 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsRpcFailure",
                 "This error indicates that the remote procedural call between the MPS server and the MPS client failed.",
             ))
         }
         807 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsServerNotReady",
                 "This error indicates that the MPS server is not ready to accept new MPS client requests.",
             ))
         }
         808 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsMaxClientsReached",
                 "This error indicates that the hardware resources required to create MPS client have been exhausted.",
             ))
         }
         809 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsMaxConnectionsReached",
                 "This error indicates the the hardware resources required to device connections have been exhausted.",
             ))
         }
         810 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorMpsClientTerminated",
                 "This error indicates that the MPS client has been terminated by the server.",
             ))
         }
         811 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCdpNotSupported",
                 "This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it.",
             ))
         }
         812 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCdpVersionMismatch",
                 "This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism.",
             ))
         }
         900 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureUnsupported",
                 "The operation is not permitted when the stream is capturing.",
             ))
         }
         901 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureInvalidated",
                 "The current capture sequence on the stream has been invalidated due to a previous error.",
             ))
         }
         902 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureMerge",
                 "The operation would have resulted in a merge of two independent capture sequences.",
             ))
         }
         903 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureUnmatched",
                 "The capture was not initiated in this stream.",
             ))
         }
         904 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureUnjoined",
                 "The capture sequence contains a fork that was not joined to the primary stream.",
             ))
         }
         905 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureIsolation",
                 "A dependency would have been created which crosses the capture sequence boundary.",
             ))
         }
         906 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureImplicit",
                 "The operation would have resulted in a disallowed implicit dependency on a current capture sequence from cudaStreamLegacy.",
             ))
         }
         907 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorCapturedEvent",
                 "The operation is not permitted on an event which was last recorded in a capturing stream.",
             ))
         }
         908 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorStreamCaptureWrongThread",
                 "A stream capture sequence not initiated with the cudaStreamCaptureModeRelaxed argument to cudaStreamBeginCapture was passed to cudaStreamEndCapture in a different thread.",
             ))
         }
         909 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorTimeout",
                 "This indicates that the wait operation has timed out.",
             ))
         }
         910 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorGraphExecUpdateFailure",
                 "This error indicates that the graph update was not performed because it included changes which violated constraints specific to instantiated graph update.",
             ))
         }
         911 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorExternalDevice",
                 "This indicates that an error has occurred in a device outside of GPU.",
             ))
         }
         912 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidClusterSize",
                 "This indicates that a kernel launch error has occurred due to cluster misconfiguration.",
             ))
         }
         913 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorFunctionNotLoaded",
                 "Indiciates a function handle is not loaded when calling an API that requires a loaded function.",
             ))
         }
         914 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidResourceType",
                 "This error indicates one or more resources passed in are not valid resource types for the operation.",
             ))
         }
         915 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorInvalidResourceConfiguration",
                 "This error indicates one or more resources are insufficient or non-applicable for the operation.",
             ))
         }
         999 => {
-            ::core::option::Option::Some((
+            Some((
                 "cudaErrorUnknown",
                 "This indicates that an unknown internal error has occurred.",
             ))
         }
-        10000 => ::core::option::Option::Some(("cudaErrorApiFailureBase", "")),
-        _ => ::core::option::Option::None,
+        10000 => Some(("cudaErrorApiFailureBase", "")),
+        _ => None,
     }
 }

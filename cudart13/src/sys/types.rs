@@ -1115,14 +1115,14 @@ impl ::core::fmt::Debug for CUuuid_st {
 }
 impl CUuuid_st {
     ///The string in `bytes`, up to its first NUL; `None` when it holds no NUL.
-    pub fn bytes_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn bytes_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.bytes.as_ptr().cast::<u8>(), 16)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `bytes` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn bytes_str(&self) -> ::core::option::Option<&str> {
+    pub fn bytes_str(&self) -> Option<&str> {
         self.bytes_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -1463,25 +1463,25 @@ impl ::core::fmt::Debug for cudaDeviceProp {
 }
 impl cudaDeviceProp {
     ///The string in `name`, up to its first NUL; `None` when it holds no NUL.
-    pub fn name_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn name_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.name.as_ptr().cast::<u8>(), 256)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `name` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn name_str(&self) -> ::core::option::Option<&str> {
+    pub fn name_str(&self) -> Option<&str> {
         self.name_cstr().and_then(|s| s.to_str().ok())
     }
     ///The string in `luid`, up to its first NUL; `None` when it holds no NUL.
-    pub fn luid_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn luid_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.luid.as_ptr().cast::<u8>(), 8)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `luid` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn luid_str(&self) -> ::core::option::Option<&str> {
+    pub fn luid_str(&self) -> Option<&str> {
         self.luid_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -1501,14 +1501,14 @@ impl ::core::fmt::Debug for cudaIpcEventHandle_st {
 }
 impl cudaIpcEventHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
-    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+    pub fn reserved_str(&self) -> Option<&str> {
         self.reserved_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -1526,14 +1526,14 @@ impl ::core::fmt::Debug for cudaIpcMemHandle_st {
 }
 impl cudaIpcMemHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
-    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+    pub fn reserved_str(&self) -> Option<&str> {
         self.reserved_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -1553,14 +1553,14 @@ impl ::core::fmt::Debug for cudaMemFabricHandle_st {
 }
 impl cudaMemFabricHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
-    pub fn reserved_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.reserved.as_ptr().cast::<u8>(), 64)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `reserved` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn reserved_str(&self) -> ::core::option::Option<&str> {
+    pub fn reserved_str(&self) -> Option<&str> {
         self.reserved_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -3026,14 +3026,14 @@ impl ::core::fmt::Debug for cudaLaunchAttributeValue {
 }
 impl cudaLaunchAttributeValue {
     ///The string in `pad`, up to its first NUL; `None` when it holds no NUL.
-    pub fn pad_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn pad_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.pad.as_ptr().cast::<u8>(), 64)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `pad` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn pad_str(&self) -> ::core::option::Option<&str> {
+    pub fn pad_str(&self) -> Option<&str> {
         self.pad_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -3145,14 +3145,14 @@ impl ::core::fmt::Debug for cudaLaunchAttribute_st {
 }
 impl cudaLaunchAttribute_st {
     ///The string in `pad`, up to its first NUL; `None` when it holds no NUL.
-    pub fn pad_cstr(&self) -> ::core::option::Option<&::core::ffi::CStr> {
+    pub fn pad_cstr(&self) -> Option<&::core::ffi::CStr> {
         let bytes: &[u8] = unsafe {
             ::core::slice::from_raw_parts(self.pad.as_ptr().cast::<u8>(), 4)
         };
         ::core::ffi::CStr::from_bytes_until_nul(bytes).ok()
     }
     ///The string in `pad` as UTF-8, up to its first NUL; `None` when it holds no NUL or is not UTF-8.
-    pub fn pad_str(&self) -> ::core::option::Option<&str> {
+    pub fn pad_str(&self) -> Option<&str> {
         self.pad_cstr().and_then(|s| s.to_str().ok())
     }
 }
@@ -3472,7 +3472,7 @@ pub type VdpFuncId = u32;
 /// The C typedef `VdpStatus`.
 pub type VdpStatus = ::core::ffi::c_uint;
 /// The C typedef `VdpGetProcAddress`.
-pub type VdpGetProcAddress = ::core::option::Option<
+pub type VdpGetProcAddress = Option<
     unsafe extern "C" fn(
         device: VdpDevice,
         function_id: VdpFuncId,
@@ -3522,9 +3522,7 @@ c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// The C typedef `cudaHostFn_t`.
-pub type cudaHostFn_t = ::core::option::Option<
-    unsafe extern "C" fn(userData: *mut ::core::ffi::c_void),
->;
+pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
 /// The C typedef `CUuuid`.
 pub type CUuuid = CUuuid_st;
 /// The C typedef `cudaUUID_t`.
@@ -3684,7 +3682,7 @@ c_handle!(cudaAsyncCallbackHandle_t, * mut cudaAsyncCallbackEntry);
 /// Information describing an async notification event
 pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 /// The C typedef `cudaAsyncCallback`.
-pub type cudaAsyncCallback = ::core::option::Option<
+pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
         arg2: *mut ::core::ffi::c_void,
@@ -3705,7 +3703,7 @@ pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
 /// An opaque value that represents a CUDA texture object
 pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
 /// The C typedef `cudaStreamCallback_t`.
-pub type cudaStreamCallback_t = ::core::option::Option<
+pub type cudaStreamCallback_t = Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
         status: cudaError_t,
@@ -3713,7 +3711,7 @@ pub type cudaStreamCallback_t = ::core::option::Option<
     ),
 >;
 /// The C typedef `cudaLogsCallback_t`.
-pub type cudaLogsCallback_t = ::core::option::Option<
+pub type cudaLogsCallback_t = Option<
     unsafe extern "C" fn(
         data: *mut ::core::ffi::c_void,
         logLevel: cudaLogLevel,

@@ -22,13 +22,34 @@ pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProble
     quote! { #(#items)* }
 }
 
+/// `text` up to its first blank line (leading blank lines skipped).
+fn first_paragraph(text: &str) -> &str {
+    let mut started = false;
+    let mut end = text.len();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            if started {
+                end = at;
+                break;
+            }
+        } else {
+            started = true;
+        }
+        at += line.len();
+    }
+    &text[..end]
+}
+
 /// The rustdoc of a raw function. One with a typed wrapper gets the documentation's first
 /// paragraph and a link to the wrapper, which carries NVIDIA's full text (one copy of the
 /// prose per crate: it is most of what the compiler reads); the others get it all:
 /// description, arguments, errors, see also. Every one ends with its safety section.
 pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> String {
-    let mut md = docs::markdown(&f.doc, names, &f.name, problems);
     if let (true, Typed::Wrapper { rust_name, .. }) = (f.documented, &f.typed) {
+        // Only the first paragraph is shown here (the wrapper converts and checks the whole
+        // text): convert just that, up to the first blank line.
+        let md = docs::markdown(first_paragraph(&f.doc), names, &f.name, problems);
         let summary = md.split("\n\n").next().unwrap_or("").trim();
         let mut short = if summary.is_empty() {
             format!("The C function `{}`.", f.name)
@@ -50,6 +71,7 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
         short.push_str(SAFETY);
         return short;
     }
+    let mut md = docs::markdown(&f.doc, names, &f.name, problems);
     if !f.documented {
         md = format!(
             "The C function `{}`: the documents these bindings were generated from do not \

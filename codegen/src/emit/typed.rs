@@ -201,51 +201,50 @@ fn function(
     let why = comment(why);
     let call = quote! { unsafe { crate::sys::#c_fn(#(#args),*) }? };
     let ret_tokens = rust_type(&f.ret.c, names).to_string();
-    let status = if let (Some((cid, cty, lists)), true) =
-        (&parts.query, ret_tokens == "cudaError_t")
-    {
-        let zero = comment(
-            "SAFETY: every type the C API writes through a pointer is plain old data, for \
+    let status =
+        if let (Some((cid, cty, lists)), true) = (&parts.query, ret_tokens == "cudaError_t") {
+            let zero = comment(
+                "SAFETY: every type the C API writes through a pointer is plain old data, for \
              which all-zero bytes are a valid value.",
-        );
-        quote! {
-            #why let status = #call; crate::check(status.as_raw() as i32)?;
-            let n = usize::try_from(#cid).map_err(|_| crate::error::invalid_value())?;
-            if n > 0 {
-                #(
-                    #lists.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
-                    #lists.resize_with(n, || {
-                        #zero
-                        unsafe { ::core::mem::zeroed() }
-                    });
-                )*
-                #cid = <#cty>::try_from(n).map_err(|_| crate::error::invalid_value())?;
+            );
+            quote! {
                 #why let status = #call; crate::check(status.as_raw() as i32)?;
-                let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
-                #( #lists.truncate(got); )*
+                let n = usize::try_from(#cid).map_err(|_| crate::error::invalid_value())?;
+                if n > 0 {
+                    #(
+                        #lists.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
+                        #lists.resize_with(n, || {
+                            #zero
+                            unsafe { ::core::mem::zeroed() }
+                        });
+                    )*
+                    #cid = <#cty>::try_from(n).map_err(|_| crate::error::invalid_value())?;
+                    #why let status = #call; crate::check(status.as_raw() as i32)?;
+                    let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
+                    #( #lists.truncate(got); )*
+                }
             }
-        }
-    } else if ret_tokens == "cudaError_t" {
-        quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
-    } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
-        quote! { #why #call; }
-    } else if f.ret.c_text == "const char*" {
-        parts.outs.push((
-            static_cstr(quote! { status }),
-            quote! { &'static ::core::ffi::CStr },
-        ));
-        parts
-            .ret_docs
-            .push("the string the C function returns (static; empty if it returns NULL)".into());
-        quote! { #why let status = #call; }
-    } else {
-        let t = rust_type(&f.ret.c, names);
-        parts.outs.push((quote! { status }, t));
-        parts
-            .ret_docs
-            .push("the value the C function returns".into());
-        quote! { #why let status = #call; }
-    };
+        } else if ret_tokens == "cudaError_t" {
+            quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
+        } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
+            quote! { #why #call; }
+        } else if f.ret.c_text == "const char*" {
+            parts.outs.push((
+                static_cstr(quote! { status }),
+                quote! { &'static ::core::ffi::CStr },
+            ));
+            parts.ret_docs.push(
+                "the string the C function returns (static; empty if it returns NULL)".into(),
+            );
+            quote! { #why let status = #call; }
+        } else {
+            let t = rust_type(&f.ret.c, names);
+            parts.outs.push((quote! { status }, t));
+            parts
+                .ret_docs
+                .push("the value the C function returns".into());
+            quote! { #why let status = #call; }
+        };
     for r in unsafe_records {
         parts.safety.push(match r.split_once('@') {
             Some((ty, list)) => format!(
@@ -393,9 +392,7 @@ fn param(
                 quote! { ::core::ptr::null() }
             };
             if optional {
-                parts
-                    .params
-                    .push(quote! { #id: Option<#r> });
+                parts.params.push(quote! { #id: Option<#r> });
                 parts.args.push(quote! { #id.map_or(#null, #conv) });
                 arg_doc(" (optional: `None` passes NULL)");
             } else {
@@ -527,9 +524,7 @@ fn param(
                 return;
             }
             if *optional {
-                parts
-                    .params
-                    .push(quote! { #id: Option<#slice_ty> });
+                parts.params.push(quote! { #id: Option<#slice_ty> });
                 parts.args.push(quote! { #id.map_or(#null, |s| #ptr) });
                 arg_doc(&format!(
                     " (optional list; its length gives `{count_name}`)"

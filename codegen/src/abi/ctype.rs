@@ -280,7 +280,7 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
     match ty {
         Type::Ptr(p) => CType::Pointer {
             to: Box::new(to_c(&p.elem, diags, line)),
-            is_const: p.const_token.is_some(),
+            is_const: matches!(p.mutability, syn::PointerMutability::Const(_)),
         },
         Type::Array(a) => match array_len(&a.len) {
             Some(len) => CType::Array {
@@ -294,7 +294,7 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
         },
         Type::Paren(p) => to_c(&p.elem, diags, line),
         Type::Group(g) => to_c(&g.elem, diags, line),
-        Type::BareFn(f) => bare_fn(f, false, diags, line),
+        Type::FnPtr(f) => bare_fn(f, false, diags, line),
         Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return unknown(ty, "empty path", diags, line);
@@ -310,7 +310,7 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
                 },
                 PathArguments::AngleBracketed(args) if name == "Option" && args.args.len() == 1 => {
                     match args.args.first() {
-                        Some(GenericArgument::Type(Type::BareFn(f))) => {
+                        Some(GenericArgument::Type(Type::FnPtr(f))) => {
                             bare_fn(f, true, diags, line)
                         }
                         _ => unknown(
@@ -328,7 +328,7 @@ fn to_c(ty: &Type, diags: &mut Diagnostics, line: u32) -> CType {
     }
 }
 
-fn bare_fn(f: &syn::TypeBareFn, nullable: bool, diags: &mut Diagnostics, line: u32) -> CType {
+fn bare_fn(f: &syn::TypeFnPtr, nullable: bool, diags: &mut Diagnostics, line: u32) -> CType {
     if f.variadic.is_some() {
         diags.error(
             line,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Codegen time side by side with bindgen, in one run, A B A B … (ROUNDS each, default 5):
-# whole processes timed with /usr/bin/time (wall clock, and CPU = user + system), medians and
+# whole processes timed (wall clock to 0.1 ms, and CPU = user + system), medians and
 # the ratios of the medians, for two like-for-like pairs:
 #   one release:  `xtask codegen --check --crate cudart13` (the 13.2 documents and ABI snapshot:
 #                 read, merged, joined, emitted as a whole crate with its docs, formatted with
@@ -27,9 +27,22 @@ inc128=(target/cuda-wheel-12.8/nvidia/cuda_runtime/include target/cuda-wheel-12.
 [ -f target/libclang/libclang.so ] || target/release/xtask abi --release 13.2 --check > /dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-secs() { # command... -> "wall cpu" seconds
-  /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$@" > /dev/null 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$tmp/t"
+secs() { # command... -> "wall cpu" in seconds: wall from a monotonic clock (to 0.1 ms; the
+  # 10 ms ticks of /usr/bin/time are a tenth of a run here), CPU = user + system time of the
+  # command and its children
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+t0 = time.perf_counter()
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - t0
+r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+if p.returncode:
+    sys.stderr.write(p.stderr.decode(errors="replace"))
+    sys.exit(1)
+cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+print(f"{wall:.4f} {cpu:.4f}", end="")
+PY
 }
 ffi=(env LIBCLANG_PATH=target/libclang/libclang.so target/release/examples/bindgen_ffi)
 # bindgen on the 13.2 headers, then on the 12.8 headers, as one timed command.
@@ -63,7 +76,7 @@ def row(label, a, b):
     (aw, ac), (bw, bc) = runs[a], runs[b]
     print(f"{label}: codegen wall {m(aw):.3f} s, cpu {m(ac):.3f} s; bindgen wall {m(bw):.3f} s, "
           f"cpu {m(bc):.3f} s; ratio wall {m(aw) / m(bw):.2f}, cpu {m(ac) / m(bc):.2f}  "
-          f"(rounds, wall: codegen {aw}, bindgen {bw})")
+          f"(rounds, wall: codegen {[round(x, 3) for x in aw]}, bindgen {[round(x, 3) for x in bw]})")
 print(f"medians of {len(runs['one_codegen'][0])} rounds")
 row("one release (13.2)", "one_codegen", "one_bindgen")
 row("both crates (13.2 + 12.8)", "both_codegen", "both_bindgen")

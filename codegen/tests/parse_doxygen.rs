@@ -389,7 +389,7 @@ fn the_typed_launch_wrapper_carries_nvidias_text() {
     ] {
         assert!(doc.contains(text), "{text}\n{doc}");
     }
-    assert!(api_rs[at..].starts_with("pub unsafe fn launch_kernel(\n    func: *const ::core::ffi::c_void,\n    grid_dim: dim3,\n    block_dim: dim3,\n    args: &mut [*mut ::core::ffi::c_void],"));
+    assert!(api_rs[at..].starts_with("pub unsafe fn launch_kernel(\n    func: *const c_void,\n    grid_dim: dim3,\n    block_dim: dim3,\n    args: &mut [*mut c_void],"));
 }
 
 #[test]

@@ -85,6 +85,10 @@
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
+use ::core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
+    c_ulonglong, c_ushort, c_void,
+};
 use crate::sys::*;
 pub use crate::sys::constants::*;
 pub use crate::sys::enums::*;
@@ -134,8 +138,7 @@ pub fn device_reset() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceReset() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
 /// Wait for compute device to finish.
@@ -163,8 +166,7 @@ pub fn device_synchronize() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSynchronize() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSynchronize() }?.result()?;
     Ok(())
 }
 /// Set resource limits.
@@ -265,8 +267,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?.result()?;
     Ok(())
 }
 /// Return resource limits.
@@ -327,8 +328,7 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
@@ -359,7 +359,7 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
 #[inline]
 pub fn device_get_texture1d_linear_max_width(
     fmt_desc: &cudaChannelFormatDesc,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -367,14 +367,14 @@ pub fn device_get_texture1d_linear_max_width(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
             &mut max_width_in_elements,
             ::core::ptr::from_ref(fmt_desc),
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(max_width_in_elements)
 }
 /// Returns the preferred cache configuration for the current device.
@@ -427,8 +427,7 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
@@ -470,25 +469,23 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// - `cuCtxGetStreamPriorityRange`
 #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
 #[inline]
-pub fn device_get_stream_priority_range() -> crate::Result<
-    (::core::ffi::c_int, ::core::ffi::c_int),
-> {
+pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut least_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut least_priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut greatest_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut greatest_priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetStreamPriorityRange(
             &mut least_priority,
             &mut greatest_priority,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((least_priority, greatest_priority))
 }
 /// Sets the preferred cache configuration for the current device.
@@ -545,8 +542,7 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
 /// Returns a handle to a compute device.
@@ -576,19 +572,15 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// - `cuDeviceGetByPCIBusId`
 #[doc(alias = "cudaDeviceGetByPCIBusId")]
 #[inline]
-pub fn device_get_by_pci_bus_id(
-    pci_bus_id: &::core::ffi::CStr,
-) -> crate::Result<::core::ffi::c_int> {
+pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr()) }?
+        .result()?;
     Ok(device)
 }
 /// Returns a PCI Bus Id string for the device.
@@ -622,20 +614,15 @@ pub fn device_get_by_pci_bus_id(
 /// - `cuDeviceGetPCIBusId`
 #[doc(alias = "cudaDeviceGetPCIBusId")]
 #[inline]
-pub fn device_get_pci_bus_id(
-    len: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_char> {
+pub fn device_get_pci_bus_id(len: c_int, device: c_int) -> crate::Result<c_char> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut pci_bus_id: ::core::ffi::c_char = unsafe { ::core::mem::zeroed() };
+    let mut pci_bus_id: c_char = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device) }?
+        .result()?;
     Ok(pci_bus_id)
 }
 /// Gets an interprocess handle for a previously allocated event.
@@ -702,8 +689,7 @@ pub unsafe fn ipc_get_event_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
 /// Opens an interprocess event handle for use in the current process.
@@ -762,8 +748,7 @@ pub fn ipc_open_event_handle(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?.result()?;
     Ok(event)
 }
 /// Gets an interprocess memory handle for an existing device memory allocation.
@@ -815,7 +800,7 @@ pub fn ipc_open_event_handle(
 #[doc(alias = "cudaIpcGetMemHandle")]
 #[inline]
 pub unsafe fn ipc_get_mem_handle(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
 ) -> crate::Result<cudaIpcMemHandle_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -823,8 +808,7 @@ pub unsafe fn ipc_get_mem_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
@@ -899,18 +883,15 @@ pub unsafe fn ipc_get_mem_handle(
 #[inline]
 pub fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
-    flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+    flags: c_uint,
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags) }?.result()?;
     Ok(dev_ptr)
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
@@ -956,14 +937,11 @@ pub fn ipc_open_mem_handle(
 /// - `cuIpcCloseMemHandle`
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
-pub unsafe fn ipc_close_mem_handle(
-    dev_ptr: *mut ::core::ffi::c_void,
-) -> crate::Result<()> {
+pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
 /// Blocks until remote writes are visible to the specified scope.
@@ -1005,10 +983,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
     Ok(())
 }
 /// Registers a callback function to receive async notifications.
@@ -1058,9 +1033,9 @@ pub fn device_flush_gpu_direct_rdma_writes(
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback_func: cudaAsyncCallback,
-    user_data: *mut ::core::ffi::c_void,
+    user_data: *mut c_void,
 ) -> crate::Result<cudaAsyncCallbackHandle_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -1068,15 +1043,15 @@ pub unsafe fn device_register_async_notification(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
             callback_func,
             user_data,
             &mut callback,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(callback)
 }
 /// Unregisters an async notification callback.
@@ -1105,16 +1080,14 @@ pub unsafe fn device_register_async_notification(
 #[doc(alias = "cudaDeviceUnregisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_unregister_async_notification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
+        .result()?;
     Ok(())
 }
 /// Returns the number of compute-capable devices.
@@ -1142,15 +1115,14 @@ pub unsafe fn device_unregister_async_notification(
 /// - `cuDeviceGetCount`
 #[doc(alias = "cudaGetDeviceCount")]
 #[inline]
-pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
+pub fn get_device_count() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut count: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut count: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?.result()?;
     Ok(count)
 }
 /// Returns information about the compute-device.
@@ -1482,17 +1454,14 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 /// - `cuDeviceGetName`
 #[doc(alias = "cudaGetDeviceProperties")]
 #[inline]
-pub fn get_device_properties(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaDeviceProp> {
+pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut prop: cudaDeviceProp = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?.result()?;
     Ok(prop)
 }
 /// Returns information about the device.
@@ -1871,18 +1840,15 @@ pub fn get_device_properties(
 #[inline]
 pub fn device_get_attribute(
     attr: cudaDeviceAttr,
-    device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut value: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetAttribute(&mut value, attr, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetAttribute(&mut value, attr, device) }?.result()?;
     Ok(value)
 }
 /// Returns the default mempool of a device.
@@ -1915,19 +1881,14 @@ pub fn device_get_attribute(
 /// - [`cudaMemPoolSetAccess`](crate::api::mem_pool_set_access)
 #[doc(alias = "cudaDeviceGetDefaultMemPool")]
 #[inline]
-pub fn device_get_default_mem_pool(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaMemPool_t> {
+pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
 /// Sets the current memory pool of a device.
@@ -1968,14 +1929,13 @@ pub fn device_get_default_mem_pool(
 #[doc(alias = "cudaDeviceSetMemPool")]
 #[inline]
 pub unsafe fn device_set_mem_pool(
-    device: ::core::ffi::c_int,
+    device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
 /// Gets the current mempool for a device.
@@ -2008,15 +1968,14 @@ pub unsafe fn device_set_mem_pool(
 /// - [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool)
 #[doc(alias = "cudaDeviceGetMemPool")]
 #[inline]
-pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemPool_t> {
+pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
 /// Return NvSciSync attributes that this device can support.
@@ -2101,21 +2060,21 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 #[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
-    nv_sci_sync_attr_list: *mut ::core::ffi::c_void,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_int,
+    nv_sci_sync_attr_list: *mut c_void,
+    device: c_int,
+    flags: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
             device,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Queries attributes of the link between two devices.
@@ -2170,19 +2129,19 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 #[inline]
 pub fn device_get_p2p_attribute(
     attr: cudaDeviceP2PAttr,
-    src_device: ::core::ffi::c_int,
-    dst_device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    src_device: c_int,
+    dst_device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut value: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetP2PAttribute(&mut value, attr, src_device, dst_device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(value)
 }
 /// Select compute-device which best matches criteria.
@@ -2213,17 +2172,15 @@ pub fn device_get_p2p_attribute(
 /// - [`cudaInitDevice`](crate::api::init_device)
 #[doc(alias = "cudaChooseDevice")]
 #[inline]
-pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<::core::ffi::c_int> {
+pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop)) }?
+        .result()?;
     Ok(device)
 }
 /// Initialize device to be used for GPU executions.
@@ -2264,15 +2221,14 @@ pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<::core::ffi::c_int>
 #[doc(alias = "cudaInitDevice")]
 #[inline]
 pub fn init_device(
-    device: ::core::ffi::c_int,
-    device_flags: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    device_flags: c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?.result()?;
     Ok(())
 }
 /// Set device to be used for GPU executions.
@@ -2327,12 +2283,11 @@ pub fn init_device(
 /// - `cuCtxSetCurrent`
 #[doc(alias = "cudaSetDevice")]
 #[inline]
-pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn set_device(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaSetDevice(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDevice(device) }?.result()?;
     Ok(())
 }
 /// Returns which device is currently being used.
@@ -2358,15 +2313,14 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 /// - `cuCtxGetCurrent`
 #[doc(alias = "cudaGetDevice")]
 #[inline]
-pub fn get_device() -> crate::Result<::core::ffi::c_int> {
+pub fn get_device() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDevice(&mut device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDevice(&mut device) }?.result()?;
     Ok(device)
 }
 /// Sets flags to be used for device executions.
@@ -2460,8 +2414,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?.result()?;
     Ok(())
 }
 /// Gets the flags for the current device.
@@ -2513,12 +2466,11 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
 pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?.result()?;
     Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
@@ -2549,8 +2501,7 @@ pub fn get_last_error() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetLastError() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetLastError() }?.result()?;
     Ok(())
 }
 /// Returns the last error from a runtime call.
@@ -2582,8 +2533,7 @@ pub fn peek_at_last_error() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaPeekAtLastError() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaPeekAtLastError() }?.result()?;
     Ok(())
 }
 /// Returns the string representation of an error code enum name.
@@ -2719,8 +2669,7 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?.result()?;
     Ok(p_stream)
 }
 /// Create an asynchronous stream.
@@ -2777,10 +2726,8 @@ pub fn stream_create_with_flags(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits()) }?
+        .result()?;
     Ok(p_stream)
 }
 /// Create an asynchronous stream with the specified priority.
@@ -2840,8 +2787,8 @@ pub fn stream_create_with_flags(
 #[doc(alias = "cudaStreamCreateWithPriority")]
 #[inline]
 pub fn stream_create_with_priority(
-    flags: ::core::ffi::c_uint,
-    priority: ::core::ffi::c_int,
+    flags: c_uint,
+    priority: c_int,
 ) -> crate::Result<cudaStream_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -2849,10 +2796,8 @@ pub fn stream_create_with_priority(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority) }?
+        .result()?;
     Ok(p_stream)
 }
 /// Query the priority of a stream.
@@ -2891,17 +2836,14 @@ pub fn stream_create_with_priority(
 /// - `cuStreamGetPriority`
 #[doc(alias = "cudaStreamGetPriority")]
 #[inline]
-pub unsafe fn stream_get_priority(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_int> {
+pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
 /// Query the flags of a stream.
@@ -2939,12 +2881,11 @@ pub unsafe fn stream_get_priority(
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
@@ -2994,17 +2935,14 @@ pub unsafe fn stream_get_flags(
 /// - `cuStreamGetId`
 #[doc(alias = "cudaStreamGetId")]
 #[inline]
-pub unsafe fn stream_get_id(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut stream_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
 /// Query the device of a stream.
@@ -3039,17 +2977,14 @@ pub unsafe fn stream_get_id(
 /// - `cuStreamGetId`
 #[doc(alias = "cudaStreamGetDevice")]
 #[inline]
-pub unsafe fn stream_get_device(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_int> {
+pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
 /// Resets all persisting lines in cache to normal status.
@@ -3072,8 +3007,7 @@ pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?.result()?;
     Ok(())
 }
 /// Copies attributes from source stream to destination stream.
@@ -3109,8 +3043,7 @@ pub unsafe fn stream_copy_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
 /// Queries stream attribute.
@@ -3152,10 +3085,8 @@ pub unsafe fn stream_get_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
+        .result()?;
     Ok(value_out)
 }
 /// Sets stream attribute.
@@ -3194,10 +3125,10 @@ pub unsafe fn stream_set_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Destroys and cleans up an asynchronous stream.
@@ -3238,8 +3169,7 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamDestroy(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
 /// Make a compute stream wait on an event.
@@ -3293,10 +3223,7 @@ pub unsafe fn stream_wait_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamWaitEvent(stream, event, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
 /// Add a callback to a compute stream.
@@ -3382,16 +3309,14 @@ pub unsafe fn stream_wait_event(
 pub unsafe fn stream_add_callback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
-    user_data: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    user_data: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
+        .result()?;
     Ok(())
 }
 /// Waits for stream tasks to complete.
@@ -3430,8 +3355,7 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamSynchronize(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
 /// Queries an asynchronous stream for completion status.
@@ -3472,8 +3396,7 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamQuery(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
 /// Attach memory to a stream asynchronously.
@@ -3577,17 +3500,17 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 #[inline]
 pub unsafe fn stream_attach_mem_async(
     stream: cudaStream_t,
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Begins graph capture on a stream.
@@ -3641,8 +3564,7 @@ pub unsafe fn stream_begin_capture(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
 /// Begins graph capture on a stream to an existing graph.
@@ -3711,7 +3633,7 @@ pub unsafe fn stream_begin_capture_to_graph(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
@@ -3720,8 +3642,8 @@ pub unsafe fn stream_begin_capture_to_graph(
             num_dependencies,
             mode,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Swaps the stream capture interaction mode for a thread.
@@ -3789,10 +3711,10 @@ pub fn thread_exchange_stream_capture_mode(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaThreadExchangeStreamCaptureMode(::core::ptr::from_mut(mode))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Ends capture on a stream, returning the captured graph.
@@ -3840,8 +3762,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
 /// Returns a stream's capture status.
@@ -3904,10 +3825,8 @@ pub unsafe fn stream_is_capturing(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
+        .result()?;
     Ok(p_capture_status)
 }
 /// Query a stream's capture state.
@@ -3960,12 +3879,7 @@ pub unsafe fn stream_is_capturing(
 pub unsafe fn stream_get_capture_info(
     stream: cudaStream_t,
 ) -> crate::Result<
-    (
-        cudaStreamCaptureStatus,
-        ::core::ffi::c_ulonglong,
-        cudaGraph_t,
-        ::std::vec::Vec<cudaGraphNode_t>,
-    ),
+    (cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, ::std::vec::Vec<cudaGraphNode_t>),
 > {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -3974,7 +3888,7 @@ pub unsafe fn stream_get_capture_info(
     };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
@@ -3983,7 +3897,7 @@ pub unsafe fn stream_get_capture_info(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
             &mut capture_status_out,
@@ -3992,8 +3906,8 @@ pub unsafe fn stream_get_capture_info(
             &mut dependencies_out,
             &mut num_dependencies_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
         num_dependencies_out,
     ) {
@@ -4062,7 +3976,7 @@ pub unsafe fn stream_get_capture_info_v3(
 ) -> crate::Result<
     (
         cudaStreamCaptureStatus,
-        ::core::ffi::c_ulonglong,
+        c_ulonglong,
         cudaGraph_t,
         ::std::vec::Vec<cudaGraphNode_t>,
         ::std::vec::Vec<cudaGraphEdgeData>,
@@ -4075,7 +3989,7 @@ pub unsafe fn stream_get_capture_info_v3(
     };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
@@ -4085,7 +3999,7 @@ pub unsafe fn stream_get_capture_info_v3(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v3(
             stream,
             &mut capture_status_out,
@@ -4095,8 +4009,8 @@ pub unsafe fn stream_get_capture_info_v3(
             &mut edge_data_out,
             &mut num_dependencies_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
         num_dependencies_out,
     ) {
@@ -4168,13 +4082,13 @@ pub unsafe fn stream_get_capture_info_v3(
 pub unsafe fn stream_update_capture_dependencies(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = crate::error::shared_len(&[Some(dependencies.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
             {
@@ -4184,8 +4098,8 @@ pub unsafe fn stream_update_capture_dependencies(
             num_dependencies,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Modifies the dependency set of a capturing stream. The dependency set
@@ -4233,7 +4147,7 @@ pub unsafe fn stream_update_capture_dependencies_v2(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
     dependency_data: Option<&[cudaGraphEdgeData]>,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
@@ -4241,7 +4155,7 @@ pub unsafe fn stream_update_capture_dependencies_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies_v2(
             stream,
             {
@@ -4252,8 +4166,8 @@ pub unsafe fn stream_update_capture_dependencies_v2(
             num_dependencies,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an event object.
@@ -4291,8 +4205,7 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaEventCreate(&mut event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventCreate(&mut event) }?.result()?;
     Ok(event)
 }
 /// Creates an event object with the specified flags.
@@ -4351,10 +4264,7 @@ pub fn event_create_with_flags(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits()) }?.result()?;
     Ok(event)
 }
 /// Records an event.
@@ -4410,8 +4320,7 @@ pub unsafe fn event_record(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventRecord(event, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
 /// Records an event.
@@ -4476,10 +4385,8 @@ pub unsafe fn event_record_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
+        .result()?;
     Ok(())
 }
 /// Queries an event's status.
@@ -4524,8 +4431,7 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventQuery(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
 /// Waits for an event to complete.
@@ -4569,8 +4475,7 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventSynchronize(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
 /// Destroys an event object.
@@ -4611,8 +4516,7 @@ pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventDestroy(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
 /// Computes the elapsed time between events.
@@ -4678,8 +4582,7 @@ pub unsafe fn event_elapsed_time(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
 /// Computes the elapsed time between events.
@@ -4749,8 +4652,7 @@ pub unsafe fn event_elapsed_time_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventElapsedTime_v2(&mut ms, start, end) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventElapsedTime_v2(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
 /// Imports an external memory object.
@@ -4908,13 +4810,13 @@ pub unsafe fn import_external_memory(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
             ::core::ptr::from_ref(mem_handle_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ext_mem_out)
 }
 /// Maps a buffer onto an imported memory object.
@@ -4973,21 +4875,21 @@ pub unsafe fn import_external_memory(
 pub unsafe fn external_memory_get_mapped_buffer(
     ext_mem: cudaExternalMemory_t,
     buffer_desc: &cudaExternalMemoryBufferDesc,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
             ext_mem,
             ::core::ptr::from_ref(buffer_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
@@ -5057,14 +4959,14 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
             ext_mem,
             ::core::ptr::from_ref(mipmap_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmap)
 }
 /// Destroys an external memory object.
@@ -5101,8 +5003,7 @@ pub unsafe fn destroy_external_memory(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
 /// Imports an external semaphore.
@@ -5255,13 +5156,13 @@ pub unsafe fn import_external_semaphore(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
             ::core::ptr::from_ref(sem_handle_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ext_sem_out)
 }
 /// Signals a set of external semaphore objects.
@@ -5366,13 +5267,13 @@ pub unsafe fn signal_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
                 let s = ext_sem_array;
@@ -5385,8 +5286,8 @@ pub unsafe fn signal_external_semaphores_async(
             num_ext_sems,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Waits on a set of external semaphore objects.
@@ -5480,13 +5381,13 @@ pub unsafe fn wait_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
                 let s = ext_sem_array;
@@ -5499,8 +5400,8 @@ pub unsafe fn wait_external_semaphores_async(
             num_ext_sems,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Destroys an external semaphore.
@@ -5536,8 +5437,7 @@ pub unsafe fn destroy_external_semaphore(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
 /// Sets the preferred cache configuration for a device function.
@@ -5600,14 +5500,13 @@ pub unsafe fn destroy_external_semaphore(
 #[doc(alias = "cudaFuncSetCacheConfig")]
 #[inline]
 pub unsafe fn func_set_cache_config(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
 /// Find out attributes for a given function.
@@ -5648,7 +5547,7 @@ pub unsafe fn func_set_cache_config(
 #[doc(alias = "cudaFuncGetAttributes")]
 #[inline]
 pub unsafe fn func_get_attributes(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<cudaFuncAttributes> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -5656,8 +5555,7 @@ pub unsafe fn func_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
 /// Set attributes for a given function.
@@ -5738,15 +5636,14 @@ pub unsafe fn func_get_attributes(
 #[doc(alias = "cudaFuncSetAttribute")]
 #[inline]
 pub unsafe fn func_set_attribute(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
+    value: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
 /// Enqueues a host function call in a stream.
@@ -5825,13 +5722,12 @@ pub unsafe fn func_set_attribute(
 pub unsafe fn launch_host_func(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    user_data: *mut ::core::ffi::c_void,
+    user_data: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
 /// Returns occupancy for a device function.
@@ -5871,25 +5767,25 @@ pub unsafe fn launch_host_func(
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
-    func: *const ::core::ffi::c_void,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    block_size: c_int,
     dynamic_s_mem_size: usize,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
             func,
             block_size,
             dynamic_s_mem_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_blocks)
 }
 /// Returns dynamic shared memory available per block when launching `num_blocks` blocks on SM.
@@ -5928,9 +5824,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
 pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
-    func: *const ::core::ffi::c_void,
-    num_blocks: ::core::ffi::c_int,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    num_blocks: c_int,
+    block_size: c_int,
 ) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -5938,15 +5834,15 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
             func,
             num_blocks,
             block_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(dynamic_smem_size)
 }
 /// Returns occupancy for a device function with the specified flags.
@@ -6002,18 +5898,18 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
-    func: *const ::core::ffi::c_void,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    block_size: c_int,
     dynamic_s_mem_size: usize,
     flags: crate::sys::OccupancyFlags,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
             func,
@@ -6021,8 +5917,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
             dynamic_s_mem_size,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_blocks)
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
@@ -6160,17 +6056,15 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 pub fn malloc_managed(
     size: usize,
     flags: crate::sys::MemAttachFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits()) }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Allocate memory on the device.
@@ -6211,15 +6105,14 @@ pub fn malloc_managed(
 /// - `cuMemAlloc`
 #[doc(alias = "cudaMalloc")]
 #[inline]
-pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?.result()?;
     Ok(dev_ptr)
 }
 /// Allocates page-locked memory on the host.
@@ -6272,15 +6165,14 @@ pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// - `cuMemAllocHost`
 #[doc(alias = "cudaMallocHost")]
 #[inline]
-pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?.result()?;
     Ok(ptr)
 }
 /// Allocates pitched memory on the device.
@@ -6335,23 +6227,18 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// - `cuMemAllocPitch`
 #[doc(alias = "cudaMallocPitch")]
 #[inline]
-pub fn malloc_pitch(
-    width: usize,
-    height: usize,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut pitch: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height) }?
+        .result()?;
     Ok((dev_ptr, pitch))
 }
 /// Allocate an array on the device.
@@ -6436,7 +6323,7 @@ pub fn malloc_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMallocArray(
             &mut array,
             ::core::ptr::from_ref(desc),
@@ -6444,8 +6331,8 @@ pub fn malloc_array(
             height,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Frees memory on the device.
@@ -6503,12 +6390,11 @@ pub fn malloc_array(
 /// - `cuMemFree`
 #[doc(alias = "cudaFree")]
 #[inline]
-pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFree(dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
 /// Frees page-locked memory.
@@ -6544,12 +6430,11 @@ pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
 /// - `cuMemFreeHost`
 #[doc(alias = "cudaFreeHost")]
 #[inline]
-pub unsafe fn free_host(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeHost(ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
 /// Frees an array on the device.
@@ -6587,8 +6472,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeArray(array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
 /// Frees a mipmapped array on the device.
@@ -6628,8 +6512,7 @@ pub unsafe fn free_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
 /// Allocates page-locked memory on the host.
@@ -6713,15 +6596,14 @@ pub unsafe fn free_mipmapped_array(
 pub fn host_alloc(
     size: usize,
     flags: crate::sys::HostAllocFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_host: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut p_host: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?.result()?;
     Ok(p_host)
 }
 /// Registers an existing host memory range for use by CUDA.
@@ -6837,15 +6719,14 @@ pub fn host_alloc(
 #[doc(alias = "cudaHostRegister")]
 #[inline]
 pub unsafe fn host_register(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
@@ -6876,12 +6757,11 @@ pub unsafe fn host_register(
 /// - `cuMemHostUnregister`
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
-pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostUnregister(ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
@@ -6941,19 +6821,17 @@ pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()
 #[doc(alias = "cudaHostGetDevicePointer")]
 #[inline]
 pub unsafe fn host_get_device_pointer(
-    p_host: *mut ::core::ffi::c_void,
+    p_host: *mut c_void,
     flags: crate::sys::DeviceFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_device: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
+        .result()?;
     Ok(p_device)
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
@@ -6985,17 +6863,14 @@ pub unsafe fn host_get_device_pointer(
 /// - `cuMemHostGetFlags`
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
-pub unsafe fn host_get_flags(
-    p_host: *mut ::core::ffi::c_void,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
@@ -7056,8 +6931,7 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?.result()?;
     Ok(pitched_dev_ptr)
 }
 /// Allocate an array on the device.
@@ -7188,15 +7062,15 @@ pub fn malloc3d_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMalloc3DArray(
             &mut array,
             ::core::ptr::from_ref(desc),
             extent,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Allocate a mipmapped array on the device.
@@ -7321,7 +7195,7 @@ pub fn malloc3d_array(
 pub fn malloc_mipmapped_array(
     desc: &cudaChannelFormatDesc,
     extent: cudaExtent,
-    num_levels: ::core::ffi::c_uint,
+    num_levels: c_uint,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaMipmappedArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -7330,7 +7204,7 @@ pub fn malloc_mipmapped_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMallocMipmappedArray(
             &mut mipmapped_array,
             ::core::ptr::from_ref(desc),
@@ -7338,8 +7212,8 @@ pub fn malloc_mipmapped_array(
             num_levels,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmapped_array)
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
@@ -7387,7 +7261,7 @@ pub fn malloc_mipmapped_array(
 #[inline]
 pub unsafe fn get_mipmapped_array_level(
     mipmapped_array: cudaMipmappedArray_const_t,
-    level: ::core::ffi::c_uint,
+    level: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7395,10 +7269,10 @@ pub unsafe fn get_mipmapped_array_level(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(level_array)
 }
 /// Copies data between 3D objects.
@@ -7499,8 +7373,7 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
 /// Copies memory between devices.
@@ -7544,8 +7417,7 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
 /// Copies data between 3D objects.
@@ -7662,10 +7534,8 @@ pub unsafe fn memcpy3d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
+        .result()?;
     Ok(())
 }
 /// Copies memory between devices asynchronously.
@@ -7707,10 +7577,8 @@ pub unsafe fn memcpy3d_peer_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
+        .result()?;
     Ok(())
 }
 /// Gets free and total device memory.
@@ -7760,8 +7628,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?.result()?;
     Ok((free, total))
 }
 /// Gets info about the specified cudaArray.
@@ -7808,14 +7675,12 @@ pub unsafe fn array_get_info(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
+        .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
@@ -7862,7 +7727,7 @@ pub unsafe fn array_get_info(
 #[inline]
 pub unsafe fn array_get_plane(
     h_array: cudaArray_t,
-    plane_idx: ::core::ffi::c_uint,
+    plane_idx: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7870,10 +7735,8 @@ pub unsafe fn array_get_plane(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
+        .result()?;
     Ok(p_plane_array)
 }
 /// Returns the memory requirements of a CUDA array.
@@ -7914,7 +7777,7 @@ pub unsafe fn array_get_plane(
 #[inline]
 pub unsafe fn array_get_memory_requirements(
     array: cudaArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7924,14 +7787,14 @@ pub unsafe fn array_get_memory_requirements(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
             array,
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(memory_requirements)
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
@@ -7972,7 +7835,7 @@ pub unsafe fn array_get_memory_requirements(
 #[inline]
 pub unsafe fn mipmapped_array_get_memory_requirements(
     mipmap: cudaMipmappedArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7982,14 +7845,14 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
             mipmap,
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(memory_requirements)
 }
 /// Returns the layout properties of a sparse CUDA array.
@@ -8047,10 +7910,8 @@ pub unsafe fn array_get_sparse_properties(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
+        .result()?;
     Ok(sparse_properties)
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array.
@@ -8108,10 +7969,10 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(sparse_properties)
 }
 /// Copies data between host and device.
@@ -8189,16 +8050,15 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
 #[doc(alias = "cudaMemcpy")]
 #[inline]
 pub unsafe fn memcpy(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
 /// Copies memory between two devices.
@@ -8243,19 +8103,17 @@ pub unsafe fn memcpy(
 #[doc(alias = "cudaMemcpyPeer")]
 #[inline]
 pub unsafe fn memcpy_peer(
-    dst: *mut ::core::ffi::c_void,
-    dst_device: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    src_device: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8318,9 +8176,9 @@ pub unsafe fn memcpy_peer(
 #[doc(alias = "cudaMemcpy2D")]
 #[inline]
 pub unsafe fn memcpy2d(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -8329,10 +8187,8 @@ pub unsafe fn memcpy2d(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8398,7 +8254,7 @@ pub unsafe fn memcpy2d_to_array(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -8407,7 +8263,7 @@ pub unsafe fn memcpy2d_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
             w_offset,
@@ -8418,8 +8274,8 @@ pub unsafe fn memcpy2d_to_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8482,7 +8338,7 @@ pub unsafe fn memcpy2d_to_array(
 #[doc(alias = "cudaMemcpy2DFromArray")]
 #[inline]
 pub unsafe fn memcpy2d_from_array(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     w_offset: usize,
@@ -8494,7 +8350,7 @@ pub unsafe fn memcpy2d_from_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
             dpitch,
@@ -8505,8 +8361,8 @@ pub unsafe fn memcpy2d_from_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8581,7 +8437,7 @@ pub unsafe fn memcpy2d_array_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
             w_offset_dst,
@@ -8593,8 +8449,8 @@ pub unsafe fn memcpy2d_array_to_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8664,8 +8520,8 @@ pub unsafe fn memcpy2d_array_to_array(
 #[doc(alias = "cudaMemcpyAsync")]
 #[inline]
 pub unsafe fn memcpy_async(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
@@ -8673,8 +8529,7 @@ pub unsafe fn memcpy_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
 /// Copies memory between two devices asynchronously.
@@ -8719,20 +8574,20 @@ pub unsafe fn memcpy_async(
 #[doc(alias = "cudaMemcpyPeerAsync")]
 #[inline]
 pub unsafe fn memcpy_peer_async(
-    dst: *mut ::core::ffi::c_void,
-    dst_device: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    src_device: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of memory copies asynchronously.
@@ -8837,8 +8692,8 @@ pub unsafe fn memcpy_peer_async(
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
-    dsts: &[*mut ::core::ffi::c_void],
-    srcs: &[*mut ::core::ffi::c_void],
+    dsts: &[*mut c_void],
+    srcs: &[*mut c_void],
     sizes: &[usize],
     attrs: &[cudaMemcpyAttributes],
     attrs_idxs: &[usize],
@@ -8856,7 +8711,7 @@ pub unsafe fn memcpy_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
                 let s = dsts;
@@ -8883,8 +8738,8 @@ pub unsafe fn memcpy_batch_async(
             &mut fail_idx,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(fail_idx)
 }
 /// Performs a batch of 3D memory copies asynchronously.
@@ -8996,7 +8851,7 @@ pub unsafe fn memcpy_batch_async(
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
     op_list: &[cudaMemcpy3DBatchOp],
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<usize> {
     let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
@@ -9006,7 +8861,7 @@ pub unsafe fn memcpy3d_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
             {
@@ -9017,8 +8872,8 @@ pub unsafe fn memcpy3d_batch_async(
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(fail_idx)
 }
 /// Copies data between host and device.
@@ -9093,9 +8948,9 @@ pub unsafe fn memcpy3d_batch_async(
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
 pub unsafe fn memcpy2d_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -9105,7 +8960,7 @@ pub unsafe fn memcpy2d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
             dpitch,
@@ -9116,8 +8971,8 @@ pub unsafe fn memcpy2d_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -9191,7 +9046,7 @@ pub unsafe fn memcpy2d_to_array_async(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -9201,7 +9056,7 @@ pub unsafe fn memcpy2d_to_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
             w_offset,
@@ -9213,8 +9068,8 @@ pub unsafe fn memcpy2d_to_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -9285,7 +9140,7 @@ pub unsafe fn memcpy2d_to_array_async(
 #[doc(alias = "cudaMemcpy2DFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_from_array_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     w_offset: usize,
@@ -9298,7 +9153,7 @@ pub unsafe fn memcpy2d_from_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
             dpitch,
@@ -9310,8 +9165,8 @@ pub unsafe fn memcpy2d_from_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9346,15 +9201,14 @@ pub unsafe fn memcpy2d_from_array_async(
 #[doc(alias = "cudaMemset")]
 #[inline]
 pub unsafe fn memset(
-    dev_ptr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    dev_ptr: *mut c_void,
+    value: c_int,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9399,19 +9253,16 @@ pub unsafe fn memset(
 #[doc(alias = "cudaMemset2D")]
 #[inline]
 pub unsafe fn memset2d(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9470,14 +9321,13 @@ pub unsafe fn memset2d(
 #[inline]
 pub unsafe fn memset3d(
     pitched_dev_ptr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9525,16 +9375,15 @@ pub unsafe fn memset3d(
 #[doc(alias = "cudaMemsetAsync")]
 #[inline]
 pub unsafe fn memset_async(
-    dev_ptr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    dev_ptr: *mut c_void,
+    value: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9587,9 +9436,9 @@ pub unsafe fn memset_async(
 #[doc(alias = "cudaMemset2DAsync")]
 #[inline]
 pub unsafe fn memset2d_async(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
     stream: cudaStream_t,
@@ -9597,10 +9446,10 @@ pub unsafe fn memset2d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -9667,17 +9516,15 @@ pub unsafe fn memset2d_async(
 #[inline]
 pub unsafe fn memset3d_async(
     pitched_dev_ptr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
+        .result()?;
     Ok(())
 }
 /// Prefetches memory to the specified destination device.
@@ -9769,18 +9616,16 @@ pub unsafe fn memset3d_async(
 #[doc(alias = "cudaMemPrefetchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_async(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
-    dst_device: ::core::ffi::c_int,
+    dst_device: c_int,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemPrefetchAsync(dev_ptr, count, dst_device, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, dst_device, stream) }?
+        .result()?;
     Ok(())
 }
 /// Prefetches memory to the specified destination location.
@@ -9889,19 +9734,19 @@ pub unsafe fn mem_prefetch_async(
 #[doc(alias = "cudaMemPrefetchAsync_v2")]
 #[inline]
 pub unsafe fn mem_prefetch_async_v2(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
     location: cudaMemLocation,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPrefetchAsync_v2(dev_ptr, count, location, flags, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Advise about the usage of a given memory range.
@@ -10066,16 +9911,15 @@ pub unsafe fn mem_prefetch_async_v2(
 #[doc(alias = "cudaMemAdvise")]
 #[inline]
 pub unsafe fn mem_advise(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, device) }?.result()?;
     Ok(())
 }
 /// Advise about the usage of a given memory range.
@@ -10272,7 +10116,7 @@ pub unsafe fn mem_advise(
 #[doc(alias = "cudaMemAdvise_v2")]
 #[inline]
 pub unsafe fn mem_advise_v2(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
@@ -10280,10 +10124,7 @@ pub unsafe fn mem_advise_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemAdvise_v2(dev_ptr, count, advice, location)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemAdvise_v2(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
 /// Query an attribute of a given memory range.
@@ -10426,19 +10267,19 @@ pub unsafe fn mem_advise_v2(
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
 pub unsafe fn mem_range_get_attribute(
-    data: *mut ::core::ffi::c_void,
+    data: *mut c_void,
     data_size: usize,
     attribute: cudaMemRangeAttribute,
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Query attributes of a given memory range.
@@ -10499,10 +10340,10 @@ pub unsafe fn mem_range_get_attribute(
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
-    data: &mut [*mut ::core::ffi::c_void],
+    data: &mut [*mut c_void],
     data_sizes: &[usize],
     attributes: &[cudaMemRangeAttribute],
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
     let num_attributes: usize = crate::error::shared_len(
@@ -10511,7 +10352,7 @@ pub unsafe fn mem_range_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
                 let s = data;
@@ -10529,8 +10370,8 @@ pub unsafe fn mem_range_get_attributes(
             dev_ptr,
             count,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Allocates memory with stream ordered semantics.
@@ -10585,15 +10426,14 @@ pub unsafe fn mem_range_get_attributes(
 pub unsafe fn malloc_async(
     size: usize,
     h_stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
 /// Frees memory with stream ordered semantics.
@@ -10630,14 +10470,13 @@ pub unsafe fn malloc_async(
 #[doc(alias = "cudaFreeAsync")]
 #[inline]
 pub unsafe fn free_async(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
 /// Tries to release memory back to the OS.
@@ -10687,8 +10526,7 @@ pub unsafe fn mem_pool_trim_to(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
 /// Sets attributes of a memory pool.
@@ -10759,13 +10597,12 @@ pub unsafe fn mem_pool_trim_to(
 pub unsafe fn mem_pool_set_attribute(
     mem_pool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
 /// Gets attributes of a memory pool.
@@ -10842,13 +10679,12 @@ pub unsafe fn mem_pool_set_attribute(
 pub unsafe fn mem_pool_get_attribute(
     mem_pool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
 /// Controls visibility of pools between devices.
@@ -10884,14 +10720,14 @@ pub unsafe fn mem_pool_set_access(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
             desc_list.map_or(::core::ptr::null(), |s| s.as_ptr()),
             count,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns the accessibility of a pool from a device.
@@ -10934,14 +10770,14 @@ pub unsafe fn mem_pool_get_access(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
             mem_pool,
             ::core::ptr::from_mut(location),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(flags)
 }
 /// Creates a memory pool.
@@ -11028,10 +10864,10 @@ pub unsafe fn mem_pool_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Destroys the specified memory pool.
@@ -11077,8 +10913,7 @@ pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
@@ -11129,17 +10964,15 @@ pub unsafe fn malloc_from_pool_async(
     size: usize,
     mem_pool: cudaMemPool_t,
     stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
+        .result()?;
     Ok(ptr)
 }
 /// Exports a memory pool to the requested handle type.
@@ -11184,23 +11017,23 @@ pub unsafe fn malloc_from_pool_async(
 #[doc(alias = "cudaMemPoolExportToShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_export_to_shareable_handle(
-    shareable_handle: *mut ::core::ffi::c_void,
+    shareable_handle: *mut c_void,
     mem_pool: cudaMemPool_t,
     handle_type: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
             mem_pool,
             handle_type,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// imports a memory pool from a shared handle.
@@ -11241,9 +11074,9 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
-    shareable_handle: *mut ::core::ffi::c_void,
+    shareable_handle: *mut c_void,
     handle_type: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11251,15 +11084,15 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
             shareable_handle,
             handle_type,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Export data to share a memory pool allocation between processes.
@@ -11296,7 +11129,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 #[doc(alias = "cudaMemPoolExportPointer")]
 #[inline]
 pub unsafe fn mem_pool_export_pointer(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
 ) -> crate::Result<cudaMemPoolPtrExportData> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11304,8 +11137,7 @@ pub unsafe fn mem_pool_export_pointer(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
 /// Import a memory pool allocation from another process.
@@ -11352,21 +11184,21 @@ pub unsafe fn mem_pool_export_pointer(
 pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
     export_data: Option<&mut cudaMemPoolPtrExportData>,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
             mem_pool,
             export_data.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ptr)
 }
 /// Returns attributes about a specified pointer.
@@ -11438,7 +11270,7 @@ pub unsafe fn mem_pool_import_pointer(
 #[doc(alias = "cudaPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(
-    ptr: *const ::core::ffi::c_void,
+    ptr: *const c_void,
 ) -> crate::Result<cudaPointerAttributes> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11446,8 +11278,7 @@ pub unsafe fn pointer_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
 /// Queries if a device may directly access a peer device's memory.
@@ -11480,19 +11311,19 @@ pub unsafe fn pointer_get_attributes(
 #[doc(alias = "cudaDeviceCanAccessPeer")]
 #[inline]
 pub fn device_can_access_peer(
-    device: ::core::ffi::c_int,
-    peer_device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    device: c_int,
+    peer_device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut can_access_peer: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut can_access_peer: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceCanAccessPeer(&mut can_access_peer, device, peer_device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(can_access_peer)
 }
 /// Enables direct access to memory allocations on a peer device.
@@ -11540,14 +11371,13 @@ pub fn device_can_access_peer(
 #[doc(alias = "cudaDeviceEnablePeerAccess")]
 #[inline]
 pub fn device_enable_peer_access(
-    peer_device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    peer_device: c_int,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?.result()?;
     Ok(())
 }
 /// Disables direct access to memory allocations on a peer device.
@@ -11573,12 +11403,11 @@ pub fn device_enable_peer_access(
 /// - `cuCtxDisablePeerAccess`
 #[doc(alias = "cudaDeviceDisablePeerAccess")]
 #[inline]
-pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?.result()?;
     Ok(())
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
@@ -11619,19 +11448,17 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 #[doc(alias = "cudaGLGetDevices")]
 #[inline]
 pub fn gl_get_devices(
-    p_cuda_devices: &mut [::core::ffi::c_int],
+    p_cuda_devices: &mut [c_int],
     device_list: cudaGLDeviceList,
-) -> crate::Result<::core::ffi::c_uint> {
+) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_cuda_device_count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
-    let device_count: ::core::ffi::c_uint = crate::error::shared_len(
-        &[Some(p_cuda_devices.len())],
-    )?;
+    let mut p_cuda_device_count: c_uint = unsafe { ::core::mem::zeroed() };
+    let device_count: c_uint = crate::error::shared_len(&[Some(p_cuda_devices.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGLGetDevices(
             &mut p_cuda_device_count,
             {
@@ -11641,8 +11468,8 @@ pub fn gl_get_devices(
             device_count,
             device_list,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_cuda_device_count)
 }
 /// Register an OpenGL texture or renderbuffer object.
@@ -11724,7 +11551,7 @@ pub fn gl_get_devices(
 pub fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11732,10 +11559,10 @@ pub fn graphics_gl_register_image(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an OpenGL buffer object.
@@ -11782,7 +11609,7 @@ pub fn graphics_gl_register_image(
 #[inline]
 pub fn graphics_gl_register_buffer(
     buffer: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11790,10 +11617,8 @@ pub fn graphics_gl_register_buffer(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags) }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Gets the CUDA device associated with a VdpDevice.
@@ -11828,17 +11653,17 @@ pub fn graphics_gl_register_buffer(
 pub unsafe fn vdpau_get_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(device)
 }
 /// Sets a CUDA device to use VDPAU interoperability.
@@ -11879,17 +11704,17 @@ pub unsafe fn vdpau_get_device(
 #[doc(alias = "cudaVDPAUSetVDPAUDevice")]
 #[inline]
 pub unsafe fn vdpau_set_vdpau_device(
-    device: ::core::ffi::c_int,
+    device: c_int,
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Register a VdpVideoSurface object.
@@ -11936,7 +11761,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 #[inline]
 pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11944,14 +11769,14 @@ pub fn graphics_vdpau_register_video_surface(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsVDPAURegisterVideoSurface(
             &mut resource,
             vdp_surface,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Register a VdpOutputSurface object.
@@ -11998,7 +11823,7 @@ pub fn graphics_vdpau_register_video_surface(
 #[inline]
 pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12006,14 +11831,14 @@ pub fn graphics_vdpau_register_output_surface(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsVDPAURegisterOutputSurface(
             &mut resource,
             vdp_surface,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an EGL image.
@@ -12082,7 +11907,7 @@ pub fn graphics_vdpau_register_output_surface(
 #[inline]
 pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12092,10 +11917,10 @@ pub unsafe fn graphics_egl_register_image(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(p_cuda_resource))
 }
 /// Connect CUDA to EGLStream as a consumer.
@@ -12140,10 +11965,8 @@ pub unsafe fn egl_stream_consumer_connect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
+        .result()?;
     Ok(conn)
 }
 /// Connect CUDA to EGLStream as a consumer with given flags.
@@ -12184,7 +12007,7 @@ pub unsafe fn egl_stream_consumer_connect(
 #[inline]
 pub unsafe fn egl_stream_consumer_connect_with_flags(
     egl_stream: EGLStreamKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaEglStreamConnection> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12192,10 +12015,10 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(conn)
 }
 /// Disconnect CUDA as a consumer to EGLStream .
@@ -12230,10 +12053,8 @@ pub unsafe fn egl_stream_consumer_disconnect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
+        .result()?;
     Ok(())
 }
 /// Acquire an image frame from the EGLStream with CUDA as a consumer.
@@ -12273,20 +12094,20 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     conn: &mut cudaEglStreamConnection,
     p_cuda_resource: &mut cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
-    timeout: ::core::ffi::c_uint,
+    timeout: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
             ::core::ptr::from_mut(p_cuda_resource),
             ::core::ptr::from_mut(p_stream),
             timeout,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Releases the last frame acquired from the EGLStream.
@@ -12328,14 +12149,14 @@ pub unsafe fn egl_stream_consumer_release_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
             p_cuda_resource,
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Connect CUDA to EGLStream as a producer.
@@ -12384,10 +12205,10 @@ pub unsafe fn egl_stream_producer_connect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(conn)
 }
 /// Disconnect CUDA as a producer to EGLStream .
@@ -12422,10 +12243,8 @@ pub unsafe fn egl_stream_producer_disconnect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
+        .result()?;
     Ok(())
 }
 /// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
@@ -12472,14 +12291,14 @@ pub unsafe fn egl_stream_producer_present_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
             eglframe,
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Return the CUDA eglFrame to the EGLStream last released by the consumer.
@@ -12522,14 +12341,14 @@ pub unsafe fn egl_stream_producer_return_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
             ::core::ptr::from_mut(eglframe),
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
@@ -12573,8 +12392,8 @@ pub unsafe fn egl_stream_producer_return_frame(
 #[inline]
 pub unsafe fn graphics_resource_get_mapped_egl_frame(
     resource: cudaGraphicsResource_t,
-    index: ::core::ffi::c_uint,
-    mip_level: ::core::ffi::c_uint,
+    index: c_uint,
+    mip_level: c_uint,
 ) -> crate::Result<cudaEglFrame> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12582,15 +12401,15 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
             resource,
             index,
             mip_level,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(egl_frame)
 }
 /// Creates an event from EGLSync object.
@@ -12647,10 +12466,10 @@ pub unsafe fn event_create_from_egl_sync(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ph_event)
 }
 /// Unregisters a graphics resource for access by CUDA.
@@ -12691,8 +12510,7 @@ pub unsafe fn graphics_unregister_resource(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
 /// Set usage flags for mapping a graphics resource.
@@ -12741,15 +12559,12 @@ pub unsafe fn graphics_unregister_resource(
 #[inline]
 pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
 /// Map graphics resources for access by CUDA.
@@ -12796,21 +12611,21 @@ pub unsafe fn graphics_resource_set_map_flags(
 #[doc(alias = "cudaGraphicsMapResources")]
 #[inline]
 pub unsafe fn graphics_map_resources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
             ::core::ptr::from_mut(resources),
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Unmap graphics resources.
@@ -12853,21 +12668,21 @@ pub unsafe fn graphics_map_resources(
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
 pub unsafe fn graphics_unmap_resources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
             ::core::ptr::from_mut(resources),
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Get an device pointer through which to access a mapped graphics resource.
@@ -12911,24 +12726,24 @@ pub unsafe fn graphics_unmap_resources(
 #[inline]
 pub unsafe fn graphics_resource_get_mapped_pointer(
     resource: cudaGraphicsResource_t,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
             &mut size,
             resource,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dev_ptr, size))
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
@@ -12973,8 +12788,8 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 #[inline]
 pub unsafe fn graphics_sub_resource_get_mapped_array(
     resource: cudaGraphicsResource_t,
-    array_index: ::core::ffi::c_uint,
-    mip_level: ::core::ffi::c_uint,
+    array_index: c_uint,
+    mip_level: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12982,15 +12797,15 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
             resource,
             array_index,
             mip_level,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
@@ -13036,13 +12851,13 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
             resource,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmapped_array)
 }
 /// Get the channel descriptor of an array.
@@ -13082,8 +12897,7 @@ pub unsafe fn get_channel_desc(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
 /// Returns a channel descriptor using the specified format.
@@ -13126,10 +12940,10 @@ pub unsafe fn get_channel_desc(
 #[doc(alias = "cudaCreateChannelDesc")]
 #[inline]
 pub fn create_channel_desc(
-    x: ::core::ffi::c_int,
-    y: ::core::ffi::c_int,
-    z: ::core::ffi::c_int,
-    w: ::core::ffi::c_int,
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
@@ -13379,15 +13193,15 @@ pub unsafe fn create_texture_object(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
             p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_tex_object)
 }
 /// Destroys a texture object.
@@ -13414,8 +13228,7 @@ pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
 /// Returns a texture object's resource descriptor.
@@ -13452,10 +13265,8 @@ pub fn get_texture_object_resource_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object) }?
+        .result()?;
     Ok(p_res_desc)
 }
 /// Returns a texture object's texture descriptor.
@@ -13492,10 +13303,8 @@ pub fn get_texture_object_texture_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object) }?
+        .result()?;
     Ok(p_tex_desc)
 }
 /// Returns a texture object's resource view descriptor.
@@ -13533,13 +13342,13 @@ pub fn get_texture_object_resource_view_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetTextureObjectResourceViewDesc(
             &mut p_res_view_desc,
             tex_object,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_res_view_desc)
 }
 /// Creates a surface object.
@@ -13588,13 +13397,13 @@ pub unsafe fn create_surface_object(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
             ::core::ptr::from_ref(p_res_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_surf_object)
 }
 /// Destroys a surface object.
@@ -13621,8 +13430,7 @@ pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
@@ -13656,10 +13464,10 @@ pub fn get_surface_object_resource_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetSurfaceObjectResourceDesc(&mut p_res_desc, surf_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_res_desc)
 }
 /// Returns the latest version of CUDA supported by the driver.
@@ -13688,15 +13496,14 @@ pub fn get_surface_object_resource_desc(
 /// - `cuDriverGetVersion`
 #[doc(alias = "cudaDriverGetVersion")]
 #[inline]
-pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
+pub fn driver_get_version() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut driver_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut driver_version: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?.result()?;
     Ok(driver_version)
 }
 /// Returns the CUDA Runtime version.
@@ -13728,15 +13535,14 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 /// - `cuDriverGetVersion`
 #[doc(alias = "cudaRuntimeGetVersion")]
 #[inline]
-pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
+pub fn runtime_get_version() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut runtime_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut runtime_version: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?.result()?;
     Ok(runtime_version)
 }
 /// Creates a graph.
@@ -13773,15 +13579,14 @@ pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
-pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
+pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?.result()?;
     Ok(p_graph)
 }
 /// Creates a kernel execution node and adds it to a graph.
@@ -13896,7 +13701,7 @@ pub unsafe fn graph_add_kernel_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
             graph,
@@ -13907,8 +13712,8 @@ pub unsafe fn graph_add_kernel_node(
             num_dependencies,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a kernel node's parameters.
@@ -13958,10 +13763,8 @@ pub unsafe fn graph_kernel_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a kernel node's parameters.
@@ -13999,13 +13802,13 @@ pub unsafe fn graph_kernel_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies attributes from source node to destination node.
@@ -14041,8 +13844,7 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_src, h_dst) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_src, h_dst) }?.result()?;
     Ok(())
 }
 /// Queries node attribute.
@@ -14084,10 +13886,8 @@ pub unsafe fn graph_kernel_node_get_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
+        .result()?;
     Ok(value_out)
 }
 /// Sets node attribute.
@@ -14125,14 +13925,14 @@ pub unsafe fn graph_kernel_node_set_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
             attr,
             ::core::ptr::from_ref(value),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a memcpy node and adds it to a graph.
@@ -14206,7 +14006,7 @@ pub unsafe fn graph_add_memcpy_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
             graph,
@@ -14217,8 +14017,8 @@ pub unsafe fn graph_add_memcpy_node(
             num_dependencies,
             ::core::ptr::from_ref(p_copy_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a 1D memcpy node and adds it to a graph.
@@ -14293,8 +14093,8 @@ pub unsafe fn graph_add_memcpy_node(
 pub unsafe fn graph_add_memcpy_node1d(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
@@ -14307,7 +14107,7 @@ pub unsafe fn graph_add_memcpy_node1d(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
             graph,
@@ -14321,8 +14121,8 @@ pub unsafe fn graph_add_memcpy_node1d(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memcpy node's parameters.
@@ -14363,10 +14163,8 @@ pub unsafe fn graph_memcpy_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a memcpy node's parameters.
@@ -14407,13 +14205,13 @@ pub unsafe fn graph_memcpy_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets a memcpy node's parameters to perform a 1-dimensional copy.
@@ -14464,18 +14262,16 @@ pub unsafe fn graph_memcpy_node_set_params(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params1d(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
+        .result()?;
     Ok(())
 }
 /// Creates a memset node and adds it to a graph.
@@ -14540,7 +14336,7 @@ pub unsafe fn graph_add_memset_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
             graph,
@@ -14551,8 +14347,8 @@ pub unsafe fn graph_add_memset_node(
             num_dependencies,
             ::core::ptr::from_ref(p_memset_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memset node's parameters.
@@ -14593,10 +14389,8 @@ pub unsafe fn graph_memset_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a memset node's parameters.
@@ -14634,13 +14428,13 @@ pub unsafe fn graph_memset_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a host execution node and adds it to a graph.
@@ -14706,7 +14500,7 @@ pub unsafe fn graph_add_host_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
             graph,
@@ -14717,8 +14511,8 @@ pub unsafe fn graph_add_host_node(
             num_dependencies,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a host node's parameters.
@@ -14759,10 +14553,8 @@ pub unsafe fn graph_host_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a host node's parameters.
@@ -14800,13 +14592,13 @@ pub unsafe fn graph_host_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a child graph node and adds it to a graph.
@@ -14874,7 +14666,7 @@ pub unsafe fn graph_add_child_graph_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
             graph,
@@ -14885,8 +14677,8 @@ pub unsafe fn graph_add_child_graph_node(
             num_dependencies,
             child_graph,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Gets a handle to the embedded graph of a child graph node.
@@ -14931,10 +14723,8 @@ pub unsafe fn graph_child_graph_node_get_graph(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
+        .result()?;
     Ok(p_graph)
 }
 /// Creates an empty node and adds it to a graph.
@@ -14997,7 +14787,7 @@ pub unsafe fn graph_add_empty_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
             graph,
@@ -15007,8 +14797,8 @@ pub unsafe fn graph_add_empty_node(
             },
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates an event record node and adds it to a graph.
@@ -15076,7 +14866,7 @@ pub unsafe fn graph_add_event_record_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
             graph,
@@ -15084,8 +14874,8 @@ pub unsafe fn graph_add_event_record_node(
             num_dependencies,
             event,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns the event associated with an event record node.
@@ -15128,10 +14918,8 @@ pub unsafe fn graph_event_record_node_get_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
+        .result()?;
     Ok(event_out)
 }
 /// Sets an event record node's event.
@@ -15171,8 +14959,7 @@ pub unsafe fn graph_event_record_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
 /// Creates an event wait node and adds it to a graph.
@@ -15243,7 +15030,7 @@ pub unsafe fn graph_add_event_wait_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
             graph,
@@ -15251,8 +15038,8 @@ pub unsafe fn graph_add_event_wait_node(
             num_dependencies,
             event,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns the event associated with an event wait node.
@@ -15295,10 +15082,8 @@ pub unsafe fn graph_event_wait_node_get_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
+        .result()?;
     Ok(event_out)
 }
 /// Sets an event wait node's event.
@@ -15338,8 +15123,7 @@ pub unsafe fn graph_event_wait_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
 /// Creates an external semaphore signal node and adds it to a graph.
@@ -15412,7 +15196,7 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
             graph,
@@ -15423,8 +15207,8 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
             num_dependencies,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns an external semaphore signal node's parameters.
@@ -15476,13 +15260,13 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
             &mut params_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(params_out)
 }
 /// Sets an external semaphore signal node's parameters.
@@ -15523,13 +15307,13 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an external semaphore wait node and adds it to a graph.
@@ -15602,7 +15386,7 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
             graph,
@@ -15613,8 +15397,8 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
             num_dependencies,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns an external semaphore wait node's parameters.
@@ -15666,10 +15450,10 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(params_out)
 }
 /// Sets an external semaphore wait node's parameters.
@@ -15710,13 +15494,13 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an allocation node and adds it to a graph.
@@ -15829,7 +15613,7 @@ pub unsafe fn graph_add_mem_alloc_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
             graph,
@@ -15840,8 +15624,8 @@ pub unsafe fn graph_add_mem_alloc_node(
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memory alloc node's parameters.
@@ -15884,10 +15668,8 @@ pub unsafe fn graph_mem_alloc_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
+        .result()?;
     Ok(params_out)
 }
 /// Creates a memory free node and adds it to a graph.
@@ -15967,7 +15749,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 pub unsafe fn graph_add_mem_free_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dptr: *mut ::core::ffi::c_void,
+    dptr: *mut c_void,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -15978,7 +15760,7 @@ pub unsafe fn graph_add_mem_free_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
             graph,
@@ -15989,8 +15771,8 @@ pub unsafe fn graph_add_mem_free_node(
             num_dependencies,
             dptr,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memory free node's parameters.
@@ -16021,13 +15803,12 @@ pub unsafe fn graph_add_mem_free_node(
 #[inline]
 pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
-    dptr_out: *mut ::core::ffi::c_void,
+    dptr_out: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
 /// Free unused memory that was cached on the specified device for use with graphs back to the OS.
@@ -16056,12 +15837,11 @@ pub unsafe fn graph_mem_free_node_get_params(
 /// - [`cudaFreeAsync`](crate::api::free_async)
 #[doc(alias = "cudaDeviceGraphMemTrim")]
 #[inline]
-pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
     Ok(())
 }
 /// Query asynchronous allocation attributes related to graphs.
@@ -16110,17 +15890,15 @@ pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 #[inline]
 pub unsafe fn device_get_graph_mem_attribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
+        .result()?;
     Ok(())
 }
 /// Set asynchronous allocation attributes related to graphs.
@@ -16162,17 +15940,15 @@ pub unsafe fn device_get_graph_mem_attribute(
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 #[inline]
 pub unsafe fn device_set_graph_mem_attribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
+        .result()?;
     Ok(())
 }
 /// Clones a graph.
@@ -16216,10 +15992,7 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
 /// Finds a cloned version of a node.
@@ -16268,10 +16041,10 @@ pub unsafe fn graph_node_find_in_clone(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_node)
 }
 /// Returns a node's type.
@@ -16320,8 +16093,7 @@ pub unsafe fn graph_node_get_type(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
 /// Returns a graph's nodes.
@@ -16370,14 +16142,14 @@ pub unsafe fn graph_get_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
             if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -16394,7 +16166,7 @@ pub unsafe fn graph_get_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
                 if nodes.is_empty() {
@@ -16404,8 +16176,8 @@ pub unsafe fn graph_get_nodes(
                 },
                 &mut num_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
         nodes.truncate(got);
     }
@@ -16457,7 +16229,7 @@ pub unsafe fn graph_get_root_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
             if p_root_nodes.is_empty() {
@@ -16467,8 +16239,8 @@ pub unsafe fn graph_get_root_nodes(
             },
             &mut p_num_root_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_root_nodes)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -16489,7 +16261,7 @@ pub unsafe fn graph_get_root_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
                 if p_root_nodes.is_empty() {
@@ -16499,8 +16271,8 @@ pub unsafe fn graph_get_root_nodes(
                 },
                 &mut p_num_root_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
         p_root_nodes.truncate(got);
     }
@@ -16561,15 +16333,15 @@ pub unsafe fn graph_get_edges(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
             if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
             if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
             &mut num_edges,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -16594,7 +16366,7 @@ pub unsafe fn graph_get_edges(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
                 if from.is_empty() {
@@ -16605,8 +16377,8 @@ pub unsafe fn graph_get_edges(
                 if to.is_empty() { ::core::ptr::null_mut() } else { to.as_mut_ptr() },
                 &mut num_edges,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
         from.truncate(got);
         to.truncate(got);
@@ -16677,7 +16449,7 @@ pub unsafe fn graph_get_edges_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetEdges_v2(
             graph,
             if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
@@ -16689,8 +16461,8 @@ pub unsafe fn graph_get_edges_v2(
             },
             &mut num_edges,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -16725,7 +16497,7 @@ pub unsafe fn graph_get_edges_v2(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetEdges_v2(
                 graph,
                 if from.is_empty() {
@@ -16741,8 +16513,8 @@ pub unsafe fn graph_get_edges_v2(
                 },
                 &mut num_edges,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
         from.truncate(got);
         to.truncate(got);
@@ -16797,7 +16569,7 @@ pub unsafe fn graph_node_get_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
             if p_dependencies.is_empty() {
@@ -16807,8 +16579,8 @@ pub unsafe fn graph_node_get_dependencies(
             },
             &mut p_num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependencies)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -16829,7 +16601,7 @@ pub unsafe fn graph_node_get_dependencies(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
                 if p_dependencies.is_empty() {
@@ -16839,8 +16611,8 @@ pub unsafe fn graph_node_get_dependencies(
                 },
                 &mut p_num_dependencies,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
         p_dependencies.truncate(got);
     }
@@ -16902,7 +16674,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependencies_v2(
             node,
             if p_dependencies.is_empty() {
@@ -16917,8 +16689,8 @@ pub unsafe fn graph_node_get_dependencies_v2(
             },
             &mut p_num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependencies)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -16949,7 +16721,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependencies_v2(
                 node,
                 if p_dependencies.is_empty() {
@@ -16964,8 +16736,8 @@ pub unsafe fn graph_node_get_dependencies_v2(
                 },
                 &mut p_num_dependencies,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
         p_dependencies.truncate(got);
         edge_data.truncate(got);
@@ -17019,7 +16791,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
             if p_dependent_nodes.is_empty() {
@@ -17029,8 +16801,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
             },
             &mut p_num_dependent_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependent_nodes)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -17051,7 +16823,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
                 if p_dependent_nodes.is_empty() {
@@ -17061,8 +16833,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
                 },
                 &mut p_num_dependent_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
         p_dependent_nodes.truncate(got);
     }
@@ -17124,7 +16896,7 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes_v2(
             node,
             if p_dependent_nodes.is_empty() {
@@ -17139,8 +16911,8 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
             },
             &mut p_num_dependent_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependent_nodes)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -17171,7 +16943,7 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes_v2(
                 node,
                 if p_dependent_nodes.is_empty() {
@@ -17186,8 +16958,8 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(
                 },
                 &mut p_num_dependent_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
         p_dependent_nodes.truncate(got);
         edge_data.truncate(got);
@@ -17240,7 +17012,7 @@ pub unsafe fn graph_add_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -17250,8 +17022,8 @@ pub unsafe fn graph_add_dependencies(
             },
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// The number of dependencies to be added is defined by the length of `from`
@@ -17304,7 +17076,7 @@ pub unsafe fn graph_add_dependencies_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddDependencies_v2(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -17315,8 +17087,8 @@ pub unsafe fn graph_add_dependencies_v2(
             edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Removes dependency edges from a graph.
@@ -17366,7 +17138,7 @@ pub unsafe fn graph_remove_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -17376,8 +17148,8 @@ pub unsafe fn graph_remove_dependencies(
             },
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// The number of `pDependencies` to be removed is defined by
@@ -17433,7 +17205,7 @@ pub unsafe fn graph_remove_dependencies_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphRemoveDependencies_v2(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -17444,8 +17216,8 @@ pub unsafe fn graph_remove_dependencies_v2(
             edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Remove a node from the graph.
@@ -17484,8 +17256,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphDestroyNode(node) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
 /// Creates an executable graph from a graph.
@@ -17583,7 +17354,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 #[inline]
 pub unsafe fn graph_instantiate(
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -17591,10 +17362,8 @@ pub unsafe fn graph_instantiate(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Creates an executable graph from a graph.
@@ -17694,7 +17463,7 @@ pub unsafe fn graph_instantiate(
 #[inline]
 pub unsafe fn graph_instantiate_with_flags(
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -17702,10 +17471,10 @@ pub unsafe fn graph_instantiate_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Creates an executable graph from a graph.
@@ -17852,14 +17621,14 @@ pub unsafe fn graph_instantiate_with_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
             graph,
             ::core::ptr::from_mut(instantiate_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Query the instantiation flags of an executable graph.
@@ -17896,15 +17665,14 @@ pub unsafe fn graph_instantiate_with_params(
 #[inline]
 pub unsafe fn graph_exec_get_flags(
     graph_exec: cudaGraphExec_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut flags: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
 /// Sets the parameters for a kernel node in the given graphExec.
@@ -17988,14 +17756,14 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
@@ -18065,14 +17833,14 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy.
@@ -18138,15 +17906,15 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
 pub unsafe fn graph_exec_memcpy_node_set_params1d(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
             node,
@@ -18155,8 +17923,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memset node in the given graphExec.
@@ -18228,14 +17996,14 @@ pub unsafe fn graph_exec_memset_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a host node in the given graphExec.
@@ -18292,14 +18060,14 @@ pub unsafe fn graph_exec_host_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Updates node parameters in the child graph node in the given graphExec.
@@ -18364,10 +18132,10 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the event for an event record node in the given graphExec.
@@ -18427,10 +18195,10 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the event for an event wait node in the given graphExec.
@@ -18490,10 +18258,10 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for an external semaphore signal node in the given graphExec.
@@ -18556,14 +18324,14 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for an external semaphore wait node in the given graphExec.
@@ -18626,14 +18394,14 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Enables or disables the specified node in the given graphExec.
@@ -18683,15 +18451,13 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 pub unsafe fn graph_node_set_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
-    is_enabled: ::core::ffi::c_uint,
+    is_enabled: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
+        .result()?;
     Ok(())
 }
 /// Query whether a node in the given graphExec is enabled.
@@ -18737,17 +18503,17 @@ pub unsafe fn graph_node_set_enabled(
 pub unsafe fn graph_node_get_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
-) -> crate::Result<::core::ffi::c_uint> {
+) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut is_enabled: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(is_enabled)
 }
 /// Check whether an executable graph can be updated with a graph and perform the update if possible.
@@ -18917,10 +18683,8 @@ pub unsafe fn graph_exec_update(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
+        .result()?;
     Ok(result_info)
 }
 /// Uploads an executable graph in a stream.
@@ -18961,8 +18725,7 @@ pub unsafe fn graph_upload(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
 /// Launches an executable graph in a stream.
@@ -19008,8 +18771,7 @@ pub unsafe fn graph_launch(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
 /// Destroys an executable graph.
@@ -19041,8 +18803,7 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
 /// Destroys a graph.
@@ -19072,8 +18833,7 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphDestroy(graph) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
 /// Write a DOT file describing graph structure.
@@ -19104,15 +18864,13 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
 pub unsafe fn graph_debug_dot_print(
     graph: cudaGraph_t,
     path: &::core::ffi::CStr,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
+        .result()?;
     Ok(())
 }
 /// Create a user object.
@@ -19160,10 +18918,10 @@ pub unsafe fn graph_debug_dot_print(
 #[doc(alias = "cudaUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     destroy: cudaHostFn_t,
-    initial_refcount: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    initial_refcount: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaUserObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -19171,7 +18929,7 @@ pub unsafe fn user_object_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
             ptr,
@@ -19179,8 +18937,8 @@ pub unsafe fn user_object_create(
             initial_refcount,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(object_out)
 }
 /// Retain a reference to a user object.
@@ -19217,13 +18975,12 @@ pub unsafe fn user_object_create(
 #[inline]
 pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaUserObjectRetain(object, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
 /// Release a reference to a user object.
@@ -19263,13 +19020,12 @@ pub unsafe fn user_object_retain(
 #[inline]
 pub unsafe fn user_object_release(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaUserObjectRelease(object, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
 /// Retain a reference to a user object from a graph.
@@ -19310,16 +19066,14 @@ pub unsafe fn user_object_release(
 pub unsafe fn graph_retain_user_object(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    count: c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphRetainUserObject(graph, object, count, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
+        .result()?;
     Ok(())
 }
 /// Release a user object reference from a graph.
@@ -19358,15 +19112,12 @@ pub unsafe fn graph_retain_user_object(
 pub unsafe fn graph_release_user_object(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphReleaseUserObject(graph, object, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
 /// Adds a node of arbitrary type to a graph.
@@ -19433,7 +19184,7 @@ pub unsafe fn graph_add_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
             graph,
@@ -19444,8 +19195,8 @@ pub unsafe fn graph_add_node(
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a new node in `graph` described by `node_params` with
@@ -19512,7 +19263,7 @@ pub unsafe fn graph_add_node_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddNode_v2(
             &mut p_graph_node,
             graph,
@@ -19524,8 +19275,8 @@ pub unsafe fn graph_add_node_v2(
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Update's a graph node's parameters.
@@ -19567,10 +19318,10 @@ pub unsafe fn graph_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Update's a graph node's parameters in an instantiated graph.
@@ -19621,14 +19372,14 @@ pub unsafe fn graph_exec_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
             node,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Create a conditional handle.
@@ -19668,8 +19419,8 @@ pub unsafe fn graph_exec_node_set_params(
 #[inline]
 pub unsafe fn graph_conditional_handle_create(
     graph: cudaGraph_t,
-    default_launch_value: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    default_launch_value: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -19677,15 +19428,15 @@ pub unsafe fn graph_conditional_handle_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
             graph,
             default_launch_value,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_handle_out)
 }
 /// Returns the requested driver API function pointer.
@@ -19771,11 +19522,11 @@ pub unsafe fn graph_conditional_handle_create(
 #[inline]
 pub fn get_driver_entry_point(
     symbol: &::core::ffi::CStr,
-    flags: ::core::ffi::c_ulonglong,
-) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    flags: c_ulonglong,
+) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
@@ -19784,15 +19535,15 @@ pub fn get_driver_entry_point(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetDriverEntryPoint(
             symbol.as_ptr(),
             &mut func_ptr,
             flags,
             &mut driver_status,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((func_ptr, driver_status))
 }
 /// Returns the requested driver API function pointer by CUDA version.
@@ -19887,12 +19638,12 @@ pub fn get_driver_entry_point(
 #[inline]
 pub fn get_driver_entry_point_by_version(
     symbol: &::core::ffi::CStr,
-    version: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_ulonglong,
-) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    version: c_uint,
+    flags: c_ulonglong,
+) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
@@ -19901,7 +19652,7 @@ pub fn get_driver_entry_point_by_version(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetDriverEntryPointByVersion(
             symbol.as_ptr(),
             &mut func_ptr,
@@ -19909,8 +19660,8 @@ pub fn get_driver_entry_point_by_version(
             flags,
             &mut driver_status,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((func_ptr, driver_status))
 }
 /// Load a library with specified code and options.
@@ -19982,25 +19733,25 @@ pub fn get_driver_entry_point_by_version(
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
-    code: *const ::core::ffi::c_void,
+    code: *const c_void,
     jit_options: &[cudaJitOption],
-    jit_options_values: &[*mut ::core::ffi::c_void],
+    jit_options_values: &[*mut c_void],
     library_options: &[cudaLibraryOption],
-    library_option_values: &[*mut ::core::ffi::c_void],
+    library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
     )?;
-    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
             code,
@@ -20023,8 +19774,8 @@ pub unsafe fn library_load_data(
             },
             num_library_options,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(library)
 }
 /// Load a library with specified file and options.
@@ -20097,23 +19848,23 @@ pub unsafe fn library_load_data(
 pub unsafe fn library_load_from_file(
     file_name: &::core::ffi::CStr,
     jit_options: &[cudaJitOption],
-    jit_options_values: &[*mut ::core::ffi::c_void],
+    jit_options_values: &[*mut c_void],
     library_options: &[cudaLibraryOption],
-    library_option_values: &[*mut ::core::ffi::c_void],
+    library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
     )?;
-    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
             file_name.as_ptr(),
@@ -20136,8 +19887,8 @@ pub unsafe fn library_load_from_file(
             },
             num_library_options,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(library)
 }
 /// Unloads a library.
@@ -20169,8 +19920,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLibraryUnload(library) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
 /// Returns a kernel handle.
@@ -20216,10 +19966,8 @@ pub unsafe fn library_get_kernel(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
+        .result()?;
     Ok(p_kernel)
 }
 /// Returns a global device pointer.
@@ -20267,20 +20015,20 @@ pub unsafe fn library_get_kernel(
 pub unsafe fn library_get_global(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dptr, bytes))
 }
 /// Returns a pointer to managed memory.
@@ -20330,20 +20078,20 @@ pub unsafe fn library_get_global(
 pub unsafe fn library_get_managed(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dptr, bytes))
 }
 /// Returns a pointer to a unified function.
@@ -20384,17 +20132,17 @@ pub unsafe fn library_get_managed(
 pub unsafe fn library_get_unified_function(
     library: cudaLibrary_t,
     symbol: &::core::ffi::CStr,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut fptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(fptr)
 }
 /// Returns the number of kernels within a library.
@@ -20427,17 +20175,14 @@ pub unsafe fn library_get_unified_function(
 /// - `cuLibraryGetKernelCount`
 #[doc(alias = "cudaLibraryGetKernelCount")]
 #[inline]
-pub unsafe fn library_get_kernel_count(
-    lib: cudaLibrary_t,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut count: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
 /// Retrieve the kernel handles within a library.
@@ -20472,13 +20217,11 @@ pub unsafe fn library_enumerate_kernels(
     kernels: &mut [cudaKernel_t],
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
-    let num_kernels: ::core::ffi::c_uint = crate::error::shared_len(
-        &[Some(kernels.len())],
-    )?;
+    let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
                 let s = kernels;
@@ -20487,8 +20230,8 @@ pub unsafe fn library_enumerate_kernels(
             num_kernels,
             lib,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets information about a kernel.
@@ -20590,16 +20333,14 @@ pub unsafe fn library_enumerate_kernels(
 pub unsafe fn kernel_set_attribute_for_device(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    value: c_int,
+    device: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
+        .result()?;
     Ok(())
 }
 /// Get pointer to device kernel that matches entry function `entry_func_addr`.
@@ -20639,17 +20380,14 @@ pub unsafe fn kernel_set_attribute_for_device(
 /// - [`cudaGetKernel`](crate::api::get_kernel)
 #[doc(alias = "cudaGetKernel")]
 #[inline]
-pub unsafe fn get_kernel(
-    entry_func_addr: *const ::core::ffi::c_void,
-) -> crate::Result<cudaKernel_t> {
+pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKernel_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
 /// Enable profiling.
@@ -20678,8 +20416,7 @@ pub fn profiler_start() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaProfilerStart() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaProfilerStart() }?.result()?;
     Ok(())
 }
 /// Disable profiling.
@@ -20708,8 +20445,7 @@ pub fn profiler_stop() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaProfilerStop() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaProfilerStop() }?.result()?;
     Ok(())
 }
 /// Sets a CUDA device to use OpenGL interoperability
@@ -20741,12 +20477,11 @@ pub fn profiler_stop() -> crate::Result<()> {
 /// - [`cudaGraphicsGLRegisterImage`](crate::api::graphics_gl_register_image)
 #[doc(alias = "cudaGLSetGLDevice")]
 #[inline]
-pub fn gl_set_gl_device(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLSetGLDevice(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLSetGLDevice(device) }?.result()?;
     Ok(())
 }
 /// Registers a buffer object for access by CUDA
@@ -20780,8 +20515,7 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Maps a buffer object for access by CUDA
@@ -20821,15 +20555,14 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
-pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
 }
 /// Unmaps a buffer object for access by CUDA
@@ -20867,8 +20600,7 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Unregisters a buffer object for access by CUDA
@@ -20903,8 +20635,7 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Set usage flags for mapping an OpenGL buffer
@@ -20950,13 +20681,12 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[inline]
 pub fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?.result()?;
     Ok(())
 }
 /// Maps a buffer object for access by CUDA
@@ -21003,17 +20733,15 @@ pub fn gl_set_buffer_object_map_flags(
 pub unsafe fn gl_map_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Unmaps a buffer object for access by CUDA
@@ -21058,8 +20786,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
 /// Returns the shared memory configuration for the current device.
@@ -21109,8 +20836,7 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?.result()?;
     Ok(p_config)
 }
 /// Sets the shared memory configuration for the current device.
@@ -21170,8 +20896,7 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?.result()?;
     Ok(())
 }
 /// Exit and clean up from CUDA launches
@@ -21212,8 +20937,7 @@ pub fn thread_exit() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadExit() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadExit() }?.result()?;
     Ok(())
 }
 /// Wait for compute device to finish
@@ -21252,8 +20976,7 @@ pub fn thread_synchronize() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadSynchronize() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadSynchronize() }?.result()?;
     Ok(())
 }
 /// Set resource limits
@@ -21315,8 +21038,7 @@ pub fn thread_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadSetLimit(limit, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadSetLimit(limit, value) }?.result()?;
     Ok(())
 }
 /// Returns resource limits
@@ -21368,8 +21090,7 @@ pub fn thread_get_limit(limit: cudaLimit) -> crate::Result<usize> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadGetLimit(&mut p_value, limit) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
 /// Returns the preferred cache configuration for the current device.
@@ -21423,8 +21144,7 @@ pub fn thread_get_cache_config() -> crate::Result<cudaFuncCache> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadGetCacheConfig(&mut p_cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
 /// Sets the preferred cache configuration for the current device.
@@ -21486,8 +21206,7 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaThreadSetCacheConfig(cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaThreadSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
 /// Set a list of devices that can be used for CUDA
@@ -21528,12 +21247,12 @@ pub fn thread_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 #[doc(alias = "cudaSetValidDevices")]
 #[inline]
-pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
-    let len: ::core::ffi::c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
+pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
+    let len: c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaSetValidDevices(
             {
                 let s = device_arr;
@@ -21541,8 +21260,8 @@ pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()>
             },
             len,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches a device function
@@ -21603,17 +21322,17 @@ pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()>
 #[doc(alias = "cudaLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     grid_dim: dim3,
     block_dim: dim3,
-    args: &mut [*mut ::core::ffi::c_void],
+    args: &mut [*mut c_void],
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchKernel(
             func,
             grid_dim,
@@ -21622,8 +21341,8 @@ pub unsafe fn launch_kernel(
             shared_mem,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches a CUDA function with launch-time configuration
@@ -21698,20 +21417,20 @@ pub unsafe fn launch_kernel(
 #[inline]
 pub unsafe fn launch_kernel_ex_c(
     config: &cudaLaunchConfig_t,
-    func: *const ::core::ffi::c_void,
-    args: &mut [*mut ::core::ffi::c_void],
+    func: *const c_void,
+    args: &mut [*mut c_void],
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
             func,
             args.as_mut_ptr(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
@@ -21783,17 +21502,17 @@ pub unsafe fn launch_kernel_ex_c(
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     grid_dim: dim3,
     block_dim: dim3,
-    args: &mut [*mut ::core::ffi::c_void],
+    args: &mut [*mut c_void],
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
             grid_dim,
@@ -21802,8 +21521,8 @@ pub unsafe fn launch_cooperative_kernel(
             shared_mem,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches device functions on multiple devices where thread blocks can cooperate and synchronize as they execute
@@ -21917,13 +21636,13 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
     launch_params_list: &[cudaLaunchParams],
     flags: crate::sys::CooperativeLaunchMultiDeviceNoFlags,
 ) -> crate::Result<()> {
-    let num_devices: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_devices: c_uint = crate::error::shared_len(
         &[Some(launch_params_list.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchCooperativeKernelMultiDevice(
             {
                 let s = launch_params_list;
@@ -21932,8 +21651,8 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
             num_devices,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns the function name for a device entry function pointer.
@@ -21977,14 +21696,13 @@ pub unsafe fn launch_cooperative_kernel_multi_device(
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
 pub unsafe fn func_get_name(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
-    let mut name: *const ::core::ffi::c_char = ::core::ptr::null();
+    let mut name: *const c_char = ::core::ptr::null();
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
             c""
@@ -22034,7 +21752,7 @@ pub unsafe fn func_get_name(
 #[doc(alias = "cudaFuncGetParamInfo")]
 #[inline]
 pub unsafe fn func_get_param_info(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     param_index: usize,
 ) -> crate::Result<(usize, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -22046,15 +21764,15 @@ pub unsafe fn func_get_param_info(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
             param_index,
             &mut param_offset,
             &mut param_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((param_offset, param_size))
 }
 /// Converts a double argument to be executed on a device
@@ -22092,10 +21810,7 @@ pub fn set_double_for_device(d: &mut f64) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaSetDoubleForDevice(::core::ptr::from_mut(d))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDoubleForDevice(::core::ptr::from_mut(d)) }?.result()?;
     Ok(())
 }
 /// Converts a double argument after execution on a device
@@ -22133,8 +21848,7 @@ pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaSetDoubleForHost(::core::ptr::from_mut(d)) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDoubleForHost(::core::ptr::from_mut(d)) }?.result()?;
     Ok(())
 }
 /// Sets the shared memory configuration for a device function
@@ -22206,14 +21920,13 @@ pub fn set_double_for_host(d: &mut f64) -> crate::Result<()> {
 #[doc(alias = "cudaFuncSetSharedMemConfig")]
 #[inline]
 pub unsafe fn func_set_shared_mem_config(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in the returned `cluster_size`.
@@ -22266,23 +21979,23 @@ pub unsafe fn func_set_shared_mem_config(
 #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_cluster_size(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut cluster_size: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
             func,
             ::core::ptr::from_ref(launch_config),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cluster_size)
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in the returned `num_clusters`.
@@ -22335,23 +22048,23 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 #[doc(alias = "cudaOccupancyMaxActiveClusters")]
 #[inline]
 pub unsafe fn occupancy_max_active_clusters(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_clusters: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
             func,
             ::core::ptr::from_ref(launch_config),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_clusters)
 }
 /// Copies data to the given symbol on the device
@@ -22414,8 +22127,8 @@ pub unsafe fn occupancy_max_active_clusters(
 #[doc(alias = "cudaMemcpyToSymbol")]
 #[inline]
 pub unsafe fn memcpy_to_symbol(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22423,10 +22136,8 @@ pub unsafe fn memcpy_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data from the given symbol on the device
@@ -22489,8 +22200,8 @@ pub unsafe fn memcpy_to_symbol(
 #[doc(alias = "cudaMemcpyFromSymbol")]
 #[inline]
 pub unsafe fn memcpy_from_symbol(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22498,10 +22209,8 @@ pub unsafe fn memcpy_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data to the given symbol on the device
@@ -22574,8 +22283,8 @@ pub unsafe fn memcpy_from_symbol(
 #[doc(alias = "cudaMemcpyToSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_to_symbol_async(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22584,10 +22293,10 @@ pub unsafe fn memcpy_to_symbol_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data from the given symbol on the device
@@ -22660,8 +22369,8 @@ pub unsafe fn memcpy_to_symbol_async(
 #[doc(alias = "cudaMemcpyFromSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_from_symbol_async(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22670,10 +22379,10 @@ pub unsafe fn memcpy_from_symbol_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Finds the address associated with a CUDA symbol
@@ -22717,17 +22426,14 @@ pub unsafe fn memcpy_from_symbol_async(
 /// - `cuModuleGetGlobal`
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
-pub unsafe fn get_symbol_address(
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
 /// Finds the size of the object associated with a CUDA symbol
@@ -22770,17 +22476,14 @@ pub unsafe fn get_symbol_address(
 /// - `cuModuleGetGlobal`
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
-pub unsafe fn get_symbol_size(
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<usize> {
+pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
 /// Copies data between host and device
@@ -22852,17 +22555,15 @@ pub unsafe fn memcpy_to_array(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -22930,7 +22631,7 @@ pub unsafe fn memcpy_to_array(
 #[doc(alias = "cudaMemcpyFromArray")]
 #[inline]
 pub unsafe fn memcpy_from_array(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     w_offset: usize,
     h_offset: usize,
@@ -22940,10 +22641,10 @@ pub unsafe fn memcpy_from_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -23023,7 +22724,7 @@ pub unsafe fn memcpy_array_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
             w_offset_dst,
@@ -23034,8 +22735,8 @@ pub unsafe fn memcpy_array_to_array(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -23117,7 +22818,7 @@ pub unsafe fn memcpy_to_array_async(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
@@ -23125,7 +22826,7 @@ pub unsafe fn memcpy_to_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
             w_offset,
@@ -23135,8 +22836,8 @@ pub unsafe fn memcpy_to_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -23214,7 +22915,7 @@ pub unsafe fn memcpy_to_array_async(
 #[doc(alias = "cudaMemcpyFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy_from_array_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     w_offset: usize,
     h_offset: usize,
@@ -23225,7 +22926,7 @@ pub unsafe fn memcpy_from_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
             src,
@@ -23235,8 +22936,8 @@ pub unsafe fn memcpy_from_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
@@ -23316,8 +23017,8 @@ pub unsafe fn memcpy_from_array_async(
 pub unsafe fn graph_add_memcpy_node_to_symbol(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23331,7 +23032,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
             graph,
@@ -23346,8 +23047,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
@@ -23427,8 +23128,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 pub unsafe fn graph_add_memcpy_node_from_symbol(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23442,7 +23143,7 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
             graph,
@@ -23457,8 +23158,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device
@@ -23514,8 +23215,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23523,7 +23224,7 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
             symbol,
@@ -23532,8 +23233,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
@@ -23589,8 +23290,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23598,7 +23299,7 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
             dst,
@@ -23607,8 +23308,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
@@ -23682,8 +23383,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23691,7 +23392,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
             node,
@@ -23701,8 +23402,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
@@ -23776,8 +23477,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23785,7 +23486,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
             node,
@@ -23795,8 +23496,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Get pointer to device entry function that matches entry function `symbol_ptr`
@@ -23823,7 +23524,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 #[doc(alias = "cudaGetFuncBySymbol")]
 #[inline]
 pub unsafe fn get_func_by_symbol(
-    symbol_ptr: *const ::core::ffi::c_void,
+    symbol_ptr: *const c_void,
 ) -> crate::Result<cudaFunction_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -23831,10 +23532,7 @@ pub unsafe fn get_func_by_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }
 /// Query a stream’s capture state (11.3+)
@@ -23878,12 +23576,7 @@ pub unsafe fn get_func_by_symbol(
 pub unsafe fn stream_get_capture_info_v2(
     stream: cudaStream_t,
 ) -> crate::Result<
-    (
-        cudaStreamCaptureStatus,
-        ::core::ffi::c_ulonglong,
-        cudaGraph_t,
-        ::std::vec::Vec<cudaGraphNode_t>,
-    ),
+    (cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, ::std::vec::Vec<cudaGraphNode_t>),
 > {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -23892,7 +23585,7 @@ pub unsafe fn stream_get_capture_info_v2(
     };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
@@ -23901,7 +23594,7 @@ pub unsafe fn stream_get_capture_info_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamGetCaptureInfo_v2(
             stream,
             &mut capture_status_out,
@@ -23910,8 +23603,8 @@ pub unsafe fn stream_get_capture_info_v2(
             &mut dependencies_out,
             &mut num_dependencies_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
         num_dependencies_out,
     ) {
@@ -23944,7 +23637,7 @@ pub unsafe fn stream_get_capture_info_v2(
 #[inline]
 #[must_use]
 pub const fn make_cuda_pitched_ptr(
-    d: *mut ::core::ffi::c_void,
+    d: *mut c_void,
     p: usize,
     xsz: usize,
     ysz: usize,
@@ -24004,21 +23697,21 @@ pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MemPoolAttrValue {
     ///[`cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES) and its value.
-    ReuseFollowEventDependencies(::core::ffi::c_int),
+    ReuseFollowEventDependencies(c_int),
     ///[`cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC) and its value.
-    ReuseAllowOpportunistic(::core::ffi::c_int),
+    ReuseAllowOpportunistic(c_int),
     ///[`cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES) and its value.
-    ReuseAllowInternalDependencies(::core::ffi::c_int),
+    ReuseAllowInternalDependencies(c_int),
     ///[`cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD) and its value.
-    AttrReleaseThreshold(::core::ffi::c_ulonglong),
+    AttrReleaseThreshold(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT) and its value.
-    AttrReservedMemCurrent(::core::ffi::c_ulonglong),
+    AttrReservedMemCurrent(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH) and its value.
-    AttrReservedMemHigh(::core::ffi::c_ulonglong),
+    AttrReservedMemHigh(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_USED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT) and its value.
-    AttrUsedMemCurrent(::core::ffi::c_ulonglong),
+    AttrUsedMemCurrent(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_USED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH) and its value.
-    AttrUsedMemHigh(::core::ffi::c_ulonglong),
+    AttrUsedMemHigh(c_ulonglong),
 }
 impl MemPoolAttrValue {
     /// The attribute this value belongs to.
@@ -24045,13 +23738,13 @@ impl MemPoolAttrValue {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GraphMemAttributeTypeValue {
     ///[`cudaGraphMemAttributeType::USED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT) and its value.
-    UsedMemCurrent(::core::ffi::c_ulonglong),
+    UsedMemCurrent(c_ulonglong),
     ///[`cudaGraphMemAttributeType::USED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH) and its value.
-    UsedMemHigh(::core::ffi::c_ulonglong),
+    UsedMemHigh(c_ulonglong),
     ///[`cudaGraphMemAttributeType::RESERVED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT) and its value.
-    ReservedMemCurrent(::core::ffi::c_ulonglong),
+    ReservedMemCurrent(c_ulonglong),
     ///[`cudaGraphMemAttributeType::RESERVED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH) and its value.
-    ReservedMemHigh(::core::ffi::c_ulonglong),
+    ReservedMemHigh(c_ulonglong),
 }
 impl GraphMemAttributeTypeValue {
     /// The attribute this value belongs to.
@@ -24187,7 +23880,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
 ) -> crate::Result<MemPoolAttrValue> {
     if attr == cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24197,7 +23890,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24207,7 +23900,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24217,7 +23910,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24227,7 +23920,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24237,7 +23930,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24247,7 +23940,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_USED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24257,7 +23950,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_USED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24270,12 +23963,12 @@ pub unsafe fn mem_pool_get_attribute_typed(
 ///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
 ) -> crate::Result<GraphMemAttributeTypeValue> {
     if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24289,7 +23982,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24303,7 +23996,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24317,7 +24010,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -24334,7 +24027,7 @@ pub fn device_get_graph_mem_attribute_typed(
 ///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 pub fn device_set_graph_mem_attribute_typed(
-    device: ::core::ffi::c_int,
+    device: c_int,
     value: GraphMemAttributeTypeValue,
 ) -> crate::Result<()> {
     match value {

@@ -87,6 +87,10 @@
 //! **Memory Management \[DEPRECATED\]**: [`memcpy_to_array`](crate::api::memcpy_to_array), [`memcpy_from_array`](crate::api::memcpy_from_array), [`memcpy_array_to_array`](crate::api::memcpy_array_to_array), [`memcpy_to_array_async`](crate::api::memcpy_to_array_async), [`memcpy_from_array_async`](crate::api::memcpy_from_array_async)
 //!
 //! The types, enums, flags and constants the functions take and return are re-exported here from [`crate::sys`] (the raw functions are not), so code that uses the typed layer needs no other module.
+use ::core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
+    c_ulonglong, c_ushort, c_void,
+};
 use crate::sys::*;
 pub use crate::sys::constants::*;
 pub use crate::sys::enums::*;
@@ -136,8 +140,7 @@ pub fn device_reset() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceReset() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceReset() }?.result()?;
     Ok(())
 }
 /// Wait for compute device to finish.
@@ -165,8 +168,7 @@ pub fn device_synchronize() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSynchronize() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSynchronize() }?.result()?;
     Ok(())
 }
 /// Set resource limits.
@@ -267,8 +269,7 @@ pub fn device_set_limit(limit: cudaLimit, value: usize) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetLimit(limit, value) }?.result()?;
     Ok(())
 }
 /// Return resource limits.
@@ -329,8 +330,7 @@ pub fn device_get_limit(limit: cudaLimit) -> crate::Result<usize> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetLimit(&mut p_value, limit) }?.result()?;
     Ok(p_value)
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
@@ -390,8 +390,7 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetCacheConfig(&mut p_cache_config) }?.result()?;
     Ok(p_cache_config)
 }
 /// Returns numerical values that correspond to the least and greatest stream priorities.
@@ -433,25 +432,23 @@ pub fn device_get_cache_config() -> crate::Result<cudaFuncCache> {
 /// - `cuCtxGetStreamPriorityRange`
 #[doc(alias = "cudaDeviceGetStreamPriorityRange")]
 #[inline]
-pub fn device_get_stream_priority_range() -> crate::Result<
-    (::core::ffi::c_int, ::core::ffi::c_int),
-> {
+pub fn device_get_stream_priority_range() -> crate::Result<(c_int, c_int)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut least_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut least_priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut greatest_priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut greatest_priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetStreamPriorityRange(
             &mut least_priority,
             &mut greatest_priority,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((least_priority, greatest_priority))
 }
 /// Sets the preferred cache configuration for the current device.
@@ -508,8 +505,7 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetCacheConfig(cache_config) }?.result()?;
     Ok(())
 }
 /// Returns a handle to a compute device.
@@ -539,19 +535,15 @@ pub fn device_set_cache_config(cache_config: cudaFuncCache) -> crate::Result<()>
 /// - `cuDeviceGetByPCIBusId`
 #[doc(alias = "cudaDeviceGetByPCIBusId")]
 #[inline]
-pub fn device_get_by_pci_bus_id(
-    pci_bus_id: &::core::ffi::CStr,
-) -> crate::Result<::core::ffi::c_int> {
+pub fn device_get_by_pci_bus_id(pci_bus_id: &::core::ffi::CStr) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetByPCIBusId(&mut device, pci_bus_id.as_ptr()) }?
+        .result()?;
     Ok(device)
 }
 /// Returns a PCI Bus Id string for the device.
@@ -585,20 +577,15 @@ pub fn device_get_by_pci_bus_id(
 /// - `cuDeviceGetPCIBusId`
 #[doc(alias = "cudaDeviceGetPCIBusId")]
 #[inline]
-pub fn device_get_pci_bus_id(
-    len: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_char> {
+pub fn device_get_pci_bus_id(len: c_int, device: c_int) -> crate::Result<c_char> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut pci_bus_id: ::core::ffi::c_char = unsafe { ::core::mem::zeroed() };
+    let mut pci_bus_id: c_char = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetPCIBusId(&mut pci_bus_id, len, device) }?
+        .result()?;
     Ok(pci_bus_id)
 }
 /// Gets an interprocess handle for a previously allocated event.
@@ -665,8 +652,7 @@ pub unsafe fn ipc_get_event_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcGetEventHandle(&mut handle, event) }?.result()?;
     Ok(handle)
 }
 /// Opens an interprocess event handle for use in the current process.
@@ -725,8 +711,7 @@ pub fn ipc_open_event_handle(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcOpenEventHandle(&mut event, handle) }?.result()?;
     Ok(event)
 }
 /// Gets an interprocess memory handle for an existing device memory allocation.
@@ -778,7 +763,7 @@ pub fn ipc_open_event_handle(
 #[doc(alias = "cudaIpcGetMemHandle")]
 #[inline]
 pub unsafe fn ipc_get_mem_handle(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
 ) -> crate::Result<cudaIpcMemHandle_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -786,8 +771,7 @@ pub unsafe fn ipc_get_mem_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcGetMemHandle(&mut handle, dev_ptr) }?.result()?;
     Ok(handle)
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
@@ -862,18 +846,15 @@ pub unsafe fn ipc_get_mem_handle(
 #[inline]
 pub fn ipc_open_mem_handle(
     handle: cudaIpcMemHandle_t,
-    flags: ::core::ffi::c_uint,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+    flags: c_uint,
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcOpenMemHandle(&mut dev_ptr, handle, flags) }?.result()?;
     Ok(dev_ptr)
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
@@ -919,14 +900,11 @@ pub fn ipc_open_mem_handle(
 /// - `cuIpcCloseMemHandle`
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
-pub unsafe fn ipc_close_mem_handle(
-    dev_ptr: *mut ::core::ffi::c_void,
-) -> crate::Result<()> {
+pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaIpcCloseMemHandle(dev_ptr) }?.result()?;
     Ok(())
 }
 /// Blocks until remote writes are visible to the specified scope.
@@ -993,9 +971,9 @@ pub unsafe fn ipc_close_mem_handle(
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback_func: cudaAsyncCallback,
-    user_data: *mut ::core::ffi::c_void,
+    user_data: *mut c_void,
 ) -> crate::Result<cudaAsyncCallbackHandle_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -1003,15 +981,15 @@ pub unsafe fn device_register_async_notification(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceRegisterAsyncNotification(
             device,
             callback_func,
             user_data,
             &mut callback,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(callback)
 }
 /// Unregisters an async notification callback.
@@ -1040,16 +1018,14 @@ pub unsafe fn device_register_async_notification(
 #[doc(alias = "cudaDeviceUnregisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_unregister_async_notification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceUnregisterAsyncNotification(device, callback) }?
+        .result()?;
     Ok(())
 }
 /// Returns the number of compute-capable devices.
@@ -1077,15 +1053,14 @@ pub unsafe fn device_unregister_async_notification(
 /// - `cuDeviceGetCount`
 #[doc(alias = "cudaGetDeviceCount")]
 #[inline]
-pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
+pub fn get_device_count() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut count: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut count: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceCount(&mut count) }?.result()?;
     Ok(count)
 }
 /// Returns information about the compute-device.
@@ -1118,17 +1093,14 @@ pub fn get_device_count() -> crate::Result<::core::ffi::c_int> {
 /// - `cuDeviceGetName`
 #[doc(alias = "cudaGetDeviceProperties")]
 #[inline]
-pub fn get_device_properties(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaDeviceProp> {
+pub fn get_device_properties(device: c_int) -> crate::Result<cudaDeviceProp> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut prop: cudaDeviceProp = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceProperties(&mut prop, device) }?.result()?;
     Ok(prop)
 }
 /// Returns information about the device.
@@ -1164,18 +1136,15 @@ pub fn get_device_properties(
 #[inline]
 pub fn device_get_attribute(
     attr: cudaDeviceAttr,
-    device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut value: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetAttribute(&mut value, attr, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetAttribute(&mut value, attr, device) }?.result()?;
     Ok(value)
 }
 /// Queries details about atomic operations supported between the device and host.
@@ -1215,17 +1184,17 @@ pub fn device_get_attribute(
 #[doc(alias = "cudaDeviceGetHostAtomicCapabilities")]
 #[inline]
 pub fn device_get_host_atomic_capabilities(
-    capabilities: &mut [::core::ffi::c_uint],
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<()> {
-    let count: ::core::ffi::c_uint = crate::error::shared_len(
+    let count: c_uint = crate::error::shared_len(
         &[Some(capabilities.len()), Some(operations.len())],
     )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetHostAtomicCapabilities(
             {
                 let s = capabilities;
@@ -1238,8 +1207,8 @@ pub fn device_get_host_atomic_capabilities(
             count,
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns the default mempool of a device.
@@ -1272,19 +1241,14 @@ pub fn device_get_host_atomic_capabilities(
 /// - [`cudaMemPoolSetAccess`](crate::api::mem_pool_set_access)
 #[doc(alias = "cudaDeviceGetDefaultMemPool")]
 #[inline]
-pub fn device_get_default_mem_pool(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaMemPool_t> {
+pub fn device_get_default_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetDefaultMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
 /// Sets the current memory pool of a device.
@@ -1325,14 +1289,13 @@ pub fn device_get_default_mem_pool(
 #[doc(alias = "cudaDeviceSetMemPool")]
 #[inline]
 pub unsafe fn device_set_mem_pool(
-    device: ::core::ffi::c_int,
+    device: c_int,
     mem_pool: cudaMemPool_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetMemPool(device, mem_pool) }?.result()?;
     Ok(())
 }
 /// Gets the current mempool for a device.
@@ -1365,15 +1328,14 @@ pub unsafe fn device_set_mem_pool(
 /// - [`cudaDeviceSetMemPool`](crate::api::device_set_mem_pool)
 #[doc(alias = "cudaDeviceGetMemPool")]
 #[inline]
-pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemPool_t> {
+pub fn device_get_mem_pool(device: c_int) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut mem_pool: cudaMemPool_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetMemPool(&mut mem_pool, device) }?.result()?;
     Ok(mem_pool)
 }
 /// Return NvSciSync attributes that this device can support.
@@ -1458,21 +1420,21 @@ pub fn device_get_mem_pool(device: ::core::ffi::c_int) -> crate::Result<cudaMemP
 #[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
-    nv_sci_sync_attr_list: *mut ::core::ffi::c_void,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_int,
+    nv_sci_sync_attr_list: *mut c_void,
+    device: c_int,
+    flags: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetNvSciSyncAttributes(
             nv_sci_sync_attr_list,
             device,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Queries attributes of the link between two devices.
@@ -1532,19 +1494,19 @@ pub unsafe fn device_get_nv_sci_sync_attributes(
 #[inline]
 pub fn device_get_p2p_attribute(
     attr: cudaDeviceP2PAttr,
-    src_device: ::core::ffi::c_int,
-    dst_device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    src_device: c_int,
+    dst_device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut value: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut value: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetP2PAttribute(&mut value, attr, src_device, dst_device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(value)
 }
 /// Queries details about atomic operations supported between two devices.
@@ -1587,18 +1549,18 @@ pub fn device_get_p2p_attribute(
 #[doc(alias = "cudaDeviceGetP2PAtomicCapabilities")]
 #[inline]
 pub fn device_get_p2p_atomic_capabilities(
-    capabilities: &mut [::core::ffi::c_uint],
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    src_device: ::core::ffi::c_int,
-    dst_device: ::core::ffi::c_int,
+    src_device: c_int,
+    dst_device: c_int,
 ) -> crate::Result<()> {
-    let count: ::core::ffi::c_uint = crate::error::shared_len(
+    let count: c_uint = crate::error::shared_len(
         &[Some(capabilities.len()), Some(operations.len())],
     )?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetP2PAtomicCapabilities(
             {
                 let s = capabilities;
@@ -1612,8 +1574,8 @@ pub fn device_get_p2p_atomic_capabilities(
             src_device,
             dst_device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Select compute-device which best matches criteria.
@@ -1644,17 +1606,15 @@ pub fn device_get_p2p_atomic_capabilities(
 /// - [`cudaInitDevice`](crate::api::init_device)
 #[doc(alias = "cudaChooseDevice")]
 #[inline]
-pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<::core::ffi::c_int> {
+pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaChooseDevice(&mut device, ::core::ptr::from_ref(prop)) }?
+        .result()?;
     Ok(device)
 }
 /// Initialize device to be used for GPU executions.
@@ -1695,15 +1655,14 @@ pub fn choose_device(prop: &cudaDeviceProp) -> crate::Result<::core::ffi::c_int>
 #[doc(alias = "cudaInitDevice")]
 #[inline]
 pub fn init_device(
-    device: ::core::ffi::c_int,
-    device_flags: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    device_flags: c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaInitDevice(device, device_flags, flags) }?.result()?;
     Ok(())
 }
 /// Set device to be used for GPU executions.
@@ -1758,12 +1717,11 @@ pub fn init_device(
 /// - `cuCtxSetCurrent`
 #[doc(alias = "cudaSetDevice")]
 #[inline]
-pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn set_device(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaSetDevice(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDevice(device) }?.result()?;
     Ok(())
 }
 /// Returns which device is currently being used.
@@ -1789,15 +1747,14 @@ pub fn set_device(device: ::core::ffi::c_int) -> crate::Result<()> {
 /// - `cuCtxGetCurrent`
 #[doc(alias = "cudaGetDevice")]
 #[inline]
-pub fn get_device() -> crate::Result<::core::ffi::c_int> {
+pub fn get_device() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDevice(&mut device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDevice(&mut device) }?.result()?;
     Ok(device)
 }
 /// Sets flags to be used for device executions.
@@ -1891,8 +1848,7 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaSetDeviceFlags(flags.bits()) }?.result()?;
     Ok(())
 }
 /// Gets the flags for the current device.
@@ -1944,12 +1900,11 @@ pub fn set_device_flags(flags: crate::sys::DeviceFlags) -> crate::Result<()> {
 #[doc(alias = "cudaGetDeviceFlags")]
 #[inline]
 pub fn get_device_flags() -> crate::Result<crate::sys::DeviceFlags> {
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetDeviceFlags(&mut flags) }?.result()?;
     Ok(crate::sys::DeviceFlags::from_bits_retain(flags))
 }
 /// Returns the last error from a runtime call.
@@ -1980,8 +1935,7 @@ pub fn get_last_error() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGetLastError() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetLastError() }?.result()?;
     Ok(())
 }
 /// Returns the last error from a runtime call.
@@ -2013,8 +1967,7 @@ pub fn peek_at_last_error() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaPeekAtLastError() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaPeekAtLastError() }?.result()?;
     Ok(())
 }
 /// Returns the string representation of an error code enum name.
@@ -2151,8 +2104,7 @@ pub fn stream_create() -> crate::Result<cudaStream_t> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreate(&mut p_stream) }?.result()?;
     Ok(p_stream)
 }
 /// Create an asynchronous stream.
@@ -2210,10 +2162,8 @@ pub fn stream_create_with_flags(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreateWithFlags(&mut p_stream, flags.bits()) }?
+        .result()?;
     Ok(p_stream)
 }
 /// Create an asynchronous stream with the specified priority.
@@ -2273,8 +2223,8 @@ pub fn stream_create_with_flags(
 #[doc(alias = "cudaStreamCreateWithPriority")]
 #[inline]
 pub fn stream_create_with_priority(
-    flags: ::core::ffi::c_uint,
-    priority: ::core::ffi::c_int,
+    flags: c_uint,
+    priority: c_int,
 ) -> crate::Result<cudaStream_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -2282,10 +2232,8 @@ pub fn stream_create_with_priority(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCreateWithPriority(&mut p_stream, flags, priority) }?
+        .result()?;
     Ok(p_stream)
 }
 /// Query the priority of a stream.
@@ -2325,17 +2273,14 @@ pub fn stream_create_with_priority(
 /// - `cuStreamGetPriority`
 #[doc(alias = "cudaStreamGetPriority")]
 #[inline]
-pub unsafe fn stream_get_priority(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_int> {
+pub unsafe fn stream_get_priority(h_stream: cudaStream_t) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut priority: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut priority: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetPriority(h_stream, &mut priority) }?.result()?;
     Ok(priority)
 }
 /// Query the flags of a stream.
@@ -2373,12 +2318,11 @@ pub unsafe fn stream_get_priority(
 pub unsafe fn stream_get_flags(
     h_stream: cudaStream_t,
 ) -> crate::Result<crate::sys::StreamFlags> {
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetFlags(h_stream, &mut flags) }?.result()?;
     Ok(crate::sys::StreamFlags::from_bits_retain(flags))
 }
 /// Query the Id of a stream.
@@ -2428,17 +2372,14 @@ pub unsafe fn stream_get_flags(
 /// - `cuStreamGetId`
 #[doc(alias = "cudaStreamGetId")]
 #[inline]
-pub unsafe fn stream_get_id(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+pub unsafe fn stream_get_id(h_stream: cudaStream_t) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut stream_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut stream_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetId(h_stream, &mut stream_id) }?.result()?;
     Ok(stream_id)
 }
 /// Query the device of a stream.
@@ -2473,17 +2414,14 @@ pub unsafe fn stream_get_id(
 /// - `cuStreamGetId`
 #[doc(alias = "cudaStreamGetDevice")]
 #[inline]
-pub unsafe fn stream_get_device(
-    h_stream: cudaStream_t,
-) -> crate::Result<::core::ffi::c_int> {
+pub unsafe fn stream_get_device(h_stream: cudaStream_t) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetDevice(h_stream, &mut device) }?.result()?;
     Ok(device)
 }
 /// Resets all persisting lines in cache to normal status.
@@ -2506,8 +2444,7 @@ pub fn ctx_reset_persisting_l2cache() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaCtxResetPersistingL2Cache() }?.result()?;
     Ok(())
 }
 /// Copies attributes from source stream to destination stream.
@@ -2543,8 +2480,7 @@ pub unsafe fn stream_copy_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamCopyAttributes(dst, src) }?.result()?;
     Ok(())
 }
 /// Queries stream attribute.
@@ -2586,10 +2522,8 @@ pub unsafe fn stream_get_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetAttribute(h_stream, attr, &mut value_out) }?
+        .result()?;
     Ok(value_out)
 }
 /// Sets stream attribute.
@@ -2628,10 +2562,10 @@ pub unsafe fn stream_set_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamSetAttribute(h_stream, attr, ::core::ptr::from_ref(value))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Destroys and cleans up an asynchronous stream.
@@ -2672,8 +2606,7 @@ pub unsafe fn stream_destroy(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamDestroy(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamDestroy(stream) }?.result()?;
     Ok(())
 }
 /// Make a compute stream wait on an event.
@@ -2727,10 +2660,7 @@ pub unsafe fn stream_wait_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamWaitEvent(stream, event, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamWaitEvent(stream, event, flags.bits()) }?.result()?;
     Ok(())
 }
 /// Add a callback to a compute stream.
@@ -2816,16 +2746,14 @@ pub unsafe fn stream_wait_event(
 pub unsafe fn stream_add_callback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
-    user_data: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    user_data: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamAddCallback(stream, callback, user_data, flags) }?
+        .result()?;
     Ok(())
 }
 /// Waits for stream tasks to complete.
@@ -2864,8 +2792,7 @@ pub unsafe fn stream_synchronize(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamSynchronize(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamSynchronize(stream) }?.result()?;
     Ok(())
 }
 /// Queries an asynchronous stream for completion status.
@@ -2906,8 +2833,7 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamQuery(stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamQuery(stream) }?.result()?;
     Ok(())
 }
 /// Attach memory to a stream asynchronously.
@@ -3011,17 +2937,17 @@ pub unsafe fn stream_query(stream: cudaStream_t) -> crate::Result<()> {
 #[inline]
 pub unsafe fn stream_attach_mem_async(
     stream: cudaStream_t,
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     length: usize,
     flags: crate::sys::MemAttachFlags,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamAttachMemAsync(stream, dev_ptr, length, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Begins graph capture on a stream.
@@ -3075,8 +3001,7 @@ pub unsafe fn stream_begin_capture(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamBeginCapture(stream, mode) }?.result()?;
     Ok(())
 }
 /// Begins graph capture on a stream to an existing graph.
@@ -3145,7 +3070,7 @@ pub unsafe fn stream_begin_capture_to_graph(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamBeginCaptureToGraph(
             stream,
             graph,
@@ -3154,8 +3079,8 @@ pub unsafe fn stream_begin_capture_to_graph(
             num_dependencies,
             mode,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Swaps the stream capture interaction mode for a thread.
@@ -3223,10 +3148,10 @@ pub fn thread_exchange_stream_capture_mode(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaThreadExchangeStreamCaptureMode(::core::ptr::from_mut(mode))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Ends capture on a stream, returning the captured graph.
@@ -3274,8 +3199,7 @@ pub unsafe fn stream_end_capture(stream: cudaStream_t) -> crate::Result<cudaGrap
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamEndCapture(stream, &mut p_graph) }?.result()?;
     Ok(p_graph)
 }
 /// Returns a stream's capture status.
@@ -3338,10 +3262,8 @@ pub unsafe fn stream_is_capturing(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamIsCapturing(stream, &mut p_capture_status) }?
+        .result()?;
     Ok(p_capture_status)
 }
 /// Query a stream's capture state.
@@ -3401,7 +3323,7 @@ pub unsafe fn stream_get_capture_info(
 ) -> crate::Result<
     (
         cudaStreamCaptureStatus,
-        ::core::ffi::c_ulonglong,
+        c_ulonglong,
         cudaGraph_t,
         ::std::vec::Vec<cudaGraphNode_t>,
         ::std::vec::Vec<cudaGraphEdgeData>,
@@ -3414,7 +3336,7 @@ pub unsafe fn stream_get_capture_info(
     };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut id_out: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut id_out: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut graph_out: cudaGraph_t = unsafe { ::core::mem::zeroed() };
@@ -3424,7 +3346,7 @@ pub unsafe fn stream_get_capture_info(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamGetCaptureInfo(
             stream,
             &mut capture_status_out,
@@ -3434,8 +3356,8 @@ pub unsafe fn stream_get_capture_info(
             &mut edge_data_out,
             &mut num_dependencies_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let dependencies_out: ::std::vec::Vec<cudaGraphNode_t> = match usize::try_from(
         num_dependencies_out,
     ) {
@@ -3507,7 +3429,7 @@ pub unsafe fn stream_update_capture_dependencies(
     stream: cudaStream_t,
     dependencies: &[cudaGraphNode_t],
     dependency_data: Option<&[cudaGraphEdgeData]>,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     let num_dependencies: usize = crate::error::shared_len(
         &[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())],
@@ -3515,7 +3437,7 @@ pub unsafe fn stream_update_capture_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaStreamUpdateCaptureDependencies(
             stream,
             {
@@ -3526,8 +3448,8 @@ pub unsafe fn stream_update_capture_dependencies(
             num_dependencies,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an event object.
@@ -3565,8 +3487,7 @@ pub fn event_create() -> crate::Result<cudaEvent_t> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaEventCreate(&mut event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventCreate(&mut event) }?.result()?;
     Ok(event)
 }
 /// Creates an event object with the specified flags.
@@ -3625,10 +3546,7 @@ pub fn event_create_with_flags(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventCreateWithFlags(&mut event, flags.bits()) }?.result()?;
     Ok(event)
 }
 /// Records an event.
@@ -3684,8 +3602,7 @@ pub unsafe fn event_record(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventRecord(event, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventRecord(event, stream) }?.result()?;
     Ok(())
 }
 /// Records an event.
@@ -3763,8 +3680,7 @@ pub unsafe fn event_query(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventQuery(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventQuery(event) }?.result()?;
     Ok(())
 }
 /// Waits for an event to complete.
@@ -3808,8 +3724,7 @@ pub unsafe fn event_synchronize(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventSynchronize(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventSynchronize(event) }?.result()?;
     Ok(())
 }
 /// Destroys an event object.
@@ -3850,8 +3765,7 @@ pub unsafe fn event_destroy(event: cudaEvent_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventDestroy(event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventDestroy(event) }?.result()?;
     Ok(())
 }
 /// Computes the elapsed time between events.
@@ -3921,8 +3835,7 @@ pub unsafe fn event_elapsed_time(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventElapsedTime(&mut ms, start, end) }?.result()?;
     Ok(ms)
 }
 /// Imports an external memory object.
@@ -4080,13 +3993,13 @@ pub unsafe fn import_external_memory(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaImportExternalMemory(
             &mut ext_mem_out,
             ::core::ptr::from_ref(mem_handle_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ext_mem_out)
 }
 /// Maps a buffer onto an imported memory object.
@@ -4145,21 +4058,21 @@ pub unsafe fn import_external_memory(
 pub unsafe fn external_memory_get_mapped_buffer(
     ext_mem: cudaExternalMemory_t,
     buffer_desc: &cudaExternalMemoryBufferDesc,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaExternalMemoryGetMappedBuffer(
             &mut dev_ptr,
             ext_mem,
             ::core::ptr::from_ref(buffer_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
@@ -4229,14 +4142,14 @@ pub unsafe fn external_memory_get_mapped_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaExternalMemoryGetMappedMipmappedArray(
             &mut mipmap,
             ext_mem,
             ::core::ptr::from_ref(mipmap_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmap)
 }
 /// Destroys an external memory object.
@@ -4273,8 +4186,7 @@ pub unsafe fn destroy_external_memory(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyExternalMemory(ext_mem) }?.result()?;
     Ok(())
 }
 /// Imports an external semaphore.
@@ -4427,13 +4339,13 @@ pub unsafe fn import_external_semaphore(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaImportExternalSemaphore(
             &mut ext_sem_out,
             ::core::ptr::from_ref(sem_handle_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ext_sem_out)
 }
 /// Signals a set of external semaphore objects.
@@ -4554,13 +4466,13 @@ pub unsafe fn signal_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaSignalExternalSemaphoresAsync(
             {
                 let s = ext_sem_array;
@@ -4573,8 +4485,8 @@ pub unsafe fn signal_external_semaphores_async(
             num_ext_sems,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Waits on a set of external semaphore objects.
@@ -4668,13 +4580,13 @@ pub unsafe fn wait_external_semaphores_async(
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
 ) -> crate::Result<()> {
-    let num_ext_sems: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_ext_sems: c_uint = crate::error::shared_len(
         &[Some(ext_sem_array.len()), Some(params_array.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaWaitExternalSemaphoresAsync(
             {
                 let s = ext_sem_array;
@@ -4687,8 +4599,8 @@ pub unsafe fn wait_external_semaphores_async(
             num_ext_sems,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Destroys an external semaphore.
@@ -4724,8 +4636,7 @@ pub unsafe fn destroy_external_semaphore(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyExternalSemaphore(ext_sem) }?.result()?;
     Ok(())
 }
 /// Sets the preferred cache configuration for a device function.
@@ -4788,14 +4699,13 @@ pub unsafe fn destroy_external_semaphore(
 #[doc(alias = "cudaFuncSetCacheConfig")]
 #[inline]
 pub unsafe fn func_set_cache_config(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     cache_config: cudaFuncCache,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetCacheConfig(func, cache_config) }?.result()?;
     Ok(())
 }
 /// Find out attributes for a given function.
@@ -4836,7 +4746,7 @@ pub unsafe fn func_set_cache_config(
 #[doc(alias = "cudaFuncGetAttributes")]
 #[inline]
 pub unsafe fn func_get_attributes(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<cudaFuncAttributes> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -4844,8 +4754,7 @@ pub unsafe fn func_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncGetAttributes(&mut attr, func) }?.result()?;
     Ok(attr)
 }
 /// Set attributes for a given function.
@@ -4926,15 +4835,14 @@ pub unsafe fn func_get_attributes(
 #[doc(alias = "cudaFuncSetAttribute")]
 #[inline]
 pub unsafe fn func_set_attribute(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
+    value: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetAttribute(func, attr, value) }?.result()?;
     Ok(())
 }
 /// Returns the number of parameters used by the function.
@@ -4961,17 +4869,14 @@ pub unsafe fn func_set_attribute(
 /// - `func` is a raw pointer: it must be valid for what the function does with it, as described above.
 #[doc(alias = "cudaFuncGetParamCount")]
 #[inline]
-pub unsafe fn func_get_param_count(
-    func: *const ::core::ffi::c_void,
-) -> crate::Result<usize> {
+pub unsafe fn func_get_param_count(func: *const c_void) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut param_count: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncGetParamCount(func, &mut param_count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncGetParamCount(func, &mut param_count) }?.result()?;
     Ok(param_count)
 }
 /// Enqueues a host function call in a stream.
@@ -5050,13 +4955,12 @@ pub unsafe fn func_get_param_count(
 pub unsafe fn launch_host_func(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    user_data: *mut ::core::ffi::c_void,
+    user_data: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLaunchHostFunc(stream, fn_, user_data) }?.result()?;
     Ok(())
 }
 /// Enqueues a host function call in a stream.
@@ -5136,16 +5040,14 @@ pub unsafe fn launch_host_func(
 pub unsafe fn launch_host_func_v2(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    user_data: *mut ::core::ffi::c_void,
-    sync_mode: ::core::ffi::c_uint,
+    user_data: *mut c_void,
+    sync_mode: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaLaunchHostFunc_v2(stream, fn_, user_data, sync_mode)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLaunchHostFunc_v2(stream, fn_, user_data, sync_mode) }?
+        .result()?;
     Ok(())
 }
 /// Returns occupancy for a device function.
@@ -5185,25 +5087,25 @@ pub unsafe fn launch_host_func_v2(
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
-    func: *const ::core::ffi::c_void,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    block_size: c_int,
     dynamic_s_mem_size: usize,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &mut num_blocks,
             func,
             block_size,
             dynamic_s_mem_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_blocks)
 }
 /// Returns dynamic shared memory available per block when launching `num_blocks` blocks on SM.
@@ -5242,9 +5144,9 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
 pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
-    func: *const ::core::ffi::c_void,
-    num_blocks: ::core::ffi::c_int,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    num_blocks: c_int,
+    block_size: c_int,
 ) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -5252,15 +5154,15 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyAvailableDynamicSMemPerBlock(
             &mut dynamic_smem_size,
             func,
             num_blocks,
             block_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(dynamic_smem_size)
 }
 /// Returns occupancy for a device function with the specified flags.
@@ -5316,18 +5218,18 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
-    func: *const ::core::ffi::c_void,
-    block_size: ::core::ffi::c_int,
+    func: *const c_void,
+    block_size: c_int,
     dynamic_s_mem_size: usize,
     flags: crate::sys::OccupancyFlags,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_blocks: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_blocks: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             &mut num_blocks,
             func,
@@ -5335,8 +5237,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
             dynamic_s_mem_size,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_blocks)
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
@@ -5474,17 +5376,15 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 pub fn malloc_managed(
     size: usize,
     flags: crate::sys::MemAttachFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocManaged(&mut dev_ptr, size, flags.bits()) }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Allocate memory on the device.
@@ -5525,15 +5425,14 @@ pub fn malloc_managed(
 /// - `cuMemAlloc`
 #[doc(alias = "cudaMalloc")]
 #[inline]
-pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn malloc(size: usize) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMalloc(&mut dev_ptr, size) }?.result()?;
     Ok(dev_ptr)
 }
 /// Allocates page-locked memory on the host.
@@ -5586,15 +5485,14 @@ pub fn malloc(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// - `cuMemAllocHost`
 #[doc(alias = "cudaMallocHost")]
 #[inline]
-pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn malloc_host(size: usize) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocHost(&mut ptr, size) }?.result()?;
     Ok(ptr)
 }
 /// Allocates pitched memory on the device.
@@ -5649,23 +5547,18 @@ pub fn malloc_host(size: usize) -> crate::Result<*mut ::core::ffi::c_void> {
 /// - `cuMemAllocPitch`
 #[doc(alias = "cudaMallocPitch")]
 #[inline]
-pub fn malloc_pitch(
-    width: usize,
-    height: usize,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+pub fn malloc_pitch(width: usize, height: usize) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut pitch: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocPitch(&mut dev_ptr, &mut pitch, width, height) }?
+        .result()?;
     Ok((dev_ptr, pitch))
 }
 /// Allocate an array on the device.
@@ -5750,7 +5643,7 @@ pub fn malloc_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMallocArray(
             &mut array,
             ::core::ptr::from_ref(desc),
@@ -5758,8 +5651,8 @@ pub fn malloc_array(
             height,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Frees memory on the device.
@@ -5817,12 +5710,11 @@ pub fn malloc_array(
 /// - `cuMemFree`
 #[doc(alias = "cudaFree")]
 #[inline]
-pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn free(dev_ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFree(dev_ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFree(dev_ptr) }?.result()?;
     Ok(())
 }
 /// Frees page-locked memory.
@@ -5858,12 +5750,11 @@ pub unsafe fn free(dev_ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
 /// - `cuMemFreeHost`
 #[doc(alias = "cudaFreeHost")]
 #[inline]
-pub unsafe fn free_host(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn free_host(ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeHost(ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeHost(ptr) }?.result()?;
     Ok(())
 }
 /// Frees an array on the device.
@@ -5901,8 +5792,7 @@ pub unsafe fn free_array(array: cudaArray_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeArray(array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeArray(array) }?.result()?;
     Ok(())
 }
 /// Frees a mipmapped array on the device.
@@ -5942,8 +5832,7 @@ pub unsafe fn free_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeMipmappedArray(mipmapped_array) }?.result()?;
     Ok(())
 }
 /// Allocates page-locked memory on the host.
@@ -6027,15 +5916,14 @@ pub unsafe fn free_mipmapped_array(
 pub fn host_alloc(
     size: usize,
     flags: crate::sys::HostAllocFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_host: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut p_host: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostAlloc(&mut p_host, size, flags.bits()) }?.result()?;
     Ok(p_host)
 }
 /// Registers an existing host memory range for use by CUDA.
@@ -6151,15 +6039,14 @@ pub fn host_alloc(
 #[doc(alias = "cudaHostRegister")]
 #[inline]
 pub unsafe fn host_register(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     size: usize,
     flags: crate::sys::HostRegisterFlags,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostRegister(ptr, size, flags.bits()) }?.result()?;
     Ok(())
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
@@ -6190,12 +6077,11 @@ pub unsafe fn host_register(
 /// - `cuMemHostUnregister`
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
-pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()> {
+pub unsafe fn host_unregister(ptr: *mut c_void) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostUnregister(ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostUnregister(ptr) }?.result()?;
     Ok(())
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
@@ -6255,19 +6141,17 @@ pub unsafe fn host_unregister(ptr: *mut ::core::ffi::c_void) -> crate::Result<()
 #[doc(alias = "cudaHostGetDevicePointer")]
 #[inline]
 pub unsafe fn host_get_device_pointer(
-    p_host: *mut ::core::ffi::c_void,
+    p_host: *mut c_void,
     flags: crate::sys::DeviceFlags,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_device: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut p_device: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostGetDevicePointer(&mut p_device, p_host, flags.bits()) }?
+        .result()?;
     Ok(p_device)
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
@@ -6299,17 +6183,14 @@ pub unsafe fn host_get_device_pointer(
 /// - `cuMemHostGetFlags`
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
-pub unsafe fn host_get_flags(
-    p_host: *mut ::core::ffi::c_void,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn host_get_flags(p_host: *mut c_void) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_flags: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut p_flags: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaHostGetFlags(&mut p_flags, p_host) }?.result()?;
     Ok(p_flags)
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
@@ -6368,8 +6249,7 @@ pub fn malloc3d(extent: cudaExtent) -> crate::Result<cudaPitchedPtr> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMalloc3D(&mut pitched_dev_ptr, extent) }?.result()?;
     Ok(pitched_dev_ptr)
 }
 /// Allocate an array on the device.
@@ -6499,15 +6379,15 @@ pub fn malloc3d_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMalloc3DArray(
             &mut array,
             ::core::ptr::from_ref(desc),
             extent,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Allocate a mipmapped array on the device.
@@ -6631,7 +6511,7 @@ pub fn malloc3d_array(
 pub fn malloc_mipmapped_array(
     desc: &cudaChannelFormatDesc,
     extent: cudaExtent,
-    num_levels: ::core::ffi::c_uint,
+    num_levels: c_uint,
     flags: crate::sys::ArrayFlags,
 ) -> crate::Result<cudaMipmappedArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -6640,7 +6520,7 @@ pub fn malloc_mipmapped_array(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMallocMipmappedArray(
             &mut mipmapped_array,
             ::core::ptr::from_ref(desc),
@@ -6648,8 +6528,8 @@ pub fn malloc_mipmapped_array(
             num_levels,
             flags.bits(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmapped_array)
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
@@ -6696,7 +6576,7 @@ pub fn malloc_mipmapped_array(
 #[inline]
 pub unsafe fn get_mipmapped_array_level(
     mipmapped_array: cudaMipmappedArray_const_t,
-    level: ::core::ffi::c_uint,
+    level: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -6704,10 +6584,10 @@ pub unsafe fn get_mipmapped_array_level(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetMipmappedArrayLevel(&mut level_array, mipmapped_array, level)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(level_array)
 }
 /// Copies data between 3D objects.
@@ -6808,8 +6688,7 @@ pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3D(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
 /// Copies memory between devices.
@@ -6853,8 +6732,7 @@ pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DPeer(::core::ptr::from_ref(p)) }?.result()?;
     Ok(())
 }
 /// Copies data between 3D objects.
@@ -6971,10 +6849,8 @@ pub unsafe fn memcpy3d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DAsync(::core::ptr::from_ref(p), stream) }?
+        .result()?;
     Ok(())
 }
 /// Copies memory between devices asynchronously.
@@ -7016,10 +6892,8 @@ pub unsafe fn memcpy3d_peer_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy3DPeerAsync(::core::ptr::from_ref(p), stream) }?
+        .result()?;
     Ok(())
 }
 /// Gets free and total device memory.
@@ -7069,8 +6943,7 @@ pub fn mem_get_info() -> crate::Result<(usize, usize)> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemGetInfo(&mut free, &mut total) }?.result()?;
     Ok((free, total))
 }
 /// Gets info about the specified cudaArray.
@@ -7117,14 +6990,12 @@ pub unsafe fn array_get_info(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut extent: cudaExtent = unsafe { ::core::mem::zeroed() };
-    let mut flags: ::core::ffi::c_uint = 0;
+    let mut flags: c_uint = 0;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetInfo(&mut desc, &mut extent, &mut flags, array) }?
+        .result()?;
     Ok((desc, extent, crate::sys::ArrayFlags::from_bits_retain(flags)))
 }
 /// Gets a CUDA array plane from a CUDA array.
@@ -7171,7 +7042,7 @@ pub unsafe fn array_get_info(
 #[inline]
 pub unsafe fn array_get_plane(
     h_array: cudaArray_t,
-    plane_idx: ::core::ffi::c_uint,
+    plane_idx: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7179,10 +7050,8 @@ pub unsafe fn array_get_plane(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetPlane(&mut p_plane_array, h_array, plane_idx) }?
+        .result()?;
     Ok(p_plane_array)
 }
 /// Returns the memory requirements of a CUDA array.
@@ -7223,7 +7092,7 @@ pub unsafe fn array_get_plane(
 #[inline]
 pub unsafe fn array_get_memory_requirements(
     array: cudaArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7233,14 +7102,14 @@ pub unsafe fn array_get_memory_requirements(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaArrayGetMemoryRequirements(
             &mut memory_requirements,
             array,
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(memory_requirements)
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
@@ -7281,7 +7150,7 @@ pub unsafe fn array_get_memory_requirements(
 #[inline]
 pub unsafe fn mipmapped_array_get_memory_requirements(
     mipmap: cudaMipmappedArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaArrayMemoryRequirements> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -7291,14 +7160,14 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMipmappedArrayGetMemoryRequirements(
             &mut memory_requirements,
             mipmap,
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(memory_requirements)
 }
 /// Returns the layout properties of a sparse CUDA array.
@@ -7422,16 +7291,15 @@ pub unsafe fn mipmapped_array_get_memory_requirements(
 #[doc(alias = "cudaMemcpy")]
 #[inline]
 pub unsafe fn memcpy(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy(dst, src, count, kind) }?.result()?;
     Ok(())
 }
 /// Copies memory between two devices.
@@ -7476,19 +7344,17 @@ pub unsafe fn memcpy(
 #[doc(alias = "cudaMemcpyPeer")]
 #[inline]
 pub unsafe fn memcpy_peer(
-    dst: *mut ::core::ffi::c_void,
-    dst_device: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    src_device: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -7551,9 +7417,9 @@ pub unsafe fn memcpy_peer(
 #[doc(alias = "cudaMemcpy2D")]
 #[inline]
 pub unsafe fn memcpy2d(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -7562,10 +7428,8 @@ pub unsafe fn memcpy2d(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -7631,7 +7495,7 @@ pub unsafe fn memcpy2d_to_array(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -7640,7 +7504,7 @@ pub unsafe fn memcpy2d_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DToArray(
             dst,
             w_offset,
@@ -7651,8 +7515,8 @@ pub unsafe fn memcpy2d_to_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -7715,7 +7579,7 @@ pub unsafe fn memcpy2d_to_array(
 #[doc(alias = "cudaMemcpy2DFromArray")]
 #[inline]
 pub unsafe fn memcpy2d_from_array(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     w_offset: usize,
@@ -7727,7 +7591,7 @@ pub unsafe fn memcpy2d_from_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DFromArray(
             dst,
             dpitch,
@@ -7738,8 +7602,8 @@ pub unsafe fn memcpy2d_from_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -7814,7 +7678,7 @@ pub unsafe fn memcpy2d_array_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DArrayToArray(
             dst,
             w_offset_dst,
@@ -7826,8 +7690,8 @@ pub unsafe fn memcpy2d_array_to_array(
             height,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -7897,8 +7761,8 @@ pub unsafe fn memcpy2d_array_to_array(
 #[doc(alias = "cudaMemcpyAsync")]
 #[inline]
 pub unsafe fn memcpy_async(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
@@ -7906,8 +7770,7 @@ pub unsafe fn memcpy_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyAsync(dst, src, count, kind, stream) }?.result()?;
     Ok(())
 }
 /// Copies memory between two devices asynchronously.
@@ -7952,20 +7815,20 @@ pub unsafe fn memcpy_async(
 #[doc(alias = "cudaMemcpyPeerAsync")]
 #[inline]
 pub unsafe fn memcpy_peer_async(
-    dst: *mut ::core::ffi::c_void,
-    dst_device: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    src_device: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of memory copies asynchronously.
@@ -8062,8 +7925,8 @@ pub unsafe fn memcpy_peer_async(
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
-    dsts: &[*mut ::core::ffi::c_void],
-    srcs: &[*const ::core::ffi::c_void],
+    dsts: &[*mut c_void],
+    srcs: &[*const c_void],
     sizes: &[usize],
     attrs: &[cudaMemcpyAttributes],
     attrs_idxs: &[usize],
@@ -8078,7 +7941,7 @@ pub unsafe fn memcpy_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyBatchAsync(
             {
                 let s = dsts;
@@ -8104,8 +7967,8 @@ pub unsafe fn memcpy_batch_async(
             num_attrs,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of 3D memory copies asynchronously.
@@ -8209,14 +8072,14 @@ pub unsafe fn memcpy_batch_async(
 #[inline]
 pub unsafe fn memcpy3d_batch_async(
     op_list: &[cudaMemcpy3DBatchOp],
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let num_ops: usize = crate::error::shared_len(&[Some(op_list.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy3DBatchAsync(
             num_ops,
             {
@@ -8226,8 +8089,8 @@ pub unsafe fn memcpy3d_batch_async(
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs asynchronous memory copy operation with the specified
@@ -8268,8 +8131,8 @@ pub unsafe fn memcpy3d_batch_async(
 #[doc(alias = "cudaMemcpyWithAttributesAsync")]
 #[inline]
 pub unsafe fn memcpy_with_attributes_async(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     size: usize,
     attr: &mut cudaMemcpyAttributes,
     stream: cudaStream_t,
@@ -8277,7 +8140,7 @@ pub unsafe fn memcpy_with_attributes_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyWithAttributesAsync(
             dst,
             src,
@@ -8285,8 +8148,8 @@ pub unsafe fn memcpy_with_attributes_async(
             ::core::ptr::from_mut(attr),
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs 3D asynchronous memory copy with the specified attributes.
@@ -8323,20 +8186,20 @@ pub unsafe fn memcpy_with_attributes_async(
 #[inline]
 pub unsafe fn memcpy3d_with_attributes_async(
     op: &mut cudaMemcpy3DBatchOp,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy3DWithAttributesAsync(
             ::core::ptr::from_mut(op),
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8411,9 +8274,9 @@ pub unsafe fn memcpy3d_with_attributes_async(
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
 pub unsafe fn memcpy2d_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -8423,7 +8286,7 @@ pub unsafe fn memcpy2d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DAsync(
             dst,
             dpitch,
@@ -8434,8 +8297,8 @@ pub unsafe fn memcpy2d_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8509,7 +8372,7 @@ pub unsafe fn memcpy2d_to_array_async(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -8519,7 +8382,7 @@ pub unsafe fn memcpy2d_to_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DToArrayAsync(
             dst,
             w_offset,
@@ -8531,8 +8394,8 @@ pub unsafe fn memcpy2d_to_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device.
@@ -8603,7 +8466,7 @@ pub unsafe fn memcpy2d_to_array_async(
 #[doc(alias = "cudaMemcpy2DFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_from_array_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     w_offset: usize,
@@ -8616,7 +8479,7 @@ pub unsafe fn memcpy2d_from_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpy2DFromArrayAsync(
             dst,
             dpitch,
@@ -8628,8 +8491,8 @@ pub unsafe fn memcpy2d_from_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8664,15 +8527,14 @@ pub unsafe fn memcpy2d_from_array_async(
 #[doc(alias = "cudaMemset")]
 #[inline]
 pub unsafe fn memset(
-    dev_ptr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    dev_ptr: *mut c_void,
+    value: c_int,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset(dev_ptr, value, count) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8717,19 +8579,16 @@ pub unsafe fn memset(
 #[doc(alias = "cudaMemset2D")]
 #[inline]
 pub unsafe fn memset2d(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset2D(dev_ptr, pitch, value, width, height) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8788,14 +8647,13 @@ pub unsafe fn memset2d(
 #[inline]
 pub unsafe fn memset3d(
     pitched_dev_ptr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset3D(pitched_dev_ptr, value, extent) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8843,16 +8701,15 @@ pub unsafe fn memset3d(
 #[doc(alias = "cudaMemsetAsync")]
 #[inline]
 pub unsafe fn memset_async(
-    dev_ptr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    dev_ptr: *mut c_void,
+    value: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemsetAsync(dev_ptr, value, count, stream) }?.result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8905,9 +8762,9 @@ pub unsafe fn memset_async(
 #[doc(alias = "cudaMemset2DAsync")]
 #[inline]
 pub unsafe fn memset2d_async(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
     stream: cudaStream_t,
@@ -8915,10 +8772,10 @@ pub unsafe fn memset2d_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Initializes or sets device memory to a value.
@@ -8985,17 +8842,15 @@ pub unsafe fn memset2d_async(
 #[inline]
 pub unsafe fn memset3d_async(
     pitched_dev_ptr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?
+        .result()?;
     Ok(())
 }
 /// Prefetches memory to the specified destination location.
@@ -9105,19 +8960,17 @@ pub unsafe fn memset3d_async(
 #[doc(alias = "cudaMemPrefetchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_async(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
     location: cudaMemLocation,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream) }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of memory prefetches asynchronously.
@@ -9176,11 +9029,11 @@ pub unsafe fn mem_prefetch_async(
 #[doc(alias = "cudaMemPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_batch_async(
-    dptrs: &[*mut ::core::ffi::c_void],
+    dptrs: &[*mut c_void],
     sizes: &[usize],
     prefetch_locs: &[cudaMemLocation],
     prefetch_loc_idxs: &[usize],
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(
@@ -9192,7 +9045,7 @@ pub unsafe fn mem_prefetch_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPrefetchBatchAsync(
             {
                 let s = dptrs;
@@ -9215,8 +9068,8 @@ pub unsafe fn mem_prefetch_batch_async(
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of memory discards asynchronously.
@@ -9268,9 +9121,9 @@ pub unsafe fn mem_prefetch_batch_async(
 #[doc(alias = "cudaMemDiscardBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_batch_async(
-    dptrs: &[*mut ::core::ffi::c_void],
+    dptrs: &[*mut c_void],
     sizes: &[usize],
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(
@@ -9279,7 +9132,7 @@ pub unsafe fn mem_discard_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemDiscardBatchAsync(
             {
                 let s = dptrs;
@@ -9293,8 +9146,8 @@ pub unsafe fn mem_discard_batch_async(
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Performs a batch of memory discards and prefetches asynchronously.
@@ -9361,11 +9214,11 @@ pub unsafe fn mem_discard_batch_async(
 #[doc(alias = "cudaMemDiscardAndPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_and_prefetch_batch_async(
-    dptrs: &[*mut ::core::ffi::c_void],
+    dptrs: &[*mut c_void],
     sizes: &[usize],
     prefetch_locs: &[cudaMemLocation],
     prefetch_loc_idxs: &[usize],
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     let count: usize = crate::error::shared_len(
@@ -9377,7 +9230,7 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemDiscardAndPrefetchBatchAsync(
             {
                 let s = dptrs;
@@ -9400,8 +9253,8 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
             flags,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Advise about the usage of a given memory range.
@@ -9597,7 +9450,7 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 #[doc(alias = "cudaMemAdvise")]
 #[inline]
 pub unsafe fn mem_advise(
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
@@ -9605,8 +9458,7 @@ pub unsafe fn mem_advise(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, location) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemAdvise(dev_ptr, count, advice, location) }?.result()?;
     Ok(())
 }
 /// Query an attribute of a given memory range.
@@ -9748,19 +9600,19 @@ pub unsafe fn mem_advise(
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
 pub unsafe fn mem_range_get_attribute(
-    data: *mut ::core::ffi::c_void,
+    data: *mut c_void,
     data_size: usize,
     attribute: cudaMemRangeAttribute,
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Query attributes of a given memory range.
@@ -9821,10 +9673,10 @@ pub unsafe fn mem_range_get_attribute(
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
-    data: &mut [*mut ::core::ffi::c_void],
+    data: &mut [*mut c_void],
     data_sizes: &[usize],
     attributes: &[cudaMemRangeAttribute],
-    dev_ptr: *const ::core::ffi::c_void,
+    dev_ptr: *const c_void,
     count: usize,
 ) -> crate::Result<()> {
     let num_attributes: usize = crate::error::shared_len(
@@ -9833,7 +9685,7 @@ pub unsafe fn mem_range_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemRangeGetAttributes(
             {
                 let s = data;
@@ -9851,8 +9703,8 @@ pub unsafe fn mem_range_get_attributes(
             dev_ptr,
             count,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Allocates memory with stream ordered semantics.
@@ -9907,15 +9759,14 @@ pub unsafe fn mem_range_get_attributes(
 pub unsafe fn malloc_async(
     size: usize,
     h_stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocAsync(&mut dev_ptr, size, h_stream) }?.result()?;
     Ok(dev_ptr)
 }
 /// Frees memory with stream ordered semantics.
@@ -9952,14 +9803,13 @@ pub unsafe fn malloc_async(
 #[doc(alias = "cudaFreeAsync")]
 #[inline]
 pub unsafe fn free_async(
-    dev_ptr: *mut ::core::ffi::c_void,
+    dev_ptr: *mut c_void,
     h_stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFreeAsync(dev_ptr, h_stream) }?.result()?;
     Ok(())
 }
 /// Tries to release memory back to the OS.
@@ -10009,8 +9859,7 @@ pub unsafe fn mem_pool_trim_to(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolTrimTo(mem_pool, min_bytes_to_keep) }?.result()?;
     Ok(())
 }
 /// Sets attributes of a memory pool.
@@ -10081,13 +9930,12 @@ pub unsafe fn mem_pool_trim_to(
 pub unsafe fn mem_pool_set_attribute(
     mem_pool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolSetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
 /// Gets attributes of a memory pool.
@@ -10195,13 +10043,12 @@ pub unsafe fn mem_pool_set_attribute(
 pub unsafe fn mem_pool_get_attribute(
     mem_pool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolGetAttribute(mem_pool, attr, value) }?.result()?;
     Ok(())
 }
 /// Controls visibility of pools between devices.
@@ -10237,14 +10084,14 @@ pub unsafe fn mem_pool_set_access(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolSetAccess(
             mem_pool,
             desc_list.map_or(::core::ptr::null(), |s| s.as_ptr()),
             count,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns the accessibility of a pool from a device.
@@ -10287,14 +10134,14 @@ pub unsafe fn mem_pool_get_access(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolGetAccess(
             &mut flags,
             mem_pool,
             ::core::ptr::from_mut(location),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(flags)
 }
 /// Creates a memory pool.
@@ -10405,10 +10252,10 @@ pub unsafe fn mem_pool_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolCreate(&mut mem_pool, ::core::ptr::from_ref(pool_props))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Destroys the specified memory pool.
@@ -10454,8 +10301,7 @@ pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolDestroy(mem_pool) }?.result()?;
     Ok(())
 }
 /// Returns the default memory pool for a given location and allocation type.
@@ -10507,14 +10353,14 @@ pub fn mem_get_default_mem_pool(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemGetDefaultMemPool(
             &mut mem_pool,
             ::core::ptr::from_mut(location),
             type_,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Gets the current memory pool for a given memory location and allocation type.
@@ -10572,14 +10418,14 @@ pub fn mem_get_mem_pool(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemGetMemPool(
             &mut mem_pool,
             ::core::ptr::from_mut(location),
             type_,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Sets the current memory pool for a memory location and allocation type.
@@ -10646,10 +10492,10 @@ pub unsafe fn mem_set_mem_pool(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemSetMemPool(::core::ptr::from_mut(location), type_, mem_pool)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Allocates memory from a specified pool with stream ordered semantics.
@@ -10700,17 +10546,15 @@ pub unsafe fn malloc_from_pool_async(
     size: usize,
     mem_pool: cudaMemPool_t,
     stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMallocFromPoolAsync(&mut ptr, size, mem_pool, stream) }?
+        .result()?;
     Ok(ptr)
 }
 /// Exports a memory pool to the requested handle type.
@@ -10755,23 +10599,23 @@ pub unsafe fn malloc_from_pool_async(
 #[doc(alias = "cudaMemPoolExportToShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_export_to_shareable_handle(
-    shareable_handle: *mut ::core::ffi::c_void,
+    shareable_handle: *mut c_void,
     mem_pool: cudaMemPool_t,
     handle_type: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolExportToShareableHandle(
             shareable_handle,
             mem_pool,
             handle_type,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// imports a memory pool from a shared handle.
@@ -10812,9 +10656,9 @@ pub unsafe fn mem_pool_export_to_shareable_handle(
 #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
-    shareable_handle: *mut ::core::ffi::c_void,
+    shareable_handle: *mut c_void,
     handle_type: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaMemPool_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -10822,15 +10666,15 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolImportFromShareableHandle(
             &mut mem_pool,
             shareable_handle,
             handle_type,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mem_pool)
 }
 /// Export data to share a memory pool allocation between processes.
@@ -10867,7 +10711,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 #[doc(alias = "cudaMemPoolExportPointer")]
 #[inline]
 pub unsafe fn mem_pool_export_pointer(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
 ) -> crate::Result<cudaMemPoolPtrExportData> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -10875,8 +10719,7 @@ pub unsafe fn mem_pool_export_pointer(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemPoolExportPointer(&mut export_data, ptr) }?.result()?;
     Ok(export_data)
 }
 /// Import a memory pool allocation from another process.
@@ -10923,21 +10766,21 @@ pub unsafe fn mem_pool_export_pointer(
 pub unsafe fn mem_pool_import_pointer(
     mem_pool: cudaMemPool_t,
     export_data: Option<&mut cudaMemPoolPtrExportData>,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemPoolImportPointer(
             &mut ptr,
             mem_pool,
             export_data.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ptr)
 }
 /// Returns attributes about a specified pointer.
@@ -11009,7 +10852,7 @@ pub unsafe fn mem_pool_import_pointer(
 #[doc(alias = "cudaPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(
-    ptr: *const ::core::ffi::c_void,
+    ptr: *const c_void,
 ) -> crate::Result<cudaPointerAttributes> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11017,8 +10860,7 @@ pub unsafe fn pointer_get_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaPointerGetAttributes(&mut attributes, ptr) }?.result()?;
     Ok(attributes)
 }
 /// Queries if a device may directly access a peer device's memory.
@@ -11051,19 +10893,19 @@ pub unsafe fn pointer_get_attributes(
 #[doc(alias = "cudaDeviceCanAccessPeer")]
 #[inline]
 pub fn device_can_access_peer(
-    device: ::core::ffi::c_int,
-    peer_device: ::core::ffi::c_int,
-) -> crate::Result<::core::ffi::c_int> {
+    device: c_int,
+    peer_device: c_int,
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut can_access_peer: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut can_access_peer: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceCanAccessPeer(&mut can_access_peer, device, peer_device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(can_access_peer)
 }
 /// Enables direct access to memory allocations on a peer device.
@@ -11111,14 +10953,13 @@ pub fn device_can_access_peer(
 #[doc(alias = "cudaDeviceEnablePeerAccess")]
 #[inline]
 pub fn device_enable_peer_access(
-    peer_device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    peer_device: c_int,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceEnablePeerAccess(peer_device, flags) }?.result()?;
     Ok(())
 }
 /// Disables direct access to memory allocations on a peer device.
@@ -11144,12 +10985,11 @@ pub fn device_enable_peer_access(
 /// - `cuCtxDisablePeerAccess`
 #[doc(alias = "cudaDeviceDisablePeerAccess")]
 #[inline]
-pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn device_disable_peer_access(peer_device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceDisablePeerAccess(peer_device) }?.result()?;
     Ok(())
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
@@ -11190,19 +11030,17 @@ pub fn device_disable_peer_access(peer_device: ::core::ffi::c_int) -> crate::Res
 #[doc(alias = "cudaGLGetDevices")]
 #[inline]
 pub fn gl_get_devices(
-    p_cuda_devices: &mut [::core::ffi::c_int],
+    p_cuda_devices: &mut [c_int],
     device_list: cudaGLDeviceList,
-) -> crate::Result<::core::ffi::c_uint> {
+) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut p_cuda_device_count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
-    let device_count: ::core::ffi::c_uint = crate::error::shared_len(
-        &[Some(p_cuda_devices.len())],
-    )?;
+    let mut p_cuda_device_count: c_uint = unsafe { ::core::mem::zeroed() };
+    let device_count: c_uint = crate::error::shared_len(&[Some(p_cuda_devices.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGLGetDevices(
             &mut p_cuda_device_count,
             {
@@ -11212,8 +11050,8 @@ pub fn gl_get_devices(
             device_count,
             device_list,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_cuda_device_count)
 }
 /// Register an OpenGL texture or renderbuffer object.
@@ -11295,7 +11133,7 @@ pub fn gl_get_devices(
 pub fn graphics_gl_register_image(
     image: GLuint,
     target: GLenum,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11303,10 +11141,10 @@ pub fn graphics_gl_register_image(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsGLRegisterImage(&mut resource, image, target, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an OpenGL buffer object.
@@ -11353,7 +11191,7 @@ pub fn graphics_gl_register_image(
 #[inline]
 pub fn graphics_gl_register_buffer(
     buffer: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11361,10 +11199,8 @@ pub fn graphics_gl_register_buffer(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsGLRegisterBuffer(&mut resource, buffer, flags) }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Gets the CUDA device associated with a VdpDevice.
@@ -11399,17 +11235,17 @@ pub fn graphics_gl_register_buffer(
 pub unsafe fn vdpau_get_device(
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaVDPAUGetDevice(&mut device, vdp_device, vdp_get_proc_address)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(device)
 }
 /// Sets a CUDA device to use VDPAU interoperability.
@@ -11450,17 +11286,17 @@ pub unsafe fn vdpau_get_device(
 #[doc(alias = "cudaVDPAUSetVDPAUDevice")]
 #[inline]
 pub unsafe fn vdpau_set_vdpau_device(
-    device: ::core::ffi::c_int,
+    device: c_int,
     vdp_device: VdpDevice,
     vdp_get_proc_address: VdpGetProcAddress,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Register a VdpVideoSurface object.
@@ -11507,7 +11343,7 @@ pub unsafe fn vdpau_set_vdpau_device(
 #[inline]
 pub fn graphics_vdpau_register_video_surface(
     vdp_surface: VdpVideoSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11515,14 +11351,14 @@ pub fn graphics_vdpau_register_video_surface(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsVDPAURegisterVideoSurface(
             &mut resource,
             vdp_surface,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Register a VdpOutputSurface object.
@@ -11569,7 +11405,7 @@ pub fn graphics_vdpau_register_video_surface(
 #[inline]
 pub fn graphics_vdpau_register_output_surface(
     vdp_surface: VdpOutputSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11577,14 +11413,14 @@ pub fn graphics_vdpau_register_output_surface(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsVDPAURegisterOutputSurface(
             &mut resource,
             vdp_surface,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(resource))
 }
 /// Registers an EGL image.
@@ -11653,7 +11489,7 @@ pub fn graphics_vdpau_register_output_surface(
 #[inline]
 pub unsafe fn graphics_egl_register_image(
     image: EGLImageKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphicsResource_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11663,10 +11499,10 @@ pub unsafe fn graphics_egl_register_image(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsEGLRegisterImage(&mut p_cuda_resource, image, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cudaGraphicsResource_t(p_cuda_resource))
 }
 /// Connect CUDA to EGLStream as a consumer.
@@ -11711,10 +11547,8 @@ pub unsafe fn egl_stream_consumer_connect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamConsumerConnect(&mut conn, egl_stream) }?
+        .result()?;
     Ok(conn)
 }
 /// Connect CUDA to EGLStream as a consumer with given flags.
@@ -11755,7 +11589,7 @@ pub unsafe fn egl_stream_consumer_connect(
 #[inline]
 pub unsafe fn egl_stream_consumer_connect_with_flags(
     egl_stream: EGLStreamKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaEglStreamConnection> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -11763,10 +11597,10 @@ pub unsafe fn egl_stream_consumer_connect_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerConnectWithFlags(&mut conn, egl_stream, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(conn)
 }
 /// Disconnect CUDA as a consumer to EGLStream .
@@ -11801,10 +11635,8 @@ pub unsafe fn egl_stream_consumer_disconnect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamConsumerDisconnect(::core::ptr::from_mut(conn)) }?
+        .result()?;
     Ok(())
 }
 /// Acquire an image frame from the EGLStream with CUDA as a consumer.
@@ -11844,20 +11676,20 @@ pub unsafe fn egl_stream_consumer_acquire_frame(
     conn: &mut cudaEglStreamConnection,
     p_cuda_resource: &mut cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
-    timeout: ::core::ffi::c_uint,
+    timeout: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerAcquireFrame(
             ::core::ptr::from_mut(conn),
             ::core::ptr::from_mut(p_cuda_resource),
             ::core::ptr::from_mut(p_stream),
             timeout,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Releases the last frame acquired from the EGLStream.
@@ -11899,14 +11731,14 @@ pub unsafe fn egl_stream_consumer_release_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamConsumerReleaseFrame(
             ::core::ptr::from_mut(conn),
             p_cuda_resource,
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Connect CUDA to EGLStream as a producer.
@@ -11955,10 +11787,10 @@ pub unsafe fn egl_stream_producer_connect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerConnect(&mut conn, egl_stream, width, height)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(conn)
 }
 /// Disconnect CUDA as a producer to EGLStream .
@@ -11993,10 +11825,8 @@ pub unsafe fn egl_stream_producer_disconnect(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEGLStreamProducerDisconnect(::core::ptr::from_mut(conn)) }?
+        .result()?;
     Ok(())
 }
 /// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
@@ -12043,14 +11873,14 @@ pub unsafe fn egl_stream_producer_present_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerPresentFrame(
             ::core::ptr::from_mut(conn),
             eglframe,
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Return the CUDA eglFrame to the EGLStream last released by the consumer.
@@ -12093,14 +11923,14 @@ pub unsafe fn egl_stream_producer_return_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEGLStreamProducerReturnFrame(
             ::core::ptr::from_mut(conn),
             ::core::ptr::from_mut(eglframe),
             ::core::ptr::from_mut(p_stream),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Get an eglFrame through which to access a registered EGL graphics resource.
@@ -12144,8 +11974,8 @@ pub unsafe fn egl_stream_producer_return_frame(
 #[inline]
 pub unsafe fn graphics_resource_get_mapped_egl_frame(
     resource: cudaGraphicsResource_t,
-    index: ::core::ffi::c_uint,
-    mip_level: ::core::ffi::c_uint,
+    index: c_uint,
+    mip_level: c_uint,
 ) -> crate::Result<cudaEglFrame> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12153,15 +11983,15 @@ pub unsafe fn graphics_resource_get_mapped_egl_frame(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedEglFrame(
             &mut egl_frame,
             resource,
             index,
             mip_level,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(egl_frame)
 }
 /// Creates an event from EGLSync object.
@@ -12218,10 +12048,10 @@ pub unsafe fn event_create_from_egl_sync(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaEventCreateFromEGLSync(&mut ph_event, egl_sync, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ph_event)
 }
 /// Unregisters a graphics resource for access by CUDA.
@@ -12262,8 +12092,7 @@ pub unsafe fn graphics_unregister_resource(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsUnregisterResource(resource) }?.result()?;
     Ok(())
 }
 /// Set usage flags for mapping a graphics resource.
@@ -12312,15 +12141,12 @@ pub unsafe fn graphics_unregister_resource(
 #[inline]
 pub unsafe fn graphics_resource_set_map_flags(
     resource: cudaGraphicsResource_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphicsResourceSetMapFlags(resource, flags) }?.result()?;
     Ok(())
 }
 /// Map graphics resources for access by CUDA.
@@ -12367,21 +12193,21 @@ pub unsafe fn graphics_resource_set_map_flags(
 #[doc(alias = "cudaGraphicsMapResources")]
 #[inline]
 pub unsafe fn graphics_map_resources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsMapResources(
             count,
             ::core::ptr::from_mut(resources),
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Unmap graphics resources.
@@ -12424,21 +12250,21 @@ pub unsafe fn graphics_map_resources(
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
 pub unsafe fn graphics_unmap_resources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: &mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsUnmapResources(
             count,
             ::core::ptr::from_mut(resources),
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Get an device pointer through which to access a mapped graphics resource.
@@ -12482,24 +12308,24 @@ pub unsafe fn graphics_unmap_resources(
 #[inline]
 pub unsafe fn graphics_resource_get_mapped_pointer(
     resource: cudaGraphicsResource_t,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedPointer(
             &mut dev_ptr,
             &mut size,
             resource,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dev_ptr, size))
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
@@ -12544,8 +12370,8 @@ pub unsafe fn graphics_resource_get_mapped_pointer(
 #[inline]
 pub unsafe fn graphics_sub_resource_get_mapped_array(
     resource: cudaGraphicsResource_t,
-    array_index: ::core::ffi::c_uint,
-    mip_level: ::core::ffi::c_uint,
+    array_index: c_uint,
+    mip_level: c_uint,
 ) -> crate::Result<cudaArray_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -12553,15 +12379,15 @@ pub unsafe fn graphics_sub_resource_get_mapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsSubResourceGetMappedArray(
             &mut array,
             resource,
             array_index,
             mip_level,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(array)
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
@@ -12607,13 +12433,13 @@ pub unsafe fn graphics_resource_get_mapped_mipmapped_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphicsResourceGetMappedMipmappedArray(
             &mut mipmapped_array,
             resource,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(mipmapped_array)
 }
 /// Get the channel descriptor of an array.
@@ -12653,8 +12479,7 @@ pub unsafe fn get_channel_desc(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetChannelDesc(&mut desc, array) }?.result()?;
     Ok(desc)
 }
 /// Returns a channel descriptor using the specified format.
@@ -12697,10 +12522,10 @@ pub unsafe fn get_channel_desc(
 #[doc(alias = "cudaCreateChannelDesc")]
 #[inline]
 pub fn create_channel_desc(
-    x: ::core::ffi::c_int,
-    y: ::core::ffi::c_int,
-    z: ::core::ffi::c_int,
-    w: ::core::ffi::c_int,
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
@@ -12950,15 +12775,15 @@ pub unsafe fn create_texture_object(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaCreateTextureObject(
             &mut p_tex_object,
             ::core::ptr::from_ref(p_res_desc),
             ::core::ptr::from_ref(p_tex_desc),
             p_res_view_desc.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_tex_object)
 }
 /// Destroys a texture object.
@@ -12985,8 +12810,7 @@ pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> crate::Result<
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroyTextureObject(tex_object) }?.result()?;
     Ok(())
 }
 /// Returns a texture object's resource descriptor.
@@ -13023,10 +12847,8 @@ pub fn get_texture_object_resource_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetTextureObjectResourceDesc(&mut p_res_desc, tex_object) }?
+        .result()?;
     Ok(p_res_desc)
 }
 /// Returns a texture object's texture descriptor.
@@ -13063,10 +12885,8 @@ pub fn get_texture_object_texture_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetTextureObjectTextureDesc(&mut p_tex_desc, tex_object) }?
+        .result()?;
     Ok(p_tex_desc)
 }
 /// Returns a texture object's resource view descriptor.
@@ -13104,13 +12924,13 @@ pub fn get_texture_object_resource_view_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetTextureObjectResourceViewDesc(
             &mut p_res_view_desc,
             tex_object,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_res_view_desc)
 }
 /// Creates a surface object.
@@ -13159,13 +12979,13 @@ pub unsafe fn create_surface_object(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaCreateSurfaceObject(
             &mut p_surf_object,
             ::core::ptr::from_ref(p_res_desc),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_surf_object)
 }
 /// Destroys a surface object.
@@ -13192,8 +13012,7 @@ pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> crate::Result
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDestroySurfaceObject(surf_object) }?.result()?;
     Ok(())
 }
 /// Returns a surface object's resource descriptor Returns the resource descriptor for the surface object specified by `surf_object`.
@@ -13227,10 +13046,10 @@ pub fn get_surface_object_resource_desc(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetSurfaceObjectResourceDesc(&mut p_res_desc, surf_object)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_res_desc)
 }
 /// Returns the latest version of CUDA supported by the driver.
@@ -13259,15 +13078,14 @@ pub fn get_surface_object_resource_desc(
 /// - `cuDriverGetVersion`
 #[doc(alias = "cudaDriverGetVersion")]
 #[inline]
-pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
+pub fn driver_get_version() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut driver_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut driver_version: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDriverGetVersion(&mut driver_version) }?.result()?;
     Ok(driver_version)
 }
 /// Returns the CUDA Runtime version.
@@ -13299,15 +13117,14 @@ pub fn driver_get_version() -> crate::Result<::core::ffi::c_int> {
 /// - `cuDriverGetVersion`
 #[doc(alias = "cudaRuntimeGetVersion")]
 #[inline]
-pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
+pub fn runtime_get_version() -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut runtime_version: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut runtime_version: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaRuntimeGetVersion(&mut runtime_version) }?.result()?;
     Ok(runtime_version)
 }
 /// Register a callback function to receive error log messages.
@@ -13335,7 +13152,7 @@ pub fn runtime_get_version() -> crate::Result<::core::ffi::c_int> {
 #[inline]
 pub unsafe fn logs_register_callback(
     callback_func: cudaLogsCallback_t,
-    user_data: *mut ::core::ffi::c_void,
+    user_data: *mut c_void,
 ) -> crate::Result<cudaLogsCallbackHandle> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -13343,10 +13160,10 @@ pub unsafe fn logs_register_callback(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLogsRegisterCallback(callback_func, user_data, &mut callback_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(callback_out)
 }
 /// Unregister a log message callback.
@@ -13372,8 +13189,7 @@ pub unsafe fn logs_unregister_callback(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLogsUnregisterCallback(callback) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLogsUnregisterCallback(callback) }?.result()?;
     Ok(())
 }
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
@@ -13393,15 +13209,14 @@ pub unsafe fn logs_unregister_callback(
 /// [`Error::Cuda`](crate::Error::Cuda) with the status the call returns; the documentation lists [`cudaErrorInvalidValue`](crate::sys::cudaError_t::ERROR_INVALID_VALUE). [`Error::LibraryNotFound`](crate::Error::LibraryNotFound) or [`Error::SymbolNotFound`](crate::Error::SymbolNotFound) when the runtime library or this function cannot be loaded.
 #[doc(alias = "cudaLogsCurrent")]
 #[inline]
-pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator> {
+pub fn logs_current(flags: c_uint) -> crate::Result<cudaLogIterator> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut iterator_out: cudaLogIterator = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaLogsCurrent(&mut iterator_out, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLogsCurrent(&mut iterator_out, flags) }?.result()?;
     Ok(iterator_out)
 }
 /// Dump accumulated driver logs into a file.
@@ -13432,19 +13247,19 @@ pub fn logs_current(flags: ::core::ffi::c_uint) -> crate::Result<cudaLogIterator
 pub fn logs_dump_to_file(
     iterator: Option<&mut cudaLogIterator>,
     path_to_file: &::core::ffi::CStr,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLogsDumpToFile(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
             path_to_file.as_ptr(),
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Dump accumulated driver logs into a buffer.
@@ -13508,22 +13323,22 @@ pub fn logs_dump_to_file(
 #[inline]
 pub fn logs_dump_to_memory(
     iterator: Option<&mut cudaLogIterator>,
-    buffer: &mut ::core::ffi::c_char,
+    buffer: &mut c_char,
     size: &mut usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLogsDumpToMemory(
             iterator.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
             ::core::ptr::from_mut(buffer),
             ::core::ptr::from_mut(size),
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a graph.
@@ -13560,15 +13375,14 @@ pub fn logs_dump_to_memory(
 /// - [`cudaGraphClone`](crate::api::graph_clone)
 #[doc(alias = "cudaGraphCreate")]
 #[inline]
-pub fn graph_create(flags: ::core::ffi::c_uint) -> crate::Result<cudaGraph_t> {
+pub fn graph_create(flags: c_uint) -> crate::Result<cudaGraph_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut p_graph: cudaGraph_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphCreate(&mut p_graph, flags) }?.result()?;
     Ok(p_graph)
 }
 /// Creates a kernel execution node and adds it to a graph.
@@ -13683,7 +13497,7 @@ pub unsafe fn graph_add_kernel_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddKernelNode(
             &mut p_graph_node,
             graph,
@@ -13694,8 +13508,8 @@ pub unsafe fn graph_add_kernel_node(
             num_dependencies,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a kernel node's parameters.
@@ -13746,10 +13560,8 @@ pub unsafe fn graph_kernel_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a kernel node's parameters.
@@ -13787,13 +13599,13 @@ pub unsafe fn graph_kernel_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphKernelNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies attributes from source node to destination node.
@@ -13829,8 +13641,7 @@ pub unsafe fn graph_kernel_node_copy_attributes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_dst, h_src) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeCopyAttributes(h_dst, h_src) }?.result()?;
     Ok(())
 }
 /// Queries node attribute.
@@ -13872,10 +13683,8 @@ pub unsafe fn graph_kernel_node_get_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphKernelNodeGetAttribute(h_node, attr, &mut value_out) }?
+        .result()?;
     Ok(value_out)
 }
 /// Sets node attribute.
@@ -13913,14 +13722,14 @@ pub unsafe fn graph_kernel_node_set_attribute(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphKernelNodeSetAttribute(
             h_node,
             attr,
             ::core::ptr::from_ref(value),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a memcpy node and adds it to a graph.
@@ -13994,7 +13803,7 @@ pub unsafe fn graph_add_memcpy_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNode(
             &mut p_graph_node,
             graph,
@@ -14005,8 +13814,8 @@ pub unsafe fn graph_add_memcpy_node(
             num_dependencies,
             ::core::ptr::from_ref(p_copy_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph.
@@ -14166,10 +13975,8 @@ pub unsafe fn graph_memcpy_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemcpyNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a memcpy node's parameters.
@@ -14210,13 +14017,13 @@ pub unsafe fn graph_memcpy_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device.
@@ -14345,7 +14152,7 @@ pub unsafe fn graph_add_memset_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemsetNode(
             &mut p_graph_node,
             graph,
@@ -14353,8 +14160,8 @@ pub unsafe fn graph_add_memset_node(
             num_dependencies,
             p_memset_params.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memset node's parameters.
@@ -14396,10 +14203,8 @@ pub unsafe fn graph_memset_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemsetNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a memset node's parameters.
@@ -14437,13 +14242,13 @@ pub unsafe fn graph_memset_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemsetNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a host execution node and adds it to a graph.
@@ -14509,7 +14314,7 @@ pub unsafe fn graph_add_host_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddHostNode(
             &mut p_graph_node,
             graph,
@@ -14520,8 +14325,8 @@ pub unsafe fn graph_add_host_node(
             num_dependencies,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a host node's parameters.
@@ -14563,10 +14368,8 @@ pub unsafe fn graph_host_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphHostNodeGetParams(node, &mut p_node_params) }?
+        .result()?;
     Ok(p_node_params)
 }
 /// Sets a host node's parameters.
@@ -14604,13 +14407,13 @@ pub unsafe fn graph_host_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphHostNodeSetParams(
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a child graph node and adds it to a graph.
@@ -14678,7 +14481,7 @@ pub unsafe fn graph_add_child_graph_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddChildGraphNode(
             &mut p_graph_node,
             graph,
@@ -14689,8 +14492,8 @@ pub unsafe fn graph_add_child_graph_node(
             num_dependencies,
             child_graph,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Gets a handle to the embedded graph of a child graph node.
@@ -14735,10 +14538,8 @@ pub unsafe fn graph_child_graph_node_get_graph(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphChildGraphNodeGetGraph(node, &mut p_graph) }?
+        .result()?;
     Ok(p_graph)
 }
 /// Creates an empty node and adds it to a graph.
@@ -14801,7 +14602,7 @@ pub unsafe fn graph_add_empty_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEmptyNode(
             &mut p_graph_node,
             graph,
@@ -14811,8 +14612,8 @@ pub unsafe fn graph_add_empty_node(
             },
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates an event record node and adds it to a graph.
@@ -15260,10 +15061,7 @@ pub unsafe fn graph_clone(original_graph: cudaGraph_t) -> crate::Result<cudaGrap
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphClone(&mut p_graph_clone, original_graph) }?.result()?;
     Ok(p_graph_clone)
 }
 /// Finds a cloned version of a node.
@@ -15312,10 +15110,10 @@ pub unsafe fn graph_node_find_in_clone(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeFindInClone(&mut p_node, original_node, cloned_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_node)
 }
 /// Returns a node's type.
@@ -15364,8 +15162,7 @@ pub unsafe fn graph_node_get_type(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetType(node, &mut p_type) }?.result()?;
     Ok(p_type)
 }
 /// Returns the graph that contains a given graph node.
@@ -15406,10 +15203,8 @@ pub unsafe fn graph_node_get_containing_graph(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphNodeGetContainingGraph(h_node, &mut ph_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetContainingGraph(h_node, &mut ph_graph) }?
+        .result()?;
     Ok(ph_graph)
 }
 /// Returns the node id of a given graph node.
@@ -15442,17 +15237,14 @@ pub unsafe fn graph_node_get_containing_graph(
 /// - [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print)
 #[doc(alias = "cudaGraphNodeGetLocalId")]
 #[inline]
-pub unsafe fn graph_node_get_local_id(
-    h_node: cudaGraphNode_t,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn graph_node_get_local_id(h_node: cudaGraphNode_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut node_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut node_id: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetLocalId(h_node, &mut node_id) }?.result()?;
     Ok(node_id)
 }
 /// Returns an id used by tools to identify a given node.
@@ -15483,17 +15275,15 @@ pub unsafe fn graph_node_get_local_id(
 #[inline]
 pub unsafe fn graph_node_get_tools_id(
     h_node: cudaGraphNode_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut tools_node_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut tools_node_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphNodeGetToolsId(h_node, &mut tools_node_id)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetToolsId(h_node, &mut tools_node_id) }?
+        .result()?;
     Ok(tools_node_id)
 }
 /// Returns the id of a given graph.
@@ -15525,15 +15315,14 @@ pub unsafe fn graph_node_get_tools_id(
 /// - [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print)
 #[doc(alias = "cudaGraphGetId")]
 #[inline]
-pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut graph_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphGetId(h_graph, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
 /// Returns the id of a given graph exec.
@@ -15565,17 +15354,14 @@ pub unsafe fn graph_get_id(h_graph: cudaGraph_t) -> crate::Result<::core::ffi::c
 /// - [`cudaGraphDebugDotPrint`](crate::api::graph_debug_dot_print)
 #[doc(alias = "cudaGraphExecGetId")]
 #[inline]
-pub unsafe fn graph_exec_get_id(
-    h_graph_exec: cudaGraphExec_t,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut graph_id: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut graph_id: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphExecGetId(h_graph_exec, &mut graph_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecGetId(h_graph_exec, &mut graph_id) }?.result()?;
     Ok(graph_id)
 }
 /// Returns a graph's nodes.
@@ -15624,14 +15410,14 @@ pub unsafe fn graph_get_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetNodes(
             graph,
             if nodes.is_empty() { ::core::ptr::null_mut() } else { nodes.as_mut_ptr() },
             &mut num_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(num_nodes).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         nodes.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -15648,7 +15434,7 @@ pub unsafe fn graph_get_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetNodes(
                 graph,
                 if nodes.is_empty() {
@@ -15658,8 +15444,8 @@ pub unsafe fn graph_get_nodes(
                 },
                 &mut num_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(num_nodes).map_or(n, |g| g.min(n));
         nodes.truncate(got);
     }
@@ -15711,7 +15497,7 @@ pub unsafe fn graph_get_root_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetRootNodes(
             graph,
             if p_root_nodes.is_empty() {
@@ -15721,8 +15507,8 @@ pub unsafe fn graph_get_root_nodes(
             },
             &mut p_num_root_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_root_nodes)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -15743,7 +15529,7 @@ pub unsafe fn graph_get_root_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetRootNodes(
                 graph,
                 if p_root_nodes.is_empty() {
@@ -15753,8 +15539,8 @@ pub unsafe fn graph_get_root_nodes(
                 },
                 &mut p_num_root_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_root_nodes).map_or(n, |g| g.min(n));
         p_root_nodes.truncate(got);
     }
@@ -15826,7 +15612,7 @@ pub unsafe fn graph_get_edges(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphGetEdges(
             graph,
             if from.is_empty() { ::core::ptr::null_mut() } else { from.as_mut_ptr() },
@@ -15838,8 +15624,8 @@ pub unsafe fn graph_get_edges(
             },
             &mut num_edges,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(num_edges).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         from.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -15874,7 +15660,7 @@ pub unsafe fn graph_get_edges(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphGetEdges(
                 graph,
                 if from.is_empty() {
@@ -15890,8 +15676,8 @@ pub unsafe fn graph_get_edges(
                 },
                 &mut num_edges,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(num_edges).map_or(n, |g| g.min(n));
         from.truncate(got);
         to.truncate(got);
@@ -15957,7 +15743,7 @@ pub unsafe fn graph_node_get_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependencies(
             node,
             if p_dependencies.is_empty() {
@@ -15972,8 +15758,8 @@ pub unsafe fn graph_node_get_dependencies(
             },
             &mut p_num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependencies)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -16004,7 +15790,7 @@ pub unsafe fn graph_node_get_dependencies(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependencies(
                 node,
                 if p_dependencies.is_empty() {
@@ -16019,8 +15805,8 @@ pub unsafe fn graph_node_get_dependencies(
                 },
                 &mut p_num_dependencies,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependencies).map_or(n, |g| g.min(n));
         p_dependencies.truncate(got);
         edge_data.truncate(got);
@@ -16085,7 +15871,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetDependentNodes(
             node,
             if p_dependent_nodes.is_empty() {
@@ -16100,8 +15886,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
             },
             &mut p_num_dependent_nodes,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(p_num_dependent_nodes)
         .map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
@@ -16132,7 +15918,7 @@ pub unsafe fn graph_node_get_dependent_nodes(
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaGraphNodeGetDependentNodes(
                 node,
                 if p_dependent_nodes.is_empty() {
@@ -16147,8 +15933,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
                 },
                 &mut p_num_dependent_nodes,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(p_num_dependent_nodes).map_or(n, |g| g.min(n));
         p_dependent_nodes.truncate(got);
         edge_data.truncate(got);
@@ -16207,7 +15993,7 @@ pub unsafe fn graph_add_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddDependencies(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -16218,8 +16004,8 @@ pub unsafe fn graph_add_dependencies(
             edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Removes dependency edges from a graph.
@@ -16277,7 +16063,7 @@ pub unsafe fn graph_remove_dependencies(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphRemoveDependencies(
             graph,
             from.map_or(::core::ptr::null(), |s| s.as_ptr()),
@@ -16288,8 +16074,8 @@ pub unsafe fn graph_remove_dependencies(
             edge_data.map_or(::core::ptr::null(), |s| s.as_ptr()),
             num_dependencies,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Remove a node from the graph.
@@ -16328,8 +16114,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphDestroyNode(node) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDestroyNode(node) }?.result()?;
     Ok(())
 }
 /// Creates an executable graph from a graph.
@@ -16427,7 +16212,7 @@ pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> crate::Result<()> {
 #[inline]
 pub unsafe fn graph_instantiate(
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -16435,10 +16220,8 @@ pub unsafe fn graph_instantiate(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphInstantiate(&mut p_graph_exec, graph, flags) }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Creates an executable graph from a graph.
@@ -16657,14 +16440,14 @@ pub unsafe fn graph_instantiate_with_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphInstantiateWithParams(
             &mut p_graph_exec,
             graph,
             instantiate_params.map_or(::core::ptr::null_mut(), ::core::ptr::from_mut),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Query the instantiation flags of an executable graph.
@@ -16701,15 +16484,14 @@ pub unsafe fn graph_instantiate_with_params(
 #[inline]
 pub unsafe fn graph_exec_get_flags(
     graph_exec: cudaGraphExec_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut flags: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut flags: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecGetFlags(graph_exec, &mut flags) }?.result()?;
     Ok(flags)
 }
 /// Sets the parameters for a kernel node in the given graphExec.
@@ -16793,14 +16575,14 @@ pub unsafe fn graph_exec_kernel_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecKernelNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec.
@@ -16870,14 +16652,14 @@ pub unsafe fn graph_exec_memcpy_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device.
@@ -17055,14 +16837,14 @@ pub unsafe fn graph_exec_memset_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemsetNodeSetParams(
             h_graph_exec,
             node,
             p_node_params.map_or(::core::ptr::null(), ::core::ptr::from_ref),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a host node in the given graphExec.
@@ -17119,14 +16901,14 @@ pub unsafe fn graph_exec_host_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecHostNodeSetParams(
             h_graph_exec,
             node,
             ::core::ptr::from_ref(p_node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Updates node parameters in the child graph node in the given graphExec.
@@ -17482,10 +17264,8 @@ pub unsafe fn graph_exec_update(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecUpdate(h_graph_exec, h_graph, &mut result_info) }?
+        .result()?;
     Ok(result_info)
 }
 /// Uploads an executable graph in a stream.
@@ -17542,8 +17322,7 @@ pub unsafe fn graph_launch(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphLaunch(graph_exec, stream) }?.result()?;
     Ok(())
 }
 /// Destroys an executable graph.
@@ -17575,8 +17354,7 @@ pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> crate::Result<(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphExecDestroy(graph_exec) }?.result()?;
     Ok(())
 }
 /// Destroys a graph.
@@ -17606,8 +17384,7 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphDestroy(graph) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDestroy(graph) }?.result()?;
     Ok(())
 }
 /// Write a DOT file describing graph structure.
@@ -17638,15 +17415,13 @@ pub unsafe fn graph_destroy(graph: cudaGraph_t) -> crate::Result<()> {
 pub unsafe fn graph_debug_dot_print(
     graph: cudaGraph_t,
     path: &::core::ffi::CStr,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphDebugDotPrint(graph, path.as_ptr(), flags) }?
+        .result()?;
     Ok(())
 }
 /// Create a user object.
@@ -17694,10 +17469,10 @@ pub unsafe fn graph_debug_dot_print(
 #[doc(alias = "cudaUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     destroy: cudaHostFn_t,
-    initial_refcount: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    initial_refcount: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaUserObject_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -17705,7 +17480,7 @@ pub unsafe fn user_object_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaUserObjectCreate(
             &mut object_out,
             ptr,
@@ -17713,8 +17488,8 @@ pub unsafe fn user_object_create(
             initial_refcount,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(object_out)
 }
 /// Retain a reference to a user object.
@@ -17751,13 +17526,12 @@ pub unsafe fn user_object_create(
 #[inline]
 pub unsafe fn user_object_retain(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaUserObjectRetain(object, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaUserObjectRetain(object, count) }?.result()?;
     Ok(())
 }
 /// Release a reference to a user object.
@@ -17797,13 +17571,12 @@ pub unsafe fn user_object_retain(
 #[inline]
 pub unsafe fn user_object_release(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaUserObjectRelease(object, count) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaUserObjectRelease(object, count) }?.result()?;
     Ok(())
 }
 /// Retain a reference to a user object from a graph.
@@ -17844,16 +17617,14 @@ pub unsafe fn user_object_release(
 pub unsafe fn graph_retain_user_object(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    count: c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphRetainUserObject(graph, object, count, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphRetainUserObject(graph, object, count, flags) }?
+        .result()?;
     Ok(())
 }
 /// Release a user object reference from a graph.
@@ -17892,15 +17663,12 @@ pub unsafe fn graph_retain_user_object(
 pub unsafe fn graph_release_user_object(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphReleaseUserObject(graph, object, count)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphReleaseUserObject(graph, object, count) }?.result()?;
     Ok(())
 }
 /// Adds a node of arbitrary type to a graph.
@@ -17969,7 +17737,7 @@ pub unsafe fn graph_add_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddNode(
             &mut p_graph_node,
             graph,
@@ -17981,8 +17749,8 @@ pub unsafe fn graph_add_node(
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Update a graph node's parameters.
@@ -18025,10 +17793,10 @@ pub unsafe fn graph_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeSetParams(node, ::core::ptr::from_mut(node_params))
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns a graph node's parameters.
@@ -18083,8 +17851,7 @@ pub unsafe fn graph_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphNodeGetParams(node, &mut node_params) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeGetParams(node, &mut node_params) }?.result()?;
     Ok(node_params)
 }
 /// Update a graph node's parameters in an instantiated graph.
@@ -18135,14 +17902,14 @@ pub unsafe fn graph_exec_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecNodeSetParams(
             graph_exec,
             node,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Create a conditional handle.
@@ -18182,8 +17949,8 @@ pub unsafe fn graph_exec_node_set_params(
 #[inline]
 pub unsafe fn graph_conditional_handle_create(
     graph: cudaGraph_t,
-    default_launch_value: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    default_launch_value: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -18191,15 +17958,15 @@ pub unsafe fn graph_conditional_handle_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphConditionalHandleCreate(
             &mut p_handle_out,
             graph,
             default_launch_value,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_handle_out)
 }
 /// Create a conditional handle.
@@ -18242,8 +18009,8 @@ pub unsafe fn graph_conditional_handle_create(
 pub unsafe fn graph_conditional_handle_create_v2(
     graph: cudaGraph_t,
     ctx: cudaExecutionContext_t,
-    default_launch_value: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    default_launch_value: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaGraphConditionalHandle> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -18251,7 +18018,7 @@ pub unsafe fn graph_conditional_handle_create_v2(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphConditionalHandleCreate_v2(
             &mut p_handle_out,
             graph,
@@ -18259,8 +18026,8 @@ pub unsafe fn graph_conditional_handle_create_v2(
             default_launch_value,
             flags,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_handle_out)
 }
 /// Returns the requested driver API function pointer.
@@ -18352,11 +18119,11 @@ pub unsafe fn graph_conditional_handle_create_v2(
 #[inline]
 pub fn get_driver_entry_point(
     symbol: &::core::ffi::CStr,
-    flags: ::core::ffi::c_ulonglong,
-) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    flags: c_ulonglong,
+) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
@@ -18365,15 +18132,15 @@ pub fn get_driver_entry_point(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetDriverEntryPoint(
             symbol.as_ptr(),
             &mut func_ptr,
             flags,
             &mut driver_status,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((func_ptr, driver_status))
 }
 /// Returns the requested driver API function pointer by CUDA version.
@@ -18470,12 +18237,12 @@ pub fn get_driver_entry_point(
 #[inline]
 pub fn get_driver_entry_point_by_version(
     symbol: &::core::ffi::CStr,
-    version: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_ulonglong,
-) -> crate::Result<(*mut ::core::ffi::c_void, cudaDriverEntryPointQueryResult)> {
+    version: c_uint,
+    flags: c_ulonglong,
+) -> crate::Result<(*mut c_void, cudaDriverEntryPointQueryResult)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut func_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut func_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut driver_status: cudaDriverEntryPointQueryResult = unsafe {
@@ -18484,7 +18251,7 @@ pub fn get_driver_entry_point_by_version(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGetDriverEntryPointByVersion(
             symbol.as_ptr(),
             &mut func_ptr,
@@ -18492,8 +18259,8 @@ pub fn get_driver_entry_point_by_version(
             flags,
             &mut driver_status,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((func_ptr, driver_status))
 }
 /// Load a library with specified code and options.
@@ -18565,25 +18332,25 @@ pub fn get_driver_entry_point_by_version(
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
-    code: *const ::core::ffi::c_void,
+    code: *const c_void,
     jit_options: &[cudaJitOption],
-    jit_options_values: &[*mut ::core::ffi::c_void],
+    jit_options_values: &[*mut c_void],
     library_options: &[cudaLibraryOption],
-    library_option_values: &[*mut ::core::ffi::c_void],
+    library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
     )?;
-    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryLoadData(
             &mut library,
             code,
@@ -18606,8 +18373,8 @@ pub unsafe fn library_load_data(
             },
             num_library_options,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(library)
 }
 /// Load a library with specified file and options.
@@ -18681,23 +18448,23 @@ pub unsafe fn library_load_data(
 pub unsafe fn library_load_from_file(
     file_name: &::core::ffi::CStr,
     jit_options: &[cudaJitOption],
-    jit_options_values: &[*mut ::core::ffi::c_void],
+    jit_options_values: &[*mut c_void],
     library_options: &[cudaLibraryOption],
-    library_option_values: &[*mut ::core::ffi::c_void],
+    library_option_values: &[*mut c_void],
 ) -> crate::Result<cudaLibrary_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut library: cudaLibrary_t = unsafe { ::core::mem::zeroed() };
-    let num_jit_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_jit_options: c_uint = crate::error::shared_len(
         &[Some(jit_options.len()), Some(jit_options_values.len())],
     )?;
-    let num_library_options: ::core::ffi::c_uint = crate::error::shared_len(
+    let num_library_options: c_uint = crate::error::shared_len(
         &[Some(library_options.len()), Some(library_option_values.len())],
     )?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryLoadFromFile(
             &mut library,
             file_name.as_ptr(),
@@ -18720,8 +18487,8 @@ pub unsafe fn library_load_from_file(
             },
             num_library_options,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(library)
 }
 /// Unloads a library.
@@ -18753,8 +18520,7 @@ pub unsafe fn library_unload(library: cudaLibrary_t) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLibraryUnload(library) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryUnload(library) }?.result()?;
     Ok(())
 }
 /// Returns a kernel handle.
@@ -18800,10 +18566,8 @@ pub unsafe fn library_get_kernel(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryGetKernel(&mut p_kernel, library, name.as_ptr()) }?
+        .result()?;
     Ok(p_kernel)
 }
 /// Returns a global device pointer.
@@ -18851,20 +18615,20 @@ pub unsafe fn library_get_kernel(
 pub unsafe fn library_get_global(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetGlobal(&mut dptr, &mut bytes, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dptr, bytes))
 }
 /// Returns a pointer to managed memory.
@@ -18914,20 +18678,20 @@ pub unsafe fn library_get_global(
 pub unsafe fn library_get_managed(
     library: cudaLibrary_t,
     name: &::core::ffi::CStr,
-) -> crate::Result<(*mut ::core::ffi::c_void, usize)> {
+) -> crate::Result<(*mut c_void, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut bytes: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetManaged(&mut dptr, &mut bytes, library, name.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((dptr, bytes))
 }
 /// Returns a pointer to a unified function.
@@ -18968,17 +18732,17 @@ pub unsafe fn library_get_managed(
 pub unsafe fn library_get_unified_function(
     library: cudaLibrary_t,
     symbol: &::core::ffi::CStr,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut fptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut fptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryGetUnifiedFunction(&mut fptr, library, symbol.as_ptr())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(fptr)
 }
 /// Returns the number of kernels within a library.
@@ -19011,17 +18775,14 @@ pub unsafe fn library_get_unified_function(
 /// - `cuLibraryGetKernelCount`
 #[doc(alias = "cudaLibraryGetKernelCount")]
 #[inline]
-pub unsafe fn library_get_kernel_count(
-    lib: cudaLibrary_t,
-) -> crate::Result<::core::ffi::c_uint> {
+pub unsafe fn library_get_kernel_count(lib: cudaLibrary_t) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut count: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut count: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaLibraryGetKernelCount(&mut count, lib) }?.result()?;
     Ok(count)
 }
 /// Retrieve the kernel handles within a library.
@@ -19056,13 +18817,11 @@ pub unsafe fn library_enumerate_kernels(
     kernels: &mut [cudaKernel_t],
     lib: cudaLibrary_t,
 ) -> crate::Result<()> {
-    let num_kernels: ::core::ffi::c_uint = crate::error::shared_len(
-        &[Some(kernels.len())],
-    )?;
+    let num_kernels: c_uint = crate::error::shared_len(&[Some(kernels.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLibraryEnumerateKernels(
             {
                 let s = kernels;
@@ -19071,8 +18830,8 @@ pub unsafe fn library_enumerate_kernels(
             num_kernels,
             lib,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets information about a kernel.
@@ -19174,16 +18933,14 @@ pub unsafe fn library_enumerate_kernels(
 pub unsafe fn kernel_set_attribute_for_device(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    value: c_int,
+    device: c_int,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?
+        .result()?;
     Ok(())
 }
 /// Get device resources.
@@ -19218,7 +18975,7 @@ pub unsafe fn kernel_set_attribute_for_device(
 #[doc(alias = "cudaDeviceGetDevResource")]
 #[inline]
 pub fn device_get_dev_resource(
-    device: ::core::ffi::c_int,
+    device: c_int,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaDevResource> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -19227,10 +18984,8 @@ pub fn device_get_dev_resource(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetDevResource(device, &mut resource, type_)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetDevResource(device, &mut resource, type_) }?
+        .result()?;
     Ok(resource)
 }
 /// Splits `cudaDevResourceTypeSm` resources.
@@ -19329,18 +19084,18 @@ pub fn device_get_dev_resource(
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
     input: Option<&cudaDevResource>,
-    flags: ::core::ffi::c_uint,
-    min_count: ::core::ffi::c_uint,
+    flags: c_uint,
+    min_count: c_uint,
 ) -> crate::Result<(::std::vec::Vec<cudaDevResource>, cudaDevResource)> {
     let mut result: ::std::vec::Vec<cudaDevResource> = ::std::vec::Vec::new();
-    let mut nb_groups: ::core::ffi::c_uint = 0;
+    let mut nb_groups: c_uint = 0;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut remaining: cudaDevResource = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDevSmResourceSplitByCount(
             if result.is_empty() {
                 ::core::ptr::null_mut()
@@ -19353,8 +19108,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
             flags,
             min_count,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     let n = usize::try_from(nb_groups).map_err(|_| crate::error::invalid_value())?;
     if n > 0 {
         result.try_reserve_exact(n).map_err(|_| crate::error::memory_allocation())?;
@@ -19367,12 +19122,11 @@ pub unsafe fn dev_sm_resource_split_by_count(
                     unsafe { ::core::mem::zeroed() }
                 },
             );
-        nb_groups = <::core::ffi::c_uint>::try_from(n)
-            .map_err(|_| crate::error::invalid_value())?;
+        nb_groups = <c_uint>::try_from(n).map_err(|_| crate::error::invalid_value())?;
         // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers,
         // handles and callbacks; every other argument is a value, or a pointer made from a Rust
         // reference or slice that is valid for the call, with counts equal to slice lengths.
-        let status = unsafe {
+        unsafe {
             crate::sys::cudaDevSmResourceSplitByCount(
                 if result.is_empty() {
                     ::core::ptr::null_mut()
@@ -19385,8 +19139,8 @@ pub unsafe fn dev_sm_resource_split_by_count(
                 flags,
                 min_count,
             )
-        }?;
-        crate::check(status.as_raw() as i32)?;
+        }?
+            .result()?;
         let got = usize::try_from(nb_groups).map_or(n, |g| g.min(n));
         result.truncate(got);
     }
@@ -19523,10 +19277,10 @@ pub unsafe fn dev_sm_resource_split_by_count(
 pub unsafe fn dev_sm_resource_split(
     result: Option<&mut [cudaDevResource]>,
     input: Option<&cudaDevResource>,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     group_params: &[cudaDevSmResourceGroupParams],
 ) -> crate::Result<cudaDevResource> {
-    let nb_groups: ::core::ffi::c_uint = crate::error::shared_len(
+    let nb_groups: c_uint = crate::error::shared_len(
         &[result.as_ref().map(|s| s.len()), Some(group_params.len())],
     )?;
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -19535,7 +19289,7 @@ pub unsafe fn dev_sm_resource_split(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDevSmResourceSplit(
             result.map_or(::core::ptr::null_mut(), |s| s.as_mut_ptr()),
             nb_groups,
@@ -19547,8 +19301,8 @@ pub unsafe fn dev_sm_resource_split(
                 s.as_ptr().cast_mut()
             },
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(remainder)
 }
 /// Generate a resource descriptor.
@@ -19607,13 +19361,11 @@ pub unsafe fn dev_resource_generate_desc(
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ph_desc: cudaDevResourceDesc_t = unsafe { ::core::mem::zeroed() };
-    let nb_resources: ::core::ffi::c_uint = crate::error::shared_len(
-        &[Some(resources.len())],
-    )?;
+    let nb_resources: c_uint = crate::error::shared_len(&[Some(resources.len())])?;
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDevResourceGenerateDesc(
             &mut ph_desc,
             {
@@ -19622,8 +19374,8 @@ pub unsafe fn dev_resource_generate_desc(
             },
             nb_resources,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ph_desc)
 }
 /// Creates a green context with a specified set of resources.
@@ -19680,8 +19432,8 @@ pub unsafe fn dev_resource_generate_desc(
 #[inline]
 pub unsafe fn green_ctx_create(
     desc: cudaDevResourceDesc_t,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    flags: c_uint,
 ) -> crate::Result<cudaExecutionContext_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -19689,10 +19441,8 @@ pub unsafe fn green_ctx_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGreenCtxCreate(&mut ph_ctx, desc, device, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGreenCtxCreate(&mut ph_ctx, desc, device, flags) }?
+        .result()?;
     Ok(ph_ctx)
 }
 /// Destroy a execution context.
@@ -19746,8 +19496,7 @@ pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> crate::Resul
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxDestroy(ctx) }?.result()?;
     Ok(())
 }
 /// Get context resources.
@@ -19793,10 +19542,8 @@ pub unsafe fn execution_ctx_get_dev_resource(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaExecutionCtxGetDevResource(ctx, &mut resource, type_)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxGetDevResource(ctx, &mut resource, type_) }?
+        .result()?;
     Ok(resource)
 }
 /// Returns the device handle for the execution context.
@@ -19831,15 +19578,14 @@ pub unsafe fn execution_ctx_get_dev_resource(
 #[inline]
 pub unsafe fn execution_ctx_get_device(
     ctx: cudaExecutionContext_t,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut device: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut device: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxGetDevice(&mut device, ctx) }?.result()?;
     Ok(device)
 }
 /// Returns the unique Id associated with the execution context supplied.
@@ -19876,15 +19622,14 @@ pub unsafe fn execution_ctx_get_device(
 #[inline]
 pub unsafe fn execution_ctx_get_id(
     ctx: cudaExecutionContext_t,
-) -> crate::Result<::core::ffi::c_ulonglong> {
+) -> crate::Result<c_ulonglong> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut ctx_id: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+    let mut ctx_id: c_ulonglong = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxGetId(ctx, &mut ctx_id) }?.result()?;
     Ok(ctx_id)
 }
 /// Creates a stream and initializes it for the given execution context.
@@ -19961,7 +19706,7 @@ pub unsafe fn execution_ctx_get_id(
 pub unsafe fn execution_ctx_stream_create(
     ctx: cudaExecutionContext_t,
     flags: crate::sys::StreamFlags,
-    priority: ::core::ffi::c_int,
+    priority: c_int,
 ) -> crate::Result<cudaStream_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -19969,15 +19714,15 @@ pub unsafe fn execution_ctx_stream_create(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaExecutionCtxStreamCreate(
             &mut ph_stream,
             ctx,
             flags.bits(),
             priority,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(ph_stream)
 }
 /// Block for the specified execution context's tasks to complete.
@@ -20018,8 +19763,7 @@ pub unsafe fn execution_ctx_synchronize(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxSynchronize(ctx) }?.result()?;
     Ok(())
 }
 /// Get stream resources.
@@ -20070,10 +19814,8 @@ pub unsafe fn stream_get_dev_resource(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaStreamGetDevResource(h_stream, &mut resource, type_)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaStreamGetDevResource(h_stream, &mut resource, type_) }?
+        .result()?;
     Ok(resource)
 }
 /// Records an event for the specified execution context.
@@ -20124,8 +19866,7 @@ pub unsafe fn execution_ctx_record_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxRecordEvent(ctx, event) }?.result()?;
     Ok(())
 }
 /// Make an execution context wait on an event.
@@ -20176,8 +19917,7 @@ pub unsafe fn execution_ctx_wait_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaExecutionCtxWaitEvent(ctx, event) }?.result()?;
     Ok(())
 }
 /// Returns the execution context for a device.
@@ -20211,17 +19951,14 @@ pub unsafe fn execution_ctx_wait_event(
 /// - [`cudaExecutionCtxGetId`](crate::api::execution_ctx_get_id)
 #[doc(alias = "cudaDeviceGetExecutionCtx")]
 #[inline]
-pub fn device_get_execution_ctx(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaExecutionContext_t> {
+pub fn device_get_execution_ctx(device: c_int) -> crate::Result<cudaExecutionContext_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut ctx: cudaExecutionContext_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetExecutionCtx(&mut ctx, device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetExecutionCtx(&mut ctx, device) }?.result()?;
     Ok(ctx)
 }
 /// Get pointer to device kernel that matches entry function `entry_func_addr`.
@@ -20261,17 +19998,14 @@ pub fn device_get_execution_ctx(
 /// - [`cudaGetKernel`](crate::api::get_kernel)
 #[doc(alias = "cudaGetKernel")]
 #[inline]
-pub unsafe fn get_kernel(
-    entry_func_addr: *const ::core::ffi::c_void,
-) -> crate::Result<cudaKernel_t> {
+pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> crate::Result<cudaKernel_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut kernel_ptr: cudaKernel_t = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetKernel(&mut kernel_ptr, entry_func_addr) }?.result()?;
     Ok(kernel_ptr)
 }
 /// Enable profiling.
@@ -20300,8 +20034,7 @@ pub fn profiler_start() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaProfilerStart() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaProfilerStart() }?.result()?;
     Ok(())
 }
 /// Disable profiling.
@@ -20330,8 +20063,7 @@ pub fn profiler_stop() -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaProfilerStop() }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaProfilerStop() }?.result()?;
     Ok(())
 }
 /// Sets a CUDA device to use OpenGL interoperability
@@ -20363,12 +20095,11 @@ pub fn profiler_stop() -> crate::Result<()> {
 /// - [`cudaGraphicsGLRegisterImage`](crate::api::graphics_gl_register_image)
 #[doc(alias = "cudaGLSetGLDevice")]
 #[inline]
-pub fn gl_set_gl_device(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn gl_set_gl_device(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLSetGLDevice(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLSetGLDevice(device) }?.result()?;
     Ok(())
 }
 /// Registers a buffer object for access by CUDA
@@ -20402,8 +20133,7 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLRegisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Maps a buffer object for access by CUDA
@@ -20443,15 +20173,14 @@ pub fn gl_register_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 /// - [`cudaGraphicsMapResources`](crate::api::graphics_map_resources)
 #[doc(alias = "cudaGLMapBufferObject")]
 #[inline]
-pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut ::core::ffi::c_void> {
+pub fn gl_map_buffer_object(buf_obj: GLuint) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLMapBufferObject(&mut dev_ptr, buf_obj) }?.result()?;
     Ok(dev_ptr)
 }
 /// Unmaps a buffer object for access by CUDA
@@ -20489,8 +20218,7 @@ pub fn gl_unmap_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnmapBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Unregisters a buffer object for access by CUDA
@@ -20525,8 +20253,7 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnregisterBufferObject(buf_obj) }?.result()?;
     Ok(())
 }
 /// Set usage flags for mapping an OpenGL buffer
@@ -20572,13 +20299,12 @@ pub fn gl_unregister_buffer_object(buf_obj: GLuint) -> crate::Result<()> {
 #[inline]
 pub fn gl_set_buffer_object_map_flags(
     buf_obj: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLSetBufferObjectMapFlags(buf_obj, flags) }?.result()?;
     Ok(())
 }
 /// Maps a buffer object for access by CUDA
@@ -20625,17 +20351,15 @@ pub fn gl_set_buffer_object_map_flags(
 pub unsafe fn gl_map_buffer_object_async(
     buf_obj: GLuint,
     stream: cudaStream_t,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLMapBufferObjectAsync(&mut dev_ptr, buf_obj, stream) }?
+        .result()?;
     Ok(dev_ptr)
 }
 /// Unmaps a buffer object for access by CUDA
@@ -20680,8 +20404,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGLUnmapBufferObjectAsync(buf_obj, stream) }?.result()?;
     Ok(())
 }
 /// Returns the maximum number of elements allocatable in a 1D linear texture for a given element size.
@@ -20717,7 +20440,7 @@ pub unsafe fn gl_unmap_buffer_object_async(
 #[inline]
 pub fn device_get_texture1d_linear_max_width(
     fmt_desc: &cudaChannelFormatDesc,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -20725,14 +20448,14 @@ pub fn device_get_texture1d_linear_max_width(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaDeviceGetTexture1DLinearMaxWidth(
             &mut max_width_in_elements,
             ::core::ptr::from_ref(fmt_desc),
             device,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(max_width_in_elements)
 }
 /// Blocks until remote writes are visible to the specified scope
@@ -20779,10 +20502,7 @@ pub fn device_flush_gpu_direct_rdma_writes(
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
-        crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?.result()?;
     Ok(())
 }
 /// Returns the shared memory configuration for the current device.
@@ -20832,8 +20552,7 @@ pub fn device_get_shared_mem_config() -> crate::Result<cudaSharedMemConfig> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetSharedMemConfig(&mut p_config) }?.result()?;
     Ok(p_config)
 }
 /// Sets the shared memory configuration for the current device.
@@ -20893,8 +20612,7 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetSharedMemConfig(config) }?.result()?;
     Ok(())
 }
 /// Set a list of devices that can be used for CUDA
@@ -20935,12 +20653,12 @@ pub fn device_set_shared_mem_config(config: cudaSharedMemConfig) -> crate::Resul
 /// - [`cudaChooseDevice`](crate::api::choose_device)
 #[doc(alias = "cudaSetValidDevices")]
 #[inline]
-pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()> {
-    let len: ::core::ffi::c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
+pub fn set_valid_devices(device_arr: &[c_int]) -> crate::Result<()> {
+    let len: c_int = crate::error::shared_len(&[Some(device_arr.len())])?;
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaSetValidDevices(
             {
                 let s = device_arr;
@@ -20948,8 +20666,8 @@ pub fn set_valid_devices(device_arr: &[::core::ffi::c_int]) -> crate::Result<()>
             },
             len,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Records an event
@@ -21022,10 +20740,8 @@ pub unsafe fn event_record_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits())
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaEventRecordWithFlags(event, stream, flags.bits()) }?
+        .result()?;
     Ok(())
 }
 /// Launches a device function
@@ -21086,17 +20802,17 @@ pub unsafe fn event_record_with_flags(
 #[doc(alias = "cudaLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     grid_dim: dim3,
     block_dim: dim3,
-    args: &mut [*mut ::core::ffi::c_void],
+    args: &mut [*mut c_void],
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchKernel(
             func,
             grid_dim,
@@ -21105,8 +20821,8 @@ pub unsafe fn launch_kernel(
             shared_mem,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches a CUDA function with launch-time configuration
@@ -21181,20 +20897,20 @@ pub unsafe fn launch_kernel(
 #[inline]
 pub unsafe fn launch_kernel_ex_c(
     config: &cudaLaunchConfig_t,
-    func: *const ::core::ffi::c_void,
-    args: &mut [*mut ::core::ffi::c_void],
+    func: *const c_void,
+    args: &mut [*mut c_void],
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchKernelExC(
             ::core::ptr::from_ref(config),
             func,
             args.as_mut_ptr(),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
@@ -21265,17 +20981,17 @@ pub unsafe fn launch_kernel_ex_c(
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     grid_dim: dim3,
     block_dim: dim3,
-    args: &mut [*mut ::core::ffi::c_void],
+    args: &mut [*mut c_void],
     shared_mem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaLaunchCooperativeKernel(
             func,
             grid_dim,
@@ -21284,8 +21000,8 @@ pub unsafe fn launch_cooperative_kernel(
             shared_mem,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Returns the function name for a device entry function pointer.
@@ -21329,14 +21045,13 @@ pub unsafe fn launch_cooperative_kernel(
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
 pub unsafe fn func_get_name(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<&'static ::core::ffi::CStr> {
-    let mut name: *const ::core::ffi::c_char = ::core::ptr::null();
+    let mut name: *const c_char = ::core::ptr::null();
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncGetName(&mut name, func) }?.result()?;
     Ok(
         if name.is_null() {
             c""
@@ -21386,7 +21101,7 @@ pub unsafe fn func_get_name(
 #[doc(alias = "cudaFuncGetParamInfo")]
 #[inline]
 pub unsafe fn func_get_param_info(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     param_index: usize,
 ) -> crate::Result<(usize, usize)> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
@@ -21398,15 +21113,15 @@ pub unsafe fn func_get_param_info(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaFuncGetParamInfo(
             func,
             param_index,
             &mut param_offset,
             &mut param_size,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok((param_offset, param_size))
 }
 /// Sets the shared memory configuration for a device function
@@ -21478,14 +21193,13 @@ pub unsafe fn func_get_param_info(
 #[doc(alias = "cudaFuncSetSharedMemConfig")]
 #[inline]
 pub unsafe fn func_set_shared_mem_config(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaFuncSetSharedMemConfig(func, config) }?.result()?;
     Ok(())
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum cluster size in the returned `cluster_size`.
@@ -21538,23 +21252,23 @@ pub unsafe fn func_set_shared_mem_config(
 #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_cluster_size(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut cluster_size: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut cluster_size: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxPotentialClusterSize(
             &mut cluster_size,
             func,
             ::core::ptr::from_ref(launch_config),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(cluster_size)
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in the returned `num_clusters`.
@@ -21607,23 +21321,23 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 #[doc(alias = "cudaOccupancyMaxActiveClusters")]
 #[inline]
 pub unsafe fn occupancy_max_active_clusters(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     launch_config: &cudaLaunchConfig_t,
-) -> crate::Result<::core::ffi::c_int> {
+) -> crate::Result<c_int> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut num_clusters: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+    let mut num_clusters: c_int = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaOccupancyMaxActiveClusters(
             &mut num_clusters,
             func,
             ::core::ptr::from_ref(launch_config),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(num_clusters)
 }
 /// Returns the layout properties of a sparse CUDA array
@@ -21674,10 +21388,8 @@ pub unsafe fn array_get_sparse_properties(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaArrayGetSparseProperties(&mut sparse_properties, array) }?
+        .result()?;
     Ok(sparse_properties)
 }
 /// Returns the layout properties of a sparse CUDA mipmapped array
@@ -21729,10 +21441,10 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMipmappedArrayGetSparseProperties(&mut sparse_properties, mipmap)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(sparse_properties)
 }
 /// Copies data to the given symbol on the device
@@ -21795,8 +21507,8 @@ pub unsafe fn mipmapped_array_get_sparse_properties(
 #[doc(alias = "cudaMemcpyToSymbol")]
 #[inline]
 pub unsafe fn memcpy_to_symbol(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -21804,10 +21516,8 @@ pub unsafe fn memcpy_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data from the given symbol on the device
@@ -21870,8 +21580,8 @@ pub unsafe fn memcpy_to_symbol(
 #[doc(alias = "cudaMemcpyFromSymbol")]
 #[inline]
 pub unsafe fn memcpy_from_symbol(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -21879,10 +21589,8 @@ pub unsafe fn memcpy_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data to the given symbol on the device
@@ -21955,8 +21663,8 @@ pub unsafe fn memcpy_from_symbol(
 #[doc(alias = "cudaMemcpyToSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_to_symbol_async(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -21965,10 +21673,10 @@ pub unsafe fn memcpy_to_symbol_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data from the given symbol on the device
@@ -22041,8 +21749,8 @@ pub unsafe fn memcpy_to_symbol_async(
 #[doc(alias = "cudaMemcpyFromSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_from_symbol_async(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22051,10 +21759,10 @@ pub unsafe fn memcpy_from_symbol_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Finds the address associated with a CUDA symbol
@@ -22098,17 +21806,14 @@ pub unsafe fn memcpy_from_symbol_async(
 /// - `cuModuleGetGlobal`
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
-pub unsafe fn get_symbol_address(
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<*mut ::core::ffi::c_void> {
+pub unsafe fn get_symbol_address(symbol: *const c_void) -> crate::Result<*mut c_void> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut dev_ptr: *mut ::core::ffi::c_void = unsafe { ::core::mem::zeroed() };
+    let mut dev_ptr: *mut c_void = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetSymbolAddress(&mut dev_ptr, symbol) }?.result()?;
     Ok(dev_ptr)
 }
 /// Finds the size of the object associated with a CUDA symbol
@@ -22151,17 +21856,14 @@ pub unsafe fn get_symbol_address(
 /// - `cuModuleGetGlobal`
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
-pub unsafe fn get_symbol_size(
-    symbol: *const ::core::ffi::c_void,
-) -> crate::Result<usize> {
+pub unsafe fn get_symbol_size(symbol: *const c_void) -> crate::Result<usize> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
     let mut size: usize = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetSymbolSize(&mut size, symbol) }?.result()?;
     Ok(size)
 }
 /// Copies data between host and device
@@ -22233,17 +21935,15 @@ pub unsafe fn memcpy_to_array(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -22311,7 +22011,7 @@ pub unsafe fn memcpy_to_array(
 #[doc(alias = "cudaMemcpyFromArray")]
 #[inline]
 pub unsafe fn memcpy_from_array(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     w_offset: usize,
     h_offset: usize,
@@ -22321,10 +22021,10 @@ pub unsafe fn memcpy_from_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -22404,7 +22104,7 @@ pub unsafe fn memcpy_array_to_array(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyArrayToArray(
             dst,
             w_offset_dst,
@@ -22415,8 +22115,8 @@ pub unsafe fn memcpy_array_to_array(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -22498,7 +22198,7 @@ pub unsafe fn memcpy_to_array_async(
     dst: cudaArray_t,
     w_offset: usize,
     h_offset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
@@ -22506,7 +22206,7 @@ pub unsafe fn memcpy_to_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyToArrayAsync(
             dst,
             w_offset,
@@ -22516,8 +22216,8 @@ pub unsafe fn memcpy_to_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Copies data between host and device
@@ -22595,7 +22295,7 @@ pub unsafe fn memcpy_to_array_async(
 #[doc(alias = "cudaMemcpyFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy_from_array_async(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     w_offset: usize,
     h_offset: usize,
@@ -22606,7 +22306,7 @@ pub unsafe fn memcpy_from_array_async(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaMemcpyFromArrayAsync(
             dst,
             src,
@@ -22616,8 +22316,8 @@ pub unsafe fn memcpy_from_array_async(
             kind,
             stream,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
@@ -22697,8 +22397,8 @@ pub unsafe fn memcpy_from_array_async(
 pub unsafe fn graph_add_memcpy_node_to_symbol(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22712,7 +22412,7 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNodeToSymbol(
             &mut p_graph_node,
             graph,
@@ -22727,8 +22427,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
@@ -22808,8 +22508,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 pub unsafe fn graph_add_memcpy_node_from_symbol(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -22823,7 +22523,7 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNodeFromSymbol(
             &mut p_graph_node,
             graph,
@@ -22838,8 +22538,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Creates a 1D memcpy node and adds it to a graph
@@ -22918,8 +22618,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 pub unsafe fn graph_add_memcpy_node1d(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaGraphNode_t> {
@@ -22932,7 +22632,7 @@ pub unsafe fn graph_add_memcpy_node1d(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemcpyNode1D(
             &mut p_graph_node,
             graph,
@@ -22946,8 +22646,8 @@ pub unsafe fn graph_add_memcpy_node1d(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device
@@ -23003,8 +22703,8 @@ pub unsafe fn graph_add_memcpy_node1d(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23012,7 +22712,7 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsToSymbol(
             node,
             symbol,
@@ -23021,8 +22721,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
@@ -23078,8 +22778,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -23087,7 +22787,7 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
             node,
             dst,
@@ -23096,8 +22796,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets a memcpy node's parameters to perform a 1-dimensional copy
@@ -23153,18 +22853,16 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params1d(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?
+        .result()?;
     Ok(())
 }
 /// Creates an event record node and adds it to a graph
@@ -23239,7 +22937,7 @@ pub unsafe fn graph_add_event_record_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEventRecordNode(
             &mut p_graph_node,
             graph,
@@ -23250,8 +22948,8 @@ pub unsafe fn graph_add_event_record_node(
             num_dependencies,
             event,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns the event associated with an event record node
@@ -23302,10 +23000,8 @@ pub unsafe fn graph_event_record_node_get_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventRecordNodeGetEvent(node, &mut event_out) }?
+        .result()?;
     Ok(event_out)
 }
 /// Sets an event record node's event
@@ -23353,8 +23049,7 @@ pub unsafe fn graph_event_record_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventRecordNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
 /// Creates an event wait node and adds it to a graph
@@ -23431,7 +23126,7 @@ pub unsafe fn graph_add_event_wait_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddEventWaitNode(
             &mut p_graph_node,
             graph,
@@ -23442,8 +23137,8 @@ pub unsafe fn graph_add_event_wait_node(
             num_dependencies,
             event,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns the event associated with an event wait node
@@ -23494,10 +23189,8 @@ pub unsafe fn graph_event_wait_node_get_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventWaitNodeGetEvent(node, &mut event_out) }?
+        .result()?;
     Ok(event_out)
 }
 /// Sets an event wait node's event
@@ -23545,8 +23238,7 @@ pub unsafe fn graph_event_wait_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphEventWaitNodeSetEvent(node, event) }?.result()?;
     Ok(())
 }
 /// Creates an external semaphore signal node and adds it to a graph
@@ -23626,7 +23318,7 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresSignalNode(
             &mut p_graph_node,
             graph,
@@ -23637,8 +23329,8 @@ pub unsafe fn graph_add_external_semaphores_signal_node(
             num_dependencies,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns an external semaphore signal node's parameters
@@ -23698,13 +23390,13 @@ pub unsafe fn graph_external_semaphores_signal_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeGetParams(
             h_node,
             &mut params_out,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(params_out)
 }
 /// Sets an external semaphore signal node's parameters
@@ -23752,13 +23444,13 @@ pub unsafe fn graph_external_semaphores_signal_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresSignalNodeSetParams(
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an external semaphore wait node and adds it to a graph
@@ -23838,7 +23530,7 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddExternalSemaphoresWaitNode(
             &mut p_graph_node,
             graph,
@@ -23849,8 +23541,8 @@ pub unsafe fn graph_add_external_semaphores_wait_node(
             num_dependencies,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns an external semaphore wait node's parameters
@@ -23910,10 +23602,10 @@ pub unsafe fn graph_external_semaphores_wait_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, &mut params_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(params_out)
 }
 /// Sets an external semaphore wait node's parameters
@@ -23961,13 +23653,13 @@ pub unsafe fn graph_external_semaphores_wait_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExternalSemaphoresWaitNodeSetParams(
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Creates an allocation node and adds it to a graph
@@ -24069,7 +23761,7 @@ pub unsafe fn graph_add_mem_alloc_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemAllocNode(
             &mut p_graph_node,
             graph,
@@ -24080,8 +23772,8 @@ pub unsafe fn graph_add_mem_alloc_node(
             num_dependencies,
             ::core::ptr::from_mut(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memory alloc node's parameters
@@ -24133,10 +23825,8 @@ pub unsafe fn graph_mem_alloc_node_get_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemAllocNodeGetParams(node, &mut params_out) }?
+        .result()?;
     Ok(params_out)
 }
 /// Creates a memory free node and adds it to a graph
@@ -24210,7 +23900,7 @@ pub unsafe fn graph_mem_alloc_node_get_params(
 pub unsafe fn graph_add_mem_free_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
-    dptr: *mut ::core::ffi::c_void,
+    dptr: *mut c_void,
 ) -> crate::Result<cudaGraphNode_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -24221,7 +23911,7 @@ pub unsafe fn graph_add_mem_free_node(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphAddMemFreeNode(
             &mut p_graph_node,
             graph,
@@ -24232,8 +23922,8 @@ pub unsafe fn graph_add_mem_free_node(
             num_dependencies,
             dptr,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_node)
 }
 /// Returns a memory free node's parameters
@@ -24273,13 +23963,12 @@ pub unsafe fn graph_add_mem_free_node(
 #[inline]
 pub unsafe fn graph_mem_free_node_get_params(
     node: cudaGraphNode_t,
-    dptr_out: *mut ::core::ffi::c_void,
+    dptr_out: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }?.result()?;
     Ok(())
 }
 /// Free unused memory that was cached on the specified device for use with graphs back to the OS.
@@ -24315,12 +24004,11 @@ pub unsafe fn graph_mem_free_node_get_params(
 /// - [`cudaFreeAsync`](crate::api::free_async)
 #[doc(alias = "cudaDeviceGraphMemTrim")]
 #[inline]
-pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
+pub fn device_graph_mem_trim(device: c_int) -> crate::Result<()> {
     // SAFETY: every argument is a value, or a pointer made from a Rust reference or slice that is
     // valid for the call, with counts equal to slice lengths; the function reads and writes nothing
     // else.
-    let status = unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGraphMemTrim(device) }?.result()?;
     Ok(())
 }
 /// Query asynchronous allocation attributes related to graphs
@@ -24370,17 +24058,15 @@ pub fn device_graph_mem_trim(device: ::core::ffi::c_int) -> crate::Result<()> {
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 #[inline]
 pub unsafe fn device_get_graph_mem_attribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }?
+        .result()?;
     Ok(())
 }
 /// Set asynchronous allocation attributes related to graphs
@@ -24427,17 +24113,15 @@ pub unsafe fn device_get_graph_mem_attribute(
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 #[inline]
 pub unsafe fn device_set_graph_mem_attribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }?
+        .result()?;
     Ok(())
 }
 /// Creates an executable graph from a graph
@@ -24528,7 +24212,7 @@ pub unsafe fn device_set_graph_mem_attribute(
 #[inline]
 pub unsafe fn graph_instantiate_with_flags(
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaGraphExec_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -24536,10 +24220,10 @@ pub unsafe fn graph_instantiate_with_flags(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphInstantiateWithFlags(&mut p_graph_exec, graph, flags)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(p_graph_exec)
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
@@ -24613,8 +24297,8 @@ pub unsafe fn graph_instantiate_with_flags(
 pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -24622,7 +24306,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
             h_graph_exec,
             node,
@@ -24632,8 +24316,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
@@ -24707,8 +24391,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -24716,7 +24400,7 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             h_graph_exec,
             node,
@@ -24726,8 +24410,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
             offset,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
@@ -24799,15 +24483,15 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 pub unsafe fn graph_exec_memcpy_node_set_params1d(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecMemcpyNodeSetParams1D(
             h_graph_exec,
             node,
@@ -24816,8 +24500,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params1d(
             count,
             kind,
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Updates node parameters in the child graph node in the given graphExec.
@@ -24887,10 +24571,10 @@ pub unsafe fn graph_exec_child_graph_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the event for an event record node in the given graphExec
@@ -24957,10 +24641,10 @@ pub unsafe fn graph_exec_event_record_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the event for an event wait node in the given graphExec
@@ -25027,10 +24711,10 @@ pub unsafe fn graph_exec_event_wait_node_set_event(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for an external semaphore signal node in the given graphExec
@@ -25100,14 +24784,14 @@ pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             h_graph_exec,
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Sets the parameters for an external semaphore wait node in the given graphExec
@@ -25177,14 +24861,14 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             h_graph_exec,
             h_node,
             ::core::ptr::from_ref(node_params),
         )
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(())
 }
 /// Enables or disables the specified node in the given graphExec
@@ -25240,15 +24924,13 @@ pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
 pub unsafe fn graph_node_set_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
-    is_enabled: ::core::ffi::c_uint,
+    is_enabled: c_uint,
 ) -> crate::Result<()> {
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphNodeSetEnabled(h_graph_exec, h_node, is_enabled) }?
+        .result()?;
     Ok(())
 }
 /// Query whether a node in the given graphExec is enabled
@@ -25301,17 +24983,17 @@ pub unsafe fn graph_node_set_enabled(
 pub unsafe fn graph_node_get_enabled(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
-) -> crate::Result<::core::ffi::c_uint> {
+) -> crate::Result<c_uint> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
-    let mut is_enabled: ::core::ffi::c_uint = unsafe { ::core::mem::zeroed() };
+    let mut is_enabled: c_uint = unsafe { ::core::mem::zeroed() };
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
+    unsafe {
         crate::sys::cudaGraphNodeGetEnabled(h_graph_exec, h_node, &mut is_enabled)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    }?
+        .result()?;
     Ok(is_enabled)
 }
 /// Uploads an executable graph in a stream
@@ -25355,8 +25037,7 @@ pub unsafe fn graph_upload(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGraphUpload(graph_exec, stream) }?.result()?;
     Ok(())
 }
 /// Get pointer to device entry function that matches entry function `symbol_ptr`
@@ -25383,7 +25064,7 @@ pub unsafe fn graph_upload(
 #[doc(alias = "cudaGetFuncBySymbol")]
 #[inline]
 pub unsafe fn get_func_by_symbol(
-    symbol_ptr: *const ::core::ffi::c_void,
+    symbol_ptr: *const c_void,
 ) -> crate::Result<cudaFunction_t> {
     // SAFETY: every type the C API writes through a pointer is plain old data, for which all-zero
     // bytes are a valid value.
@@ -25391,10 +25072,7 @@ pub unsafe fn get_func_by_symbol(
     // SAFETY: the caller upholds this function's `# Safety` section for its raw pointers, handles
     // and callbacks; every other argument is a value, or a pointer made from a Rust reference or
     // slice that is valid for the call, with counts equal to slice lengths.
-    let status = unsafe {
-        crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr)
-    }?;
-    crate::check(status.as_raw() as i32)?;
+    unsafe { crate::sys::cudaGetFuncBySymbol(&mut function_ptr, symbol_ptr) }?.result()?;
     Ok(function_ptr)
 }
 /// Returns a [`cudaPitchedPtr`](crate::sys::cudaPitchedPtr) based on input parameters.
@@ -25416,7 +25094,7 @@ pub unsafe fn get_func_by_symbol(
 #[inline]
 #[must_use]
 pub const fn make_cuda_pitched_ptr(
-    d: *mut ::core::ffi::c_void,
+    d: *mut c_void,
     p: usize,
     xsz: usize,
     ysz: usize,
@@ -25476,33 +25154,33 @@ pub const fn make_cuda_extent(w: usize, h: usize, d: usize) -> cudaExtent {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MemPoolAttrValue {
     ///[`cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES) and its value.
-    ReuseFollowEventDependencies(::core::ffi::c_int),
+    ReuseFollowEventDependencies(c_int),
     ///[`cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC) and its value.
-    ReuseAllowOpportunistic(::core::ffi::c_int),
+    ReuseAllowOpportunistic(c_int),
     ///[`cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES`](crate::sys::cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES) and its value.
-    ReuseAllowInternalDependencies(::core::ffi::c_int),
+    ReuseAllowInternalDependencies(c_int),
     ///[`cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD`](crate::sys::cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD) and its value.
-    AttrReleaseThreshold(::core::ffi::c_ulonglong),
+    AttrReleaseThreshold(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT) and its value.
-    AttrReservedMemCurrent(::core::ffi::c_ulonglong),
+    AttrReservedMemCurrent(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH) and its value.
-    AttrReservedMemHigh(::core::ffi::c_ulonglong),
+    AttrReservedMemHigh(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_USED_MEM_CURRENT`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_CURRENT) and its value.
-    AttrUsedMemCurrent(::core::ffi::c_ulonglong),
+    AttrUsedMemCurrent(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_USED_MEM_HIGH`](crate::sys::cudaMemPoolAttr::ATTR_USED_MEM_HIGH) and its value.
-    AttrUsedMemHigh(::core::ffi::c_ulonglong),
+    AttrUsedMemHigh(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_ALLOCATION_TYPE`](crate::sys::cudaMemPoolAttr::ATTR_ALLOCATION_TYPE) and its value.
     AttrAllocationType(cudaMemAllocationType),
     ///[`cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES`](crate::sys::cudaMemPoolAttr::ATTR_EXPORT_HANDLE_TYPES) and its value.
     AttrExportHandleTypes(cudaMemAllocationHandleType),
     ///[`cudaMemPoolAttr::ATTR_LOCATION_ID`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_ID) and its value.
-    AttrLocationId(::core::ffi::c_int),
+    AttrLocationId(c_int),
     ///[`cudaMemPoolAttr::ATTR_LOCATION_TYPE`](crate::sys::cudaMemPoolAttr::ATTR_LOCATION_TYPE) and its value.
     AttrLocationType(cudaMemLocationType),
     ///[`cudaMemPoolAttr::ATTR_MAX_POOL_SIZE`](crate::sys::cudaMemPoolAttr::ATTR_MAX_POOL_SIZE) and its value.
-    AttrMaxPoolSize(::core::ffi::c_ulonglong),
+    AttrMaxPoolSize(c_ulonglong),
     ///[`cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED`](crate::sys::cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED) and its value.
-    AttrHwDecompressEnabled(::core::ffi::c_int),
+    AttrHwDecompressEnabled(c_int),
 }
 impl MemPoolAttrValue {
     /// The attribute this value belongs to.
@@ -25537,13 +25215,13 @@ impl MemPoolAttrValue {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GraphMemAttributeTypeValue {
     ///[`cudaGraphMemAttributeType::USED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::USED_MEM_CURRENT) and its value.
-    UsedMemCurrent(::core::ffi::c_ulonglong),
+    UsedMemCurrent(c_ulonglong),
     ///[`cudaGraphMemAttributeType::USED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::USED_MEM_HIGH) and its value.
-    UsedMemHigh(::core::ffi::c_ulonglong),
+    UsedMemHigh(c_ulonglong),
     ///[`cudaGraphMemAttributeType::RESERVED_MEM_CURRENT`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_CURRENT) and its value.
-    ReservedMemCurrent(::core::ffi::c_ulonglong),
+    ReservedMemCurrent(c_ulonglong),
     ///[`cudaGraphMemAttributeType::RESERVED_MEM_HIGH`](crate::sys::cudaGraphMemAttributeType::RESERVED_MEM_HIGH) and its value.
-    ReservedMemHigh(::core::ffi::c_ulonglong),
+    ReservedMemHigh(c_ulonglong),
 }
 impl GraphMemAttributeTypeValue {
     /// The attribute this value belongs to.
@@ -25751,7 +25429,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
 ) -> crate::Result<MemPoolAttrValue> {
     if attr == cudaMemPoolAttr::REUSE_FOLLOW_EVENT_DEPENDENCIES {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25761,7 +25439,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::REUSE_ALLOW_OPPORTUNISTIC {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25771,7 +25449,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::REUSE_ALLOW_INTERNAL_DEPENDENCIES {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25781,7 +25459,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RELEASE_THRESHOLD {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25791,7 +25469,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25801,7 +25479,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_RESERVED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25811,7 +25489,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_USED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25821,7 +25499,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_USED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25851,7 +25529,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_LOCATION_ID {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25871,7 +25549,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_MAX_POOL_SIZE {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25881,7 +25559,7 @@ pub unsafe fn mem_pool_get_attribute_typed(
     }
     if attr == cudaMemPoolAttr::ATTR_HW_DECOMPRESS_ENABLED {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_int = unsafe { ::core::mem::zeroed() };
+        let mut v: c_int = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25894,12 +25572,12 @@ pub unsafe fn mem_pool_get_attribute_typed(
 ///Reads an attribute through [`device_get_graph_mem_attribute`](crate::api::device_get_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)). An attribute whose value type is not stated is `cudaErrorInvalidValue` without calling CUDA.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 pub fn device_get_graph_mem_attribute_typed(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
 ) -> crate::Result<GraphMemAttributeTypeValue> {
     if attr == cudaGraphMemAttributeType::USED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25913,7 +25591,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::USED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25927,7 +25605,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::RESERVED_MEM_CURRENT {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25941,7 +25619,7 @@ pub fn device_get_graph_mem_attribute_typed(
     }
     if attr == cudaGraphMemAttributeType::RESERVED_MEM_HIGH {
         // SAFETY: the value types are integers and C enums, for which all-zero bytes are valid.
-        let mut v: ::core::ffi::c_ulonglong = unsafe { ::core::mem::zeroed() };
+        let mut v: c_ulonglong = unsafe { ::core::mem::zeroed() };
         // SAFETY: the value pointer points at a local of the type the documentation states for this
         // attribute; the other arguments are the caller's, as the wrapper documents.
         unsafe {
@@ -25958,7 +25636,7 @@ pub fn device_get_graph_mem_attribute_typed(
 ///Writes an attribute through [`device_set_graph_mem_attribute`](crate::api::device_set_graph_mem_attribute) with the value type the documentation of [`cudaGraphMemAttributeType`](crate::sys::cudaGraphMemAttributeType) states for it ([`GraphMemAttributeTypeValue`](crate::api::GraphMemAttributeTypeValue)).
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 pub fn device_set_graph_mem_attribute_typed(
-    device: ::core::ffi::c_int,
+    device: c_int,
     value: GraphMemAttributeTypeValue,
 ) -> crate::Result<()> {
     match value {

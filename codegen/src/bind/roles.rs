@@ -142,21 +142,29 @@ impl Default for Typed {
 /// [`directions`] (each application recorded in [`Bindings::direction_rulings`]).
 pub fn resolve_all(b: &mut Bindings) {
     let kinds = TypeKinds::new(b);
-    let mut taken: HashMap<String, String> = HashMap::new();
-    let mut decided = Vec::with_capacity(b.functions.len());
-    let mut rulings = Vec::new();
-    for f in &mut b.functions {
+    let flag_groups = &b.flag_groups;
+    // Each function's roles depend on it alone (and on the crate's types): worked out on
+    // several threads; the Rust names, which must not collide, are then given in order.
+    let outcomes = crate::parallel::map_mut(&mut b.functions, |f| {
+        let mut rulings = Vec::new();
         let mut unsafe_records = Vec::new();
         let result = if f.documented {
             unstated(f, &mut rulings).and_then(|(presets, lists)| {
-                let roles =
-                    resolve_inner(f, &kinds, &b.flag_groups, &mut unsafe_records, &presets)?;
+                let roles = resolve_inner(f, &kinds, flag_groups, &mut unsafe_records, &presets)?;
                 agree(f, &roles, &lists)?;
                 Ok(roles)
             })
         } else {
             Err("no document describes it (only the ABI declares it)".to_string())
         };
+        (result, unsafe_records, rulings)
+    });
+    let mut taken: HashMap<String, String> = HashMap::new();
+    let mut all_rulings = Vec::new();
+    for (f, outcome) in b.functions.iter_mut().zip(outcomes) {
+        let (result, unsafe_records, rulings) =
+            outcome.unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+        all_rulings.extend(rulings);
         let typed = match result {
             Err(reason) => Typed::Skipped { reason },
             Ok(roles) => {
@@ -180,12 +188,9 @@ pub fn resolve_all(b: &mut Bindings) {
                 format!("{}: no typed wrapper: {reason}", f.name),
             ));
         }
-        decided.push(typed);
-    }
-    for (f, typed) in b.functions.iter_mut().zip(decided) {
         f.typed = typed;
     }
-    b.direction_rulings = rulings;
+    b.direction_rulings = all_rulings;
 }
 
 /// A list found by a direction rule, and the count parameter the rule paired it with.

@@ -22,14 +22,15 @@ pub struct DocProblems(pub Vec<String>);
 /// comes out as it went in. [`super::files::format_file`] puts the lines back in place of the
 /// marker, at its indentation ([`expand_markers`]).
 pub fn attrs(markdown: &str) -> TokenStream {
-    let lines = doc_lines(markdown);
+    let lines = trimmed_lines(markdown);
     if lines.is_empty() {
         return TokenStream::new();
     }
-    let mut block = String::new();
-    for l in &lines {
-        block.push_str("///");
-        block.push_str(l.trim_end_matches(' '));
+    let mut block = String::with_capacity(markdown.len() + 5 * lines.len());
+    for l in lines {
+        let l = l.trim_end_matches(' ');
+        block.push_str(if l.is_empty() { "///" } else { "/// " });
+        block.push_str(l);
         block.push('\n');
     }
     let marker = format!("{DOC_MARKER}{}", stash(block));
@@ -70,20 +71,28 @@ pub fn expand_markers(text: &str) -> Option<String> {
         return Some(text.to_string());
     }
     let mut out = String::with_capacity(text.len() * 2);
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let Some(id) = trimmed.strip_prefix(&prefix) else {
-            out.push_str(line);
+    // From marker to marker (text between them is copied at once).
+    let mut rest = text;
+    while let Some(at) = rest.find(&prefix) {
+        let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = rest[at..].find('\n').map_or(rest.len(), |i| at + i + 1);
+        let indent = &rest[line_start..at];
+        if !indent.chars().all(char::is_whitespace) {
+            // Not at the start of its line: not a marker line; kept as it is.
+            out.push_str(&rest[..line_end]);
+            rest = &rest[line_end..];
             continue;
-        };
-        let indent = &line[..line.len() - trimmed.len()];
-        let id: usize = id.trim_end().parse().ok()?;
+        }
+        out.push_str(&rest[..line_start]);
+        let id: usize = rest[at + prefix.len()..line_end].trim_end().parse().ok()?;
         let block = take(id)?;
         for l in block.split_inclusive('\n') {
             out.push_str(indent);
             out.push_str(l);
         }
+        rest = &rest[line_end..];
     }
+    out.push_str(rest);
     Some(out)
 }
 
@@ -96,13 +105,7 @@ pub fn inner_attrs(markdown: &str) -> TokenStream {
 /// The lines of `markdown` as doc-attribute strings (a leading space before each non-empty
 /// line), without blank lines at either end.
 fn doc_lines(markdown: &str) -> Vec<String> {
-    let lines: Vec<&str> = markdown.lines().collect();
-    let first = lines.iter().position(|l| !l.trim().is_empty());
-    let last = lines.iter().rposition(|l| !l.trim().is_empty());
-    let (Some(first), Some(last)) = (first, last) else {
-        return Vec::new();
-    };
-    lines[first..=last]
+    trimmed_lines(markdown)
         .iter()
         .map(|l| {
             if l.is_empty() {
@@ -112,6 +115,17 @@ fn doc_lines(markdown: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// The lines of `markdown` without blank lines at either end.
+fn trimmed_lines(markdown: &str) -> Vec<&str> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let first = lines.iter().position(|l| !l.trim().is_empty());
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    match (first, last) {
+        (Some(first), Some(last)) => lines[first..=last].to_vec(),
+        _ => Vec::new(),
+    }
 }
 
 /// Converts RST `text` to Markdown, checks it, and records problems under `item`.

@@ -214,6 +214,8 @@ fn sys_module(pkg: &package::Package) -> TokenStream {
     let major = pkg.major;
     let library =
         format!(" Its major: the runtime library this crate opens is `libcudart.so.{major}`.");
+    // The modules below take the C scalar types from here (`use super::*`).
+    let ffi = names::ffi_imports();
     quote! {
         //! The raw layer: every type, constant and function the documentation describes and
         //! the ABI declares, under its C name.
@@ -223,6 +225,8 @@ fn sys_module(pkg: &package::Package) -> TokenStream {
         pub const CUDA_RELEASE: &str = #release;
         #[doc = #library]
         pub const CUDA_MAJOR: u32 = #major;
+
+        #ffi
 
         pub(crate) mod constants;
         pub(crate) mod errors;
@@ -269,6 +273,22 @@ pub fn generate(
     inputs: &[String],
 ) -> Result<Output, EmitError> {
     let pre = preamble(inputs, &b.abi_source);
+    // The crate's hand-written files are copied on a thread of their own, while this one
+    // builds the names and tables the generated files need.
+    std::thread::scope(|scope| {
+        let template = scope.spawn(|| package::files(pkg, &pre, &b.abi_source));
+        let mut out = generated(b, pkg, &pre)?;
+        let template = template.join().map_err(|_| EmitError::Syntax {
+            file: "the crate's hand-written files".into(),
+            message: "copying them panicked (a bug: please report it)".into(),
+        })??;
+        out.files.extend(template);
+        Ok(out)
+    })
+}
+
+/// The generated files of [`generate`] (all but the crate's hand-written ones).
+fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, EmitError> {
     let names = Names::for_bindings(b);
     let tables = probe::tables(b);
     let jobs = jobs(b, &names, pkg, &tables);
@@ -320,7 +340,7 @@ pub fn generate(
     }
     files.push(GeneratedFile {
         name: "tests/audit/layout_probe.cpp".into(),
-        contents: probe::cpp_source(&pre, &tables),
+        contents: probe::cpp_source(pre, &tables),
     });
     for (path, text) in crate::abi::stubs::platform_stand_ins() {
         files.push(GeneratedFile {
@@ -328,7 +348,6 @@ pub fn generate(
             contents: text.to_string(),
         });
     }
-    files.extend(package::files(pkg, &pre, &b.abi_source)?);
     Ok(Output {
         files,
         doc_problems,

@@ -142,25 +142,38 @@ pub fn rust_type(c: &CType, names: &Names) -> TokenStream {
         CType::Unknown { text } => {
             // Unknown types were reported by the ABI reader; keep the layout-neutral choice.
             let _ = text;
-            quote! { ::core::ffi::c_void }
+            quote! { c_void }
         }
     }
 }
 
+/// The C scalar types of [`core::ffi`] that [`rust_type`] names without their path; every
+/// generated module that holds types imports them (`use` of this list).
+pub fn ffi_imports() -> TokenStream {
+    quote! {
+        use ::core::ffi::{
+            c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
+            c_ulonglong, c_ushort, c_void,
+        };
+    }
+}
+
+/// The Rust type of a C scalar: the [`core::ffi`] types by their bare names (see
+/// [`ffi_imports`]), fixed-width and size types as Rust's own, others by name.
 fn primitive(name: &str) -> TokenStream {
     match name {
-        "void" => quote! { ::core::ffi::c_void },
-        "char" => quote! { ::core::ffi::c_char },
-        "signed char" => quote! { ::core::ffi::c_schar },
-        "unsigned char" => quote! { ::core::ffi::c_uchar },
-        "short" => quote! { ::core::ffi::c_short },
-        "unsigned short" => quote! { ::core::ffi::c_ushort },
-        "int" => quote! { ::core::ffi::c_int },
-        "unsigned int" => quote! { ::core::ffi::c_uint },
-        "long" => quote! { ::core::ffi::c_long },
-        "unsigned long" => quote! { ::core::ffi::c_ulong },
-        "long long" => quote! { ::core::ffi::c_longlong },
-        "unsigned long long" => quote! { ::core::ffi::c_ulonglong },
+        "void" => quote! { c_void },
+        "char" => quote! { c_char },
+        "signed char" => quote! { c_schar },
+        "unsigned char" => quote! { c_uchar },
+        "short" => quote! { c_short },
+        "unsigned short" => quote! { c_ushort },
+        "int" => quote! { c_int },
+        "unsigned int" => quote! { c_uint },
+        "long" => quote! { c_long },
+        "unsigned long" => quote! { c_ulong },
+        "long long" => quote! { c_longlong },
+        "unsigned long long" => quote! { c_ulonglong },
         "float" => quote! { f32 },
         "double" => quote! { f64 },
         "size_t" => quote! { usize },

@@ -122,8 +122,10 @@ fn head(functions: &[BoundFunction]) -> TokenStream {
          the typed layer needs no other module.",
     );
     let doc = docs::inner_attrs(&md);
+    let ffi = super::names::ffi_imports();
     quote! {
         #doc
+        #ffi
         use crate::sys::*;
         pub use crate::sys::constants::*;
         pub use crate::sys::enums::*;
@@ -208,7 +210,7 @@ fn function(
              which all-zero bytes are a valid value.",
             );
             quote! {
-                #why let status = #call; crate::check(status.as_raw() as i32)?;
+                #why #call.result()?;
                 let n = usize::try_from(#cid).map_err(|_| crate::error::invalid_value())?;
                 if n > 0 {
                     #(
@@ -219,13 +221,13 @@ fn function(
                         });
                     )*
                     #cid = <#cty>::try_from(n).map_err(|_| crate::error::invalid_value())?;
-                    #why let status = #call; crate::check(status.as_raw() as i32)?;
+                    #why #call.result()?;
                     let got = usize::try_from(#cid).map_or(n, |g| g.min(n));
                     #( #lists.truncate(got); )*
                 }
             }
         } else if ret_tokens == "cudaError_t" {
-            quote! { #why let status = #call; crate::check(status.as_raw() as i32)?; }
+            quote! { #why #call.result()?; }
         } else if matches!(&f.ret.c, CType::Primitive { name } if name == "void") {
             quote! { #why #call; }
         } else if f.ret.c_text == "const char*" {
@@ -402,9 +404,7 @@ fn param(
             }
         }
         Role::PointerArray => {
-            parts
-                .params
-                .push(quote! { #id: &mut [*mut ::core::ffi::c_void] });
+            parts.params.push(quote! { #id: &mut [*mut c_void] });
             parts.args.push(quote! { #id.as_mut_ptr() });
             arg_doc(" (one pointer per kernel argument, each to that argument's value)");
             parts.safety.push(format!(
@@ -464,7 +464,7 @@ fn param(
         Role::OutCStr => {
             parts
                 .pre
-                .push(quote! { let mut #id: *const ::core::ffi::c_char = ::core::ptr::null(); });
+                .push(quote! { let mut #id: *const c_char = ::core::ptr::null(); });
             parts.args.push(quote! { &mut #id });
             parts.outs.push((
                 static_cstr(quote! { #id }),
@@ -482,7 +482,7 @@ fn param(
             ..
         } => {
             parts.slices = true;
-            let elem = pt.clone().unwrap_or_else(|| quote! { ::core::ffi::c_void });
+            let elem = pt.clone().unwrap_or_else(|| quote! { c_void });
             let is_const = p.ty.c.is_const_pointer();
             let slice_ty = if *mutable {
                 quote! { &mut [#elem] }
@@ -563,7 +563,7 @@ fn param(
         Role::BorrowedList { count } => {
             let inner = pointee(&p.ty.c)
                 .and_then(pointee)
-                .map_or_else(|| quote! { ::core::ffi::c_void }, |t| rust_type(t, names));
+                .map_or_else(|| quote! { c_void }, |t| rust_type(t, names));
             let cid = ident(&param_name(&f.params[*count].c_name));
             parts
                 .pre

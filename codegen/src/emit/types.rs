@@ -41,26 +41,18 @@ pub fn emit(
     out
 }
 
-/// `Debug` for a record: every field of a struct (bitfield storage as bytes); a union prints
-/// its name only, since which member is meaningful is not recorded in it.
+/// `Debug` for a union: its name only, since which member is meaningful is not recorded in
+/// it (a struct derives `Debug`: every field, bitfield storage as bytes).
 fn debug_impl(r: &BoundRecord) -> TokenStream {
+    if r.abi.kind != RecordKind::Union {
+        return TokenStream::new();
+    }
     let ty = ident(&r.name);
     let name = &r.name;
-    let body = match r.abi.kind {
-        RecordKind::Struct => {
-            let fields = r.abi.fields.iter().map(|f| {
-                let id = ident(&f.name);
-                let label = &f.name;
-                quote! { .field(#label, &self.#id) }
-            });
-            quote! { f.debug_struct(#name) #(#fields)* .finish() }
-        }
-        RecordKind::Union => quote! { f.debug_struct(#name).finish_non_exhaustive() },
-    };
     quote! {
         impl ::core::fmt::Debug for #ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #body
+                f.debug_struct(#name).finish_non_exhaustive()
             }
         }
     }
@@ -296,15 +288,17 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
         let d = docs::attrs(&md);
         quote! { #d pub #id: #t, }
     });
-    let kw = match r.abi.kind {
-        RecordKind::Struct => quote! { struct },
-        RecordKind::Union => quote! { union },
+    // A struct's `Debug` is derived (every field type of the crate has one); a union's is
+    // written by `debug_impl`.
+    let (kw, derive) = match r.abi.kind {
+        RecordKind::Struct => (quote! { struct }, quote! { #[derive(Clone, Copy, Debug)] }),
+        RecordKind::Union => (quote! { union }, quote! { #[derive(Clone, Copy)] }),
     };
     quote! {
         #doc
         #[repr(C)]
         #align
-        #[derive(Clone, Copy)]
+        #derive
         pub #kw #ty { #(#fields)* }
 
         zeroed_default!(#ty);

@@ -140,6 +140,16 @@ pub fn check(code: i32) -> Result<()> {
     }
 }
 
+impl crate::sys::cudaError_t {
+    /// This status as a `Result`: `Ok(())` for `cudaSuccess`, any other value
+    /// [`Error::Cuda`] (what [`check`] makes of it). For the status a raw call returns:
+    /// `unsafe { sys::cudaDeviceSynchronize() }?.result()?`.
+    #[inline]
+    pub fn result(self) -> Result<()> {
+        check(self.as_raw() as i32)
+    }
+}
+
 /// `cudaErrorInvalidValue`, as the typed layer reports an argument it refuses before the call
 /// (lists of different lengths for one count, a length the C count type cannot hold).
 #[cold]

@@ -93,12 +93,11 @@ pub unsafe fn cudaDeviceGetLimit(
 pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
     maxWidthInElements: *mut usize,
     fmtDesc: *const cudaChannelFormatDesc,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
-        fmtDesc : * const cudaChannelFormatDesc, device : ::core::ffi::c_int) ->
-        cudaError_t
+        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
     )
 }
 /// Returns the preferred cache configuration for the current device.
@@ -126,12 +125,12 @@ pub unsafe fn cudaDeviceGetCacheConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetStreamPriorityRange(
-    leastPriority: *mut ::core::ffi::c_int,
-    greatestPriority: *mut ::core::ffi::c_int,
+    leastPriority: *mut c_int,
+    greatestPriority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut
-        ::core::ffi::c_int, greatestPriority : * mut ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut c_int,
+        greatestPriority : * mut c_int) -> cudaError_t
     )
 }
 /// Sets the preferred cache configuration for the current device.
@@ -158,12 +157,12 @@ pub unsafe fn cudaDeviceSetCacheConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetByPCIBusId(
-    device: *mut ::core::ffi::c_int,
-    pciBusId: *const ::core::ffi::c_char,
+    device: *mut c_int,
+    pciBusId: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetByPCIBusId", fn (device : * mut ::core::ffi::c_int, pciBusId : *
-        const ::core::ffi::c_char) -> cudaError_t
+        c"cudaDeviceGetByPCIBusId", fn (device : * mut c_int, pciBusId : * const c_char)
+        -> cudaError_t
     )
 }
 /// Returns a PCI Bus Id string for the device.
@@ -175,13 +174,13 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetPCIBusId(
-    pciBusId: *mut ::core::ffi::c_char,
-    len: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    pciBusId: *mut c_char,
+    len: c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut ::core::ffi::c_char, len :
-        ::core::ffi::c_int, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut c_char, len : c_int, device :
+        c_int) -> cudaError_t
     )
 }
 /// Gets an interprocess handle for a previously allocated event.
@@ -228,11 +227,11 @@ pub unsafe fn cudaIpcOpenEventHandle(
 #[inline]
 pub unsafe fn cudaIpcGetMemHandle(
     handle: *mut cudaIpcMemHandle_t,
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaIpcGetMemHandle", fn (handle : * mut cudaIpcMemHandle_t, devPtr : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
@@ -244,13 +243,13 @@ pub unsafe fn cudaIpcGetMemHandle(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaIpcOpenMemHandle(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     handle: cudaIpcMemHandle_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut ::core::ffi::c_void, handle :
-        cudaIpcMemHandle_t, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut c_void, handle :
+        cudaIpcMemHandle_t, flags : c_uint) -> cudaError_t
     )
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
@@ -261,12 +260,8 @@ pub unsafe fn cudaIpcOpenMemHandle(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaIpcCloseMemHandle(
-    devPtr: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaIpcCloseMemHandle", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t
-    )
+pub unsafe fn cudaIpcCloseMemHandle(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaIpcCloseMemHandle", fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
@@ -295,15 +290,15 @@ pub unsafe fn cudaDeviceFlushGPUDirectRDMAWrites(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceRegisterAsyncNotification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callbackFunc: cudaAsyncCallback,
-    userData: *mut ::core::ffi::c_void,
+    userData: *mut c_void,
     callback: *mut cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceRegisterAsyncNotification", fn (device : ::core::ffi::c_int,
-        callbackFunc : cudaAsyncCallback, userData : * mut ::core::ffi::c_void, callback
-        : * mut cudaAsyncCallbackHandle_t) -> cudaError_t
+        c"cudaDeviceRegisterAsyncNotification", fn (device : c_int, callbackFunc :
+        cudaAsyncCallback, userData : * mut c_void, callback : * mut
+        cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
 /// Unregisters an async notification callback.
@@ -315,12 +310,12 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceUnregisterAsyncNotification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceUnregisterAsyncNotification", fn (device : ::core::ffi::c_int,
-        callback : cudaAsyncCallbackHandle_t) -> cudaError_t
+        c"cudaDeviceUnregisterAsyncNotification", fn (device : c_int, callback :
+        cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
 /// Returns the number of compute-capable devices.
@@ -331,12 +326,8 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDeviceCount(
-    count: *mut ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDeviceCount", fn (count : * mut ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaGetDeviceCount(count: *mut c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDeviceCount", fn (count : * mut c_int) -> cudaError_t)
 }
 /// Returns information about the compute-device.
 ///
@@ -350,11 +341,11 @@ pub unsafe fn cudaGetDeviceCount(
 #[inline]
 pub unsafe fn cudaGetDeviceProperties(
     prop: *mut cudaDeviceProp,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDeviceProperties_v2", fn (prop : * mut cudaDeviceProp, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaGetDeviceProperties_v2", fn (prop : * mut cudaDeviceProp, device : c_int)
+        -> cudaError_t
     )
 }
 /// Returns information about the device.
@@ -366,13 +357,13 @@ pub unsafe fn cudaGetDeviceProperties(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetAttribute(
-    value: *mut ::core::ffi::c_int,
+    value: *mut c_int,
     attr: cudaDeviceAttr,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetAttribute", fn (value : * mut ::core::ffi::c_int, attr :
-        cudaDeviceAttr, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetAttribute", fn (value : * mut c_int, attr : cudaDeviceAttr, device
+        : c_int) -> cudaError_t
     )
 }
 /// Returns the default mempool of a device.
@@ -385,11 +376,11 @@ pub unsafe fn cudaDeviceGetAttribute(
 #[inline]
 pub unsafe fn cudaDeviceGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDeviceGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c_int) -> cudaError_t
     )
 }
 /// Sets the current memory pool of a device.
@@ -401,12 +392,12 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceSetMemPool(
-    device: ::core::ffi::c_int,
+    device: c_int,
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetMemPool", fn (device : ::core::ffi::c_int, memPool :
-        cudaMemPool_t) -> cudaError_t
+        c"cudaDeviceSetMemPool", fn (device : c_int, memPool : cudaMemPool_t) ->
+        cudaError_t
     )
 }
 /// Gets the current mempool for a device.
@@ -419,11 +410,11 @@ pub unsafe fn cudaDeviceSetMemPool(
 #[inline]
 pub unsafe fn cudaDeviceGetMemPool(
     memPool: *mut cudaMemPool_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device : c_int) ->
+        cudaError_t
     )
 }
 /// Return NvSciSync attributes that this device can support.
@@ -435,14 +426,13 @@ pub unsafe fn cudaDeviceGetMemPool(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
-    nvSciSyncAttrList: *mut ::core::ffi::c_void,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_int,
+    nvSciSyncAttrList: *mut c_void,
+    device: c_int,
+    flags: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut
-        ::core::ffi::c_void, device : ::core::ffi::c_int, flags : ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut c_void, device
+        : c_int, flags : c_int) -> cudaError_t
     )
 }
 /// Queries attributes of the link between two devices.
@@ -454,15 +444,14 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetP2PAttribute(
-    value: *mut ::core::ffi::c_int,
+    value: *mut c_int,
     attr: cudaDeviceP2PAttr,
-    srcDevice: ::core::ffi::c_int,
-    dstDevice: ::core::ffi::c_int,
+    srcDevice: c_int,
+    dstDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetP2PAttribute", fn (value : * mut ::core::ffi::c_int, attr :
-        cudaDeviceP2PAttr, srcDevice : ::core::ffi::c_int, dstDevice :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetP2PAttribute", fn (value : * mut c_int, attr : cudaDeviceP2PAttr,
+        srcDevice : c_int, dstDevice : c_int) -> cudaError_t
     )
 }
 /// Select compute-device which best matches criteria.
@@ -474,12 +463,12 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaChooseDevice(
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
     prop: *const cudaDeviceProp,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaChooseDevice", fn (device : * mut ::core::ffi::c_int, prop : * const
-        cudaDeviceProp) -> cudaError_t
+        c"cudaChooseDevice", fn (device : * mut c_int, prop : * const cudaDeviceProp) ->
+        cudaError_t
     )
 }
 /// Initialize device to be used for GPU executions.
@@ -491,13 +480,13 @@ pub unsafe fn cudaChooseDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaInitDevice(
-    device: ::core::ffi::c_int,
-    deviceFlags: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    deviceFlags: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaInitDevice", fn (device : ::core::ffi::c_int, deviceFlags :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaInitDevice", fn (device : c_int, deviceFlags : c_uint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Set device to be used for GPU executions.
@@ -508,8 +497,8 @@ pub unsafe fn cudaInitDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+pub unsafe fn cudaSetDevice(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaSetDevice", fn (device : c_int) -> cudaError_t)
 }
 /// Returns which device is currently being used.
 ///
@@ -519,12 +508,8 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDevice(
-    device: *mut ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDevice", fn (device : * mut ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaGetDevice(device: *mut c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDevice", fn (device : * mut c_int) -> cudaError_t)
 }
 /// Sets flags to be used for device executions.
 ///
@@ -534,10 +519,8 @@ pub unsafe fn cudaGetDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaSetDeviceFlags(
-    flags: ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : ::core::ffi::c_uint) -> cudaError_t)
+pub unsafe fn cudaSetDeviceFlags(flags: c_uint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : c_uint) -> cudaError_t)
 }
 /// Gets the flags for the current device.
 ///
@@ -547,12 +530,8 @@ pub unsafe fn cudaSetDeviceFlags(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDeviceFlags(
-    flags: *mut ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDeviceFlags", fn (flags : * mut ::core::ffi::c_uint) -> cudaError_t
-    )
+pub unsafe fn cudaGetDeviceFlags(flags: *mut c_uint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDeviceFlags", fn (flags : * mut c_uint) -> cudaError_t)
 }
 /// Returns the last error from a runtime call.
 ///
@@ -584,12 +563,8 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetErrorName(
-    error: cudaError_t,
-) -> crate::Result<*const ::core::ffi::c_char> {
-    dynamic_call!(
-        c"cudaGetErrorName", fn (error : cudaError_t) -> * const ::core::ffi::c_char
-    )
+pub unsafe fn cudaGetErrorName(error: cudaError_t) -> crate::Result<*const c_char> {
+    dynamic_call!(c"cudaGetErrorName", fn (error : cudaError_t) -> * const c_char)
 }
 /// Returns the description string for an error code.
 ///
@@ -599,12 +574,8 @@ pub unsafe fn cudaGetErrorName(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetErrorString(
-    error: cudaError_t,
-) -> crate::Result<*const ::core::ffi::c_char> {
-    dynamic_call!(
-        c"cudaGetErrorString", fn (error : cudaError_t) -> * const ::core::ffi::c_char
-    )
+pub unsafe fn cudaGetErrorString(error: cudaError_t) -> crate::Result<*const c_char> {
+    dynamic_call!(c"cudaGetErrorString", fn (error : cudaError_t) -> * const c_char)
 }
 /// Create an asynchronous stream.
 ///
@@ -629,11 +600,11 @@ pub unsafe fn cudaStreamCreate(
 #[inline]
 pub unsafe fn cudaStreamCreateWithFlags(
     pStream: *mut cudaStream_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Create an asynchronous stream with the specified priority.
@@ -646,12 +617,12 @@ pub unsafe fn cudaStreamCreateWithFlags(
 #[inline]
 pub unsafe fn cudaStreamCreateWithPriority(
     pStream: *mut cudaStream_t,
-    flags: ::core::ffi::c_uint,
-    priority: ::core::ffi::c_int,
+    flags: c_uint,
+    priority: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamCreateWithPriority", fn (pStream : * mut cudaStream_t, flags :
-        ::core::ffi::c_uint, priority : ::core::ffi::c_int) -> cudaError_t
+        c_uint, priority : c_int) -> cudaError_t
     )
 }
 /// Query the priority of a stream.
@@ -664,11 +635,11 @@ pub unsafe fn cudaStreamCreateWithPriority(
 #[inline]
 pub unsafe fn cudaStreamGetPriority(
     hStream: cudaStream_t,
-    priority: *mut ::core::ffi::c_int,
+    priority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut c_int) ->
+        cudaError_t
     )
 }
 /// Query the flags of a stream.
@@ -681,11 +652,11 @@ pub unsafe fn cudaStreamGetPriority(
 #[inline]
 pub unsafe fn cudaStreamGetFlags(
     hStream: cudaStream_t,
-    flags: *mut ::core::ffi::c_uint,
+    flags: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut c_uint) ->
+        cudaError_t
     )
 }
 /// Query the Id of a stream.
@@ -698,11 +669,11 @@ pub unsafe fn cudaStreamGetFlags(
 #[inline]
 pub unsafe fn cudaStreamGetId(
     hStream: cudaStream_t,
-    streamId: *mut ::core::ffi::c_ulonglong,
+    streamId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut c_ulonglong) ->
+        cudaError_t
     )
 }
 /// Query the device of a stream.
@@ -715,11 +686,11 @@ pub unsafe fn cudaStreamGetId(
 #[inline]
 pub unsafe fn cudaStreamGetDevice(
     hStream: cudaStream_t,
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut c_int) ->
+        cudaError_t
     )
 }
 /// Resets all persisting lines in cache to normal status.
@@ -808,11 +779,11 @@ pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError
 pub unsafe fn cudaStreamWaitEvent(
     stream: cudaStream_t,
     event: cudaEvent_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamWaitEvent", fn (stream : cudaStream_t, event : cudaEvent_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c_uint) -> cudaError_t
     )
 }
 /// Add a callback to a compute stream.
@@ -826,13 +797,12 @@ pub unsafe fn cudaStreamWaitEvent(
 pub unsafe fn cudaStreamAddCallback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
-    userData: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    userData: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamAddCallback", fn (stream : cudaStream_t, callback :
-        cudaStreamCallback_t, userData : * mut ::core::ffi::c_void, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        cudaStreamCallback_t, userData : * mut c_void, flags : c_uint) -> cudaError_t
     )
 }
 /// Waits for stream tasks to complete.
@@ -867,13 +837,13 @@ pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t
 #[inline]
 pub unsafe fn cudaStreamAttachMemAsync(
     stream: cudaStream_t,
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     length: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut
-        ::core::ffi::c_void, length : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut c_void,
+        length : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Begins graph capture on a stream.
@@ -979,15 +949,15 @@ pub unsafe fn cudaStreamIsCapturing(
 pub unsafe fn cudaStreamGetCaptureInfo(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
-    id_out: *mut ::core::ffi::c_ulonglong,
+    id_out: *mut c_ulonglong,
     graph_out: *mut cudaGraph_t,
     dependencies_out: *mut *const cudaGraphNode_t,
     numDependencies_out: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamGetCaptureInfo_v2", fn (stream : cudaStream_t, captureStatus_out : *
-        mut cudaStreamCaptureStatus, id_out : * mut ::core::ffi::c_ulonglong, graph_out :
-        * mut cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t,
+        mut cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
+        cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t,
         numDependencies_out : * mut usize) -> cudaError_t
     )
 }
@@ -1002,7 +972,7 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 pub unsafe fn cudaStreamGetCaptureInfo_v3(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
-    id_out: *mut ::core::ffi::c_ulonglong,
+    id_out: *mut c_ulonglong,
     graph_out: *mut cudaGraph_t,
     dependencies_out: *mut *const cudaGraphNode_t,
     edgeData_out: *mut *const cudaGraphEdgeData,
@@ -1010,10 +980,9 @@ pub unsafe fn cudaStreamGetCaptureInfo_v3(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamGetCaptureInfo_v3", fn (stream : cudaStream_t, captureStatus_out : *
-        mut cudaStreamCaptureStatus, id_out : * mut ::core::ffi::c_ulonglong, graph_out :
-        * mut cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out
-        : * mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) ->
-        cudaError_t
+        mut cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
+        cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out : *
+        mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) -> cudaError_t
     )
 }
 /// Modifies the dependency set of a capturing stream. The dependency set
@@ -1030,12 +999,11 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
     stream: cudaStream_t,
     dependencies: *mut cudaGraphNode_t,
     numDependencies: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamUpdateCaptureDependencies", fn (stream : cudaStream_t, dependencies :
-        * mut cudaGraphNode_t, numDependencies : usize, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        * mut cudaGraphNode_t, numDependencies : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Modifies the dependency set of a capturing stream. The dependency set
@@ -1053,12 +1021,12 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies_v2(
     dependencies: *mut cudaGraphNode_t,
     dependencyData: *const cudaGraphEdgeData,
     numDependencies: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamUpdateCaptureDependencies_v2", fn (stream : cudaStream_t,
         dependencies : * mut cudaGraphNode_t, dependencyData : * const cudaGraphEdgeData,
-        numDependencies : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+        numDependencies : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Creates an event object.
@@ -1082,11 +1050,11 @@ pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaErro
 #[inline]
 pub unsafe fn cudaEventCreateWithFlags(
     event: *mut cudaEvent_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Records an event.
@@ -1117,11 +1085,11 @@ pub unsafe fn cudaEventRecord(
 pub unsafe fn cudaEventRecordWithFlags(
     event: cudaEvent_t,
     stream: cudaStream_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Queries an event's status.
@@ -1219,14 +1187,14 @@ pub unsafe fn cudaImportExternalMemory(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaExternalMemoryGetMappedBuffer(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     extMem: cudaExternalMemory_t,
     bufferDesc: *const cudaExternalMemoryBufferDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut
-        ::core::ffi::c_void, extMem : cudaExternalMemory_t, bufferDesc : * const
-        cudaExternalMemoryBufferDesc) -> cudaError_t
+        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut c_void, extMem :
+        cudaExternalMemory_t, bufferDesc : * const cudaExternalMemoryBufferDesc) ->
+        cudaError_t
     )
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
@@ -1293,13 +1261,13 @@ pub unsafe fn cudaImportExternalSemaphore(
 pub unsafe fn cudaSignalExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreSignalParams,
-    numExtSems: ::core::ffi::c_uint,
+    numExtSems: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaSignalExternalSemaphoresAsync_v2", fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreSignalParams,
-        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+        numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Waits on a set of external semaphore objects.
@@ -1315,13 +1283,13 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 pub unsafe fn cudaWaitExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreWaitParams,
-    numExtSems: ::core::ffi::c_uint,
+    numExtSems: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaWaitExternalSemaphoresAsync_v2", fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreWaitParams,
-        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+        numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Destroys an external semaphore.
@@ -1349,11 +1317,11 @@ pub unsafe fn cudaDestroyExternalSemaphore(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetCacheConfig(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetCacheConfig", fn (func : * const ::core::ffi::c_void, cacheConfig :
+        c"cudaFuncSetCacheConfig", fn (func : * const c_void, cacheConfig :
         cudaFuncCache) -> cudaError_t
     )
 }
@@ -1367,11 +1335,11 @@ pub unsafe fn cudaFuncSetCacheConfig(
 #[inline]
 pub unsafe fn cudaFuncGetAttributes(
     attr: *mut cudaFuncAttributes,
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaFuncGetAttributes", fn (attr : * mut cudaFuncAttributes, func : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Set attributes for a given function.
@@ -1383,13 +1351,13 @@ pub unsafe fn cudaFuncGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetAttribute(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
+    value: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetAttribute", fn (func : * const ::core::ffi::c_void, attr :
-        cudaFuncAttribute, value : ::core::ffi::c_int) -> cudaError_t
+        c"cudaFuncSetAttribute", fn (func : * const c_void, attr : cudaFuncAttribute,
+        value : c_int) -> cudaError_t
     )
 }
 /// Enqueues a host function call in a stream.
@@ -1403,11 +1371,11 @@ pub unsafe fn cudaFuncSetAttribute(
 pub unsafe fn cudaLaunchHostFunc(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    userData: *mut ::core::ffi::c_void,
+    userData: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchHostFunc", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData :
-        * mut ::core::ffi::c_void) -> cudaError_t
+        * mut c_void) -> cudaError_t
     )
 }
 /// Returns occupancy for a device function.
@@ -1419,15 +1387,14 @@ pub unsafe fn cudaLaunchHostFunc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-    numBlocks: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    blockSize: ::core::ffi::c_int,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
     dynamicSMemSize: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
-        ::core::ffi::c_int, dynamicSMemSize : usize) -> cudaError_t
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut c_int,
+        func : * const c_void, blockSize : c_int, dynamicSMemSize : usize) -> cudaError_t
     )
 }
 /// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
@@ -1440,14 +1407,13 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 #[inline]
 pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     dynamicSmemSize: *mut usize,
-    func: *const ::core::ffi::c_void,
-    numBlocks: ::core::ffi::c_int,
-    blockSize: ::core::ffi::c_int,
+    func: *const c_void,
+    numBlocks: c_int,
+    blockSize: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaOccupancyAvailableDynamicSMemPerBlock", fn (dynamicSmemSize : * mut usize,
-        func : * const ::core::ffi::c_void, numBlocks : ::core::ffi::c_int, blockSize :
-        ::core::ffi::c_int) -> cudaError_t
+        func : * const c_void, numBlocks : c_int, blockSize : c_int) -> cudaError_t
     )
 }
 /// Returns occupancy for a device function with the specified flags.
@@ -1459,17 +1425,16 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-    numBlocks: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    blockSize: ::core::ffi::c_int,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
     dynamicSMemSize: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", fn (numBlocks : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
-        ::core::ffi::c_int, dynamicSMemSize : usize, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        c_int, func : * const c_void, blockSize : c_int, dynamicSMemSize : usize, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
@@ -1481,13 +1446,13 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocManaged(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocManaged", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaMallocManaged", fn (devPtr : * mut * mut c_void, size : usize, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Allocate memory on the device.
@@ -1499,12 +1464,11 @@ pub unsafe fn cudaMallocManaged(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMalloc(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMalloc", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize) ->
-        cudaError_t
+        c"cudaMalloc", fn (devPtr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates page-locked memory on the host.
@@ -1516,12 +1480,11 @@ pub unsafe fn cudaMalloc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocHost(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocHost", fn (ptr : * mut * mut ::core::ffi::c_void, size : usize) ->
-        cudaError_t
+        c"cudaMallocHost", fn (ptr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates pitched memory on the device.
@@ -1533,14 +1496,14 @@ pub unsafe fn cudaMallocHost(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocPitch(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     pitch: *mut usize,
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocPitch", fn (devPtr : * mut * mut ::core::ffi::c_void, pitch : * mut
-        usize, width : usize, height : usize) -> cudaError_t
+        c"cudaMallocPitch", fn (devPtr : * mut * mut c_void, pitch : * mut usize, width :
+        usize, height : usize) -> cudaError_t
     )
 }
 /// Allocate an array on the device.
@@ -1556,12 +1519,12 @@ pub unsafe fn cudaMallocArray(
     desc: *const cudaChannelFormatDesc,
     width: usize,
     height: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMallocArray", fn (array : * mut cudaArray_t, desc : * const
-        cudaChannelFormatDesc, width : usize, height : usize, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        cudaChannelFormatDesc, width : usize, height : usize, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Frees memory on the device.
@@ -1572,8 +1535,8 @@ pub unsafe fn cudaMallocArray(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFree", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t)
+pub unsafe fn cudaFree(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaFree", fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Frees page-locked memory.
 ///
@@ -1583,8 +1546,8 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t)
+pub unsafe fn cudaFreeHost(ptr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Frees an array on the device.
 ///
@@ -1622,13 +1585,13 @@ pub unsafe fn cudaFreeMipmappedArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostAlloc(
-    pHost: *mut *mut ::core::ffi::c_void,
+    pHost: *mut *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostAlloc", fn (pHost : * mut * mut ::core::ffi::c_void, size : usize,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostAlloc", fn (pHost : * mut * mut c_void, size : usize, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Registers an existing host memory range for use by CUDA.
@@ -1640,13 +1603,13 @@ pub unsafe fn cudaHostAlloc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostRegister(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostRegister", fn (ptr : * mut ::core::ffi::c_void, size : usize, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostRegister", fn (ptr : * mut c_void, size : usize, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
@@ -1657,12 +1620,8 @@ pub unsafe fn cudaHostRegister(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaHostUnregister(
-    ptr: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaHostUnregister", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t
-    )
+pub unsafe fn cudaHostUnregister(ptr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaHostUnregister", fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
 ///
@@ -1673,13 +1632,13 @@ pub unsafe fn cudaHostUnregister(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostGetDevicePointer(
-    pDevice: *mut *mut ::core::ffi::c_void,
-    pHost: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    pDevice: *mut *mut c_void,
+    pHost: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut ::core::ffi::c_void, pHost
-        : * mut ::core::ffi::c_void, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut c_void, pHost : * mut
+        c_void, flags : c_uint) -> cudaError_t
     )
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
@@ -1691,12 +1650,12 @@ pub unsafe fn cudaHostGetDevicePointer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostGetFlags(
-    pFlags: *mut ::core::ffi::c_uint,
-    pHost: *mut ::core::ffi::c_void,
+    pFlags: *mut c_uint,
+    pHost: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetFlags", fn (pFlags : * mut ::core::ffi::c_uint, pHost : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaHostGetFlags", fn (pFlags : * mut c_uint, pHost : * mut c_void) ->
+        cudaError_t
     )
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
@@ -1728,12 +1687,11 @@ pub unsafe fn cudaMalloc3DArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
     extent: cudaExtent,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMalloc3DArray", fn (array : * mut cudaArray_t, desc : * const
-        cudaChannelFormatDesc, extent : cudaExtent, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        cudaChannelFormatDesc, extent : cudaExtent, flags : c_uint) -> cudaError_t
     )
 }
 /// Allocate a mipmapped array on the device.
@@ -1748,13 +1706,13 @@ pub unsafe fn cudaMallocMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     desc: *const cudaChannelFormatDesc,
     extent: cudaExtent,
-    numLevels: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    numLevels: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMallocMipmappedArray", fn (mipmappedArray : * mut cudaMipmappedArray_t,
-        desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels : c_uint,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
@@ -1768,11 +1726,11 @@ pub unsafe fn cudaMallocMipmappedArray(
 pub unsafe fn cudaGetMipmappedArrayLevel(
     levelArray: *mut cudaArray_t,
     mipmappedArray: cudaMipmappedArray_const_t,
-    level: ::core::ffi::c_uint,
+    level: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetMipmappedArrayLevel", fn (levelArray : * mut cudaArray_t, mipmappedArray
-        : cudaMipmappedArray_const_t, level : ::core::ffi::c_uint) -> cudaError_t
+        : cudaMipmappedArray_const_t, level : c_uint) -> cudaError_t
     )
 }
 /// Copies data between 3D objects.
@@ -1862,13 +1820,12 @@ pub unsafe fn cudaMemGetInfo(
 pub unsafe fn cudaArrayGetInfo(
     desc: *mut cudaChannelFormatDesc,
     extent: *mut cudaExtent,
-    flags: *mut ::core::ffi::c_uint,
+    flags: *mut c_uint,
     array: cudaArray_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetInfo", fn (desc : * mut cudaChannelFormatDesc, extent : * mut
-        cudaExtent, flags : * mut ::core::ffi::c_uint, array : cudaArray_t) ->
-        cudaError_t
+        cudaExtent, flags : * mut c_uint, array : cudaArray_t) -> cudaError_t
     )
 }
 /// Gets a CUDA array plane from a CUDA array.
@@ -1882,11 +1839,11 @@ pub unsafe fn cudaArrayGetInfo(
 pub unsafe fn cudaArrayGetPlane(
     pPlaneArray: *mut cudaArray_t,
     hArray: cudaArray_t,
-    planeIdx: ::core::ffi::c_uint,
+    planeIdx: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetPlane", fn (pPlaneArray : * mut cudaArray_t, hArray : cudaArray_t,
-        planeIdx : ::core::ffi::c_uint) -> cudaError_t
+        planeIdx : c_uint) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA array.
@@ -1900,12 +1857,11 @@ pub unsafe fn cudaArrayGetPlane(
 pub unsafe fn cudaArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     array: cudaArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetMemoryRequirements", fn (memoryRequirements : * mut
-        cudaArrayMemoryRequirements, array : cudaArray_t, device : ::core::ffi::c_int) ->
-        cudaError_t
+        cudaArrayMemoryRequirements, array : cudaArray_t, device : c_int) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
@@ -1919,12 +1875,12 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
 pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     mipmap: cudaMipmappedArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMipmappedArrayGetMemoryRequirements", fn (memoryRequirements : * mut
-        cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device : c_int) ->
+        cudaError_t
     )
 }
 /// Returns the layout properties of a sparse CUDA array.
@@ -1970,14 +1926,14 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy", fn (dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy", fn (dst : * mut c_void, src : * const c_void, count : usize, kind
+        : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies memory between two devices.
@@ -1989,16 +1945,15 @@ pub unsafe fn cudaMemcpy(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyPeer(
-    dst: *mut ::core::ffi::c_void,
-    dstDevice: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    srcDevice: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dstDevice: c_int,
+    src: *const c_void,
+    srcDevice: c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeer", fn (dst : * mut ::core::ffi::c_void, dstDevice :
-        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
-        ::core::ffi::c_int, count : usize) -> cudaError_t
+        c"cudaMemcpyPeer", fn (dst : * mut c_void, dstDevice : c_int, src : * const
+        c_void, srcDevice : c_int, count : usize) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2010,18 +1965,18 @@ pub unsafe fn cudaMemcpyPeer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2D(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2D", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src : *
-        const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy2D", fn (dst : * mut c_void, dpitch : usize, src : * const c_void,
+        spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2036,7 +1991,7 @@ pub unsafe fn cudaMemcpy2DToArray(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -2044,8 +1999,8 @@ pub unsafe fn cudaMemcpy2DToArray(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy2DToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize,
-        kind : cudaMemcpyKind) -> cudaError_t
+        src : * const c_void, spitch : usize, width : usize, height : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2057,7 +2012,7 @@ pub unsafe fn cudaMemcpy2DToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DFromArray(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     wOffset: usize,
@@ -2067,9 +2022,9 @@ pub unsafe fn cudaMemcpy2DFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArray", fn (dst : * mut ::core::ffi::c_void, dpitch : usize,
-        src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height
-        : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy2DFromArray", fn (dst : * mut c_void, dpitch : usize, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2106,16 +2061,15 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyAsync(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyAsync", fn (dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemcpyAsync", fn (dst : * mut c_void, src : * const c_void, count : usize,
+        kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies memory between two devices asynchronously.
@@ -2127,17 +2081,16 @@ pub unsafe fn cudaMemcpyAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyPeerAsync(
-    dst: *mut ::core::ffi::c_void,
-    dstDevice: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    srcDevice: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dstDevice: c_int,
+    src: *const c_void,
+    srcDevice: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeerAsync", fn (dst : * mut ::core::ffi::c_void, dstDevice :
-        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
-        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyPeerAsync", fn (dst : * mut c_void, dstDevice : c_int, src : * const
+        c_void, srcDevice : c_int, count : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory copies asynchronously.
@@ -2149,8 +2102,8 @@ pub unsafe fn cudaMemcpyPeerAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyBatchAsync(
-    dsts: *mut *mut ::core::ffi::c_void,
-    srcs: *mut *mut ::core::ffi::c_void,
+    dsts: *mut *mut c_void,
+    srcs: *mut *mut c_void,
     sizes: *mut usize,
     count: usize,
     attrs: *mut cudaMemcpyAttributes,
@@ -2160,10 +2113,10 @@ pub unsafe fn cudaMemcpyBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyBatchAsync", fn (dsts : * mut * mut ::core::ffi::c_void, srcs : * mut
-        * mut ::core::ffi::c_void, sizes : * mut usize, count : usize, attrs : * mut
-        cudaMemcpyAttributes, attrsIdxs : * mut usize, numAttrs : usize, failIdx : * mut
-        usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyBatchAsync", fn (dsts : * mut * mut c_void, srcs : * mut * mut
+        c_void, sizes : * mut usize, count : usize, attrs : * mut cudaMemcpyAttributes,
+        attrsIdxs : * mut usize, numAttrs : usize, failIdx : * mut usize, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of 3D memory copies asynchronously.
@@ -2178,13 +2131,13 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
     numOps: usize,
     opList: *mut cudaMemcpy3DBatchOp,
     failIdx: *mut usize,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy3DBatchAsync", fn (numOps : usize, opList : * mut
-        cudaMemcpy3DBatchOp, failIdx : * mut usize, flags : ::core::ffi::c_ulonglong,
-        stream : cudaStream_t) -> cudaError_t
+        cudaMemcpy3DBatchOp, failIdx : * mut usize, flags : c_ulonglong, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2196,9 +2149,9 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -2206,9 +2159,9 @@ pub unsafe fn cudaMemcpy2DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DAsync", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src :
-        * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind
-        : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpy2DAsync", fn (dst : * mut c_void, dpitch : usize, src : * const
+        c_void, spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2223,7 +2176,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -2232,8 +2185,8 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy2DToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
-        usize, src : * const ::core::ffi::c_void, spitch : usize, width : usize, height :
-        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        usize, src : * const c_void, spitch : usize, width : usize, height : usize, kind
+        : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2245,7 +2198,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DFromArrayAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     wOffset: usize,
@@ -2256,9 +2209,9 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, dpitch :
-        usize, src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize,
-        height : usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut c_void, dpitch : usize, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
+        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2270,13 +2223,13 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset(
-    devPtr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    devPtr: *mut c_void,
+    value: c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset", fn (devPtr : * mut ::core::ffi::c_void, value :
-        ::core::ffi::c_int, count : usize) -> cudaError_t
+        c"cudaMemset", fn (devPtr : * mut c_void, value : c_int, count : usize) ->
+        cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2288,15 +2241,15 @@ pub unsafe fn cudaMemset(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset2D(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2D", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize, value :
-        ::core::ffi::c_int, width : usize, height : usize) -> cudaError_t
+        c"cudaMemset2D", fn (devPtr : * mut c_void, pitch : usize, value : c_int, width :
+        usize, height : usize) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2309,12 +2262,12 @@ pub unsafe fn cudaMemset2D(
 #[inline]
 pub unsafe fn cudaMemset3D(
     pitchedDevPtr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : ::core::ffi::c_int,
-        extent : cudaExtent) -> cudaError_t
+        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
+        cudaExtent) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2326,14 +2279,14 @@ pub unsafe fn cudaMemset3D(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemsetAsync(
-    devPtr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    devPtr: *mut c_void,
+    value: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemsetAsync", fn (devPtr : * mut ::core::ffi::c_void, value :
-        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemsetAsync", fn (devPtr : * mut c_void, value : c_int, count : usize,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2345,17 +2298,16 @@ pub unsafe fn cudaMemsetAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset2DAsync(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2DAsync", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize,
-        value : ::core::ffi::c_int, width : usize, height : usize, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemset2DAsync", fn (devPtr : * mut c_void, pitch : usize, value : c_int,
+        width : usize, height : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2368,13 +2320,13 @@ pub unsafe fn cudaMemset2DAsync(
 #[inline]
 pub unsafe fn cudaMemset3DAsync(
     pitchedDevPtr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value :
-        ::core::ffi::c_int, extent : cudaExtent, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
+        cudaExtent, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Prefetches memory to the specified destination device.
@@ -2386,14 +2338,14 @@ pub unsafe fn cudaMemset3DAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPrefetchAsync(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
-    dstDevice: ::core::ffi::c_int,
+    dstDevice: c_int,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchAsync", fn (devPtr : * const ::core::ffi::c_void, count : usize,
-        dstDevice : ::core::ffi::c_int, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemPrefetchAsync", fn (devPtr : * const c_void, count : usize, dstDevice :
+        c_int, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Prefetches memory to the specified destination location.
@@ -2405,16 +2357,15 @@ pub unsafe fn cudaMemPrefetchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPrefetchAsync_v2(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
     location: cudaMemLocation,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchAsync_v2", fn (devPtr : * const ::core::ffi::c_void, count :
-        usize, location : cudaMemLocation, flags : ::core::ffi::c_uint, stream :
-        cudaStream_t) -> cudaError_t
+        c"cudaMemPrefetchAsync_v2", fn (devPtr : * const c_void, count : usize, location
+        : cudaMemLocation, flags : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Advise about the usage of a given memory range.
@@ -2426,14 +2377,14 @@ pub unsafe fn cudaMemPrefetchAsync_v2(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemAdvise(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemAdvise", fn (devPtr : * const ::core::ffi::c_void, count : usize, advice
-        : cudaMemoryAdvise, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaMemAdvise", fn (devPtr : * const c_void, count : usize, advice :
+        cudaMemoryAdvise, device : c_int) -> cudaError_t
     )
 }
 /// Advise about the usage of a given memory range.
@@ -2445,14 +2396,14 @@ pub unsafe fn cudaMemAdvise(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemAdvise_v2(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemAdvise_v2", fn (devPtr : * const ::core::ffi::c_void, count : usize,
-        advice : cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
+        c"cudaMemAdvise_v2", fn (devPtr : * const c_void, count : usize, advice :
+        cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
     )
 }
 /// Query an attribute of a given memory range.
@@ -2464,16 +2415,15 @@ pub unsafe fn cudaMemAdvise_v2(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemRangeGetAttribute(
-    data: *mut ::core::ffi::c_void,
+    data: *mut c_void,
     dataSize: usize,
     attribute: cudaMemRangeAttribute,
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttribute", fn (data : * mut ::core::ffi::c_void, dataSize :
-        usize, attribute : cudaMemRangeAttribute, devPtr : * const ::core::ffi::c_void,
-        count : usize) -> cudaError_t
+        c"cudaMemRangeGetAttribute", fn (data : * mut c_void, dataSize : usize, attribute
+        : cudaMemRangeAttribute, devPtr : * const c_void, count : usize) -> cudaError_t
     )
 }
 /// Query attributes of a given memory range.
@@ -2485,17 +2435,17 @@ pub unsafe fn cudaMemRangeGetAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemRangeGetAttributes(
-    data: *mut *mut ::core::ffi::c_void,
+    data: *mut *mut c_void,
     dataSizes: *mut usize,
     attributes: *mut cudaMemRangeAttribute,
     numAttributes: usize,
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttributes", fn (data : * mut * mut ::core::ffi::c_void,
-        dataSizes : * mut usize, attributes : * mut cudaMemRangeAttribute, numAttributes
-        : usize, devPtr : * const ::core::ffi::c_void, count : usize) -> cudaError_t
+        c"cudaMemRangeGetAttributes", fn (data : * mut * mut c_void, dataSizes : * mut
+        usize, attributes : * mut cudaMemRangeAttribute, numAttributes : usize, devPtr :
+        * const c_void, count : usize) -> cudaError_t
     )
 }
 /// Allocates memory with stream ordered semantics.
@@ -2507,13 +2457,13 @@ pub unsafe fn cudaMemRangeGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocAsync(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocAsync", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
-        hStream : cudaStream_t) -> cudaError_t
+        c"cudaMallocAsync", fn (devPtr : * mut * mut c_void, size : usize, hStream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Frees memory with stream ordered semantics.
@@ -2525,12 +2475,12 @@ pub unsafe fn cudaMallocAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFreeAsync(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFreeAsync", fn (devPtr : * mut ::core::ffi::c_void, hStream : cudaStream_t)
-        -> cudaError_t
+        c"cudaFreeAsync", fn (devPtr : * mut c_void, hStream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Tries to release memory back to the OS.
@@ -2561,11 +2511,11 @@ pub unsafe fn cudaMemPoolTrimTo(
 pub unsafe fn cudaMemPoolSetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolSetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut ::core::ffi::c_void) -> cudaError_t
+        value : * mut c_void) -> cudaError_t
     )
 }
 /// Gets attributes of a memory pool.
@@ -2579,11 +2529,11 @@ pub unsafe fn cudaMemPoolSetAttribute(
 pub unsafe fn cudaMemPoolGetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolGetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut ::core::ffi::c_void) -> cudaError_t
+        value : * mut c_void) -> cudaError_t
     )
 }
 /// Controls visibility of pools between devices.
@@ -2659,14 +2609,14 @@ pub unsafe fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> crate::Result<cudaEr
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocFromPoolAsync(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     size: usize,
     memPool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut ::core::ffi::c_void, size :
-        usize, memPool : cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
+        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut c_void, size : usize, memPool :
+        cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Exports a memory pool to the requested handle type.
@@ -2678,15 +2628,15 @@ pub unsafe fn cudaMallocFromPoolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPoolExportToShareableHandle(
-    shareableHandle: *mut ::core::ffi::c_void,
+    shareableHandle: *mut c_void,
     memPool: cudaMemPool_t,
     handleType: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut
-        ::core::ffi::c_void, memPool : cudaMemPool_t, handleType :
-        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut c_void,
+        memPool : cudaMemPool_t, handleType : cudaMemAllocationHandleType, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// imports a memory pool from a shared handle.
@@ -2699,14 +2649,14 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 #[inline]
 pub unsafe fn cudaMemPoolImportFromShareableHandle(
     memPool: *mut cudaMemPool_t,
-    shareableHandle: *mut ::core::ffi::c_void,
+    shareableHandle: *mut c_void,
     handleType: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolImportFromShareableHandle", fn (memPool : * mut cudaMemPool_t,
-        shareableHandle : * mut ::core::ffi::c_void, handleType :
-        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+        shareableHandle : * mut c_void, handleType : cudaMemAllocationHandleType, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Export data to share a memory pool allocation between processes.
@@ -2719,11 +2669,11 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 #[inline]
 pub unsafe fn cudaMemPoolExportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolExportPointer", fn (exportData : * mut cudaMemPoolPtrExportData, ptr
-        : * mut ::core::ffi::c_void) -> cudaError_t
+        : * mut c_void) -> cudaError_t
     )
 }
 /// Import a memory pool allocation from another process.
@@ -2735,12 +2685,12 @@ pub unsafe fn cudaMemPoolExportPointer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPoolImportPointer(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     memPool: cudaMemPool_t,
     exportData: *mut cudaMemPoolPtrExportData,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut ::core::ffi::c_void, memPool :
+        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut c_void, memPool :
         cudaMemPool_t, exportData : * mut cudaMemPoolPtrExportData) -> cudaError_t
     )
 }
@@ -2754,11 +2704,11 @@ pub unsafe fn cudaMemPoolImportPointer(
 #[inline]
 pub unsafe fn cudaPointerGetAttributes(
     attributes: *mut cudaPointerAttributes,
-    ptr: *const ::core::ffi::c_void,
+    ptr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaPointerGetAttributes", fn (attributes : * mut cudaPointerAttributes, ptr :
-        * const ::core::ffi::c_void) -> cudaError_t
+        * const c_void) -> cudaError_t
     )
 }
 /// Queries if a device may directly access a peer device's memory.
@@ -2770,13 +2720,13 @@ pub unsafe fn cudaPointerGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceCanAccessPeer(
-    canAccessPeer: *mut ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
-    peerDevice: ::core::ffi::c_int,
+    canAccessPeer: *mut c_int,
+    device: c_int,
+    peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut ::core::ffi::c_int, device
-        : ::core::ffi::c_int, peerDevice : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut c_int, device : c_int,
+        peerDevice : c_int) -> cudaError_t
     )
 }
 /// Enables direct access to memory allocations on a peer device.
@@ -2788,12 +2738,12 @@ pub unsafe fn cudaDeviceCanAccessPeer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceEnablePeerAccess(
-    peerDevice: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    peerDevice: c_int,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceEnablePeerAccess", fn (peerDevice : ::core::ffi::c_int, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaDeviceEnablePeerAccess", fn (peerDevice : c_int, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Disables direct access to memory allocations on a peer device.
@@ -2805,12 +2755,9 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceDisablePeerAccess(
-    peerDevice: ::core::ffi::c_int,
+    peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceDisablePeerAccess", fn (peerDevice : ::core::ffi::c_int) ->
-        cudaError_t
-    )
+    dynamic_call!(c"cudaDeviceDisablePeerAccess", fn (peerDevice : c_int) -> cudaError_t)
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
@@ -2821,15 +2768,14 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLGetDevices(
-    pCudaDeviceCount: *mut ::core::ffi::c_uint,
-    pCudaDevices: *mut ::core::ffi::c_int,
-    cudaDeviceCount: ::core::ffi::c_uint,
+    pCudaDeviceCount: *mut c_uint,
+    pCudaDevices: *mut c_int,
+    cudaDeviceCount: c_uint,
     deviceList: cudaGLDeviceList,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut ::core::ffi::c_uint,
-        pCudaDevices : * mut ::core::ffi::c_int, cudaDeviceCount : ::core::ffi::c_uint,
-        deviceList : cudaGLDeviceList) -> cudaError_t
+        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut c_uint, pCudaDevices : * mut
+        c_int, cudaDeviceCount : c_uint, deviceList : cudaGLDeviceList) -> cudaError_t
     )
 }
 /// Register an OpenGL texture or renderbuffer object.
@@ -2844,11 +2790,11 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
     resource: *mut *mut cudaGraphicsResource,
     image: GLuint,
     target: GLenum,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsGLRegisterImage", fn (resource : * mut * mut cudaGraphicsResource,
-        image : GLuint, target : GLenum, flags : ::core::ffi::c_uint) -> cudaError_t
+        image : GLuint, target : GLenum, flags : c_uint) -> cudaError_t
     )
 }
 /// Registers an OpenGL buffer object.
@@ -2862,11 +2808,11 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
 pub unsafe fn cudaGraphicsGLRegisterBuffer(
     resource: *mut *mut cudaGraphicsResource,
     buffer: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsGLRegisterBuffer", fn (resource : * mut * mut cudaGraphicsResource,
-        buffer : GLuint, flags : ::core::ffi::c_uint) -> cudaError_t
+        buffer : GLuint, flags : c_uint) -> cudaError_t
     )
 }
 /// Gets the CUDA device associated with a VdpDevice.
@@ -2878,13 +2824,13 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaVDPAUGetDevice(
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
     vdpDevice: VdpDevice,
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUGetDevice", fn (device : * mut ::core::ffi::c_int, vdpDevice :
-        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+        c"cudaVDPAUGetDevice", fn (device : * mut c_int, vdpDevice : VdpDevice,
+        vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
 /// Sets a CUDA device to use VDPAU interoperability.
@@ -2896,13 +2842,13 @@ pub unsafe fn cudaVDPAUGetDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaVDPAUSetVDPAUDevice(
-    device: ::core::ffi::c_int,
+    device: c_int,
     vdpDevice: VdpDevice,
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUSetVDPAUDevice", fn (device : ::core::ffi::c_int, vdpDevice :
-        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+        c"cudaVDPAUSetVDPAUDevice", fn (device : c_int, vdpDevice : VdpDevice,
+        vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
 /// Register a VdpVideoSurface object.
@@ -2916,12 +2862,12 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
 pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpVideoSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsVDPAURegisterVideoSurface", fn (resource : * mut * mut
-        cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Register a VdpOutputSurface object.
@@ -2935,12 +2881,12 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
 pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpOutputSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsVDPAURegisterOutputSurface", fn (resource : * mut * mut
-        cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Registers an EGL image.
@@ -2954,12 +2900,11 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 pub unsafe fn cudaGraphicsEGLRegisterImage(
     pCudaResource: *mut *mut cudaGraphicsResource,
     image: EGLImageKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsEGLRegisterImage", fn (pCudaResource : * mut * mut
-        cudaGraphicsResource, image : EGLImageKHR, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        cudaGraphicsResource, image : EGLImageKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Connect CUDA to EGLStream as a consumer.
@@ -2990,12 +2935,11 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
 pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEGLStreamConsumerConnectWithFlags", fn (conn : * mut
-        cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Disconnect CUDA as a consumer to EGLStream .
@@ -3026,12 +2970,12 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: *mut cudaGraphicsResource_t,
     pStream: *mut cudaStream_t,
-    timeout: ::core::ffi::c_uint,
+    timeout: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEGLStreamConsumerAcquireFrame", fn (conn : * mut cudaEglStreamConnection,
         pCudaResource : * mut cudaGraphicsResource_t, pStream : * mut cudaStream_t,
-        timeout : ::core::ffi::c_uint) -> cudaError_t
+        timeout : c_uint) -> cudaError_t
     )
 }
 /// Releases the last frame acquired from the EGLStream.
@@ -3135,13 +3079,13 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
 pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
     eglFrame: *mut cudaEglFrame,
     resource: cudaGraphicsResource_t,
-    index: ::core::ffi::c_uint,
-    mipLevel: ::core::ffi::c_uint,
+    index: c_uint,
+    mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsResourceGetMappedEglFrame", fn (eglFrame : * mut cudaEglFrame,
-        resource : cudaGraphicsResource_t, index : ::core::ffi::c_uint, mipLevel :
-        ::core::ffi::c_uint) -> cudaError_t
+        resource : cudaGraphicsResource_t, index : c_uint, mipLevel : c_uint) ->
+        cudaError_t
     )
 }
 /// Creates an event from EGLSync object.
@@ -3155,11 +3099,11 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 pub unsafe fn cudaEventCreateFromEGLSync(
     phEvent: *mut cudaEvent_t,
     eglSync: EGLSyncKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEventCreateFromEGLSync", fn (phEvent : * mut cudaEvent_t, eglSync :
-        EGLSyncKHR, flags : ::core::ffi::c_uint) -> cudaError_t
+        EGLSyncKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Unregisters a graphics resource for access by CUDA.
@@ -3188,11 +3132,11 @@ pub unsafe fn cudaGraphicsUnregisterResource(
 #[inline]
 pub unsafe fn cudaGraphicsResourceSetMapFlags(
     resource: cudaGraphicsResource_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsResourceSetMapFlags", fn (resource : cudaGraphicsResource_t, flags
-        : ::core::ffi::c_uint) -> cudaError_t
+        : c_uint) -> cudaError_t
     )
 }
 /// Map graphics resources for access by CUDA.
@@ -3204,12 +3148,12 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsMapResources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsMapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        c"cudaGraphicsMapResources", fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
@@ -3222,12 +3166,12 @@ pub unsafe fn cudaGraphicsMapResources(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsUnmapResources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsUnmapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        c"cudaGraphicsUnmapResources", fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
@@ -3240,14 +3184,13 @@ pub unsafe fn cudaGraphicsUnmapResources(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedPointer(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: *mut usize,
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut
-        ::core::ffi::c_void, size : * mut usize, resource : cudaGraphicsResource_t) ->
-        cudaError_t
+        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut c_void, size :
+        * mut usize, resource : cudaGraphicsResource_t) -> cudaError_t
     )
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
@@ -3261,13 +3204,12 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
 pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     array: *mut cudaArray_t,
     resource: cudaGraphicsResource_t,
-    arrayIndex: ::core::ffi::c_uint,
-    mipLevel: ::core::ffi::c_uint,
+    arrayIndex: c_uint,
+    mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsSubResourceGetMappedArray", fn (array : * mut cudaArray_t, resource
-        : cudaGraphicsResource_t, arrayIndex : ::core::ffi::c_uint, mipLevel :
-        ::core::ffi::c_uint) -> cudaError_t
+        : cudaGraphicsResource_t, arrayIndex : c_uint, mipLevel : c_uint) -> cudaError_t
     )
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
@@ -3313,16 +3255,15 @@ pub unsafe fn cudaGetChannelDesc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaCreateChannelDesc(
-    x: ::core::ffi::c_int,
-    y: ::core::ffi::c_int,
-    z: ::core::ffi::c_int,
-    w: ::core::ffi::c_int,
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
     dynamic_call!(
-        c"cudaCreateChannelDesc", fn (x : ::core::ffi::c_int, y : ::core::ffi::c_int, z :
-        ::core::ffi::c_int, w : ::core::ffi::c_int, f : cudaChannelFormatKind) ->
-        cudaChannelFormatDesc
+        c"cudaCreateChannelDesc", fn (x : c_int, y : c_int, z : c_int, w : c_int, f :
+        cudaChannelFormatKind) -> cudaChannelFormatDesc
     )
 }
 /// Creates a texture object.
@@ -3469,11 +3410,10 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDriverGetVersion(
-    driverVersion: *mut ::core::ffi::c_int,
+    driverVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDriverGetVersion", fn (driverVersion : * mut ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaDriverGetVersion", fn (driverVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Returns the CUDA Runtime version.
@@ -3485,11 +3425,10 @@ pub unsafe fn cudaDriverGetVersion(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaRuntimeGetVersion(
-    runtimeVersion: *mut ::core::ffi::c_int,
+    runtimeVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Creates a graph.
@@ -3502,11 +3441,11 @@ pub unsafe fn cudaRuntimeGetVersion(
 #[inline]
 pub unsafe fn cudaGraphCreate(
     pGraph: *mut cudaGraph_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Creates a kernel execution node and adds it to a graph.
@@ -3651,16 +3590,16 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dst : * mut ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, kind : cudaMemcpyKind) -> cudaError_t
+        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
+        -> cudaError_t
     )
 }
 /// Returns a memcpy node's parameters.
@@ -3707,15 +3646,15 @@ pub unsafe fn cudaGraphMemcpyNodeSetParams(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
-        ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
     )
 }
 /// Creates a memset node and adds it to a graph.
@@ -4159,12 +4098,12 @@ pub unsafe fn cudaGraphAddMemFreeNode(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dptr: *mut ::core::ffi::c_void,
+    dptr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dptr : * mut ::core::ffi::c_void) -> cudaError_t
+        dptr : * mut c_void) -> cudaError_t
     )
 }
 /// Returns a memory free node's parameters.
@@ -4177,11 +4116,11 @@ pub unsafe fn cudaGraphAddMemFreeNode(
 #[inline]
 pub unsafe fn cudaGraphMemFreeNodeGetParams(
     node: cudaGraphNode_t,
-    dptr_out: *mut ::core::ffi::c_void,
+    dptr_out: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Free unused memory that was cached on the specified device for use with graphs back to the OS.
@@ -4192,12 +4131,8 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaDeviceGraphMemTrim(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGraphMemTrim", fn (device : ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaDeviceGraphMemTrim", fn (device : c_int) -> cudaError_t)
 }
 /// Query asynchronous allocation attributes related to graphs.
 ///
@@ -4208,13 +4143,13 @@ pub unsafe fn cudaDeviceGraphMemTrim(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetGraphMemAttribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+        c"cudaDeviceGetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
     )
 }
 /// Set asynchronous allocation attributes related to graphs.
@@ -4226,13 +4161,13 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceSetGraphMemAttribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+        c"cudaDeviceSetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
     )
 }
 /// Clones a graph.
@@ -4572,11 +4507,11 @@ pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaE
 pub unsafe fn cudaGraphInstantiate(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphInstantiate", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Creates an executable graph from a graph.
@@ -4590,11 +4525,11 @@ pub unsafe fn cudaGraphInstantiate(
 pub unsafe fn cudaGraphInstantiateWithFlags(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Creates an executable graph from a graph.
@@ -4626,11 +4561,11 @@ pub unsafe fn cudaGraphInstantiateWithParams(
 #[inline]
 pub unsafe fn cudaGraphExecGetFlags(
     graphExec: cudaGraphExec_t,
-    flags: *mut ::core::ffi::c_ulonglong,
+    flags: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecGetFlags", fn (graphExec : cudaGraphExec_t, flags : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a kernel node in the given graphExec.
@@ -4680,15 +4615,15 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParams(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+        cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets the parameters for a memset node in the given graphExec.
@@ -4830,11 +4765,11 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
 pub unsafe fn cudaGraphNodeSetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
-    isEnabled: ::core::ffi::c_uint,
+    isEnabled: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
     )
 }
 /// Query whether a node in the given graphExec is enabled.
@@ -4848,11 +4783,11 @@ pub unsafe fn cudaGraphNodeSetEnabled(
 pub unsafe fn cudaGraphNodeGetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
-    isEnabled: *mut ::core::ffi::c_uint,
+    isEnabled: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : * mut ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
     )
 }
 /// Check whether an executable graph can be updated with a graph and perform the update if possible.
@@ -4943,12 +4878,12 @@ pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t>
 #[inline]
 pub unsafe fn cudaGraphDebugDotPrint(
     graph: cudaGraph_t,
-    path: *const ::core::ffi::c_char,
-    flags: ::core::ffi::c_uint,
+    path: *const c_char,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const
-        ::core::ffi::c_char, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const c_char, flags
+        : c_uint) -> cudaError_t
     )
 }
 /// Create a user object.
@@ -4961,15 +4896,15 @@ pub unsafe fn cudaGraphDebugDotPrint(
 #[inline]
 pub unsafe fn cudaUserObjectCreate(
     object_out: *mut cudaUserObject_t,
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     destroy: cudaHostFn_t,
-    initialRefcount: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    initialRefcount: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaUserObjectCreate", fn (object_out : * mut cudaUserObject_t, ptr : * mut
-        ::core::ffi::c_void, destroy : cudaHostFn_t, initialRefcount :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        c_void, destroy : cudaHostFn_t, initialRefcount : c_uint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Retain a reference to a user object.
@@ -4982,11 +4917,11 @@ pub unsafe fn cudaUserObjectCreate(
 #[inline]
 pub unsafe fn cudaUserObjectRetain(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count : c_uint) ->
+        cudaError_t
     )
 }
 /// Release a reference to a user object.
@@ -4999,11 +4934,11 @@ pub unsafe fn cudaUserObjectRetain(
 #[inline]
 pub unsafe fn cudaUserObjectRelease(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count : c_uint) ->
+        cudaError_t
     )
 }
 /// Retain a reference to a user object from a graph.
@@ -5017,12 +4952,12 @@ pub unsafe fn cudaUserObjectRelease(
 pub unsafe fn cudaGraphRetainUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    count: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphRetainUserObject", fn (graph : cudaGraph_t, object : cudaUserObject_t,
-        count : ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        count : c_uint, flags : c_uint) -> cudaError_t
     )
 }
 /// Release a user object reference from a graph.
@@ -5036,11 +4971,11 @@ pub unsafe fn cudaGraphRetainUserObject(
 pub unsafe fn cudaGraphReleaseUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphReleaseUserObject", fn (graph : cudaGraph_t, object :
-        cudaUserObject_t, count : ::core::ffi::c_uint) -> cudaError_t
+        cudaUserObject_t, count : c_uint) -> cudaError_t
     )
 }
 /// Adds a node of arbitrary type to a graph.
@@ -5137,13 +5072,13 @@ pub unsafe fn cudaGraphExecNodeSetParams(
 pub unsafe fn cudaGraphConditionalHandleCreate(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
-    defaultLaunchValue: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    defaultLaunchValue: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphConditionalHandleCreate", fn (pHandle_out : * mut
-        cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue : c_uint,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Returns the requested driver API function pointer.
@@ -5155,15 +5090,15 @@ pub unsafe fn cudaGraphConditionalHandleCreate(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDriverEntryPoint(
-    symbol: *const ::core::ffi::c_char,
-    funcPtr: *mut *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_ulonglong,
+    symbol: *const c_char,
+    funcPtr: *mut *mut c_void,
+    flags: c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPoint", fn (symbol : * const ::core::ffi::c_char, funcPtr : *
-        mut * mut ::core::ffi::c_void, flags : ::core::ffi::c_ulonglong, driverStatus : *
-        mut cudaDriverEntryPointQueryResult) -> cudaError_t
+        c"cudaGetDriverEntryPoint", fn (symbol : * const c_char, funcPtr : * mut * mut
+        c_void, flags : c_ulonglong, driverStatus : * mut
+        cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
 /// Returns the requested driver API function pointer by CUDA version.
@@ -5175,16 +5110,15 @@ pub unsafe fn cudaGetDriverEntryPoint(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDriverEntryPointByVersion(
-    symbol: *const ::core::ffi::c_char,
-    funcPtr: *mut *mut ::core::ffi::c_void,
-    cudaVersion: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_ulonglong,
+    symbol: *const c_char,
+    funcPtr: *mut *mut c_void,
+    cudaVersion: c_uint,
+    flags: c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const ::core::ffi::c_char,
-        funcPtr : * mut * mut ::core::ffi::c_void, cudaVersion : ::core::ffi::c_uint,
-        flags : ::core::ffi::c_ulonglong, driverStatus : * mut
+        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const c_char, funcPtr : * mut
+        * mut c_void, cudaVersion : c_uint, flags : c_ulonglong, driverStatus : * mut
         cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
@@ -5198,20 +5132,20 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
 #[inline]
 pub unsafe fn cudaLibraryLoadData(
     library: *mut cudaLibrary_t,
-    code: *const ::core::ffi::c_void,
+    code: *const c_void,
     jitOptions: *mut cudaJitOption,
-    jitOptionsValues: *mut *mut ::core::ffi::c_void,
-    numJitOptions: ::core::ffi::c_uint,
+    jitOptionsValues: *mut *mut c_void,
+    numJitOptions: c_uint,
     libraryOptions: *mut cudaLibraryOption,
-    libraryOptionValues: *mut *mut ::core::ffi::c_void,
-    numLibraryOptions: ::core::ffi::c_uint,
+    libraryOptionValues: *mut *mut c_void,
+    numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const
-        ::core::ffi::c_void, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
-        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
-        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
-        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const c_void,
+        jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
+        numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
+        libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
+        cudaError_t
     )
 }
 /// Load a library with specified file and options.
@@ -5224,20 +5158,20 @@ pub unsafe fn cudaLibraryLoadData(
 #[inline]
 pub unsafe fn cudaLibraryLoadFromFile(
     library: *mut cudaLibrary_t,
-    fileName: *const ::core::ffi::c_char,
+    fileName: *const c_char,
     jitOptions: *mut cudaJitOption,
-    jitOptionsValues: *mut *mut ::core::ffi::c_void,
-    numJitOptions: ::core::ffi::c_uint,
+    jitOptionsValues: *mut *mut c_void,
+    numJitOptions: c_uint,
     libraryOptions: *mut cudaLibraryOption,
-    libraryOptionValues: *mut *mut ::core::ffi::c_void,
-    numLibraryOptions: ::core::ffi::c_uint,
+    libraryOptionValues: *mut *mut c_void,
+    numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryLoadFromFile", fn (library : * mut cudaLibrary_t, fileName : * const
-        ::core::ffi::c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
-        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
-        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
-        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+        c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
+        numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
+        libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
+        cudaError_t
     )
 }
 /// Unloads a library.
@@ -5262,11 +5196,11 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
 pub unsafe fn cudaLibraryGetKernel(
     pKernel: *mut cudaKernel_t,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryGetKernel", fn (pKernel : * mut cudaKernel_t, library :
-        cudaLibrary_t, name : * const ::core::ffi::c_char) -> cudaError_t
+        cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a global device pointer.
@@ -5278,15 +5212,14 @@ pub unsafe fn cudaLibraryGetKernel(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetGlobal(
-    dptr: *mut *mut ::core::ffi::c_void,
+    dptr: *mut *mut c_void,
     bytes: *mut usize,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
-        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
-        cudaError_t
+        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to managed memory.
@@ -5298,15 +5231,14 @@ pub unsafe fn cudaLibraryGetGlobal(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetManaged(
-    dptr: *mut *mut ::core::ffi::c_void,
+    dptr: *mut *mut c_void,
     bytes: *mut usize,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetManaged", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
-        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
-        cudaError_t
+        c"cudaLibraryGetManaged", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to a unified function.
@@ -5318,13 +5250,13 @@ pub unsafe fn cudaLibraryGetManaged(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetUnifiedFunction(
-    fptr: *mut *mut ::core::ffi::c_void,
+    fptr: *mut *mut c_void,
     library: cudaLibrary_t,
-    symbol: *const ::core::ffi::c_char,
+    symbol: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut ::core::ffi::c_void,
-        library : cudaLibrary_t, symbol : * const ::core::ffi::c_char) -> cudaError_t
+        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut c_void, library :
+        cudaLibrary_t, symbol : * const c_char) -> cudaError_t
     )
 }
 /// Returns the number of kernels within a library.
@@ -5336,12 +5268,12 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetKernelCount(
-    count: *mut ::core::ffi::c_uint,
+    count: *mut c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetKernelCount", fn (count : * mut ::core::ffi::c_uint, lib :
-        cudaLibrary_t) -> cudaError_t
+        c"cudaLibraryGetKernelCount", fn (count : * mut c_uint, lib : cudaLibrary_t) ->
+        cudaError_t
     )
 }
 /// Retrieve the kernel handles within a library.
@@ -5354,12 +5286,12 @@ pub unsafe fn cudaLibraryGetKernelCount(
 #[inline]
 pub unsafe fn cudaLibraryEnumerateKernels(
     kernels: *mut cudaKernel_t,
-    numKernels: ::core::ffi::c_uint,
+    numKernels: c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryEnumerateKernels", fn (kernels : * mut cudaKernel_t, numKernels :
-        ::core::ffi::c_uint, lib : cudaLibrary_t) -> cudaError_t
+        c_uint, lib : cudaLibrary_t) -> cudaError_t
     )
 }
 /// Sets information about a kernel.
@@ -5373,13 +5305,12 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 pub unsafe fn cudaKernelSetAttributeForDevice(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    value: c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaKernelSetAttributeForDevice", fn (kernel : cudaKernel_t, attr :
-        cudaFuncAttribute, value : ::core::ffi::c_int, device : ::core::ffi::c_int) ->
-        cudaError_t
+        cudaFuncAttribute, value : c_int, device : c_int) -> cudaError_t
     )
 }
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
@@ -5392,11 +5323,11 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
 #[inline]
 pub unsafe fn cudaGetKernel(
     kernelPtr: *mut cudaKernel_t,
-    entryFuncAddr: *const ::core::ffi::c_void,
+    entryFuncAddr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetKernel", fn (kernelPtr : * mut cudaKernel_t, entryFuncAddr : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Enable profiling.
@@ -5429,10 +5360,8 @@ pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGLSetGLDevice(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLSetGLDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+pub unsafe fn cudaGLSetGLDevice(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLSetGLDevice", fn (device : c_int) -> cudaError_t)
 }
 /// Registers a buffer object for access by CUDA
 ///
@@ -5454,12 +5383,12 @@ pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaEr
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLMapBufferObject(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut ::core::ffi::c_void, bufObj :
-        GLuint) -> cudaError_t
+        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut c_void, bufObj : GLuint) ->
+        cudaError_t
     )
 }
 /// Unmaps a buffer object for access by CUDA
@@ -5496,11 +5425,11 @@ pub unsafe fn cudaGLUnregisterBufferObject(
 #[inline]
 pub unsafe fn cudaGLSetBufferObjectMapFlags(
     bufObj: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Maps a buffer object for access by CUDA
@@ -5512,13 +5441,13 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLMapBufferObjectAsync(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     bufObj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut ::core::ffi::c_void,
-        bufObj : GLuint, stream : cudaStream_t) -> cudaError_t
+        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut c_void, bufObj : GLuint,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Unmaps a buffer object for access by CUDA
@@ -5664,12 +5593,11 @@ pub unsafe fn cudaThreadSetCacheConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaSetValidDevices(
-    device_arr: *mut ::core::ffi::c_int,
-    len: ::core::ffi::c_int,
+    device_arr: *mut c_int,
+    len: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaSetValidDevices", fn (device_arr : * mut c_int, len : c_int) -> cudaError_t
     )
 }
 /// Launches a device function
@@ -5681,17 +5609,17 @@ pub unsafe fn cudaSetValidDevices(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLaunchKernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     gridDim: dim3,
     blockDim: dim3,
-    args: *mut *mut ::core::ffi::c_void,
+    args: *mut *mut c_void,
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchKernel", fn (func : * const ::core::ffi::c_void, gridDim : dim3,
-        blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaLaunchKernel", fn (func : * const c_void, gridDim : dim3, blockDim : dim3,
+        args : * mut * mut c_void, sharedMem : usize, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Launches a CUDA function with launch-time configuration
@@ -5704,12 +5632,12 @@ pub unsafe fn cudaLaunchKernel(
 #[inline]
 pub unsafe fn cudaLaunchKernelExC(
     config: *const cudaLaunchConfig_t,
-    func: *const ::core::ffi::c_void,
-    args: *mut *mut ::core::ffi::c_void,
+    func: *const c_void,
+    args: *mut *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchKernelExC", fn (config : * const cudaLaunchConfig_t, func : * const
-        ::core::ffi::c_void, args : * mut * mut ::core::ffi::c_void) -> cudaError_t
+        c_void, args : * mut * mut c_void) -> cudaError_t
     )
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
@@ -5721,17 +5649,17 @@ pub unsafe fn cudaLaunchKernelExC(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLaunchCooperativeKernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     gridDim: dim3,
     blockDim: dim3,
-    args: *mut *mut ::core::ffi::c_void,
+    args: *mut *mut c_void,
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchCooperativeKernel", fn (func : * const ::core::ffi::c_void, gridDim :
-        dim3, blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaLaunchCooperativeKernel", fn (func : * const c_void, gridDim : dim3,
+        blockDim : dim3, args : * mut * mut c_void, sharedMem : usize, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Launches device functions on multiple devices where thread blocks can cooperate and synchronize as they execute
@@ -5744,13 +5672,12 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 #[inline]
 pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
     launchParamsList: *mut cudaLaunchParams,
-    numDevices: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    numDevices: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchCooperativeKernelMultiDevice", fn (launchParamsList : * mut
-        cudaLaunchParams, numDevices : ::core::ffi::c_uint, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaLaunchParams, numDevices : c_uint, flags : c_uint) -> cudaError_t
     )
 }
 /// Returns the function name for a device entry function pointer.
@@ -5762,12 +5689,12 @@ pub unsafe fn cudaLaunchCooperativeKernelMultiDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncGetName(
-    name: *mut *const ::core::ffi::c_char,
-    func: *const ::core::ffi::c_void,
+    name: *mut *const c_char,
+    func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetName", fn (name : * mut * const ::core::ffi::c_char, func : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaFuncGetName", fn (name : * mut * const c_char, func : * const c_void) ->
+        cudaError_t
     )
 }
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.
@@ -5779,14 +5706,14 @@ pub unsafe fn cudaFuncGetName(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncGetParamInfo(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     paramIndex: usize,
     paramOffset: *mut usize,
     paramSize: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetParamInfo", fn (func : * const ::core::ffi::c_void, paramIndex :
-        usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
+        c"cudaFuncGetParamInfo", fn (func : * const c_void, paramIndex : usize,
+        paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
     )
 }
 /// Converts a double argument to be executed on a device
@@ -5820,11 +5747,11 @@ pub unsafe fn cudaSetDoubleForHost(d: *mut f64) -> crate::Result<cudaError_t> {
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetSharedMemConfig(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetSharedMemConfig", fn (func : * const ::core::ffi::c_void, config :
+        c"cudaFuncSetSharedMemConfig", fn (func : * const c_void, config :
         cudaSharedMemConfig) -> cudaError_t
     )
 }
@@ -5837,14 +5764,13 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
-    clusterSize: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
+    clusterSize: *mut c_int,
+    func: *const c_void,
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, launchConfig : * const
-        cudaLaunchConfig_t) -> cudaError_t
+        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut c_int, func : *
+        const c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
@@ -5856,14 +5782,13 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveClusters(
-    numClusters: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
+    numClusters: *mut c_int,
+    func: *const c_void,
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut ::core::ffi::c_int,
-        func : * const ::core::ffi::c_void, launchConfig : * const cudaLaunchConfig_t) ->
-        cudaError_t
+        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut c_int, func : * const
+        c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
@@ -5875,16 +5800,15 @@ pub unsafe fn cudaOccupancyMaxActiveClusters(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyToSymbol(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbol", fn (symbol : * const ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        c"cudaMemcpyToSymbol", fn (symbol : * const c_void, src : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data from the given symbol on the device
@@ -5896,16 +5820,15 @@ pub unsafe fn cudaMemcpyToSymbol(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromSymbol(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbol", fn (dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        c"cudaMemcpyFromSymbol", fn (dst : * mut c_void, symbol : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
@@ -5917,17 +5840,17 @@ pub unsafe fn cudaMemcpyFromSymbol(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyToSymbolAsync(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbolAsync", fn (symbol : * const ::core::ffi::c_void, src : *
-        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyToSymbolAsync", fn (symbol : * const c_void, src : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Copies data from the given symbol on the device
@@ -5939,17 +5862,17 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromSymbolAsync(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut c_void, symbol : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Finds the address associated with a CUDA symbol
@@ -5961,12 +5884,12 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetSymbolAddress(
-    devPtr: *mut *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
+    symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void) -> cudaError_t
+        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut c_void, symbol : * const
+        c_void) -> cudaError_t
     )
 }
 /// Finds the size of the object associated with a CUDA symbol
@@ -5979,11 +5902,11 @@ pub unsafe fn cudaGetSymbolAddress(
 #[inline]
 pub unsafe fn cudaGetSymbolSize(
     size: *mut usize,
-    symbol: *const ::core::ffi::c_void,
+    symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const c_void) ->
+        cudaError_t
     )
 }
 /// Copies data between host and device
@@ -5998,14 +5921,13 @@ pub unsafe fn cudaMemcpyToArray(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        src : * const c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -6017,7 +5939,7 @@ pub unsafe fn cudaMemcpyToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromArray(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     wOffset: usize,
     hOffset: usize,
@@ -6025,9 +5947,8 @@ pub unsafe fn cudaMemcpyFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArray", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyFromArray", fn (dst : * mut c_void, src : cudaArray_const_t, wOffset
+        : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -6066,15 +5987,15 @@ pub unsafe fn cudaMemcpyToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
-        usize, src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        usize, src : * const c_void, count : usize, kind : cudaMemcpyKind, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -6086,7 +6007,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromArrayAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     wOffset: usize,
     hOffset: usize,
@@ -6095,9 +6016,9 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyFromArrayAsync", fn (dst : * mut c_void, src : cudaArray_const_t,
+        wOffset : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
@@ -6113,8 +6034,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -6122,8 +6043,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     dynamic_call!(
         c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
         : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        symbol : * const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        symbol : * const c_void, src : * const c_void, count : usize, offset : usize,
+        kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
@@ -6139,8 +6060,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -6148,8 +6069,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     dynamic_call!(
         c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
         graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
-        usize, dst : * mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void,
-        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        usize, dst : * mut c_void, symbol : * const c_void, count : usize, offset :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device
@@ -6162,16 +6083,16 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
-        const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        const c_void, src : * const c_void, count : usize, offset : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
@@ -6184,16 +6105,16 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
-        mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        mut c_void, symbol : * const c_void, count : usize, offset : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
@@ -6207,17 +6128,16 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, symbol : * const ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        node : cudaGraphNode_t, symbol : * const c_void, src : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
@@ -6231,17 +6151,16 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        node : cudaGraphNode_t, dst : * mut c_void, symbol : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Get pointer to device entry function that matches entry function `symbolPtr`
@@ -6254,11 +6173,11 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
 #[inline]
 pub unsafe fn cudaGetFuncBySymbol(
     functionPtr: *mut cudaFunction_t,
-    symbolPtr: *const ::core::ffi::c_void,
+    symbolPtr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
-        const ::core::ffi::c_void) -> cudaError_t
+        const c_void) -> cudaError_t
     )
 }
 /// Query a stream’s capture state (11.3+)
@@ -6272,15 +6191,15 @@ pub unsafe fn cudaGetFuncBySymbol(
 pub unsafe fn cudaStreamGetCaptureInfo_v2(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
-    id_out: *mut ::core::ffi::c_ulonglong,
+    id_out: *mut c_ulonglong,
     graph_out: *mut cudaGraph_t,
     dependencies_out: *mut *const cudaGraphNode_t,
     numDependencies_out: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamGetCaptureInfo_v2", fn (stream : cudaStream_t, captureStatus_out : *
-        mut cudaStreamCaptureStatus, id_out : * mut ::core::ffi::c_ulonglong, graph_out :
-        * mut cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t,
+        mut cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
+        cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t,
         numDependencies_out : * mut usize) -> cudaError_t
     )
 }
@@ -6296,11 +6215,11 @@ pub unsafe fn cudaStreamGetCaptureInfo_v2(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetExportTable(
-    ppExportTable: *mut *const ::core::ffi::c_void,
+    ppExportTable: *mut *const c_void,
     pExportTableId: *const cudaUUID_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
-        pExportTableId : * const cudaUUID_t) -> cudaError_t
+        c"cudaGetExportTable", fn (ppExportTable : * mut * const c_void, pExportTableId :
+        * const cudaUUID_t) -> cudaError_t
     )
 }

@@ -107,12 +107,12 @@ pub unsafe fn cudaDeviceGetCacheConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetStreamPriorityRange(
-    leastPriority: *mut ::core::ffi::c_int,
-    greatestPriority: *mut ::core::ffi::c_int,
+    leastPriority: *mut c_int,
+    greatestPriority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut
-        ::core::ffi::c_int, greatestPriority : * mut ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetStreamPriorityRange", fn (leastPriority : * mut c_int,
+        greatestPriority : * mut c_int) -> cudaError_t
     )
 }
 /// Sets the preferred cache configuration for the current device.
@@ -139,12 +139,12 @@ pub unsafe fn cudaDeviceSetCacheConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetByPCIBusId(
-    device: *mut ::core::ffi::c_int,
-    pciBusId: *const ::core::ffi::c_char,
+    device: *mut c_int,
+    pciBusId: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetByPCIBusId", fn (device : * mut ::core::ffi::c_int, pciBusId : *
-        const ::core::ffi::c_char) -> cudaError_t
+        c"cudaDeviceGetByPCIBusId", fn (device : * mut c_int, pciBusId : * const c_char)
+        -> cudaError_t
     )
 }
 /// Returns a PCI Bus Id string for the device.
@@ -156,13 +156,13 @@ pub unsafe fn cudaDeviceGetByPCIBusId(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetPCIBusId(
-    pciBusId: *mut ::core::ffi::c_char,
-    len: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    pciBusId: *mut c_char,
+    len: c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut ::core::ffi::c_char, len :
-        ::core::ffi::c_int, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetPCIBusId", fn (pciBusId : * mut c_char, len : c_int, device :
+        c_int) -> cudaError_t
     )
 }
 /// Gets an interprocess handle for a previously allocated event.
@@ -209,11 +209,11 @@ pub unsafe fn cudaIpcOpenEventHandle(
 #[inline]
 pub unsafe fn cudaIpcGetMemHandle(
     handle: *mut cudaIpcMemHandle_t,
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaIpcGetMemHandle", fn (handle : * mut cudaIpcMemHandle_t, devPtr : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Opens an interprocess memory handle exported from another process and returns a device pointer usable in the local process.
@@ -225,13 +225,13 @@ pub unsafe fn cudaIpcGetMemHandle(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaIpcOpenMemHandle(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     handle: cudaIpcMemHandle_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut ::core::ffi::c_void, handle :
-        cudaIpcMemHandle_t, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaIpcOpenMemHandle", fn (devPtr : * mut * mut c_void, handle :
+        cudaIpcMemHandle_t, flags : c_uint) -> cudaError_t
     )
 }
 /// Attempts to close memory mapped with cudaIpcOpenMemHandle.
@@ -242,12 +242,8 @@ pub unsafe fn cudaIpcOpenMemHandle(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaIpcCloseMemHandle(
-    devPtr: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaIpcCloseMemHandle", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t
-    )
+pub unsafe fn cudaIpcCloseMemHandle(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaIpcCloseMemHandle", fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Blocks until remote writes are visible to the specified scope.
 ///
@@ -258,15 +254,15 @@ pub unsafe fn cudaIpcCloseMemHandle(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceRegisterAsyncNotification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callbackFunc: cudaAsyncCallback,
-    userData: *mut ::core::ffi::c_void,
+    userData: *mut c_void,
     callback: *mut cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceRegisterAsyncNotification", fn (device : ::core::ffi::c_int,
-        callbackFunc : cudaAsyncCallback, userData : * mut ::core::ffi::c_void, callback
-        : * mut cudaAsyncCallbackHandle_t) -> cudaError_t
+        c"cudaDeviceRegisterAsyncNotification", fn (device : c_int, callbackFunc :
+        cudaAsyncCallback, userData : * mut c_void, callback : * mut
+        cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
 /// Unregisters an async notification callback.
@@ -278,12 +274,12 @@ pub unsafe fn cudaDeviceRegisterAsyncNotification(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceUnregisterAsyncNotification(
-    device: ::core::ffi::c_int,
+    device: c_int,
     callback: cudaAsyncCallbackHandle_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceUnregisterAsyncNotification", fn (device : ::core::ffi::c_int,
-        callback : cudaAsyncCallbackHandle_t) -> cudaError_t
+        c"cudaDeviceUnregisterAsyncNotification", fn (device : c_int, callback :
+        cudaAsyncCallbackHandle_t) -> cudaError_t
     )
 }
 /// Returns the number of compute-capable devices.
@@ -294,12 +290,8 @@ pub unsafe fn cudaDeviceUnregisterAsyncNotification(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDeviceCount(
-    count: *mut ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDeviceCount", fn (count : * mut ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaGetDeviceCount(count: *mut c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDeviceCount", fn (count : * mut c_int) -> cudaError_t)
 }
 /// Returns information about the compute-device.
 ///
@@ -311,11 +303,11 @@ pub unsafe fn cudaGetDeviceCount(
 #[inline]
 pub unsafe fn cudaGetDeviceProperties(
     prop: *mut cudaDeviceProp,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDeviceProperties", fn (prop : * mut cudaDeviceProp, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaGetDeviceProperties", fn (prop : * mut cudaDeviceProp, device : c_int) ->
+        cudaError_t
     )
 }
 /// Returns information about the device.
@@ -327,13 +319,13 @@ pub unsafe fn cudaGetDeviceProperties(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetAttribute(
-    value: *mut ::core::ffi::c_int,
+    value: *mut c_int,
     attr: cudaDeviceAttr,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetAttribute", fn (value : * mut ::core::ffi::c_int, attr :
-        cudaDeviceAttr, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetAttribute", fn (value : * mut c_int, attr : cudaDeviceAttr, device
+        : c_int) -> cudaError_t
     )
 }
 /// Queries details about atomic operations supported between the device and host.
@@ -345,15 +337,15 @@ pub unsafe fn cudaDeviceGetAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
-    capabilities: *mut ::core::ffi::c_uint,
+    capabilities: *mut c_uint,
     operations: *const cudaAtomicOperation,
-    count: ::core::ffi::c_uint,
-    device: ::core::ffi::c_int,
+    count: c_uint,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetHostAtomicCapabilities", fn (capabilities : * mut
-        ::core::ffi::c_uint, operations : * const cudaAtomicOperation, count :
-        ::core::ffi::c_uint, device : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetHostAtomicCapabilities", fn (capabilities : * mut c_uint,
+        operations : * const cudaAtomicOperation, count : c_uint, device : c_int) ->
+        cudaError_t
     )
 }
 /// Returns the default mempool of a device.
@@ -366,11 +358,11 @@ pub unsafe fn cudaDeviceGetHostAtomicCapabilities(
 #[inline]
 pub unsafe fn cudaDeviceGetDefaultMemPool(
     memPool: *mut cudaMemPool_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDeviceGetDefaultMemPool", fn (memPool : * mut cudaMemPool_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c_int) -> cudaError_t
     )
 }
 /// Sets the current memory pool of a device.
@@ -382,12 +374,12 @@ pub unsafe fn cudaDeviceGetDefaultMemPool(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceSetMemPool(
-    device: ::core::ffi::c_int,
+    device: c_int,
     memPool: cudaMemPool_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetMemPool", fn (device : ::core::ffi::c_int, memPool :
-        cudaMemPool_t) -> cudaError_t
+        c"cudaDeviceSetMemPool", fn (device : c_int, memPool : cudaMemPool_t) ->
+        cudaError_t
     )
 }
 /// Gets the current mempool for a device.
@@ -400,11 +392,11 @@ pub unsafe fn cudaDeviceSetMemPool(
 #[inline]
 pub unsafe fn cudaDeviceGetMemPool(
     memPool: *mut cudaMemPool_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetMemPool", fn (memPool : * mut cudaMemPool_t, device : c_int) ->
+        cudaError_t
     )
 }
 /// Return NvSciSync attributes that this device can support.
@@ -416,14 +408,13 @@ pub unsafe fn cudaDeviceGetMemPool(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
-    nvSciSyncAttrList: *mut ::core::ffi::c_void,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_int,
+    nvSciSyncAttrList: *mut c_void,
+    device: c_int,
+    flags: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut
-        ::core::ffi::c_void, device : ::core::ffi::c_int, flags : ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaDeviceGetNvSciSyncAttributes", fn (nvSciSyncAttrList : * mut c_void, device
+        : c_int, flags : c_int) -> cudaError_t
     )
 }
 /// Queries attributes of the link between two devices.
@@ -435,15 +426,14 @@ pub unsafe fn cudaDeviceGetNvSciSyncAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetP2PAttribute(
-    value: *mut ::core::ffi::c_int,
+    value: *mut c_int,
     attr: cudaDeviceP2PAttr,
-    srcDevice: ::core::ffi::c_int,
-    dstDevice: ::core::ffi::c_int,
+    srcDevice: c_int,
+    dstDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetP2PAttribute", fn (value : * mut ::core::ffi::c_int, attr :
-        cudaDeviceP2PAttr, srcDevice : ::core::ffi::c_int, dstDevice :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetP2PAttribute", fn (value : * mut c_int, attr : cudaDeviceP2PAttr,
+        srcDevice : c_int, dstDevice : c_int) -> cudaError_t
     )
 }
 /// Queries details about atomic operations supported between two devices.
@@ -455,17 +445,16 @@ pub unsafe fn cudaDeviceGetP2PAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
-    capabilities: *mut ::core::ffi::c_uint,
+    capabilities: *mut c_uint,
     operations: *const cudaAtomicOperation,
-    count: ::core::ffi::c_uint,
-    srcDevice: ::core::ffi::c_int,
-    dstDevice: ::core::ffi::c_int,
+    count: c_uint,
+    srcDevice: c_int,
+    dstDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetP2PAtomicCapabilities", fn (capabilities : * mut
-        ::core::ffi::c_uint, operations : * const cudaAtomicOperation, count :
-        ::core::ffi::c_uint, srcDevice : ::core::ffi::c_int, dstDevice :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceGetP2PAtomicCapabilities", fn (capabilities : * mut c_uint,
+        operations : * const cudaAtomicOperation, count : c_uint, srcDevice : c_int,
+        dstDevice : c_int) -> cudaError_t
     )
 }
 /// Select compute-device which best matches criteria.
@@ -477,12 +466,12 @@ pub unsafe fn cudaDeviceGetP2PAtomicCapabilities(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaChooseDevice(
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
     prop: *const cudaDeviceProp,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaChooseDevice", fn (device : * mut ::core::ffi::c_int, prop : * const
-        cudaDeviceProp) -> cudaError_t
+        c"cudaChooseDevice", fn (device : * mut c_int, prop : * const cudaDeviceProp) ->
+        cudaError_t
     )
 }
 /// Initialize device to be used for GPU executions.
@@ -494,13 +483,13 @@ pub unsafe fn cudaChooseDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaInitDevice(
-    device: ::core::ffi::c_int,
-    deviceFlags: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    deviceFlags: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaInitDevice", fn (device : ::core::ffi::c_int, deviceFlags :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaInitDevice", fn (device : c_int, deviceFlags : c_uint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Set device to be used for GPU executions.
@@ -511,8 +500,8 @@ pub unsafe fn cudaInitDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+pub unsafe fn cudaSetDevice(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaSetDevice", fn (device : c_int) -> cudaError_t)
 }
 /// Returns which device is currently being used.
 ///
@@ -522,12 +511,8 @@ pub unsafe fn cudaSetDevice(device: ::core::ffi::c_int) -> crate::Result<cudaErr
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDevice(
-    device: *mut ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDevice", fn (device : * mut ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaGetDevice(device: *mut c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDevice", fn (device : * mut c_int) -> cudaError_t)
 }
 /// Sets flags to be used for device executions.
 ///
@@ -537,10 +522,8 @@ pub unsafe fn cudaGetDevice(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaSetDeviceFlags(
-    flags: ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : ::core::ffi::c_uint) -> cudaError_t)
+pub unsafe fn cudaSetDeviceFlags(flags: c_uint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaSetDeviceFlags", fn (flags : c_uint) -> cudaError_t)
 }
 /// Gets the flags for the current device.
 ///
@@ -550,12 +533,8 @@ pub unsafe fn cudaSetDeviceFlags(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetDeviceFlags(
-    flags: *mut ::core::ffi::c_uint,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaGetDeviceFlags", fn (flags : * mut ::core::ffi::c_uint) -> cudaError_t
-    )
+pub unsafe fn cudaGetDeviceFlags(flags: *mut c_uint) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGetDeviceFlags", fn (flags : * mut c_uint) -> cudaError_t)
 }
 /// Returns the last error from a runtime call.
 ///
@@ -587,12 +566,8 @@ pub unsafe fn cudaPeekAtLastError() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetErrorName(
-    error: cudaError_t,
-) -> crate::Result<*const ::core::ffi::c_char> {
-    dynamic_call!(
-        c"cudaGetErrorName", fn (error : cudaError_t) -> * const ::core::ffi::c_char
-    )
+pub unsafe fn cudaGetErrorName(error: cudaError_t) -> crate::Result<*const c_char> {
+    dynamic_call!(c"cudaGetErrorName", fn (error : cudaError_t) -> * const c_char)
 }
 /// Returns the description string for an error code.
 ///
@@ -602,12 +577,8 @@ pub unsafe fn cudaGetErrorName(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGetErrorString(
-    error: cudaError_t,
-) -> crate::Result<*const ::core::ffi::c_char> {
-    dynamic_call!(
-        c"cudaGetErrorString", fn (error : cudaError_t) -> * const ::core::ffi::c_char
-    )
+pub unsafe fn cudaGetErrorString(error: cudaError_t) -> crate::Result<*const c_char> {
+    dynamic_call!(c"cudaGetErrorString", fn (error : cudaError_t) -> * const c_char)
 }
 /// Create an asynchronous stream.
 ///
@@ -632,11 +603,11 @@ pub unsafe fn cudaStreamCreate(
 #[inline]
 pub unsafe fn cudaStreamCreateWithFlags(
     pStream: *mut cudaStream_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamCreateWithFlags", fn (pStream : * mut cudaStream_t, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Create an asynchronous stream with the specified priority.
@@ -649,12 +620,12 @@ pub unsafe fn cudaStreamCreateWithFlags(
 #[inline]
 pub unsafe fn cudaStreamCreateWithPriority(
     pStream: *mut cudaStream_t,
-    flags: ::core::ffi::c_uint,
-    priority: ::core::ffi::c_int,
+    flags: c_uint,
+    priority: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamCreateWithPriority", fn (pStream : * mut cudaStream_t, flags :
-        ::core::ffi::c_uint, priority : ::core::ffi::c_int) -> cudaError_t
+        c_uint, priority : c_int) -> cudaError_t
     )
 }
 /// Query the priority of a stream.
@@ -667,11 +638,11 @@ pub unsafe fn cudaStreamCreateWithPriority(
 #[inline]
 pub unsafe fn cudaStreamGetPriority(
     hStream: cudaStream_t,
-    priority: *mut ::core::ffi::c_int,
+    priority: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaStreamGetPriority", fn (hStream : cudaStream_t, priority : * mut c_int) ->
+        cudaError_t
     )
 }
 /// Query the flags of a stream.
@@ -684,11 +655,11 @@ pub unsafe fn cudaStreamGetPriority(
 #[inline]
 pub unsafe fn cudaStreamGetFlags(
     hStream: cudaStream_t,
-    flags: *mut ::core::ffi::c_uint,
+    flags: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamGetFlags", fn (hStream : cudaStream_t, flags : * mut c_uint) ->
+        cudaError_t
     )
 }
 /// Query the Id of a stream.
@@ -701,11 +672,11 @@ pub unsafe fn cudaStreamGetFlags(
 #[inline]
 pub unsafe fn cudaStreamGetId(
     hStream: cudaStream_t,
-    streamId: *mut ::core::ffi::c_ulonglong,
+    streamId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c"cudaStreamGetId", fn (hStream : cudaStream_t, streamId : * mut c_ulonglong) ->
+        cudaError_t
     )
 }
 /// Query the device of a stream.
@@ -718,11 +689,11 @@ pub unsafe fn cudaStreamGetId(
 #[inline]
 pub unsafe fn cudaStreamGetDevice(
     hStream: cudaStream_t,
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaStreamGetDevice", fn (hStream : cudaStream_t, device : * mut c_int) ->
+        cudaError_t
     )
 }
 /// Resets all persisting lines in cache to normal status.
@@ -811,11 +782,11 @@ pub unsafe fn cudaStreamDestroy(stream: cudaStream_t) -> crate::Result<cudaError
 pub unsafe fn cudaStreamWaitEvent(
     stream: cudaStream_t,
     event: cudaEvent_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamWaitEvent", fn (stream : cudaStream_t, event : cudaEvent_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c_uint) -> cudaError_t
     )
 }
 /// Add a callback to a compute stream.
@@ -829,13 +800,12 @@ pub unsafe fn cudaStreamWaitEvent(
 pub unsafe fn cudaStreamAddCallback(
     stream: cudaStream_t,
     callback: cudaStreamCallback_t,
-    userData: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    userData: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamAddCallback", fn (stream : cudaStream_t, callback :
-        cudaStreamCallback_t, userData : * mut ::core::ffi::c_void, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        cudaStreamCallback_t, userData : * mut c_void, flags : c_uint) -> cudaError_t
     )
 }
 /// Waits for stream tasks to complete.
@@ -870,13 +840,13 @@ pub unsafe fn cudaStreamQuery(stream: cudaStream_t) -> crate::Result<cudaError_t
 #[inline]
 pub unsafe fn cudaStreamAttachMemAsync(
     stream: cudaStream_t,
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     length: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut
-        ::core::ffi::c_void, length : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaStreamAttachMemAsync", fn (stream : cudaStream_t, devPtr : * mut c_void,
+        length : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Begins graph capture on a stream.
@@ -980,7 +950,7 @@ pub unsafe fn cudaStreamIsCapturing(
 pub unsafe fn cudaStreamGetCaptureInfo(
     stream: cudaStream_t,
     captureStatus_out: *mut cudaStreamCaptureStatus,
-    id_out: *mut ::core::ffi::c_ulonglong,
+    id_out: *mut c_ulonglong,
     graph_out: *mut cudaGraph_t,
     dependencies_out: *mut *const cudaGraphNode_t,
     edgeData_out: *mut *const cudaGraphEdgeData,
@@ -988,10 +958,9 @@ pub unsafe fn cudaStreamGetCaptureInfo(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamGetCaptureInfo", fn (stream : cudaStream_t, captureStatus_out : * mut
-        cudaStreamCaptureStatus, id_out : * mut ::core::ffi::c_ulonglong, graph_out : *
-        mut cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out :
-        * mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) ->
-        cudaError_t
+        cudaStreamCaptureStatus, id_out : * mut c_ulonglong, graph_out : * mut
+        cudaGraph_t, dependencies_out : * mut * const cudaGraphNode_t, edgeData_out : *
+        mut * const cudaGraphEdgeData, numDependencies_out : * mut usize) -> cudaError_t
     )
 }
 /// Update the set of dependencies in a capturing stream.
@@ -1007,12 +976,12 @@ pub unsafe fn cudaStreamUpdateCaptureDependencies(
     dependencies: *mut cudaGraphNode_t,
     dependencyData: *const cudaGraphEdgeData,
     numDependencies: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaStreamUpdateCaptureDependencies", fn (stream : cudaStream_t, dependencies :
         * mut cudaGraphNode_t, dependencyData : * const cudaGraphEdgeData,
-        numDependencies : usize, flags : ::core::ffi::c_uint) -> cudaError_t
+        numDependencies : usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Creates an event object.
@@ -1036,11 +1005,11 @@ pub unsafe fn cudaEventCreate(event: *mut cudaEvent_t) -> crate::Result<cudaErro
 #[inline]
 pub unsafe fn cudaEventCreateWithFlags(
     event: *mut cudaEvent_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaEventCreateWithFlags", fn (event : * mut cudaEvent_t, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Records an event.
@@ -1137,14 +1106,14 @@ pub unsafe fn cudaImportExternalMemory(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaExternalMemoryGetMappedBuffer(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     extMem: cudaExternalMemory_t,
     bufferDesc: *const cudaExternalMemoryBufferDesc,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut
-        ::core::ffi::c_void, extMem : cudaExternalMemory_t, bufferDesc : * const
-        cudaExternalMemoryBufferDesc) -> cudaError_t
+        c"cudaExternalMemoryGetMappedBuffer", fn (devPtr : * mut * mut c_void, extMem :
+        cudaExternalMemory_t, bufferDesc : * const cudaExternalMemoryBufferDesc) ->
+        cudaError_t
     )
 }
 /// Maps a CUDA mipmapped array onto an external memory object.
@@ -1209,13 +1178,13 @@ pub unsafe fn cudaImportExternalSemaphore(
 pub unsafe fn cudaSignalExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreSignalParams,
-    numExtSems: ::core::ffi::c_uint,
+    numExtSems: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaSignalExternalSemaphoresAsync", fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreSignalParams,
-        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+        numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Waits on a set of external semaphore objects.
@@ -1229,13 +1198,13 @@ pub unsafe fn cudaSignalExternalSemaphoresAsync(
 pub unsafe fn cudaWaitExternalSemaphoresAsync(
     extSemArray: *const cudaExternalSemaphore_t,
     paramsArray: *const cudaExternalSemaphoreWaitParams,
-    numExtSems: ::core::ffi::c_uint,
+    numExtSems: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaWaitExternalSemaphoresAsync", fn (extSemArray : * const
         cudaExternalSemaphore_t, paramsArray : * const cudaExternalSemaphoreWaitParams,
-        numExtSems : ::core::ffi::c_uint, stream : cudaStream_t) -> cudaError_t
+        numExtSems : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Destroys an external semaphore.
@@ -1263,11 +1232,11 @@ pub unsafe fn cudaDestroyExternalSemaphore(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetCacheConfig(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     cacheConfig: cudaFuncCache,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetCacheConfig", fn (func : * const ::core::ffi::c_void, cacheConfig :
+        c"cudaFuncSetCacheConfig", fn (func : * const c_void, cacheConfig :
         cudaFuncCache) -> cudaError_t
     )
 }
@@ -1281,11 +1250,11 @@ pub unsafe fn cudaFuncSetCacheConfig(
 #[inline]
 pub unsafe fn cudaFuncGetAttributes(
     attr: *mut cudaFuncAttributes,
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaFuncGetAttributes", fn (attr : * mut cudaFuncAttributes, func : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Set attributes for a given function.
@@ -1297,13 +1266,13 @@ pub unsafe fn cudaFuncGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetAttribute(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
+    value: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetAttribute", fn (func : * const ::core::ffi::c_void, attr :
-        cudaFuncAttribute, value : ::core::ffi::c_int) -> cudaError_t
+        c"cudaFuncSetAttribute", fn (func : * const c_void, attr : cudaFuncAttribute,
+        value : c_int) -> cudaError_t
     )
 }
 /// Returns the number of parameters used by the function.
@@ -1315,12 +1284,12 @@ pub unsafe fn cudaFuncSetAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncGetParamCount(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     paramCount: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetParamCount", fn (func : * const ::core::ffi::c_void, paramCount : *
-        mut usize) -> cudaError_t
+        c"cudaFuncGetParamCount", fn (func : * const c_void, paramCount : * mut usize) ->
+        cudaError_t
     )
 }
 /// Enqueues a host function call in a stream.
@@ -1334,11 +1303,11 @@ pub unsafe fn cudaFuncGetParamCount(
 pub unsafe fn cudaLaunchHostFunc(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    userData: *mut ::core::ffi::c_void,
+    userData: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchHostFunc", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData :
-        * mut ::core::ffi::c_void) -> cudaError_t
+        * mut c_void) -> cudaError_t
     )
 }
 /// Enqueues a host function call in a stream.
@@ -1352,12 +1321,12 @@ pub unsafe fn cudaLaunchHostFunc(
 pub unsafe fn cudaLaunchHostFunc_v2(
     stream: cudaStream_t,
     fn_: cudaHostFn_t,
-    userData: *mut ::core::ffi::c_void,
-    syncMode: ::core::ffi::c_uint,
+    userData: *mut c_void,
+    syncMode: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchHostFunc_v2", fn (stream : cudaStream_t, fn_ : cudaHostFn_t, userData
-        : * mut ::core::ffi::c_void, syncMode : ::core::ffi::c_uint) -> cudaError_t
+        : * mut c_void, syncMode : c_uint) -> cudaError_t
     )
 }
 /// Returns occupancy for a device function.
@@ -1369,15 +1338,14 @@ pub unsafe fn cudaLaunchHostFunc_v2(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-    numBlocks: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    blockSize: ::core::ffi::c_int,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
     dynamicSMemSize: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
-        ::core::ffi::c_int, dynamicSMemSize : usize) -> cudaError_t
+        c"cudaOccupancyMaxActiveBlocksPerMultiprocessor", fn (numBlocks : * mut c_int,
+        func : * const c_void, blockSize : c_int, dynamicSMemSize : usize) -> cudaError_t
     )
 }
 /// Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM.
@@ -1390,14 +1358,13 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
 #[inline]
 pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
     dynamicSmemSize: *mut usize,
-    func: *const ::core::ffi::c_void,
-    numBlocks: ::core::ffi::c_int,
-    blockSize: ::core::ffi::c_int,
+    func: *const c_void,
+    numBlocks: c_int,
+    blockSize: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaOccupancyAvailableDynamicSMemPerBlock", fn (dynamicSmemSize : * mut usize,
-        func : * const ::core::ffi::c_void, numBlocks : ::core::ffi::c_int, blockSize :
-        ::core::ffi::c_int) -> cudaError_t
+        func : * const c_void, numBlocks : c_int, blockSize : c_int) -> cudaError_t
     )
 }
 /// Returns occupancy for a device function with the specified flags.
@@ -1409,17 +1376,16 @@ pub unsafe fn cudaOccupancyAvailableDynamicSMemPerBlock(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-    numBlocks: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
-    blockSize: ::core::ffi::c_int,
+    numBlocks: *mut c_int,
+    func: *const c_void,
+    blockSize: c_int,
     dynamicSMemSize: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", fn (numBlocks : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, blockSize :
-        ::core::ffi::c_int, dynamicSMemSize : usize, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        c_int, func : * const c_void, blockSize : c_int, dynamicSMemSize : usize, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Allocates memory that will be automatically managed by the Unified Memory system.
@@ -1431,13 +1397,13 @@ pub unsafe fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocManaged(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocManaged", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaMallocManaged", fn (devPtr : * mut * mut c_void, size : usize, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Allocate memory on the device.
@@ -1449,12 +1415,11 @@ pub unsafe fn cudaMallocManaged(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMalloc(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMalloc", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize) ->
-        cudaError_t
+        c"cudaMalloc", fn (devPtr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates page-locked memory on the host.
@@ -1466,12 +1431,11 @@ pub unsafe fn cudaMalloc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocHost(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     size: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocHost", fn (ptr : * mut * mut ::core::ffi::c_void, size : usize) ->
-        cudaError_t
+        c"cudaMallocHost", fn (ptr : * mut * mut c_void, size : usize) -> cudaError_t
     )
 }
 /// Allocates pitched memory on the device.
@@ -1483,14 +1447,14 @@ pub unsafe fn cudaMallocHost(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocPitch(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     pitch: *mut usize,
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocPitch", fn (devPtr : * mut * mut ::core::ffi::c_void, pitch : * mut
-        usize, width : usize, height : usize) -> cudaError_t
+        c"cudaMallocPitch", fn (devPtr : * mut * mut c_void, pitch : * mut usize, width :
+        usize, height : usize) -> cudaError_t
     )
 }
 /// Allocate an array on the device.
@@ -1506,12 +1470,12 @@ pub unsafe fn cudaMallocArray(
     desc: *const cudaChannelFormatDesc,
     width: usize,
     height: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMallocArray", fn (array : * mut cudaArray_t, desc : * const
-        cudaChannelFormatDesc, width : usize, height : usize, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        cudaChannelFormatDesc, width : usize, height : usize, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Frees memory on the device.
@@ -1522,8 +1486,8 @@ pub unsafe fn cudaMallocArray(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFree", fn (devPtr : * mut ::core::ffi::c_void) -> cudaError_t)
+pub unsafe fn cudaFree(devPtr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaFree", fn (devPtr : * mut c_void) -> cudaError_t)
 }
 /// Frees page-locked memory.
 ///
@@ -1533,8 +1497,8 @@ pub unsafe fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> crate::Result<cudaEr
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t)
+pub unsafe fn cudaFreeHost(ptr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaFreeHost", fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Frees an array on the device.
 ///
@@ -1572,13 +1536,13 @@ pub unsafe fn cudaFreeMipmappedArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostAlloc(
-    pHost: *mut *mut ::core::ffi::c_void,
+    pHost: *mut *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostAlloc", fn (pHost : * mut * mut ::core::ffi::c_void, size : usize,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostAlloc", fn (pHost : * mut * mut c_void, size : usize, flags : c_uint)
+        -> cudaError_t
     )
 }
 /// Registers an existing host memory range for use by CUDA.
@@ -1590,13 +1554,13 @@ pub unsafe fn cudaHostAlloc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostRegister(
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     size: usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostRegister", fn (ptr : * mut ::core::ffi::c_void, size : usize, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostRegister", fn (ptr : * mut c_void, size : usize, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Unregisters a memory range that was registered with cudaHostRegister.
@@ -1607,12 +1571,8 @@ pub unsafe fn cudaHostRegister(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaHostUnregister(
-    ptr: *mut ::core::ffi::c_void,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaHostUnregister", fn (ptr : * mut ::core::ffi::c_void) -> cudaError_t
-    )
+pub unsafe fn cudaHostUnregister(ptr: *mut c_void) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaHostUnregister", fn (ptr : * mut c_void) -> cudaError_t)
 }
 /// Passes back device pointer of mapped host memory allocated by cudaHostAlloc or registered by cudaHostRegister.
 ///
@@ -1623,13 +1583,13 @@ pub unsafe fn cudaHostUnregister(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostGetDevicePointer(
-    pDevice: *mut *mut ::core::ffi::c_void,
-    pHost: *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_uint,
+    pDevice: *mut *mut c_void,
+    pHost: *mut c_void,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut ::core::ffi::c_void, pHost
-        : * mut ::core::ffi::c_void, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaHostGetDevicePointer", fn (pDevice : * mut * mut c_void, pHost : * mut
+        c_void, flags : c_uint) -> cudaError_t
     )
 }
 /// Passes back flags used to allocate pinned host memory allocated by cudaHostAlloc.
@@ -1641,12 +1601,12 @@ pub unsafe fn cudaHostGetDevicePointer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaHostGetFlags(
-    pFlags: *mut ::core::ffi::c_uint,
-    pHost: *mut ::core::ffi::c_void,
+    pFlags: *mut c_uint,
+    pHost: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaHostGetFlags", fn (pFlags : * mut ::core::ffi::c_uint, pHost : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaHostGetFlags", fn (pFlags : * mut c_uint, pHost : * mut c_void) ->
+        cudaError_t
     )
 }
 /// Allocates logical 1D, 2D, or 3D memory objects on the device.
@@ -1678,12 +1638,11 @@ pub unsafe fn cudaMalloc3DArray(
     array: *mut cudaArray_t,
     desc: *const cudaChannelFormatDesc,
     extent: cudaExtent,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMalloc3DArray", fn (array : * mut cudaArray_t, desc : * const
-        cudaChannelFormatDesc, extent : cudaExtent, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        cudaChannelFormatDesc, extent : cudaExtent, flags : c_uint) -> cudaError_t
     )
 }
 /// Allocate a mipmapped array on the device.
@@ -1698,13 +1657,13 @@ pub unsafe fn cudaMallocMipmappedArray(
     mipmappedArray: *mut cudaMipmappedArray_t,
     desc: *const cudaChannelFormatDesc,
     extent: cudaExtent,
-    numLevels: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    numLevels: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMallocMipmappedArray", fn (mipmappedArray : * mut cudaMipmappedArray_t,
-        desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        desc : * const cudaChannelFormatDesc, extent : cudaExtent, numLevels : c_uint,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Gets a mipmap level of a CUDA mipmapped array.
@@ -1718,11 +1677,11 @@ pub unsafe fn cudaMallocMipmappedArray(
 pub unsafe fn cudaGetMipmappedArrayLevel(
     levelArray: *mut cudaArray_t,
     mipmappedArray: cudaMipmappedArray_const_t,
-    level: ::core::ffi::c_uint,
+    level: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetMipmappedArrayLevel", fn (levelArray : * mut cudaArray_t, mipmappedArray
-        : cudaMipmappedArray_const_t, level : ::core::ffi::c_uint) -> cudaError_t
+        : cudaMipmappedArray_const_t, level : c_uint) -> cudaError_t
     )
 }
 /// Copies data between 3D objects.
@@ -1812,13 +1771,12 @@ pub unsafe fn cudaMemGetInfo(
 pub unsafe fn cudaArrayGetInfo(
     desc: *mut cudaChannelFormatDesc,
     extent: *mut cudaExtent,
-    flags: *mut ::core::ffi::c_uint,
+    flags: *mut c_uint,
     array: cudaArray_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetInfo", fn (desc : * mut cudaChannelFormatDesc, extent : * mut
-        cudaExtent, flags : * mut ::core::ffi::c_uint, array : cudaArray_t) ->
-        cudaError_t
+        cudaExtent, flags : * mut c_uint, array : cudaArray_t) -> cudaError_t
     )
 }
 /// Gets a CUDA array plane from a CUDA array.
@@ -1832,11 +1790,11 @@ pub unsafe fn cudaArrayGetInfo(
 pub unsafe fn cudaArrayGetPlane(
     pPlaneArray: *mut cudaArray_t,
     hArray: cudaArray_t,
-    planeIdx: ::core::ffi::c_uint,
+    planeIdx: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetPlane", fn (pPlaneArray : * mut cudaArray_t, hArray : cudaArray_t,
-        planeIdx : ::core::ffi::c_uint) -> cudaError_t
+        planeIdx : c_uint) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA array.
@@ -1850,12 +1808,11 @@ pub unsafe fn cudaArrayGetPlane(
 pub unsafe fn cudaArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     array: cudaArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaArrayGetMemoryRequirements", fn (memoryRequirements : * mut
-        cudaArrayMemoryRequirements, array : cudaArray_t, device : ::core::ffi::c_int) ->
-        cudaError_t
+        cudaArrayMemoryRequirements, array : cudaArray_t, device : c_int) -> cudaError_t
     )
 }
 /// Returns the memory requirements of a CUDA mipmapped array.
@@ -1869,12 +1826,12 @@ pub unsafe fn cudaArrayGetMemoryRequirements(
 pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
     memoryRequirements: *mut cudaArrayMemoryRequirements,
     mipmap: cudaMipmappedArray_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMipmappedArrayGetMemoryRequirements", fn (memoryRequirements : * mut
-        cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        cudaArrayMemoryRequirements, mipmap : cudaMipmappedArray_t, device : c_int) ->
+        cudaError_t
     )
 }
 /// Returns the layout properties of a sparse CUDA array.
@@ -1886,14 +1843,14 @@ pub unsafe fn cudaMipmappedArrayGetMemoryRequirements(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy", fn (dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy", fn (dst : * mut c_void, src : * const c_void, count : usize, kind
+        : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies memory between two devices.
@@ -1905,16 +1862,15 @@ pub unsafe fn cudaMemcpy(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyPeer(
-    dst: *mut ::core::ffi::c_void,
-    dstDevice: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    srcDevice: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dstDevice: c_int,
+    src: *const c_void,
+    srcDevice: c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeer", fn (dst : * mut ::core::ffi::c_void, dstDevice :
-        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
-        ::core::ffi::c_int, count : usize) -> cudaError_t
+        c"cudaMemcpyPeer", fn (dst : * mut c_void, dstDevice : c_int, src : * const
+        c_void, srcDevice : c_int, count : usize) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -1926,18 +1882,18 @@ pub unsafe fn cudaMemcpyPeer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2D(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2D", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src : *
-        const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy2D", fn (dst : * mut c_void, dpitch : usize, src : * const c_void,
+        spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -1952,7 +1908,7 @@ pub unsafe fn cudaMemcpy2DToArray(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -1960,8 +1916,8 @@ pub unsafe fn cudaMemcpy2DToArray(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy2DToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize,
-        kind : cudaMemcpyKind) -> cudaError_t
+        src : * const c_void, spitch : usize, width : usize, height : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -1973,7 +1929,7 @@ pub unsafe fn cudaMemcpy2DToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DFromArray(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     wOffset: usize,
@@ -1983,9 +1939,9 @@ pub unsafe fn cudaMemcpy2DFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArray", fn (dst : * mut ::core::ffi::c_void, dpitch : usize,
-        src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height
-        : usize, kind : cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpy2DFromArray", fn (dst : * mut c_void, dpitch : usize, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2022,16 +1978,15 @@ pub unsafe fn cudaMemcpy2DArrayToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyAsync(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyAsync", fn (dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemcpyAsync", fn (dst : * mut c_void, src : * const c_void, count : usize,
+        kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies memory between two devices asynchronously.
@@ -2043,17 +1998,16 @@ pub unsafe fn cudaMemcpyAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyPeerAsync(
-    dst: *mut ::core::ffi::c_void,
-    dstDevice: ::core::ffi::c_int,
-    src: *const ::core::ffi::c_void,
-    srcDevice: ::core::ffi::c_int,
+    dst: *mut c_void,
+    dstDevice: c_int,
+    src: *const c_void,
+    srcDevice: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyPeerAsync", fn (dst : * mut ::core::ffi::c_void, dstDevice :
-        ::core::ffi::c_int, src : * const ::core::ffi::c_void, srcDevice :
-        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyPeerAsync", fn (dst : * mut c_void, dstDevice : c_int, src : * const
+        c_void, srcDevice : c_int, count : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory copies asynchronously.
@@ -2065,8 +2019,8 @@ pub unsafe fn cudaMemcpyPeerAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyBatchAsync(
-    dsts: *const *mut ::core::ffi::c_void,
-    srcs: *const *const ::core::ffi::c_void,
+    dsts: *const *mut c_void,
+    srcs: *const *const c_void,
     sizes: *const usize,
     count: usize,
     attrs: *mut cudaMemcpyAttributes,
@@ -2075,10 +2029,9 @@ pub unsafe fn cudaMemcpyBatchAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyBatchAsync", fn (dsts : * const * mut ::core::ffi::c_void, srcs : *
-        const * const ::core::ffi::c_void, sizes : * const usize, count : usize, attrs :
-        * mut cudaMemcpyAttributes, attrsIdxs : * mut usize, numAttrs : usize, stream :
-        cudaStream_t) -> cudaError_t
+        c"cudaMemcpyBatchAsync", fn (dsts : * const * mut c_void, srcs : * const * const
+        c_void, sizes : * const usize, count : usize, attrs : * mut cudaMemcpyAttributes,
+        attrsIdxs : * mut usize, numAttrs : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of 3D memory copies asynchronously.
@@ -2092,13 +2045,12 @@ pub unsafe fn cudaMemcpyBatchAsync(
 pub unsafe fn cudaMemcpy3DBatchAsync(
     numOps: usize,
     opList: *mut cudaMemcpy3DBatchOp,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy3DBatchAsync", fn (numOps : usize, opList : * mut
-        cudaMemcpy3DBatchOp, flags : ::core::ffi::c_ulonglong, stream : cudaStream_t) ->
-        cudaError_t
+        cudaMemcpy3DBatchOp, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs asynchronous memory copy operation with the specified
@@ -2111,16 +2063,16 @@ pub unsafe fn cudaMemcpy3DBatchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyWithAttributesAsync(
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     size: usize,
     attr: *mut cudaMemcpyAttributes,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyWithAttributesAsync", fn (dst : * mut ::core::ffi::c_void, src : *
-        const ::core::ffi::c_void, size : usize, attr : * mut cudaMemcpyAttributes,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyWithAttributesAsync", fn (dst : * mut c_void, src : * const c_void,
+        size : usize, attr : * mut cudaMemcpyAttributes, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Performs 3D asynchronous memory copy with the specified attributes.
@@ -2133,12 +2085,12 @@ pub unsafe fn cudaMemcpyWithAttributesAsync(
 #[inline]
 pub unsafe fn cudaMemcpy3DWithAttributesAsync(
     op: *mut cudaMemcpy3DBatchOp,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy3DWithAttributesAsync", fn (op : * mut cudaMemcpy3DBatchOp, flags :
-        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+        c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2150,9 +2102,9 @@ pub unsafe fn cudaMemcpy3DWithAttributesAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -2160,9 +2112,9 @@ pub unsafe fn cudaMemcpy2DAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DAsync", fn (dst : * mut ::core::ffi::c_void, dpitch : usize, src :
-        * const ::core::ffi::c_void, spitch : usize, width : usize, height : usize, kind
-        : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpy2DAsync", fn (dst : * mut c_void, dpitch : usize, src : * const
+        c_void, spitch : usize, width : usize, height : usize, kind : cudaMemcpyKind,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2177,7 +2129,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     spitch: usize,
     width: usize,
     height: usize,
@@ -2186,8 +2138,8 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpy2DToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
-        usize, src : * const ::core::ffi::c_void, spitch : usize, width : usize, height :
-        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        usize, src : * const c_void, spitch : usize, width : usize, height : usize, kind
+        : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device.
@@ -2199,7 +2151,7 @@ pub unsafe fn cudaMemcpy2DToArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpy2DFromArrayAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     dpitch: usize,
     src: cudaArray_const_t,
     wOffset: usize,
@@ -2210,9 +2162,9 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, dpitch :
-        usize, src : cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize,
-        height : usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpy2DFromArrayAsync", fn (dst : * mut c_void, dpitch : usize, src :
+        cudaArray_const_t, wOffset : usize, hOffset : usize, width : usize, height :
+        usize, kind : cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2224,13 +2176,13 @@ pub unsafe fn cudaMemcpy2DFromArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset(
-    devPtr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    devPtr: *mut c_void,
+    value: c_int,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset", fn (devPtr : * mut ::core::ffi::c_void, value :
-        ::core::ffi::c_int, count : usize) -> cudaError_t
+        c"cudaMemset", fn (devPtr : * mut c_void, value : c_int, count : usize) ->
+        cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2242,15 +2194,15 @@ pub unsafe fn cudaMemset(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset2D(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2D", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize, value :
-        ::core::ffi::c_int, width : usize, height : usize) -> cudaError_t
+        c"cudaMemset2D", fn (devPtr : * mut c_void, pitch : usize, value : c_int, width :
+        usize, height : usize) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2263,12 +2215,12 @@ pub unsafe fn cudaMemset2D(
 #[inline]
 pub unsafe fn cudaMemset3D(
     pitchedDevPtr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : ::core::ffi::c_int,
-        extent : cudaExtent) -> cudaError_t
+        c"cudaMemset3D", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
+        cudaExtent) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2280,14 +2232,14 @@ pub unsafe fn cudaMemset3D(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemsetAsync(
-    devPtr: *mut ::core::ffi::c_void,
-    value: ::core::ffi::c_int,
+    devPtr: *mut c_void,
+    value: c_int,
     count: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemsetAsync", fn (devPtr : * mut ::core::ffi::c_void, value :
-        ::core::ffi::c_int, count : usize, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemsetAsync", fn (devPtr : * mut c_void, value : c_int, count : usize,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2299,17 +2251,16 @@ pub unsafe fn cudaMemsetAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemset2DAsync(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     pitch: usize,
-    value: ::core::ffi::c_int,
+    value: c_int,
     width: usize,
     height: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset2DAsync", fn (devPtr : * mut ::core::ffi::c_void, pitch : usize,
-        value : ::core::ffi::c_int, width : usize, height : usize, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemset2DAsync", fn (devPtr : * mut c_void, pitch : usize, value : c_int,
+        width : usize, height : usize, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Initializes or sets device memory to a value.
@@ -2322,13 +2273,13 @@ pub unsafe fn cudaMemset2DAsync(
 #[inline]
 pub unsafe fn cudaMemset3DAsync(
     pitchedDevPtr: cudaPitchedPtr,
-    value: ::core::ffi::c_int,
+    value: c_int,
     extent: cudaExtent,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value :
-        ::core::ffi::c_int, extent : cudaExtent, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemset3DAsync", fn (pitchedDevPtr : cudaPitchedPtr, value : c_int, extent :
+        cudaExtent, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Prefetches memory to the specified destination location.
@@ -2340,16 +2291,15 @@ pub unsafe fn cudaMemset3DAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPrefetchAsync(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
     location: cudaMemLocation,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchAsync", fn (devPtr : * const ::core::ffi::c_void, count : usize,
-        location : cudaMemLocation, flags : ::core::ffi::c_uint, stream : cudaStream_t)
-        -> cudaError_t
+        c"cudaMemPrefetchAsync", fn (devPtr : * const c_void, count : usize, location :
+        cudaMemLocation, flags : c_uint, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory prefetches asynchronously.
@@ -2361,20 +2311,20 @@ pub unsafe fn cudaMemPrefetchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPrefetchBatchAsync(
-    dptrs: *mut *mut ::core::ffi::c_void,
+    dptrs: *mut *mut c_void,
     sizes: *mut usize,
     count: usize,
     prefetchLocs: *mut cudaMemLocation,
     prefetchLocIdxs: *mut usize,
     numPrefetchLocs: usize,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPrefetchBatchAsync", fn (dptrs : * mut * mut ::core::ffi::c_void, sizes
-        : * mut usize, count : usize, prefetchLocs : * mut cudaMemLocation,
-        prefetchLocIdxs : * mut usize, numPrefetchLocs : usize, flags :
-        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemPrefetchBatchAsync", fn (dptrs : * mut * mut c_void, sizes : * mut
+        usize, count : usize, prefetchLocs : * mut cudaMemLocation, prefetchLocIdxs : *
+        mut usize, numPrefetchLocs : usize, flags : c_ulonglong, stream : cudaStream_t)
+        -> cudaError_t
     )
 }
 /// Performs a batch of memory discards asynchronously.
@@ -2386,16 +2336,15 @@ pub unsafe fn cudaMemPrefetchBatchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemDiscardBatchAsync(
-    dptrs: *mut *mut ::core::ffi::c_void,
+    dptrs: *mut *mut c_void,
     sizes: *mut usize,
     count: usize,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemDiscardBatchAsync", fn (dptrs : * mut * mut ::core::ffi::c_void, sizes :
-        * mut usize, count : usize, flags : ::core::ffi::c_ulonglong, stream :
-        cudaStream_t) -> cudaError_t
+        c"cudaMemDiscardBatchAsync", fn (dptrs : * mut * mut c_void, sizes : * mut usize,
+        count : usize, flags : c_ulonglong, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Performs a batch of memory discards and prefetches asynchronously.
@@ -2407,20 +2356,20 @@ pub unsafe fn cudaMemDiscardBatchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
-    dptrs: *mut *mut ::core::ffi::c_void,
+    dptrs: *mut *mut c_void,
     sizes: *mut usize,
     count: usize,
     prefetchLocs: *mut cudaMemLocation,
     prefetchLocIdxs: *mut usize,
     numPrefetchLocs: usize,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemDiscardAndPrefetchBatchAsync", fn (dptrs : * mut * mut
-        ::core::ffi::c_void, sizes : * mut usize, count : usize, prefetchLocs : * mut
-        cudaMemLocation, prefetchLocIdxs : * mut usize, numPrefetchLocs : usize, flags :
-        ::core::ffi::c_ulonglong, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemDiscardAndPrefetchBatchAsync", fn (dptrs : * mut * mut c_void, sizes : *
+        mut usize, count : usize, prefetchLocs : * mut cudaMemLocation, prefetchLocIdxs :
+        * mut usize, numPrefetchLocs : usize, flags : c_ulonglong, stream : cudaStream_t)
+        -> cudaError_t
     )
 }
 /// Advise about the usage of a given memory range.
@@ -2432,14 +2381,14 @@ pub unsafe fn cudaMemDiscardAndPrefetchBatchAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemAdvise(
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
     advice: cudaMemoryAdvise,
     location: cudaMemLocation,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemAdvise", fn (devPtr : * const ::core::ffi::c_void, count : usize, advice
-        : cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
+        c"cudaMemAdvise", fn (devPtr : * const c_void, count : usize, advice :
+        cudaMemoryAdvise, location : cudaMemLocation) -> cudaError_t
     )
 }
 /// Query an attribute of a given memory range.
@@ -2451,16 +2400,15 @@ pub unsafe fn cudaMemAdvise(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemRangeGetAttribute(
-    data: *mut ::core::ffi::c_void,
+    data: *mut c_void,
     dataSize: usize,
     attribute: cudaMemRangeAttribute,
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttribute", fn (data : * mut ::core::ffi::c_void, dataSize :
-        usize, attribute : cudaMemRangeAttribute, devPtr : * const ::core::ffi::c_void,
-        count : usize) -> cudaError_t
+        c"cudaMemRangeGetAttribute", fn (data : * mut c_void, dataSize : usize, attribute
+        : cudaMemRangeAttribute, devPtr : * const c_void, count : usize) -> cudaError_t
     )
 }
 /// Query attributes of a given memory range.
@@ -2472,17 +2420,17 @@ pub unsafe fn cudaMemRangeGetAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemRangeGetAttributes(
-    data: *mut *mut ::core::ffi::c_void,
+    data: *mut *mut c_void,
     dataSizes: *mut usize,
     attributes: *mut cudaMemRangeAttribute,
     numAttributes: usize,
-    devPtr: *const ::core::ffi::c_void,
+    devPtr: *const c_void,
     count: usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemRangeGetAttributes", fn (data : * mut * mut ::core::ffi::c_void,
-        dataSizes : * mut usize, attributes : * mut cudaMemRangeAttribute, numAttributes
-        : usize, devPtr : * const ::core::ffi::c_void, count : usize) -> cudaError_t
+        c"cudaMemRangeGetAttributes", fn (data : * mut * mut c_void, dataSizes : * mut
+        usize, attributes : * mut cudaMemRangeAttribute, numAttributes : usize, devPtr :
+        * const c_void, count : usize) -> cudaError_t
     )
 }
 /// Allocates memory with stream ordered semantics.
@@ -2494,13 +2442,13 @@ pub unsafe fn cudaMemRangeGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocAsync(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: usize,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocAsync", fn (devPtr : * mut * mut ::core::ffi::c_void, size : usize,
-        hStream : cudaStream_t) -> cudaError_t
+        c"cudaMallocAsync", fn (devPtr : * mut * mut c_void, size : usize, hStream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Frees memory with stream ordered semantics.
@@ -2512,12 +2460,12 @@ pub unsafe fn cudaMallocAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFreeAsync(
-    devPtr: *mut ::core::ffi::c_void,
+    devPtr: *mut c_void,
     hStream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFreeAsync", fn (devPtr : * mut ::core::ffi::c_void, hStream : cudaStream_t)
-        -> cudaError_t
+        c"cudaFreeAsync", fn (devPtr : * mut c_void, hStream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Tries to release memory back to the OS.
@@ -2548,11 +2496,11 @@ pub unsafe fn cudaMemPoolTrimTo(
 pub unsafe fn cudaMemPoolSetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolSetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut ::core::ffi::c_void) -> cudaError_t
+        value : * mut c_void) -> cudaError_t
     )
 }
 /// Gets attributes of a memory pool.
@@ -2566,11 +2514,11 @@ pub unsafe fn cudaMemPoolSetAttribute(
 pub unsafe fn cudaMemPoolGetAttribute(
     memPool: cudaMemPool_t,
     attr: cudaMemPoolAttr,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolGetAttribute", fn (memPool : cudaMemPool_t, attr : cudaMemPoolAttr,
-        value : * mut ::core::ffi::c_void) -> cudaError_t
+        value : * mut c_void) -> cudaError_t
     )
 }
 /// Controls visibility of pools between devices.
@@ -2700,14 +2648,14 @@ pub unsafe fn cudaMemSetMemPool(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMallocFromPoolAsync(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     size: usize,
     memPool: cudaMemPool_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut ::core::ffi::c_void, size :
-        usize, memPool : cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
+        c"cudaMallocFromPoolAsync", fn (ptr : * mut * mut c_void, size : usize, memPool :
+        cudaMemPool_t, stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Exports a memory pool to the requested handle type.
@@ -2719,15 +2667,15 @@ pub unsafe fn cudaMallocFromPoolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPoolExportToShareableHandle(
-    shareableHandle: *mut ::core::ffi::c_void,
+    shareableHandle: *mut c_void,
     memPool: cudaMemPool_t,
     handleType: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut
-        ::core::ffi::c_void, memPool : cudaMemPool_t, handleType :
-        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaMemPoolExportToShareableHandle", fn (shareableHandle : * mut c_void,
+        memPool : cudaMemPool_t, handleType : cudaMemAllocationHandleType, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// imports a memory pool from a shared handle.
@@ -2740,14 +2688,14 @@ pub unsafe fn cudaMemPoolExportToShareableHandle(
 #[inline]
 pub unsafe fn cudaMemPoolImportFromShareableHandle(
     memPool: *mut cudaMemPool_t,
-    shareableHandle: *mut ::core::ffi::c_void,
+    shareableHandle: *mut c_void,
     handleType: cudaMemAllocationHandleType,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolImportFromShareableHandle", fn (memPool : * mut cudaMemPool_t,
-        shareableHandle : * mut ::core::ffi::c_void, handleType :
-        cudaMemAllocationHandleType, flags : ::core::ffi::c_uint) -> cudaError_t
+        shareableHandle : * mut c_void, handleType : cudaMemAllocationHandleType, flags :
+        c_uint) -> cudaError_t
     )
 }
 /// Export data to share a memory pool allocation between processes.
@@ -2760,11 +2708,11 @@ pub unsafe fn cudaMemPoolImportFromShareableHandle(
 #[inline]
 pub unsafe fn cudaMemPoolExportPointer(
     exportData: *mut cudaMemPoolPtrExportData,
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemPoolExportPointer", fn (exportData : * mut cudaMemPoolPtrExportData, ptr
-        : * mut ::core::ffi::c_void) -> cudaError_t
+        : * mut c_void) -> cudaError_t
     )
 }
 /// Import a memory pool allocation from another process.
@@ -2776,12 +2724,12 @@ pub unsafe fn cudaMemPoolExportPointer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemPoolImportPointer(
-    ptr: *mut *mut ::core::ffi::c_void,
+    ptr: *mut *mut c_void,
     memPool: cudaMemPool_t,
     exportData: *mut cudaMemPoolPtrExportData,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut ::core::ffi::c_void, memPool :
+        c"cudaMemPoolImportPointer", fn (ptr : * mut * mut c_void, memPool :
         cudaMemPool_t, exportData : * mut cudaMemPoolPtrExportData) -> cudaError_t
     )
 }
@@ -2795,11 +2743,11 @@ pub unsafe fn cudaMemPoolImportPointer(
 #[inline]
 pub unsafe fn cudaPointerGetAttributes(
     attributes: *mut cudaPointerAttributes,
-    ptr: *const ::core::ffi::c_void,
+    ptr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaPointerGetAttributes", fn (attributes : * mut cudaPointerAttributes, ptr :
-        * const ::core::ffi::c_void) -> cudaError_t
+        * const c_void) -> cudaError_t
     )
 }
 /// Queries if a device may directly access a peer device's memory.
@@ -2811,13 +2759,13 @@ pub unsafe fn cudaPointerGetAttributes(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceCanAccessPeer(
-    canAccessPeer: *mut ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
-    peerDevice: ::core::ffi::c_int,
+    canAccessPeer: *mut c_int,
+    device: c_int,
+    peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut ::core::ffi::c_int, device
-        : ::core::ffi::c_int, peerDevice : ::core::ffi::c_int) -> cudaError_t
+        c"cudaDeviceCanAccessPeer", fn (canAccessPeer : * mut c_int, device : c_int,
+        peerDevice : c_int) -> cudaError_t
     )
 }
 /// Enables direct access to memory allocations on a peer device.
@@ -2829,12 +2777,12 @@ pub unsafe fn cudaDeviceCanAccessPeer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceEnablePeerAccess(
-    peerDevice: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    peerDevice: c_int,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceEnablePeerAccess", fn (peerDevice : ::core::ffi::c_int, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaDeviceEnablePeerAccess", fn (peerDevice : c_int, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Disables direct access to memory allocations on a peer device.
@@ -2846,12 +2794,9 @@ pub unsafe fn cudaDeviceEnablePeerAccess(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceDisablePeerAccess(
-    peerDevice: ::core::ffi::c_int,
+    peerDevice: c_int,
 ) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceDisablePeerAccess", fn (peerDevice : ::core::ffi::c_int) ->
-        cudaError_t
-    )
+    dynamic_call!(c"cudaDeviceDisablePeerAccess", fn (peerDevice : c_int) -> cudaError_t)
 }
 /// Gets the CUDA devices associated with the current OpenGL context.
 ///
@@ -2862,15 +2807,14 @@ pub unsafe fn cudaDeviceDisablePeerAccess(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLGetDevices(
-    pCudaDeviceCount: *mut ::core::ffi::c_uint,
-    pCudaDevices: *mut ::core::ffi::c_int,
-    cudaDeviceCount: ::core::ffi::c_uint,
+    pCudaDeviceCount: *mut c_uint,
+    pCudaDevices: *mut c_int,
+    cudaDeviceCount: c_uint,
     deviceList: cudaGLDeviceList,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut ::core::ffi::c_uint,
-        pCudaDevices : * mut ::core::ffi::c_int, cudaDeviceCount : ::core::ffi::c_uint,
-        deviceList : cudaGLDeviceList) -> cudaError_t
+        c"cudaGLGetDevices", fn (pCudaDeviceCount : * mut c_uint, pCudaDevices : * mut
+        c_int, cudaDeviceCount : c_uint, deviceList : cudaGLDeviceList) -> cudaError_t
     )
 }
 /// Register an OpenGL texture or renderbuffer object.
@@ -2885,11 +2829,11 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
     resource: *mut *mut cudaGraphicsResource,
     image: GLuint,
     target: GLenum,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsGLRegisterImage", fn (resource : * mut * mut cudaGraphicsResource,
-        image : GLuint, target : GLenum, flags : ::core::ffi::c_uint) -> cudaError_t
+        image : GLuint, target : GLenum, flags : c_uint) -> cudaError_t
     )
 }
 /// Registers an OpenGL buffer object.
@@ -2903,11 +2847,11 @@ pub unsafe fn cudaGraphicsGLRegisterImage(
 pub unsafe fn cudaGraphicsGLRegisterBuffer(
     resource: *mut *mut cudaGraphicsResource,
     buffer: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsGLRegisterBuffer", fn (resource : * mut * mut cudaGraphicsResource,
-        buffer : GLuint, flags : ::core::ffi::c_uint) -> cudaError_t
+        buffer : GLuint, flags : c_uint) -> cudaError_t
     )
 }
 /// Gets the CUDA device associated with a VdpDevice.
@@ -2919,13 +2863,13 @@ pub unsafe fn cudaGraphicsGLRegisterBuffer(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaVDPAUGetDevice(
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
     vdpDevice: VdpDevice,
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUGetDevice", fn (device : * mut ::core::ffi::c_int, vdpDevice :
-        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+        c"cudaVDPAUGetDevice", fn (device : * mut c_int, vdpDevice : VdpDevice,
+        vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
 /// Sets a CUDA device to use VDPAU interoperability.
@@ -2937,13 +2881,13 @@ pub unsafe fn cudaVDPAUGetDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaVDPAUSetVDPAUDevice(
-    device: ::core::ffi::c_int,
+    device: c_int,
     vdpDevice: VdpDevice,
     vdpGetProcAddress: VdpGetProcAddress,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaVDPAUSetVDPAUDevice", fn (device : ::core::ffi::c_int, vdpDevice :
-        VdpDevice, vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
+        c"cudaVDPAUSetVDPAUDevice", fn (device : c_int, vdpDevice : VdpDevice,
+        vdpGetProcAddress : VdpGetProcAddress) -> cudaError_t
     )
 }
 /// Register a VdpVideoSurface object.
@@ -2957,12 +2901,12 @@ pub unsafe fn cudaVDPAUSetVDPAUDevice(
 pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpVideoSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsVDPAURegisterVideoSurface", fn (resource : * mut * mut
-        cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaGraphicsResource, vdpSurface : VdpVideoSurface, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Register a VdpOutputSurface object.
@@ -2976,12 +2920,12 @@ pub unsafe fn cudaGraphicsVDPAURegisterVideoSurface(
 pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
     resource: *mut *mut cudaGraphicsResource,
     vdpSurface: VdpOutputSurface,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsVDPAURegisterOutputSurface", fn (resource : * mut * mut
-        cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaGraphicsResource, vdpSurface : VdpOutputSurface, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Registers an EGL image.
@@ -2995,12 +2939,11 @@ pub unsafe fn cudaGraphicsVDPAURegisterOutputSurface(
 pub unsafe fn cudaGraphicsEGLRegisterImage(
     pCudaResource: *mut *mut cudaGraphicsResource,
     image: EGLImageKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsEGLRegisterImage", fn (pCudaResource : * mut * mut
-        cudaGraphicsResource, image : EGLImageKHR, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        cudaGraphicsResource, image : EGLImageKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Connect CUDA to EGLStream as a consumer.
@@ -3031,12 +2974,11 @@ pub unsafe fn cudaEGLStreamConsumerConnect(
 pub unsafe fn cudaEGLStreamConsumerConnectWithFlags(
     conn: *mut cudaEglStreamConnection,
     eglStream: EGLStreamKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEGLStreamConsumerConnectWithFlags", fn (conn : * mut
-        cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaEglStreamConnection, eglStream : EGLStreamKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Disconnect CUDA as a consumer to EGLStream .
@@ -3067,12 +3009,12 @@ pub unsafe fn cudaEGLStreamConsumerAcquireFrame(
     conn: *mut cudaEglStreamConnection,
     pCudaResource: *mut cudaGraphicsResource_t,
     pStream: *mut cudaStream_t,
-    timeout: ::core::ffi::c_uint,
+    timeout: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEGLStreamConsumerAcquireFrame", fn (conn : * mut cudaEglStreamConnection,
         pCudaResource : * mut cudaGraphicsResource_t, pStream : * mut cudaStream_t,
-        timeout : ::core::ffi::c_uint) -> cudaError_t
+        timeout : c_uint) -> cudaError_t
     )
 }
 /// Releases the last frame acquired from the EGLStream.
@@ -3176,13 +3118,13 @@ pub unsafe fn cudaEGLStreamProducerReturnFrame(
 pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
     eglFrame: *mut cudaEglFrame,
     resource: cudaGraphicsResource_t,
-    index: ::core::ffi::c_uint,
-    mipLevel: ::core::ffi::c_uint,
+    index: c_uint,
+    mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsResourceGetMappedEglFrame", fn (eglFrame : * mut cudaEglFrame,
-        resource : cudaGraphicsResource_t, index : ::core::ffi::c_uint, mipLevel :
-        ::core::ffi::c_uint) -> cudaError_t
+        resource : cudaGraphicsResource_t, index : c_uint, mipLevel : c_uint) ->
+        cudaError_t
     )
 }
 /// Creates an event from EGLSync object.
@@ -3196,11 +3138,11 @@ pub unsafe fn cudaGraphicsResourceGetMappedEglFrame(
 pub unsafe fn cudaEventCreateFromEGLSync(
     phEvent: *mut cudaEvent_t,
     eglSync: EGLSyncKHR,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEventCreateFromEGLSync", fn (phEvent : * mut cudaEvent_t, eglSync :
-        EGLSyncKHR, flags : ::core::ffi::c_uint) -> cudaError_t
+        EGLSyncKHR, flags : c_uint) -> cudaError_t
     )
 }
 /// Unregisters a graphics resource for access by CUDA.
@@ -3229,11 +3171,11 @@ pub unsafe fn cudaGraphicsUnregisterResource(
 #[inline]
 pub unsafe fn cudaGraphicsResourceSetMapFlags(
     resource: cudaGraphicsResource_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsResourceSetMapFlags", fn (resource : cudaGraphicsResource_t, flags
-        : ::core::ffi::c_uint) -> cudaError_t
+        : c_uint) -> cudaError_t
     )
 }
 /// Map graphics resources for access by CUDA.
@@ -3245,12 +3187,12 @@ pub unsafe fn cudaGraphicsResourceSetMapFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsMapResources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsMapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        c"cudaGraphicsMapResources", fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
@@ -3263,12 +3205,12 @@ pub unsafe fn cudaGraphicsMapResources(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsUnmapResources(
-    count: ::core::ffi::c_int,
+    count: c_int,
     resources: *mut cudaGraphicsResource_t,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsUnmapResources", fn (count : ::core::ffi::c_int, resources : * mut
+        c"cudaGraphicsUnmapResources", fn (count : c_int, resources : * mut
         cudaGraphicsResource_t, stream : cudaStream_t) -> cudaError_t
     )
 }
@@ -3281,14 +3223,13 @@ pub unsafe fn cudaGraphicsUnmapResources(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGraphicsResourceGetMappedPointer(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     size: *mut usize,
     resource: cudaGraphicsResource_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut
-        ::core::ffi::c_void, size : * mut usize, resource : cudaGraphicsResource_t) ->
-        cudaError_t
+        c"cudaGraphicsResourceGetMappedPointer", fn (devPtr : * mut * mut c_void, size :
+        * mut usize, resource : cudaGraphicsResource_t) -> cudaError_t
     )
 }
 /// Get an array through which to access a subresource of a mapped graphics resource.
@@ -3302,13 +3243,12 @@ pub unsafe fn cudaGraphicsResourceGetMappedPointer(
 pub unsafe fn cudaGraphicsSubResourceGetMappedArray(
     array: *mut cudaArray_t,
     resource: cudaGraphicsResource_t,
-    arrayIndex: ::core::ffi::c_uint,
-    mipLevel: ::core::ffi::c_uint,
+    arrayIndex: c_uint,
+    mipLevel: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphicsSubResourceGetMappedArray", fn (array : * mut cudaArray_t, resource
-        : cudaGraphicsResource_t, arrayIndex : ::core::ffi::c_uint, mipLevel :
-        ::core::ffi::c_uint) -> cudaError_t
+        : cudaGraphicsResource_t, arrayIndex : c_uint, mipLevel : c_uint) -> cudaError_t
     )
 }
 /// Get a mipmapped array through which to access a mapped graphics resource.
@@ -3354,16 +3294,15 @@ pub unsafe fn cudaGetChannelDesc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaCreateChannelDesc(
-    x: ::core::ffi::c_int,
-    y: ::core::ffi::c_int,
-    z: ::core::ffi::c_int,
-    w: ::core::ffi::c_int,
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
     f: cudaChannelFormatKind,
 ) -> crate::Result<cudaChannelFormatDesc> {
     dynamic_call!(
-        c"cudaCreateChannelDesc", fn (x : ::core::ffi::c_int, y : ::core::ffi::c_int, z :
-        ::core::ffi::c_int, w : ::core::ffi::c_int, f : cudaChannelFormatKind) ->
-        cudaChannelFormatDesc
+        c"cudaCreateChannelDesc", fn (x : c_int, y : c_int, z : c_int, w : c_int, f :
+        cudaChannelFormatKind) -> cudaChannelFormatDesc
     )
 }
 /// Creates a texture object.
@@ -3510,11 +3449,10 @@ pub unsafe fn cudaGetSurfaceObjectResourceDesc(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDriverGetVersion(
-    driverVersion: *mut ::core::ffi::c_int,
+    driverVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDriverGetVersion", fn (driverVersion : * mut ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaDriverGetVersion", fn (driverVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Returns the CUDA Runtime version.
@@ -3526,11 +3464,10 @@ pub unsafe fn cudaDriverGetVersion(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaRuntimeGetVersion(
-    runtimeVersion: *mut ::core::ffi::c_int,
+    runtimeVersion: *mut c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut ::core::ffi::c_int) ->
-        cudaError_t
+        c"cudaRuntimeGetVersion", fn (runtimeVersion : * mut c_int) -> cudaError_t
     )
 }
 /// Register a callback function to receive error log messages.
@@ -3543,13 +3480,12 @@ pub unsafe fn cudaRuntimeGetVersion(
 #[inline]
 pub unsafe fn cudaLogsRegisterCallback(
     callbackFunc: cudaLogsCallback_t,
-    userData: *mut ::core::ffi::c_void,
+    userData: *mut c_void,
     callback_out: *mut cudaLogsCallbackHandle,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLogsRegisterCallback", fn (callbackFunc : cudaLogsCallback_t, userData : *
-        mut ::core::ffi::c_void, callback_out : * mut cudaLogsCallbackHandle) ->
-        cudaError_t
+        mut c_void, callback_out : * mut cudaLogsCallbackHandle) -> cudaError_t
     )
 }
 /// Unregister a log message callback.
@@ -3578,11 +3514,11 @@ pub unsafe fn cudaLogsUnregisterCallback(
 #[inline]
 pub unsafe fn cudaLogsCurrent(
     iterator_out: *mut cudaLogIterator,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLogsCurrent", fn (iterator_out : * mut cudaLogIterator, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaLogsCurrent", fn (iterator_out : * mut cudaLogIterator, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Dump accumulated driver logs into a file.
@@ -3595,12 +3531,12 @@ pub unsafe fn cudaLogsCurrent(
 #[inline]
 pub unsafe fn cudaLogsDumpToFile(
     iterator: *mut cudaLogIterator,
-    pathToFile: *const ::core::ffi::c_char,
-    flags: ::core::ffi::c_uint,
+    pathToFile: *const c_char,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLogsDumpToFile", fn (iterator : * mut cudaLogIterator, pathToFile : * const
-        ::core::ffi::c_char, flags : ::core::ffi::c_uint) -> cudaError_t
+        c_char, flags : c_uint) -> cudaError_t
     )
 }
 /// Dump accumulated driver logs into a buffer.
@@ -3613,14 +3549,13 @@ pub unsafe fn cudaLogsDumpToFile(
 #[inline]
 pub unsafe fn cudaLogsDumpToMemory(
     iterator: *mut cudaLogIterator,
-    buffer: *mut ::core::ffi::c_char,
+    buffer: *mut c_char,
     size: *mut usize,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLogsDumpToMemory", fn (iterator : * mut cudaLogIterator, buffer : * mut
-        ::core::ffi::c_char, size : * mut usize, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        c_char, size : * mut usize, flags : c_uint) -> cudaError_t
     )
 }
 /// Creates a graph.
@@ -3633,11 +3568,11 @@ pub unsafe fn cudaLogsDumpToMemory(
 #[inline]
 pub unsafe fn cudaGraphCreate(
     pGraph: *mut cudaGraph_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        c"cudaGraphCreate", fn (pGraph : * mut cudaGraph_t, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Creates a kernel execution node and adds it to a graph.
@@ -4050,11 +3985,11 @@ pub unsafe fn cudaGraphNodeGetContainingGraph(
 #[inline]
 pub unsafe fn cudaGraphNodeGetLocalId(
     hNode: cudaGraphNode_t,
-    nodeId: *mut ::core::ffi::c_uint,
+    nodeId: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphNodeGetLocalId", fn (hNode : cudaGraphNode_t, nodeId : * mut
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGraphNodeGetLocalId", fn (hNode : cudaGraphNode_t, nodeId : * mut c_uint)
+        -> cudaError_t
     )
 }
 /// Returns an id used by tools to identify a given node.
@@ -4067,11 +4002,11 @@ pub unsafe fn cudaGraphNodeGetLocalId(
 #[inline]
 pub unsafe fn cudaGraphNodeGetToolsId(
     hNode: cudaGraphNode_t,
-    toolsNodeId: *mut ::core::ffi::c_ulonglong,
+    toolsNodeId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphNodeGetToolsId", fn (hNode : cudaGraphNode_t, toolsNodeId : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c_ulonglong) -> cudaError_t
     )
 }
 /// Returns the id of a given graph.
@@ -4084,11 +4019,11 @@ pub unsafe fn cudaGraphNodeGetToolsId(
 #[inline]
 pub unsafe fn cudaGraphGetId(
     hGraph: cudaGraph_t,
-    graphID: *mut ::core::ffi::c_uint,
+    graphID: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphGetId", fn (hGraph : cudaGraph_t, graphID : * mut ::core::ffi::c_uint)
-        -> cudaError_t
+        c"cudaGraphGetId", fn (hGraph : cudaGraph_t, graphID : * mut c_uint) ->
+        cudaError_t
     )
 }
 /// Returns the id of a given graph exec.
@@ -4101,11 +4036,11 @@ pub unsafe fn cudaGraphGetId(
 #[inline]
 pub unsafe fn cudaGraphExecGetId(
     hGraphExec: cudaGraphExec_t,
-    graphID: *mut ::core::ffi::c_uint,
+    graphID: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphExecGetId", fn (hGraphExec : cudaGraphExec_t, graphID : * mut
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGraphExecGetId", fn (hGraphExec : cudaGraphExec_t, graphID : * mut c_uint)
+        -> cudaError_t
     )
 }
 /// Returns a graph's nodes.
@@ -4269,11 +4204,11 @@ pub unsafe fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> crate::Result<cudaE
 pub unsafe fn cudaGraphInstantiate(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphInstantiate", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Creates an executable graph from a graph.
@@ -4305,11 +4240,11 @@ pub unsafe fn cudaGraphInstantiateWithParams(
 #[inline]
 pub unsafe fn cudaGraphExecGetFlags(
     graphExec: cudaGraphExec_t,
-    flags: *mut ::core::ffi::c_ulonglong,
+    flags: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecGetFlags", fn (graphExec : cudaGraphExec_t, flags : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a kernel node in the given graphExec.
@@ -4455,12 +4390,12 @@ pub unsafe fn cudaGraphDestroy(graph: cudaGraph_t) -> crate::Result<cudaError_t>
 #[inline]
 pub unsafe fn cudaGraphDebugDotPrint(
     graph: cudaGraph_t,
-    path: *const ::core::ffi::c_char,
-    flags: ::core::ffi::c_uint,
+    path: *const c_char,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const
-        ::core::ffi::c_char, flags : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGraphDebugDotPrint", fn (graph : cudaGraph_t, path : * const c_char, flags
+        : c_uint) -> cudaError_t
     )
 }
 /// Create a user object.
@@ -4473,15 +4408,15 @@ pub unsafe fn cudaGraphDebugDotPrint(
 #[inline]
 pub unsafe fn cudaUserObjectCreate(
     object_out: *mut cudaUserObject_t,
-    ptr: *mut ::core::ffi::c_void,
+    ptr: *mut c_void,
     destroy: cudaHostFn_t,
-    initialRefcount: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    initialRefcount: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaUserObjectCreate", fn (object_out : * mut cudaUserObject_t, ptr : * mut
-        ::core::ffi::c_void, destroy : cudaHostFn_t, initialRefcount :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        c_void, destroy : cudaHostFn_t, initialRefcount : c_uint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Retain a reference to a user object.
@@ -4494,11 +4429,11 @@ pub unsafe fn cudaUserObjectCreate(
 #[inline]
 pub unsafe fn cudaUserObjectRetain(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaUserObjectRetain", fn (object : cudaUserObject_t, count : c_uint) ->
+        cudaError_t
     )
 }
 /// Release a reference to a user object.
@@ -4511,11 +4446,11 @@ pub unsafe fn cudaUserObjectRetain(
 #[inline]
 pub unsafe fn cudaUserObjectRelease(
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaUserObjectRelease", fn (object : cudaUserObject_t, count : c_uint) ->
+        cudaError_t
     )
 }
 /// Retain a reference to a user object from a graph.
@@ -4529,12 +4464,12 @@ pub unsafe fn cudaUserObjectRelease(
 pub unsafe fn cudaGraphRetainUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    count: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphRetainUserObject", fn (graph : cudaGraph_t, object : cudaUserObject_t,
-        count : ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        count : c_uint, flags : c_uint) -> cudaError_t
     )
 }
 /// Release a user object reference from a graph.
@@ -4548,11 +4483,11 @@ pub unsafe fn cudaGraphRetainUserObject(
 pub unsafe fn cudaGraphReleaseUserObject(
     graph: cudaGraph_t,
     object: cudaUserObject_t,
-    count: ::core::ffi::c_uint,
+    count: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphReleaseUserObject", fn (graph : cudaGraph_t, object :
-        cudaUserObject_t, count : ::core::ffi::c_uint) -> cudaError_t
+        cudaUserObject_t, count : c_uint) -> cudaError_t
     )
 }
 /// Adds a node of arbitrary type to a graph.
@@ -4641,13 +4576,13 @@ pub unsafe fn cudaGraphExecNodeSetParams(
 pub unsafe fn cudaGraphConditionalHandleCreate(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
-    defaultLaunchValue: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    defaultLaunchValue: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphConditionalHandleCreate", fn (pHandle_out : * mut
-        cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue :
-        ::core::ffi::c_uint, flags : ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphConditionalHandle, graph : cudaGraph_t, defaultLaunchValue : c_uint,
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Create a conditional handle.
@@ -4662,14 +4597,13 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
     pHandle_out: *mut cudaGraphConditionalHandle,
     graph: cudaGraph_t,
     ctx: cudaExecutionContext_t,
-    defaultLaunchValue: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_uint,
+    defaultLaunchValue: c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphConditionalHandleCreate_v2", fn (pHandle_out : * mut
         cudaGraphConditionalHandle, graph : cudaGraph_t, ctx : cudaExecutionContext_t,
-        defaultLaunchValue : ::core::ffi::c_uint, flags : ::core::ffi::c_uint) ->
-        cudaError_t
+        defaultLaunchValue : c_uint, flags : c_uint) -> cudaError_t
     )
 }
 /// Returns the requested driver API function pointer.
@@ -4681,15 +4615,15 @@ pub unsafe fn cudaGraphConditionalHandleCreate_v2(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDriverEntryPoint(
-    symbol: *const ::core::ffi::c_char,
-    funcPtr: *mut *mut ::core::ffi::c_void,
-    flags: ::core::ffi::c_ulonglong,
+    symbol: *const c_char,
+    funcPtr: *mut *mut c_void,
+    flags: c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPoint", fn (symbol : * const ::core::ffi::c_char, funcPtr : *
-        mut * mut ::core::ffi::c_void, flags : ::core::ffi::c_ulonglong, driverStatus : *
-        mut cudaDriverEntryPointQueryResult) -> cudaError_t
+        c"cudaGetDriverEntryPoint", fn (symbol : * const c_char, funcPtr : * mut * mut
+        c_void, flags : c_ulonglong, driverStatus : * mut
+        cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
 /// Returns the requested driver API function pointer by CUDA version.
@@ -4701,16 +4635,15 @@ pub unsafe fn cudaGetDriverEntryPoint(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetDriverEntryPointByVersion(
-    symbol: *const ::core::ffi::c_char,
-    funcPtr: *mut *mut ::core::ffi::c_void,
-    cudaVersion: ::core::ffi::c_uint,
-    flags: ::core::ffi::c_ulonglong,
+    symbol: *const c_char,
+    funcPtr: *mut *mut c_void,
+    cudaVersion: c_uint,
+    flags: c_ulonglong,
     driverStatus: *mut cudaDriverEntryPointQueryResult,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const ::core::ffi::c_char,
-        funcPtr : * mut * mut ::core::ffi::c_void, cudaVersion : ::core::ffi::c_uint,
-        flags : ::core::ffi::c_ulonglong, driverStatus : * mut
+        c"cudaGetDriverEntryPointByVersion", fn (symbol : * const c_char, funcPtr : * mut
+        * mut c_void, cudaVersion : c_uint, flags : c_ulonglong, driverStatus : * mut
         cudaDriverEntryPointQueryResult) -> cudaError_t
     )
 }
@@ -4724,20 +4657,20 @@ pub unsafe fn cudaGetDriverEntryPointByVersion(
 #[inline]
 pub unsafe fn cudaLibraryLoadData(
     library: *mut cudaLibrary_t,
-    code: *const ::core::ffi::c_void,
+    code: *const c_void,
     jitOptions: *mut cudaJitOption,
-    jitOptionsValues: *mut *mut ::core::ffi::c_void,
-    numJitOptions: ::core::ffi::c_uint,
+    jitOptionsValues: *mut *mut c_void,
+    numJitOptions: c_uint,
     libraryOptions: *mut cudaLibraryOption,
-    libraryOptionValues: *mut *mut ::core::ffi::c_void,
-    numLibraryOptions: ::core::ffi::c_uint,
+    libraryOptionValues: *mut *mut c_void,
+    numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const
-        ::core::ffi::c_void, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
-        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
-        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
-        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+        c"cudaLibraryLoadData", fn (library : * mut cudaLibrary_t, code : * const c_void,
+        jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
+        numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
+        libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
+        cudaError_t
     )
 }
 /// Load a library with specified file and options.
@@ -4750,20 +4683,20 @@ pub unsafe fn cudaLibraryLoadData(
 #[inline]
 pub unsafe fn cudaLibraryLoadFromFile(
     library: *mut cudaLibrary_t,
-    fileName: *const ::core::ffi::c_char,
+    fileName: *const c_char,
     jitOptions: *mut cudaJitOption,
-    jitOptionsValues: *mut *mut ::core::ffi::c_void,
-    numJitOptions: ::core::ffi::c_uint,
+    jitOptionsValues: *mut *mut c_void,
+    numJitOptions: c_uint,
     libraryOptions: *mut cudaLibraryOption,
-    libraryOptionValues: *mut *mut ::core::ffi::c_void,
-    numLibraryOptions: ::core::ffi::c_uint,
+    libraryOptionValues: *mut *mut c_void,
+    numLibraryOptions: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryLoadFromFile", fn (library : * mut cudaLibrary_t, fileName : * const
-        ::core::ffi::c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut *
-        mut ::core::ffi::c_void, numJitOptions : ::core::ffi::c_uint, libraryOptions : *
-        mut cudaLibraryOption, libraryOptionValues : * mut * mut ::core::ffi::c_void,
-        numLibraryOptions : ::core::ffi::c_uint) -> cudaError_t
+        c_char, jitOptions : * mut cudaJitOption, jitOptionsValues : * mut * mut c_void,
+        numJitOptions : c_uint, libraryOptions : * mut cudaLibraryOption,
+        libraryOptionValues : * mut * mut c_void, numLibraryOptions : c_uint) ->
+        cudaError_t
     )
 }
 /// Unloads a library.
@@ -4788,11 +4721,11 @@ pub unsafe fn cudaLibraryUnload(library: cudaLibrary_t) -> crate::Result<cudaErr
 pub unsafe fn cudaLibraryGetKernel(
     pKernel: *mut cudaKernel_t,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryGetKernel", fn (pKernel : * mut cudaKernel_t, library :
-        cudaLibrary_t, name : * const ::core::ffi::c_char) -> cudaError_t
+        cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a global device pointer.
@@ -4804,15 +4737,14 @@ pub unsafe fn cudaLibraryGetKernel(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetGlobal(
-    dptr: *mut *mut ::core::ffi::c_void,
+    dptr: *mut *mut c_void,
     bytes: *mut usize,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
-        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
-        cudaError_t
+        c"cudaLibraryGetGlobal", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to managed memory.
@@ -4824,15 +4756,14 @@ pub unsafe fn cudaLibraryGetGlobal(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetManaged(
-    dptr: *mut *mut ::core::ffi::c_void,
+    dptr: *mut *mut c_void,
     bytes: *mut usize,
     library: cudaLibrary_t,
-    name: *const ::core::ffi::c_char,
+    name: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetManaged", fn (dptr : * mut * mut ::core::ffi::c_void, bytes : *
-        mut usize, library : cudaLibrary_t, name : * const ::core::ffi::c_char) ->
-        cudaError_t
+        c"cudaLibraryGetManaged", fn (dptr : * mut * mut c_void, bytes : * mut usize,
+        library : cudaLibrary_t, name : * const c_char) -> cudaError_t
     )
 }
 /// Returns a pointer to a unified function.
@@ -4844,13 +4775,13 @@ pub unsafe fn cudaLibraryGetManaged(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetUnifiedFunction(
-    fptr: *mut *mut ::core::ffi::c_void,
+    fptr: *mut *mut c_void,
     library: cudaLibrary_t,
-    symbol: *const ::core::ffi::c_char,
+    symbol: *const c_char,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut ::core::ffi::c_void,
-        library : cudaLibrary_t, symbol : * const ::core::ffi::c_char) -> cudaError_t
+        c"cudaLibraryGetUnifiedFunction", fn (fptr : * mut * mut c_void, library :
+        cudaLibrary_t, symbol : * const c_char) -> cudaError_t
     )
 }
 /// Returns the number of kernels within a library.
@@ -4862,12 +4793,12 @@ pub unsafe fn cudaLibraryGetUnifiedFunction(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLibraryGetKernelCount(
-    count: *mut ::core::ffi::c_uint,
+    count: *mut c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLibraryGetKernelCount", fn (count : * mut ::core::ffi::c_uint, lib :
-        cudaLibrary_t) -> cudaError_t
+        c"cudaLibraryGetKernelCount", fn (count : * mut c_uint, lib : cudaLibrary_t) ->
+        cudaError_t
     )
 }
 /// Retrieve the kernel handles within a library.
@@ -4880,12 +4811,12 @@ pub unsafe fn cudaLibraryGetKernelCount(
 #[inline]
 pub unsafe fn cudaLibraryEnumerateKernels(
     kernels: *mut cudaKernel_t,
-    numKernels: ::core::ffi::c_uint,
+    numKernels: c_uint,
     lib: cudaLibrary_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLibraryEnumerateKernels", fn (kernels : * mut cudaKernel_t, numKernels :
-        ::core::ffi::c_uint, lib : cudaLibrary_t) -> cudaError_t
+        c_uint, lib : cudaLibrary_t) -> cudaError_t
     )
 }
 /// Sets information about a kernel.
@@ -4899,13 +4830,12 @@ pub unsafe fn cudaLibraryEnumerateKernels(
 pub unsafe fn cudaKernelSetAttributeForDevice(
     kernel: cudaKernel_t,
     attr: cudaFuncAttribute,
-    value: ::core::ffi::c_int,
-    device: ::core::ffi::c_int,
+    value: c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaKernelSetAttributeForDevice", fn (kernel : cudaKernel_t, attr :
-        cudaFuncAttribute, value : ::core::ffi::c_int, device : ::core::ffi::c_int) ->
-        cudaError_t
+        cudaFuncAttribute, value : c_int, device : c_int) -> cudaError_t
     )
 }
 /// Get device resources.
@@ -4917,12 +4847,12 @@ pub unsafe fn cudaKernelSetAttributeForDevice(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetDevResource(
-    device: ::core::ffi::c_int,
+    device: c_int,
     resource: *mut cudaDevResource,
     type_: cudaDevResourceType,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetDevResource", fn (device : ::core::ffi::c_int, resource : * mut
+        c"cudaDeviceGetDevResource", fn (device : c_int, resource : * mut
         cudaDevResource, type_ : cudaDevResourceType) -> cudaError_t
     )
 }
@@ -4936,17 +4866,16 @@ pub unsafe fn cudaDeviceGetDevResource(
 #[inline]
 pub unsafe fn cudaDevSmResourceSplitByCount(
     result: *mut cudaDevResource,
-    nbGroups: *mut ::core::ffi::c_uint,
+    nbGroups: *mut c_uint,
     input: *const cudaDevResource,
     remaining: *mut cudaDevResource,
-    flags: ::core::ffi::c_uint,
-    minCount: ::core::ffi::c_uint,
+    flags: c_uint,
+    minCount: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDevSmResourceSplitByCount", fn (result : * mut cudaDevResource, nbGroups :
-        * mut ::core::ffi::c_uint, input : * const cudaDevResource, remaining : * mut
-        cudaDevResource, flags : ::core::ffi::c_uint, minCount : ::core::ffi::c_uint) ->
-        cudaError_t
+        * mut c_uint, input : * const cudaDevResource, remaining : * mut cudaDevResource,
+        flags : c_uint, minCount : c_uint) -> cudaError_t
     )
 }
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
@@ -4959,17 +4888,16 @@ pub unsafe fn cudaDevSmResourceSplitByCount(
 #[inline]
 pub unsafe fn cudaDevSmResourceSplit(
     result: *mut cudaDevResource,
-    nbGroups: ::core::ffi::c_uint,
+    nbGroups: c_uint,
     input: *const cudaDevResource,
     remainder: *mut cudaDevResource,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
     groupParams: *mut cudaDevSmResourceGroupParams,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDevSmResourceSplit", fn (result : * mut cudaDevResource, nbGroups :
-        ::core::ffi::c_uint, input : * const cudaDevResource, remainder : * mut
-        cudaDevResource, flags : ::core::ffi::c_uint, groupParams : * mut
-        cudaDevSmResourceGroupParams) -> cudaError_t
+        c"cudaDevSmResourceSplit", fn (result : * mut cudaDevResource, nbGroups : c_uint,
+        input : * const cudaDevResource, remainder : * mut cudaDevResource, flags :
+        c_uint, groupParams : * mut cudaDevSmResourceGroupParams) -> cudaError_t
     )
 }
 /// Generate a resource descriptor.
@@ -4983,12 +4911,11 @@ pub unsafe fn cudaDevSmResourceSplit(
 pub unsafe fn cudaDevResourceGenerateDesc(
     phDesc: *mut cudaDevResourceDesc_t,
     resources: *mut cudaDevResource,
-    nbResources: ::core::ffi::c_uint,
+    nbResources: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDevResourceGenerateDesc", fn (phDesc : * mut cudaDevResourceDesc_t,
-        resources : * mut cudaDevResource, nbResources : ::core::ffi::c_uint) ->
-        cudaError_t
+        resources : * mut cudaDevResource, nbResources : c_uint) -> cudaError_t
     )
 }
 /// Creates a green context with a specified set of resources.
@@ -5002,13 +4929,12 @@ pub unsafe fn cudaDevResourceGenerateDesc(
 pub unsafe fn cudaGreenCtxCreate(
     phCtx: *mut cudaExecutionContext_t,
     desc: cudaDevResourceDesc_t,
-    device: ::core::ffi::c_int,
-    flags: ::core::ffi::c_uint,
+    device: c_int,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGreenCtxCreate", fn (phCtx : * mut cudaExecutionContext_t, desc :
-        cudaDevResourceDesc_t, device : ::core::ffi::c_int, flags : ::core::ffi::c_uint)
-        -> cudaError_t
+        cudaDevResourceDesc_t, device : c_int, flags : c_uint) -> cudaError_t
     )
 }
 /// Destroy a execution context.
@@ -5053,11 +4979,11 @@ pub unsafe fn cudaExecutionCtxGetDevResource(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaExecutionCtxGetDevice(
-    device: *mut ::core::ffi::c_int,
+    device: *mut c_int,
     ctx: cudaExecutionContext_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaExecutionCtxGetDevice", fn (device : * mut ::core::ffi::c_int, ctx :
+        c"cudaExecutionCtxGetDevice", fn (device : * mut c_int, ctx :
         cudaExecutionContext_t) -> cudaError_t
     )
 }
@@ -5071,11 +4997,11 @@ pub unsafe fn cudaExecutionCtxGetDevice(
 #[inline]
 pub unsafe fn cudaExecutionCtxGetId(
     ctx: cudaExecutionContext_t,
-    ctxId: *mut ::core::ffi::c_ulonglong,
+    ctxId: *mut c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaExecutionCtxGetId", fn (ctx : cudaExecutionContext_t, ctxId : * mut
-        ::core::ffi::c_ulonglong) -> cudaError_t
+        c_ulonglong) -> cudaError_t
     )
 }
 /// Creates a stream and initializes it for the given execution context.
@@ -5089,13 +5015,12 @@ pub unsafe fn cudaExecutionCtxGetId(
 pub unsafe fn cudaExecutionCtxStreamCreate(
     phStream: *mut cudaStream_t,
     ctx: cudaExecutionContext_t,
-    flags: ::core::ffi::c_uint,
-    priority: ::core::ffi::c_int,
+    flags: c_uint,
+    priority: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaExecutionCtxStreamCreate", fn (phStream : * mut cudaStream_t, ctx :
-        cudaExecutionContext_t, flags : ::core::ffi::c_uint, priority :
-        ::core::ffi::c_int) -> cudaError_t
+        cudaExecutionContext_t, flags : c_uint, priority : c_int) -> cudaError_t
     )
 }
 /// Block for the specified execution context's tasks to complete.
@@ -5175,11 +5100,11 @@ pub unsafe fn cudaExecutionCtxWaitEvent(
 #[inline]
 pub unsafe fn cudaDeviceGetExecutionCtx(
     ctx: *mut cudaExecutionContext_t,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDeviceGetExecutionCtx", fn (ctx : * mut cudaExecutionContext_t, device :
-        ::core::ffi::c_int) -> cudaError_t
+        c_int) -> cudaError_t
     )
 }
 /// Get pointer to device kernel that matches entry function `entryFuncAddr`.
@@ -5192,11 +5117,11 @@ pub unsafe fn cudaDeviceGetExecutionCtx(
 #[inline]
 pub unsafe fn cudaGetKernel(
     kernelPtr: *mut cudaKernel_t,
-    entryFuncAddr: *const ::core::ffi::c_void,
+    entryFuncAddr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetKernel", fn (kernelPtr : * mut cudaKernel_t, entryFuncAddr : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Enable profiling.
@@ -5229,10 +5154,8 @@ pub unsafe fn cudaProfilerStop() -> crate::Result<cudaError_t> {
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaGLSetGLDevice(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(c"cudaGLSetGLDevice", fn (device : ::core::ffi::c_int) -> cudaError_t)
+pub unsafe fn cudaGLSetGLDevice(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaGLSetGLDevice", fn (device : c_int) -> cudaError_t)
 }
 /// Registers a buffer object for access by CUDA
 ///
@@ -5254,12 +5177,12 @@ pub unsafe fn cudaGLRegisterBufferObject(bufObj: GLuint) -> crate::Result<cudaEr
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLMapBufferObject(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     bufObj: GLuint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut ::core::ffi::c_void, bufObj :
-        GLuint) -> cudaError_t
+        c"cudaGLMapBufferObject", fn (devPtr : * mut * mut c_void, bufObj : GLuint) ->
+        cudaError_t
     )
 }
 /// Unmaps a buffer object for access by CUDA
@@ -5296,11 +5219,11 @@ pub unsafe fn cudaGLUnregisterBufferObject(
 #[inline]
 pub unsafe fn cudaGLSetBufferObjectMapFlags(
     bufObj: GLuint,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags :
-        ::core::ffi::c_uint) -> cudaError_t
+        c"cudaGLSetBufferObjectMapFlags", fn (bufObj : GLuint, flags : c_uint) ->
+        cudaError_t
     )
 }
 /// Maps a buffer object for access by CUDA
@@ -5312,13 +5235,13 @@ pub unsafe fn cudaGLSetBufferObjectMapFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGLMapBufferObjectAsync(
-    devPtr: *mut *mut ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
     bufObj: GLuint,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut ::core::ffi::c_void,
-        bufObj : GLuint, stream : cudaStream_t) -> cudaError_t
+        c"cudaGLMapBufferObjectAsync", fn (devPtr : * mut * mut c_void, bufObj : GLuint,
+        stream : cudaStream_t) -> cudaError_t
     )
 }
 /// Unmaps a buffer object for access by CUDA
@@ -5349,12 +5272,11 @@ pub unsafe fn cudaGLUnmapBufferObjectAsync(
 pub unsafe fn cudaDeviceGetTexture1DLinearMaxWidth(
     maxWidthInElements: *mut usize,
     fmtDesc: *const cudaChannelFormatDesc,
-    device: ::core::ffi::c_int,
+    device: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaDeviceGetTexture1DLinearMaxWidth", fn (maxWidthInElements : * mut usize,
-        fmtDesc : * const cudaChannelFormatDesc, device : ::core::ffi::c_int) ->
-        cudaError_t
+        fmtDesc : * const cudaChannelFormatDesc, device : c_int) -> cudaError_t
     )
 }
 /// Blocks until remote writes are visible to the specified scope
@@ -5415,12 +5337,11 @@ pub unsafe fn cudaDeviceSetSharedMemConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaSetValidDevices(
-    device_arr: *mut ::core::ffi::c_int,
-    len: ::core::ffi::c_int,
+    device_arr: *mut c_int,
+    len: c_int,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaSetValidDevices", fn (device_arr : * mut ::core::ffi::c_int, len :
-        ::core::ffi::c_int) -> cudaError_t
+        c"cudaSetValidDevices", fn (device_arr : * mut c_int, len : c_int) -> cudaError_t
     )
 }
 /// Records an event
@@ -5434,11 +5355,11 @@ pub unsafe fn cudaSetValidDevices(
 pub unsafe fn cudaEventRecordWithFlags(
     event: cudaEvent_t,
     stream: cudaStream_t,
-    flags: ::core::ffi::c_uint,
+    flags: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaEventRecordWithFlags", fn (event : cudaEvent_t, stream : cudaStream_t,
-        flags : ::core::ffi::c_uint) -> cudaError_t
+        flags : c_uint) -> cudaError_t
     )
 }
 /// Launches a device function
@@ -5450,17 +5371,17 @@ pub unsafe fn cudaEventRecordWithFlags(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLaunchKernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     gridDim: dim3,
     blockDim: dim3,
-    args: *mut *mut ::core::ffi::c_void,
+    args: *mut *mut c_void,
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchKernel", fn (func : * const ::core::ffi::c_void, gridDim : dim3,
-        blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaLaunchKernel", fn (func : * const c_void, gridDim : dim3, blockDim : dim3,
+        args : * mut * mut c_void, sharedMem : usize, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Launches a CUDA function with launch-time configuration
@@ -5473,12 +5394,12 @@ pub unsafe fn cudaLaunchKernel(
 #[inline]
 pub unsafe fn cudaLaunchKernelExC(
     config: *const cudaLaunchConfig_t,
-    func: *const ::core::ffi::c_void,
-    args: *mut *mut ::core::ffi::c_void,
+    func: *const c_void,
+    args: *mut *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaLaunchKernelExC", fn (config : * const cudaLaunchConfig_t, func : * const
-        ::core::ffi::c_void, args : * mut * mut ::core::ffi::c_void) -> cudaError_t
+        c_void, args : * mut * mut c_void) -> cudaError_t
     )
 }
 /// Launches a device function where thread blocks can cooperate and synchronize as they execute
@@ -5490,17 +5411,17 @@ pub unsafe fn cudaLaunchKernelExC(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaLaunchCooperativeKernel(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     gridDim: dim3,
     blockDim: dim3,
-    args: *mut *mut ::core::ffi::c_void,
+    args: *mut *mut c_void,
     sharedMem: usize,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaLaunchCooperativeKernel", fn (func : * const ::core::ffi::c_void, gridDim :
-        dim3, blockDim : dim3, args : * mut * mut ::core::ffi::c_void, sharedMem : usize,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaLaunchCooperativeKernel", fn (func : * const c_void, gridDim : dim3,
+        blockDim : dim3, args : * mut * mut c_void, sharedMem : usize, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Returns the function name for a device entry function pointer.
@@ -5512,12 +5433,12 @@ pub unsafe fn cudaLaunchCooperativeKernel(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncGetName(
-    name: *mut *const ::core::ffi::c_char,
-    func: *const ::core::ffi::c_void,
+    name: *mut *const c_char,
+    func: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetName", fn (name : * mut * const ::core::ffi::c_char, func : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaFuncGetName", fn (name : * mut * const c_char, func : * const c_void) ->
+        cudaError_t
     )
 }
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.
@@ -5529,14 +5450,14 @@ pub unsafe fn cudaFuncGetName(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncGetParamInfo(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     paramIndex: usize,
     paramOffset: *mut usize,
     paramSize: *mut usize,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncGetParamInfo", fn (func : * const ::core::ffi::c_void, paramIndex :
-        usize, paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
+        c"cudaFuncGetParamInfo", fn (func : * const c_void, paramIndex : usize,
+        paramOffset : * mut usize, paramSize : * mut usize) -> cudaError_t
     )
 }
 /// Sets the shared memory configuration for a device function
@@ -5548,11 +5469,11 @@ pub unsafe fn cudaFuncGetParamInfo(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaFuncSetSharedMemConfig(
-    func: *const ::core::ffi::c_void,
+    func: *const c_void,
     config: cudaSharedMemConfig,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaFuncSetSharedMemConfig", fn (func : * const ::core::ffi::c_void, config :
+        c"cudaFuncSetSharedMemConfig", fn (func : * const c_void, config :
         cudaSharedMemConfig) -> cudaError_t
     )
 }
@@ -5565,14 +5486,13 @@ pub unsafe fn cudaFuncSetSharedMemConfig(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
-    clusterSize: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
+    clusterSize: *mut c_int,
+    func: *const c_void,
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut
-        ::core::ffi::c_int, func : * const ::core::ffi::c_void, launchConfig : * const
-        cudaLaunchConfig_t) -> cudaError_t
+        c"cudaOccupancyMaxPotentialClusterSize", fn (clusterSize : * mut c_int, func : *
+        const c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Given the kernel function (`func`) and launch configuration (`config`), return the maximum number of clusters that could co-exist on the target device in `*numClusters`.
@@ -5584,14 +5504,13 @@ pub unsafe fn cudaOccupancyMaxPotentialClusterSize(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaOccupancyMaxActiveClusters(
-    numClusters: *mut ::core::ffi::c_int,
-    func: *const ::core::ffi::c_void,
+    numClusters: *mut c_int,
+    func: *const c_void,
     launchConfig: *const cudaLaunchConfig_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut ::core::ffi::c_int,
-        func : * const ::core::ffi::c_void, launchConfig : * const cudaLaunchConfig_t) ->
-        cudaError_t
+        c"cudaOccupancyMaxActiveClusters", fn (numClusters : * mut c_int, func : * const
+        c_void, launchConfig : * const cudaLaunchConfig_t) -> cudaError_t
     )
 }
 /// Returns the layout properties of a sparse CUDA array
@@ -5637,16 +5556,15 @@ pub unsafe fn cudaMipmappedArrayGetSparseProperties(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyToSymbol(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbol", fn (symbol : * const ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        c"cudaMemcpyToSymbol", fn (symbol : * const c_void, src : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data from the given symbol on the device
@@ -5658,16 +5576,15 @@ pub unsafe fn cudaMemcpyToSymbol(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromSymbol(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbol", fn (dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        c"cudaMemcpyFromSymbol", fn (dst : * mut c_void, symbol : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data to the given symbol on the device
@@ -5679,17 +5596,17 @@ pub unsafe fn cudaMemcpyFromSymbol(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyToSymbolAsync(
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyToSymbolAsync", fn (symbol : * const ::core::ffi::c_void, src : *
-        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyToSymbolAsync", fn (symbol : * const c_void, src : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Copies data from the given symbol on the device
@@ -5701,17 +5618,17 @@ pub unsafe fn cudaMemcpyToSymbolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromSymbolAsync(
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyFromSymbolAsync", fn (dst : * mut c_void, symbol : * const c_void,
+        count : usize, offset : usize, kind : cudaMemcpyKind, stream : cudaStream_t) ->
+        cudaError_t
     )
 }
 /// Finds the address associated with a CUDA symbol
@@ -5723,12 +5640,12 @@ pub unsafe fn cudaMemcpyFromSymbolAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetSymbolAddress(
-    devPtr: *mut *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    devPtr: *mut *mut c_void,
+    symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut ::core::ffi::c_void, symbol : *
-        const ::core::ffi::c_void) -> cudaError_t
+        c"cudaGetSymbolAddress", fn (devPtr : * mut * mut c_void, symbol : * const
+        c_void) -> cudaError_t
     )
 }
 /// Finds the size of the object associated with a CUDA symbol
@@ -5741,11 +5658,11 @@ pub unsafe fn cudaGetSymbolAddress(
 #[inline]
 pub unsafe fn cudaGetSymbolSize(
     size: *mut usize,
-    symbol: *const ::core::ffi::c_void,
+    symbol: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const
-        ::core::ffi::c_void) -> cudaError_t
+        c"cudaGetSymbolSize", fn (size : * mut usize, symbol : * const c_void) ->
+        cudaError_t
     )
 }
 /// Copies data between host and device
@@ -5760,14 +5677,13 @@ pub unsafe fn cudaMemcpyToArray(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpyToArray", fn (dst : cudaArray_t, wOffset : usize, hOffset : usize,
-        src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        src : * const c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -5779,7 +5695,7 @@ pub unsafe fn cudaMemcpyToArray(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromArray(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     wOffset: usize,
     hOffset: usize,
@@ -5787,9 +5703,8 @@ pub unsafe fn cudaMemcpyFromArray(
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArray", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c"cudaMemcpyFromArray", fn (dst : * mut c_void, src : cudaArray_const_t, wOffset
+        : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -5828,15 +5743,15 @@ pub unsafe fn cudaMemcpyToArrayAsync(
     dst: cudaArray_t,
     wOffset: usize,
     hOffset: usize,
-    src: *const ::core::ffi::c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaMemcpyToArrayAsync", fn (dst : cudaArray_t, wOffset : usize, hOffset :
-        usize, src : * const ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind,
-        stream : cudaStream_t) -> cudaError_t
+        usize, src : * const c_void, count : usize, kind : cudaMemcpyKind, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Copies data between host and device
@@ -5848,7 +5763,7 @@ pub unsafe fn cudaMemcpyToArrayAsync(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaMemcpyFromArrayAsync(
-    dst: *mut ::core::ffi::c_void,
+    dst: *mut c_void,
     src: cudaArray_const_t,
     wOffset: usize,
     hOffset: usize,
@@ -5857,9 +5772,9 @@ pub unsafe fn cudaMemcpyFromArrayAsync(
     stream: cudaStream_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaMemcpyFromArrayAsync", fn (dst : * mut ::core::ffi::c_void, src :
-        cudaArray_const_t, wOffset : usize, hOffset : usize, count : usize, kind :
-        cudaMemcpyKind, stream : cudaStream_t) -> cudaError_t
+        c"cudaMemcpyFromArrayAsync", fn (dst : * mut c_void, src : cudaArray_const_t,
+        wOffset : usize, hOffset : usize, count : usize, kind : cudaMemcpyKind, stream :
+        cudaStream_t) -> cudaError_t
     )
 }
 /// Creates a memcpy node to copy to a symbol on the device and adds it to a graph
@@ -5875,8 +5790,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -5884,8 +5799,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeToSymbol(
     dynamic_call!(
         c"cudaGraphAddMemcpyNodeToSymbol", fn (pGraphNode : * mut cudaGraphNode_t, graph
         : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        symbol : * const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        symbol : * const c_void, src : * const c_void, count : usize, offset : usize,
+        kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Creates a memcpy node to copy from a symbol on the device and adds it to a graph
@@ -5901,8 +5816,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
@@ -5910,8 +5825,8 @@ pub unsafe fn cudaGraphAddMemcpyNodeFromSymbol(
     dynamic_call!(
         c"cudaGraphAddMemcpyNodeFromSymbol", fn (pGraphNode : * mut cudaGraphNode_t,
         graph : cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies :
-        usize, dst : * mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void,
-        count : usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        usize, dst : * mut c_void, symbol : * const c_void, count : usize, offset :
+        usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Creates a 1D memcpy node and adds it to a graph
@@ -5927,16 +5842,16 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphAddMemcpyNode1D", fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dst : * mut ::core::ffi::c_void, src : * const ::core::ffi::c_void, count :
-        usize, kind : cudaMemcpyKind) -> cudaError_t
+        dst : * mut c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind)
+        -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to copy to a symbol on the device
@@ -5949,16 +5864,16 @@ pub unsafe fn cudaGraphAddMemcpyNode1D(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParamsToSymbol", fn (node : cudaGraphNode_t, symbol : *
-        const ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        const c_void, src : * const c_void, count : usize, offset : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to copy from a symbol on the device
@@ -5971,16 +5886,16 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsToSymbol(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParamsFromSymbol", fn (node : cudaGraphNode_t, dst : *
-        mut ::core::ffi::c_void, symbol : * const ::core::ffi::c_void, count : usize,
-        offset : usize, kind : cudaMemcpyKind) -> cudaError_t
+        mut c_void, symbol : * const c_void, count : usize, offset : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets a memcpy node's parameters to perform a 1-dimensional copy
@@ -5993,15 +5908,15 @@ pub unsafe fn cudaGraphMemcpyNodeSetParamsFromSymbol(
 #[inline]
 pub unsafe fn cudaGraphMemcpyNodeSetParams1D(
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemcpyNodeSetParams1D", fn (node : cudaGraphNode_t, dst : * mut
-        ::core::ffi::c_void, src : * const ::core::ffi::c_void, count : usize, kind :
-        cudaMemcpyKind) -> cudaError_t
+        c_void, src : * const c_void, count : usize, kind : cudaMemcpyKind) ->
+        cudaError_t
     )
 }
 /// Creates an event record node and adds it to a graph
@@ -6277,12 +6192,12 @@ pub unsafe fn cudaGraphAddMemFreeNode(
     graph: cudaGraph_t,
     pDependencies: *const cudaGraphNode_t,
     numDependencies: usize,
-    dptr: *mut ::core::ffi::c_void,
+    dptr: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphAddMemFreeNode", fn (pGraphNode : * mut cudaGraphNode_t, graph :
         cudaGraph_t, pDependencies : * const cudaGraphNode_t, numDependencies : usize,
-        dptr : * mut ::core::ffi::c_void) -> cudaError_t
+        dptr : * mut c_void) -> cudaError_t
     )
 }
 /// Returns a memory free node's parameters
@@ -6295,11 +6210,11 @@ pub unsafe fn cudaGraphAddMemFreeNode(
 #[inline]
 pub unsafe fn cudaGraphMemFreeNodeGetParams(
     node: cudaGraphNode_t,
-    dptr_out: *mut ::core::ffi::c_void,
+    dptr_out: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphMemFreeNodeGetParams", fn (node : cudaGraphNode_t, dptr_out : * mut
-        ::core::ffi::c_void) -> cudaError_t
+        c_void) -> cudaError_t
     )
 }
 /// Free unused memory that was cached on the specified device for use with graphs back to the OS.
@@ -6310,12 +6225,8 @@ pub unsafe fn cudaGraphMemFreeNodeGetParams(
 ///
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
-pub unsafe fn cudaDeviceGraphMemTrim(
-    device: ::core::ffi::c_int,
-) -> crate::Result<cudaError_t> {
-    dynamic_call!(
-        c"cudaDeviceGraphMemTrim", fn (device : ::core::ffi::c_int) -> cudaError_t
-    )
+pub unsafe fn cudaDeviceGraphMemTrim(device: c_int) -> crate::Result<cudaError_t> {
+    dynamic_call!(c"cudaDeviceGraphMemTrim", fn (device : c_int) -> cudaError_t)
 }
 /// Query asynchronous allocation attributes related to graphs
 ///
@@ -6326,13 +6237,13 @@ pub unsafe fn cudaDeviceGraphMemTrim(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceGetGraphMemAttribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceGetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+        c"cudaDeviceGetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
     )
 }
 /// Set asynchronous allocation attributes related to graphs
@@ -6344,13 +6255,13 @@ pub unsafe fn cudaDeviceGetGraphMemAttribute(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaDeviceSetGraphMemAttribute(
-    device: ::core::ffi::c_int,
+    device: c_int,
     attr: cudaGraphMemAttributeType,
-    value: *mut ::core::ffi::c_void,
+    value: *mut c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaDeviceSetGraphMemAttribute", fn (device : ::core::ffi::c_int, attr :
-        cudaGraphMemAttributeType, value : * mut ::core::ffi::c_void) -> cudaError_t
+        c"cudaDeviceSetGraphMemAttribute", fn (device : c_int, attr :
+        cudaGraphMemAttributeType, value : * mut c_void) -> cudaError_t
     )
 }
 /// Creates an executable graph from a graph
@@ -6364,11 +6275,11 @@ pub unsafe fn cudaDeviceSetGraphMemAttribute(
 pub unsafe fn cudaGraphInstantiateWithFlags(
     pGraphExec: *mut cudaGraphExec_t,
     graph: cudaGraph_t,
-    flags: ::core::ffi::c_ulonglong,
+    flags: c_ulonglong,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphInstantiateWithFlags", fn (pGraphExec : * mut cudaGraphExec_t, graph :
-        cudaGraph_t, flags : ::core::ffi::c_ulonglong) -> cudaError_t
+        cudaGraph_t, flags : c_ulonglong) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy to a symbol on the device
@@ -6382,17 +6293,16 @@ pub unsafe fn cudaGraphInstantiateWithFlags(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    symbol: *const ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    symbol: *const c_void,
+    src: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParamsToSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, symbol : * const ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        node : cudaGraphNode_t, symbol : * const c_void, src : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to copy from a symbol on the device
@@ -6406,17 +6316,16 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    symbol: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    symbol: *const c_void,
     count: usize,
     offset: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParamsFromSymbol", fn (hGraphExec : cudaGraphExec_t,
-        node : cudaGraphNode_t, dst : * mut ::core::ffi::c_void, symbol : * const
-        ::core::ffi::c_void, count : usize, offset : usize, kind : cudaMemcpyKind) ->
-        cudaError_t
+        node : cudaGraphNode_t, dst : * mut c_void, symbol : * const c_void, count :
+        usize, offset : usize, kind : cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Sets the parameters for a memcpy node in the given graphExec to perform a 1-dimensional copy
@@ -6430,15 +6339,15 @@ pub unsafe fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
 pub unsafe fn cudaGraphExecMemcpyNodeSetParams1D(
     hGraphExec: cudaGraphExec_t,
     node: cudaGraphNode_t,
-    dst: *mut ::core::ffi::c_void,
-    src: *const ::core::ffi::c_void,
+    dst: *mut c_void,
+    src: *const c_void,
     count: usize,
     kind: cudaMemcpyKind,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphExecMemcpyNodeSetParams1D", fn (hGraphExec : cudaGraphExec_t, node :
-        cudaGraphNode_t, dst : * mut ::core::ffi::c_void, src : * const
-        ::core::ffi::c_void, count : usize, kind : cudaMemcpyKind) -> cudaError_t
+        cudaGraphNode_t, dst : * mut c_void, src : * const c_void, count : usize, kind :
+        cudaMemcpyKind) -> cudaError_t
     )
 }
 /// Updates node parameters in the child graph node in the given graphExec.
@@ -6544,11 +6453,11 @@ pub unsafe fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
 pub unsafe fn cudaGraphNodeSetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
-    isEnabled: ::core::ffi::c_uint,
+    isEnabled: c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphNodeSetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphNode_t, isEnabled : c_uint) -> cudaError_t
     )
 }
 /// Query whether a node in the given graphExec is enabled
@@ -6562,11 +6471,11 @@ pub unsafe fn cudaGraphNodeSetEnabled(
 pub unsafe fn cudaGraphNodeGetEnabled(
     hGraphExec: cudaGraphExec_t,
     hNode: cudaGraphNode_t,
-    isEnabled: *mut ::core::ffi::c_uint,
+    isEnabled: *mut c_uint,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGraphNodeGetEnabled", fn (hGraphExec : cudaGraphExec_t, hNode :
-        cudaGraphNode_t, isEnabled : * mut ::core::ffi::c_uint) -> cudaError_t
+        cudaGraphNode_t, isEnabled : * mut c_uint) -> cudaError_t
     )
 }
 /// Uploads an executable graph in a stream
@@ -6596,11 +6505,11 @@ pub unsafe fn cudaGraphUpload(
 #[inline]
 pub unsafe fn cudaGetFuncBySymbol(
     functionPtr: *mut cudaFunction_t,
-    symbolPtr: *const ::core::ffi::c_void,
+    symbolPtr: *const c_void,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
         c"cudaGetFuncBySymbol", fn (functionPtr : * mut cudaFunction_t, symbolPtr : *
-        const ::core::ffi::c_void) -> cudaError_t
+        const c_void) -> cudaError_t
     )
 }
 /// The C function `cudaGetExportTable`: the documents these bindings were generated from do not document it; its declaration comes from the ABI (the release's headers).
@@ -6615,11 +6524,11 @@ pub unsafe fn cudaGetFuncBySymbol(
 /// A direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.
 #[inline]
 pub unsafe fn cudaGetExportTable(
-    ppExportTable: *mut *const ::core::ffi::c_void,
+    ppExportTable: *mut *const c_void,
     pExportTableId: *const cudaUUID_t,
 ) -> crate::Result<cudaError_t> {
     dynamic_call!(
-        c"cudaGetExportTable", fn (ppExportTable : * mut * const ::core::ffi::c_void,
-        pExportTableId : * const cudaUUID_t) -> cudaError_t
+        c"cudaGetExportTable", fn (ppExportTable : * mut * const c_void, pExportTableId :
+        * const cudaUUID_t) -> cudaError_t
     )
 }

@@ -25,6 +25,10 @@
 pub const CUDA_RELEASE: &str = "13.2";
 /// Its major: the runtime library this crate opens is `libcudart.so.13`.
 pub const CUDA_MAJOR: u32 = 13u32;
+use ::core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong,
+    c_ulonglong, c_ushort, c_void,
+};
 pub(crate) mod constants;
 pub(crate) mod errors;
 pub(crate) mod enums;

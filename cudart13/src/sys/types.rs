@@ -29,22 +29,13 @@
 use super::*;
 /// `dim3`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct dim3 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
 }
 zeroed_default!(dim3);
-impl ::core::fmt::Debug for dim3 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("dim3")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .finish()
-    }
-}
 /// `CUdevResourceDesc_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUdevResourceDesc_st {
@@ -57,31 +48,20 @@ pub struct cudaExecutionContext_st {
 }
 /// CUDA Channel format descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaChannelFormatDesc {
     /// x
-    pub x: ::core::ffi::c_int,
+    pub x: c_int,
     /// y
-    pub y: ::core::ffi::c_int,
+    pub y: c_int,
     /// z
-    pub z: ::core::ffi::c_int,
+    pub z: c_int,
     /// w
-    pub w: ::core::ffi::c_int,
+    pub w: c_int,
     /// Channel format kind
     pub f: cudaChannelFormatKind,
 }
 zeroed_default!(cudaChannelFormatDesc);
-impl ::core::fmt::Debug for cudaChannelFormatDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaChannelFormatDesc")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .field("w", &self.w)
-            .field("f", &self.f)
-            .finish()
-    }
-}
 /// `cudaArray`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaArray {
@@ -94,76 +74,47 @@ pub struct cudaMipmappedArray {
 }
 /// Sparse CUDA array and CUDA mipmapped array properties
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaArraySparseProperties {
     /// - `width` (`unsigned int`): Tile width in elements
     /// - `height` (`unsigned int`): Tile height in elements
     /// - `depth` (`unsigned int`): Tile depth in elements
     pub tileExtent: cudaArraySparseProperties__bindgen_ty_1,
     /// First mip level at which the mip tail begins
-    pub miptailFirstLevel: ::core::ffi::c_uint,
+    pub miptailFirstLevel: c_uint,
     /// Total size of the mip tail.
-    pub miptailSize: ::core::ffi::c_ulonglong,
+    pub miptailSize: c_ulonglong,
     /// Flags will either be zero or cudaArraySparsePropertiesSingleMipTail
-    pub flags: ::core::ffi::c_uint,
-    pub reserved: [::core::ffi::c_uint; 4],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 4],
 }
 zeroed_default!(cudaArraySparseProperties);
-impl ::core::fmt::Debug for cudaArraySparseProperties {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaArraySparseProperties")
-            .field("tileExtent", &self.tileExtent)
-            .field("miptailFirstLevel", &self.miptailFirstLevel)
-            .field("miptailSize", &self.miptailSize)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaArraySparseProperties`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaArraySparseProperties__bindgen_ty_1 {
-    pub width: ::core::ffi::c_uint,
-    pub height: ::core::ffi::c_uint,
-    pub depth: ::core::ffi::c_uint,
+    pub width: c_uint,
+    pub height: c_uint,
+    pub depth: c_uint,
 }
 zeroed_default!(cudaArraySparseProperties__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaArraySparseProperties__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaArraySparseProperties__bindgen_ty_1")
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("depth", &self.depth)
-            .finish()
-    }
-}
 /// CUDA array and CUDA mipmapped array memory requirements
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaArrayMemoryRequirements {
     /// Total size of the array.
     pub size: usize,
     /// Alignment necessary for mapping the array.
     pub alignment: usize,
-    pub reserved: [::core::ffi::c_uint; 4],
+    pub reserved: [c_uint; 4],
 }
 zeroed_default!(cudaArrayMemoryRequirements);
-impl ::core::fmt::Debug for cudaArrayMemoryRequirements {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaArrayMemoryRequirements")
-            .field("size", &self.size)
-            .field("alignment", &self.alignment)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// CUDA Pitched memory pointer  make_cudaPitchedPtr
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaPitchedPtr {
     /// Pointer to allocated memory
-    pub ptr: *mut ::core::ffi::c_void,
+    pub ptr: *mut c_void,
     /// Pitch of allocated memory in bytes
     pub pitch: usize,
     /// Logical width of allocation in elements
@@ -172,19 +123,9 @@ pub struct cudaPitchedPtr {
     pub ysize: usize,
 }
 zeroed_default!(cudaPitchedPtr);
-impl ::core::fmt::Debug for cudaPitchedPtr {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaPitchedPtr")
-            .field("ptr", &self.ptr)
-            .field("pitch", &self.pitch)
-            .field("xsize", &self.xsize)
-            .field("ysize", &self.ysize)
-            .finish()
-    }
-}
 /// CUDA extent  make_cudaExtent
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExtent {
     /// Width in elements when referring to array memory, in bytes when
     /// referring to linear memory
@@ -195,18 +136,9 @@ pub struct cudaExtent {
     pub depth: usize,
 }
 zeroed_default!(cudaExtent);
-impl ::core::fmt::Debug for cudaExtent {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExtent")
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("depth", &self.depth)
-            .finish()
-    }
-}
 /// CUDA 3D position  make_cudaPos
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaPos {
     /// x
     pub x: usize,
@@ -216,18 +148,9 @@ pub struct cudaPos {
     pub z: usize,
 }
 zeroed_default!(cudaPos);
-impl ::core::fmt::Debug for cudaPos {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaPos")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .finish()
-    }
-}
 /// CUDA 3D memory copying parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DParms {
     /// Source memory address
     pub srcArray: cudaArray_t,
@@ -247,28 +170,14 @@ pub struct cudaMemcpy3DParms {
     pub kind: cudaMemcpyKind,
 }
 zeroed_default!(cudaMemcpy3DParms);
-impl ::core::fmt::Debug for cudaMemcpy3DParms {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DParms")
-            .field("srcArray", &self.srcArray)
-            .field("srcPos", &self.srcPos)
-            .field("srcPtr", &self.srcPtr)
-            .field("dstArray", &self.dstArray)
-            .field("dstPos", &self.dstPos)
-            .field("dstPtr", &self.dstPtr)
-            .field("extent", &self.extent)
-            .field("kind", &self.kind)
-            .finish()
-    }
-}
 /// Memcpy node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyNodeParams {
     /// Must be zero
-    pub flags: ::core::ffi::c_int,
+    pub flags: c_int,
     /// Must be zero
-    pub reserved: ::core::ffi::c_int,
+    pub reserved: c_int,
     /// Context in which to run the memcpy. If NULL will try to use the
     /// current context.
     pub ctx: cudaExecutionContext_t,
@@ -276,19 +185,9 @@ pub struct cudaMemcpyNodeParams {
     pub copyParams: cudaMemcpy3DParms,
 }
 zeroed_default!(cudaMemcpyNodeParams);
-impl ::core::fmt::Debug for cudaMemcpyNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpyNodeParams")
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .field("ctx", &self.ctx)
-            .field("copyParams", &self.copyParams)
-            .finish()
-    }
-}
 /// CUDA 3D cross-device memory copying parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DPeerParms {
     /// Source memory address
     pub srcArray: cudaArray_t,
@@ -297,7 +196,7 @@ pub struct cudaMemcpy3DPeerParms {
     /// Pitched source memory address
     pub srcPtr: cudaPitchedPtr,
     /// Source device
-    pub srcDevice: ::core::ffi::c_int,
+    pub srcDevice: c_int,
     /// Destination memory address
     pub dstArray: cudaArray_t,
     /// Destination position offset
@@ -305,68 +204,41 @@ pub struct cudaMemcpy3DPeerParms {
     /// Pitched destination memory address
     pub dstPtr: cudaPitchedPtr,
     /// Destination device
-    pub dstDevice: ::core::ffi::c_int,
+    pub dstDevice: c_int,
     /// Requested memory copy size
     pub extent: cudaExtent,
 }
 zeroed_default!(cudaMemcpy3DPeerParms);
-impl ::core::fmt::Debug for cudaMemcpy3DPeerParms {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DPeerParms")
-            .field("srcArray", &self.srcArray)
-            .field("srcPos", &self.srcPos)
-            .field("srcPtr", &self.srcPtr)
-            .field("srcDevice", &self.srcDevice)
-            .field("dstArray", &self.dstArray)
-            .field("dstPos", &self.dstPos)
-            .field("dstPtr", &self.dstPtr)
-            .field("dstDevice", &self.dstDevice)
-            .field("extent", &self.extent)
-            .finish()
-    }
-}
 /// CUDA Memset node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParams {
     /// Destination device pointer
-    pub dst: *mut ::core::ffi::c_void,
+    pub dst: *mut c_void,
     /// Pitch of destination device pointer. Unused if height is 1
     pub pitch: usize,
     /// Value to be set
-    pub value: ::core::ffi::c_uint,
+    pub value: c_uint,
     /// Size of each element in bytes. Must be 1, 2, or 4.
-    pub elementSize: ::core::ffi::c_uint,
+    pub elementSize: c_uint,
     /// Width of the row in elements
     pub width: usize,
     /// Number of rows
     pub height: usize,
 }
 zeroed_default!(cudaMemsetParams);
-impl ::core::fmt::Debug for cudaMemsetParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemsetParams")
-            .field("dst", &self.dst)
-            .field("pitch", &self.pitch)
-            .field("value", &self.value)
-            .field("elementSize", &self.elementSize)
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .finish()
-    }
-}
 /// CUDA Memset node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemsetParamsV2 {
     /// Destination device pointer
-    pub dst: *mut ::core::ffi::c_void,
+    pub dst: *mut c_void,
     /// Pitch of destination device pointer. Unused if height is 1
     pub pitch: usize,
     /// Value to be set
-    pub value: ::core::ffi::c_uint,
+    pub value: c_uint,
     /// Size of each element in bytes. Must be 1, 2, or 4.
-    pub elementSize: ::core::ffi::c_uint,
+    pub elementSize: c_uint,
     /// Width of the row in elements
     pub width: usize,
     /// Number of rows
@@ -376,19 +248,6 @@ pub struct cudaMemsetParamsV2 {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaMemsetParamsV2);
-impl ::core::fmt::Debug for cudaMemsetParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemsetParamsV2")
-            .field("dst", &self.dst)
-            .field("pitch", &self.pitch)
-            .field("value", &self.value)
-            .field("elementSize", &self.elementSize)
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("ctx", &self.ctx)
-            .finish()
-    }
-}
 /// Specifies an access policy for a window, a contiguous extent of
 /// memory beginning at base_ptr and ending at base_ptr + num_bytes.
 /// Partition into many segments and assign segments such that. sum of
@@ -398,11 +257,11 @@ impl ::core::fmt::Debug for cudaMemsetParamsV2 {
 /// segment apply the hitProp access policy. Accesses in a miss segment
 /// apply the missProp access policy.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaAccessPolicyWindow {
     /// Starting address of the access policy window. CUDA driver may align
     /// it.
-    pub base_ptr: *mut ::core::ffi::c_void,
+    pub base_ptr: *mut c_void,
     /// Size in bytes of the window policy. CUDA driver may restrict the
     /// maximum size and alignment.
     pub num_bytes: usize,
@@ -416,56 +275,28 @@ pub struct cudaAccessPolicyWindow {
     pub missProp: cudaAccessProperty,
 }
 zeroed_default!(cudaAccessPolicyWindow);
-impl ::core::fmt::Debug for cudaAccessPolicyWindow {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaAccessPolicyWindow")
-            .field("base_ptr", &self.base_ptr)
-            .field("num_bytes", &self.num_bytes)
-            .field("hitRatio", &self.hitRatio)
-            .field("hitProp", &self.hitProp)
-            .field("missProp", &self.missProp)
-            .finish()
-    }
-}
 /// CUDA host node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParams {
     /// The function to call when the node executes
     pub fn_: cudaHostFn_t,
     /// Argument to pass to the function
-    pub userData: *mut ::core::ffi::c_void,
+    pub userData: *mut c_void,
 }
 zeroed_default!(cudaHostNodeParams);
-impl ::core::fmt::Debug for cudaHostNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaHostNodeParams")
-            .field("fn_", &self.fn_)
-            .field("userData", &self.userData)
-            .finish()
-    }
-}
 /// CUDA host node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaHostNodeParamsV2 {
     /// The function to call when the node executes
     pub fn_: cudaHostFn_t,
     /// Argument to pass to the function
-    pub userData: *mut ::core::ffi::c_void,
+    pub userData: *mut c_void,
     /// The synchronization mode to use for the host task
-    pub syncMode: ::core::ffi::c_uint,
+    pub syncMode: c_uint,
 }
 zeroed_default!(cudaHostNodeParamsV2);
-impl ::core::fmt::Debug for cudaHostNodeParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaHostNodeParamsV2")
-            .field("fn_", &self.fn_)
-            .field("userData", &self.userData)
-            .field("syncMode", &self.syncMode)
-            .finish()
-    }
-}
 /// CUDA graphics interop resource
 #[repr(C)]
 pub struct cudaGraphicsResource {
@@ -473,7 +304,7 @@ pub struct cudaGraphicsResource {
 }
 /// CUDA resource descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc {
     /// Resource type
     pub resType: cudaResourceType,
@@ -495,18 +326,9 @@ pub struct cudaResourceDesc {
     ///   - `reserved` (`int[32]`):
     pub res: cudaResourceDesc__bindgen_ty_1,
     /// Flags (must be zero)
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
 }
 zeroed_default!(cudaResourceDesc);
-impl ::core::fmt::Debug for cudaResourceDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc")
-            .field("resType", &self.resType)
-            .field("res", &self.res)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaResourceDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -525,89 +347,48 @@ impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
     pub array: cudaArray_t,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_1")
-            .field("array", &self.array)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
     pub mipmap: cudaMipmappedArray_t,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_2);
-impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_2")
-            .field("mipmap", &self.mipmap)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
-    pub devPtr: *mut ::core::ffi::c_void,
+    pub devPtr: *mut c_void,
     pub desc: cudaChannelFormatDesc,
     pub sizeInBytes: usize,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_3);
-impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_3 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_3")
-            .field("devPtr", &self.devPtr)
-            .field("desc", &self.desc)
-            .field("sizeInBytes", &self.sizeInBytes)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
-    pub devPtr: *mut ::core::ffi::c_void,
+    pub devPtr: *mut c_void,
     pub desc: cudaChannelFormatDesc,
     pub width: usize,
     pub height: usize,
     pub pitchInBytes: usize,
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_4);
-impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_4 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_4")
-            .field("devPtr", &self.devPtr)
-            .field("desc", &self.desc)
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("pitchInBytes", &self.pitchInBytes)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaResourceDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
-    pub reserved: [::core::ffi::c_int; 32],
+    pub reserved: [c_int; 32],
 }
 zeroed_default!(cudaResourceDesc__bindgen_ty_1__bindgen_ty_5);
-impl ::core::fmt::Debug for cudaResourceDesc__bindgen_ty_1__bindgen_ty_5 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceDesc__bindgen_ty_1__bindgen_ty_5")
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// CUDA resource view descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaResourceViewDesc {
     /// Resource view format
     pub format: cudaResourceViewFormat,
@@ -618,35 +399,20 @@ pub struct cudaResourceViewDesc {
     /// Depth of the resource view
     pub depth: usize,
     /// First defined mipmap level
-    pub firstMipmapLevel: ::core::ffi::c_uint,
+    pub firstMipmapLevel: c_uint,
     /// Last defined mipmap level
-    pub lastMipmapLevel: ::core::ffi::c_uint,
+    pub lastMipmapLevel: c_uint,
     /// First layer index
-    pub firstLayer: ::core::ffi::c_uint,
+    pub firstLayer: c_uint,
     /// Last layer index
-    pub lastLayer: ::core::ffi::c_uint,
+    pub lastLayer: c_uint,
     /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaResourceViewDesc);
-impl ::core::fmt::Debug for cudaResourceViewDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaResourceViewDesc")
-            .field("format", &self.format)
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("depth", &self.depth)
-            .field("firstMipmapLevel", &self.firstMipmapLevel)
-            .field("lastMipmapLevel", &self.lastMipmapLevel)
-            .field("firstLayer", &self.firstLayer)
-            .field("lastLayer", &self.lastLayer)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// CUDA pointer attributes
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaPointerAttributes {
     /// The type of memory - cudaMemoryTypeUnregistered,
     /// cudaMemoryTypeHost, cudaMemoryTypeDevice or cudaMemoryTypeManaged.
@@ -658,33 +424,22 @@ pub struct cudaPointerAttributes {
     /// this identifies the device which was current when the memory was
     /// allocated or registered (and if that device is deinitialized then
     /// this allocation will vanish with that device's state).
-    pub device: ::core::ffi::c_int,
+    pub device: c_int,
     /// The address which may be dereferenced on the current device to
     /// access the memory or NULL if no such address exists.
-    pub devicePointer: *mut ::core::ffi::c_void,
+    pub devicePointer: *mut c_void,
     /// The address which may be dereferenced on the host to access the
     /// memory or NULL if no such address exists.  CUDA doesn't check if
     /// unregistered memory is allocated so this field may contain invalid
     /// pointer if an invalid pointer has been passed to CUDA.
-    pub hostPointer: *mut ::core::ffi::c_void,
+    pub hostPointer: *mut c_void,
     /// Must be zero
-    pub reserved: [::core::ffi::c_long; 8],
+    pub reserved: [c_long; 8],
 }
 zeroed_default!(cudaPointerAttributes);
-impl ::core::fmt::Debug for cudaPointerAttributes {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaPointerAttributes")
-            .field("type_", &self.type_)
-            .field("device", &self.device)
-            .field("devicePointer", &self.devicePointer)
-            .field("hostPointer", &self.hostPointer)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// CUDA function attributes
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaFuncAttributes {
     /// The size in bytes of statically-allocated shared memory per block
     /// required by this function. This does not include dynamically-
@@ -699,46 +454,46 @@ pub struct cudaFuncAttributes {
     /// The maximum number of threads per block, beyond which a launch of
     /// the function would fail. This number depends on both the function
     /// and the device on which the function is currently loaded.
-    pub maxThreadsPerBlock: ::core::ffi::c_int,
+    pub maxThreadsPerBlock: c_int,
     /// The number of registers used by each thread of this function.
-    pub numRegs: ::core::ffi::c_int,
+    pub numRegs: c_int,
     /// The PTX virtual architecture version for which the function was
     /// compiled. This value is the major PTX version * 10 + the minor PTX
     /// version, so a PTX version 1.3 function would return the value 13.
-    pub ptxVersion: ::core::ffi::c_int,
+    pub ptxVersion: c_int,
     /// The binary architecture version for which the function was
     /// compiled. This value is the major binary version * 10 + the minor
     /// binary version, so a binary version 1.3 function would return the
     /// value 13.
-    pub binaryVersion: ::core::ffi::c_int,
+    pub binaryVersion: c_int,
     /// The attribute to indicate whether the function has been compiled
     /// with user specified option "-Xptxas --dlcm=ca" set.
-    pub cacheModeCA: ::core::ffi::c_int,
+    pub cacheModeCA: c_int,
     /// The maximum size in bytes of dynamic shared memory per block for
     /// this function. Any launch must have a dynamic shared memory size
     /// smaller than this value.
-    pub maxDynamicSharedSizeBytes: ::core::ffi::c_int,
+    pub maxDynamicSharedSizeBytes: c_int,
     /// On devices where the L1 cache and shared memory use the same
     /// hardware resources, this sets the shared memory carveout
     /// preference, in percent of the maximum shared memory. Refer to
     /// cudaDevAttrMaxSharedMemoryPerMultiprocessor. This is only a hint,
     /// and the driver can choose a different ratio if required to execute
     /// the function. See cudaFuncSetAttribute
-    pub preferredShmemCarveout: ::core::ffi::c_int,
+    pub preferredShmemCarveout: c_int,
     /// If this attribute is set, the kernel must launch with a valid
     /// cluster dimension specified.
-    pub clusterDimMustBeSet: ::core::ffi::c_int,
+    pub clusterDimMustBeSet: c_int,
     /// The required cluster width/height/depth in blocks. The values must
     /// either all be 0 or all be positive. The validity of the cluster
     /// dimensions is otherwise checked at launch time.  If the value is
     /// set during compile time, it cannot be set at runtime. Setting it at
     /// runtime should return cudaErrorNotPermitted. See
     /// cudaFuncSetAttribute
-    pub requiredClusterWidth: ::core::ffi::c_int,
-    pub requiredClusterHeight: ::core::ffi::c_int,
-    pub requiredClusterDepth: ::core::ffi::c_int,
+    pub requiredClusterWidth: c_int,
+    pub requiredClusterHeight: c_int,
+    pub requiredClusterDepth: c_int,
     /// The block scheduling policy of a function. See cudaFuncSetAttribute
-    pub clusterSchedulingPolicyPreference: ::core::ffi::c_int,
+    pub clusterSchedulingPolicyPreference: c_int,
     /// Whether the function can be launched with non-portable cluster
     /// size. 1 is allowed, 0 is disallowed. A non-portable cluster size
     /// may only function on the specific SKUs the program is tested on.
@@ -752,63 +507,28 @@ pub struct cudaFuncAttributes {
     /// compute capabilities.  The specific hardware unit may support
     /// higher cluster sizes that’s not guaranteed to be portable. See
     /// cudaFuncSetAttribute
-    pub nonPortableClusterSizeAllowed: ::core::ffi::c_int,
-    pub reserved0: ::core::ffi::c_int,
+    pub nonPortableClusterSizeAllowed: c_int,
+    pub reserved0: c_int,
     /// Reserved for future use.
-    pub reserved: [::core::ffi::c_int; 15],
+    pub reserved: [c_int; 15],
 }
 zeroed_default!(cudaFuncAttributes);
-impl ::core::fmt::Debug for cudaFuncAttributes {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaFuncAttributes")
-            .field("sharedSizeBytes", &self.sharedSizeBytes)
-            .field("constSizeBytes", &self.constSizeBytes)
-            .field("localSizeBytes", &self.localSizeBytes)
-            .field("maxThreadsPerBlock", &self.maxThreadsPerBlock)
-            .field("numRegs", &self.numRegs)
-            .field("ptxVersion", &self.ptxVersion)
-            .field("binaryVersion", &self.binaryVersion)
-            .field("cacheModeCA", &self.cacheModeCA)
-            .field("maxDynamicSharedSizeBytes", &self.maxDynamicSharedSizeBytes)
-            .field("preferredShmemCarveout", &self.preferredShmemCarveout)
-            .field("clusterDimMustBeSet", &self.clusterDimMustBeSet)
-            .field("requiredClusterWidth", &self.requiredClusterWidth)
-            .field("requiredClusterHeight", &self.requiredClusterHeight)
-            .field("requiredClusterDepth", &self.requiredClusterDepth)
-            .field(
-                "clusterSchedulingPolicyPreference",
-                &self.clusterSchedulingPolicyPreference,
-            )
-            .field("nonPortableClusterSizeAllowed", &self.nonPortableClusterSizeAllowed)
-            .field("reserved0", &self.reserved0)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// Specifies a memory location.  To specify a gpu, set type =
 /// cudaMemLocationTypeDevice and set id = the gpu's device ordinal. To
 /// specify a cpu NUMA node, set type = cudaMemLocationTypeHostNuma and
 /// set id = host NUMA node id.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemLocation {
     /// Specifies the location type, which modifies the meaning of id.
     pub type_: cudaMemLocationType,
     /// identifier for a given this location's ::CUmemLocationType.
-    pub id: ::core::ffi::c_int,
+    pub id: c_int,
 }
 zeroed_default!(cudaMemLocation);
-impl ::core::fmt::Debug for cudaMemLocation {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemLocation")
-            .field("type_", &self.type_)
-            .field("id", &self.id)
-            .finish()
-    }
-}
 /// Memory access descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemAccessDesc {
     /// Location on which the request is to change it's accessibility
     pub location: cudaMemLocation,
@@ -816,17 +536,9 @@ pub struct cudaMemAccessDesc {
     pub flags: cudaMemAccessFlags,
 }
 zeroed_default!(cudaMemAccessDesc);
-impl ::core::fmt::Debug for cudaMemAccessDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemAccessDesc")
-            .field("location", &self.location)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// Specifies the properties of allocations made from the pool.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolProps {
     /// Allocation type. Currently must be specified as
     /// cudaMemAllocationTypePinned
@@ -840,46 +552,26 @@ pub struct cudaMemPoolProps {
     /// defines the scope of which exported allocations may be tranferred
     /// to other processes. In all other cases, this field is required to
     /// be zero.
-    pub win32SecurityAttributes: *mut ::core::ffi::c_void,
+    pub win32SecurityAttributes: *mut c_void,
     /// Maximum pool size. When set to 0, defaults to a system dependent
     /// value.
     pub maxSize: usize,
     /// Bitmask indicating intended usage for the pool.
-    pub usage: ::core::ffi::c_ushort,
+    pub usage: c_ushort,
     /// reserved for future use, must be 0
-    pub reserved: [::core::ffi::c_uchar; 54],
+    pub reserved: [c_uchar; 54],
 }
 zeroed_default!(cudaMemPoolProps);
-impl ::core::fmt::Debug for cudaMemPoolProps {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemPoolProps")
-            .field("allocType", &self.allocType)
-            .field("handleTypes", &self.handleTypes)
-            .field("location", &self.location)
-            .field("win32SecurityAttributes", &self.win32SecurityAttributes)
-            .field("maxSize", &self.maxSize)
-            .field("usage", &self.usage)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// Opaque data for exporting a pool allocation
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemPoolPtrExportData {
-    pub reserved: [::core::ffi::c_uchar; 64],
+    pub reserved: [c_uchar; 64],
 }
 zeroed_default!(cudaMemPoolPtrExportData);
-impl ::core::fmt::Debug for cudaMemPoolPtrExportData {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemPoolPtrExportData")
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// Memory allocation node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParams {
     /// in: location where the allocation should reside (specified in
     /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
@@ -894,23 +586,12 @@ pub struct cudaMemAllocNodeParams {
     /// in: size in bytes of the requested allocation
     pub bytesize: usize,
     /// out: address of the allocation returned by CUDA
-    pub dptr: *mut ::core::ffi::c_void,
+    pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemAllocNodeParams);
-impl ::core::fmt::Debug for cudaMemAllocNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemAllocNodeParams")
-            .field("poolProps", &self.poolProps)
-            .field("accessDescs", &self.accessDescs)
-            .field("accessDescCount", &self.accessDescCount)
-            .field("bytesize", &self.bytesize)
-            .field("dptr", &self.dptr)
-            .finish()
-    }
-}
 /// Memory allocation node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemAllocNodeParamsV2 {
     /// in: location where the allocation should reside (specified in
     /// ::location). ::handleTypes must be cudaMemHandleTypeNone. IPC is
@@ -925,37 +606,21 @@ pub struct cudaMemAllocNodeParamsV2 {
     /// in: size in bytes of the requested allocation
     pub bytesize: usize,
     /// out: address of the allocation returned by CUDA
-    pub dptr: *mut ::core::ffi::c_void,
+    pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemAllocNodeParamsV2);
-impl ::core::fmt::Debug for cudaMemAllocNodeParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemAllocNodeParamsV2")
-            .field("poolProps", &self.poolProps)
-            .field("accessDescs", &self.accessDescs)
-            .field("accessDescCount", &self.accessDescCount)
-            .field("bytesize", &self.bytesize)
-            .field("dptr", &self.dptr)
-            .finish()
-    }
-}
 /// Memory free node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemFreeNodeParams {
     /// in: the pointer to free
-    pub dptr: *mut ::core::ffi::c_void,
+    pub dptr: *mut c_void,
 }
 zeroed_default!(cudaMemFreeNodeParams);
-impl ::core::fmt::Debug for cudaMemFreeNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemFreeNodeParams").field("dptr", &self.dptr).finish()
-    }
-}
 /// Attributes specific to copies within a batch. For more details on
 /// usage see cudaMemcpyBatchAsync.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpyAttributes {
     /// Source access ordering to be observed for copies with this
     /// attribute.
@@ -968,40 +633,21 @@ pub struct cudaMemcpyAttributes {
     pub dstLocHint: cudaMemLocation,
     /// Additional flags for copies with this attribute. See
     /// cudaMemcpyFlags.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
 }
 zeroed_default!(cudaMemcpyAttributes);
-impl ::core::fmt::Debug for cudaMemcpyAttributes {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpyAttributes")
-            .field("srcAccessOrder", &self.srcAccessOrder)
-            .field("srcLocHint", &self.srcLocHint)
-            .field("dstLocHint", &self.dstLocHint)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// Struct representing offset into a cudaArray_t in elements
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaOffset3D {
     pub x: usize,
     pub y: usize,
     pub z: usize,
 }
 zeroed_default!(cudaOffset3D);
-impl ::core::fmt::Debug for cudaOffset3D {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaOffset3D")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .finish()
-    }
-}
 /// Struct representing an operand for copy with cudaMemcpy3DBatchAsync
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand {
     pub type_: cudaMemcpy3DOperandType,
     /// - `ptr` (`struct {…}`): Struct representing an operand when [`cudaMemcpy3DOperand`](crate::sys::cudaMemcpy3DOperand)::type is [`cudaMemcpyOperandTypePointer`](crate::sys::cudaMemcpy3DOperandType::POINTER)
@@ -1015,14 +661,6 @@ pub struct cudaMemcpy3DOperand {
     pub op: cudaMemcpy3DOperand__bindgen_ty_1,
 }
 zeroed_default!(cudaMemcpy3DOperand);
-impl ::core::fmt::Debug for cudaMemcpy3DOperand {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DOperand")
-            .field("type_", &self.type_)
-            .field("op", &self.op)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaMemcpy3DOperand`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -1038,43 +676,25 @@ impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
-    pub ptr: *mut ::core::ffi::c_void,
+    pub ptr: *mut c_void,
     pub rowLength: usize,
     pub layerHeight: usize,
     pub locHint: cudaMemLocation,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_1")
-            .field("ptr", &self.ptr)
-            .field("rowLength", &self.rowLength)
-            .field("layerHeight", &self.layerHeight)
-            .field("locHint", &self.locHint)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaMemcpy3DOperand__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
     pub array: cudaArray_t,
     pub offset: cudaOffset3D,
 }
 zeroed_default!(cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2);
-impl ::core::fmt::Debug for cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DOperand__bindgen_ty_1__bindgen_ty_2")
-            .field("array", &self.array)
-            .field("offset", &self.offset)
-            .finish()
-    }
-}
 /// `cudaMemcpy3DBatchOp`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemcpy3DBatchOp {
     /// Source memcpy operand.
     pub src: cudaMemcpy3DOperand,
@@ -1086,33 +706,17 @@ pub struct cudaMemcpy3DBatchOp {
     /// Source access ordering to be observed for copy from src to dst.
     pub srcAccessOrder: cudaMemcpySrcAccessOrder,
     /// Additional flags for copy from src to dst. See cudaMemcpyFlags.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
 }
 zeroed_default!(cudaMemcpy3DBatchOp);
-impl ::core::fmt::Debug for cudaMemcpy3DBatchOp {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemcpy3DBatchOp")
-            .field("src", &self.src)
-            .field("dst", &self.dst)
-            .field("extent", &self.extent)
-            .field("srcAccessOrder", &self.srcAccessOrder)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// CUDA UUID types
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct CUuuid_st {
     /// \< CUDA definition of UUID
-    pub bytes: [::core::ffi::c_char; 16],
+    pub bytes: [c_char; 16],
 }
 zeroed_default!(CUuuid_st);
-impl ::core::fmt::Debug for CUuuid_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("CUuuid_st").field("bytes", &self.bytes).finish()
-    }
-}
 impl CUuuid_st {
     ///The string in `bytes`, up to its first NUL; `None` when it holds no NUL.
     pub fn bytes_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -1128,339 +732,219 @@ impl CUuuid_st {
 }
 /// CUDA device properties
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDeviceProp {
     /// ASCII string identifying device
-    pub name: [::core::ffi::c_char; 256],
+    pub name: [c_char; 256],
     /// 16-byte unique identifier
     pub uuid: cudaUUID_t,
     /// 8-byte locally unique identifier. Value is undefined on TCC and
     /// non-Windows platforms
-    pub luid: [::core::ffi::c_char; 8],
+    pub luid: [c_char; 8],
     /// LUID device node mask. Value is undefined on TCC and non-Windows
     /// platforms
-    pub luidDeviceNodeMask: ::core::ffi::c_uint,
+    pub luidDeviceNodeMask: c_uint,
     /// Global memory available on device in bytes
     pub totalGlobalMem: usize,
     /// Shared memory available per block in bytes
     pub sharedMemPerBlock: usize,
     /// 32-bit registers available per block
-    pub regsPerBlock: ::core::ffi::c_int,
+    pub regsPerBlock: c_int,
     /// Warp size in threads
-    pub warpSize: ::core::ffi::c_int,
+    pub warpSize: c_int,
     /// Maximum pitch in bytes allowed by memory copies
     pub memPitch: usize,
     /// Maximum number of threads per block
-    pub maxThreadsPerBlock: ::core::ffi::c_int,
+    pub maxThreadsPerBlock: c_int,
     /// Maximum size of each dimension of a block
-    pub maxThreadsDim: [::core::ffi::c_int; 3],
+    pub maxThreadsDim: [c_int; 3],
     /// Maximum size of each dimension of a grid
-    pub maxGridSize: [::core::ffi::c_int; 3],
+    pub maxGridSize: [c_int; 3],
     /// Constant memory available on device in bytes
     pub totalConstMem: usize,
     /// Major compute capability
-    pub major: ::core::ffi::c_int,
+    pub major: c_int,
     /// Minor compute capability
-    pub minor: ::core::ffi::c_int,
+    pub minor: c_int,
     /// Alignment requirement for textures
     pub textureAlignment: usize,
     /// Pitch alignment requirement for texture references bound to pitched
     /// memory
     pub texturePitchAlignment: usize,
     /// Number of multiprocessors on device
-    pub multiProcessorCount: ::core::ffi::c_int,
+    pub multiProcessorCount: c_int,
     /// Device is integrated as opposed to discrete
-    pub integrated: ::core::ffi::c_int,
+    pub integrated: c_int,
     /// Device can map host memory with
     /// cudaHostAlloc/cudaHostGetDevicePointer
-    pub canMapHostMemory: ::core::ffi::c_int,
+    pub canMapHostMemory: c_int,
     /// Maximum 1D texture size
-    pub maxTexture1D: ::core::ffi::c_int,
+    pub maxTexture1D: c_int,
     /// Maximum 1D mipmapped texture size
-    pub maxTexture1DMipmap: ::core::ffi::c_int,
+    pub maxTexture1DMipmap: c_int,
     /// Maximum 2D texture dimensions
-    pub maxTexture2D: [::core::ffi::c_int; 2],
+    pub maxTexture2D: [c_int; 2],
     /// Maximum 2D mipmapped texture dimensions
-    pub maxTexture2DMipmap: [::core::ffi::c_int; 2],
+    pub maxTexture2DMipmap: [c_int; 2],
     /// Maximum dimensions (width, height, pitch) for 2D textures bound to
     /// pitched memory
-    pub maxTexture2DLinear: [::core::ffi::c_int; 3],
+    pub maxTexture2DLinear: [c_int; 3],
     /// Maximum 2D texture dimensions if texture gather operations have to
     /// be performed
-    pub maxTexture2DGather: [::core::ffi::c_int; 2],
+    pub maxTexture2DGather: [c_int; 2],
     /// Maximum 3D texture dimensions
-    pub maxTexture3D: [::core::ffi::c_int; 3],
+    pub maxTexture3D: [c_int; 3],
     /// Maximum alternate 3D texture dimensions
-    pub maxTexture3DAlt: [::core::ffi::c_int; 3],
+    pub maxTexture3DAlt: [c_int; 3],
     /// Maximum Cubemap texture dimensions
-    pub maxTextureCubemap: ::core::ffi::c_int,
+    pub maxTextureCubemap: c_int,
     /// Maximum 1D layered texture dimensions
-    pub maxTexture1DLayered: [::core::ffi::c_int; 2],
+    pub maxTexture1DLayered: [c_int; 2],
     /// Maximum 2D layered texture dimensions
-    pub maxTexture2DLayered: [::core::ffi::c_int; 3],
+    pub maxTexture2DLayered: [c_int; 3],
     /// Maximum Cubemap layered texture dimensions
-    pub maxTextureCubemapLayered: [::core::ffi::c_int; 2],
+    pub maxTextureCubemapLayered: [c_int; 2],
     /// Maximum 1D surface size
-    pub maxSurface1D: ::core::ffi::c_int,
+    pub maxSurface1D: c_int,
     /// Maximum 2D surface dimensions
-    pub maxSurface2D: [::core::ffi::c_int; 2],
+    pub maxSurface2D: [c_int; 2],
     /// Maximum 3D surface dimensions
-    pub maxSurface3D: [::core::ffi::c_int; 3],
+    pub maxSurface3D: [c_int; 3],
     /// Maximum 1D layered surface dimensions
-    pub maxSurface1DLayered: [::core::ffi::c_int; 2],
+    pub maxSurface1DLayered: [c_int; 2],
     /// Maximum 2D layered surface dimensions
-    pub maxSurface2DLayered: [::core::ffi::c_int; 3],
+    pub maxSurface2DLayered: [c_int; 3],
     /// Maximum Cubemap surface dimensions
-    pub maxSurfaceCubemap: ::core::ffi::c_int,
+    pub maxSurfaceCubemap: c_int,
     /// Maximum Cubemap layered surface dimensions
-    pub maxSurfaceCubemapLayered: [::core::ffi::c_int; 2],
+    pub maxSurfaceCubemapLayered: [c_int; 2],
     /// Alignment requirements for surfaces
     pub surfaceAlignment: usize,
     /// Device can possibly execute multiple kernels concurrently
-    pub concurrentKernels: ::core::ffi::c_int,
+    pub concurrentKernels: c_int,
     /// Device has ECC support enabled
-    pub ECCEnabled: ::core::ffi::c_int,
+    pub ECCEnabled: c_int,
     /// PCI bus ID of the device
-    pub pciBusID: ::core::ffi::c_int,
+    pub pciBusID: c_int,
     /// PCI device ID of the device
-    pub pciDeviceID: ::core::ffi::c_int,
+    pub pciDeviceID: c_int,
     /// PCI domain ID of the device
-    pub pciDomainID: ::core::ffi::c_int,
+    pub pciDomainID: c_int,
     /// 1 if device is a Tesla device using TCC driver, 0 otherwise
-    pub tccDriver: ::core::ffi::c_int,
+    pub tccDriver: c_int,
     /// Number of asynchronous engines
-    pub asyncEngineCount: ::core::ffi::c_int,
+    pub asyncEngineCount: c_int,
     /// Device shares a unified address space with the host
-    pub unifiedAddressing: ::core::ffi::c_int,
+    pub unifiedAddressing: c_int,
     /// Global memory bus width in bits
-    pub memoryBusWidth: ::core::ffi::c_int,
+    pub memoryBusWidth: c_int,
     /// Size of L2 cache in bytes
-    pub l2CacheSize: ::core::ffi::c_int,
+    pub l2CacheSize: c_int,
     /// Device's maximum l2 persisting lines capacity setting in bytes
-    pub persistingL2CacheMaxSize: ::core::ffi::c_int,
+    pub persistingL2CacheMaxSize: c_int,
     /// Maximum resident threads per multiprocessor
-    pub maxThreadsPerMultiProcessor: ::core::ffi::c_int,
+    pub maxThreadsPerMultiProcessor: c_int,
     /// Device supports stream priorities
-    pub streamPrioritiesSupported: ::core::ffi::c_int,
+    pub streamPrioritiesSupported: c_int,
     /// Device supports caching globals in L1
-    pub globalL1CacheSupported: ::core::ffi::c_int,
+    pub globalL1CacheSupported: c_int,
     /// Device supports caching locals in L1
-    pub localL1CacheSupported: ::core::ffi::c_int,
+    pub localL1CacheSupported: c_int,
     /// Shared memory available per multiprocessor in bytes
     pub sharedMemPerMultiprocessor: usize,
     /// 32-bit registers available per multiprocessor
-    pub regsPerMultiprocessor: ::core::ffi::c_int,
+    pub regsPerMultiprocessor: c_int,
     /// Device supports allocating managed memory on this system
-    pub managedMemory: ::core::ffi::c_int,
+    pub managedMemory: c_int,
     /// Device is on a multi-GPU board
-    pub isMultiGpuBoard: ::core::ffi::c_int,
+    pub isMultiGpuBoard: c_int,
     /// Unique identifier for a group of devices on the same multi-GPU
     /// board
-    pub multiGpuBoardGroupID: ::core::ffi::c_int,
+    pub multiGpuBoardGroupID: c_int,
     /// Link between the device and the host supports native atomic
     /// operations
-    pub hostNativeAtomicSupported: ::core::ffi::c_int,
+    pub hostNativeAtomicSupported: c_int,
     /// Device supports coherently accessing pageable memory without
     /// calling cudaHostRegister on it
-    pub pageableMemoryAccess: ::core::ffi::c_int,
+    pub pageableMemoryAccess: c_int,
     /// Device can coherently access managed memory concurrently with the
     /// CPU
-    pub concurrentManagedAccess: ::core::ffi::c_int,
+    pub concurrentManagedAccess: c_int,
     /// Device supports Compute Preemption
-    pub computePreemptionSupported: ::core::ffi::c_int,
+    pub computePreemptionSupported: c_int,
     /// Device can access host registered memory at the same virtual
     /// address as the CPU
-    pub canUseHostPointerForRegisteredMem: ::core::ffi::c_int,
+    pub canUseHostPointerForRegisteredMem: c_int,
     /// Device supports launching cooperative kernels via
     /// cudaLaunchCooperativeKernel
-    pub cooperativeLaunch: ::core::ffi::c_int,
+    pub cooperativeLaunch: c_int,
     /// Per device maximum shared memory per block usable by special opt in
     pub sharedMemPerBlockOptin: usize,
     /// Device accesses pageable memory via the host's page tables
-    pub pageableMemoryAccessUsesHostPageTables: ::core::ffi::c_int,
+    pub pageableMemoryAccessUsesHostPageTables: c_int,
     /// Host can directly access managed memory on the device without
     /// migration.
-    pub directManagedMemAccessFromHost: ::core::ffi::c_int,
+    pub directManagedMemAccessFromHost: c_int,
     /// Maximum number of resident blocks per multiprocessor
-    pub maxBlocksPerMultiProcessor: ::core::ffi::c_int,
+    pub maxBlocksPerMultiProcessor: c_int,
     /// The maximum value of cudaAccessPolicyWindow::num_bytes.
-    pub accessPolicyMaxWindowSize: ::core::ffi::c_int,
+    pub accessPolicyMaxWindowSize: c_int,
     /// Shared memory reserved by CUDA driver per block in bytes
     pub reservedSharedMemPerBlock: usize,
     /// Device supports host memory registration via cudaHostRegister.
-    pub hostRegisterSupported: ::core::ffi::c_int,
+    pub hostRegisterSupported: c_int,
     /// 1 if the device supports sparse CUDA arrays and sparse CUDA
     /// mipmapped arrays, 0 otherwise
-    pub sparseCudaArraySupported: ::core::ffi::c_int,
+    pub sparseCudaArraySupported: c_int,
     /// Device supports using the cudaHostRegister flag
     /// cudaHostRegisterReadOnly to register memory that must be mapped as
     /// read-only to the GPU
-    pub hostRegisterReadOnlySupported: ::core::ffi::c_int,
+    pub hostRegisterReadOnlySupported: c_int,
     /// External timeline semaphore interop is supported on the device
-    pub timelineSemaphoreInteropSupported: ::core::ffi::c_int,
+    pub timelineSemaphoreInteropSupported: c_int,
     /// 1 if the device supports using the cudaMallocAsync and cudaMemPool
     /// family of APIs, 0 otherwise
-    pub memoryPoolsSupported: ::core::ffi::c_int,
+    pub memoryPoolsSupported: c_int,
     /// 1 if the device supports GPUDirect RDMA APIs, 0 otherwise
-    pub gpuDirectRDMASupported: ::core::ffi::c_int,
+    pub gpuDirectRDMASupported: c_int,
     /// Bitmask to be interpreted according to the
     /// cudaFlushGPUDirectRDMAWritesOptions enum
-    pub gpuDirectRDMAFlushWritesOptions: ::core::ffi::c_uint,
+    pub gpuDirectRDMAFlushWritesOptions: c_uint,
     /// See the cudaGPUDirectRDMAWritesOrdering enum for numerical values
-    pub gpuDirectRDMAWritesOrdering: ::core::ffi::c_int,
+    pub gpuDirectRDMAWritesOrdering: c_int,
     /// Bitmask of handle types supported with mempool-based IPC
-    pub memoryPoolSupportedHandleTypes: ::core::ffi::c_uint,
+    pub memoryPoolSupportedHandleTypes: c_uint,
     /// 1 if the device supports deferred mapping CUDA arrays and CUDA
     /// mipmapped arrays
-    pub deferredMappingCudaArraySupported: ::core::ffi::c_int,
+    pub deferredMappingCudaArraySupported: c_int,
     /// Device supports IPC Events.
-    pub ipcEventSupported: ::core::ffi::c_int,
+    pub ipcEventSupported: c_int,
     /// Indicates device supports cluster launch
-    pub clusterLaunch: ::core::ffi::c_int,
+    pub clusterLaunch: c_int,
     /// Indicates device supports unified pointers
-    pub unifiedFunctionPointers: ::core::ffi::c_int,
+    pub unifiedFunctionPointers: c_int,
     /// NUMA configuration of a device: value is of type
     /// cudaDeviceNumaConfig enum
-    pub deviceNumaConfig: ::core::ffi::c_int,
+    pub deviceNumaConfig: c_int,
     /// NUMA node ID of the GPU memory
-    pub deviceNumaId: ::core::ffi::c_int,
+    pub deviceNumaId: c_int,
     /// Indicates if contexts created on this device will be shared via MPS
-    pub mpsEnabled: ::core::ffi::c_int,
+    pub mpsEnabled: c_int,
     /// NUMA ID of the host node closest to the device or -1 when system
     /// does not support NUMA
-    pub hostNumaId: ::core::ffi::c_int,
+    pub hostNumaId: c_int,
     /// The combined 16-bit PCI device ID and 16-bit PCI vendor ID
-    pub gpuPciDeviceID: ::core::ffi::c_uint,
+    pub gpuPciDeviceID: c_uint,
     /// The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem
     /// vendor ID
-    pub gpuPciSubsystemID: ::core::ffi::c_uint,
+    pub gpuPciSubsystemID: c_uint,
     /// 1 if the device supports HostNuma location IPC between nodes in a
     /// multi-node system.
-    pub hostNumaMultinodeIpcSupported: ::core::ffi::c_int,
+    pub hostNumaMultinodeIpcSupported: c_int,
     /// Reserved for future use
-    pub reserved: [::core::ffi::c_int; 56],
+    pub reserved: [c_int; 56],
 }
 zeroed_default!(cudaDeviceProp);
-impl ::core::fmt::Debug for cudaDeviceProp {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDeviceProp")
-            .field("name", &self.name)
-            .field("uuid", &self.uuid)
-            .field("luid", &self.luid)
-            .field("luidDeviceNodeMask", &self.luidDeviceNodeMask)
-            .field("totalGlobalMem", &self.totalGlobalMem)
-            .field("sharedMemPerBlock", &self.sharedMemPerBlock)
-            .field("regsPerBlock", &self.regsPerBlock)
-            .field("warpSize", &self.warpSize)
-            .field("memPitch", &self.memPitch)
-            .field("maxThreadsPerBlock", &self.maxThreadsPerBlock)
-            .field("maxThreadsDim", &self.maxThreadsDim)
-            .field("maxGridSize", &self.maxGridSize)
-            .field("totalConstMem", &self.totalConstMem)
-            .field("major", &self.major)
-            .field("minor", &self.minor)
-            .field("textureAlignment", &self.textureAlignment)
-            .field("texturePitchAlignment", &self.texturePitchAlignment)
-            .field("multiProcessorCount", &self.multiProcessorCount)
-            .field("integrated", &self.integrated)
-            .field("canMapHostMemory", &self.canMapHostMemory)
-            .field("maxTexture1D", &self.maxTexture1D)
-            .field("maxTexture1DMipmap", &self.maxTexture1DMipmap)
-            .field("maxTexture2D", &self.maxTexture2D)
-            .field("maxTexture2DMipmap", &self.maxTexture2DMipmap)
-            .field("maxTexture2DLinear", &self.maxTexture2DLinear)
-            .field("maxTexture2DGather", &self.maxTexture2DGather)
-            .field("maxTexture3D", &self.maxTexture3D)
-            .field("maxTexture3DAlt", &self.maxTexture3DAlt)
-            .field("maxTextureCubemap", &self.maxTextureCubemap)
-            .field("maxTexture1DLayered", &self.maxTexture1DLayered)
-            .field("maxTexture2DLayered", &self.maxTexture2DLayered)
-            .field("maxTextureCubemapLayered", &self.maxTextureCubemapLayered)
-            .field("maxSurface1D", &self.maxSurface1D)
-            .field("maxSurface2D", &self.maxSurface2D)
-            .field("maxSurface3D", &self.maxSurface3D)
-            .field("maxSurface1DLayered", &self.maxSurface1DLayered)
-            .field("maxSurface2DLayered", &self.maxSurface2DLayered)
-            .field("maxSurfaceCubemap", &self.maxSurfaceCubemap)
-            .field("maxSurfaceCubemapLayered", &self.maxSurfaceCubemapLayered)
-            .field("surfaceAlignment", &self.surfaceAlignment)
-            .field("concurrentKernels", &self.concurrentKernels)
-            .field("ECCEnabled", &self.ECCEnabled)
-            .field("pciBusID", &self.pciBusID)
-            .field("pciDeviceID", &self.pciDeviceID)
-            .field("pciDomainID", &self.pciDomainID)
-            .field("tccDriver", &self.tccDriver)
-            .field("asyncEngineCount", &self.asyncEngineCount)
-            .field("unifiedAddressing", &self.unifiedAddressing)
-            .field("memoryBusWidth", &self.memoryBusWidth)
-            .field("l2CacheSize", &self.l2CacheSize)
-            .field("persistingL2CacheMaxSize", &self.persistingL2CacheMaxSize)
-            .field("maxThreadsPerMultiProcessor", &self.maxThreadsPerMultiProcessor)
-            .field("streamPrioritiesSupported", &self.streamPrioritiesSupported)
-            .field("globalL1CacheSupported", &self.globalL1CacheSupported)
-            .field("localL1CacheSupported", &self.localL1CacheSupported)
-            .field("sharedMemPerMultiprocessor", &self.sharedMemPerMultiprocessor)
-            .field("regsPerMultiprocessor", &self.regsPerMultiprocessor)
-            .field("managedMemory", &self.managedMemory)
-            .field("isMultiGpuBoard", &self.isMultiGpuBoard)
-            .field("multiGpuBoardGroupID", &self.multiGpuBoardGroupID)
-            .field("hostNativeAtomicSupported", &self.hostNativeAtomicSupported)
-            .field("pageableMemoryAccess", &self.pageableMemoryAccess)
-            .field("concurrentManagedAccess", &self.concurrentManagedAccess)
-            .field("computePreemptionSupported", &self.computePreemptionSupported)
-            .field(
-                "canUseHostPointerForRegisteredMem",
-                &self.canUseHostPointerForRegisteredMem,
-            )
-            .field("cooperativeLaunch", &self.cooperativeLaunch)
-            .field("sharedMemPerBlockOptin", &self.sharedMemPerBlockOptin)
-            .field(
-                "pageableMemoryAccessUsesHostPageTables",
-                &self.pageableMemoryAccessUsesHostPageTables,
-            )
-            .field(
-                "directManagedMemAccessFromHost",
-                &self.directManagedMemAccessFromHost,
-            )
-            .field("maxBlocksPerMultiProcessor", &self.maxBlocksPerMultiProcessor)
-            .field("accessPolicyMaxWindowSize", &self.accessPolicyMaxWindowSize)
-            .field("reservedSharedMemPerBlock", &self.reservedSharedMemPerBlock)
-            .field("hostRegisterSupported", &self.hostRegisterSupported)
-            .field("sparseCudaArraySupported", &self.sparseCudaArraySupported)
-            .field("hostRegisterReadOnlySupported", &self.hostRegisterReadOnlySupported)
-            .field(
-                "timelineSemaphoreInteropSupported",
-                &self.timelineSemaphoreInteropSupported,
-            )
-            .field("memoryPoolsSupported", &self.memoryPoolsSupported)
-            .field("gpuDirectRDMASupported", &self.gpuDirectRDMASupported)
-            .field(
-                "gpuDirectRDMAFlushWritesOptions",
-                &self.gpuDirectRDMAFlushWritesOptions,
-            )
-            .field("gpuDirectRDMAWritesOrdering", &self.gpuDirectRDMAWritesOrdering)
-            .field(
-                "memoryPoolSupportedHandleTypes",
-                &self.memoryPoolSupportedHandleTypes,
-            )
-            .field(
-                "deferredMappingCudaArraySupported",
-                &self.deferredMappingCudaArraySupported,
-            )
-            .field("ipcEventSupported", &self.ipcEventSupported)
-            .field("clusterLaunch", &self.clusterLaunch)
-            .field("unifiedFunctionPointers", &self.unifiedFunctionPointers)
-            .field("deviceNumaConfig", &self.deviceNumaConfig)
-            .field("deviceNumaId", &self.deviceNumaId)
-            .field("mpsEnabled", &self.mpsEnabled)
-            .field("hostNumaId", &self.hostNumaId)
-            .field("gpuPciDeviceID", &self.gpuPciDeviceID)
-            .field("gpuPciSubsystemID", &self.gpuPciSubsystemID)
-            .field("hostNumaMultinodeIpcSupported", &self.hostNumaMultinodeIpcSupported)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 impl cudaDeviceProp {
     ///The string in `name`, up to its first NUL; `None` when it holds no NUL.
     pub fn name_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -1487,18 +971,11 @@ impl cudaDeviceProp {
 }
 /// CUDA IPC event handle
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaIpcEventHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
+    pub reserved: [c_char; 64],
 }
 zeroed_default!(cudaIpcEventHandle_st);
-impl ::core::fmt::Debug for cudaIpcEventHandle_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaIpcEventHandle_st")
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 impl cudaIpcEventHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
     pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -1514,16 +991,11 @@ impl cudaIpcEventHandle_st {
 }
 /// CUDA IPC memory handle
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaIpcMemHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
+    pub reserved: [c_char; 64],
 }
 zeroed_default!(cudaIpcMemHandle_st);
-impl ::core::fmt::Debug for cudaIpcMemHandle_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaIpcMemHandle_st").field("reserved", &self.reserved).finish()
-    }
-}
 impl cudaIpcMemHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
     pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -1539,18 +1011,11 @@ impl cudaIpcMemHandle_st {
 }
 /// `cudaMemFabricHandle_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaMemFabricHandle_st {
-    pub reserved: [::core::ffi::c_char; 64],
+    pub reserved: [c_char; 64],
 }
 zeroed_default!(cudaMemFabricHandle_st);
-impl ::core::fmt::Debug for cudaMemFabricHandle_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaMemFabricHandle_st")
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 impl cudaMemFabricHandle_st {
     ///The string in `reserved`, up to its first NUL; `None` when it holds no NUL.
     pub fn reserved_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -1566,7 +1031,7 @@ impl cudaMemFabricHandle_st {
 }
 /// External memory handle descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryHandleDesc {
     /// Type of the handle
     pub type_: cudaExternalMemoryHandleType,
@@ -1577,31 +1042,20 @@ pub struct cudaExternalMemoryHandleDesc {
     /// - `nvSciBufObject` (`const void*`): A handle representing NvSciBuf Object. Valid when type is [`cudaExternalMemoryHandleTypeNvSciBuf`](crate::sys::cudaExternalMemoryHandleType::NV_SCI_BUF)
     pub handle: cudaExternalMemoryHandleDesc__bindgen_ty_1,
     /// Size of the memory allocation
-    pub size: ::core::ffi::c_ulonglong,
+    pub size: c_ulonglong,
     /// Flags must either be zero or cudaExternalMemoryDedicated
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
     /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryHandleDesc);
-impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalMemoryHandleDesc")
-            .field("type_", &self.type_)
-            .field("handle", &self.handle)
-            .field("size", &self.size)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaExternalMemoryHandleDesc__bindgen_ty_1 {
-    pub fd: ::core::ffi::c_int,
+    pub fd: c_int,
     pub win32: cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1,
-    pub nvSciBufObject: *const ::core::ffi::c_void,
+    pub nvSciBufObject: *const c_void,
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc__bindgen_ty_1 {
@@ -1612,79 +1066,49 @@ impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaExternalMemoryHandleDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    pub handle: *mut ::core::ffi::c_void,
-    pub name: *const ::core::ffi::c_void,
+    pub handle: *mut c_void,
+    pub name: *const c_void,
 }
 zeroed_default!(cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalMemoryHandleDesc__bindgen_ty_1__bindgen_ty_1")
-            .field("handle", &self.handle)
-            .field("name", &self.name)
-            .finish()
-    }
-}
 /// External memory buffer descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryBufferDesc {
     /// Offset into the memory object where the buffer's base is
-    pub offset: ::core::ffi::c_ulonglong,
+    pub offset: c_ulonglong,
     /// Size of the buffer
-    pub size: ::core::ffi::c_ulonglong,
+    pub size: c_ulonglong,
     /// Flags reserved for future use. Must be zero.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
     /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryBufferDesc);
-impl ::core::fmt::Debug for cudaExternalMemoryBufferDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalMemoryBufferDesc")
-            .field("offset", &self.offset)
-            .field("size", &self.size)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// External memory mipmap descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalMemoryMipmappedArrayDesc {
     /// Offset into the memory object where the base level of the mipmap
     /// chain is.
-    pub offset: ::core::ffi::c_ulonglong,
+    pub offset: c_ulonglong,
     /// Format of base level of the mipmap chain
     pub formatDesc: cudaChannelFormatDesc,
     /// Dimensions of base level of the mipmap chain
     pub extent: cudaExtent,
     /// Flags associated with CUDA mipmapped arrays. See
     /// cudaMallocMipmappedArray
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
     /// Total number of levels in the mipmap chain
-    pub numLevels: ::core::ffi::c_uint,
+    pub numLevels: c_uint,
     /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalMemoryMipmappedArrayDesc);
-impl ::core::fmt::Debug for cudaExternalMemoryMipmappedArrayDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalMemoryMipmappedArrayDesc")
-            .field("offset", &self.offset)
-            .field("formatDesc", &self.formatDesc)
-            .field("extent", &self.extent)
-            .field("flags", &self.flags)
-            .field("numLevels", &self.numLevels)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// External semaphore handle descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreHandleDesc {
     /// Type of the handle
     pub type_: cudaExternalSemaphoreHandleType,
@@ -1695,28 +1119,18 @@ pub struct cudaExternalSemaphoreHandleDesc {
     /// - `nvSciSyncObj` (`const void*`): Valid NvSciSyncObj. Must be non NULL
     pub handle: cudaExternalSemaphoreHandleDesc__bindgen_ty_1,
     /// Flags reserved for the future. Must be zero.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
     /// Must be zero
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc);
-impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreHandleDesc")
-            .field("type_", &self.type_)
-            .field("handle", &self.handle)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
-    pub fd: ::core::ffi::c_int,
+    pub fd: c_int,
     pub win32: cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1,
-    pub nvSciSyncObj: *const ::core::ffi::c_void,
+    pub nvSciSyncObj: *const c_void,
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
@@ -1727,23 +1141,15 @@ impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaExternalSemaphoreHandleDesc__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    pub handle: *mut ::core::ffi::c_void,
-    pub name: *const ::core::ffi::c_void,
+    pub handle: *mut c_void,
+    pub name: *const c_void,
 }
 zeroed_default!(cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreHandleDesc__bindgen_ty_1__bindgen_ty_1")
-            .field("handle", &self.handle)
-            .field("name", &self.name)
-            .finish()
-    }
-}
 /// External semaphore signal parameters, compatible with driver type
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams {
     /// - `fence` (`struct {…}`): Parameters for fence objects
     ///   - `value` (`unsigned long long`): Value of fence to be signaled
@@ -1762,60 +1168,33 @@ pub struct cudaExternalSemaphoreSignalParams {
     /// synchronization operations should be performed for any external
     /// memory object imported as cudaExternalMemoryHandleTypeNvSciBuf. For
     /// all other types of cudaExternalSemaphore_t, flags must be zero.
-    pub flags: ::core::ffi::c_uint,
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams);
-impl ::core::fmt::Debug for cudaExternalSemaphoreSignalParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalParams")
-            .field("params", &self.params)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
     pub fence: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1,
     pub nvSciSync: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2,
     pub keyedMutex: cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3,
-    pub reserved: [::core::ffi::c_uint; 12],
+    pub reserved: [c_uint; 12],
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaExternalSemaphoreSignalParams__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1")
-            .field("fence", &self.fence)
-            .field("nvSciSync", &self.nvSciSync)
-            .field("keyedMutex", &self.keyedMutex)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
-    pub value: ::core::ffi::c_ulonglong,
+    pub value: c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug
-for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_1")
-            .field("value", &self.value)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
-    pub fence: *mut ::core::ffi::c_void,
-    pub reserved: ::core::ffi::c_ulonglong,
+    pub fence: *mut c_void,
+    pub reserved: c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2);
 impl ::core::fmt::Debug
@@ -1827,22 +1206,14 @@ for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_2 {
 }
 /// An anonymous member type of [`cudaExternalSemaphoreSignalParams__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
-    pub key: ::core::ffi::c_ulonglong,
+    pub key: c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3);
-impl ::core::fmt::Debug
-for cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalParams__bindgen_ty_1__bindgen_ty_3")
-            .field("key", &self.key)
-            .finish()
-    }
-}
 /// External semaphore wait parameters, compatible with driver type
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams {
     /// - `fence` (`struct {…}`): Parameters for fence objects
     ///   - `value` (`unsigned long long`): Value of fence to be waited on
@@ -1862,59 +1233,33 @@ pub struct cudaExternalSemaphoreWaitParams {
     /// synchronization operations should be performed for any external
     /// memory object imported as cudaExternalMemoryHandleTypeNvSciBuf. For
     /// all other types of cudaExternalSemaphore_t, flags must be zero.
-    pub flags: ::core::ffi::c_uint,
-    pub reserved: [::core::ffi::c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitParams")
-            .field("params", &self.params)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
     pub fence: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1,
     pub nvSciSync: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2,
     pub keyedMutex: cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3,
-    pub reserved: [::core::ffi::c_uint; 10],
+    pub reserved: [c_uint; 10],
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1")
-            .field("fence", &self.fence)
-            .field("nvSciSync", &self.nvSciSync)
-            .field("keyedMutex", &self.keyedMutex)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
-    pub value: ::core::ffi::c_ulonglong,
+    pub value: c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_1")
-            .field("value", &self.value)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
-    pub fence: *mut ::core::ffi::c_void,
-    pub reserved: ::core::ffi::c_ulonglong,
+    pub fence: *mut c_void,
+    pub reserved: c_ulonglong,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2);
 impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_2 {
@@ -1925,116 +1270,71 @@ impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindg
 }
 /// An anonymous member type of [`cudaExternalSemaphoreWaitParams__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
-    pub key: ::core::ffi::c_ulonglong,
-    pub timeoutMs: ::core::ffi::c_uint,
+    pub key: c_ulonglong,
+    pub timeoutMs: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitParams__bindgen_ty_1__bindgen_ty_3")
-            .field("key", &self.key)
-            .field("timeoutMs", &self.timeoutMs)
-            .finish()
-    }
-}
 /// Data for SM-related resources All parameters in this structure are
 /// OUTPUT only. Do not write to any of the fields in this structure.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResource {
     /// The amount of streaming multiprocessors available in this resource.
-    pub smCount: ::core::ffi::c_uint,
+    pub smCount: c_uint,
     /// The minimum number of streaming multiprocessors required to
     /// partition this resource.
-    pub minSmPartitionSize: ::core::ffi::c_uint,
+    pub minSmPartitionSize: c_uint,
     /// The number of streaming multiprocessors in this resource that are
     /// guaranteed to be co-scheduled on the same GPU processing cluster.
     /// smCount will be a multiple of this value, unless the backfill flag
     /// is set.
-    pub smCoscheduledAlignment: ::core::ffi::c_uint,
+    pub smCoscheduledAlignment: c_uint,
     /// The flags set on this SM resource. For available flags see
     /// cudaDevSmResourceGroup_flags.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
 }
 zeroed_default!(cudaDevSmResource);
-impl ::core::fmt::Debug for cudaDevSmResource {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDevSmResource")
-            .field("smCount", &self.smCount)
-            .field("minSmPartitionSize", &self.minSmPartitionSize)
-            .field("smCoscheduledAlignment", &self.smCoscheduledAlignment)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// Data for workqueue configuration related resources
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueConfigResource {
     /// The device on which the workqueue resources are available
-    pub device: ::core::ffi::c_int,
+    pub device: c_int,
     /// The expected maximum number of concurrent stream-ordered workloads
-    pub wqConcurrencyLimit: ::core::ffi::c_uint,
+    pub wqConcurrencyLimit: c_uint,
     /// The sharing scope for the workqueue resources
     pub sharingScope: cudaDevWorkqueueConfigScope,
 }
 zeroed_default!(cudaDevWorkqueueConfigResource);
-impl ::core::fmt::Debug for cudaDevWorkqueueConfigResource {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDevWorkqueueConfigResource")
-            .field("device", &self.device)
-            .field("wqConcurrencyLimit", &self.wqConcurrencyLimit)
-            .field("sharingScope", &self.sharingScope)
-            .finish()
-    }
-}
 /// Handle to a pre-existing workqueue related resource
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDevWorkqueueResource {
     /// Reserved for future use
-    pub reserved: [::core::ffi::c_uchar; 40],
+    pub reserved: [c_uchar; 40],
 }
 zeroed_default!(cudaDevWorkqueueResource);
-impl ::core::fmt::Debug for cudaDevWorkqueueResource {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDevWorkqueueResource")
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// Input data for splitting SMs
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDevSmResourceGroupParams_st {
     /// The amount of SMs available in this resource.
-    pub smCount: ::core::ffi::c_uint,
+    pub smCount: c_uint,
     /// The amount of co-scheduled SMs grouped together for locality
     /// purposes.
-    pub coscheduledSmCount: ::core::ffi::c_uint,
+    pub coscheduledSmCount: c_uint,
     /// When possible, combine co-scheduled groups together into larger
     /// groups of this size.
-    pub preferredCoscheduledSmCount: ::core::ffi::c_uint,
+    pub preferredCoscheduledSmCount: c_uint,
     /// Combination of `cudaDevSmResourceGroup_flags` values to indicate
     /// this this group is created.
-    pub flags: ::core::ffi::c_uint,
+    pub flags: c_uint,
     /// Reserved for future use - ensure this is is zero initialized.
-    pub reserved: [::core::ffi::c_uint; 12],
+    pub reserved: [c_uint; 12],
 }
 zeroed_default!(cudaDevSmResourceGroupParams_st);
-impl ::core::fmt::Debug for cudaDevSmResourceGroupParams_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDevSmResourceGroupParams_st")
-            .field("smCount", &self.smCount)
-            .field("coscheduledSmCount", &self.coscheduledSmCount)
-            .field("preferredCoscheduledSmCount", &self.preferredCoscheduledSmCount)
-            .field("flags", &self.flags)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// A tagged union describing different resources identified by the
 /// type field. This structure should not be directly modified outside
 /// of the API that created it. struct enumcudaDevResourceTypetype;
@@ -2051,25 +1351,15 @@ impl ::core::fmt::Debug for cudaDevSmResourceGroupParams_st {
 /// - If `typename` is `cudaDevResourceTypeWorkqueue`, the
 /// cudaDevWorkqueueResource structure `wq` is filled in.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaDevResource_st {
     /// Type of resource, dictates which union field was last set
     pub type_: cudaDevResourceType,
-    pub _internal_padding: [::core::ffi::c_uchar; 92],
+    pub _internal_padding: [c_uchar; 92],
     pub __bindgen_anon_1: cudaDevResource_st__bindgen_ty_1,
     pub nextResource: *mut cudaDevResource_st,
 }
 zeroed_default!(cudaDevResource_st);
-impl ::core::fmt::Debug for cudaDevResource_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaDevResource_st")
-            .field("type_", &self.type_)
-            .field("_internal_padding", &self._internal_padding)
-            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
-            .field("nextResource", &self.nextResource)
-            .finish()
-    }
-}
 impl cudaDevResource_st {
     /**The union member `sm` of `__bindgen_anon_1` (C: `cudaDevResource_st.sm`).
 
@@ -2119,12 +1409,12 @@ impl cudaDevResource_st {
 
 `_oversize` must be the member last written (the one the documentation says is in use here).*/
     #[inline]
-    pub unsafe fn _oversize(&self) -> [::core::ffi::c_uchar; 40] {
+    pub unsafe fn _oversize(&self) -> [c_uchar; 40] {
         unsafe { self.__bindgen_anon_1._oversize }
     }
     ///Writes the union member `_oversize` of `__bindgen_anon_1` (C: `cudaDevResource_st._oversize`), making it the one in use.
     #[inline]
-    pub fn set__oversize(&mut self, value: [::core::ffi::c_uchar; 40]) {
+    pub fn set__oversize(&mut self, value: [c_uchar; 40]) {
         self.__bindgen_anon_1._oversize = value;
     }
 }
@@ -2135,7 +1425,7 @@ pub union cudaDevResource_st__bindgen_ty_1 {
     pub sm: cudaDevSmResource,
     pub wqConfig: cudaDevWorkqueueConfigResource,
     pub wq: cudaDevWorkqueueResource,
-    pub _oversize: [::core::ffi::c_uchar; 40],
+    pub _oversize: [c_uchar; 40],
 }
 zeroed_default!(cudaDevResource_st__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaDevResource_st__bindgen_ty_1 {
@@ -2190,24 +1480,14 @@ pub struct CUkern_st {
 }
 /// `cudalibraryHostUniversalFunctionAndDataTable`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudalibraryHostUniversalFunctionAndDataTable {
-    pub functionTable: *mut ::core::ffi::c_void,
+    pub functionTable: *mut c_void,
     pub functionWindowSize: usize,
-    pub dataTable: *mut ::core::ffi::c_void,
+    pub dataTable: *mut c_void,
     pub dataWindowSize: usize,
 }
 zeroed_default!(cudalibraryHostUniversalFunctionAndDataTable);
-impl ::core::fmt::Debug for cudalibraryHostUniversalFunctionAndDataTable {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudalibraryHostUniversalFunctionAndDataTable")
-            .field("functionTable", &self.functionTable)
-            .field("functionWindowSize", &self.functionWindowSize)
-            .field("dataTable", &self.dataTable)
-            .field("dataWindowSize", &self.dataWindowSize)
-            .finish()
-    }
-}
 /// `CUlib_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUlib_st {
@@ -2220,37 +1500,25 @@ pub struct CUmemPoolHandle_st {
 }
 /// CUDA GPU kernel node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParams {
     /// Kernel to launch
-    pub func: *mut ::core::ffi::c_void,
+    pub func: *mut c_void,
     /// Grid dimensions
     pub gridDim: dim3,
     /// Block dimensions
     pub blockDim: dim3,
     /// Dynamic shared-memory size per thread block in bytes
-    pub sharedMemBytes: ::core::ffi::c_uint,
+    pub sharedMemBytes: c_uint,
     /// Array of pointers to individual kernel arguments
-    pub kernelParams: *mut *mut ::core::ffi::c_void,
+    pub kernelParams: *mut *mut c_void,
     /// Pointer to kernel arguments in the "extra" format
-    pub extra: *mut *mut ::core::ffi::c_void,
+    pub extra: *mut *mut c_void,
 }
 zeroed_default!(cudaKernelNodeParams);
-impl ::core::fmt::Debug for cudaKernelNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaKernelNodeParams")
-            .field("func", &self.func)
-            .field("gridDim", &self.gridDim)
-            .field("blockDim", &self.blockDim)
-            .field("sharedMemBytes", &self.sharedMemBytes)
-            .field("kernelParams", &self.kernelParams)
-            .field("extra", &self.extra)
-            .finish()
-    }
-}
 /// CUDA GPU kernel node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaKernelNodeParamsV2 {
     pub __bindgen_anon_1: cudaKernelNodeParamsV2__bindgen_ty_1,
     /// Grid dimensions
@@ -2258,11 +1526,11 @@ pub struct cudaKernelNodeParamsV2 {
     /// Block dimensions
     pub blockDim: dim3,
     /// Dynamic shared-memory size per thread block in bytes
-    pub sharedMemBytes: ::core::ffi::c_uint,
+    pub sharedMemBytes: c_uint,
     /// Array of pointers to individual kernel arguments
-    pub kernelParams: *mut *mut ::core::ffi::c_void,
+    pub kernelParams: *mut *mut c_void,
     /// Pointer to kernel arguments in the "extra" format
-    pub extra: *mut *mut ::core::ffi::c_void,
+    pub extra: *mut *mut c_void,
     /// Context in which to run the kernel. If NULL will try to use the
     /// current context.
     pub ctx: cudaExecutionContext_t,
@@ -2270,20 +1538,6 @@ pub struct cudaKernelNodeParamsV2 {
     pub functionType: cudaKernelFunctionType,
 }
 zeroed_default!(cudaKernelNodeParamsV2);
-impl ::core::fmt::Debug for cudaKernelNodeParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaKernelNodeParamsV2")
-            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
-            .field("gridDim", &self.gridDim)
-            .field("blockDim", &self.blockDim)
-            .field("sharedMemBytes", &self.sharedMemBytes)
-            .field("kernelParams", &self.kernelParams)
-            .field("extra", &self.extra)
-            .field("ctx", &self.ctx)
-            .field("functionType", &self.functionType)
-            .finish()
-    }
-}
 impl cudaKernelNodeParamsV2 {
     /**The union member `func` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.func`).
 
@@ -2291,12 +1545,12 @@ impl cudaKernelNodeParamsV2 {
 
 `func` must be the member last written (the one the documentation says is in use here).*/
     #[inline]
-    pub unsafe fn func(&self) -> *mut ::core::ffi::c_void {
+    pub unsafe fn func(&self) -> *mut c_void {
         unsafe { self.__bindgen_anon_1.func }
     }
     ///Writes the union member `func` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.func`), making it the one in use.
     #[inline]
-    pub fn set_func(&mut self, value: *mut ::core::ffi::c_void) {
+    pub fn set_func(&mut self, value: *mut c_void) {
         self.__bindgen_anon_1.func = value;
     }
     /**The union member `kern` of `__bindgen_anon_1` (C: `cudaKernelNodeParamsV2.kern`).
@@ -2332,7 +1586,7 @@ impl cudaKernelNodeParamsV2 {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaKernelNodeParamsV2__bindgen_ty_1 {
-    pub func: *mut ::core::ffi::c_void,
+    pub func: *mut c_void,
     pub kern: cudaKernel_t,
     pub cuFunc: cudaFunction_t,
 }
@@ -2344,7 +1598,7 @@ impl ::core::fmt::Debug for cudaKernelNodeParamsV2__bindgen_ty_1 {
 }
 /// External semaphore signal node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParams {
     /// Array of external semaphore handles.
     pub extSemArray: *mut cudaExternalSemaphore_t,
@@ -2352,21 +1606,12 @@ pub struct cudaExternalSemaphoreSignalNodeParams {
     pub paramsArray: *const cudaExternalSemaphoreSignalParams,
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
+    pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParams);
-impl ::core::fmt::Debug for cudaExternalSemaphoreSignalNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalNodeParams")
-            .field("extSemArray", &self.extSemArray)
-            .field("paramsArray", &self.paramsArray)
-            .field("numExtSems", &self.numExtSems)
-            .finish()
-    }
-}
 /// External semaphore signal node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     /// Array of external semaphore handles.
     pub extSemArray: *mut cudaExternalSemaphore_t,
@@ -2374,21 +1619,12 @@ pub struct cudaExternalSemaphoreSignalNodeParamsV2 {
     pub paramsArray: *const cudaExternalSemaphoreSignalParams,
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
+    pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreSignalNodeParamsV2);
-impl ::core::fmt::Debug for cudaExternalSemaphoreSignalNodeParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreSignalNodeParamsV2")
-            .field("extSemArray", &self.extSemArray)
-            .field("paramsArray", &self.paramsArray)
-            .field("numExtSems", &self.numExtSems)
-            .finish()
-    }
-}
 /// External semaphore wait node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParams {
     /// Array of external semaphore handles.
     pub extSemArray: *mut cudaExternalSemaphore_t,
@@ -2396,21 +1632,12 @@ pub struct cudaExternalSemaphoreWaitNodeParams {
     pub paramsArray: *const cudaExternalSemaphoreWaitParams,
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
+    pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParams);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitNodeParams")
-            .field("extSemArray", &self.extSemArray)
-            .field("paramsArray", &self.paramsArray)
-            .field("numExtSems", &self.numExtSems)
-            .finish()
-    }
-}
 /// External semaphore wait node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     /// Array of external semaphore handles.
     pub extSemArray: *mut cudaExternalSemaphore_t,
@@ -2418,21 +1645,12 @@ pub struct cudaExternalSemaphoreWaitNodeParamsV2 {
     pub paramsArray: *const cudaExternalSemaphoreWaitParams,
     /// Number of handles and parameters supplied in extSemArray and
     /// paramsArray.
-    pub numExtSems: ::core::ffi::c_uint,
+    pub numExtSems: c_uint,
 }
 zeroed_default!(cudaExternalSemaphoreWaitNodeParamsV2);
-impl ::core::fmt::Debug for cudaExternalSemaphoreWaitNodeParamsV2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaExternalSemaphoreWaitNodeParamsV2")
-            .field("extSemArray", &self.extSemArray)
-            .field("paramsArray", &self.paramsArray)
-            .field("numExtSems", &self.numExtSems)
-            .finish()
-    }
-}
 /// CUDA conditional node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaConditionalNodeParams {
     /// Conditional node handle. Handles must be created in advance of
     /// creating the node using cudaGraphConditionalHandleCreate.
@@ -2442,7 +1660,7 @@ pub struct cudaConditionalNodeParams {
     /// Size of graph output array. Allowed values are 1 for
     /// cudaGraphCondTypeWhile, 1 or 2 for cudaGraphCondTypeIf, or any
     /// value greater than zero for cudaGraphCondTypeSwitch.
-    pub size: ::core::ffi::c_uint,
+    pub size: c_uint,
     /// CUDA-owned array populated with conditional node child graphs
     /// during creation of the node. Valid for the lifetime of the
     /// conditional node. The contents of the graph(s) are subject to the
@@ -2464,20 +1682,9 @@ pub struct cudaConditionalNodeParams {
     pub ctx: cudaExecutionContext_t,
 }
 zeroed_default!(cudaConditionalNodeParams);
-impl ::core::fmt::Debug for cudaConditionalNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaConditionalNodeParams")
-            .field("handle", &self.handle)
-            .field("type_", &self.type_)
-            .field("size", &self.size)
-            .field("phGraph_out", &self.phGraph_out)
-            .field("ctx", &self.ctx)
-            .finish()
-    }
-}
 /// Child graph node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaChildGraphNodeParams {
     /// The child graph to clone into the node for node creation, or a
     /// handle to the graph owned by the node for node query. The graph
@@ -2489,63 +1696,35 @@ pub struct cudaChildGraphNodeParams {
     pub ownership: cudaGraphChildGraphNodeOwnership,
 }
 zeroed_default!(cudaChildGraphNodeParams);
-impl ::core::fmt::Debug for cudaChildGraphNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaChildGraphNodeParams")
-            .field("graph", &self.graph)
-            .field("ownership", &self.ownership)
-            .finish()
-    }
-}
 /// Event record node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaEventRecordNodeParams {
     /// The event to record when the node executes
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventRecordNodeParams);
-impl ::core::fmt::Debug for cudaEventRecordNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaEventRecordNodeParams").field("event", &self.event).finish()
-    }
-}
 /// Event wait node parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaEventWaitNodeParams {
     /// The event to wait on from the node
     pub event: cudaEvent_t,
 }
 zeroed_default!(cudaEventWaitNodeParams);
-impl ::core::fmt::Debug for cudaEventWaitNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaEventWaitNodeParams").field("event", &self.event).finish()
-    }
-}
 /// Graph node parameters. See cudaGraphAddNode.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphNodeParams {
     /// Type of the node
     pub type_: cudaGraphNodeType,
     /// Reserved. Must be zero.
-    pub reserved0: [::core::ffi::c_int; 3],
+    pub reserved0: [c_int; 3],
     pub __bindgen_anon_1: cudaGraphNodeParams__bindgen_ty_1,
     /// Reserved bytes. Must be zero.
-    pub reserved2: ::core::ffi::c_longlong,
+    pub reserved2: c_longlong,
 }
 zeroed_default!(cudaGraphNodeParams);
-impl ::core::fmt::Debug for cudaGraphNodeParams {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphNodeParams")
-            .field("type_", &self.type_)
-            .field("reserved0", &self.reserved0)
-            .field("__bindgen_anon_1", &self.__bindgen_anon_1)
-            .field("reserved2", &self.reserved2)
-            .finish()
-    }
-}
 impl cudaGraphNodeParams {
     /**The union member `reserved1` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.reserved1`).
 
@@ -2553,12 +1732,12 @@ impl cudaGraphNodeParams {
 
 `reserved1` must be the member last written (the one the documentation says is in use here).*/
     #[inline]
-    pub unsafe fn reserved1(&self) -> [::core::ffi::c_longlong; 29] {
+    pub unsafe fn reserved1(&self) -> [c_longlong; 29] {
         unsafe { self.__bindgen_anon_1.reserved1 }
     }
     ///Writes the union member `reserved1` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.reserved1`), making it the one in use.
     #[inline]
-    pub fn set_reserved1(&mut self, value: [::core::ffi::c_longlong; 29]) {
+    pub fn set_reserved1(&mut self, value: [c_longlong; 29]) {
         self.__bindgen_anon_1.reserved1 = value;
     }
     /**The union member `kernel` of `__bindgen_anon_1` (C: `cudaGraphNodeParams.kernel`).
@@ -2734,7 +1913,7 @@ impl cudaGraphNodeParams {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaGraphNodeParams__bindgen_ty_1 {
-    pub reserved1: [::core::ffi::c_longlong; 29],
+    pub reserved1: [c_longlong; 29],
     pub kernel: cudaKernelNodeParamsV2,
     pub memcpy: cudaMemcpyNodeParams,
     pub memset: cudaMemsetParamsV2,
@@ -2759,7 +1938,7 @@ impl ::core::fmt::Debug for cudaGraphNodeParams__bindgen_ty_1 {
 /// if not specified. A zero-initialized struct indicates a standard
 /// full serialization of two nodes with memory visibility.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphEdgeData_st {
     /// This indicates when the dependency is triggered from the upstream
     /// node on the edge. The meaning is specfic to the node type. A value
@@ -2770,33 +1949,23 @@ pub struct cudaGraphEdgeData_st {
     /// cudaGraphKernelNodePortDefault,
     /// cudaGraphKernelNodePortProgrammatic, or
     /// cudaGraphKernelNodePortLaunchCompletion.
-    pub from_port: ::core::ffi::c_uchar,
+    pub from_port: c_uchar,
     /// This indicates what portion of the downstream node is dependent on
     /// the upstream node or portion thereof (indicated by `from_port`).
     /// The meaning is specific to the node type. A value of 0 in all cases
     /// means the entirety of the downstream node is dependent on the
     /// upstream work.   Currently no node types define non-zero ports.
     /// Accordingly, this field must be set to zero.
-    pub to_port: ::core::ffi::c_uchar,
+    pub to_port: c_uchar,
     /// This should be populated with a value from cudaGraphDependencyType.
     /// (It is typed as char due to compiler-specific layout of bitfields.)
     /// See cudaGraphDependencyType.
-    pub type_: ::core::ffi::c_uchar,
+    pub type_: c_uchar,
     /// These bytes are unused and must be zeroed. This ensures
     /// compatibility if additional fields are added in the future.
-    pub reserved: [::core::ffi::c_uchar; 5],
+    pub reserved: [c_uchar; 5],
 }
 zeroed_default!(cudaGraphEdgeData_st);
-impl ::core::fmt::Debug for cudaGraphEdgeData_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphEdgeData_st")
-            .field("from_port", &self.from_port)
-            .field("to_port", &self.to_port)
-            .field("type_", &self.type_)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// `CUgraphExec_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUgraphExec_st {
@@ -2804,10 +1973,10 @@ pub struct CUgraphExec_st {
 }
 /// Graph instantiation parameters
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphInstantiateParams_st {
     /// Instantiation flags
-    pub flags: ::core::ffi::c_ulonglong,
+    pub flags: c_ulonglong,
     /// Upload stream
     pub uploadStream: cudaStream_t,
     /// The node which caused instantiation to fail, if any
@@ -2816,19 +1985,9 @@ pub struct cudaGraphInstantiateParams_st {
     pub result_out: cudaGraphInstantiateResult,
 }
 zeroed_default!(cudaGraphInstantiateParams_st);
-impl ::core::fmt::Debug for cudaGraphInstantiateParams_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphInstantiateParams_st")
-            .field("flags", &self.flags)
-            .field("uploadStream", &self.uploadStream)
-            .field("errNode_out", &self.errNode_out)
-            .field("result_out", &self.result_out)
-            .finish()
-    }
-}
 /// Result information returned by cudaGraphExecUpdate
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphExecUpdateResultInfo_st {
     /// Gives more specific detail when a cuda graph update fails.
     pub result: cudaGraphExecUpdateResult,
@@ -2841,15 +2000,6 @@ pub struct cudaGraphExecUpdateResultInfo_st {
     pub errorFromNode: cudaGraphNode_t,
 }
 zeroed_default!(cudaGraphExecUpdateResultInfo_st);
-impl ::core::fmt::Debug for cudaGraphExecUpdateResultInfo_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphExecUpdateResultInfo_st")
-            .field("result", &self.result)
-            .field("errorNode", &self.errorNode)
-            .field("errorFromNode", &self.errorFromNode)
-            .finish()
-    }
-}
 /// `CUgraphDeviceUpdatableNode_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUgraphDeviceUpdatableNode_st {
@@ -2858,7 +2008,7 @@ pub struct CUgraphDeviceUpdatableNode_st {
 /// Struct to specify a single node update to pass as part of a larger
 /// array to ::cudaGraphKernelNodeUpdatesApply
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate {
     /// Node to update
     pub node: cudaGraphDeviceNode_t,
@@ -2869,22 +2019,13 @@ pub struct cudaGraphKernelNodeUpdate {
     pub updateData: cudaGraphKernelNodeUpdate__bindgen_ty_1,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate);
-impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphKernelNodeUpdate")
-            .field("node", &self.node)
-            .field("field", &self.field)
-            .field("updateData", &self.updateData)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate`].
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaGraphKernelNodeUpdate__bindgen_ty_1 {
     pub gridDim: dim3,
     pub param: cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1,
-    pub isEnabled: ::core::ffi::c_uint,
+    pub isEnabled: c_uint,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1);
 impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1 {
@@ -2894,22 +2035,13 @@ impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaGraphKernelNodeUpdate__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
-    pub pValue: *const ::core::ffi::c_void,
+    pub pValue: *const c_void,
     pub offset: usize,
     pub size: usize,
 }
 zeroed_default!(cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_1")
-            .field("pValue", &self.pValue)
-            .field("offset", &self.offset)
-            .field("size", &self.size)
-            .finish()
-    }
-}
 /// Memory Synchronization Domain map  See cudaLaunchMemSyncDomain.  By
 /// default, kernels are launched in domain 0. Kernel launched with
 /// cudaLaunchMemSyncDomainRemote will have a different domain ID. User
@@ -2918,32 +2050,24 @@ impl ::core::fmt::Debug for cudaGraphKernelNodeUpdate__bindgen_ty_1__bindgen_ty_
 /// cudaLaunchAttributeMemSyncDomainMap.  Domain ID range is available
 /// through cudaDevAttrMemSyncDomainCount.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchMemSyncDomainMap_st {
     /// The default domain ID to use for designated kernels
-    pub default_: ::core::ffi::c_uchar,
+    pub default_: c_uchar,
     /// The remote domain ID to use for designated kernels
-    pub remote: ::core::ffi::c_uchar,
+    pub remote: c_uchar,
 }
 zeroed_default!(cudaLaunchMemSyncDomainMap_st);
-impl ::core::fmt::Debug for cudaLaunchMemSyncDomainMap_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchMemSyncDomainMap_st")
-            .field("default_", &self.default_)
-            .field("remote", &self.remote)
-            .finish()
-    }
-}
 /// Launch attributes union; used as value field of cudaLaunchAttribute
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub union cudaLaunchAttributeValue {
-    pub pad: [::core::ffi::c_char; 64],
+    pub pad: [c_char; 64],
     /// Value of launch attribute cudaLaunchAttributeAccessPolicyWindow.
     pub accessPolicyWindow: cudaAccessPolicyWindow,
     /// Value of launch attribute cudaLaunchAttributeCooperative. Nonzero
     /// indicates a cooperative kernel (see cudaLaunchCooperativeKernel).
-    pub cooperative: ::core::ffi::c_int,
+    pub cooperative: c_int,
     /// Value of launch attribute cudaLaunchAttributeSynchronizationPolicy.
     /// cudaSynchronizationPolicy for work queued up in this stream.
     pub syncPolicy: cudaSynchronizationPolicy,
@@ -2961,7 +2085,7 @@ pub union cudaLaunchAttributeValue {
     pub clusterSchedulingPolicyPreference: cudaClusterSchedulingPolicy,
     /// Value of launch attribute
     /// cudaLaunchAttributeProgrammaticStreamSerialization.
-    pub programmaticStreamSerializationAllowed: ::core::ffi::c_int,
+    pub programmaticStreamSerializationAllowed: c_int,
     /// Value of launch attribute cudaLaunchAttributeProgrammaticEvent with
     /// the following fields: - `cudaEvent_t` event - Event to fire when
     /// all blocks trigger it.    - `int` flags; - Event record flags, see
@@ -2972,7 +2096,7 @@ pub union cudaLaunchAttributeValue {
     pub programmaticEvent: cudaLaunchAttributeValue__bindgen_ty_2,
     /// Value of launch attribute cudaLaunchAttributePriority. Execution
     /// priority of the kernel.
-    pub priority: ::core::ffi::c_int,
+    pub priority: c_int,
     /// Value of launch attribute cudaLaunchAttributeMemSyncDomainMap. See
     /// cudaLaunchMemSyncDomainMap.
     pub memSyncDomainMap: cudaLaunchMemSyncDomainMap,
@@ -3007,10 +2131,10 @@ pub union cudaLaunchAttributeValue {
     pub deviceUpdatableKernelNode: cudaLaunchAttributeValue__bindgen_ty_5,
     /// Value of launch attribute
     /// cudaLaunchAttributePreferredSharedMemoryCarveout.
-    pub sharedMemCarveout: ::core::ffi::c_uint,
+    pub sharedMemCarveout: c_uint,
     /// Value of launch attribute
     /// cudaLaunchAttributeNvlinkUtilCentricScheduling.
-    pub nvlinkUtilCentricScheduling: ::core::ffi::c_uint,
+    pub nvlinkUtilCentricScheduling: c_uint,
     /// Value of launch attribute
     /// cudaLaunchAttributePortableClusterSizeMode
     pub portableClusterSizeMode: cudaLaunchAttributePortableClusterMode,
@@ -3039,110 +2163,58 @@ impl cudaLaunchAttributeValue {
 }
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttributeValue__bindgen_ty_1 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_1")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttributeValue__bindgen_ty_2 {
     pub event: cudaEvent_t,
-    pub flags: ::core::ffi::c_int,
-    pub triggerAtBlockStart: ::core::ffi::c_int,
+    pub flags: c_int,
+    pub triggerAtBlockStart: c_int,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_2);
-impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_2 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_2")
-            .field("event", &self.event)
-            .field("flags", &self.flags)
-            .field("triggerAtBlockStart", &self.triggerAtBlockStart)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttributeValue__bindgen_ty_3 {
-    pub x: ::core::ffi::c_uint,
-    pub y: ::core::ffi::c_uint,
-    pub z: ::core::ffi::c_uint,
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_3);
-impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_3 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_3")
-            .field("x", &self.x)
-            .field("y", &self.y)
-            .field("z", &self.z)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttributeValue__bindgen_ty_4 {
     pub event: cudaEvent_t,
-    pub flags: ::core::ffi::c_int,
+    pub flags: c_int,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_4);
-impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_4 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_4")
-            .field("event", &self.event)
-            .field("flags", &self.flags)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaLaunchAttributeValue`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttributeValue__bindgen_ty_5 {
-    pub deviceUpdatable: ::core::ffi::c_int,
+    pub deviceUpdatable: c_int,
     pub devNode: cudaGraphDeviceNode_t,
 }
 zeroed_default!(cudaLaunchAttributeValue__bindgen_ty_5);
-impl ::core::fmt::Debug for cudaLaunchAttributeValue__bindgen_ty_5 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttributeValue__bindgen_ty_5")
-            .field("deviceUpdatable", &self.deviceUpdatable)
-            .field("devNode", &self.devNode)
-            .finish()
-    }
-}
 /// Launch attribute
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchAttribute_st {
     /// Attribute to set
     pub id: cudaLaunchAttributeID,
-    pub pad: [::core::ffi::c_char; 4],
+    pub pad: [c_char; 4],
     /// Value of the attribute
     pub val: cudaLaunchAttributeValue,
 }
 zeroed_default!(cudaLaunchAttribute_st);
-impl ::core::fmt::Debug for cudaLaunchAttribute_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchAttribute_st")
-            .field("id", &self.id)
-            .field("pad", &self.pad)
-            .field("val", &self.val)
-            .finish()
-    }
-}
 impl cudaLaunchAttribute_st {
     ///The string in `pad`, up to its first NUL; `None` when it holds no NUL.
     pub fn pad_cstr(&self) -> Option<&::core::ffi::CStr> {
@@ -3158,7 +2230,7 @@ impl cudaLaunchAttribute_st {
 }
 /// CUDA extensible launch configuration
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaLaunchConfig_st {
     /// Grid dimensions
     pub gridDim: dim3,
@@ -3171,21 +2243,9 @@ pub struct cudaLaunchConfig_st {
     /// List of attributes; nullable if [`cudaLaunchConfig_t`](crate::sys::cudaLaunchConfig_t)::numAttrs == 0
     pub attrs: *mut cudaLaunchAttribute,
     /// Number of attributes populated in [`cudaLaunchConfig_t`](crate::sys::cudaLaunchConfig_t)::attrs
-    pub numAttrs: ::core::ffi::c_uint,
+    pub numAttrs: c_uint,
 }
 zeroed_default!(cudaLaunchConfig_st);
-impl ::core::fmt::Debug for cudaLaunchConfig_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaLaunchConfig_st")
-            .field("gridDim", &self.gridDim)
-            .field("blockDim", &self.blockDim)
-            .field("dynamicSmemBytes", &self.dynamicSmemBytes)
-            .field("stream", &self.stream)
-            .field("attrs", &self.attrs)
-            .field("numAttrs", &self.numAttrs)
-            .finish()
-    }
-}
 /// `cudaAsyncCallbackEntry`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct cudaAsyncCallbackEntry {
@@ -3193,7 +2253,7 @@ pub struct cudaAsyncCallbackEntry {
 }
 /// Information describing an async notification event
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo {
     /// The type of notification being sent
     pub type_: cudaAsyncNotificationType,
@@ -3202,14 +2262,6 @@ pub struct cudaAsyncNotificationInfo {
     pub info: cudaAsyncNotificationInfo__bindgen_ty_1,
 }
 zeroed_default!(cudaAsyncNotificationInfo);
-impl ::core::fmt::Debug for cudaAsyncNotificationInfo {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaAsyncNotificationInfo")
-            .field("type_", &self.type_)
-            .field("info", &self.info)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaAsyncNotificationInfo`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -3224,18 +2276,11 @@ impl ::core::fmt::Debug for cudaAsyncNotificationInfo__bindgen_ty_1 {
 }
 /// An anonymous member type of [`cudaAsyncNotificationInfo__bindgen_ty_1`].
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
-    pub bytesOverBudget: ::core::ffi::c_ulonglong,
+    pub bytesOverBudget: c_ulonglong,
 }
 zeroed_default!(cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1);
-impl ::core::fmt::Debug for cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1 {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaAsyncNotificationInfo__bindgen_ty_1__bindgen_ty_1")
-            .field("bytesOverBudget", &self.bytesOverBudget)
-            .finish()
-    }
-}
 /// `CUlogsCallbackEntry_st`: not described by the documentation; emitted because other items use it.
 #[repr(C)]
 pub struct CUlogsCallbackEntry_st {
@@ -3243,7 +2288,7 @@ pub struct CUlogsCallbackEntry_st {
 }
 /// CUDA texture descriptor
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaTextureDesc {
     /// Texture address mode for up to 3 dimensions
     pub addressMode: [cudaTextureAddressMode; 3],
@@ -3252,13 +2297,13 @@ pub struct cudaTextureDesc {
     /// Texture read mode
     pub readMode: cudaTextureReadMode,
     /// Perform sRGB-\>linear conversion during texture read
-    pub sRGB: ::core::ffi::c_int,
+    pub sRGB: c_int,
     /// Texture Border Color
     pub borderColor: [f32; 4],
     /// Indicates whether texture reads are normalized or not
-    pub normalizedCoords: ::core::ffi::c_int,
+    pub normalizedCoords: c_int,
     /// Limit to the anisotropy ratio
-    pub maxAnisotropy: ::core::ffi::c_uint,
+    pub maxAnisotropy: c_uint,
     /// Mipmap filter mode
     pub mipmapFilterMode: cudaTextureFilterMode,
     /// Offset applied to the supplied mipmap level
@@ -3268,64 +2313,32 @@ pub struct cudaTextureDesc {
     /// Upper end of the mipmap level range to clamp access to
     pub maxMipmapLevelClamp: f32,
     /// Disable any trilinear filtering optimizations.
-    pub disableTrilinearOptimization: ::core::ffi::c_int,
+    pub disableTrilinearOptimization: c_int,
     /// Enable seamless cube map filtering.
-    pub seamlessCubemap: ::core::ffi::c_int,
+    pub seamlessCubemap: c_int,
 }
 zeroed_default!(cudaTextureDesc);
-impl ::core::fmt::Debug for cudaTextureDesc {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaTextureDesc")
-            .field("addressMode", &self.addressMode)
-            .field("filterMode", &self.filterMode)
-            .field("readMode", &self.readMode)
-            .field("sRGB", &self.sRGB)
-            .field("borderColor", &self.borderColor)
-            .field("normalizedCoords", &self.normalizedCoords)
-            .field("maxAnisotropy", &self.maxAnisotropy)
-            .field("mipmapFilterMode", &self.mipmapFilterMode)
-            .field("mipmapLevelBias", &self.mipmapLevelBias)
-            .field("minMipmapLevelClamp", &self.minMipmapLevelClamp)
-            .field("maxMipmapLevelClamp", &self.maxMipmapLevelClamp)
-            .field("disableTrilinearOptimization", &self.disableTrilinearOptimization)
-            .field("seamlessCubemap", &self.seamlessCubemap)
-            .finish()
-    }
-}
 /// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA
 /// EGLFrame
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaEglPlaneDesc_st {
     /// Width of plane
-    pub width: ::core::ffi::c_uint,
+    pub width: c_uint,
     /// Height of plane
-    pub height: ::core::ffi::c_uint,
+    pub height: c_uint,
     /// Depth of plane
-    pub depth: ::core::ffi::c_uint,
+    pub depth: c_uint,
     /// Pitch of plane
-    pub pitch: ::core::ffi::c_uint,
+    pub pitch: c_uint,
     /// Number of channels for the plane
-    pub numChannels: ::core::ffi::c_uint,
+    pub numChannels: c_uint,
     /// Channel Format Descriptor
     pub channelDesc: cudaChannelFormatDesc,
     /// Reserved for future use
-    pub reserved: [::core::ffi::c_uint; 4],
+    pub reserved: [c_uint; 4],
 }
 zeroed_default!(cudaEglPlaneDesc_st);
-impl ::core::fmt::Debug for cudaEglPlaneDesc_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaEglPlaneDesc_st")
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("depth", &self.depth)
-            .field("pitch", &self.pitch)
-            .field("numChannels", &self.numChannels)
-            .field("channelDesc", &self.channelDesc)
-            .field("reserved", &self.reserved)
-            .finish()
-    }
-}
 /// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
 /// Each frame may contain one or more planes depending on whether the
 /// surface is Multiplanar or not. Each plane of EGLFrame is
@@ -3335,7 +2348,7 @@ impl ::core::fmt::Debug for cudaEglPlaneDesc_st {
 /// unsignedintnumChannels; structcudaChannelFormatDescchannelDesc;
 /// unsignedintreserved\[4\]; cudaEglPlaneDesc;
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct cudaEglFrame_st {
     /// - `pArray` (`cudaArray_t[CUDA_EGL_MAX_PLANES]`): Array of CUDA arrays corresponding to each plane
     /// - `pPitch` (`struct cudaPitchedPtr[CUDA_EGL_MAX_PLANES]`): Array of Pointers corresponding to each plane
@@ -3343,24 +2356,13 @@ pub struct cudaEglFrame_st {
     /// CUDA EGL Plane Descriptor cudaEglPlaneDesc
     pub planeDesc: [cudaEglPlaneDesc; 3],
     /// Number of planes
-    pub planeCount: ::core::ffi::c_uint,
+    pub planeCount: c_uint,
     /// Array or Pitch
     pub frameType: cudaEglFrameType,
     /// CUDA EGL Color Format
     pub eglColorFormat: cudaEglColorFormat,
 }
 zeroed_default!(cudaEglFrame_st);
-impl ::core::fmt::Debug for cudaEglFrame_st {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.debug_struct("cudaEglFrame_st")
-            .field("frame", &self.frame)
-            .field("planeDesc", &self.planeDesc)
-            .field("planeCount", &self.planeCount)
-            .field("frameType", &self.frameType)
-            .field("eglColorFormat", &self.eglColorFormat)
-            .finish()
-    }
-}
 /// An anonymous member type of [`cudaEglFrame_st`].
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -3450,17 +2452,17 @@ pub type cudaAsyncNotificationInfo_info_overBudget = cudaAsyncNotificationInfo__
 ///A readable name for [`cudaEglFrame_st__bindgen_ty_1`]: the type of `cudaEglFrame_st.frame`.
 pub type cudaEglFrame_st_frame = cudaEglFrame_st__bindgen_ty_1;
 /// The C typedef `GLenum`.
-pub type GLenum = ::core::ffi::c_uint;
+pub type GLenum = c_uint;
 /// The C typedef `GLuint`.
-pub type GLuint = ::core::ffi::c_uint;
+pub type GLuint = c_uint;
 /// The C typedef `EGLint`.
-pub type EGLint = ::core::ffi::c_int;
+pub type EGLint = c_int;
 /// The C typedef `EGLImageKHR`.
-pub type EGLImageKHR = *mut ::core::ffi::c_void;
+pub type EGLImageKHR = *mut c_void;
 /// The C typedef `EGLStreamKHR`.
-pub type EGLStreamKHR = *mut ::core::ffi::c_void;
+pub type EGLStreamKHR = *mut c_void;
 /// The C typedef `EGLSyncKHR`.
-pub type EGLSyncKHR = *mut ::core::ffi::c_void;
+pub type EGLSyncKHR = *mut c_void;
 /// The C typedef `VdpDevice`.
 pub type VdpDevice = u32;
 /// The C typedef `VdpVideoSurface`.
@@ -3470,13 +2472,13 @@ pub type VdpOutputSurface = u32;
 /// The C typedef `VdpFuncId`.
 pub type VdpFuncId = u32;
 /// The C typedef `VdpStatus`.
-pub type VdpStatus = ::core::ffi::c_uint;
+pub type VdpStatus = c_uint;
 /// The C typedef `VdpGetProcAddress`.
 pub type VdpGetProcAddress = Option<
     unsafe extern "C" fn(
         device: VdpDevice,
         function_id: VdpFuncId,
-        function_pointer: *mut *mut ::core::ffi::c_void,
+        function_pointer: *mut *mut c_void,
     ) -> VdpStatus,
 >;
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources. Created via ::cudaDeviceResourceGenerateDesc
@@ -3522,7 +2524,7 @@ c_handle!(cudaMipmappedArray_t, * mut cudaMipmappedArray);
 pub struct cudaMipmappedArray_const_t(pub *const cudaMipmappedArray);
 c_handle!(cudaMipmappedArray_const_t, * const cudaMipmappedArray);
 /// The C typedef `cudaHostFn_t`.
-pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut ::core::ffi::c_void)>;
+pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 /// The C typedef `CUuuid`.
 pub type CUuuid = CUuuid_st;
 /// The C typedef `cudaUUID_t`.
@@ -3608,7 +2610,7 @@ c_handle!(cudaGraphNode_t, * mut CUgraphNode_st);
 pub struct cudaUserObject_t(pub *mut CUuserObject_st);
 c_handle!(cudaUserObject_t, * mut CUuserObject_st);
 /// CUDA handle for conditional graph nodes
-pub type cudaGraphConditionalHandle = ::core::ffi::c_ulonglong;
+pub type cudaGraphConditionalHandle = c_ulonglong;
 /// CUDA function
 ///
 /// An opaque handle: a pointer-sized value owned by the CUDA runtime. The null handle is [`Self::null`].
@@ -3685,7 +2687,7 @@ pub type cudaAsyncNotificationInfo_t = cudaAsyncNotificationInfo;
 pub type cudaAsyncCallback = Option<
     unsafe extern "C" fn(
         arg1: *mut cudaAsyncNotificationInfo_t,
-        arg2: *mut ::core::ffi::c_void,
+        arg2: *mut c_void,
         arg3: cudaAsyncCallbackHandle_t,
     ),
 >;
@@ -3697,25 +2699,25 @@ pub type cudaAsyncCallback = Option<
 pub struct cudaLogsCallbackHandle(pub *mut CUlogsCallbackEntry_st);
 c_handle!(cudaLogsCallbackHandle, * mut CUlogsCallbackEntry_st);
 /// The C typedef `cudaLogIterator`.
-pub type cudaLogIterator = ::core::ffi::c_uint;
+pub type cudaLogIterator = c_uint;
 /// An opaque value that represents a CUDA Surface object
-pub type cudaSurfaceObject_t = ::core::ffi::c_ulonglong;
+pub type cudaSurfaceObject_t = c_ulonglong;
 /// An opaque value that represents a CUDA texture object
-pub type cudaTextureObject_t = ::core::ffi::c_ulonglong;
+pub type cudaTextureObject_t = c_ulonglong;
 /// The C typedef `cudaStreamCallback_t`.
 pub type cudaStreamCallback_t = Option<
     unsafe extern "C" fn(
         stream: cudaStream_t,
         status: cudaError_t,
-        userData: *mut ::core::ffi::c_void,
+        userData: *mut c_void,
     ),
 >;
 /// The C typedef `cudaLogsCallback_t`.
 pub type cudaLogsCallback_t = Option<
     unsafe extern "C" fn(
-        data: *mut ::core::ffi::c_void,
+        data: *mut c_void,
         logLevel: cudaLogLevel,
-        message: *mut ::core::ffi::c_char,
+        message: *mut c_char,
         length: usize,
     ),
 >;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Codegen time side by side with bindgen, in one run, A B A B … (ROUNDS each, default 5):
 # whole processes timed (wall clock to 0.1 ms, and CPU = user + system), medians and
-# the ratios of the medians, for two like-for-like pairs:
+# the ratios of the medians (and of the fastest rounds: on a shared machine noise only adds
+# time), for two like-for-like pairs:
 #   one release:  `xtask codegen --check --crate cudart13` (the 13.2 documents and ABI snapshot:
 #                 read, merged, joined, emitted as a whole crate with its docs, formatted with
 #                 prettyplease and compared with the committed files)
@@ -11,8 +12,8 @@
 # bindgen is codegen/examples/bindgen_ffi.rs (bindgen 0.72: every `cuda*` item, no doc
 # comments, prettyplease) with the pip libclang 18.1.1 that `cargo xtask abi` installs into
 # target/libclang/. The xtask binary is the release build (target/release/xtask).
-# BEFORE_XTASK=PATH adds, in each round, another build of xtask (an older commit's, which may
-# lack `--crate`) on both crates.
+# BEFORE_XTASK=PATH adds, in each round, another build of xtask (an older commit's) on both
+# crates, and on one release when it has `--crate`.
 # Needs the 13.2 and 12.8 wheels' headers (`cargo xtask fetch-wheel --release R`) and libclang
 # (`cargo xtask abi --check` installs it); both are fetched here when missing.
 set -euo pipefail
@@ -51,6 +52,12 @@ before="${BEFORE_XTASK:-}"
 declare -A runs
 names=(one_codegen one_bindgen both_codegen both_bindgen)
 [ -n "$before" ] && names+=(both_before)
+# An older xtask with `--crate` is timed on one release too.
+before_one=""
+if [ -n "$before" ] && "$before" codegen --help 2>/dev/null | grep -q -- '--crate'; then
+  before_one=yes
+  names+=(one_before)
+fi
 for i in $(seq 1 "$rounds"); do
   runs[one_codegen]+="$(secs target/release/xtask codegen --check --crate cudart13),"
   runs[one_bindgen]+="$(secs "${ffi[@]}" "$tmp/ffi13.rs" "${inc132[@]}"),"
@@ -58,6 +65,9 @@ for i in $(seq 1 "$rounds"); do
   runs[both_bindgen]+="$(secs bash -c "$both"),"
   if [ -n "$before" ]; then
     runs[both_before]+="$(secs "$before" codegen --check),"
+  fi
+  if [ -n "$before_one" ]; then
+    runs[one_before]+="$(secs "$before" codegen --check --crate cudart13),"
   fi
   echo "round $i of $rounds done" >&2
 done
@@ -75,11 +85,14 @@ for arg in sys.argv[1:]:
 def row(label, a, b):
     (aw, ac), (bw, bc) = runs[a], runs[b]
     print(f"{label}: codegen wall {m(aw):.3f} s, cpu {m(ac):.3f} s; bindgen wall {m(bw):.3f} s, "
-          f"cpu {m(bc):.3f} s; ratio wall {m(aw) / m(bw):.2f}, cpu {m(ac) / m(bc):.2f}  "
+          f"cpu {m(bc):.3f} s; ratio wall {m(aw) / m(bw):.2f}, cpu {m(ac) / m(bc):.2f}; "
+          f"fastest rounds {min(aw):.3f} s / {min(bw):.3f} s, ratio {min(aw) / min(bw):.2f}  "
           f"(rounds, wall: codegen {[round(x, 3) for x in aw]}, bindgen {[round(x, 3) for x in bw]})")
 print(f"medians of {len(runs['one_codegen'][0])} rounds")
 row("one release (13.2)", "one_codegen", "one_bindgen")
 row("both crates (13.2 + 12.8)", "both_codegen", "both_bindgen")
+if "one_before" in runs:
+    row("BEFORE_XTASK, one release", "one_before", "one_bindgen")
 if "both_before" in runs:
     row("BEFORE_XTASK, both crates", "both_before", "both_bindgen")
 PY

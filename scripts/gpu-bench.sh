@@ -45,7 +45,8 @@ nvcc $flags -cudart shared -DGPU_BENCH_LIB -shared -Xcompiler -fPIC -o "$build/l
 
 {
   echo "# gpu-bench $(date -u +%Y-%m-%dT%H:%M:%SZ), $rounds rounds (C-shared, C-static, Rust in turn)"
-  echo "# commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  # The commit the binaries were staged from (this copy's git metadata may be older).
+  echo "# commit: $(cat device-bin/COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)"
   echo "# gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
   echo "# nvcc: $(nvcc --version | tail -n 1)"
   echo "# C-shared loads: $(ldd "$build/c_shared" 2>/dev/null | grep -o '/[^ ]*libcudart[^ ]*' || echo '?')"

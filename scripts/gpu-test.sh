@@ -8,6 +8,8 @@
 #   device-bin/gpu-bench                  the GPU call benchmark (bench/src/bin/gpu-bench.rs,
 #                                         release build; scripts/gpu-bench.sh runs it beside C)
 #   device-bin/libcudart.so.13            the wheel's runtime, when `cargo xtask fetch-wheel` ran
+#   device-bin/COMMIT                     the commit the binaries were built from (`-dirty` with
+#                                         uncommitted changes), for the benchmark's record
 # Binaries are staged without debug information (`strip --strip-debug`, when available), so
 # that the folder stays small enough to carry to the GPU machine (a few MiB instead of 150).
 # Then prints how to run them there (scripts/gpu-run.sh runs everything).
@@ -49,6 +51,8 @@ examples="$(build build -p cudart-examples --examples)"
 benches="$(build build --release -p cudart-bench --bin gpu-bench)"
 rm -rf device-bin
 mkdir -p device-bin/examples
+{ git rev-parse HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > device-bin/COMMIT
+[ -z "$(git status --porcelain 2>/dev/null)" ] || echo -n "-dirty" >> device-bin/COMMIT
 staged=()
 while IFS=$'\t' read -r name path; do
   [ -n "$name" ] || continue

@@ -22,9 +22,41 @@ pub struct DocProblems(pub Vec<String>);
 /// comes out as it went in. [`super::files::format_file`] puts the lines back in place of the
 /// marker, at its indentation ([`expand_markers`]).
 pub fn attrs(markdown: &str) -> TokenStream {
+    match marker(markdown) {
+        Some(marker) => quote! { #[doc = #marker] },
+        None => TokenStream::new(),
+    }
+}
+
+/// [`attrs`] as a syntax tree (for items built without tokens): the marker attribute, or
+/// `None` for empty documentation.
+pub fn attr_syntax(markdown: &str) -> Option<syn::Attribute> {
+    let marker = marker(markdown)?;
+    let value = syn::Expr::Lit(syn::ExprLit {
+        attrs: Vec::new(),
+        lit: syn::Lit::Str(syn::LitStr::new(&marker, proc_macro2::Span::call_site())),
+    });
+    Some(syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::NameValue(syn::MetaNameValue {
+            path: syn::Path::from(proc_macro2::Ident::new(
+                "doc",
+                proc_macro2::Span::call_site(),
+            )),
+            eq_token: Default::default(),
+            value,
+        }),
+    })
+}
+
+/// The marker text standing for `markdown`'s `///` lines (kept until expanded), or `None`
+/// for empty documentation.
+fn marker(markdown: &str) -> Option<String> {
     let lines = trimmed_lines(markdown);
     if lines.is_empty() {
-        return TokenStream::new();
+        return None;
     }
     let mut block = String::with_capacity(markdown.len() + 5 * lines.len());
     for l in lines {
@@ -33,8 +65,7 @@ pub fn attrs(markdown: &str) -> TokenStream {
         block.push_str(l);
         block.push('\n');
     }
-    let marker = format!("{DOC_MARKER}{}", stash(block));
-    quote! { #[doc = #marker] }
+    Some(format!("{DOC_MARKER}{}", stash(block)))
 }
 
 /// What starts the text of a marker attribute (see [`attrs`]); documentation never holds it.

@@ -11,16 +11,99 @@ use super::names::{ident, Names};
 use crate::bind::naming::member_names;
 use crate::bind::BoundEnum;
 
-/// The `enums.rs` file body.
-pub fn emit(enums: &[BoundEnum], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items: Vec<TokenStream> = enums
-        .iter()
-        .map(|e| enum_item(e, names, problems))
-        .collect();
-    quote! { #(#items)* }
+/// The `enums.rs` items.
+///
+/// Most of the file is members: one associated constant and one `name()` arm each, over a
+/// thousand per crate. Those are built as syntax trees (a clone of a parsed template with the
+/// name, value and documentation put in), not as tokens for syn to parse back: parsing them
+/// was the largest share of this file's cost, for code whose shape never changes. The rest of
+/// each enum is written with `quote!` and parsed. prettyplease prints the same text either way.
+pub fn emit(
+    enums: &[BoundEnum],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> Result<Vec<syn::Item>, syn::Error> {
+    let templates = Templates::new()?;
+    let mut items = Vec::new();
+    for e in enums {
+        enum_items(e, names, problems, &templates, &mut items)?;
+    }
+    Ok(items)
 }
 
-fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenStream {
+/// The parsed shapes that members are built from.
+struct Templates {
+    /// `#[doc(alias = "…")] pub const NAME: Self = Self(0);`
+    member: syn::ImplItemConst,
+    /// `0 => Some("…"),`
+    arm: syn::Arm,
+}
+
+impl Templates {
+    fn new() -> Result<Templates, syn::Error> {
+        Ok(Templates {
+            member: syn::parse2(quote! { #[doc(alias = "")] pub const NAME: Self = Self(0); })?,
+            arm: syn::parse2(quote! { 0 => Some(""), })?,
+        })
+    }
+
+    /// `#doc #[doc(alias = c_name)] pub const id: Self = Self(value);`
+    fn member(
+        &self,
+        doc: Option<syn::Attribute>,
+        c_name: &str,
+        id: proc_macro2::Ident,
+        value: Literal,
+    ) -> syn::ImplItem {
+        let mut m = self.member.clone();
+        if let Some(syn::Meta::List(alias)) = m.attrs.first_mut().map(|a| &mut a.meta) {
+            alias.tokens = quote! { alias = #c_name };
+        }
+        if let Some(doc) = doc {
+            m.attrs.insert(0, doc);
+        }
+        m.ident = id;
+        if let syn::Expr::Call(call) = &mut m.expr {
+            if let Some(arg) = call.args.first_mut() {
+                *arg = int_expr(value);
+            }
+        }
+        syn::ImplItem::Const(m)
+    }
+
+    /// `value => Some(c_name),`
+    fn arm(&self, value: Literal, c_name: &str) -> syn::Arm {
+        let mut a = self.arm.clone();
+        if let syn::Pat::Lit(lit) = &mut a.pat {
+            lit.lit = syn::Lit::new(value);
+        }
+        if let syn::Expr::Call(call) = &mut *a.body {
+            if let Some(arg) = call.args.first_mut() {
+                *arg = syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Str(syn::LitStr::new(c_name, proc_macro2::Span::call_site())),
+                });
+            }
+        }
+        a
+    }
+}
+
+/// An integer literal expression.
+fn int_expr(value: Literal) -> syn::Expr {
+    syn::Expr::Lit(syn::ExprLit {
+        attrs: Vec::new(),
+        lit: syn::Lit::new(value),
+    })
+}
+
+fn enum_items(
+    e: &BoundEnum,
+    names: &Names,
+    problems: &mut DocProblems,
+    t: &Templates,
+    items: &mut Vec<syn::Item>,
+) -> Result<(), syn::Error> {
     let ty = ident(&e.name);
     let repr = ident(&e.abi.repr);
     let text = e.doc.clone().unwrap_or_default();
@@ -37,9 +120,8 @@ fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenS
     let rust_names = member_names(&members);
     let mut seen_values = std::collections::BTreeSet::new();
     let mut arms = Vec::new();
-    let consts = e.abi.values.iter().zip(&rust_names).map(|(v, r)| {
-        let id = ident(r);
-        let lit = int_literal(v.value, &e.abi.repr);
+    let mut consts = Vec::new();
+    for (v, r) in e.abi.values.iter().zip(&rust_names) {
         let text = e
             .member_docs
             .iter()
@@ -47,41 +129,52 @@ fn enum_item(e: &BoundEnum, names: &Names, problems: &mut DocProblems) -> TokenS
             .map(|(_, d)| d.as_str())
             .unwrap_or("");
         let md = docs::markdown(text, names, &v.name, problems);
-        let d = docs::attrs(&md);
-        let c = &v.name;
         if v.alias_of.is_none() && seen_values.insert(v.value) {
-            arms.push(quote! { #lit => Some(#c), });
+            arms.push(t.arm(int_literal(v.value, &e.abi.repr), &v.name));
         }
-        quote! { #d #[doc(alias = #c)] pub const #id: Self = Self(#lit); }
-    });
-    let consts: Vec<TokenStream> = consts.collect();
+        consts.push(t.member(
+            docs::attr_syntax(&md),
+            &v.name,
+            ident(r),
+            int_literal(v.value, &e.abi.repr),
+        ));
+    }
+    let head: syn::File = syn::parse2(quote! {
+        #doc
+        #[repr(transparent)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub struct #ty(pub #repr);
+    })?;
+    let mut imp: syn::ItemImpl = syn::parse2(quote! {
+        impl #ty {
+            /// The C name of this value, or `None` for a value this crate does not know.
+            pub const fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    _ => None,
+                }
+            }
+        }
+    })?;
+    if let Some(syn::ImplItem::Fn(name_fn)) = imp.items.first_mut() {
+        if let Some(syn::Stmt::Expr(syn::Expr::Match(m), _)) = name_fn.block.stmts.first_mut() {
+            m.arms.splice(0..0, arms);
+        }
+    }
+    imp.items.splice(0..0, consts);
     let aliases = e.aliases.iter().map(|a| {
         let id = ident(a);
         let d = format!(" Another name of [`{}`].", e.name);
         quote! { #[doc = #d] pub type #id = #ty; }
     });
-    quote! {
-        #doc
-        #[repr(transparent)]
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-        pub struct #ty(pub #repr);
-
-        impl #ty {
-            #(#consts)*
-
-            /// The C name of this value, or `None` for a value this crate does not know.
-            pub const fn name(self) -> Option<&'static str> {
-                match self.0 {
-                    #(#arms)*
-                    _ => None,
-                }
-            }
-        }
-
+    let tail: syn::File = syn::parse2(quote! {
         c_enum!(#ty, #repr);
 
         #(#aliases)*
-    }
+    })?;
+    items.extend(head.items);
+    items.push(syn::Item::Impl(imp));
+    items.extend(tail.items);
+    Ok(())
 }
 
 fn int_literal(v: i128, repr: &str) -> Literal {

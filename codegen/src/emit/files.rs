@@ -55,11 +55,21 @@ pub fn format_file(
 /// Formats `tokens` (items of the file `name`, for messages) as Rust text: prettyplease, then
 /// the documentation and comment markers expanded.
 pub fn format_body(name: &str, tokens: TokenStream) -> Result<String, EmitError> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| EmitError::Syntax {
+    print_body(name, &parse_body(name, tokens)?)
+}
+
+/// `tokens` (items of the file `name`, for messages) parsed as a file's syntax tree.
+pub fn parse_body(name: &str, tokens: TokenStream) -> Result<syn::File, EmitError> {
+    syn::parse2(tokens).map_err(|e| EmitError::Syntax {
         file: name.to_string(),
         message: e.to_string(),
-    })?;
-    let body = super::docs::expand_markers(&prettyplease::unparse(&file)).ok_or_else(|| {
+    })
+}
+
+/// `file` (the syntax of the file `name`, for messages) as Rust text: prettyplease, then the
+/// documentation and comment markers expanded.
+pub fn print_body(name: &str, file: &syn::File) -> Result<String, EmitError> {
+    let body = super::docs::expand_markers(&prettyplease::unparse(file)).ok_or_else(|| {
         EmitError::Syntax {
             file: name.to_string(),
             message: "a documentation marker has no text (a bug: please report it)".into(),

@@ -67,8 +67,26 @@ impl Part {
     }
 }
 
+/// What a part's builder hands back: tokens for syn to parse, or (for the file whose items
+/// are mostly of one fixed shape) the syntax tree itself.
+enum Code {
+    Tokens(TokenStream),
+    Syntax(Result<syn::File, syn::Error>),
+}
+
+impl From<TokenStream> for Code {
+    fn from(tokens: TokenStream) -> Code {
+        Code::Tokens(tokens)
+    }
+}
+
 /// How one part of a generated Rust file is built (its head included in the first part).
-type Build<'a> = Box<dyn Fn(Part, &mut DocProblems) -> TokenStream + Sync + 'a>;
+type Build<'a> = Box<dyn Fn(Part, &mut DocProblems) -> Code + Sync + 'a>;
+
+/// A [`Build`] that writes tokens.
+fn tokens<'a>(f: impl Fn(Part, &mut DocProblems) -> TokenStream + Sync + 'a) -> Build<'a> {
+    Box::new(move |part, p| Code::Tokens(f(part, p)))
+}
 
 /// One generated Rust file: its name, how many parts it is built in, about how much work a
 /// part is (to start the biggest first, so that the threads end together), and the builder.
@@ -113,18 +131,24 @@ fn jobs<'a>(
             parts: 2,
             cost: 16,
             build: Box::new(move |part, p| {
-                headed(
-                    part,
-                    sys_head,
-                    enums::emit(&b.enums[part.range(b.enums.len())], names, p),
-                )
+                let items = enums::emit(&b.enums[part.range(b.enums.len())], names, p);
+                let head = if part.is_first() {
+                    sys_head()
+                } else {
+                    TokenStream::new()
+                };
+                let file = syn::parse2::<syn::File>(head);
+                Code::Syntax(file.and_then(|mut file| {
+                    file.items.extend(items?);
+                    Ok(file)
+                }))
             }),
         },
         Job {
             name: "src/sys/types.rs",
             parts: 2,
             cost: 11,
-            build: Box::new(move |part, p| {
+            build: tokens(move |part, p| {
                 headed(
                     part,
                     sys_head,
@@ -136,7 +160,7 @@ fn jobs<'a>(
             name: "src/sys/functions.rs",
             parts: 2,
             cost: 15,
-            build: Box::new(move |part, p| {
+            build: tokens(move |part, p| {
                 let list = &b.functions[part.range(b.functions.len())];
                 headed(part, sys_head, functions::emit(list, names, p))
             }),
@@ -145,7 +169,7 @@ fn jobs<'a>(
             name: "src/sys/errors.rs",
             parts: 1,
             cost: 3,
-            build: Box::new(move |part, _| {
+            build: tokens(move |part, _| {
                 headed(
                     part,
                     sys_head,
@@ -157,7 +181,7 @@ fn jobs<'a>(
             name: "src/sys/flags.rs",
             parts: 1,
             cost: 3,
-            build: Box::new(move |part, p| {
+            build: tokens(move |part, p| {
                 headed(
                     part,
                     sys_head,
@@ -169,7 +193,7 @@ fn jobs<'a>(
             name: "src/sys/constants.rs",
             parts: 1,
             cost: 1,
-            build: Box::new(move |part, p| {
+            build: tokens(move |part, p| {
                 headed(
                     part,
                     sys_head,
@@ -181,7 +205,7 @@ fn jobs<'a>(
             name: "src/api.rs",
             parts: 4,
             cost: 17,
-            build: Box::new(move |part, p| {
+            build: tokens(move |part, p| {
                 let head = || {
                     quote! { #![allow(non_snake_case, unused_imports, unused_unsafe, clippy::all, clippy::pedantic, rustdoc::redundant_explicit_links)] }
                 };
@@ -197,13 +221,13 @@ fn jobs<'a>(
             name: "src/sys/mod.rs",
             parts: 1,
             cost: 0,
-            build: Box::new(move |_, _| sys_module(pkg)),
+            build: tokens(move |_, _| sys_module(pkg)),
         },
         Job {
             name: "tests/audit/tables.rs",
             parts: 1,
             cost: 13,
-            build: Box::new(move |_, _| audit_tables(b, pkg, tables)),
+            build: Box::new(move |_, _| Code::Syntax(audit_tables(b, pkg, tables))),
         },
     ]
 }
@@ -243,12 +267,15 @@ fn sys_module(pkg: &package::Package) -> TokenStream {
 }
 
 /// `tests/audit/tables.rs`: what the audit test compares, for this crate's release.
-fn audit_tables(b: &Bindings, pkg: &package::Package, tables: &probe::Tables) -> TokenStream {
+fn audit_tables(
+    b: &Bindings,
+    pkg: &package::Package,
+    tables: &probe::Tables,
+) -> Result<syn::File, syn::Error> {
     let krate = names::ident(&pkg.name.replace('-', "_"));
     let (include_var, lib_var) = pkg.audit_vars();
-    let layout = probe::rust_table(tables);
     let symbols = probe::symbols_table(b, "cudaError_t");
-    quote! {
+    let mut file: syn::File = syn::parse2(quote! {
         //! What the audit test compares, for this crate's release.
         #![allow(dead_code)]
 
@@ -259,10 +286,10 @@ fn audit_tables(b: &Bindings, pkg: &package::Package, tables: &probe::Tables) ->
         pub const INCLUDE_VAR: &str = #include_var;
         /// The variable naming the release's `libcudart` file.
         pub const LIB_VAR: &str = #lib_var;
-
-        #layout
-        #symbols
-    }
+    })?;
+    file.items.extend(probe::rust_table(tables)?);
+    file.items.extend(syn::parse2::<syn::File>(symbols)?.items);
+    Ok(file)
 }
 
 /// Renders every generated file of `b`. `inputs` names the documents (with releases) for the
@@ -311,8 +338,15 @@ fn generated(b: &Bindings, pkg: &package::Package, pre: &str) -> Result<Output, 
     pieces.sort_by_key(|(j, _)| std::cmp::Reverse(jobs[*j].cost));
     let rendered = crate::parallel::map(&pieces, |&(j, part)| {
         let mut problems = DocProblems::default();
-        let tokens = (jobs[j].build)(part, &mut problems);
-        let body = files::format_body(jobs[j].name, tokens)?;
+        let name = jobs[j].name;
+        let file = match (jobs[j].build)(part, &mut problems) {
+            Code::Tokens(tokens) => files::parse_body(name, tokens)?,
+            Code::Syntax(file) => file.map_err(|e| EmitError::Syntax {
+                file: name.to_string(),
+                message: e.to_string(),
+            })?,
+        };
+        let body = files::print_body(name, &file)?;
         Ok::<_, EmitError>((body, problems.0))
     });
     let mut bodies: Vec<Vec<(Part, String, Vec<String>)>> =

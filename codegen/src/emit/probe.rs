@@ -61,22 +61,22 @@ impl RustValue {
     /// `offset!(R, f)`, `value!(E, cudaMember, MEMBER)`), which spell `key` from the names:
     /// a fraction of the tokens of the expression, for the formatter and the compiler. `None`
     /// where a name is not a plain identifier or the key would differ, for the full row.
-    fn row(&self, key: &str) -> Option<TokenStream> {
+    fn row(&self, key: &str) -> Option<syn::Expr> {
         let plain = |names: &[&str]| names.iter().all(|n| super::names::is_plain_ident(n));
-        match self {
+        let (name, args) = match self {
             RustValue::Size { record } if plain(&[record]) && key == format!("size {record}") => {
                 let r = ident(record);
-                Some(quote! { size!(#r) })
+                ("size", quote! { #r })
             }
             RustValue::Align { record } if plain(&[record]) && key == format!("align {record}") => {
                 let r = ident(record);
-                Some(quote! { align!(#r) })
+                ("align", quote! { #r })
             }
             RustValue::Offset { record, field }
                 if plain(&[record, field]) && key == format!("offset {record}.{field}") =>
             {
                 let (r, f) = (ident(record), ident(field));
-                Some(quote! { offset!(#r, #f) })
+                ("offset", quote! { #r, #f })
             }
             RustValue::Value { ty, member } => {
                 let c_name = key.strip_prefix(&format!("value {ty}."))?;
@@ -84,10 +84,21 @@ impl RustValue {
                     return None;
                 }
                 let (e, c, m) = (ident(ty), ident(c_name), ident(member));
-                Some(quote! { value!(#e, #c, #m) })
+                ("value", quote! { #e, #c, #m })
             }
-            _ => None,
-        }
+            _ => return None,
+        };
+        // Built as a syntax tree: thousands of rows, each a macro call, which syn would parse
+        // back from tokens through its expression parser for nothing.
+        Some(syn::Expr::Macro(syn::ExprMacro {
+            attrs: Vec::new(),
+            mac: syn::Macro {
+                path: syn::Path::from(ident(name)),
+                bang_token: Default::default(),
+                delimiter: syn::MacroDelimiter::Paren(Default::default()),
+                tokens: args,
+            },
+        }))
     }
 
     /// The expression, with the crate under audit as `krate`.
@@ -399,29 +410,45 @@ int main() {
 }
 
 /// The body of `layout_table.rs`.
-pub fn rust_table(t: &Tables) -> TokenStream {
-    let rows = t.entries.iter().map(|e| match e.rust.row(&e.key) {
-        Some(row) => quote! { #row, },
-        None => {
-            let key = &e.key;
-            let v = e.rust.tokens();
-            quote! { (#key, #v), }
-        }
-    });
+pub fn rust_table(t: &Tables) -> Result<Vec<syn::Item>, syn::Error> {
     let skipped = t
         .skipped
         .iter()
         .map(|(what, why)| quote! { (#what, #why), });
-    quote! {
+    let mut file: syn::File = syn::parse2(quote! {
         /// `(key, value)` computed on the Rust side for every entry the C++ probe prints:
         /// `size R`, `align R`, `offset R.field` (from the start of `R`), `value Enum.cudaMember`.
         /// Most rows are a call of one of the test's macros (`size!`, `align!`, `offset!`,
         /// `value!`, in `tests/audit.rs`), which spell the key from the names.
-        pub static LAYOUT: &[(&str, i128)] = &[#(#rows)*];
+        pub static LAYOUT: &[(&str, i128)] = &[];
 
         /// `(item, reason)` for what is not compared.
         pub const SKIPPED: &[(&str, &str)] = &[#(#skipped)*];
+    })?;
+    let mut rows = syn::punctuated::Punctuated::new();
+    for e in &t.entries {
+        let row = match e.rust.row(&e.key) {
+            Some(row) => row,
+            None => {
+                let key = &e.key;
+                let v = e.rust.tokens();
+                syn::parse2(quote! { (#key, #v) })?
+            }
+        };
+        rows.push(row);
     }
+    // Every row ends with a comma, as prettyplease prints a list broken over lines.
+    if !rows.is_empty() {
+        rows.push_punct(Default::default());
+    }
+    if let Some(syn::Item::Static(layout)) = file.items.first_mut() {
+        if let syn::Expr::Reference(r) = &mut *layout.expr {
+            if let syn::Expr::Array(a) = &mut *r.expr {
+                a.elems = rows;
+            }
+        }
+    }
+    Ok(file.items)
 }
 
 /// The body of `symbols_table.rs`: the emitted raw functions, and the constants of the enum

@@ -3,23 +3,37 @@
 //! returns the C result, or the loader's error when the library or the symbol is missing —
 //! never a panic.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::Literal;
 use quote::quote;
 
 use super::docs::{self, DocProblems};
-use super::names::{ident, rust_type, Names};
-use crate::abi::CType;
+use super::names::{ident, Names, TypeCache};
 use crate::bind::{BoundFunction, Typed};
 use crate::ir::Direction;
 use crate::rustdoc::Links;
 
-/// The `functions.rs` file body.
-pub fn emit(functions: &[BoundFunction], names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let items: Vec<TokenStream> = functions
+/// The `functions.rs` items.
+///
+/// Every raw function has the same shape, so each is a clone of one parsed template with its
+/// name, documentation, parameters and result put in, and each distinct parameter type is
+/// parsed once: syn parsing every function back from tokens was most of this file's cost.
+/// prettyplease prints the same text either way.
+pub fn emit(
+    functions: &[BoundFunction],
+    names: &Names,
+    problems: &mut DocProblems,
+) -> Result<Vec<syn::Item>, syn::Error> {
+    let template: syn::ItemFn = syn::parse2(quote! {
+        #[inline]
+        pub unsafe fn name() -> crate::Result<()> {
+            dynamic_call!(c"", fn() -> ())
+        }
+    })?;
+    let mut types = TypeCache::default();
+    functions
         .iter()
-        .map(|f| function(f, names, problems))
-        .collect();
-    quote! { #(#items)* }
+        .map(|f| function(f, names, problems, &template, &mut types).map(syn::Item::Fn))
+        .collect()
 }
 
 /// `text` up to its first blank line (leading blank lines skipped).
@@ -145,29 +159,55 @@ pub fn raw_docs(f: &BoundFunction, names: &Names, problems: &mut DocProblems) ->
 /// The safety section every raw function ends with.
 const SAFETY: &str = "\n\n# Safety\n\nA direct call of the C function: every pointer argument must be valid for what the CUDA documentation says the function does with it.";
 
-fn function(f: &BoundFunction, names: &Names, problems: &mut DocProblems) -> TokenStream {
-    let name = ident(&f.name);
-    let md = raw_docs(f, names, problems);
-    let doc = docs::attrs(&md);
-    let params: Vec<TokenStream> = f
-        .params
-        .iter()
-        .map(|p| {
-            let id = ident(&p.c_name);
-            let t = rust_type(&p.ty.c, names);
-            quote! { #id: #t }
-        })
-        .collect();
-    let ret = match &f.ret.c {
-        CType::Primitive { name } if name == "void" => quote! { () },
-        other => rust_type(other, names),
-    };
-    let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
-    quote! {
-        #doc
-        #[inline]
-        pub unsafe fn #name(#(#params),*) -> crate::Result<#ret> {
-            dynamic_call!(#symbol, fn(#(#params),*) -> #ret)
+fn function<'a>(
+    f: &'a BoundFunction,
+    names: &Names,
+    problems: &mut DocProblems,
+    template: &syn::ItemFn,
+    types: &mut TypeCache<'a>,
+) -> Result<syn::ItemFn, syn::Error> {
+    let mut item = template.clone();
+    if let Some(doc) = docs::attr_syntax(&raw_docs(f, names, problems)) {
+        item.attrs.insert(0, doc);
+    }
+    item.sig.ident = ident(&f.name);
+    let mut params = Vec::new();
+    for p in &f.params {
+        let id = ident(&p.c_name);
+        let (tokens, ty) = types.get(&p.ty.c, names)?;
+        params.push(quote! { #id: #tokens });
+        item.sig.inputs.push(syn::FnArg::Typed(syn::PatType {
+            attrs: Vec::new(),
+            pat: Box::new(syn::Pat::Ident(syn::PatIdent {
+                attrs: Vec::new(),
+                by_ref: None,
+                mutability: None,
+                ident: id,
+                subpat: None,
+            })),
+            colon_token: Default::default(),
+            ty: Box::new(ty.clone()),
+        }));
+    }
+    let (ret, ret_ty) = types.get(&f.ret.c, names)?;
+    // `crate::Result<()>` of the template: its one type argument becomes the C result.
+    if let syn::ReturnType::Type(_, ty) = &mut item.sig.output {
+        if let syn::Type::Path(path) = &mut **ty {
+            if let Some(syn::PathArguments::AngleBracketed(args)) =
+                path.path.segments.last_mut().map(|s| &mut s.arguments)
+            {
+                if let Some(syn::GenericArgument::Type(arg)) = args.args.first_mut() {
+                    *arg = ret_ty.clone();
+                }
+            }
         }
     }
+    let symbol = Literal::c_string(&std::ffi::CString::new(f.symbol.as_str()).unwrap_or_default());
+    let call = quote! { #symbol, fn(#(#params),*) -> #ret };
+    match item.block.stmts.first_mut() {
+        Some(syn::Stmt::Macro(m)) => m.mac.tokens = call,
+        Some(syn::Stmt::Expr(syn::Expr::Macro(m), _)) => m.mac.tokens = call,
+        _ => {}
+    }
+    Ok(item)
 }

@@ -105,6 +105,19 @@ fn sys_head() -> TokenStream {
     }
 }
 
+/// A raw-layer file's part built as syntax: the head (in the first part only), then `items`.
+fn syntax(part: Part, items: Result<Vec<syn::Item>, syn::Error>) -> Code {
+    let head = if part.is_first() {
+        sys_head()
+    } else {
+        TokenStream::new()
+    };
+    Code::Syntax(syn::parse2::<syn::File>(head).and_then(|mut file| {
+        file.items.extend(items?);
+        Ok(file)
+    }))
+}
+
 /// `head` (in the first part only) then `body`.
 fn headed(part: Part, head: impl FnOnce() -> TokenStream, body: TokenStream) -> TokenStream {
     let mut t = if part.is_first() {
@@ -131,27 +144,16 @@ fn jobs<'a>(
             parts: 2,
             cost: 16,
             build: Box::new(move |part, p| {
-                let items = enums::emit(&b.enums[part.range(b.enums.len())], names, p);
-                let head = if part.is_first() {
-                    sys_head()
-                } else {
-                    TokenStream::new()
-                };
-                let file = syn::parse2::<syn::File>(head);
-                Code::Syntax(file.and_then(|mut file| {
-                    file.items.extend(items?);
-                    Ok(file)
-                }))
+                syntax(part, enums::emit(&b.enums[part.range(b.enums.len())], names, p))
             }),
         },
         Job {
             name: "src/sys/types.rs",
             parts: 2,
             cost: 11,
-            build: tokens(move |part, p| {
-                headed(
+            build: Box::new(move |part, p| {
+                syntax(
                     part,
-                    sys_head,
                     types::emit(&b.records, &b.typedefs, part, names, p),
                 )
             }),
@@ -160,9 +162,9 @@ fn jobs<'a>(
             name: "src/sys/functions.rs",
             parts: 2,
             cost: 15,
-            build: tokens(move |part, p| {
+            build: Box::new(move |part, p| {
                 let list = &b.functions[part.range(b.functions.len())];
-                headed(part, sys_head, functions::emit(list, names, p))
+                syntax(part, functions::emit(list, names, p))
             }),
         },
         Job {

@@ -11,6 +11,30 @@ use crate::abi::CType;
 use crate::bind::naming::member_names;
 use crate::bind::Bindings;
 
+/// Rust types of C types for items built as syntax trees: each distinct type's tokens made
+/// and parsed once (`void` is `()`).
+#[derive(Default)]
+pub struct TypeCache<'a>(HashMap<&'a CType, (TokenStream, syn::Type)>);
+
+impl<'a> TypeCache<'a> {
+    /// The tokens and the syntax tree of the Rust type for `c`.
+    pub fn get(
+        &mut self,
+        c: &'a CType,
+        names: &Names,
+    ) -> Result<&(TokenStream, syn::Type), syn::Error> {
+        if !self.0.contains_key(c) {
+            let tokens = match c {
+                CType::Primitive { name } if name == "void" => quote! { () },
+                other => rust_type(other, names),
+            };
+            let parsed = syn::parse2(tokens.clone())?;
+            self.0.insert(c, (tokens, parsed));
+        }
+        Ok(&self.0[c])
+    }
+}
+
 /// The module path under which the raw layer is reachable (`runtime::sys`).
 pub const SYS: &str = "crate::sys";
 

@@ -8,37 +8,45 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::docs::{self, DocProblems};
-use super::names::{ident, rust_type, Names};
+use super::names::{ident, rust_type, Names, TypeCache};
 use super::Part;
 use crate::abi::{CType, RecordKind, TypedefKind};
 use crate::bind::{BoundRecord, BoundTypedef};
 
-/// The `types.rs` file body.
+/// The `types.rs` items (after `head`, which the first part holds).
+///
+/// A record's fields (most of the file) are built as syntax trees, each distinct field type
+/// parsed once ([`TypeCache`]); the rest is written with `quote!` and parsed. prettyplease
+/// prints the same text either way.
 pub fn emit(
     records: &[BoundRecord],
     typedefs: &[BoundTypedef],
     part: Part,
     names: &Names,
     problems: &mut DocProblems,
-) -> TokenStream {
+) -> Result<Vec<syn::Item>, syn::Error> {
     let by_name: HashMap<&str, &BoundRecord> =
         records.iter().map(|r| (r.name.as_str(), r)).collect();
-    let mut out = TokenStream::new();
+    let mut types = TypeCache::default();
+    let mut items = Vec::new();
     for r in &records[part.range(records.len())] {
-        out.extend(record(r, names, problems));
+        record(r, names, problems, &mut types, &mut items)?;
         if !r.abi.opaque {
-            out.extend(debug_impl(r));
-            out.extend(accessors(r, &by_name, names));
+            let mut more = debug_impl(r);
+            more.extend(accessors(r, &by_name, names));
+            items.extend(syn::parse2::<syn::File>(more)?.items);
         }
     }
     if part.is_last() {
+        let mut out = TokenStream::new();
         out.extend(nested_aliases(records));
         for t in typedefs {
             out.extend(typedef(t, names, problems));
         }
         out.extend(const_pairs(typedefs));
+        items.extend(syn::parse2::<syn::File>(out)?.items);
     }
-    out
+    Ok(items)
 }
 
 /// `Debug` for a union: its name only, since which member is meaningful is not recorded in
@@ -239,7 +247,13 @@ fn const_pairs(typedefs: &[BoundTypedef]) -> Vec<TokenStream> {
     out
 }
 
-fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenStream {
+fn record<'a>(
+    r: &'a BoundRecord,
+    names: &Names,
+    problems: &mut DocProblems,
+    types: &mut TypeCache<'a>,
+    items: &mut Vec<syn::Item>,
+) -> Result<(), syn::Error> {
     let ty = ident(&r.name);
     let mut md = match &r.doc {
         Some(d) => docs::markdown(d, names, &r.name, problems),
@@ -256,11 +270,15 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
     }
     let doc = docs::attrs(&md);
     if r.abi.opaque {
-        return quote! {
-            #doc
-            #[repr(C)]
-            pub struct #ty { _opaque: [u8; 0] }
-        };
+        items.extend(
+            syn::parse2::<syn::File>(quote! {
+                #doc
+                #[repr(C)]
+                pub struct #ty { _opaque: [u8; 0] }
+            })?
+            .items,
+        );
+        return Ok(());
     }
     let align = r.abi.repr.iter().find_map(|a| {
         a.strip_prefix("align(")
@@ -271,12 +289,12 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
         let n = Literal::usize_unsuffixed(n);
         quote! { #[repr(align(#n))] }
     });
-    let fields = r.abi.fields.iter().map(|f| {
-        let id = ident(&f.name);
-        let t = if f.bitfield_unit {
-            bitfield_storage(&f.ty.c, names)
+    let mut fields = syn::punctuated::Punctuated::new();
+    for f in &r.abi.fields {
+        let ty = if f.bitfield_unit {
+            syn::parse2(bitfield_storage(&f.ty.c, names))?
         } else {
-            rust_type(&f.ty.c, names)
+            types.get(&f.ty.c, names)?.1.clone()
         };
         let text = r
             .field_docs
@@ -285,24 +303,42 @@ fn record(r: &BoundRecord, names: &Names, problems: &mut DocProblems) -> TokenSt
             .map(|(_, d)| d.as_str())
             .unwrap_or("");
         let md = docs::markdown(text, names, &format!("{}.{}", r.name, f.name), problems);
-        let d = docs::attrs(&md);
-        quote! { #d pub #id: #t, }
-    });
+        fields.push(syn::Field {
+            attrs: docs::attr_syntax(&md).into_iter().collect(),
+            vis: syn::Visibility::Public(Default::default()),
+            modifiers: Default::default(),
+            ident: Some(ident(&f.name)),
+            colon_token: Some(Default::default()),
+            ty,
+            default: None,
+        });
+        fields.push_punct(Default::default());
+    }
     // A struct's `Debug` is derived (every field type of the crate has one); a union's is
     // written by `debug_impl`.
     let (kw, derive) = match r.abi.kind {
         RecordKind::Struct => (quote! { struct }, quote! { #[derive(Clone, Copy, Debug)] }),
         RecordKind::Union => (quote! { union }, quote! { #[derive(Clone, Copy)] }),
     };
-    quote! {
+    let mut file: syn::File = syn::parse2(quote! {
         #doc
         #[repr(C)]
         #align
         #derive
-        pub #kw #ty { #(#fields)* }
+        pub #kw #ty {}
 
         zeroed_default!(#ty);
+    })?;
+    match file.items.first_mut() {
+        Some(syn::Item::Struct(syn::ItemStruct {
+            fields: syn::Fields::Named(named),
+            ..
+        })) => named.named = fields,
+        Some(syn::Item::Union(u)) => u.fields.named = fields,
+        _ => {}
     }
+    items.extend(file.items);
+    Ok(())
 }
 
 /// A bindgen bitfield unit is plain bytes of the given size.

@@ -144,7 +144,10 @@ fn jobs<'a>(
             parts: 2,
             cost: 16,
             build: Box::new(move |part, p| {
-                syntax(part, enums::emit(&b.enums[part.range(b.enums.len())], names, p))
+                syntax(
+                    part,
+                    enums::emit(&b.enums[part.range(b.enums.len())], names, p),
+                )
             }),
         },
         Job {
@@ -152,10 +155,7 @@ fn jobs<'a>(
             parts: 2,
             cost: 11,
             build: Box::new(move |part, p| {
-                syntax(
-                    part,
-                    types::emit(&b.records, &b.typedefs, part, names, p),
-                )
+                syntax(part, types::emit(&b.records, &b.typedefs, part, names, p))
             }),
         },
         Job {

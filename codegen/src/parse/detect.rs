@@ -7,43 +7,51 @@
 
 use crate::ir::Format;
 
+/// How much of a document detection reads: enough for every format's first markers.
+const HEAD_BYTES: usize = 200_000;
+
 /// Guesses the format of `text`, or `None` when no format's markers are present.
 pub fn detect(text: &str) -> Option<Format> {
-    // The first 200,000 characters, borrowed.
-    let head = match text.char_indices().nth(200_000) {
-        Some((end, _)) => &text[..end],
-        None => text,
-    };
-    let lower_start: String = head
-        .trim_start()
-        .chars()
-        .take(512)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    if lower_start.starts_with("<!doctype html") || lower_start.starts_with("<html") {
+    // The first `HEAD_BYTES` (down to a character boundary), borrowed.
+    let mut end = text.len().min(HEAD_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let start = head.trim_start();
+    let start = start.get(..start.len().min(512)).unwrap_or(start);
+    let lower_start = start.as_bytes().iter().take(16).map(u8::to_ascii_lowercase);
+    let lower_start: Vec<u8> = lower_start.collect();
+    if lower_start.starts_with(b"<!doctype html") || lower_start.starts_with(b"<html") {
         return Some(Format::Html);
     }
-    if is_doxygen_header(head) {
+    // Every line-level marker, in one pass over the head's lines.
+    let mut preprocessor = false;
+    let mut directive = false;
+    let mut rendered_heading = false;
+    let mut processed = false;
+    for l in head.lines() {
+        let t = l.trim_start();
+        preprocessor |= ["#include", "#define", "#ifndef", "#if ", "#if("]
+            .iter()
+            .any(|p| t.starts_with(p));
+        directive |= t.starts_with(".. auto") || t.starts_with(".. c:function::");
+        rendered_heading |= l.ends_with(")#");
+        processed |= matches!(t.trim_end(), "Parameters" | "Returns" | "Return type");
+    }
+    if preprocessor && has_doxygen_comment(head) {
         return Some(Format::DoxygenHeader);
     }
     if head.contains("<div") && head.contains("</") {
         return Some(Format::Html);
     }
-    let directives = head.lines().filter(|l| {
-        let t = l.trim_start();
-        t.starts_with(".. auto") || t.starts_with(".. c:function::")
-    });
-    if directives.take(1).count() == 1 && !head.lines().any(|l| l.ends_with(")#")) {
+    if directive && !rendered_heading {
         return Some(Format::AutodocRst);
     }
-    let rendered_heading = head.lines().any(|l| l.ends_with(")#"));
     if rendered_heading {
         let raw_rst = head.contains(":returns:")
             || head.contains(":param ")
             || head.contains(".. attribute::");
-        let processed = head
-            .lines()
-            .any(|l| matches!(l.trim(), "Parameters" | "Returns" | "Return type"));
         if raw_rst {
             return Some(Format::BindingsText);
         }
@@ -55,18 +63,11 @@ pub fn detect(text: &str) -> Option<Format> {
     None
 }
 
-/// A C header with Doxygen comments: preprocessor lines (`#include`, `#define`, `#if…`) and
-/// a `/**` or `/*!` comment that is not a banner.
-fn is_doxygen_header(head: &str) -> bool {
-    let preprocessor = head.lines().any(|l| {
-        let t = l.trim_start();
-        ["#include", "#define", "#ifndef", "#if ", "#if("]
-            .iter()
-            .any(|p| t.starts_with(p))
-    });
-    let doxygen = head.match_indices("/*").any(|(at, _)| {
+/// Whether `head` holds a `/**` or `/*!` comment that is not a banner (`/***…`, `/**/`): with
+/// preprocessor lines, a C header with Doxygen comments.
+fn has_doxygen_comment(head: &str) -> bool {
+    head.match_indices("/*").any(|(at, _)| {
         let rest = &head.as_bytes()[at + 2..];
         matches!(rest, [b'*', c, ..] if *c != b'*' && *c != b'/') || rest.first() == Some(&b'!')
-    });
-    preprocessor && doxygen
+    })
 }

@@ -125,14 +125,23 @@ pub fn run(opts: &Options) -> Result<Report, PipelineError> {
     let mut span = Span::start();
     let docs = crate::load::load_all(&opts.docs, None)?;
     span.end("read and parse the documents");
-    let api = crate::merge::merge(docs);
-    span.end("merge");
+    // The merged IR lists every document, so its release is already known: the ABI snapshot
+    // is read on a thread of its own while the documents are merged.
     let release = match &opts.release {
         Some(r) => r.clone(),
-        None => release_of(&api).ok_or(PipelineError::NoRelease)?,
+        None => docs
+            .iter()
+            .filter_map(release_of)
+            .max()
+            .ok_or(PipelineError::NoRelease)?,
     };
-    let abi = abi::load_snapshot(&opts.abi_root, &release)?;
-    span.end("load the ABI snapshot");
+    let (api, abi) = std::thread::scope(|scope| {
+        let abi = scope.spawn(|| abi::load_snapshot(&opts.abi_root, &release));
+        let api = crate::merge::merge(docs);
+        (api, abi.join())
+    });
+    let abi = abi.unwrap_or_else(|payload| std::panic::resume_unwind(payload))?;
+    span.end("merge, and load the ABI snapshot");
     run_with(api, &abi, release, opts)
 }
 

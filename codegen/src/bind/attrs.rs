@@ -9,7 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::naming::member_names;
 use super::{Bindings, Role, Typed};
 use crate::abi::CType;
 use crate::ir::Direction;
@@ -74,13 +73,11 @@ pub fn resolve(b: &mut Bindings) {
     let enum_names: Vec<String> = b.enums.iter().map(|e| e.name.clone()).collect();
     let mut found = Vec::new();
     for e in &b.enums {
-        let c_names: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
-        let rust = member_names(&c_names);
         let members: Vec<AttrMember> = e
             .abi
             .values
             .iter()
-            .zip(rust)
+            .zip(e.member_names.iter().cloned())
             .filter(|(v, _)| v.alias_of.is_none())
             .filter_map(|(v, r)| {
                 let doc = e.member_docs.iter().find(|(n, _)| n == &v.name)?;

@@ -521,9 +521,11 @@ impl<'a> Joiner<'a> {
                 .filter(|a| *a != emitted)
                 .collect();
             aliases.dedup();
+            let members: Vec<&str> = e.values.iter().map(|v| v.name.as_str()).collect();
             self.out.enums.push(BoundEnum {
                 name: emitted,
                 aliases,
+                member_names: super::naming::member_names(&members),
                 abi: e.clone(),
                 doc: doc.map(|d| d.doc.clone()),
                 member_docs: doc

@@ -155,6 +155,9 @@ pub struct BoundEnum {
     /// Other names of the same C type, emitted as `pub type` aliases.
     pub aliases: Vec<String>,
     pub abi: abi::Enum,
+    /// The Rust name of each member, in the order of `abi.values`
+    /// ([`naming::member_names`]): decided once here, read by every emitter and table.
+    pub member_names: Vec<String>,
     pub doc: Option<String>,
     /// Member documentation by C member name.
     pub member_docs: Vec<(String, String)>,

@@ -8,7 +8,6 @@ use quote::quote;
 
 use super::docs::{self, DocProblems};
 use super::names::{ident, Names};
-use crate::bind::naming::member_names;
 use crate::bind::BoundEnum;
 
 /// The `enums.rs` items.
@@ -116,12 +115,10 @@ fn enum_items(
     }
     md.push_str("\n\nA newtype over the C integer: values this crate does not know (from a newer runtime) are kept as they are. Use [`Self::from_raw`] and [`Self::as_raw`] to convert.");
     let doc = docs::attrs(&md);
-    let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
-    let rust_names = member_names(&members);
     let mut seen_values = std::collections::BTreeSet::new();
     let mut arms = Vec::new();
     let mut consts = Vec::new();
-    for (v, r) in e.abi.values.iter().zip(&rust_names) {
+    for (v, r) in e.abi.values.iter().zip(&e.member_names) {
         let text = e
             .member_docs
             .iter()

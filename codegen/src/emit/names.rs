@@ -8,7 +8,6 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use crate::abi::CType;
-use crate::bind::naming::member_names;
 use crate::bind::Bindings;
 
 /// Rust types of C types for items built as syntax trees: each distinct type's tokens made
@@ -270,9 +269,8 @@ impl Names {
             for a in &e.aliases {
                 n.link(a, format!("{SYS}::{a}"));
             }
-            let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
-            for (m, rust) in members.iter().zip(member_names(&members)) {
-                n.link(m, format!("{SYS}::{}::{rust}", e.name));
+            for (v, rust) in e.abi.values.iter().zip(&e.member_names) {
+                n.link(&v.name, format!("{SYS}::{}::{rust}", e.name));
             }
         }
         for r in &b.records {

@@ -28,7 +28,6 @@ use quote::quote;
 
 use super::names::ident;
 use crate::abi::CType;
-use crate::bind::naming::member_names;
 use crate::bind::{Bindings, BoundRecord};
 
 /// One comparison: the key both sides print, and how each side computes its value.
@@ -155,14 +154,13 @@ pub fn tables(b: &Bindings) -> Tables {
         record_entries(r, &by_abi, &mut t);
     }
     for e in &b.enums {
-        let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
-        for (v, rust) in e.abi.values.iter().zip(member_names(&members)) {
+        for (v, rust) in e.abi.values.iter().zip(&e.member_names) {
             t.entries.push(Entry {
                 key: format!("value {}.{}", e.name, v.name),
                 cpp: v.name.clone(),
                 rust: RustValue::Value {
                     ty: e.name.clone(),
-                    member: rust,
+                    member: rust.clone(),
                 },
             });
         }
@@ -462,13 +460,12 @@ pub fn symbols_table(b: &Bindings, error_enum: &str) -> TokenStream {
     let error_rows: Vec<TokenStream> = match errors {
         Some(e) => {
             let ty = ident(&e.name);
-            let members: Vec<&str> = e.abi.values.iter().map(|v| v.name.as_str()).collect();
             e.abi
                 .values
                 .iter()
-                .zip(member_names(&members))
+                .zip(&e.member_names)
                 .map(|(v, rust)| {
-                    let k = ident(&rust);
+                    let k = ident(rust);
                     let c = &v.name;
                     quote! { (krate::sys::#ty::#k, #c), }
                 })

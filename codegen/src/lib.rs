@@ -8,6 +8,10 @@
 //! library's exports, and [`report`] renders reports.
 //! Every problem found on the way is a [`diag::Diagnostic`] with `file:line`.
 
+// The generator's modules document how they work together, linking private items (read with
+// `cargo doc --document-private-items`); a plain `cargo doc` leaves those links as text.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod abi;
 pub mod bind;
 pub mod clock;

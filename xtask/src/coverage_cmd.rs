@@ -30,7 +30,8 @@ pub struct CoverageArgs {
     /// Report format: md (default), json or html.
     #[arg(long, default_value = "md")]
     pub format: String,
-    /// Where to write the report (default: target/coverage.<ext>; `-` for standard output).
+    /// Where to write the report (default: target/coverage.md, .json or .html after the
+    /// format; `-` for standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Exit non-zero when any name falls in one of these classes (bound, not-exported,

@@ -9,8 +9,8 @@
 //! `cargo test --workspace` (the generated crates' freshness is a test there) with
 //! `CUDART_WHEEL_LIB` and `CUDA_WHEEL_INCLUDE` pointing into the wheel, each crate's
 //! `<CRATE>_AUDIT_INCLUDE`/`<CRATE>_AUDIT_LIB`, `CUDART_AUDIT_REQUIRED=1` and
-//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates with `RUSTDOCFLAGS=-D
-//! warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
+//! `CUDART_ABI_CHECK=1`; `cargo doc --no-deps` of the generated crates, the generator and
+//! xtask with `RUSTDOCFLAGS=-D warnings`; the regeneration check ([`crate::regenerate`]: releases written into crates of
 //! their own from their pages alone, built and audited); a one-minute `cargo xtask fuzz` run
 //! (fresh mutants of every document, seed from the clock). A final line sums up. This module runs commands; it checks nothing itself.
 
@@ -129,7 +129,9 @@ pub fn run(root: &Path) -> Result<ExitCode> {
     })?;
     step(8, "doc", &mut || {
         let env = [("RUSTDOCFLAGS", "-D warnings")];
-        let mut args = vec!["doc", "--no-deps"];
+        // The generated crates, and the generator and this tool (their docs link each other's
+        // modules: a broken or ambiguous link fails here too).
+        let mut args = vec!["doc", "--no-deps", "-p", "codegen", "-p", "xtask"];
         let names = crate_names(root)?;
         for name in &names {
             args.extend(["-p", name.as_str()]);

@@ -1,7 +1,7 @@
 //! The bindings model: the documentation IR joined with the ABI, complete with every decision
 //! the emitter needs, so that [`crate::emit`] only renders it.
 //!
-//! [`bind`] runs the steps in order: [`join`] matches each documented function, enum, struct
+//! [`bind`] runs the steps in order: [`join`](mod@join) matches each documented function, enum, struct
 //! and typedef to what the ABI declares for the same release, matches parameters by name
 //! through the reviewed rules of [`renames`], and compares what both sides state (enum values,
 //! field order, parameter counts), reporting every disagreement as a diagnostic; [`flags`]

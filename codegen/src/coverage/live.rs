@@ -38,7 +38,7 @@ pub enum LiveError {
 const SYSTEM_NAMES: &[&str] = &["libcudart.so.13", "libcudart.so.12", "libcudart.so"];
 
 /// Opens `path`, or, when `None`, the library `CUDART_PATH` names, else the first of
-/// [`SYSTEM_NAMES`] the system loader finds.
+/// `libcudart.so.13`, `libcudart.so.12` and `libcudart.so` the system loader finds.
 pub fn open(path: Option<&Path>) -> Result<Live, LiveError> {
     if let Some(p) = path {
         return open_file(p);

@@ -292,7 +292,7 @@ pub fn version_text(version: i32) -> String {
     format!("{}.{}", version / 1000, (version % 1000) / 10)
 }
 
-/// Joins `api` with `abi` ([`crate::bind::join`]) and classifies (see [`classify`]).
+/// Joins `api` with `abi` ([`crate::bind::join()`]) and classifies (see [`classify`]).
 pub fn audit(api: &Api, abi: &Abi, exports: &Exports, version: Option<i32>) -> Coverage {
     let bindings = crate::bind::join(api, abi);
     classify(api, abi, &bindings, exports, version)

@@ -2,7 +2,9 @@
 //! rust-analyzer-style freshness check (`cargo xtask codegen --check`).
 //!
 //! Generated code is built with `quote!` and formatted with
-//! `prettyplease::unparse(&syn::parse2(tokens)?)` — never string templates.
+//! `prettyplease::unparse(&syn::parse2(tokens)?)` ([`format_body`]), or built directly as a
+//! syntax tree from parsed templates where thousands of items share one shape
+//! ([`print_body`]) — never string templates.
 
 use std::path::{Path, PathBuf};
 

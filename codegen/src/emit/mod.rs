@@ -67,17 +67,12 @@ impl Part {
     }
 }
 
-/// What a part's builder hands back: tokens for syn to parse, or (for the file whose items
-/// are mostly of one fixed shape) the syntax tree itself.
+/// What a part's builder hands back: tokens for syn to parse, or (for the files made mostly
+/// of items of one fixed shape: enums, raw functions, records, audit tables) the syntax tree
+/// itself, built from parsed templates.
 enum Code {
     Tokens(TokenStream),
     Syntax(Result<syn::File, syn::Error>),
-}
-
-impl From<TokenStream> for Code {
-    fn from(tokens: TokenStream) -> Code {
-        Code::Tokens(tokens)
-    }
 }
 
 /// How one part of a generated Rust file is built (its head included in the first part).

@@ -3,7 +3,7 @@
 //! The page is read in two steps:
 //!
 //! 1. **Front end** ([`scan`], this module): the lines are cut into the neutral
-//!    [`Block`](super::blocks::Block) sequence. At column 0 it recognises, by shape only:
+//!    [`Block`] sequence. At column 0 it recognises, by shape only:
 //!    - `class dotted.Name(args)#` and `class dotted.Name#` → a class object;
 //!      `class dotted.Name(` alone, one parameter a line, then `)#` → a class with a
 //!      multi-line header (Sphinx writes long enum constructor headers so);
